@@ -1,0 +1,81 @@
+// swift-tools-version:6.2
+// CastPrep: make a media library castable, then cast it.
+//
+// Layout (see ARCHITECTURE.md): one module per concern, C libraries only in leaf
+// `C*` system-library targets, dependencies pointing one way towards `CastModel`.
+import PackageDescription
+
+let package = Package(
+    name: "CastPrep",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "castprep", targets: ["castprep"]),
+        .library(name: "JSONSupport", targets: ["JSONSupport"]),
+        .library(name: "CastModel", targets: ["CastModel"]),
+        .library(name: "Catalog", targets: ["Catalog"]),
+        .library(name: "CommandParsing", targets: ["CommandParsing"]),
+        .library(name: "Captions", targets: ["Captions"]),
+    ],
+    targets: [
+        // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
+        .systemLibrary(
+            name: "CFFmpeg", path: "Sources/CShims/CFFmpeg", pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+        .systemLibrary(
+            name: "CLibXML2", path: "Sources/CShims/CLibXML2", pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(
+            name: "CCurl", path: "Sources/CShims/CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "COpenSSL", path: "Sources/CShims/COpenSSL", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CShims/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", path: "Sources/CShims/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
+
+        // MARK: - Swift modules
+        .target(name: "JSONSupport"),
+        .target(name: "CastModel", dependencies: ["JSONSupport"]),
+        .target(name: "Catalog", dependencies: ["CastModel", "JSONSupport"]),
+        .target(name: "CommandParsing"),
+        .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
+        .target(
+            name: "CastPrepCommands",
+            dependencies: ["CastModel", "Catalog", "CommandParsing", "JSONSupport"]),
+        .executableTarget(name: "castprep", dependencies: ["CastPrepCommands"]),
+
+        // MARK: - Tests
+        .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
+        .testTarget(name: "CastModelTests", dependencies: ["CastModel", "JSONSupport"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(
+            name: "CatalogTests", dependencies: ["Catalog", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
+        .testTarget(name: "CommandParsingTests", dependencies: ["CommandParsing"]),
+        .testTarget(
+            name: "CaptionsTests", dependencies: ["Captions", "CastModel"],
+            resources: [.copy("Fixtures"), .copy("Snapshots")]),
+        .testTarget(
+            name: "CastPrepCommandsTests",
+            dependencies: ["CastPrepCommands", "CommandParsing", "CastModel", "JSONSupport", "TestSupport"],
+            exclude: ["Snapshots"]),
+        .testTarget(
+            name: "SystemLibraryTests",
+            dependencies: ["CFFmpeg", "CLibXML2", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+// Settings every Swift target shares: Swift 6 strict concurrency plus the upcoming
+// features that make imports and existentials explicit.
+for target in package.targets where [.executable, .test, .regular].contains(target.type) {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    settings.append(.enableUpcomingFeature("NonisolatedNonsendingByDefault"))
+    target.swiftSettings = settings
+}

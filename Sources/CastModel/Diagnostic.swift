@@ -1,0 +1,154 @@
+public import JSONSupport
+
+/// One finding from any CastPrep stage: what is wrong, where, and how to fix it.
+///
+/// Every stage (catalog reading, validation, probing, caption conversion, HTTP checks)
+/// reports `Diagnostic`s and keeps going; only a stage that cannot continue at all throws.
+/// The ``code`` is stable across releases, so scripts and CI gates can match on it; the
+/// ``message`` is for people and may be reworded.
+///
+/// ```swift
+/// Diagnostic(.error, .contentTypeMissing, "media.contentType is missing",
+///            fix: "set contentType, e.g. \"video/mp4\"", path: JSONPath.root.appending("media"))
+/// ```
+public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// How bad a finding is.
+    public enum Severity: String, Sendable, Hashable, Codable, Comparable, CaseIterable {
+        /// Worth knowing; nothing fails.
+        case note
+        /// Works, but not as intended or not everywhere (a field the receiver ignores,
+        /// a device that cannot play it).
+        case warning
+        /// A receiver rejects it or it cannot work.
+        case error
+
+        private var rank: Int {
+            switch self {
+            case .note: 0
+            case .warning: 1
+            case .error: 2
+            }
+        }
+
+        public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
+    }
+
+    /// A place in a text file: path plus 1-based line and column.
+    public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertible {
+        public var file: String
+        public var line: Int?
+        public var column: Int?
+
+        /// Creates a location.
+        public init(file: String, line: Int? = nil, column: Int? = nil) {
+            self.file = file
+            self.line = line
+            self.column = column
+        }
+
+        /// `file:line:column`, leaving out what is unknown.
+        public var description: String {
+            var text = file
+            if let line {
+                text += ":\(line)"
+                if let column { text += ":\(column)" }
+            }
+            return text
+        }
+    }
+
+    /// How bad it is.
+    public var severity: Severity
+    /// The stable identifier, such as `media.content-type-missing`.
+    public var code: DiagnosticCode
+    /// What is wrong, with the offending value quoted.
+    public var message: String
+    /// How to fix it: a command, a config line, or the field to change.
+    public var fix: String?
+    /// The file, line and column, when the finding comes from a file.
+    public var location: SourceLocation?
+    /// The JSON path of the value concerned, when there is one.
+    public var path: JSONPath?
+    /// The URL concerned, when there is one.
+    public var url: String?
+
+    /// Creates a diagnostic.
+    public init(
+        _ severity: Severity, _ code: DiagnosticCode, _ message: String, fix: String? = nil,
+        location: SourceLocation? = nil, path: JSONPath? = nil, url: String? = nil
+    ) {
+        self.severity = severity
+        self.code = code
+        self.message = message
+        self.fix = fix
+        self.location = location
+        self.path = path
+        self.url = url
+    }
+
+    /// The one-line form compilers use, `file:line:col: error: [code] message`, followed by
+    /// indented `path:` and `fix:` lines when they are known.
+    public var description: String { rendered(colored: false) }
+
+    /// The printed form; `colored` adds ANSI colours to the severity word.
+    public func rendered(colored: Bool) -> String {
+        var text = ""
+        if let location { text += "\(location): " }
+        let word = severity.rawValue
+        if colored {
+            let color = switch severity {
+            case .error: "\u{1B}[1;31m"
+            case .warning: "\u{1B}[1;33m"
+            case .note: "\u{1B}[1;36m"
+            }
+            text += "\(color)\(word)\u{1B}[0m: "
+        } else {
+            text += "\(word): "
+        }
+        text += "[\(code.rawValue)] \(message)"
+        if let path { text += "\n    at: \(path)" }
+        if let url, !message.contains(url) { text += "\n    url: \(url)" }
+        if let fix { text += "\n    fix: \(fix)" }
+        return text
+    }
+}
+
+/// A stable diagnostic identifier, `area.what-is-wrong`.
+///
+/// A struct rather than an enum so that later stages can add codes without breaking
+/// anyone who switches over the known ones.
+public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, Codable, Comparable, ExpressibleByStringLiteral {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+    public static func < (lhs: DiagnosticCode, rhs: DiagnosticCode) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+extension Array where Element == Diagnostic {
+    /// Whether any diagnostic is an error.
+    public var containsErrors: Bool { contains { $0.severity == .error } }
+
+    /// The highest severity present, or nil when empty.
+    public var maximumSeverity: Diagnostic.Severity? { map(\.severity).max() }
+
+    /// Diagnostics in a stable order: by file position, then path, then code.
+    public func sortedForDisplay() -> [Diagnostic] {
+        sorted { lhs, rhs in
+            let left = (lhs.location?.file ?? "", lhs.location?.line ?? 0, lhs.location?.column ?? 0)
+            let right = (rhs.location?.file ?? "", rhs.location?.line ?? 0, rhs.location?.column ?? 0)
+            if left != right { return left < right }
+            if lhs.path != rhs.path { return (lhs.path ?? .root) < (rhs.path ?? .root) }
+            return lhs.code < rhs.code
+        }
+    }
+}

@@ -1,0 +1,103 @@
+public import JSONSupport
+
+/// What to play: the wire form of `GCKMediaInformation` / `MediaInfo` (`LOAD.media`).
+///
+/// ```swift
+/// var media = MediaInformation(contentID: "https://cdn.example/bbb.mp4", contentType: "video/mp4",
+///                              streamType: .buffered, duration: 596)
+/// media.metadata = MediaMetadata(metadataType: .movie, title: "Big Buck Bunny")
+/// ```
+public struct MediaInformation: CastJSONConvertible {
+    public static let wireTypeName = "MediaInformation"
+
+    /// The content identifier; the media URL unless `contentURL` carries it.
+    public var contentID: String?
+    /// The media URL, when `contentID` is an application id.
+    public var contentURL: String?
+    /// BUFFERED, LIVE or NONE.
+    public var streamType: StreamType?
+    /// MIME type, optionally with RFC 6381 codecs: `video/mp4; codecs="avc1.640028, mp4a.40.2"`.
+    public var contentType: String?
+    /// Seconds; -1 or absent for LIVE.
+    public var duration: Double?
+    public var metadata: MediaMetadata?
+    public var tracks: [MediaTrack]?
+    public var textTrackStyle: TextTrackStyle?
+    public var customData: JSONValue?
+    public var breaks: [Break]?
+    public var breakClips: [BreakClip]?
+    public var vmapAdsRequest: VastAdsRequest?
+    /// An Assistant deep link.
+    public var entity: String?
+    /// HLS audio segment packaging; needed for fMP4 and packed-audio HLS.
+    public var hlsSegmentFormat: HLSSegmentFormat?
+    /// HLS video segment packaging; needed for fMP4 HLS.
+    public var hlsVideoSegmentFormat: HLSVideoSegmentFormat?
+    public var mediaCategory: MediaCategory?
+    /// For live streams: the wall-clock time (seconds since 1970) of position 0.
+    public var startAbsoluteTime: Double?
+    /// Members CastPrep does not model (`userActionStates`, `atvEntity`, …), kept verbatim.
+    public var extraMembers: [String: JSONValue]
+
+    /// Creates media information.
+    public init(
+        contentID: String? = nil, contentURL: String? = nil, contentType: String? = nil,
+        streamType: StreamType? = .buffered, duration: Double? = nil, metadata: MediaMetadata? = nil,
+        tracks: [MediaTrack]? = nil, textTrackStyle: TextTrackStyle? = nil, customData: JSONValue? = nil,
+        extraMembers: [String: JSONValue] = [:]
+    ) {
+        self.contentID = contentID
+        self.contentURL = contentURL
+        self.contentType = contentType
+        self.streamType = streamType
+        self.duration = duration
+        self.metadata = metadata
+        self.tracks = tracks
+        self.textTrackStyle = textTrackStyle
+        self.customData = customData
+        self.extraMembers = extraMembers
+    }
+
+    /// The URL the receiver will fetch: `contentUrl` when present, else `contentId`.
+    public var playbackURL: String? { contentURL ?? contentID }
+
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        var media = MediaInformation(
+            contentID: r.string("contentId"), contentURL: r.string("contentUrl"), contentType: r.string("contentType"),
+            streamType: r.vocabulary("streamType"), duration: r.double("duration"), metadata: r.model("metadata"),
+            tracks: r.models("tracks"), textTrackStyle: r.model("textTrackStyle"), customData: r.value("customData"))
+        media.breaks = r.models("breaks")
+        media.breakClips = r.models("breakClips")
+        media.vmapAdsRequest = r.model("vmapAdsRequest")
+        media.entity = r.string("entity")
+        media.hlsSegmentFormat = r.vocabulary("hlsSegmentFormat")
+        media.hlsVideoSegmentFormat = r.vocabulary("hlsVideoSegmentFormat")
+        media.mediaCategory = r.vocabulary("mediaCategory")
+        media.startAbsoluteTime = r.double("startAbsoluteTime")
+        media.extraMembers = r.finish(into: &diagnostics)
+        return media
+    }
+
+    public var jsonValue: JSONValue {
+        var w = ObjectWriter(extras: extraMembers)
+        w.set("contentId", contentID)
+        w.set("contentUrl", contentURL)
+        w.set("streamType", streamType)
+        w.set("contentType", contentType)
+        w.set("duration", duration)
+        w.set("metadata", metadata)
+        w.set("tracks", tracks)
+        w.set("textTrackStyle", textTrackStyle)
+        w.set("customData", customData)
+        w.set("breaks", breaks)
+        w.set("breakClips", breakClips)
+        w.set("vmapAdsRequest", vmapAdsRequest)
+        w.set("entity", entity)
+        w.set("hlsSegmentFormat", hlsSegmentFormat)
+        w.set("hlsVideoSegmentFormat", hlsVideoSegmentFormat)
+        w.set("mediaCategory", mediaCategory)
+        w.set("startAbsoluteTime", startAbsoluteTime)
+        return w.json
+    }
+}

@@ -1,0 +1,189 @@
+public import JSONSupport
+
+/// Descriptive metadata shown by the receiver and senders (`MediaInformation.metadata`).
+///
+/// One struct covers every `metadataType` (0 GENERIC … 5 AUDIOBOOK_CHAPTER): the fields a
+/// type does not use are simply nil. The validator warns when a field is set that the
+/// receiver ignores for the declared type (a `studio` on a MUSIC_TRACK, say). Dates are the
+/// ISO 8601 strings the wire uses.
+public struct MediaMetadata: CastJSONConvertible {
+    public static let wireTypeName = "MediaMetadata"
+
+    /// Which field set applies.
+    public var metadataType: MetadataType
+    public var title: String?
+    public var subtitle: String?
+    public var images: [CastImage]?
+    /// ISO 8601 date (GENERIC, MOVIE, MUSIC_TRACK).
+    public var releaseDate: String?
+    /// Deprecated in favour of `releaseDate`.
+    public var releaseYear: Int?
+    /// MOVIE.
+    public var studio: String?
+    /// TV_SHOW.
+    public var seriesTitle: String?
+    public var season: Int?
+    public var episode: Int?
+    /// TV_SHOW air date, ISO 8601. The wire spelling is `originalAirdate` (lower-case d).
+    public var originalAirdate: String?
+    public var episodeNumber: Int?
+    public var episodeTitle: String?
+    public var seasonNumber: Int?
+    /// MUSIC_TRACK and PHOTO.
+    public var artist: String?
+    public var albumName: String?
+    public var albumArtist: String?
+    public var composer: String?
+    public var trackNumber: Int?
+    public var discNumber: Int?
+    public var artistName: String?
+    public var songName: String?
+    /// PHOTO.
+    public var location: String?
+    public var latitude: Double?
+    public var longitude: Double?
+    public var width: Int?
+    public var height: Int?
+    public var creationDateTime: String?
+    /// AUDIOBOOK_CHAPTER.
+    public var bookTitle: String?
+    public var chapterNumber: Int?
+    public var chapterTitle: String?
+    public var contentRating: String?
+    /// Members CastPrep does not model, kept for round-tripping.
+    public var extraMembers: [String: JSONValue]
+
+    /// Creates metadata of a type; set the other fields as properties.
+    public init(
+        metadataType: MetadataType = .generic, title: String? = nil, subtitle: String? = nil, images: [CastImage]? = nil,
+        extraMembers: [String: JSONValue] = [:]
+    ) {
+        self.metadataType = metadataType
+        self.title = title
+        self.subtitle = subtitle
+        self.images = images
+        self.extraMembers = extraMembers
+    }
+
+    /// The wire names of the fields each documented type uses (deprecated ones included).
+    public static func fieldNames(for type: MetadataType) -> Set<String>? {
+        switch type.rawValue {
+        case 0: ["title", "subtitle", "images", "releaseDate", "releaseYear"]
+        case 1: ["title", "subtitle", "studio", "images", "releaseDate", "releaseYear"]
+        case 2:
+            [
+                "seriesTitle", "title", "subtitle", "season", "episode", "originalAirdate", "images", "episodeNumber",
+                "episodeTitle", "seasonNumber", "releaseYear", "releaseDate",
+            ]
+        case 3:
+            [
+                "title", "artist", "albumName", "albumArtist", "composer", "trackNumber", "discNumber", "releaseDate",
+                "images", "artistName", "songName", "releaseYear",
+            ]
+        case 4: ["title", "artist", "location", "latitude", "longitude", "width", "height", "creationDateTime", "images"]
+        case 5: ["bookTitle", "chapterNumber", "chapterTitle", "title", "subtitle", "contentRating", "images"]
+        default: nil
+        }
+    }
+
+    /// The wire names of the modelled fields that are set.
+    public var setFieldNames: [String] {
+        let values: [(String, Bool)] = [
+            ("title", title != nil), ("subtitle", subtitle != nil), ("images", images != nil),
+            ("releaseDate", releaseDate != nil), ("releaseYear", releaseYear != nil), ("studio", studio != nil),
+            ("seriesTitle", seriesTitle != nil), ("season", season != nil), ("episode", episode != nil),
+            ("originalAirdate", originalAirdate != nil), ("episodeNumber", episodeNumber != nil),
+            ("episodeTitle", episodeTitle != nil), ("seasonNumber", seasonNumber != nil), ("artist", artist != nil),
+            ("albumName", albumName != nil), ("albumArtist", albumArtist != nil), ("composer", composer != nil),
+            ("trackNumber", trackNumber != nil), ("discNumber", discNumber != nil), ("artistName", artistName != nil),
+            ("songName", songName != nil), ("location", location != nil), ("latitude", latitude != nil),
+            ("longitude", longitude != nil), ("width", width != nil), ("height", height != nil),
+            ("creationDateTime", creationDateTime != nil), ("bookTitle", bookTitle != nil),
+            ("chapterNumber", chapterNumber != nil), ("chapterTitle", chapterTitle != nil),
+            ("contentRating", contentRating != nil),
+        ]
+        return values.filter(\.1).map(\.0)
+    }
+
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        let typeNumber = r.int("metadataType")
+        if typeNumber == nil, !r.has("metadataType") {
+            r.diagnostics.append(
+                Diagnostic(
+                    .warning, "media.metadata-type-missing", "metadata has no metadataType; receivers treat it as 0 (GENERIC)",
+                    fix: "add \"metadataType\": 1 for a movie, 2 for a TV episode, 3 for music, 0 otherwise", path: path))
+        }
+        var m = MediaMetadata(metadataType: MetadataType(rawValue: typeNumber ?? 0))
+        m.title = r.string("title")
+        m.subtitle = r.string("subtitle")
+        m.images = r.models("images")
+        m.releaseDate = r.string("releaseDate")
+        m.releaseYear = r.int("releaseYear")
+        m.studio = r.string("studio")
+        m.seriesTitle = r.string("seriesTitle")
+        m.season = r.int("season")
+        m.episode = r.int("episode")
+        m.originalAirdate = r.string("originalAirdate")
+        m.episodeNumber = r.int("episodeNumber")
+        m.episodeTitle = r.string("episodeTitle")
+        m.seasonNumber = r.int("seasonNumber")
+        m.artist = r.string("artist")
+        m.albumName = r.string("albumName")
+        m.albumArtist = r.string("albumArtist")
+        m.composer = r.string("composer")
+        m.trackNumber = r.int("trackNumber")
+        m.discNumber = r.int("discNumber")
+        m.artistName = r.string("artistName")
+        m.songName = r.string("songName")
+        m.location = r.string("location")
+        m.latitude = r.double("latitude")
+        m.longitude = r.double("longitude")
+        m.width = r.int("width")
+        m.height = r.int("height")
+        m.creationDateTime = r.string("creationDateTime")
+        m.bookTitle = r.string("bookTitle")
+        m.chapterNumber = r.int("chapterNumber")
+        m.chapterTitle = r.string("chapterTitle")
+        m.contentRating = r.string("contentRating")
+        m.extraMembers = r.finish(into: &diagnostics)
+        return m
+    }
+
+    public var jsonValue: JSONValue {
+        var w = ObjectWriter(extras: extraMembers)
+        w.set("metadataType", metadataType.rawValue)
+        w.set("title", title)
+        w.set("subtitle", subtitle)
+        w.set("images", images)
+        w.set("releaseDate", releaseDate)
+        w.set("releaseYear", releaseYear)
+        w.set("studio", studio)
+        w.set("seriesTitle", seriesTitle)
+        w.set("season", season)
+        w.set("episode", episode)
+        w.set("originalAirdate", originalAirdate)
+        w.set("episodeNumber", episodeNumber)
+        w.set("episodeTitle", episodeTitle)
+        w.set("seasonNumber", seasonNumber)
+        w.set("artist", artist)
+        w.set("albumName", albumName)
+        w.set("albumArtist", albumArtist)
+        w.set("composer", composer)
+        w.set("trackNumber", trackNumber)
+        w.set("discNumber", discNumber)
+        w.set("artistName", artistName)
+        w.set("songName", songName)
+        w.set("location", location)
+        w.set("latitude", latitude)
+        w.set("longitude", longitude)
+        w.set("width", width)
+        w.set("height", height)
+        w.set("creationDateTime", creationDateTime)
+        w.set("bookTitle", bookTitle)
+        w.set("chapterNumber", chapterNumber)
+        w.set("chapterTitle", chapterTitle)
+        w.set("contentRating", contentRating)
+        return w.json
+    }
+}

@@ -1,0 +1,225 @@
+/// A parsed MIME type such as `video/mp4; codecs="avc1.640028, mp4a.40.2"`.
+///
+/// The receiver chooses its player from `contentType`, so CastPrep checks its syntax and
+/// its meaning, not just its presence.
+public struct MediaType: Sendable, Hashable, CustomStringConvertible {
+    /// Lower-cased type, e.g. `video`.
+    public var type: String
+    /// Lower-cased subtype, e.g. `mp4`.
+    public var subtype: String
+    /// Parameters in order, names lower-cased, values unquoted.
+    public var parameters: [(name: String, value: String)]
+
+    /// `type/subtype` without parameters.
+    public var essence: String { "\(type)/\(subtype)" }
+
+    /// The RFC 6381 codecs listed in the `codecs` parameter.
+    public var codecs: [String] {
+        guard let value = parameters.first(where: { $0.name == "codecs" })?.value else { return [] }
+        return value.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
+    }
+
+    public var description: String {
+        var text = essence
+        for (name, value) in parameters {
+            let needsQuotes = value.contains { " ,;\"=".contains($0) } || value.isEmpty
+            text += "; \(name)=" + (needsQuotes ? "\"\(value)\"" : value)
+        }
+        return text
+    }
+
+    public static func == (lhs: MediaType, rhs: MediaType) -> Bool {
+        lhs.essence == rhs.essence && lhs.parameters.map(\.name) == rhs.parameters.map(\.name)
+            && lhs.parameters.map(\.value) == rhs.parameters.map(\.value)
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(description) }
+
+    /// Why a string is not a valid MIME type.
+    public enum ParseError: Error, Sendable, Hashable {
+        case empty
+        case missingSlash
+        case invalidToken(String)
+        case unquotedListParameter(String)
+        case malformedParameter(String)
+        case unterminatedQuote
+    }
+
+    /// Parses `text` per RFC 9110 media-type syntax (token/token *(; token=token|quoted-string)).
+    public static func parse(_ text: String) -> Result<MediaType, ParseError> {
+        let trimmed = text.trimmingSpaces()
+        guard !trimmed.isEmpty else { return .failure(.empty) }
+        let scalars = Array(trimmed.unicodeScalars)
+        var index = 0
+        func readToken() -> String {
+            var token = ""
+            while index < scalars.count, isTokenCharacter(scalars[index]) {
+                token.unicodeScalars.append(scalars[index])
+                index += 1
+            }
+            return token
+        }
+        func skipSpaces() {
+            while index < scalars.count, scalars[index] == " " || scalars[index] == "\t" { index += 1 }
+        }
+        let type = readToken()
+        guard !type.isEmpty else { return .failure(.invalidToken(trimmed)) }
+        guard index < scalars.count, scalars[index] == "/" else { return .failure(.missingSlash) }
+        index += 1
+        let subtype = readToken()
+        guard !subtype.isEmpty else { return .failure(.invalidToken(trimmed)) }
+        var parameters: [(String, String)] = []
+        skipSpaces()
+        while index < scalars.count {
+            guard scalars[index] == ";" else { return .failure(.invalidToken(String(String.UnicodeScalarView(scalars[index...])))) }
+            index += 1
+            skipSpaces()
+            if index == scalars.count { break }  // a trailing ";" is tolerated
+            let name = readToken().lowercased()
+            guard !name.isEmpty, index < scalars.count, scalars[index] == "=" else {
+                return .failure(.malformedParameter(String(String.UnicodeScalarView(scalars[index...]))))
+            }
+            index += 1
+            var value = ""
+            if index < scalars.count, scalars[index] == "\"" {
+                index += 1
+                var closed = false
+                while index < scalars.count {
+                    let scalar = scalars[index]
+                    index += 1
+                    if scalar == "\"" {
+                        closed = true
+                        break
+                    }
+                    if scalar == "\\", index < scalars.count {
+                        value.unicodeScalars.append(scalars[index])
+                        index += 1
+                    } else {
+                        value.unicodeScalars.append(scalar)
+                    }
+                }
+                guard closed else { return .failure(.unterminatedQuote) }
+            } else {
+                value = readToken()
+                if index < scalars.count, scalars[index] == "," {
+                    return .failure(.unquotedListParameter(name))
+                }
+                guard !value.isEmpty else { return .failure(.malformedParameter(name)) }
+            }
+            parameters.append((name, value))
+            skipSpaces()
+        }
+        return .success(MediaType(type: type.lowercased(), subtype: subtype.lowercased(), parameters: parameters))
+    }
+
+    /// Creates a type from its parts.
+    public init(type: String, subtype: String, parameters: [(name: String, value: String)] = []) {
+        self.type = type
+        self.subtype = subtype
+        self.parameters = parameters
+    }
+
+    private static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        guard scalar.isASCII, scalar.value > 0x20, scalar.value < 0x7F else { return false }
+        return !"()<>@,;:\\\"/[]?={}".unicodeScalars.contains(scalar)
+    }
+}
+
+// MARK: - What Cast plays
+
+/// The container and streaming types the Cast media page lists, with the MIME types
+/// senders use for them.
+public enum CastMediaTypes {
+    /// HLS playlists; `application/x-mpegurl` is what the CastVideos samples send.
+    public static let hls: Set<String> = ["application/x-mpegurl", "application/vnd.apple.mpegurl", "audio/mpegurl", "audio/x-mpegurl"]
+    /// DASH manifests.
+    public static let dash: Set<String> = ["application/dash+xml"]
+    /// Smooth Streaming manifests.
+    public static let smooth: Set<String> = ["application/vnd.ms-sstr+xml"]
+    /// Progressive containers Cast decodes: MP4, WebM, MPEG-TS, MP3, OGG, WAV, FLAC, AAC.
+    public static let progressive: Set<String> = [
+        "video/mp4", "audio/mp4", "video/webm", "audio/webm", "video/mp2t", "audio/mpeg", "audio/mp3", "audio/ogg",
+        "video/ogg", "audio/wav", "audio/wave", "audio/x-wav", "audio/flac", "audio/x-flac", "audio/aac", "audio/opus",
+    ]
+    /// Image types the receiver shows.
+    public static let images: Set<String> = ["image/jpeg", "image/png", "image/gif", "image/webp", "image/bmp", "image/apng"]
+    /// Text track types the receiver renders.
+    public static let textTracks: Set<String> = ["text/vtt", "application/ttml+xml", "application/mp4", "text/cea608"]
+
+    /// Containers that exist but no Cast device plays, with the fix.
+    public static let unsupported: [String: String] = [
+        "video/x-matroska": "Matroska (MKV) is not a Cast container; remux to MP4: ffmpeg -i IN.mkv -map 0:v -map 0:a -c copy -movflags +faststart OUT.mp4",
+        "video/quicktime": "QuickTime (MOV) is not a Cast container; remux to MP4: ffmpeg -i IN.mov -c copy -movflags +faststart OUT.mp4",
+        "video/x-msvideo": "AVI is not a Cast container; transcode to MP4 (H.264 + AAC)",
+        "video/x-flv": "FLV is not a Cast container; remux to MP4: ffmpeg -i IN.flv -c copy -movflags +faststart OUT.mp4",
+        "video/x-ms-wmv": "WMV is not playable on Cast; transcode to MP4 (H.264 + AAC)",
+        "audio/x-ms-wma": "WMA is not playable on Cast; transcode to AAC or MP3",
+        "video/mpeg": "MPEG-PS is not a Cast container; transcode to MP4 (H.264 + AAC)",
+        "application/x-subrip": "SRT is not a Cast text format; convert to WebVTT: castprep captions convert IN.srt",
+        "text/srt": "SRT is not a Cast text format; convert to WebVTT: castprep captions convert IN.srt",
+    ]
+
+    /// Every type a LOAD's `contentType` may sensibly carry.
+    public static var playable: Set<String> { hls.union(dash).union(smooth).union(progressive).union(images) }
+
+    /// The content type a URL's file extension implies, if any.
+    public static func contentType(forExtension pathExtension: String) -> String? {
+        switch pathExtension.lowercased() {
+        case "m3u8", "m3u": "application/x-mpegurl"
+        case "mpd": "application/dash+xml"
+        case "ism", "isml": "application/vnd.ms-sstr+xml"
+        case "mp4", "m4v": "video/mp4"
+        case "m4a": "audio/mp4"
+        case "webm": "video/webm"
+        case "ts", "m2ts": "video/mp2t"
+        case "mp3": "audio/mpeg"
+        case "ogg", "oga": "audio/ogg"
+        case "ogv": "video/ogg"
+        case "opus": "audio/ogg"
+        case "wav": "audio/wav"
+        case "flac": "audio/flac"
+        case "aac": "audio/aac"
+        case "jpg", "jpeg": "image/jpeg"
+        case "png": "image/png"
+        case "gif": "image/gif"
+        case "webp": "image/webp"
+        case "bmp": "image/bmp"
+        case "mkv": "video/x-matroska"
+        case "mov": "video/quicktime"
+        case "avi": "video/x-msvideo"
+        case "flv": "video/x-flv"
+        case "wmv": "video/x-ms-wmv"
+        case "vtt": "text/vtt"
+        case "ttml", "dfxp", "xml": "application/ttml+xml"
+        case "srt": "application/x-subrip"
+        default: nil
+        }
+    }
+
+    /// The streaming family of a content type's essence.
+    public enum Family: String, Sendable, Hashable {
+        case hls, dash, smooth, progressive, image, text, unsupported, unknown
+    }
+
+    /// Classifies a content type essence such as `video/mp4`.
+    public static func family(of essence: String) -> Family {
+        if hls.contains(essence) { return .hls }
+        if dash.contains(essence) { return .dash }
+        if smooth.contains(essence) { return .smooth }
+        if progressive.contains(essence) { return .progressive }
+        if images.contains(essence) { return .image }
+        if textTracks.contains(essence) { return .text }
+        if unsupported[essence] != nil { return .unsupported }
+        return .unknown
+    }
+}
+
+extension StringProtocol {
+    /// The string without leading and trailing spaces and tabs.
+    func trimmingSpaces() -> String {
+        var view = Substring(self)
+        while let first = view.first, first == " " || first == "\t" { view.removeFirst() }
+        while let last = view.last, last == " " || last == "\t" { view.removeLast() }
+        return String(view)
+    }
+}

@@ -1,0 +1,46 @@
+import CastModel
+import CommandParsing
+
+/// Prints diagnostics to stderr the way compilers do, with a one-line summary.
+struct DiagnosticPrinter {
+    let io: CommandIO
+    let colored: Bool
+
+    init(io: CommandIO, colorMode: ColorMode) {
+        self.io = io
+        self.colored = io.colorEnabled(for: .standardError, mode: colorMode)
+    }
+
+    func print(_ diagnostics: [Diagnostic]) {
+        guard !diagnostics.isEmpty else { return }
+        var text = ""
+        for diagnostic in diagnostics.sortedForDisplay() {
+            text += diagnostic.rendered(colored: colored)
+            text += "\n"
+        }
+        io.writeError(text)
+    }
+
+    /// "2 errors, 1 warning" (nothing when there are none).
+    static func tally(_ diagnostics: [Diagnostic]) -> String {
+        let errors = diagnostics.filter { $0.severity == .error }.count
+        let warnings = diagnostics.filter { $0.severity == .warning }.count
+        let notes = diagnostics.filter { $0.severity == .note }.count
+        var parts: [String] = []
+        parts.append("\(errors) error\(errors == 1 ? "" : "s")")
+        parts.append("\(warnings) warning\(warnings == 1 ? "" : "s")")
+        if notes > 0 { parts.append("\(notes) note\(notes == 1 ? "" : "s")") }
+        return parts.joined(separator: ", ")
+    }
+}
+
+/// Options every command that prints diagnostics shares.
+enum CommonOptions {
+    static let color = OptionSpec.option(
+        "color", valueName: "when", help: "Colour diagnostics: auto (on a terminal, unless NO_COLOR is set), always or never.",
+        allowedValues: ColorMode.allCases.map(\.rawValue), default: "auto")
+
+    static func colorMode(_ values: ParsedValues) -> ColorMode {
+        values.option("color").flatMap(ColorMode.init(rawValue:)) ?? .auto
+    }
+}

@@ -1,0 +1,161 @@
+import CastModel
+import CommandParsing
+import Foundation
+import JSONSupport
+
+/// `castprep validate FILE…`: check Cast requests written by anyone.
+enum ValidateCommand {
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "validate",
+            abstract: "Check LOAD, QUEUE_LOAD and other Cast requests for what a receiver would reject.",
+            discussion: """
+                Each FILE holds one JSON request, a JSON array of requests, or one request per line (NDJSON). \
+                Recognised: LOAD, QUEUE_LOAD, QUEUE_INSERT, EDIT_TRACKS_INFO, LAUNCH and a bare MediaInformation. \
+                Use - to read standard input. Exit status 1 when any error was found.
+                """,
+            options: [
+                .flag("json", help: "Print one JSON document with every finding."),
+                .flag("quiet", short: "q", help: "Print nothing for files without findings."),
+                CommonOptions.color,
+            ],
+            arguments: [ArgumentSpec(name: "file", help: "Request files (.json or .ndjson), or - for standard input.", arity: .oneOrMore)],
+            run: { values, io in try await run(values, io: io) })
+    }
+
+    /// Findings for one file.
+    struct FileReport {
+        var file: String
+        var messages: [String]
+        var diagnostics: [Diagnostic]
+    }
+
+    static func run(_ values: ParsedValues, io: CommandIO) async throws -> Int32 {
+        let files = values.arguments("file")
+        let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
+        var reports: [FileReport] = []
+        for file in files {
+            let report = try await BlockingWork.run { validate(file: file) }
+            reports.append(report)
+            if !values.flag("json") {
+                printer.print(report.diagnostics)
+                if !(values.flag("quiet") && report.diagnostics.isEmpty) {
+                    let kinds = report.messages.isEmpty ? "no requests" : summarize(report.messages)
+                    let verdict = report.diagnostics.containsErrors ? "FAILED" : "ok"
+                    io.writeLine("\(file): \(verdict) (\(kinds); \(DiagnosticPrinter.tally(report.diagnostics)))")
+                }
+            }
+        }
+        let all = reports.flatMap(\.diagnostics)
+        if values.flag("json") {
+            let document: JSONValue = [
+                "castprep": ["version": .string(CastPrepCLI.version), "format": JSONValue(CastPrepCLI.jsonFormatVersion)],
+                "files": .array(reports.map { report in
+                    [
+                        "file": .string(report.file),
+                        "messages": .array(report.messages.map(JSONValue.string)),
+                        "valid": .bool(!report.diagnostics.containsErrors),
+                        "diagnostics": .array(report.diagnostics.sortedForDisplay().map(DiagnosticJSON.encode)),
+                    ]
+                }),
+                "valid": .bool(!all.containsErrors),
+            ]
+            io.writeLine(JSONWriter.pretty.string(from: document))
+        }
+        return all.containsErrors ? 1 : 0
+    }
+
+    static func summarize(_ kinds: [String]) -> String {
+        var counts: [String: Int] = [:]
+        for kind in kinds { counts[kind, default: 0] += 1 }
+        return counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+    }
+
+    /// Reads and validates one file; never throws: unreadable files are findings too.
+    static func validate(file: String) -> FileReport {
+        let bytes: [UInt8]
+        if file == "-" {
+            bytes = Array(FileHandle.standardInput.readDataToEndOfFile())
+        } else {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                let exists = FileManager.default.fileExists(atPath: file)
+                return FileReport(file: file, messages: [], diagnostics: [
+                    Diagnostic(.error, exists ? "file.unreadable" : "file.not-found", exists ? "cannot read \(file)" : "no such file: \(file)",
+                               fix: exists ? "check the permissions" : "check the path", location: .init(file: file)),
+                ])
+            }
+            bytes = Array(data)
+        }
+        let isNDJSON = file.hasSuffix(".ndjson") || file.hasSuffix(".jsonl") || looksLikeNDJSON(bytes)
+        if isNDJSON {
+            return validateLines(bytes, file: file)
+        }
+        return validateDocument(bytes, file: file, lineOffset: 0)
+    }
+
+    /// Several top-level objects, one per line, is NDJSON even without the extension.
+    static func looksLikeNDJSON(_ bytes: [UInt8]) -> Bool {
+        guard let firstNewline = bytes.firstIndex(of: 0x0A) else { return false }
+        let rest = bytes[(firstNewline + 1)...].drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        let firstLine = bytes[..<firstNewline].drop { $0 == 0x20 || $0 == 0x09 }
+        return firstLine.first == UInt8(ascii: "{") && firstLine.last(where: { $0 != 0x20 && $0 != 0x0D }) == UInt8(ascii: "}")
+            && rest.first == UInt8(ascii: "{")
+    }
+
+    static func validateLines(_ bytes: [UInt8], file: String) -> FileReport {
+        var report = FileReport(file: file, messages: [], diagnostics: [])
+        var lineStart = 0
+        var lineNumber = 0
+        while lineStart <= bytes.count {
+            lineNumber += 1
+            let lineEnd = bytes[lineStart...].firstIndex(of: 0x0A) ?? bytes.count
+            let line = Array(bytes[lineStart..<lineEnd])
+            if line.contains(where: { ![0x20, 0x09, 0x0D].contains($0) }) {
+                let lineReport = validateDocument(line, file: file, lineOffset: lineNumber - 1)
+                report.messages += lineReport.messages
+                report.diagnostics += lineReport.diagnostics
+            }
+            lineStart = lineEnd + 1
+        }
+        return report
+    }
+
+    static func validateDocument(_ bytes: [UInt8], file: String, lineOffset: Int) -> FileReport {
+        var report = FileReport(file: file, messages: [], diagnostics: [])
+        let document: JSONDocument
+        do {
+            document = try JSONParser().parse(bytes)
+        } catch {
+            report.diagnostics.append(
+                Diagnostic(.error, DiagnosticCode(error.kind.rawValue), error.message, fix: error.fix,
+                           location: .init(file: file, line: error.line + lineOffset, column: error.column)))
+            return report
+        }
+        var findings: [Diagnostic] = document.duplicateKeys.map {
+            Diagnostic(.warning, "json.duplicate-key", "a member appears twice in one object; the receiver uses the last one",
+                       fix: "remove one of them", path: $0.path)
+        }
+        let values: [(JSONValue, JSONPath)]
+        if case .array(let elements) = document.value {
+            values = elements.enumerated().map { ($0.element, JSONPath.root.appending(index: $0.offset)) }
+        } else {
+            values = [(document.value, .root)]
+        }
+        let validator = CastValidator()
+        for (value, path) in values {
+            if let message = CastMessage.decode(from: value, at: path, diagnostics: &findings) {
+                report.messages.append(message.kindName)
+                findings += validator.validate(message, at: path)
+            }
+        }
+        let positions = JSONSourceLocator(bytes: bytes).positions(of: Set(findings.compactMap(\.path)))
+        report.diagnostics = findings.map { finding in
+            var finding = finding
+            let position = finding.path.flatMap { positions[$0] }
+            finding.location = .init(file: file, line: position.map { $0.line + lineOffset } ?? (lineOffset > 0 ? lineOffset + 1 : nil),
+                                     column: position?.column)
+            return finding
+        }
+        return report
+    }
+}

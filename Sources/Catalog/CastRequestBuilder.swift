@@ -1,0 +1,145 @@
+public import CastModel
+public import Foundation
+import JSONSupport
+
+/// Turns catalog items into Cast requests: MediaInformation, LOAD, queue items, QUEUE_LOAD.
+///
+/// What the catalog does not say is filled in the way the receiver needs it: the source is
+/// picked by preference (HLS, then DASH, then MP4 by default), `contentType` comes from the
+/// catalog or else the URL's extension, text tracks get ids, `trackContentType` and a
+/// language, and `file:` URLs can be rebased onto the server that will serve them. Every
+/// guess is reported as a diagnostic so nothing happens silently.
+public struct CastRequestBuilder: Sendable {
+    /// Building options.
+    public struct Options: Sendable, Hashable {
+        /// Source kinds in order of preference.
+        public var sourcePreference: [MediaSource.Kind]
+        /// When set, `file:` URLs under ``fileRoot`` are rewritten onto this http(s) base.
+        public var baseURL: String?
+        /// The directory local media is served from (the catalog's directory by default).
+        public var fileRoot: URL?
+        /// Autoplay for LOAD and queue items.
+        public var autoplay: Bool
+        /// Seconds before the end of an item at which the next one preloads (queue items).
+        public var preloadTime: Double?
+
+        /// Creates options.
+        public init(sourcePreference: [MediaSource.Kind] = [.hls, .dash, .mp4], baseURL: String? = nil, fileRoot: URL? = nil,
+                    autoplay: Bool = true, preloadTime: Double? = nil) {
+            self.sourcePreference = sourcePreference
+            self.baseURL = baseURL
+            self.fileRoot = fileRoot
+            self.autoplay = autoplay
+            self.preloadTime = preloadTime
+        }
+    }
+
+    public var options: Options
+
+    /// Creates a builder.
+    public init(options: Options = Options()) { self.options = options }
+
+    /// The source to cast: the first by preference, else the first listed.
+    public func preferredSource(of item: CatalogItem) -> MediaSource? {
+        for kind in options.sourcePreference {
+            if let source = item.sources.first(where: { $0.kind == kind }) { return source }
+        }
+        return item.sources.first
+    }
+
+    /// Builds the MediaInformation for `item`, with the findings made along the way.
+    public func media(for item: CatalogItem) -> (MediaInformation, [Diagnostic]) {
+        var diagnostics: [Diagnostic] = []
+        let source = preferredSource(of: item)
+        var media = MediaInformation(streamType: item.streamType ?? .buffered)
+        if let source {
+            let url = rebase(source.url)
+            media.contentID = url
+            media.contentType = source.declaredContentType?.trimmingCharacters(in: .whitespaces)
+            if media.contentType == nil || media.contentType?.isEmpty == true {
+                if let ext = URLResolver.pathExtension(of: url), let guess = CastMediaTypes.contentType(forExtension: ext) {
+                    media.contentType = guess
+                    diagnostics.append(
+                        Diagnostic(
+                            .note, "catalog.content-type-guessed", "contentType \(guess) was inferred from the .\(ext) extension",
+                            fix: "run castprep probe to get the exact type with codecs", location: item.location, path: item.path, url: url))
+                }
+            }
+        }
+        media.duration = item.duration.map { $0 < 0 && media.streamType == .live ? -1 : $0 }
+        if media.streamType == .live, media.duration == nil { media.duration = -1 }
+        var metadata = MediaMetadata(metadataType: item.metadataType, title: item.title, subtitle: item.subtitle)
+        if item.metadataType == .movie { metadata.studio = item.studio }
+        if !item.images.isEmpty {
+            metadata.images = item.images.map { image in
+                var image = image
+                image.url = rebase(image.url)
+                return image
+            }
+        }
+        if !item.metadataOverrides.isEmpty {
+            var json = metadata.jsonValue.objectValue ?? [:]
+            json.merge(item.metadataOverrides) { _, override in override }
+            metadata = MediaMetadata.decode(from: .object(json), at: (item.path ?? .root).appending("metadata"), diagnostics: &diagnostics) ?? metadata
+        }
+        media.metadata = metadata
+        media.customData = item.customData
+        media.textTrackStyle = item.textTrackStyle
+        // Text tracks: keep the catalog's ids when they are usable, else number from 1.
+        if !item.captions.isEmpty {
+            var used = Set<Int>()
+            var tracks: [MediaTrack] = []
+            for caption in item.captions {
+                var id = caption.id ?? 0
+                if id <= 0 || used.contains(id) {
+                    id = (used.max() ?? 0) + 1
+                }
+                used.insert(id)
+                let url = rebase(caption.url)
+                let contentType = caption.castContentType ?? caption.format.flatMap { CastMediaTypes.contentType(forExtension: $0) }
+                tracks.append(
+                    MediaTrack(
+                        trackID: id, type: .text, trackContentID: url, trackContentType: contentType, subtype: caption.kind,
+                        name: caption.name ?? caption.language.map { Locale(identifier: "en").localizedString(forIdentifier: $0) ?? $0 },
+                        language: caption.language))
+            }
+            media.tracks = tracks
+        }
+        if !item.mediaOverrides.isEmpty {
+            var json = media.jsonValue.objectValue ?? [:]
+            json.merge(item.mediaOverrides) { _, override in override }
+            media = MediaInformation.decode(from: .object(json), at: (item.path ?? .root).appending("media"), diagnostics: &diagnostics) ?? media
+        }
+        return (media, diagnostics)
+    }
+
+    /// Track ids of captions marked default.
+    public func defaultTrackIDs(for item: CatalogItem, media: MediaInformation) -> [Int]? {
+        let defaults = zip(item.captions, media.tracks ?? []).filter { $0.0.isDefault }.map { $0.1.trackID }
+        return defaults.isEmpty ? nil : defaults
+    }
+
+    /// Builds a LOAD for one item.
+    public func loadRequest(for item: CatalogItem) -> (LoadRequest, [Diagnostic]) {
+        let (media, diagnostics) = media(for: item)
+        var load = LoadRequest(media: media, autoplay: item.autoplay ?? options.autoplay, currentTime: item.startTime,
+                               activeTrackIDs: defaultTrackIDs(for: item, media: media))
+        if load.currentTime == nil { load.currentTime = 0 }
+        return (load, diagnostics)
+    }
+
+    /// Builds a queue item (without an item id) for one item.
+    public func queueItem(for item: CatalogItem) -> (QueueItem, [Diagnostic]) {
+        let (media, diagnostics) = media(for: item)
+        let queueItem = QueueItem(
+            media: media, autoplay: item.autoplay ?? options.autoplay, startTime: item.startTime,
+            playbackDuration: item.playbackDuration, preloadTime: item.preloadTime ?? options.preloadTime,
+            activeTrackIDs: defaultTrackIDs(for: item, media: media))
+        return (queueItem, diagnostics)
+    }
+
+    func rebase(_ url: String) -> String {
+        guard let baseURL = options.baseURL, let root = options.fileRoot else { return url }
+        return URLResolver.rebase(url, fileRoot: root, onto: baseURL)
+    }
+}

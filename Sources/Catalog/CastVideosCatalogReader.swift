@@ -1,0 +1,262 @@
+import CastModel
+import Foundation
+public import JSONSupport
+
+/// Reads Google's CastVideos catalogs: the `f.json` shape, its older variant, and the
+/// CastVideos-chrome `media` list.
+///
+/// It does what the sample apps meant rather than copying their bugs (reference: the
+/// CastVideos-ios and -android sources):
+/// - every category is read (iOS reads only the first);
+/// - relative references resolve per RFC 3986, absolute ones are kept (Android concatenates);
+/// - the 480×270 image is tagged 480×270 (iOS says 480×720);
+/// - the track `subtype` is honoured (Android compares the wrong field and sends NONE);
+/// - string track ids such as `"1"` become integers;
+/// - `trackContentType` is sent (Android sends none), from the file extension;
+/// - the `videos/mp4` typo in f.json becomes `video/mp4`, with a warning;
+/// - `studio` goes to `metadata.studio` and, as on Android, to the displayed subtitle line;
+///   the long `subtitle` text is a description and goes to `customData.description`.
+public struct CastVideosCatalogReader: Sendable {
+    public var resolver: URLResolver
+
+    /// Creates a reader.
+    public init(resolver: URLResolver) { self.resolver = resolver }
+
+    /// Reads an f.json document.
+    public func read(_ json: JSONValue) -> CatalogReadResult {
+        var diagnostics: [Diagnostic] = []
+        var items: [CatalogItem] = []
+        guard var root = JSONObjectReader(json, at: .root, typeName: "catalog", diagnostics: &diagnostics) else {
+            return CatalogReadResult(format: .castVideos, items: [], diagnostics: diagnostics)
+        }
+        let categoriesValue = root.value("categories")
+        _ = root.finish(into: &diagnostics)
+        guard case .array(let categories)? = categoriesValue else {
+            diagnostics.append(
+                Diagnostic(.error, "catalog.categories-missing", "\"categories\" must be an array of categories",
+                           fix: "write \"categories\": [ {\"name\": …, \"videos\": [ … ]} ]", path: JSONPath.root.appending("categories")))
+            return CatalogReadResult(format: .castVideos, items: [], diagnostics: diagnostics)
+        }
+        var title: String?
+        for (categoryIndex, categoryValue) in categories.enumerated() {
+            let categoryPath = JSONPath.root.appending("categories").appending(index: categoryIndex)
+            guard var category = JSONObjectReader(categoryValue, at: categoryPath, typeName: "category", diagnostics: &diagnostics) else {
+                continue
+            }
+            let name = category.string("name")
+            if title == nil { title = name }
+            var bases: [String: String] = [:]
+            for key in ["hls", "dash", "mp4", "images", "tracks"] {
+                if let base = category.string(key) { bases[key] = base }
+            }
+            let videosValue = category.value("videos")
+            _ = category.finish(into: &diagnostics)
+            guard case .array(let videos)? = videosValue else {
+                diagnostics.append(
+                    Diagnostic(.warning, "catalog.videos-missing", "category \(name.map { "\"\($0)\"" } ?? "#\(categoryIndex)") has no \"videos\" array; skipped",
+                               fix: "add \"videos\": [ … ]", path: categoryPath))
+                continue
+            }
+            for (videoIndex, videoValue) in videos.enumerated() {
+                let path = categoryPath.appending("videos").appending(index: videoIndex)
+                if let item = readVideo(videoValue, at: path, bases: bases, index: items.count, diagnostics: &diagnostics) {
+                    items.append(item)
+                }
+            }
+        }
+        return CatalogReadResult(format: .castVideos, items: items, diagnostics: diagnostics, title: title)
+    }
+
+    func readVideo(_ json: JSONValue, at path: JSONPath, bases: [String: String], index: Int,
+                   diagnostics: inout [Diagnostic]) -> CatalogItem? {
+        guard var video = JSONObjectReader(json, at: path, typeName: "video", diagnostics: &diagnostics) else { return nil }
+        var local: [Diagnostic] = []
+        let title = video.string("title")
+        var sources: [MediaSource] = []
+        if let sourcesValue = video.value("sources") {
+            if case .array(let entries) = sourcesValue {
+                for (sourceIndex, entry) in entries.enumerated() {
+                    let sourcePath = path.appending("sources").appending(index: sourceIndex)
+                    if let source = readSource(entry, at: sourcePath, bases: bases, diagnostics: &local) { sources.append(source) }
+                }
+            } else {
+                video.mismatch("sources", expected: "an array", found: sourcesValue)
+            }
+        }
+        let description = video.string("subtitle")
+        let studio = video.string("studio")
+        let duration = video.double("duration")
+        var images: [CastImage] = []
+        if let thumb = video.string("image-480x270"), let url = resolver.resolve(thumb, base: bases["images"]) {
+            images.append(CastImage(url: url, width: 480, height: 270))
+        }
+        if let poster = video.string("image-780x1200"), let url = resolver.resolve(poster, base: bases["images"]) {
+            images.append(CastImage(url: url, width: 780, height: 1200))
+        }
+        if let thumb = video.string("thumb"), images.isEmpty, let url = resolver.resolve(thumb, base: bases["images"]) {
+            images.append(CastImage(url: url))
+        }
+        var captions: [CaptionTrack] = []
+        if let tracksValue = video.value("tracks") {
+            if case .array(let entries) = tracksValue {
+                for (trackIndex, entry) in entries.enumerated() {
+                    if let track = readTrack(entry, at: path.appending("tracks").appending(index: trackIndex), base: bases["tracks"], diagnostics: &local) {
+                        captions.append(track)
+                    }
+                }
+            } else {
+                video.mismatch("tracks", expected: "an array", found: tracksValue)
+            }
+        }
+        _ = video.finish(into: &diagnostics)
+        diagnostics += local
+        let label = title.map { "\"\($0)\"" } ?? "video #\(index)"
+        guard !sources.isEmpty else {
+            diagnostics.append(
+                Diagnostic(.error, "catalog.item-no-source", "\(label) has no usable source; skipped",
+                           fix: "add \"sources\": [{\"type\": \"mp4\", \"mime\": \"video/mp4\", \"url\": \"…\"}]", path: path))
+            return nil
+        }
+        if title == nil {
+            diagnostics.append(
+                Diagnostic(.warning, "catalog.title-missing", "video #\(index) has no title; the TV and senders show none",
+                           fix: "add \"title\"", path: path))
+        }
+        var item = CatalogItem(id: "item-\(index + 1)", index: index, title: title, sources: sources)
+        item.subtitle = studio
+        item.studio = studio
+        item.description = description
+        item.duration = duration
+        item.images = images
+        item.captions = captions
+        item.metadataType = .movie
+        item.streamType = .buffered
+        if let description { item.customData = ["description": .string(description)] }
+        item.path = path
+        return item
+    }
+
+    func readSource(_ json: JSONValue, at path: JSONPath, bases: [String: String], diagnostics: inout [Diagnostic]) -> MediaSource? {
+        // The older sample catalog lists plain URL strings.
+        if case .string(let reference) = json {
+            let kind = MediaSource.Kind.guess(fromURL: reference)
+            guard let url = resolver.resolve(reference, base: bases[kind.rawValue]) else { return nil }
+            return MediaSource(kind: kind, url: url)
+        }
+        guard var source = JSONObjectReader(json, at: path, typeName: "source", diagnostics: &diagnostics) else { return nil }
+        let type = source.string("type")
+        var mime = source.string("mime")
+        let reference = source.string("url")
+        _ = source.finish(into: &diagnostics)
+        guard let reference else {
+            diagnostics.append(Diagnostic(.error, "catalog.source-url-missing", "source has no url; skipped", fix: "add \"url\"", path: path))
+            return nil
+        }
+        let kind = type.map(MediaSource.Kind.init(rawValue:)) ?? MediaSource.Kind.guess(fromURL: reference)
+        if let declared = mime, let corrected = Self.mimeTypos[declared.lowercased()] {
+            diagnostics.append(
+                Diagnostic(
+                    .warning, "catalog.mime-typo", "mime \"\(declared)\" is a typo (as in Google's sample f.json); CastPrep sends \"\(corrected)\"",
+                    fix: "write \"mime\": \"\(corrected)\"", path: path.appending("mime")))
+            mime = corrected
+        }
+        let base = bases[kind.rawValue]
+        if base == nil, !URLResolver.hasScheme(reference), [MediaSource.Kind.hls, .dash, .mp4].contains(kind) {
+            diagnostics.append(
+                Diagnostic(
+                    .note, "catalog.base-missing",
+                    "the category has no \"\(kind.rawValue)\" base URL; \"\(reference)\" is resolved against the catalog's own location",
+                    fix: "add \"\(kind.rawValue)\": \"https://…/\" to the category", path: path.appending("url")))
+        }
+        guard let url = resolver.resolve(reference, base: base) else { return nil }
+        return MediaSource(kind: kind, url: url, declaredContentType: mime)
+    }
+
+    func readTrack(_ json: JSONValue, at path: JSONPath, base: String?, diagnostics: inout [Diagnostic]) -> CaptionTrack? {
+        guard var track = JSONObjectReader(json, at: path, typeName: "track", diagnostics: &diagnostics) else { return nil }
+        var id: Int?
+        if let raw = track.value("id") {
+            switch raw {
+            case .number(let number): id = number.intValue
+            case .string(let text): id = Int(text.trimmingCharacters(in: .whitespaces))
+            default: break
+            }
+            if id == nil {
+                diagnostics.append(
+                    Diagnostic(.error, "catalog.track-id-invalid", "track id \(JSONObjectReader.preview(raw)) is not an integer; CastPrep numbers the track itself",
+                               fix: "use a positive integer id such as \"1\"", path: path.appending("id")))
+            }
+        }
+        let type = track.string("type")?.lowercased()
+        let subtype = track.string("subtype")
+        let reference = track.string("contentId")
+        let name = track.string("name")
+        let language = track.string("language")
+        _ = track.finish(into: &diagnostics)
+        if let type, type != "text" {
+            diagnostics.append(
+                Diagnostic(.note, "catalog.track-not-text", "\(type) tracks cannot be side-loaded on the Default Media Receiver; skipped",
+                           fix: "only text tracks are sent with the LOAD", path: path.appending("type")))
+            return nil
+        }
+        guard let reference, let url = resolver.resolve(reference, base: base) else {
+            diagnostics.append(
+                Diagnostic(.error, "catalog.track-url-missing", "track has no contentId (its file); skipped", fix: "add \"contentId\": \"name-en.vtt\"",
+                           path: path))
+            return nil
+        }
+        return CaptionTrack(
+            id: id, url: url, language: language, name: name, kind: subtype.map { TextTrackType(rawValue: $0.uppercased()) } ?? .subtitles)
+    }
+
+    /// Read the CastVideos-chrome `media.js` list: `{"media": [{contentUrl, contentType, …}]}`.
+    public func readChromeShape(_ json: JSONValue) -> CatalogReadResult {
+        var diagnostics: [Diagnostic] = []
+        var items: [CatalogItem] = []
+        guard var root = JSONObjectReader(json, at: .root, typeName: "catalog", diagnostics: &diagnostics) else {
+            return CatalogReadResult(format: .castVideosChrome, items: [], diagnostics: diagnostics)
+        }
+        let mediaValue = root.value("media")
+        _ = root.finish(into: &diagnostics)
+        guard case .array(let entries)? = mediaValue else {
+            diagnostics.append(Diagnostic(.error, "catalog.media-missing", "\"media\" must be an array", fix: "write \"media\": [ … ]",
+                                          path: JSONPath.root.appending("media")))
+            return CatalogReadResult(format: .castVideosChrome, items: [], diagnostics: diagnostics)
+        }
+        for (index, entry) in entries.enumerated() {
+            let path = JSONPath.root.appending("media").appending(index: index)
+            guard var reader = JSONObjectReader(entry, at: path, typeName: "media entry", diagnostics: &diagnostics) else { continue }
+            let reference = reader.string("contentUrl")
+            let contentType = reader.string("contentType")
+            let title = reader.string("title")
+            let subtitle = reader.string("subtitle")
+            let thumb = reader.string("thumb")
+            let duration = reader.double("duration")
+            _ = reader.finish(into: &diagnostics)
+            guard let reference, let url = resolver.resolve(reference) else {
+                diagnostics.append(Diagnostic(.error, "catalog.item-no-source", "entry has no contentUrl; skipped", fix: "add \"contentUrl\"", path: path))
+                continue
+            }
+            var item = CatalogItem(
+                id: "item-\(items.count + 1)", index: items.count, title: title,
+                sources: [MediaSource(kind: .guess(fromURL: url), url: url, declaredContentType: contentType)])
+            item.subtitle = subtitle
+            item.duration = duration
+            item.metadataType = .tvShow
+            item.streamType = .buffered
+            if let thumb, let imageURL = resolver.resolve(thumb) { item.images = [CastImage(url: imageURL)] }
+            item.path = path
+            items.append(item)
+        }
+        return CatalogReadResult(format: .castVideosChrome, items: items, diagnostics: diagnostics)
+    }
+
+    /// MIME typos seen in real catalogs, with the intended type.
+    static let mimeTypos: [String: String] = [
+        "videos/mp4": "video/mp4",
+        "video/mpeg4": "video/mp4",
+        "application/mpegurl": "application/x-mpegurl",
+        "video/m3u8": "application/x-mpegurl",
+        "application/dash": "application/dash+xml",
+    ]
+}

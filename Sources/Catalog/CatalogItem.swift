@@ -1,0 +1,131 @@
+public import CastModel
+public import JSONSupport
+
+/// One playable entry of a catalog, in a shape independent of the catalog's format.
+///
+/// Readers fill in what their format says; probing (later stages) fills in what it does not
+/// (codecs, duration, tracks). ``CastRequestBuilder`` turns an item into Cast requests.
+public struct CatalogItem: Sendable, Hashable {
+    /// A stable identifier: the catalog's own id, or one derived from the position.
+    public var id: String
+    /// Position in the catalog, from 0.
+    public var index: Int
+    public var title: String?
+    /// The short line shown under the title.
+    public var subtitle: String?
+    /// A longer description; sent in `customData.description` as the sample apps do.
+    public var description: String?
+    public var studio: String?
+    /// Every source the catalog offers (HLS, DASH, MP4…), in catalog order.
+    public var sources: [MediaSource]
+    /// Explicit stream type; nil lets the builder choose (BUFFERED).
+    public var streamType: StreamType?
+    /// Seconds, when the catalog knows.
+    public var duration: Double?
+    public var metadataType: MetadataType
+    public var images: [CastImage]
+    public var captions: [CaptionTrack]
+    public var customData: JSONValue?
+    /// Raw `MediaMetadata` members to apply on top (native catalogs).
+    public var metadataOverrides: [String: JSONValue]
+    /// Raw `MediaInformation` members to apply on top (native catalogs).
+    public var mediaOverrides: [String: JSONValue]
+    public var textTrackStyle: TextTrackStyle?
+    /// Queue behaviour.
+    public var autoplay: Bool?
+    public var startTime: Double?
+    public var preloadTime: Double?
+    public var playbackDuration: Double?
+    /// Where the item was defined: file and line, and its JSON path.
+    public var location: Diagnostic.SourceLocation?
+    public var path: JSONPath?
+
+    /// Creates an item with the given sources; set other fields as properties.
+    public init(id: String, index: Int, title: String? = nil, sources: [MediaSource]) {
+        self.id = id
+        self.index = index
+        self.title = title
+        self.sources = sources
+        self.metadataType = .movie
+        self.images = []
+        self.captions = []
+        self.metadataOverrides = [:]
+        self.mediaOverrides = [:]
+    }
+}
+
+/// One way to fetch an item's media.
+public struct MediaSource: Sendable, Hashable {
+    /// The kind of source, which decides preference.
+    public struct Kind: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue.lowercased() }
+        public static let hls = Kind(rawValue: "hls")
+        public static let dash = Kind(rawValue: "dash")
+        public static let mp4 = Kind(rawValue: "mp4")
+        /// Anything else (WebM, MP3, TS…): used when nothing preferred exists.
+        public static let other = Kind(rawValue: "other")
+        public var description: String { rawValue }
+
+        /// The kind a URL's extension suggests.
+        public static func guess(fromURL url: String) -> Kind {
+            switch URLResolver.pathExtension(of: url) {
+            case "m3u8", "m3u": .hls
+            case "mpd": .dash
+            case "mp4", "m4v", "m4a": .mp4
+            default: .other
+            }
+        }
+    }
+
+    public var kind: Kind
+    /// Absolute URL (http, https or file).
+    public var url: String
+    /// The MIME type the catalog declares, if any (already corrected for known typos).
+    public var declaredContentType: String?
+
+    /// Creates a source.
+    public init(kind: Kind, url: String, declaredContentType: String? = nil) {
+        self.kind = kind
+        self.url = url
+        self.declaredContentType = declaredContentType
+    }
+}
+
+/// A side-loaded caption or subtitle file of any format.
+public struct CaptionTrack: Sendable, Hashable {
+    /// The catalog's track id, when it gives one.
+    public var id: Int?
+    /// Absolute URL (http, https or file).
+    public var url: String
+    /// BCP 47 language.
+    public var language: String?
+    public var name: String?
+    /// SUBTITLES, CAPTIONS, DESCRIPTIONS, CHAPTERS or METADATA.
+    public var kind: TextTrackType
+    /// Declared or inferred format: `vtt`, `srt`, `ttml`, `ass`, `scc`…
+    public var format: String?
+    /// Whether the track should be active at load.
+    public var isDefault: Bool
+
+    /// Creates a caption track.
+    public init(id: Int? = nil, url: String, language: String? = nil, name: String? = nil, kind: TextTrackType = .subtitles,
+                format: String? = nil, isDefault: Bool = false) {
+        self.id = id
+        self.url = url
+        self.language = language
+        self.name = name
+        self.kind = kind
+        self.format = format ?? URLResolver.pathExtension(of: url)
+        self.isDefault = isDefault
+    }
+
+    /// The MIME type the receiver needs for this format, or nil when Cast cannot render it.
+    public var castContentType: String? {
+        switch format?.lowercased() {
+        case "vtt", "webvtt": "text/vtt"
+        case "ttml", "dfxp", "xml", "ttml+xml": "application/ttml+xml"
+        default: nil
+        }
+    }
+}

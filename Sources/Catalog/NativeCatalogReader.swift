@@ -1,0 +1,220 @@
+import CastModel
+public import JSONSupport
+
+/// Reads CastPrep's own catalog format (documented in Catalogs/README.md).
+///
+/// It can say everything a LOAD can carry: each item has a URL (or several sources),
+/// metadata, images, captions of any format as local paths or URLs, and raw `media` and
+/// `metadata` members that override what CastPrep derives. `defaults` apply to every item.
+public struct NativeCatalogReader: Sendable {
+    public var resolver: URLResolver
+
+    /// The format version this reader understands.
+    public static let formatVersion = 1
+
+    /// Creates a reader.
+    public init(resolver: URLResolver) { self.resolver = resolver }
+
+    /// Reads a native catalog document.
+    public func read(_ json: JSONValue) -> CatalogReadResult {
+        var diagnostics: [Diagnostic] = []
+        guard var root = JSONObjectReader(json, at: .root, typeName: "catalog", diagnostics: &diagnostics) else {
+            return CatalogReadResult(format: .native, items: [], diagnostics: diagnostics)
+        }
+        if let version = root.int("castprep"), version > Self.formatVersion {
+            diagnostics.append(
+                Diagnostic(.warning, "catalog.version-newer", "the catalog is format version \(version); this CastPrep reads version \(Self.formatVersion) and ignores what it does not know",
+                           fix: "update CastPrep", path: JSONPath.root.appending("castprep")))
+        }
+        let title = root.string("title")
+        let baseURL = root.string("baseUrl")
+        let defaultsValue = root.value("defaults")
+        let style = root.model("textTrackStyle", as: TextTrackStyle.self)
+        let itemsValue = root.value("items")
+        _ = root.finish(into: &diagnostics)
+        var defaults: [String: JSONValue] = [:]
+        if let defaultsValue {
+            if case .object(let members) = defaultsValue {
+                defaults = members
+            } else {
+                diagnostics.append(Diagnostic(.error, "json.type-mismatch", "catalog.defaults must be an object", fix: "write \"defaults\": { … }",
+                                              path: JSONPath.root.appending("defaults")))
+            }
+        }
+        guard case .array(let entries)? = itemsValue else {
+            diagnostics.append(
+                Diagnostic(.error, "catalog.items-missing", "the catalog has no \"items\" array",
+                           fix: "write \"items\": [ {\"title\": …, \"url\": …} ]", path: JSONPath.root.appending("items")))
+            return CatalogReadResult(format: .native, items: [], diagnostics: diagnostics, title: title)
+        }
+        var items: [CatalogItem] = []
+        var seenIDs: [String: Int] = [:]
+        for (index, entry) in entries.enumerated() {
+            let path = JSONPath.root.appending("items").appending(index: index)
+            var merged = entry
+            if case .object(var members) = entry, !defaults.isEmpty {
+                for (key, value) in defaults where members[key] == nil { members[key] = value }
+                merged = .object(members)
+            }
+            guard var item = readItem(merged, at: path, baseURL: baseURL, index: items.count, diagnostics: &diagnostics) else { continue }
+            if item.textTrackStyle == nil { item.textTrackStyle = style }
+            if let previous = seenIDs[item.id] {
+                diagnostics.append(
+                    Diagnostic(.error, "catalog.duplicate-id", "item id \"\(item.id)\" is also used by item #\(previous); ids must be unique",
+                               fix: "rename one of them", path: path.appending("id")))
+                item.id += "-\(index + 1)"
+            }
+            seenIDs[item.id] = index
+            items.append(item)
+        }
+        return CatalogReadResult(format: .native, items: items, diagnostics: diagnostics, title: title)
+    }
+
+    func readItem(_ json: JSONValue, at path: JSONPath, baseURL: String?, index: Int, diagnostics: inout [Diagnostic]) -> CatalogItem? {
+        guard var reader = JSONObjectReader(json, at: path, typeName: "item", diagnostics: &diagnostics) else { return nil }
+        var local: [Diagnostic] = []
+        let id = reader.string("id")
+        let title = reader.string("title")
+        var sources: [MediaSource] = []
+        if let reference = reader.string("url") {
+            if let url = resolver.resolve(reference, base: baseURL) {
+                sources.append(MediaSource(kind: .guess(fromURL: url), url: url, declaredContentType: nil))
+            }
+        }
+        if let sourcesValue = reader.value("sources") {
+            if case .array(let entries) = sourcesValue {
+                for (sourceIndex, entry) in entries.enumerated() {
+                    let sourcePath = path.appending("sources").appending(index: sourceIndex)
+                    guard var source = JSONObjectReader(entry, at: sourcePath, typeName: "source", diagnostics: &local) else { continue }
+                    let type = source.string("type")
+                    let reference = source.string("url")
+                    let contentType = source.string("contentType") ?? source.string("mime")
+                    _ = source.finish(into: &local)
+                    guard let reference, let url = resolver.resolve(reference, base: baseURL) else {
+                        local.append(Diagnostic(.error, "catalog.source-url-missing", "source has no url; skipped", fix: "add \"url\"", path: sourcePath))
+                        continue
+                    }
+                    sources.append(
+                        MediaSource(kind: type.map(MediaSource.Kind.init(rawValue:)) ?? .guess(fromURL: url), url: url, declaredContentType: contentType))
+                }
+            } else {
+                reader.mismatch("sources", expected: "an array of {type, url, contentType}", found: sourcesValue)
+            }
+        }
+        let contentType = reader.string("contentType")
+        if let contentType, !sources.isEmpty, sources[0].declaredContentType == nil {
+            sources[0].declaredContentType = contentType
+        }
+        var item = CatalogItem(id: id ?? "item-\(index + 1)", index: index, title: title, sources: sources)
+        item.subtitle = reader.string("subtitle")
+        item.description = reader.string("description")
+        item.studio = reader.string("studio")
+        item.streamType = reader.vocabulary("streamType")
+        item.duration = reader.double("duration")
+        if let raw = reader.value("metadataType") {
+            switch raw {
+            case .number(let number):
+                if let value = number.intValue { item.metadataType = MetadataType(rawValue: value) }
+            case .string(let name):
+                if let type = MetadataType(name: name) {
+                    item.metadataType = type
+                } else {
+                    local.append(
+                        Diagnostic(.error, "catalog.metadata-type-unknown", "metadataType \"\(name)\" is not a metadata type",
+                                   fix: "use GENERIC, MOVIE, TV_SHOW, MUSIC_TRACK, PHOTO, AUDIOBOOK_CHAPTER or 0–5",
+                                   path: path.appending("metadataType")))
+                }
+            default:
+                reader.mismatch("metadataType", expected: "a name such as \"MOVIE\" or a number 0–5", found: raw)
+            }
+        }
+        if let imagesValue = reader.value("images") {
+            if case .array(let entries) = imagesValue {
+                for (imageIndex, entry) in entries.enumerated() {
+                    let imagePath = path.appending("images").appending(index: imageIndex)
+                    if case .string(let reference) = entry {
+                        if let url = resolver.resolve(reference, base: baseURL) { item.images.append(CastImage(url: url)) }
+                    } else if var image = CastImage.decode(from: entry, at: imagePath, diagnostics: &local) {
+                        image.url = resolver.resolve(image.url, base: baseURL) ?? image.url
+                        item.images.append(image)
+                    }
+                }
+            } else {
+                reader.mismatch("images", expected: "an array of URLs or {url, width, height}", found: imagesValue)
+            }
+        }
+        if let captionsValue = reader.value("captions") {
+            if case .array(let entries) = captionsValue {
+                for (captionIndex, entry) in entries.enumerated() {
+                    let captionPath = path.appending("captions").appending(index: captionIndex)
+                    if let caption = readCaption(entry, at: captionPath, baseURL: baseURL, diagnostics: &local) { item.captions.append(caption) }
+                }
+            } else {
+                reader.mismatch("captions", expected: "an array of {src, language, name}", found: captionsValue)
+            }
+        }
+        if let metadata = reader.value("metadata") {
+            if case .object(let members) = metadata { item.metadataOverrides = members } else {
+                reader.mismatch("metadata", expected: "an object of Cast metadata fields", found: metadata)
+            }
+        }
+        if let media = reader.value("media") {
+            if case .object(let members) = media { item.mediaOverrides = members } else {
+                reader.mismatch("media", expected: "an object of Cast MediaInformation fields", found: media)
+            }
+        }
+        item.customData = reader.value("customData")
+        item.textTrackStyle = reader.model("textTrackStyle")
+        item.autoplay = reader.bool("autoplay")
+        item.startTime = reader.double("startTime")
+        item.preloadTime = reader.double("preloadTime")
+        item.playbackDuration = reader.double("playbackDuration")
+        item.path = path
+        _ = reader.finish(into: &diagnostics)
+        diagnostics += local
+        let label = title.map { "\"\($0)\"" } ?? "item #\(index)"
+        let mediaHasURL = item.mediaOverrides["contentId"]?.stringValue != nil || item.mediaOverrides["contentUrl"]?.stringValue != nil
+        if sources.isEmpty, !mediaHasURL {
+            diagnostics.append(
+                Diagnostic(.error, "catalog.item-no-source", "\(label) has no url or sources; skipped",
+                           fix: "add \"url\": \"media/file.mp4\" (relative to the catalog or baseUrl)", path: path))
+            return nil
+        }
+        if title == nil, item.metadataOverrides["title"] == nil {
+            diagnostics.append(
+                Diagnostic(.warning, "catalog.title-missing", "\(label) has no title; the TV and senders show none", fix: "add \"title\"", path: path))
+        }
+        return item
+    }
+
+    func readCaption(_ json: JSONValue, at path: JSONPath, baseURL: String?, diagnostics: inout [Diagnostic]) -> CaptionTrack? {
+        if case .string(let reference) = json {
+            guard let url = resolver.resolve(reference, base: baseURL) else { return nil }
+            return CaptionTrack(url: url, language: Self.languageGuess(from: url))
+        }
+        guard var reader = JSONObjectReader(json, at: path, typeName: "caption", diagnostics: &diagnostics) else { return nil }
+        let reference = reader.string("src") ?? reader.string("url")
+        let language = reader.string("language")
+        let name = reader.string("name")
+        let kind = reader.string("kind").map { TextTrackType(rawValue: $0.uppercased()) }
+        let format = reader.string("format")
+        let isDefault = reader.bool("default") ?? false
+        let id = reader.int("id")
+        _ = reader.finish(into: &diagnostics)
+        guard let reference, let url = resolver.resolve(reference, base: baseURL) else {
+            diagnostics.append(Diagnostic(.error, "catalog.caption-src-missing", "caption has no src; skipped", fix: "add \"src\": \"subs/name.en.vtt\"", path: path))
+            return nil
+        }
+        return CaptionTrack(id: id, url: url, language: language ?? Self.languageGuess(from: url), name: name, kind: kind ?? .subtitles,
+                            format: format?.lowercased(), isDefault: isDefault)
+    }
+
+    /// `movie.en.srt` → `en`; `movie.pt-BR.vtt` → `pt-BR`.
+    static func languageGuess(from url: String) -> String? {
+        let name = url.split(separator: "/").last.map(String.init) ?? url
+        let parts = name.split(separator: ".")
+        guard parts.count >= 3 else { return nil }
+        let candidate = String(parts[parts.count - 2])
+        return LanguageTag.check(candidate) == .wellFormed && candidate.count <= 6 && candidate.first?.isLetter == true ? candidate : nil
+    }
+}

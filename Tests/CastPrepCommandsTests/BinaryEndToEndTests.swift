@@ -1,0 +1,76 @@
+import Foundation
+import JSONSupport
+import Testing
+import TestSupport
+
+/// Runs the built `castprep` binary as a user would: a real process, real exit status,
+/// real stdout/stderr. `Scripts/test` sets CASTPREP_BINARY; otherwise the debug build is used.
+func runBinary(_ arguments: [String], stdin: String? = nil) throws -> (status: Int32, output: String, error: String) {
+    let binary = ProcessInfo.processInfo.environment["CASTPREP_BINARY"]
+        ?? Repository.root().appendingPathComponent(".build/debug/castprep").path
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = arguments
+    process.currentDirectoryURL = Repository.root()
+    var environment = ProcessInfo.processInfo.environment
+    environment["NO_COLOR"] = "1"
+    process.environment = environment
+    let output = Pipe()
+    let error = Pipe()
+    let input = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    // Read both pipes before waiting so a full pipe cannot block the child.
+    let outData = output.fileHandleForReading.readDataToEndOfFile()
+    let errData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
+var binaryExists: Bool {
+    let binary = ProcessInfo.processInfo.environment["CASTPREP_BINARY"]
+        ?? Repository.root().appendingPathComponent(".build/debug/castprep").path
+    return FileManager.default.isExecutableFile(atPath: binary)
+}
+
+@Suite("castprep binary end to end", .enabled(if: binaryExists, "the castprep binary is not built"))
+struct BinaryEndToEndTests {
+    @Test("--version and --help")
+    func versionAndHelp() throws {
+        let version = try runBinary(["--version"])
+        #expect(version.status == 0)
+        #expect(version.output == "0.1.0\n")
+        let help = try runBinary(["--help"])
+        #expect(help.status == 0)
+        #expect(help.output.hasPrefix("OVERVIEW: Make a media library castable, then cast it."))
+    }
+
+    @Test("load writes requests to stdout and the summary to stderr")
+    func load() throws {
+        let result = try runBinary(["load", "Catalogs/playlist.m3u8", "--ndjson"])
+        #expect(result.status == 0)
+        #expect(result.output.split(separator: "\n").count == 4)
+        #expect(!result.output.contains("castprep:"))
+        #expect(result.error.hasSuffix("castprep: 4 items read, 4 LOAD requests printed; 0 errors, 1 warning, 4 notes\n"))
+    }
+
+    @Test("load output round-trips through validate via a pipe")
+    func loadThenValidate() throws {
+        let load = try runBinary(["load", "Catalogs/demo.json", "--ndjson"])
+        #expect(load.status == 0)
+        let validate = try runBinary(["validate", "-"], stdin: load.output)
+        #expect(validate.status == 0)
+        #expect(validate.output == "-: ok (5 LOAD; 0 errors, 0 warnings)\n")
+    }
+
+    @Test("a usage error exits 64")
+    func usage() throws {
+        let result = try runBinary(["load", "--bogus"])
+        #expect(result.status == 64)
+        #expect(result.error.contains("Error: Unknown option '--bogus'"))
+    }
+}
