@@ -1,5 +1,6 @@
 public import CastModel
 public import Foundation
+import Synchronization
 import JSONSupport
 
 /// Turns catalog items into Cast requests: MediaInformation, LOAD, queue items, QUEUE_LOAD.
@@ -100,7 +101,7 @@ public struct CastRequestBuilder: Sendable {
                 tracks.append(
                     MediaTrack(
                         trackID: id, type: .text, trackContentID: url, trackContentType: contentType, subtype: caption.kind,
-                        name: caption.name ?? caption.language.map { Locale(identifier: "en").localizedString(forIdentifier: $0) ?? $0 },
+                        name: caption.name ?? caption.language.map(LanguageNames.englishName(for:)),
                         language: caption.language))
             }
             media.tracks = tracks
@@ -141,5 +142,21 @@ public struct CastRequestBuilder: Sendable {
     func rebase(_ url: String) -> String {
         guard let baseURL = options.baseURL, let root = options.fileRoot else { return url }
         return URLResolver.rebase(url, fileRoot: root, onto: baseURL)
+    }
+}
+
+/// English names for language codes, for track labels ("en-US" → "English (United States)").
+///
+/// Foundation's lookup goes through ICU and costs milliseconds per call on Linux, which
+/// dominates a 10,000-item catalog; names are cached per code.
+enum LanguageNames {
+    private static let cache = Mutex<[String: String]>([:])
+    private static let english = Locale(identifier: "en")
+
+    static func englishName(for code: String) -> String {
+        if let name = cache.withLock({ $0[code] }) { return name }
+        let name = english.localizedString(forIdentifier: code) ?? code
+        cache.withLock { $0[code] = name }
+        return name
     }
 }

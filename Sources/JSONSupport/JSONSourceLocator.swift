@@ -36,13 +36,17 @@ public struct JSONSourceLocator: Sendable {
             _ = try? cursor.parseDocument()
             return cursor.foundOffsets
         }
-        var result: [JSONPath: Position] = [:]
+        var resolved: [JSONPath: Int] = [:]
         for path in paths {
             var components = path.components
             while offsets[components] == nil, !components.isEmpty { components.removeLast() }
-            guard let offset = offsets[components] else { continue }
-            let (line, column) = TextPosition.lineAndColumn(of: offset, in: bytes)
-            result[path] = Position(offset: offset, line: line, column: column)
+            if let offset = offsets[components] { resolved[path] = offset }
+        }
+        let places = TextPosition.linesAndColumns(of: Array(resolved.values), in: bytes)
+        var result: [JSONPath: Position] = [:]
+        for (path, offset) in resolved {
+            guard let place = places[offset] else { continue }
+            result[path] = Position(offset: offset, line: place.line, column: place.column)
         }
         return result
     }

@@ -1,0 +1,149 @@
+import Testing
+
+@testable import CastModel
+
+/// A MIME type and how it must parse.
+struct MediaTypeCase: Sendable, CustomTestStringConvertible {
+    var text: String
+    var essence: String
+    var parameters: [String]
+    var codecs: [String]
+    var description: String
+    var testDescription: String { text }
+}
+
+@Suite("MediaType")
+struct MediaTypeTests {
+    static let good: [MediaTypeCase] = [
+        MediaTypeCase(text: "video/mp4", essence: "video/mp4", parameters: [], codecs: [], description: "video/mp4"),
+        MediaTypeCase(
+            text: #"Video/MP4; Codecs="avc1.640028, mp4a.40.2""#, essence: "video/mp4", parameters: ["codecs=avc1.640028, mp4a.40.2"],
+            codecs: ["avc1.640028", "mp4a.40.2"], description: #"video/mp4; codecs="avc1.640028, mp4a.40.2""#),
+        MediaTypeCase(
+            text: "audio/mp4;codecs=mp4a.40.2", essence: "audio/mp4", parameters: ["codecs=mp4a.40.2"], codecs: ["mp4a.40.2"],
+            description: "audio/mp4; codecs=mp4a.40.2"),
+        MediaTypeCase(
+            text: "  video/webm ; codecs=vp9\t", essence: "video/webm", parameters: ["codecs=vp9"], codecs: ["vp9"],
+            description: "video/webm; codecs=vp9"),
+        MediaTypeCase(text: "text/vtt;", essence: "text/vtt", parameters: [], codecs: [], description: "text/vtt"),
+        MediaTypeCase(
+            text: #"text/plain; charset="utf-8"; format=flowed"#, essence: "text/plain", parameters: ["charset=utf-8", "format=flowed"],
+            codecs: [], description: "text/plain; charset=utf-8; format=flowed"),
+        MediaTypeCase(
+            text: "application/vnd.apple.mpegurl", essence: "application/vnd.apple.mpegurl", parameters: [], codecs: [],
+            description: "application/vnd.apple.mpegurl"),
+        MediaTypeCase(
+            text: #"video/mp4; codecs="hvc1.2.4.L153.B0,  ,mp4a.40.2""#, essence: "video/mp4",
+            parameters: ["codecs=hvc1.2.4.L153.B0,  ,mp4a.40.2"], codecs: ["hvc1.2.4.L153.B0", "mp4a.40.2"],
+            description: #"video/mp4; codecs="hvc1.2.4.L153.B0,  ,mp4a.40.2""#),
+    ]
+
+    @Test("well-formed types parse", arguments: good)
+    func parses(_ testCase: MediaTypeCase) throws {
+        let type = try MediaType.parse(testCase.text).get()
+        #expect(type.essence == testCase.essence)
+        #expect(type.parameters.map { "\($0.name)=\($0.value)" } == testCase.parameters)
+        #expect(type.codecs == testCase.codecs)
+        #expect(type.description == testCase.description)
+        // The description parses back to the same type.
+        #expect(try MediaType.parse(type.description).get() == type)
+    }
+
+    @Test("malformed types fail with the reason", arguments: [
+        ("", MediaType.ParseError.empty),
+        ("   ", .empty),
+        ("video", .missingSlash),
+        ("vidéo/mp4", .missingSlash),
+        ("video/", .invalidToken("video/")),
+        ("/mp4", .invalidToken("/mp4")),
+        ("video/mp4 x", .invalidToken("x")),
+        ("video/mp4; codecs=avc1,mp4a", .unquotedListParameter("codecs")),
+        ("video/mp4; CODECS=avc1.640028,mp4a.40.2", .unquotedListParameter("codecs")),
+        (#"video/mp4; codecs="avc1"#, .unterminatedQuote),
+        ("video/mp4; codecs=", .malformedParameter("codecs")),
+        ("video/mp4; =x", .malformedParameter("=x")),
+        ("video/mp4; codecs", .malformedParameter("")),
+    ])
+    func fails(text: String, error: MediaType.ParseError) {
+        #expect(throws: error) { try MediaType.parse(text).get() }
+    }
+
+    @Test("a quoted value with a quote or backslash survives description and parse")
+    func escapedQuotes() throws {
+        let type = try MediaType.parse(#"application/x-test; note="say \"hi\"""#).get()
+        #expect(type.parameters.first?.value == #"say "hi""#)
+        withKnownIssue("description does not escape \" and \\ inside quoted values (MediaType.swift:26)") {
+            #expect(type.description == #"application/x-test; note="say \"hi\"""#)
+            #expect((try? MediaType.parse(type.description).get()) == type)
+        }
+    }
+
+    @Test("equality ignores case of type and parameter names, not of values")
+    func equality() throws {
+        let a = try MediaType.parse("VIDEO/MP4; CODECS=avc1").get()
+        let b = try MediaType.parse("video/mp4; codecs=avc1").get()
+        let c = try MediaType.parse("video/mp4; codecs=AVC1").get()
+        #expect(a == b)
+        #expect(a.hashValue == b.hashValue)
+        #expect(a != c)
+        let parsed = try MediaType.parse("video/mp4").get()
+        #expect(MediaType(type: "video", subtype: "mp4") == parsed)
+    }
+
+    @Test("families of content types", arguments: [
+        ("application/x-mpegurl", CastMediaTypes.Family.hls), ("audio/mpegurl", .hls), ("application/dash+xml", .dash),
+        ("application/vnd.ms-sstr+xml", .smooth), ("video/mp4", .progressive), ("audio/flac", .progressive),
+        ("image/jpeg", .image), ("text/vtt", .text), ("video/x-matroska", .unsupported), ("application/x-subrip", .unsupported),
+        ("videos/mp4", .unknown),
+    ])
+    func families(essence: String, family: CastMediaTypes.Family) {
+        #expect(CastMediaTypes.family(of: essence) == family)
+    }
+
+    @Test("content types implied by file extensions", arguments: [
+        ("m3u8", "application/x-mpegurl"), ("MPD", "application/dash+xml"), ("mp4", "video/mp4"), ("m4a", "audio/mp4"),
+        ("mkv", "video/x-matroska"), ("vtt", "text/vtt"), ("srt", "application/x-subrip"), ("webp", "image/webp"),
+    ])
+    func extensions(ext: String, type: String) {
+        #expect(CastMediaTypes.contentType(forExtension: ext) == type)
+    }
+
+    @Test("an unknown extension implies nothing")
+    func unknownExtension() {
+        #expect(CastMediaTypes.contentType(forExtension: "exe") == nil)
+        #expect(CastMediaTypes.contentType(forExtension: "") == nil)
+    }
+}
+
+@Suite("LanguageTag")
+struct LanguageTagTests {
+    @Test("well-formed BCP 47 tags", arguments: [
+        "en", "EN", "en-US", "pt-BR", "zh-Hant", "zh-Hant-TW", "es-419", "sr-Latn-RS", "de-CH-1996", "fil", "und", "x-klingon",
+        "i-klingon",
+    ])
+    func wellFormed(tag: String) {
+        #expect(LanguageTag.check(tag) == .wellFormed)
+    }
+
+    @Test("underscores are a fixable mistake", arguments: [("en_US", "en-US"), ("pt_BR", "pt-BR"), ("zh_Hant_TW", "zh-Hant-TW")])
+    func underscores(tag: String, fixed: String) {
+        #expect(LanguageTag.check(tag) == .underscore(fixed: fixed))
+    }
+
+    @Test("language names are recognised, with the code when known", arguments: [
+        ("English", "en" as String?), ("FRENCH", "fr"), ("Português", nil), ("Klingon", nil),
+    ])
+    func names(tag: String, suggestion: String?) {
+        if tag.unicodeScalars.allSatisfy(\.isASCII) {
+            #expect(LanguageTag.check(tag) == .looksLikeName(suggestion: suggestion))
+        } else {
+            // A name with non-ASCII letters is not even tag-shaped.
+            #expect(LanguageTag.check(tag) == .malformed)
+        }
+    }
+
+    @Test("malformed tags", arguments: ["", "e", "en-", "en--US", "e1", "123", "english-US", "en-US-abcdefghi", "en_", "en US", "en-Ü"])
+    func malformed(tag: String) {
+        #expect(LanguageTag.check(tag) == .malformed)
+    }
+}
