@@ -257,7 +257,9 @@ public struct JSONObjectReader {
     /// that had the wrong type, and warns about names that look like misspelt known ones.
     public mutating func finish(into diagnostics: inout [Diagnostic]) -> [String: JSONValue] {
         var extras: [String: JSONValue] = [:]
-        for (key, value) in members where !known.contains(key) || mistyped.contains(key) {
+        // Known members sent as null are kept too: `"customData": null` must survive a
+        // round trip; a value set in Swift overrides it on writing.
+        for (key, value) in members where !known.contains(key) || mistyped.contains(key) || value.isNull {
             extras[key] = value
             guard !known.contains(key), let suggestion = Self.nearMiss(key, in: known) else { continue }
             self.diagnostics.append(

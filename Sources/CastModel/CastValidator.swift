@@ -519,7 +519,8 @@ public struct CastValidator: Sendable {
                     fix: byID.isEmpty ? "add the track to media.tracks, or remove the id" : "use one of: \(available)",
                     path: path.appending(index: index)))
         }
-        let activeText = ids.compactMap { byID[$0] }.filter { $0.type == .text }
+        var counted = Set<Int>()
+        let activeText = ids.filter { counted.insert($0).inserted }.compactMap { byID[$0] }.filter { $0.type == .text }
         if activeText.count > 1 {
             findings.append(
                 Diagnostic(
@@ -922,40 +923,42 @@ enum URLCheck: Equatable {
 
     static func check(_ text: String) -> URLCheck {
         if text.isEmpty { return .empty }
-        if let bad = text.first(where: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\"" || $0 == "<" || $0 == ">" || $0 == "\\" }) {
+        // Scan bytes, not Characters: this runs for every URL of every item.
+        if let bad = text.utf8.first(where: { $0 <= 0x20 || $0 == 0x22 || $0 == 0x3C || $0 == 0x3E || $0 == 0x5C || $0 == 0x7F }) {
             // A URL that is wrong in two ways reports its scheme first: that is the real problem.
             if let scheme = schemeOf(text), !["http", "https"].contains(scheme) { return .scheme(scheme) }
-            return .invalidCharacter(bad)
+            return .invalidCharacter(Character(Unicode.Scalar(bad)))
         }
         guard let scheme = schemeOf(text) else { return .relative }
-        guard ["http", "https"].contains(scheme) else { return .scheme(scheme) }
-        let afterScheme = text.dropFirst(scheme.count + 1)
-        guard afterScheme.hasPrefix("//") else { return .missingHost }
-        var authority = afterScheme.dropFirst(2).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        var host: Substring
-        if authority.hasPrefix("[") {
-            host = authority.prefix { $0 != "]" }.dropFirst()
+        guard scheme == "http" || scheme == "https" else { return .scheme(scheme) }
+        let afterScheme = text.utf8.dropFirst(scheme.utf8.count + 1)
+        guard afterScheme.starts(with: "//".utf8) else { return .missingHost }
+        var authority = afterScheme.dropFirst(2).prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[authority.index(after: at)...] }
+        let hostBytes: Substring.UTF8View.SubSequence
+        if authority.first == UInt8(ascii: "[") {
+            hostBytes = authority.dropFirst().prefix { $0 != UInt8(ascii: "]") }
         } else {
-            host = authority.prefix { $0 != ":" }
+            hostBytes = authority.prefix { $0 != UInt8(ascii: ":") }
         }
-        host = Substring(host.lowercased())
+        let host = String(decoding: hostBytes, as: UTF8.self).lowercased()
         if host.isEmpty { return .missingHost }
         if host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "::1" || host == "0.0.0.0" {
-            return .loopback(String(host))
+            return .loopback(host)
         }
         return .ok
     }
 
     static func schemeOf(_ text: String) -> String? {
-        guard let colon = text.firstIndex(of: ":") else { return nil }
-        let scheme = text[..<colon]
-        guard let first = scheme.first, first.isASCII, first.isLetter,
-              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") })
+        guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let scheme = text.utf8[..<colon]
+        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
+        guard let first = scheme.first, isLetter(first),
+              scheme.allSatisfy({ isLetter($0) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") })
         else { return nil }
         // "c:" style Windows drive letters are paths, not schemes.
         if scheme.count == 1 { return nil }
-        return scheme.lowercased()
+        return String(decoding: scheme, as: UTF8.self).lowercased()
     }
 }
 

@@ -23,7 +23,8 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
         var text = essence
         for (name, value) in parameters {
             let needsQuotes = value.contains { " ,;\"=".contains($0) } || value.isEmpty
-            text += "; \(name)=" + (needsQuotes ? "\"\(value)\"" : value)
+            let escaped = value.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
+            text += "; \(name)=" + (needsQuotes ? "\"\(escaped)\"" : value)
         }
         return text
     }

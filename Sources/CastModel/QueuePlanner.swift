@@ -48,8 +48,8 @@ public struct QueuePlanner: Sendable {
         var used = loadOverhead
         for (index, item) in items.enumerated() {
             let size = item.jsonText.utf8.count + 1  // +1 for the separating comma
-            let overhead = batches.count == 1 ? loadOverhead : insertOverhead
-            if size + overhead > maximumPayloadSize { throw .itemTooLarge(index: index, bytes: size) }
+            // An item may end up in either kind of message, so it must fit the larger envelope.
+            if size + max(loadOverhead, insertOverhead) > maximumPayloadSize { throw .itemTooLarge(index: index, bytes: size) }
             if used + size > maximumPayloadSize, let last = batches.last, !last.isEmpty {
                 batches.append([])
                 used = insertOverhead

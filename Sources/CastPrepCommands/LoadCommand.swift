@@ -129,6 +129,9 @@ enum LoadCommand {
             }
         }
 
+        // Findings about generated requests point at their catalog item: locate them all in one pass.
+        diagnostics = result.locating(diagnostics)
+
         // Output.
         if values.flag("json") {
             let document: JSONValue = [

@@ -23,6 +23,31 @@ public struct CatalogReadResult: Sendable {
     public var diagnostics: [Diagnostic]
     /// The catalog's title, when it has one.
     public var title: String?
+    /// The JSON text read, kept so positions can be computed when a finding needs one
+    /// (computing them for every item up front would cost a second parse of the catalog).
+    var source: [UInt8]?
+    /// The file name used in locations.
+    var file: String?
+
+    /// Adds file:line:column to every diagnostic that has a JSON path but no location.
+    ///
+    /// One pass over the catalog text, however many diagnostics there are.
+    public func locating(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
+        guard let source, let file else { return diagnostics }
+        guard diagnostics.contains(where: { $0.location == nil && $0.path != nil }) else { return diagnostics }
+        return CatalogReader.locate(diagnostics, in: source, file: file)
+    }
+
+    /// Fills in every item's ``CatalogItem/location`` (one pass over the catalog text).
+    public mutating func locateItems() {
+        guard let source, let file else { return }
+        let positions = JSONSourceLocator(bytes: source).positions(of: items.compactMap(\.path))
+        for index in items.indices {
+            if let path = items[index].path, let position = positions[path] {
+                items[index].location = .init(file: file, line: position.line, column: position.column)
+            }
+        }
+    }
 }
 
 /// An error that stops a catalog from being read at all.
@@ -83,42 +108,44 @@ public struct CatalogReader: Sendable {
     }
 
     /// Reads a catalog from bytes; `file` names it in diagnostics and `resolver` resolves its
-    /// relative references.
+    /// relative references. JSON is parsed once: the shape is detected from the parsed value.
     public func read(_ bytes: [UInt8], file: String, resolver: URLResolver) throws -> CatalogReadResult {
-        let format = try options.format ?? detectFormat(bytes, file: file)
+        let kind = try options.format.map(Kind.init) ?? sniff(bytes, file: file)
+        if kind == .playlist {
+            return M3UPlaylistReader(resolver: resolver).read(bytes, file: file)
+        }
+        let document: JSONDocument
+        do {
+            document = try JSONParser().parse(bytes)
+        } catch {
+            throw CatalogError(
+                diagnostic: Diagnostic(
+                    .error, DiagnosticCode(error.kind.rawValue), error.message, fix: error.fix,
+                    location: .init(file: file, line: error.line, column: error.column)))
+        }
+        let format = try options.format ?? Self.jsonFormat(of: document.value, file: file)
+        var diagnostics = document.duplicateKeys.map {
+            Diagnostic(.warning, "json.duplicate-key", "member \"\($0.path.components.last.map(Self.name) ?? "")\" appears twice; the last value is used",
+                       fix: "remove one of them", path: $0.path)
+        }
         var result: CatalogReadResult
         switch format {
-        case .m3u:
-            result = M3UPlaylistReader(resolver: resolver).read(bytes, file: file)
-        case .castVideos, .castVideosChrome, .native:
-            let document: JSONDocument
-            do {
-                document = try JSONParser().parse(bytes)
-            } catch {
-                throw CatalogError(
-                    diagnostic: Diagnostic(
-                        .error, DiagnosticCode(error.kind.rawValue), error.message, fix: error.fix,
-                        location: .init(file: file, line: error.line, column: error.column)))
-            }
-            var diagnostics = document.duplicateKeys.map {
-                Diagnostic(.warning, "json.duplicate-key", "member \"\($0.path.components.last.map(Self.name) ?? "")\" appears twice; the last value is used",
-                           fix: "remove one of them", path: $0.path)
-            }
-            switch format {
-            case .castVideos: result = CastVideosCatalogReader(resolver: resolver).read(document.value)
-            case .castVideosChrome: result = CastVideosCatalogReader(resolver: resolver).readChromeShape(document.value)
-            default: result = NativeCatalogReader(resolver: resolver).read(document.value)
-            }
-            diagnostics += result.diagnostics
-            result.diagnostics = Self.locate(diagnostics, in: bytes, file: file)
-            let itemPositions = JSONSourceLocator(bytes: bytes).positions(of: result.items.compactMap(\.path))
-            for index in result.items.indices {
-                if let path = result.items[index].path, let position = itemPositions[path] {
-                    result.items[index].location = .init(file: file, line: position.line, column: position.column)
-                }
-            }
+        case .castVideos: result = CastVideosCatalogReader(resolver: resolver).read(document.value)
+        case .castVideosChrome: result = CastVideosCatalogReader(resolver: resolver).readChromeShape(document.value)
+        case .native: result = NativeCatalogReader(resolver: resolver).read(document.value)
+        case .m3u: return M3UPlaylistReader(resolver: resolver).read(bytes, file: file)
         }
+        diagnostics += result.diagnostics
+        result.diagnostics = Self.locate(diagnostics, in: bytes, file: file)
+        result.source = bytes
+        result.file = file
         return result
+    }
+
+    /// Whether bytes hold a playlist or JSON.
+    enum Kind: Equatable {
+        case playlist, json
+        init(_ format: CatalogFormat) { self = format == .m3u ? .playlist : .json }
     }
 
     private static func name(_ component: JSONPath.Component) -> String {
@@ -128,41 +155,58 @@ public struct CatalogReader: Sendable {
         }
     }
 
-    /// Detects the format from the file name and the first bytes.
+    /// Detects the format from the file name, the first bytes and, for JSON, the top-level keys.
     public func detectFormat(_ bytes: [UInt8], file: String) throws -> CatalogFormat {
+        switch try sniff(bytes, file: file) {
+        case .playlist: return .m3u
+        case .json:
+            guard let document = try? JSONParser().parse(bytes) else { return .native }
+            return try Self.jsonFormat(of: document.value, file: file)
+        }
+    }
+
+    /// Tells a playlist from JSON by the extension and the first bytes, parsing nothing.
+    func sniff(_ bytes: [UInt8], file: String) throws -> Kind {
         let ext = URLResolver.pathExtension(of: file)
         var start = 0
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
         while start < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start]) { start += 1 }
-        if bytes[start...].starts(with: Array("#EXTM3U".utf8)) || ext == "m3u" || ext == "m3u8" { return .m3u }
+        if bytes[start...].starts(with: Array("#EXTM3U".utf8)) || ext == "m3u" || ext == "m3u8" { return .playlist }
         guard start < bytes.count else {
             throw CatalogError(
                 diagnostic: Diagnostic(.error, "catalog.empty", "the catalog file is empty",
                                        fix: "a catalog is a JSON document (f.json shape or CastPrep's own) or an M3U playlist",
                                        location: .init(file: file)))
         }
-        if bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") || ext == "json" {
-            // Look at the top-level keys without a full parse when the document is valid; a
-            // broken document is parsed later and reports its syntax error there.
-            if let document = try? JSONParser().parse(bytes), case .object(let members) = document.value {
-                if members["categories"] != nil { return .castVideos }
-                if members["items"] != nil || members["castprep"] != nil { return .native }
-                if members["media"] != nil { return .castVideosChrome }
-                throw CatalogError(
-                    diagnostic: Diagnostic(
-                        .error, "catalog.format-unknown",
-                        "the JSON has none of the keys CastPrep recognises (\"categories\" for f.json, \"items\" for a CastPrep catalog, \"media\" for the chrome sample)",
-                        fix: "see Catalogs/README.md for the formats", location: .init(file: file, line: 1, column: 1)))
-            }
-            return .native
+        let first = bytes[start]
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || ext == "json" || bytes[0] == 0xFF || bytes[0] == 0xFE {
+            return .json
         }
         // Plain lists of URLs are M3U without the header.
         let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
-        if head.split(whereSeparator: \.isNewline).first.map({ $0.hasPrefix("http") || $0.hasPrefix("#") }) == true { return .m3u }
+        if head.split(whereSeparator: \.isNewline).first.map({ $0.hasPrefix("http") || $0.hasPrefix("#") }) == true { return .playlist }
         throw CatalogError(
             diagnostic: Diagnostic(
                 .error, "catalog.format-unknown", "this is neither JSON nor an M3U playlist",
                 fix: "pass a CastVideos f.json, a CastPrep catalog (.json) or an .m3u/.m3u8 playlist", location: .init(file: file)))
+    }
+
+    /// Which JSON catalog shape a parsed document is, from its top-level keys.
+    static func jsonFormat(of value: JSONValue, file: String) throws -> CatalogFormat {
+        guard case .object(let members) = value else {
+            throw CatalogError(
+                diagnostic: Diagnostic(
+                    .error, "catalog.format-unknown", "the catalog is a JSON \(value.typeName), not an object",
+                    fix: "see Catalogs/README.md for the formats", location: .init(file: file, line: 1, column: 1)))
+        }
+        if members["categories"] != nil { return .castVideos }
+        if members["items"] != nil || members["castprep"] != nil { return .native }
+        if members["media"] != nil { return .castVideosChrome }
+        throw CatalogError(
+            diagnostic: Diagnostic(
+                .error, "catalog.format-unknown",
+                "the JSON has none of the keys CastPrep recognises (\"categories\" for f.json, \"items\" for a CastPrep catalog, \"media\" for the chrome sample)",
+                fix: "see Catalogs/README.md for the formats", location: .init(file: file, line: 1, column: 1)))
     }
 
     /// Adds file:line:column to every diagnostic that has a JSON path.

@@ -49,10 +49,22 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     public var description: String { literal }
 
     /// Numbers compare by value, so `1`, `1.0` and `1e0` are equal.
+    /// Two integer literals compare exactly (so 2^53 + 1 differs from 2^53); anything with a
+    /// fraction or exponent compares as `Double`.
     public static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool {
-        lhs.literal == rhs.literal || lhs.doubleValue == rhs.doubleValue
+        if lhs.literal == rhs.literal { return true }
+        if lhs.isIntegerLiteral, rhs.isIntegerLiteral {
+            return normalizedInteger(lhs.literal) == normalizedInteger(rhs.literal)
+        }
+        return lhs.doubleValue == rhs.doubleValue
     }
 
+    /// An integer literal without a sign on zero (`-0` is `0`).
+    private static func normalizedInteger(_ literal: String) -> String {
+        literal == "-0" ? "0" : literal
+    }
+
+    /// Hashes the `Double` value: equal numbers (by either rule of `==`) have equal doubles.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(doubleValue)
     }

@@ -343,10 +343,12 @@ struct Cursor {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
+                // Validate the source bytes, not the unescaped copy, so an error's offset points
+                // into the file. Escapes are ASCII and decode to valid UTF-8, so the verdict is
+                // the same.
+                _ = try validatedString(UnsafeBufferPointer(rebasing: bytes[start..<index]), offset: start)
                 index += 1
-                return try buffer.withUnsafeBufferPointer { raw throws(JSONSyntaxError) -> String in
-                    try validatedString(raw, offset: start)
-                }
+                return String(decoding: buffer, as: UTF8.self)
             }
             if byte < 0x20 { throw controlCharacterError(at: index) }
             if byte == UInt8(ascii: "\\") {

@@ -427,9 +427,7 @@ struct CastValidatorMessageTests {
         let duplicate = findings.first { $0.code == "load.active-track-duplicate" }
         #expect(duplicate?.severity == .warning)
         #expect(duplicate?.path?.description == "$.activeTrackIds[1]")
-        withKnownIssue("checkActiveTracks counts a repeated id as two active text tracks (CastValidator.swift:522)") {
-            #expect(!findings.contains { $0.code == "load.several-text-tracks-active" })
-        }
+        #expect(!findings.contains { $0.code == "load.several-text-tracks-active" })
     }
 
     @Test("diagnostics render as compiler-style text")

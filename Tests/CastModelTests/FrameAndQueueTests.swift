@@ -184,9 +184,7 @@ struct QueuePlannerTests {
                 #expect(error == .itemTooLarge(index: 1, bytes: bigSize))
             }
         }
-        withKnownIssue("plan() checks an item against the envelope of the batch it might leave (QueuePlanner.swift:51)") {
-            #expect(oversized.isEmpty, "budgets whose QUEUE_INSERT exceeds them: \(oversized)")
-        }
+        #expect(oversized.isEmpty, "budgets whose QUEUE_INSERT exceeds them: \(oversized)")
     }
 
     @Test("an empty queue throws .empty")

@@ -27,14 +27,18 @@ struct CatalogGoldenTests {
         let result = try readCatalog(path)
         let builder = CastRequestBuilder()
         var diagnostics = result.diagnostics
+        // Request findings have paths inside the request, not the catalog: keep them unlocated.
+        var requestFindings: [Diagnostic] = []
         var requests: [JSONValue] = []
         for item in result.items {
             let (load, found) = builder.loadRequest(for: item)
-            diagnostics += found + CastValidator().validate(load)
+            diagnostics += found
+            requestFindings += CastValidator().validate(load)
             requests.append(load.jsonValue)
         }
         let name = URL(fileURLWithPath: path).lastPathComponent
         Snapshot.assertMatches(JSONWriter.pretty.string(from: .array(requests)) + "\n", named: "\(name).loads.json")
+        diagnostics = result.locating(diagnostics) + requestFindings
         let rendered = diagnostics.sortedForDisplay().map(\.description).joined(separator: "\n")
         Snapshot.assertMatches(rendered + "\n", named: "\(name).diagnostics.txt")
         #expect(!diagnostics.containsErrors, "the demo catalogs must be castable")
