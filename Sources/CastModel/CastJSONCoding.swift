@@ -210,43 +210,33 @@ public struct JSONObjectReader {
     }
 
     public mutating func ints(_ key: String) -> [Int]? {
-        guard let value = lookup(key) else { return nil }
-        guard case .array(let elements) = value else {
-            mismatch(key, expected: "an array of integers", found: value)
-            return nil
-        }
-        var result: [Int] = []
-        for (index, element) in elements.enumerated() {
-            if let integer = element.intValue {
-                result.append(integer)
-            } else {
-                diagnostics.append(
-                    Diagnostic(
-                        .error, "json.type-mismatch",
-                        "\(typeName).\(key)[\(index)] must be an integer, not \(element.typeName) \(Self.preview(element))",
-                        fix: Self.fixForMismatch(expected: "an integer number", found: element),
-                        path: path.appending(key).appending(index: index)))
-            }
-        }
-        return result
+        elements(key, element: "an integer", expected: "an integer number", describedAs: "integers") { $0.intValue }
     }
 
     public mutating func strings(_ key: String) -> [String]? {
+        elements(key, element: "a string", expected: "a string", describedAs: "strings") { $0.stringValue }
+    }
+
+    /// Reads an array of scalars; elements of the wrong type are reported one by one and left out.
+    private mutating func elements<T>(
+        _ key: String, element noun: String, expected: String, describedAs plural: String, convert: (JSONValue) -> T?
+    ) -> [T]? {
         guard let value = lookup(key) else { return nil }
         guard case .array(let elements) = value else {
-            mismatch(key, expected: "an array of strings", found: value)
+            mismatch(key, expected: "an array of \(plural)", found: value)
             return nil
         }
-        var result: [String] = []
+        var result: [T] = []
+        result.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            if let text = element.stringValue {
-                result.append(text)
+            if let converted = convert(element) {
+                result.append(converted)
             } else {
                 diagnostics.append(
                     Diagnostic(
                         .error, "json.type-mismatch",
-                        "\(typeName).\(key)[\(index)] must be a string, not \(element.typeName) \(Self.preview(element))",
-                        fix: Self.fixForMismatch(expected: "a string", found: element),
+                        "\(typeName).\(key)[\(index)] must be \(noun), not \(element.typeName) \(Self.preview(element))",
+                        fix: Self.fixForMismatch(expected: expected, found: element),
                         path: path.appending(key).appending(index: index)))
             }
         }
