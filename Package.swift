@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "CastModel", targets: ["CastModel"]),
         .library(name: "Catalog", targets: ["Catalog"]),
         .library(name: "CommandParsing", targets: ["CommandParsing"]),
+        .library(name: "Captions", targets: ["Captions"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -41,6 +42,7 @@ let package = Package(
         .target(name: "CastModel", dependencies: ["JSONSupport"]),
         .target(name: "Catalog", dependencies: ["CastModel", "JSONSupport"]),
         .target(name: "CommandParsing"),
+        .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
         .target(
             name: "CastPrepCommands",
             dependencies: ["CastModel", "Catalog", "CommandParsing", "JSONSupport"]),
@@ -53,6 +55,9 @@ let package = Package(
         .testTarget(
             name: "CatalogTests", dependencies: ["Catalog", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "CommandParsingTests", dependencies: ["CommandParsing"]),
+        .testTarget(
+            name: "CaptionsTests", dependencies: ["Captions", "CastModel"],
+            resources: [.copy("Fixtures"), .copy("Snapshots")]),
         .testTarget(
             name: "CastPrepCommandsTests",
             dependencies: ["CastPrepCommands", "CommandParsing", "CastModel", "JSONSupport", "TestSupport"],

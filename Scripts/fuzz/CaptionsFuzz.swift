@@ -1,0 +1,47 @@
+// libFuzzer entry point for the caption readers (see Scripts/fuzz/captions).
+//
+// Each input goes through one reader (CAPTIONS_FUZZ_READER = srt, vtt, ttml, ass, scc),
+// then the full conversion. Besides "no crash, no hang, no leak", it checks the property the
+// writer promises: whatever the input, the WebVTT written validates with no errors, and
+// parsing it again gives the same cues.
+import Captions
+import CastModel
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+private let format: CaptionFormat = {
+    guard let raw = getenv("CAPTIONS_FUZZ_READER"), let format = CaptionFormat(name: String(cString: raw)) else {
+        return .srt
+    }
+    return format
+}()
+
+private let limits = CaptionLimits(maxInputBytes: 1 << 20, maxCueCount: 20_000)
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let options = CaptionReadOptions(fileName: "fuzz", limits: limits)
+    guard let conversion = try? CaptionConverter.convert(data: bytes, format: format, readOptions: options) else {
+        return 0
+    }
+    let output = Array(conversion.webVTT.utf8)
+    let findings = WebVTTValidator.check(data: output, file: "output.vtt")
+    let errors = findings.filter { $0.severity == .error }
+    if !errors.isEmpty {
+        print("writer produced invalid WebVTT:\n\(errors.map(\.description).joined(separator: "\n"))\n---\n\(conversion.webVTT)")
+        abort()
+    }
+    guard let reread = try? CaptionReader.read(data: output, format: .webVTT, options: options) else {
+        print("writer output could not be read back")
+        abort()
+    }
+    let again = WebVTTWriter.write(reread.document)
+    if again != conversion.webVTT {
+        print("write → parse → write is not stable:\n\(conversion.webVTT)\n---\n\(again)")
+        abort()
+    }
+    return 0
+}

@@ -1,0 +1,233 @@
+internal import CastModel
+
+/// How to turn a read document into WebVTT.
+public struct ConversionOptions: Sendable, Hashable {
+    /// Added to every time (the CLI's `--offset ±TIME`); negative moves captions earlier.
+    public var offset: CaptionTime
+    /// Fail instead of writing when the conversion would lose anything: any warning or
+    /// error (an unsupported style, a clamped position, a dropped cue with content).
+    public var strict: Bool
+
+    /// Creates options; the defaults shift nothing and allow lossy conversion with warnings.
+    public init(offset: CaptionTime = .zero, strict: Bool = false) {
+        self.offset = offset
+        self.strict = strict
+    }
+}
+
+/// A finished conversion: the normalised document, its WebVTT text, and the accounting.
+public struct CaptionConversion: Sendable, Hashable {
+    /// The document as written: sorted, merged, offset applied.
+    public var document: CaptionDocument
+    /// The WebVTT output (UTF-8, LF, no BOM).
+    public var webVTT: String
+    /// Counts and findings.
+    public var report: ConversionReport
+
+    /// Creates a conversion result.
+    public init(document: CaptionDocument, webVTT: String, report: ConversionReport) {
+        self.document = document
+        self.webVTT = webVTT
+        self.report = report
+    }
+}
+
+/// Reads any supported caption format and writes correct WebVTT, accounting for every cue.
+///
+/// This is the entry point behind `castprep captions convert`:
+///
+/// ```swift
+/// let input = try Array(Data(contentsOf: url))
+/// let format = CaptionFormat.detect(fileExtension: url.pathExtension, data: input) ?? .srt
+/// let result = try CaptionConverter.convert(
+///     data: input, format: format,
+///     readOptions: CaptionReadOptions(fileName: url.path),
+///     options: ConversionOptions(offset: CaptionTime(parsing: "-0.5s") ?? .zero))
+/// try CaptionFileWriter.write(result.webVTT, to: output, inputs: [url])
+/// print(result.report.summary)   // read 120, written 118, merged 1, dropped 1 (empty 1)
+/// ```
+public enum CaptionConverter {
+    /// Reads `data` as `format` and converts it.
+    ///
+    /// - Throws: ``CaptionError`` when the input cannot be read at all (too large, not the
+    ///   format, too many cues) or, with `strict`, when the conversion is lossy.
+    public static func convert(
+        data: [UInt8], format: CaptionFormat, readOptions: CaptionReadOptions = CaptionReadOptions(),
+        options: ConversionOptions = ConversionOptions()
+    ) throws(CaptionError) -> CaptionConversion {
+        let read = try CaptionReader.read(data: data, format: format, options: readOptions)
+        return try convert(read, options: options, fileName: readOptions.fileName)
+    }
+
+    /// Converts an already read document (for example from ``EmbeddedSubtitleExtractor``).
+    ///
+    /// - Throws: ``CaptionError`` with code `captions.strict-lossy` when `strict` is set and
+    ///   there are warnings or errors.
+    public static func convert(
+        _ read: CaptionReadResult, options: ConversionOptions = ConversionOptions(), fileName: String = "<input>"
+    ) throws(CaptionError) -> CaptionConversion {
+        var (document, report) = normalize(read, options: options, fileName: fileName)
+        if options.strict, let worst = report.diagnostics.maximumSeverity, worst >= .warning {
+            let count = report.diagnostics.filter { $0.severity >= .warning }.count
+            throw CaptionError(
+                "captions.strict-lossy",
+                "conversion of \(fileName) is lossy (\(count) warning(s) or error(s)); nothing was written because of --strict",
+                fix: "fix the findings listed, or convert without --strict to accept them",
+                location: Diagnostic.SourceLocation(file: fileName), diagnostics: report.diagnostics)
+        }
+        let text = WebVTTWriter.write(document)
+        if document.cues.isEmpty {
+            report.diagnostics.append(
+                Diagnostic(
+                    .warning, "captions.no-cues", "the output has no cues",
+                    fix: "check that the input is the format you think it is (--from)",
+                    location: Diagnostic.SourceLocation(file: fileName)))
+        }
+        return CaptionConversion(document: document, webVTT: text, report: report)
+    }
+
+    /// How many overlapping cues are compared with each new cue when looking for repeats.
+    private static let mergeWindow = 32
+
+    /// Applies the offset, drops what cannot be shown, sorts by start time, merges repeats and
+    /// makes identifiers unique; every change is counted and reported.
+    public static func normalize(_ read: CaptionReadResult, options: ConversionOptions, fileName: String) -> (
+        CaptionDocument, ConversionReport
+    ) {
+        var log = DiagnosticLog(file: fileName)
+        log.append(contentsOf: read.diagnostics)
+        var report = ConversionReport(sourceEncoding: read.encoding)
+        report.cuesRead = read.document.cues.count + read.unreadableCues.values.reduce(0, +)
+        report.dropped = read.unreadableCues
+        var document = read.document
+        var kept: [Cue] = []
+        kept.reserveCapacity(document.cues.count)
+
+        for var cue in document.cues {
+            if options.offset.milliseconds != 0 {
+                cue.start = cue.start + options.offset
+                cue.end = cue.end + options.offset
+            }
+            if cue.isBlank {
+                report.dropped[.empty, default: 0] += 1
+                log.add(.note, "captions.cue-dropped-empty", "cue at \(cue.start) has no text; dropped",
+                    line: cue.sourceLine)
+                continue
+            }
+            if cue.end <= cue.start {
+                report.dropped[.zeroDuration, default: 0] += 1
+                log.add(
+                    .warning, "captions.cue-dropped-zero-duration",
+                    "cue \"\(preview(cue))\" ends (\(cue.end)) before or when it starts (\(cue.start)); dropped",
+                    fix: "give the cue an end time after its start", line: cue.sourceLine)
+                continue
+            }
+            if cue.end.milliseconds <= 0 {
+                report.dropped[.beforeStart, default: 0] += 1
+                log.add(
+                    .warning, "captions.cue-dropped-before-start",
+                    "cue \"\(preview(cue))\" ends before 00:00:00.000 after the offset \(options.offset); dropped",
+                    fix: "use a smaller negative offset", line: cue.sourceLine)
+                continue
+            }
+            if cue.start.milliseconds < 0 {
+                log.add(
+                    .warning, "captions.cue-start-clamped",
+                    "cue \"\(preview(cue))\" would start at \(cue.start) after the offset; it now starts at 00:00:00.000",
+                    line: cue.sourceLine)
+                cue.start = .zero
+            }
+            kept.append(cue)
+        }
+
+        var isSorted = true
+        for index in kept.indices.dropFirst() where kept[index].start < kept[index - 1].start {
+            isSorted = false
+            break
+        }
+        if !isSorted {
+            kept = kept.enumerated().sorted { lhs, rhs in
+                lhs.element.start != rhs.element.start ? lhs.element.start < rhs.element.start : lhs.offset < rhs.offset
+            }.map(\.element)
+            log.add(.note, "captions.cues-reordered", "cues were not in time order; they are written sorted by start time")
+        }
+
+        // Merge candidates are the cues still on screen when this one starts. The window is
+        // capped, so a file of 100,000 mutually overlapping cues stays linear.
+        var merged: [Cue] = []
+        merged.reserveCapacity(kept.count)
+        var active: [Int] = []
+        for cue in kept {
+            active.removeAll { merged[$0].end < cue.start }
+            if let index = active.first(where: { merged[$0].settings == cue.settings && merged[$0].content == cue.content }) {
+                let previous = merged[index]
+                merged[index].end = max(previous.end, cue.end)
+                report.cuesMerged += 1
+                log.add(
+                    .note, "captions.cue-merged",
+                    "cue \"\(preview(cue))\" repeats the cue at \(previous.start) and overlaps or touches it; merged into one cue",
+                    line: cue.sourceLine)
+                continue
+            }
+            active.append(merged.count)
+            if active.count > mergeWindow { active.removeFirst() }
+            merged.append(cue)
+        }
+
+        var identifiers: Set<String> = []
+        for index in merged.indices {
+            guard let identifier = merged[index].identifier else { continue }
+            if !WebVTTWriter.isSafeIdentifier(identifier) {
+                log.add(
+                    .warning, "captions.identifier-removed",
+                    "cue identifier \"\(identifier)\" contains -->, a line break, starts like a NOTE comment, or is empty; removed",
+                    line: merged[index].sourceLine)
+                merged[index].identifier = nil
+            } else if !identifiers.insert(identifier).inserted {
+                log.add(
+                    .warning, "captions.duplicate-identifier",
+                    "cue identifier \"\(identifier)\" is used by an earlier cue; removed from this one",
+                    line: merged[index].sourceLine)
+                merged[index].identifier = nil
+            }
+        }
+
+        document.cues = merged
+        report.cuesWritten = merged.count
+        report.diagnostics = log.finished()
+        return (document, report)
+    }
+
+    private static func preview(_ cue: Cue) -> String {
+        let text = cue.plainText.replacingNewlines()
+        return text.count > 40 ? String(text.prefix(40)) + "…" : text
+    }
+}
+
+extension String {
+    func replacingNewlines() -> String {
+        String(map { $0 == "\n" || $0 == "\r\n" || $0 == "\r" ? " " : $0 })
+    }
+}
+
+/// Reads caption files of any supported format into a ``CaptionDocument``.
+public enum CaptionReader {
+    /// Reads `data` as `format`.
+    ///
+    /// Recoverable problems are in the result's diagnostics; only unusable input throws.
+    ///
+    /// - Throws: ``CaptionError``: `captions.input-too-large`, `captions.too-many-cues`,
+    ///   `captions.not-webvtt`, `captions.xml-malformed`, `captions.not-ttml`,
+    ///   `captions.not-scc`, `captions.ass-no-events`.
+    public static func read(data: [UInt8], format: CaptionFormat, options: CaptionReadOptions = CaptionReadOptions())
+        throws(CaptionError) -> CaptionReadResult
+    {
+        switch format {
+        case .srt: try SRTReader.read(data, options: options)
+        case .webVTT: try WebVTTParser.read(data, options: options)
+        case .ass: try ASSReader.read(data, options: options)
+        case .ttml: try TTMLReader.read(data, options: options)
+        case .scc: try SCCReader.read(data, options: options)
+        }
+    }
+}

@@ -1,0 +1,272 @@
+internal import CastModel
+
+/// Shared first step of the text readers: size check and decoding, with findings logged.
+enum TextInput {
+    static func decode(_ data: [UInt8], options: CaptionReadOptions, log: inout DiagnosticLog) throws(CaptionError)
+        -> DecodedText
+    {
+        try checkSize(data.count, options: options)
+        let decoded = TextDecoder.decode(data, forced: options.encoding)
+        if decoded.wasGuessed {
+            log.add(
+                .note, "captions.encoding-guessed",
+                "input is not UTF-8 or UTF-16; decoded as \(decoded.encoding.rawValue) by guess",
+                fix: "if the text looks wrong, pass the right code page, e.g. --encoding windows-1250", line: 1)
+        }
+        if decoded.hadInvalidBytes {
+            log.add(
+                .warning, "captions.invalid-bytes",
+                "input has bytes that are not valid \(decoded.encoding.rawValue); they were replaced with U+FFFD",
+                fix: "pass the file's real encoding with --encoding", line: 1)
+        }
+        return decoded
+    }
+
+    static func checkSize(_ count: Int, options: CaptionReadOptions) throws(CaptionError) {
+        if count > options.limits.maxInputBytes {
+            throw CaptionError(
+                "captions.input-too-large",
+                "input is \(count) bytes; the limit is \(options.limits.maxInputBytes) bytes",
+                fix: "caption files are normally under 1 MB; check that this is really a caption file",
+                location: Diagnostic.SourceLocation(file: options.fileName))
+        }
+    }
+
+    static func tooManyCues(_ options: CaptionReadOptions, line: Int?) -> CaptionError {
+        CaptionError(
+            "captions.too-many-cues", "input has more than \(options.limits.maxCueCount) cues",
+            fix: "split the file, or raise CaptionLimits.maxCueCount if it is genuine",
+            location: Diagnostic.SourceLocation(file: options.fileName, line: line))
+    }
+}
+
+/// Reads SubRip (`.srt`) files.
+///
+/// Tolerant in the ways real files need: any line ending, BOM, missing blank lines between
+/// cues, missing or repeated cue numbers, `.` instead of `,` in times, hours left out, and
+/// text lines that are just a number (a line is a cue number only when a timing line
+/// follows it). A blank line inside cue text is kept as a line break when no timing line
+/// follows it.
+enum SRTReader {
+    static func read(_ data: [UInt8], options: CaptionReadOptions) throws(CaptionError) -> CaptionReadResult {
+        var log = DiagnosticLog(file: options.fileName)
+        let decoded = try TextInput.decode(data, options: options, log: &log)
+        let bytes = decoded.bytes
+        let lines = Lines(bytes)
+        var document = CaptionDocument()
+        var unreadable: [CueDropReason: Int] = [:]
+        var lastIndex: Int64?
+        var seenIndices: Set<Int64> = []
+        var maxEnd = CaptionTime(milliseconds: .min)
+        var overlaps = 0
+        var firstOverlapLine: Int?
+        var index = 0
+        let arrow: [UInt8] = Array("-->".utf8)
+        var text: [UInt8] = []
+        document.cues.reserveCapacity(lines.count / 4)
+
+        func timing(_ line: Int) -> (start: CaptionTime, end: CaptionTime, rest: Range<Int>)? {
+            let range = lines[line]
+            guard Bytes.contains(bytes, range, arrow) else { return nil }
+            return parseTiming(bytes, range)
+        }
+        func isNumber(_ line: Int) -> Bool {
+            let trimmed = Bytes.trimmed(bytes, lines[line])
+            return !trimmed.isEmpty && trimmed.count <= 12 && trimmed.allSatisfy { Bytes.isDigit(bytes[$0]) }
+        }
+        func hasArrow(_ line: Int) -> Bool { Bytes.contains(bytes, lines[line], arrow) }
+        // After a blank line, any line with "-->" (even a malformed one) starts a new block,
+        // so a bad timing line is reported instead of being swallowed as text.
+        func startsCue(_ line: Int) -> Bool {
+            if hasArrow(line) { return true }
+            return line + 1 < lines.count && isNumber(line) && hasArrow(line + 1)
+        }
+
+        while index < lines.count {
+            if Bytes.isBlank(bytes, lines[index]) {
+                index += 1
+                continue
+            }
+            var cueNumber: Int64?
+            if isNumber(index), index + 1 < lines.count, Bytes.contains(bytes, lines[index + 1], arrow) {
+                cueNumber = Bytes.number(bytes, Bytes.trimmed(bytes, lines[index]))
+                index += 1
+            }
+            let timingLine = index
+            guard Bytes.contains(bytes, lines[timingLine], arrow) else {
+                log.add(
+                    .warning, "captions.srt-stray-text",
+                    "text \"\(Self.preview(bytes, lines[index]))\" is not part of any cue (no timing line before it); skipped",
+                    fix: "add a timing line such as 00:00:01,000 --> 00:00:02,000 before it", line: index + 1,
+                    column: 1)
+                index += 1
+                continue
+            }
+            // Collect the text lines first so that a malformed block is skipped as a whole.
+            var textRanges: [Range<Int>] = []
+            var cursor = timingLine + 1
+            while cursor < lines.count {
+                let range = lines[cursor]
+                if Bytes.isBlank(bytes, range) {
+                    var next = cursor + 1
+                    while next < lines.count, Bytes.isBlank(bytes, lines[next]) { next += 1 }
+                    if next >= lines.count || startsCue(next) { break }
+                    log.add(
+                        .note, "captions.srt-blank-line-in-text",
+                        "blank line inside cue text; kept as a line break because no timing line follows it",
+                        line: cursor + 1)
+                    cursor = next
+                    continue
+                }
+                if Bytes.contains(bytes, range, arrow), timing(cursor) != nil { break }
+                if cursor + 1 < lines.count, isNumber(cursor), hasArrow(cursor + 1) { break }
+                textRanges.append(range)
+                cursor += 1
+            }
+            defer { index = cursor }
+            guard let parsed = timing(timingLine) else {
+                log.add(
+                    .error, "captions.srt-bad-timing",
+                    "timing line \"\(Self.preview(bytes, lines[timingLine]))\" is not HH:MM:SS,mmm --> HH:MM:SS,mmm; cue skipped",
+                    fix: "write the times as 00:01:02,345 --> 00:01:04,000", line: timingLine + 1, column: 1)
+                unreadable[.malformed, default: 0] += 1
+                continue
+            }
+            if !Bytes.isBlank(bytes, parsed.rest) {
+                log.add(
+                    .warning, "captions.srt-timing-extra",
+                    "text after the end time (\"\(Self.preview(bytes, parsed.rest))\") is ignored; SRT box coordinates have no WebVTT equivalent",
+                    line: timingLine + 1, column: parsed.rest.lowerBound - lines[timingLine].lowerBound + 1)
+            }
+            if let cueNumber {
+                if !seenIndices.insert(cueNumber).inserted {
+                    log.add(.note, "captions.srt-duplicate-index", "cue number \(cueNumber) appears more than once",
+                        line: timingLine)
+                } else if let lastIndex, cueNumber != lastIndex + 1 {
+                    log.add(.note, "captions.srt-index-gap", "cue number \(cueNumber) follows \(lastIndex)",
+                        line: timingLine)
+                }
+                lastIndex = cueNumber
+            }
+            if parsed.start < maxEnd {
+                overlaps += 1
+                if firstOverlapLine == nil { firstOverlapLine = timingLine + 1 }
+            }
+            maxEnd = max(maxEnd, parsed.end)
+
+            text.removeAll(keepingCapacity: true)
+            var hasMarkup = false
+            for (offset, range) in textRanges.enumerated() {
+                if offset > 0 { text.append(0x0A) }
+                var end = range.upperBound
+                if range.count > options.limits.maxLineBytes {
+                    end = Bytes.characterBoundary(bytes, range, limit: options.limits.maxLineBytes)
+                    log.add(
+                        .warning, "captions.line-too-long",
+                        "line is \(range.count) bytes; cut to \(options.limits.maxLineBytes)",
+                        line: timingLine + 2 + offset)
+                }
+                for position in range.lowerBound..<end {
+                    let byte = bytes[position]
+                    if byte == UInt8(ascii: "<") || byte == UInt8(ascii: "{") { hasMarkup = true }
+                    text.append(byte)
+                }
+            }
+            let string = String(decoding: text, as: UTF8.self)
+            var cue = Cue(start: parsed.start, end: parsed.end, content: [], sourceLine: timingLine + 1)
+            if hasMarkup {
+                let markup = InlineMarkup.parseSRT(string)
+                cue.content = markup.nodes
+                if let settings = markup.settings { cue.settings = settings }
+                document.classStyles.merge(markup.classStyles) { current, _ in current }
+                for issue in markup.issues {
+                    log.add(issue.severity, issue.code, issue.message, fix: issue.fix, line: timingLine + 2)
+                }
+            } else if !string.isEmpty {
+                cue.content = [.text(string)]
+            }
+            guard document.cues.count < options.limits.maxCueCount else {
+                throw TextInput.tooManyCues(options, line: timingLine + 1)
+            }
+            document.cues.append(cue)
+        }
+        if overlaps > 0 {
+            log.add(
+                .note, "captions.overlapping-cues",
+                "\(overlaps) cue(s) start before an earlier cue ends; WebVTT shows overlapping cues together",
+                line: firstOverlapLine)
+        }
+        return CaptionReadResult(
+            document: document, diagnostics: log.finished(), unreadableCues: unreadable, encoding: decoded.encoding)
+    }
+
+    static func preview(_ bytes: [UInt8], _ range: Range<Int>) -> String {
+        let end = Bytes.characterBoundary(bytes, range, limit: 60)
+        let text = Bytes.string(bytes, range.lowerBound..<end)
+        return end < range.upperBound ? text + "…" : text
+    }
+
+    /// Parses `start --> end rest` with SRT's tolerances.
+    static func parseTiming(_ bytes: [UInt8], _ range: Range<Int>) -> (
+        start: CaptionTime, end: CaptionTime, rest: Range<Int>
+    )? {
+        var cursor = range.lowerBound
+        func skipSpaces() { while cursor < range.upperBound, Bytes.isSpace(bytes[cursor]) { cursor += 1 } }
+        skipSpaces()
+        guard let start = timestamp(bytes, &cursor, range.upperBound) else { return nil }
+        skipSpaces()
+        guard cursor + 3 <= range.upperBound, bytes[cursor] == UInt8(ascii: "-"), bytes[cursor + 1] == UInt8(ascii: "-"),
+            bytes[cursor + 2] == UInt8(ascii: ">")
+        else { return nil }
+        cursor += 3
+        skipSpaces()
+        guard let end = timestamp(bytes, &cursor, range.upperBound) else { return nil }
+        return (start, end, cursor..<range.upperBound)
+    }
+
+    /// `[H+:]MM:SS[,.]fff` with 1-3 fraction digits (more are rounded), or `H:MM:SS` alone.
+    private static func timestamp(_ bytes: [UInt8], _ cursor: inout Int, _ end: Int) -> CaptionTime? {
+        var fields: [Int64] = []
+        var negative = false
+        if cursor < end, bytes[cursor] == UInt8(ascii: "-") {
+            negative = true
+            cursor += 1
+        }
+        while true {
+            let start = cursor
+            while cursor < end, Bytes.isDigit(bytes[cursor]) { cursor += 1 }
+            guard let value = Bytes.number(bytes, start..<cursor), fields.count < 3 else { return nil }
+            fields.append(value)
+            if cursor < end, bytes[cursor] == UInt8(ascii: ":"), fields.count < 3 {
+                cursor += 1
+                continue
+            }
+            break
+        }
+        guard fields.count >= 2 else { return nil }
+        var millis: Int64 = 0
+        if cursor < end, bytes[cursor] == UInt8(ascii: ",") || bytes[cursor] == UInt8(ascii: ".") {
+            cursor += 1
+            let start = cursor
+            while cursor < end, Bytes.isDigit(bytes[cursor]) { cursor += 1 }
+            let digits = cursor - start
+            guard digits > 0 else { return nil }
+            var value: Int64 = 0
+            for (offset, position) in (start..<cursor).enumerated() where offset < 4 {
+                value = value * 10 + Int64(bytes[position] - 0x30)
+            }
+            switch min(digits, 4) {
+            case 1: millis = value * 100
+            case 2: millis = value * 10
+            case 3: millis = value
+            default: millis = (value + 5) / 10
+            }
+        }
+        let hours = fields.count == 3 ? fields[0] : 0
+        let minutes = fields[fields.count - 2]
+        let seconds = fields[fields.count - 1]
+        guard minutes < 60, seconds < 60, hours < 1_000_000 else { return nil }
+        let time = CaptionTime(hours: hours, minutes: minutes, seconds: seconds, milliseconds: millis)
+        return negative ? CaptionTime(milliseconds: -time.milliseconds) : time
+    }
+}

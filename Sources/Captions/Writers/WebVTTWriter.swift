@@ -1,0 +1,252 @@
+/// Writes a ``CaptionDocument`` as WebVTT that every parser reads the same way.
+///
+/// The output is UTF-8 without a BOM, with LF line ends. Cue text escapes `&`, `<` and `>`,
+/// so `-->` can never appear in a payload (it would end the cue in a spec parser and makes
+/// webvtt-py reject the whole file, peers.md §2.3). Lines that are empty or only
+/// whitespace are left out, because an empty line ends a cue. Italic, bold and underline
+/// stay tags; colours become `::cue(.class)` rules in a `STYLE` block; placement becomes
+/// cue settings.
+///
+/// The writer never fails and never reorders: sorting, merging and dropping are the
+/// converter's job (``CaptionConverter``), which reports each of them.
+///
+/// ```swift
+/// let vtt = WebVTTWriter.write(document)
+/// // "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n&lt;3 &amp; more\n"
+/// ```
+public enum WebVTTWriter {
+    /// Returns the WebVTT text of `document`.
+    public static func write(_ document: CaptionDocument) -> String {
+        String(decoding: writeBytes(document), as: UTF8.self)
+    }
+
+    /// Returns the WebVTT text of `document` as UTF-8 bytes, ready to write to a file.
+    public static func writeBytes(_ document: CaptionDocument) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(64 + document.cues.count * 72)
+        output.append(contentsOf: "WEBVTT\n".utf8)
+
+        if !document.classStyles.isEmpty {
+            output.append(contentsOf: "\nSTYLE\n".utf8)
+            for (name, style) in document.classStyles.sorted(by: { $0.key < $1.key }) {
+                output.append(contentsOf: "::cue(.\(sanitizeClass(name))) {".utf8)
+                if let color = style.color { output.append(contentsOf: " color: \(color);".utf8) }
+                if let background = style.backgroundColor {
+                    output.append(contentsOf: " background-color: \(background);".utf8)
+                }
+                output.append(contentsOf: " }\n".utf8)
+            }
+        }
+        for sheet in document.styleSheets {
+            let lines = sheet.split(omittingEmptySubsequences: true) { $0 == "\n" || $0 == "\r" }
+                .filter { !$0.allSatisfy { $0 == " " || $0 == "\t" } }
+            guard !lines.isEmpty, !sheet.contains("-->") else { continue }
+            output.append(contentsOf: "\nSTYLE\n".utf8)
+            for line in lines {
+                output.append(contentsOf: line.utf8)
+                output.append(0x0A)
+            }
+        }
+        for region in document.regions where isSafeToken(region.identifier) {
+            output.append(contentsOf: "\nREGION\nid:\(region.identifier)".utf8)
+            output.append(contentsOf: " width:\(formatNumber(region.width))%".utf8)
+            output.append(contentsOf: " lines:\(max(0, region.lines))".utf8)
+            output.append(
+                contentsOf:
+                    " regionanchor:\(formatNumber(region.regionAnchor.x))%,\(formatNumber(region.regionAnchor.y))%".utf8)
+            output.append(
+                contentsOf:
+                    " viewportanchor:\(formatNumber(region.viewportAnchor.x))%,\(formatNumber(region.viewportAnchor.y))%"
+                    .utf8)
+            if region.scrollsUp { output.append(contentsOf: " scroll:up".utf8) }
+            output.append(0x0A)
+        }
+
+        var payload: [UInt8] = []
+        for cue in document.cues {
+            output.append(0x0A)
+            if let identifier = cue.identifier, isSafeIdentifier(identifier) {
+                output.append(contentsOf: identifier.utf8)
+                output.append(0x0A)
+            }
+            CaptionTime(milliseconds: max(0, cue.start.milliseconds)).appendClock(to: &output, separator: 0x2E)
+            output.append(contentsOf: " --> ".utf8)
+            CaptionTime(milliseconds: max(0, cue.end.milliseconds)).appendClock(to: &output, separator: 0x2E)
+            if !cue.settings.isDefault { appendSettings(cue.settings, to: &output) }
+            output.append(0x0A)
+            payload.removeAll(keepingCapacity: true)
+            appendNodes(cue.content, to: &payload)
+            appendPayloadLines(payload, to: &output)
+        }
+        return output
+    }
+
+    /// Copies the payload, leaving out lines that are empty or only spaces and tabs.
+    private static func appendPayloadLines(_ payload: [UInt8], to output: inout [UInt8]) {
+        var lineStart = 0
+        var index = 0
+        while index <= payload.count {
+            if index == payload.count || payload[index] == 0x0A {
+                var blank = true
+                for position in lineStart..<index where payload[position] != 0x20 && payload[position] != 0x09 {
+                    blank = false
+                    break
+                }
+                if !blank {
+                    output.append(contentsOf: payload[lineStart..<index])
+                    output.append(0x0A)
+                }
+                lineStart = index + 1
+            }
+            index += 1
+        }
+    }
+
+    /// Writes the nodes iteratively, so a very deep tree cannot overflow the stack.
+    private static func appendNodes(_ nodes: [CueNode], to output: inout [UInt8]) {
+        var stack: [(nodes: [CueNode], index: Int, closing: String?)] = [(nodes, 0, nil)]
+        while var frame = stack.popLast() {
+            guard frame.index < frame.nodes.count else {
+                if let closing = frame.closing { output.append(contentsOf: closing.utf8) }
+                continue
+            }
+            let node = frame.nodes[frame.index]
+            frame.index += 1
+            stack.append(frame)
+            switch node {
+            case .text(let text):
+                appendEscaped(text, to: &output)
+            case .timestamp(let time):
+                output.append(UInt8(ascii: "<"))
+                CaptionTime(milliseconds: max(0, time.milliseconds)).appendClock(to: &output, separator: 0x2E)
+                output.append(UInt8(ascii: ">"))
+            case .span(let span):
+                output.append(UInt8(ascii: "<"))
+                output.append(contentsOf: span.kind.rawValue.utf8)
+                for name in span.classes where !name.isEmpty {
+                    output.append(UInt8(ascii: "."))
+                    output.append(contentsOf: sanitizeClass(name).utf8)
+                }
+                if let annotation = span.annotation, span.kind == .voice || span.kind == .language {
+                    let collapsed = annotation.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
+                        .joined(separator: " ")
+                    if !collapsed.isEmpty {
+                        output.append(UInt8(ascii: " "))
+                        appendEscaped(collapsed, to: &output)
+                    }
+                }
+                output.append(UInt8(ascii: ">"))
+                stack.append((span.children, 0, "</\(span.kind.rawValue)>"))
+            }
+        }
+    }
+
+    /// Escapes `&`, `<`, `>`; writes U+00A0 as `&nbsp;` so it stays visible in the file.
+    private static func appendEscaped(_ text: String, to output: inout [UInt8]) {
+        // Fast path: most runs have nothing to escape and can be copied whole.
+        var text = text
+        let copied = text.withUTF8 { buffer -> Bool in
+            for byte in buffer where byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0x0D || byte == 0xC2 {
+                return false
+            }
+            output.append(contentsOf: buffer)
+            return true
+        }
+        if copied { return }
+        var pendingLeadByte = false
+        for byte in text.utf8 {
+            if pendingLeadByte {
+                pendingLeadByte = false
+                if byte == 0xA0 {
+                    output.append(contentsOf: "&nbsp;".utf8)
+                    continue
+                }
+                output.append(0xC2)
+            }
+            switch byte {
+            case 0xC2: pendingLeadByte = true
+            case UInt8(ascii: "&"): output.append(contentsOf: "&amp;".utf8)
+            case UInt8(ascii: "<"): output.append(contentsOf: "&lt;".utf8)
+            case UInt8(ascii: ">"): output.append(contentsOf: "&gt;".utf8)
+            case 0x0D: output.append(0x0A)
+            default: output.append(byte)
+            }
+        }
+        if pendingLeadByte { output.append(0xC2) }
+    }
+
+    private static func appendSettings(_ settings: CueSettings, to output: inout [UInt8]) {
+        var parts: [String] = []
+        if let vertical = settings.vertical { parts.append("vertical:\(vertical.rawValue)") }
+        if let line = settings.line {
+            var text: String
+            switch line {
+            case .number(let value): text = "line:\(formatNumber(value))"
+            case .percentage(let value): text = "line:\(formatNumber(clampPercent(value)))%"
+            }
+            if let alignment = settings.lineAlignment { text += ",\(alignment.rawValue)" }
+            parts.append(text)
+        }
+        if let position = settings.position {
+            var text = "position:\(formatNumber(clampPercent(position)))%"
+            if let alignment = settings.positionAlignment { text += ",\(alignment.rawValue)" }
+            parts.append(text)
+        }
+        if let size = settings.size { parts.append("size:\(formatNumber(clampPercent(size)))%") }
+        if let alignment = settings.alignment { parts.append("align:\(alignment.rawValue)") }
+        if let region = settings.region, isSafeToken(region) { parts.append("region:\(region)") }
+        for part in parts {
+            output.append(0x20)
+            output.append(contentsOf: part.utf8)
+        }
+    }
+
+    private static func clampPercent(_ value: Double) -> Double {
+        value.isFinite ? min(100, max(0, value)) : 0
+    }
+
+    /// A number with at most three decimals and no trailing zeros: `50`, `12.5`, `-1`.
+    static func formatNumber(_ value: Double) -> String {
+        guard value.isFinite, abs(value) < 1e12 else { return "0" }
+        let thousandths = Int64((value * 1000).rounded())
+        let negative = thousandths < 0
+        let magnitude = thousandths.magnitude
+        var text = (negative ? "-" : "") + String(magnitude / 1000)
+        var fraction = magnitude % 1000
+        if fraction > 0 {
+            var digits = String(fraction)
+            while digits.count < 3 { digits = "0" + digits }
+            while digits.hasSuffix("0") { digits.removeLast() }
+            fraction = 0
+            text += "." + digits
+        }
+        return text
+    }
+
+    /// Identifiers must not contain `-->` or line breaks (they would be read as timing or text)
+    /// and must not look like a comment (`NOTE` followed by a space, tab or nothing).
+    static func isSafeIdentifier(_ identifier: String) -> Bool {
+        guard !identifier.isEmpty, !identifier.contains("-->"), !identifier.contains("\n"), !identifier.contains("\r")
+        else { return false }
+        if identifier.hasPrefix("NOTE") {
+            let rest = identifier.dropFirst(4)
+            if rest.isEmpty || rest.first == " " || rest.first == "\t" { return false }
+        }
+        return true
+    }
+
+    /// Region identifiers and references: no whitespace, no `-->`.
+    static func isSafeToken(_ token: String) -> Bool {
+        !token.isEmpty && !token.contains("-->") && !token.unicodeScalars.contains { $0.properties.isWhitespace }
+    }
+
+    /// Class names cannot hold characters that end a class in the cue text tokenizer.
+    static func sanitizeClass(_ name: String) -> String {
+        String(name.unicodeScalars.map { scalar -> Character in
+            switch scalar {
+            case ".", "<", ">", "&", " ", "\t", "\n", "\r", "\u{0C}", "{", "}", "(", ")": "_"
+            default: Character(scalar)
+            }
+        })
+    }
+}

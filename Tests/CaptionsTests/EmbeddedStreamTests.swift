@@ -1,0 +1,152 @@
+import CastModel
+import Foundation
+import Testing
+
+@testable import Captions
+
+/// Media fixtures are made at test time with the ffmpeg CLI, so nothing binary is committed.
+enum MediaFixtures {
+    static let ffmpeg: String? = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    static var available: Bool { ffmpeg != nil }
+
+    static let srt = """
+        1
+        00:00:00,500 --> 00:00:01,500
+        <i>Embedded</i> & escaped
+
+        2
+        00:00:01,750 --> 00:00:02,750
+        Second {\\an8}line
+        """
+
+    static let ass = """
+        [Script Info]
+        ScriptType: v4.00+
+        PlayResX: 640
+        PlayResY: 360
+
+        [V4+ Styles]
+        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
+        Style: Default,Arial,20,&H00FFFFFF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,2,2,10,10,10,1
+        Style: Top,Arial,20,&H0000FFFF,&H000000FF,&H00000000,&H00000000,-1,0,0,0,100,100,0,0,1,2,2,8,10,10,10,1
+
+        [Events]
+        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+        Dialogue: 0,0:00:00.50,0:00:01.50,Default,,0,0,0,,{\\i1}ASS{\\i0} line
+        Dialogue: 0,0:00:02.00,0:00:02.90,Top,,0,0,0,,Yellow bold top
+        """
+
+    /// Runs ffmpeg with `arguments` in `directory`; true on success.
+    @discardableResult
+    static func run(_ arguments: [String], in directory: URL) throws -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(ffmpeg))
+        process.arguments = ["-hide_banner", "-loglevel", "error", "-y"] + arguments
+        process.currentDirectoryURL = directory
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    static func directory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-media-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        try srt.write(to: url.appendingPathComponent("subs.srt"), atomically: true, encoding: .utf8)
+        try ass.write(to: url.appendingPathComponent("subs.ass"), atomically: true, encoding: .utf8)
+        return url
+    }
+}
+
+@Suite("Embedded subtitle streams", .enabled(if: MediaFixtures.available, "needs the ffmpeg CLI to make media fixtures"))
+struct EmbeddedStreamTests {
+    @Test("mov_text in MP4 is extracted with timings and markup")
+    func movText() async throws {
+        let directory = try MediaFixtures.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try #require(try MediaFixtures.run(
+            ["-f", "lavfi", "-i", "color=c=black:s=64x64:d=3", "-i", "subs.srt", "-c:v", "libx264", "-c:s", "mov_text", "out.mp4"],
+            in: directory))
+        let path = directory.appendingPathComponent("out.mp4").path
+        let streams = try await EmbeddedSubtitleExtractor.subtitleStreams(path: path)
+        #expect(streams.map(\.codecName) == ["mov_text"])
+        let read = try await EmbeddedSubtitleExtractor.extract(path: path)
+        let conversion = try CaptionConverter.convert(read, fileName: path)
+        #expect(conversion.document.cues.map(\.start) == [CaptionTime(milliseconds: 500), CaptionTime(milliseconds: 1750)])
+        #expect(conversion.document.cues.map(\.end) == [CaptionTime(milliseconds: 1500), CaptionTime(milliseconds: 2750)])
+        #expect(conversion.webVTT.contains("<i>Embedded</i> &amp; escaped"))
+    }
+
+    @Test("an MKV with SubRip and ASS tracks: each stream by index, ASS styles from the track header")
+    func matroska() async throws {
+        let directory = try MediaFixtures.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try #require(try MediaFixtures.run(
+            ["-i", "subs.srt", "-i", "subs.ass", "-map", "0", "-map", "1", "-c:s:0", "srt", "-c:s:1", "ass", "out.mkv"],
+            in: directory))
+        let path = directory.appendingPathComponent("out.mkv").path
+        let streams = try await EmbeddedSubtitleExtractor.subtitleStreams(path: path)
+        #expect(streams.map(\.codecName) == ["subrip", "ass"])
+        let srt = try CaptionConverter.convert(try await EmbeddedSubtitleExtractor.extract(path: path, stream: 0), fileName: path)
+        #expect(srt.document.cues.map(\.plainText) == ["Embedded & escaped", "Second line"])
+        #expect(srt.document.cues.last?.settings.line == .number(0), "{\\an8} survives FFmpeg's SubRip decoder")
+        let ass = try CaptionConverter.convert(try await EmbeddedSubtitleExtractor.extract(path: path, stream: 1), fileName: path)
+        #expect(ass.document.cues.map(\.start) == [CaptionTime(milliseconds: 500), CaptionTime(milliseconds: 2000)])
+        #expect(ass.document.cues.map(\.end) == [CaptionTime(milliseconds: 1500), CaptionTime(milliseconds: 2900)])
+        #expect(ass.webVTT.contains("<i>ASS</i> line"))
+        #expect(ass.webVTT.contains("line:0\n<c.yellow><b>Yellow bold top</b></c>"))
+    }
+
+    @Test("a stream index that is not a subtitle names the subtitle streams")
+    func wrongIndex() async throws {
+        let directory = try MediaFixtures.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try #require(try MediaFixtures.run(
+            ["-f", "lavfi", "-i", "color=c=black:s=64x64:d=1", "-i", "subs.srt", "-c:v", "libx264", "-c:s", "srt", "out.mkv"],
+            in: directory))
+        let path = directory.appendingPathComponent("out.mkv").path
+        await #expect {
+            try await EmbeddedSubtitleExtractor.extract(path: path, stream: 0)
+        } throws: { error in
+            guard let error = error as? CaptionError else { return false }
+            return error.code == "captions.stream-not-subtitle" && error.message.contains("#1 subrip")
+        }
+    }
+
+    @Test("a file FFmpeg cannot open fails with its error text")
+    func missingFile() async {
+        await #expect {
+            try await EmbeddedSubtitleExtractor.extract(path: "/nonexistent/movie.mkv")
+        } throws: { error in
+            (error as? CaptionError)?.code == "captions.media-open-failed"
+        }
+    }
+
+    /// Whether ffmpeg can make a DVD subtitle track here; it cannot turn text into bitmaps
+    /// ("Subtitle encoding currently only possible from text to text or bitmap to bitmap").
+    static let canMakeBitmapFixture: Bool = {
+        guard let directory = try? MediaFixtures.directory() else { return false }
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return (try? MediaFixtures.run(["-i", "subs.srt", "-c:s", "dvdsub", "bitmap.mkv"], in: directory)) == true
+    }()
+
+    @Test(
+        "a bitmap (dvd_subtitle) stream is refused naming its index and codec",
+        .enabled(if: canMakeBitmapFixture, "ffmpeg cannot encode text subtitles to dvd_subtitle, so no bitmap fixture can be made at test time"))
+    func bitmap() async throws {
+        let directory = try MediaFixtures.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try #require(try MediaFixtures.run(["-i", "subs.srt", "-c:s", "dvdsub", "bitmap.mkv"], in: directory))
+        let path = directory.appendingPathComponent("bitmap.mkv").path
+        await #expect {
+            try await EmbeddedSubtitleExtractor.extract(path: path)
+        } throws: { error in
+            guard let error = error as? CaptionError else { return false }
+            return error.code == "captions.bitmap-stream" && error.message.contains("#0 of") && error.message.contains("dvd_subtitle")
+        }
+    }
+}
