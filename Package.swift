@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
         .target(
             name: "CastPrepCommands",
-            dependencies: ["CastModel", "Catalog", "CommandParsing", "JSONSupport"]),
+            dependencies: ["CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport"]),
         .executableTarget(name: "castprep", dependencies: ["CastPrepCommands"]),
 
         // MARK: - Tests

@@ -19,10 +19,10 @@ public enum CastPrepCLI {
             discussion: """
                 CastPrep reads media catalogs (Google's CastVideos f.json, its own JSON format, M3U playlists), \
                 builds the Cast LOAD and QUEUE_LOAD requests a Chromecast needs, and checks them for everything a \
-                receiver would reject or silently ignore.
+                receiver would reject or silently ignore. It converts captions of any format to correct WebVTT.
                 """,
             version: version,
-            subcommands: [LoadCommand.spec, ValidateCommand.spec])
+            subcommands: [LoadCommand.spec, ValidateCommand.spec, CaptionsCommand.spec])
     }
 
     /// Runs `castprep` with `arguments` (without the program name) and returns the exit status:

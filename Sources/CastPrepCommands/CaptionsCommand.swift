@@ -1,0 +1,166 @@
+import CastModel
+import Captions
+import CommandParsing
+import Foundation
+
+/// `castprep captions convert|check`: any caption format to correct WebVTT, and a WebVTT checker.
+enum CaptionsCommand {
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "captions",
+            abstract: "Convert captions to WebVTT, or check WebVTT files.",
+            subcommands: [convertSpec, checkSpec])
+    }
+
+    /// Media containers whose text subtitle streams can be extracted.
+    static let mediaExtensions: Set<String> = ["mp4", "m4v", "mov", "mkv", "webm", "ts", "m2ts", "mts"]
+
+    static var convertSpec: CommandSpec {
+        CommandSpec(
+            name: "convert",
+            abstract: "Convert SRT, WebVTT, TTML/DFXP/IMSC1, SSA/ASS, SCC or an embedded text stream to WebVTT.",
+            discussion: """
+                Every input cue is accounted for: written, merged (an exact repeat) or dropped with a reason; every \
+                lossy change is a warning with the cue's line. Output is UTF-8 without BOM, LF line ends, written \
+                atomically, never over an input. By default IN.srt becomes IN.vtt beside it; -o - writes to stdout. \
+                Exit status 1 when a file could not be converted (or, with --strict, when anything would be lost).
+                """,
+            options: [
+                .option("output", short: "o", valueName: "path", help: "Output file (one input), directory, or - for standard output."),
+                .option("from", valueName: "format", help: "Input format instead of detecting it.",
+                        allowedValues: ["srt", "vtt", "ttml", "dfxp", "imsc", "ass", "ssa", "scc"]),
+                .option("encoding", valueName: "name", help: "Text encoding of the input (cp1252, latin1, utf-16, koi8-r…) instead of detecting it."),
+                .option("offset", valueName: "time", help: "Shift every cue, e.g. +2s, -250ms, -00:00:01.500."),
+                .option("stream", valueName: "index", help: "Subtitle stream to extract from a media file (default: the first text stream)."),
+                .flag("strict", help: "Fail instead of writing when anything would be lost."),
+                CommonOptions.color,
+            ],
+            arguments: [ArgumentSpec(name: "input", help: "Caption files, or MP4/MKV/TS files with text subtitle streams.", arity: .oneOrMore)],
+            run: { values, io in try await convert(values, io: io) })
+    }
+
+    static var checkSpec: CommandSpec {
+        CommandSpec(
+            name: "check",
+            abstract: "Check WebVTT files against the W3C parsing rules.",
+            discussion: "Reports errors and warnings with line:column. Exit status 1 when any file has an error.",
+            options: [.flag("quiet", short: "q", help: "Print nothing for files without findings."), CommonOptions.color],
+            arguments: [ArgumentSpec(name: "file", help: "WebVTT files.", arity: .oneOrMore)],
+            run: { values, io in try await check(values, io: io) })
+    }
+
+    static func convert(_ values: ParsedValues, io: CommandIO) async throws -> Int32 {
+        let inputs = values.arguments("input")
+        let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
+        let format = values.option("from").flatMap(CaptionFormat.init(name:))
+        var encoding: CaptionTextEncoding?
+        if let label = values.option("encoding") {
+            guard let parsed = CaptionTextEncoding(label: label) else {
+                throw values.usageError("'\(label)' is not an encoding CastPrep reads (try cp1252, latin1, iso-8859-2, utf-16, koi8-r)",
+                                        concerning: "encoding")
+            }
+            encoding = parsed
+        }
+        var offset = CaptionTime.zero
+        if let text = values.option("offset") {
+            guard let parsed = CaptionTime(parsing: text) else {
+                throw values.usageError("'\(text)' is not a time offset (examples: 2, +1.5s, -250ms, -00:00:01.500)", concerning: "offset")
+            }
+            offset = parsed
+        }
+        let stream = try values.integer("stream", in: 0...4096)
+        let output = values.option("output")
+        var outputIsDirectory = false
+        if let output, output != "-" {
+            var isDirectory: ObjCBool = false
+            outputIsDirectory = FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) && isDirectory.boolValue
+            if inputs.count > 1, !outputIsDirectory {
+                throw values.usageError("with several inputs, -o must be an existing directory", concerning: "output")
+            }
+        }
+        if output == "-", inputs.count > 1 {
+            throw values.usageError("-o - writes one file to standard output; give a single input", concerning: "output")
+        }
+
+        var failed = false
+        for input in inputs {
+            let ext = URL(fileURLWithPath: input).pathExtension.lowercased()
+            let readOptions = CaptionReadOptions(fileName: input, encoding: encoding)
+            let options = ConversionOptions(offset: offset, strict: values.flag("strict"))
+            do {
+                let conversion: CaptionConversion
+                if format == nil, mediaExtensions.contains(ext) {
+                    let read = try await EmbeddedSubtitleExtractor.extract(path: input, stream: stream, options: readOptions)
+                    conversion = try CaptionConverter.convert(read, options: options, fileName: input)
+                } else {
+                    guard let data = FileManager.default.contents(atPath: input) else {
+                        printer.print([Diagnostic(.error, "file.not-found", "cannot read \(input)", fix: "check the path",
+                                                  location: .init(file: input))])
+                        failed = true
+                        continue
+                    }
+                    let bytes = Array(data)
+                    guard let chosen = format ?? CaptionFormat.detect(fileExtension: ext, data: bytes) else {
+                        printer.print([Diagnostic(.error, "captions.format-unknown", "\(input) is not a caption format CastPrep recognises",
+                                                  fix: "name the format with --from srt|vtt|ttml|ass|scc", location: .init(file: input))])
+                        failed = true
+                        continue
+                    }
+                    conversion = try await BlockingWork.run { () throws(CaptionError) -> CaptionConversion in
+                        try CaptionConverter.convert(data: bytes, format: chosen, readOptions: readOptions, options: options)
+                    }
+                }
+                printer.print(conversion.report.diagnostics)
+                if output == "-" {
+                    io.write(conversion.webVTT)
+                    io.writeErrorLine("\(input): \(conversion.report.summary)")
+                } else {
+                    let destination = outputPath(for: input, output: output, outputIsDirectory: outputIsDirectory)
+                    try CaptionFileWriter.write(conversion.webVTT, to: destination, inputs: inputs)
+                    io.writeLine("\(input) → \(destination): \(conversion.report.summary)")
+                }
+                if conversion.report.diagnostics.containsErrors { failed = true }
+            } catch let error as CaptionError {
+                printer.print(error.diagnostics.isEmpty ? [error.diagnostic] : error.diagnostics + [error.diagnostic])
+                failed = true
+            } catch {
+                printer.print([Diagnostic(.error, "captions.failed", "\(input): \(error)", location: .init(file: input))])
+                failed = true
+            }
+        }
+        return failed ? 1 : 0
+    }
+
+    /// IN.srt → IN.vtt beside it, DIR/IN.vtt, or the file given. An input that is already
+    /// .vtt gets `.converted.vtt` so it is never overwritten.
+    static func outputPath(for input: String, output: String?, outputIsDirectory: Bool) -> String {
+        let inputURL = URL(fileURLWithPath: input)
+        var name = inputURL.deletingPathExtension().lastPathComponent + ".vtt"
+        if inputURL.pathExtension.lowercased() == "vtt" {
+            name = inputURL.deletingPathExtension().lastPathComponent + ".converted.vtt"
+        }
+        if let output, outputIsDirectory { return URL(fileURLWithPath: output).appendingPathComponent(name).path }
+        if let output { return output }
+        return inputURL.deletingLastPathComponent().appendingPathComponent(name).path
+    }
+
+    static func check(_ values: ParsedValues, io: CommandIO) async throws -> Int32 {
+        let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
+        var failed = false
+        for file in values.arguments("file") {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                printer.print([Diagnostic(.error, "file.not-found", "cannot read \(file)", fix: "check the path", location: .init(file: file))])
+                failed = true
+                continue
+            }
+            let bytes = Array(data)
+            let findings = try await BlockingWork.run { WebVTTValidator.check(data: bytes, file: file) }
+            printer.print(findings)
+            if findings.containsErrors { failed = true }
+            if !(values.flag("quiet") && findings.isEmpty) {
+                io.writeLine("\(file): \(findings.containsErrors ? "FAILED" : "ok") (\(DiagnosticPrinter.tally(findings)))")
+            }
+        }
+        return failed ? 1 : 0
+    }
+}
