@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Catalog", targets: ["Catalog"]),
         .library(name: "CommandParsing", targets: ["CommandParsing"]),
         .library(name: "Captions", targets: ["Captions"]),
+        .library(name: "MediaProbe", targets: ["MediaProbe"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -43,9 +44,10 @@ let package = Package(
         .target(name: "Catalog", dependencies: ["CastModel", "JSONSupport"]),
         .target(name: "CommandParsing"),
         .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
+        .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg"]),
         .target(
             name: "CastPrepCommands",
-            dependencies: ["CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport"]),
+            dependencies: ["CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe"]),
         .executableTarget(name: "castprep", dependencies: ["CastPrepCommands"]),
 
         // MARK: - Tests
@@ -55,6 +57,7 @@ let package = Package(
         .testTarget(
             name: "CatalogTests", dependencies: ["Catalog", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "CommandParsingTests", dependencies: ["CommandParsing"]),
+        .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe", "CastModel", "JSONSupport", "TestSupport"]),
         .testTarget(
             name: "CaptionsTests", dependencies: ["Captions", "CastModel"],
             resources: [.copy("Fixtures"), .copy("Snapshots")]),

@@ -17,7 +17,7 @@ func castprep(_ arguments: String...) async -> (status: Int32, output: String, e
 
 @Suite("castprep command line", .serialized)
 struct CommandLineTests {
-    @Test("help texts match their snapshots", arguments: [["--help"], ["load", "--help"], ["validate", "--help"], ["help", "load"]])
+    @Test("help texts match their snapshots", arguments: [["--help"], ["load", "--help"], ["validate", "--help"], ["help", "load"], ["probe", "--help"]])
     func helpSnapshots(arguments: [String]) async {
         let io = CommandIO.capturing(environment: ["COLUMNS": "100"])
         let status = await CastPrepCLI.run(arguments: arguments, io: io)
@@ -163,5 +163,26 @@ struct ValidateCommandTests {
         #expect(document["files"]?[0]?["valid"]?.boolValue == true)
         #expect(document["files"]?[1]?["valid"]?.boolValue == false)
         #expect(document["files"]?[1]?["diagnostics"]?[0]?["code"]?.stringValue == "style.font-scale-range")
+    }
+}
+
+@Suite("castprep probe", .serialized)
+struct ProbeCommandTests {
+    @Test("probe prints the content type with codecs and the streams")
+    func probeText() async {
+        let result = await castprep("probe", "Samples/h264-aac-moov-at-end.mp4")
+        #expect(result.status == 0)
+        #expect(result.output.contains(#"video/mp4; codecs="avc1.640028, mp4a.40.2""#))
+        #expect(result.output.contains("moov at the end (not fast start)"))
+        #expect(result.output.contains("#1 audio aac (mp4a.40.2) LC stereo 48000 Hz"))
+    }
+
+    @Test("probe --json reports results in order, errors included, and exits 1 on a failure")
+    func probeJSON() async throws {
+        let result = await castprep("probe", "--json", "Samples/tone.flac", "Catalogs/demo.json")
+        #expect(result.status == 1)
+        let document = try JSONParser().parse(result.output).value
+        #expect(document["results"]?[0]?["contentType"]?.stringValue == "audio/flac")
+        #expect(document["results"]?[1]?["error"]?["code"]?.stringValue == "probe.not-media")
     }
 }

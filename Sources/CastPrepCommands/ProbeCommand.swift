@@ -1,0 +1,126 @@
+import CastModel
+import CommandParsing
+import JSONSupport
+import MediaProbe
+
+/// `castprep probe PATH…`: what FFmpeg finds in each file, with the Cast content type.
+enum ProbeCommand {
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "probe",
+            abstract: "Show container, Cast content type with codecs, duration and streams of media files.",
+            discussion: """
+                Probes each file with FFmpeg (libavformat), several at a time, and prints the contentType a Cast \
+                LOAD needs (with RFC 6381 codecs when they are known), the duration of the audio and video, whether \
+                an MP4 is fast-start, and every stream. Exit status 1 when a file could not be probed.
+                """,
+            options: [
+                .flag("json", help: "Print one JSON document with every result."),
+                .option("jobs", short: "j", valueName: "n", help: "How many files to probe at once.", default: "4"),
+                .option("timeout", valueName: "seconds", help: "Give up on a file after this long.", default: "15"),
+                CommonOptions.color,
+            ],
+            arguments: [ArgumentSpec(name: "path", help: "Media files (local paths or http(s) URLs).", arity: .oneOrMore)],
+            run: { values, io in try await run(values, io: io) })
+    }
+
+    static func run(_ values: ParsedValues, io: CommandIO) async throws -> Int32 {
+        let paths = values.arguments("path")
+        let width = try values.integer("jobs", in: 1...64) ?? 4
+        let timeout = try values.number("timeout", in: 0.1...3600) ?? 15
+        let prober = MediaProber(limits: .init(timeout: timeout))
+        let results = await prober.probe(paths: paths, width: width)
+        let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
+        let failures = results.compactMap { result -> Diagnostic? in
+            if case .failure(let error) = result { return error.diagnostic }
+            return nil
+        }
+        if values.flag("json") {
+            let document: JSONValue = [
+                "castprep": ["version": .string(CastPrepCLI.version), "format": JSONValue(CastPrepCLI.jsonFormatVersion)],
+                "results": .array(zip(paths, results).map { path, result in
+                    switch result {
+                    case .success(let probe): json(probe)
+                    case .failure(let error): ["source": .string(path), "error": DiagnosticJSON.encode(error.diagnostic)]
+                    }
+                }),
+            ]
+            io.writeLine(JSONWriter.pretty.string(from: document))
+        } else {
+            for result in results {
+                if case .success(let probe) = result { io.write(render(probe)) }
+            }
+        }
+        printer.print(failures)
+        return failures.isEmpty ? 0 : 1
+    }
+
+    static func render(_ probe: ProbeResult) -> String {
+        var header = ["container \(probe.container)", probe.contentType]
+        if let duration = probe.duration { header.append(String(format3(duration)) + " s") }
+        if let bitRate = probe.bitRate { header.append("\(bitRate / 1000) kb/s") }
+        if let fastStart = probe.isFastStart { header.append(fastStart ? "fast start" : "moov at the end (not fast start)") }
+        var text = probe.source + "\n  " + header.joined(separator: " · ") + "\n"
+        for stream in probe.streams {
+            var parts = ["#\(stream.index)", stream.kind.rawValue, stream.codec]
+            if let codecString = stream.codecString { parts.append("(\(codecString))") }
+            if let profile = stream.profile { parts.append(profile) }
+            if let level = stream.level { parts.append("level \(level)") }
+            if let width = stream.width, let height = stream.height { parts.append("\(width)×\(height)") }
+            if let rate = stream.frameRate { parts.append("\(format3(rate)) fps") }
+            if let depth = stream.bitDepth { parts.append("\(depth)-bit") }
+            if let chroma = stream.chroma { parts.append(chroma) }
+            if let hdr = stream.hdrTransfer { parts.append(hdr) }
+            if let dolby = stream.dolbyVisionProfile { parts.append("Dolby Vision profile \(dolby)") }
+            if let layout = stream.channelLayout { parts.append(layout) } else if let channels = stream.channels { parts.append("\(channels) ch") }
+            if let rate = stream.sampleRate { parts.append("\(rate) Hz") }
+            if let text = stream.isTextSubtitle { parts.append(text ? "text" : "bitmap") }
+            if let language = stream.language { parts.append(language) }
+            if stream.isDefault { parts.append("default") }
+            if stream.isForced { parts.append("forced") }
+            text += "  " + parts.joined(separator: " ") + "\n"
+        }
+        return text
+    }
+
+    /// Up to three decimals, without trailing zeros.
+    static func format3(_ value: Double) -> String {
+        JSONNumber((value * 1000).rounded() / 1000)?.literal ?? String(value)
+    }
+
+    static func json(_ probe: ProbeResult) -> JSONValue {
+        var members: [String: JSONValue] = [
+            "source": .string(probe.source), "formatName": .string(probe.formatName), "container": .string(probe.container),
+            "contentType": .string(probe.contentType),
+        ]
+        if let duration = probe.duration { members["duration"] = JSONValue(duration) }
+        if let bitRate = probe.bitRate { members["bitRate"] = JSONValue(bitRate) }
+        if let fastStart = probe.isFastStart { members["fastStart"] = .bool(fastStart) }
+        members["streams"] = .array(probe.streams.map { stream in
+            var s: [String: JSONValue] = ["index": JSONValue(stream.index), "kind": .string(stream.kind.rawValue), "codec": .string(stream.codec)]
+            func put(_ key: String, _ value: String?) { if let value { s[key] = .string(value) } }
+            func put(_ key: String, _ value: Int?) { if let value { s[key] = JSONValue(value) } }
+            func put(_ key: String, _ value: Double?) { if let value { s[key] = JSONValue(value) } }
+            func put(_ key: String, _ value: Bool?) { if let value { s[key] = .bool(value) } }
+            put("codecString", stream.codecString)
+            put("profile", stream.profile)
+            put("level", stream.level)
+            put("language", stream.language)
+            put("default", stream.isDefault)
+            put("forced", stream.isForced)
+            put("width", stream.width)
+            put("height", stream.height)
+            put("frameRate", stream.frameRate)
+            put("bitDepth", stream.bitDepth)
+            put("chroma", stream.chroma)
+            put("hdrTransfer", stream.hdrTransfer)
+            put("dolbyVisionProfile", stream.dolbyVisionProfile)
+            put("channels", stream.channels)
+            put("channelLayout", stream.channelLayout)
+            put("sampleRate", stream.sampleRate)
+            put("textSubtitle", stream.isTextSubtitle)
+            return .object(s)
+        })
+        return .object(members)
+    }
+}

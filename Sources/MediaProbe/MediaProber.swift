@@ -1,0 +1,332 @@
+internal import CFFmpeg
+import CastModel
+import Dispatch
+import Foundation
+
+/// Probes media files with libavformat: container, Cast content type with codecs, duration,
+/// fast start, and every stream.
+///
+/// FFmpeg calls block, so ``probe(paths:width:)`` runs them on a dedicated Dispatch queue with
+/// a bounded number in flight, never on Swift's cooperative pool. Hostile input is bounded:
+/// FFmpeg reads at most ``Limits/probeBytes`` to find streams and is interrupted after
+/// ``Limits/timeout``.
+public struct MediaProber: Sendable {
+    /// Bounds on the work one probe may do.
+    public struct Limits: Sendable, Hashable {
+        /// Bytes FFmpeg may read to identify streams (FFmpeg's default is 5 MB).
+        public var probeBytes: Int
+        /// Seconds after which a probe is abandoned, so a pathological file cannot hang a batch.
+        public var timeout: Double
+
+        /// Creates limits.
+        public init(probeBytes: Int = 5_000_000, timeout: Double = 15) {
+            self.probeBytes = probeBytes
+            self.timeout = timeout
+        }
+    }
+
+    public var limits: Limits
+
+    /// Creates a prober.
+    public init(limits: Limits = Limits()) { self.limits = limits }
+
+    private static let queue = DispatchQueue(label: "castprep.media-probe", qos: .userInitiated, attributes: .concurrent)
+
+    /// FFmpeg's own logging is silenced once: errors are reported through ``ProbeError``.
+    private static let quietLogging: Void = { av_log_set_level(-8) }()  // AV_LOG_QUIET
+
+    /// Probes many files, at most `width` at a time, off the cooperative pool; results are in
+    /// input order.
+    public func probe(paths: [String], width: Int = 4) async -> [Result<ProbeResult, ProbeError>] {
+        let width = max(1, width)
+        var results = [Result<ProbeResult, ProbeError>?](repeating: nil, count: paths.count)
+        await withTaskGroup(of: (Int, Result<ProbeResult, ProbeError>).self) { group in
+            var next = 0
+            func start() {
+                guard next < paths.count else { return }
+                let index = next
+                let path = paths[index]
+                next += 1
+                group.addTask { (index, await self.probe(path: path)) }
+            }
+            for _ in 0..<min(width, paths.count) { start() }
+            while let (index, result) = await group.next() {
+                results[index] = result
+                start()
+            }
+        }
+        return results.map { $0 ?? .failure(ProbeError("probe.internal", "not probed", source: "")) }
+    }
+
+    /// Probes one file off the cooperative pool.
+    public func probe(path: String) async -> Result<ProbeResult, ProbeError> {
+        await withCheckedContinuation { continuation in
+            Self.queue.async {
+                continuation.resume(returning: Result { () throws(ProbeError) -> ProbeResult in try self.probeBlocking(path: path) })
+            }
+        }
+    }
+
+    /// Probes one file on the calling thread (blocks).
+    public func probeBlocking(path: String) throws(ProbeError) -> ProbeResult {
+        _ = Self.quietLogging
+        let isURL = path.hasPrefix("http://") || path.hasPrefix("https://")
+        if !isURL {
+            var status = stat()
+            guard stat(path, &status) == 0 else {
+                throw ProbeError("probe.not-found", "no such file", fix: "check the path", source: path)
+            }
+            if (status.st_mode & S_IFMT) == S_IFDIR {
+                throw ProbeError("probe.is-directory", "this is a directory, not a media file", fix: "give a file path", source: path)
+            }
+            if status.st_size == 0 {
+                throw ProbeError("probe.empty-file", "the file is empty (0 bytes)", fix: "re-export or re-download it", source: path)
+            }
+        }
+        if path.lowercased().hasSuffix(".mpd") {
+            // FFmpeg's DASH demuxer is not in every build, and a manifest is not media: report
+            // it as DASH without streams rather than as unreadable.
+            return ProbeResult(source: path, formatName: "dash", container: "dash", contentType: "application/dash+xml",
+                               duration: nil, bitRate: nil, isFastStart: nil, streams: [])
+        }
+        guard var context = avformat_alloc_context() else {
+            throw ProbeError("probe.out-of-memory", "FFmpeg could not allocate a format context", source: path)
+        }
+        // Interrupt FFmpeg once the deadline passes: a crafted file or a stalled server must not
+        // hang the batch.
+        let deadline = UnsafeMutablePointer<Double>.allocate(capacity: 1)
+        deadline.initialize(to: Self.monotonicSeconds() + limits.timeout)
+        defer { deadline.deallocate() }
+        context.pointee.interrupt_callback.callback = { opaque in
+            guard let opaque else { return 0 }
+            return MediaProber.monotonicSeconds() > opaque.assumingMemoryBound(to: Double.self).pointee ? 1 : 0
+        }
+        context.pointee.interrupt_callback.opaque = UnsafeMutableRawPointer(deadline)
+        var options: OpaquePointer?
+        av_dict_set(&options, "probesize", String(limits.probeBytes), 0)
+        av_dict_set(&options, "rw_timeout", String(Int(limits.timeout * 1_000_000)), 0)
+        var optionalContext: UnsafeMutablePointer<AVFormatContext>? = context
+        let openStatus = avformat_open_input(&optionalContext, path, nil, &options)
+        av_dict_free(&options)
+        guard openStatus >= 0, let opened = optionalContext else {
+            throw Self.error(for: openStatus, stage: "open", path: path, timedOut: Self.monotonicSeconds() > deadline.pointee)
+        }
+        context = opened
+        defer { avformat_close_input(&optionalContext) }
+        let infoStatus = avformat_find_stream_info(context, nil)
+        if infoStatus < 0 {
+            throw Self.error(for: infoStatus, stage: "read", path: path, timedOut: Self.monotonicSeconds() > deadline.pointee)
+        }
+        let formatName = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
+        var streams: [StreamInfo] = []
+        var mediaDuration: Double?
+        for index in 0..<Int(context.pointee.nb_streams) {
+            guard let stream = context.pointee.streams[index] else { continue }
+            let info = Self.describe(stream, index: index)
+            streams.append(info)
+            if info.kind == .video || info.kind == .audio, !info.isAttachedPicture,
+               stream.pointee.duration != castprep_AV_NOPTS_VALUE, stream.pointee.duration > 0 {
+                let seconds = Double(stream.pointee.duration) * Self.double(stream.pointee.time_base)
+                mediaDuration = max(mediaDuration ?? 0, seconds)
+            }
+        }
+        if mediaDuration == nil, context.pointee.duration != castprep_AV_NOPTS_VALUE, context.pointee.duration > 0 {
+            mediaDuration = Double(context.pointee.duration) / 1_000_000  // AV_TIME_BASE
+        }
+        let bitRate = context.pointee.bit_rate > 0 ? Int(context.pointee.bit_rate) : nil
+        let ext = path.split(separator: "/").last.flatMap { name in name.split(separator: ".").count > 1 ? name.split(separator: ".").last : nil }
+            .map { $0.lowercased() } ?? ""
+        let container = Self.container(formatName: formatName, fileExtension: ext, streams: streams)
+        var fastStart: Bool?
+        if container == "mp4" || container == "mov", !isURL {
+            fastStart = Self.fastStart(path: path)
+        }
+        let contentType = ContentTypes.contentType(container: container, streams: streams)
+        return ProbeResult(source: path, formatName: formatName, container: container, contentType: contentType,
+                           duration: mediaDuration.map { ($0 * 1000).rounded() / 1000 }, bitRate: bitRate,
+                           isFastStart: fastStart, streams: streams)
+    }
+
+    // MARK: - Streams
+
+    static func describe(_ stream: UnsafeMutablePointer<AVStream>, index: Int) -> StreamInfo {
+        guard let parameters = stream.pointee.codecpar?.pointee else { return StreamInfo(index: index, kind: .unknown, codec: "unknown") }
+        let codecName = avcodec_get_name(parameters.codec_id).map { String(cString: $0) } ?? "unknown"
+        let kind: StreamInfo.Kind = switch parameters.codec_type {
+        case AVMEDIA_TYPE_VIDEO: .video
+        case AVMEDIA_TYPE_AUDIO: .audio
+        case AVMEDIA_TYPE_SUBTITLE: .subtitle
+        case AVMEDIA_TYPE_DATA: .data
+        case AVMEDIA_TYPE_ATTACHMENT: .attachment
+        default: .unknown
+        }
+        var info = StreamInfo(index: index, kind: kind, codec: codecName)
+        let disposition = stream.pointee.disposition
+        info.isDefault = disposition & 0x1 != 0  // AV_DISPOSITION_DEFAULT
+        info.isForced = disposition & 0x40 != 0  // AV_DISPOSITION_FORCED
+        info.isAttachedPicture = disposition & 0x400 != 0  // AV_DISPOSITION_ATTACHED_PIC
+        if let entry = av_dict_get(stream.pointee.metadata, "language", nil, 0), let value = entry.pointee.value {
+            let language = String(cString: value)
+            if !language.isEmpty, language != "und" { info.language = language }
+        }
+        if parameters.profile >= 0, let name = avcodec_profile_name(parameters.codec_id, parameters.profile) {
+            info.profile = String(cString: name)
+        }
+        if parameters.level > 0 { info.level = Int(parameters.level) }
+        let extradata: [UInt8] = if let pointer = parameters.extradata, parameters.extradata_size > 0 {
+            Array(UnsafeBufferPointer(start: pointer, count: Int(parameters.extradata_size)))
+        } else {
+            []
+        }
+        let tag = fourCC(parameters.codec_tag)
+        switch kind {
+        case .video:
+            info.width = parameters.width > 0 ? Int(parameters.width) : nil
+            info.height = parameters.height > 0 ? Int(parameters.height) : nil
+            let rate = stream.pointee.avg_frame_rate
+            if rate.num > 0, rate.den > 0 { info.frameRate = (double(rate) * 1000).rounded() / 1000 }
+            if let descriptor = av_pix_fmt_desc_get(AVPixelFormat(rawValue: parameters.format)) {
+                info.bitDepth = Int(descriptor.pointee.comp.0.depth)
+                let w = descriptor.pointee.log2_chroma_w
+                let h = descriptor.pointee.log2_chroma_h
+                info.chroma = w == 1 && h == 1 ? "4:2:0" : w == 1 && h == 0 ? "4:2:2" : w == 0 && h == 0 ? "4:4:4" : nil
+            }
+            switch parameters.color_trc {
+            case AVCOL_TRC_SMPTE2084: info.hdrTransfer = "PQ"
+            case AVCOL_TRC_ARIB_STD_B67: info.hdrTransfer = "HLG"
+            default: break
+            }
+            var sideDataSize: Int = 0
+            if let dovi = av_stream_get_side_data(stream, AV_PKT_DATA_DOVI_CONF, &sideDataSize), sideDataSize >= 3 {
+                info.dolbyVisionProfile = Int(dovi[2])  // dv_version_major, dv_version_minor, dv_profile
+            }
+            switch codecName {
+            case "h264":
+                info.codecString = CodecStrings.avc(avcC: extradata, isInBand: tag == "avc3")
+                    ?? CodecStrings.avc(profile: Int(parameters.profile), level: Int(parameters.level))
+            case "hevc":
+                info.codecString = CodecStrings.hevc(hvcC: extradata, isInBand: tag == "hev1")
+            case "av1":
+                info.codecString = CodecStrings.av1(av1C: extradata)
+            case "vp9":
+                let level = parameters.level > 0
+                    ? Int(parameters.level)
+                    : CodecStrings.vp9Level(width: info.width ?? 0, height: info.height ?? 0, frameRate: info.frameRate ?? 0)
+                info.codecString = level.flatMap {
+                    CodecStrings.vp9(profile: max(0, Int(parameters.profile)), level: $0, bitDepth: info.bitDepth ?? 8)
+                }
+            default:
+                info.codecString = CodecStrings.simple(codec: codecName)
+            }
+        case .audio:
+            info.channels = Int(parameters.ch_layout.nb_channels)
+            var layout = parameters.ch_layout
+            var buffer = [CChar](repeating: 0, count: 64)
+            if av_channel_layout_describe(&layout, &buffer, buffer.count) > 0 {
+                info.channelLayout = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+            info.sampleRate = parameters.sample_rate > 0 ? Int(parameters.sample_rate) : nil
+            info.codecString = codecName == "aac" ? CodecStrings.aac(ffmpegProfile: Int(parameters.profile)) : CodecStrings.simple(codec: codecName)
+        case .subtitle:
+            if let descriptor = avcodec_descriptor_get(parameters.codec_id) {
+                let properties = descriptor.pointee.props
+                info.isTextSubtitle = properties & (1 << 17) != 0 ? true : properties & (1 << 16) != 0 ? false : nil
+            }
+        default:
+            break
+        }
+        return info
+    }
+
+    // MARK: - Helpers
+
+    static func container(formatName: String, fileExtension: String, streams: [StreamInfo]) -> String {
+        let names = Set(formatName.split(separator: ",").map(String.init))
+        if names.contains("mp4") || names.contains("mov") { return fileExtension == "mov" ? "mov" : "mp4" }
+        if names.contains("matroska") || names.contains("webm") {
+            let webmCodecs: Set<String> = ["vp8", "vp9", "av1", "opus", "vorbis", "webvtt"]
+            return fileExtension != "mkv" && streams.allSatisfy { webmCodecs.contains($0.codec) } ? "webm" : "matroska"
+        }
+        return formatName.split(separator: ",").first.map(String.init) ?? formatName
+    }
+
+    static func fastStart(path: String) -> Bool? {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        let types = MP4Boxes.topLevelTypes(fileSize: Int(status.st_size)) { offset in
+            var header = [UInt8](repeating: 0, count: 16)
+            let count = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 16, off_t(offset)) }
+            return count >= 8 ? Array(header.prefix(count)) : nil
+        }
+        return MP4Boxes.isFastStart(types)
+    }
+
+    static func fourCC(_ tag: UInt32) -> String {
+        let bytes = [UInt8(tag & 0xFF), UInt8((tag >> 8) & 0xFF), UInt8((tag >> 16) & 0xFF), UInt8(tag >> 24)]
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func double(_ rational: AVRational) -> Double {
+        rational.den == 0 ? 0 : Double(rational.num) / Double(rational.den)
+    }
+
+    static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    static func error(for status: Int32, stage: String, path: String, timedOut: Bool) -> ProbeError {
+        if timedOut {
+            return ProbeError("probe.timeout", "gave up after the probe timeout while trying to \(stage) the media",
+                              fix: "check that the file is complete and the server answers; raise the timeout for slow links", source: path)
+        }
+        var buffer = [CChar](repeating: 0, count: 256)
+        av_strerror(status, &buffer, buffer.count)
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if status == castprep_AVERROR(2) {  // ENOENT
+            return ProbeError("probe.not-found", "no such file", fix: "check the path", source: path)
+        }
+        if status == castprep_AVERROR(13) {  // EACCES
+            return ProbeError("probe.permission-denied", "permission denied", fix: "check the file's permissions", source: path)
+        }
+        return ProbeError(
+            "probe.not-media", "FFmpeg cannot \(stage) this as media: \(text)",
+            fix: "the file is not audio or video, or it is truncated or corrupt; re-export or re-download it", source: path)
+    }
+}
+
+/// Cast content types for probed containers.
+public enum ContentTypes {
+    /// The `contentType` for a container and its streams, with `codecs` when every audio and
+    /// video codec string is known (a partial list would mislead the receiver).
+    public static func contentType(container: String, streams: [StreamInfo]) -> String {
+        let hasVideo = streams.contains { $0.kind == .video && !$0.isAttachedPicture }
+        let base: String = switch container {
+        case "mp4": hasVideo ? "video/mp4" : "audio/mp4"
+        case "mov": "video/quicktime"
+        case "webm": hasVideo ? "video/webm" : "audio/webm"
+        case "matroska": "video/x-matroska"
+        case "mpegts": "video/mp2t"
+        case "mp3": "audio/mpeg"
+        case "flac": "audio/flac"
+        case "ogg": hasVideo ? "video/ogg" : "audio/ogg"
+        case "wav": "audio/wav"
+        case "aac": "audio/aac"
+        case "hls": "application/x-mpegurl"
+        case "dash": "application/dash+xml"
+        case "srt": "application/x-subrip"
+        case "ass": "text/x-ssa"
+        case "webvtt": "text/vtt"
+        default: "application/octet-stream"
+        }
+        guard ["mp4", "webm", "mpegts", "ogg"].contains(container) else { return base }
+        let media = streams.filter { ($0.kind == .video && !$0.isAttachedPicture) || $0.kind == .audio }
+        let codecs = media.compactMap(\.codecString)
+        guard !media.isEmpty, codecs.count == media.count else { return base }
+        return base + "; codecs=\"" + codecs.joined(separator: ", ") + "\""
+    }
+}
