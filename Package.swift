@@ -57,7 +57,8 @@ let package = Package(
         .testTarget(
             name: "CatalogTests", dependencies: ["Catalog", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "CommandParsingTests", dependencies: ["CommandParsing"]),
-        .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe", "CastModel", "JSONSupport", "TestSupport"]),
+        .testTarget(
+            name: "MediaProbeTests", dependencies: ["MediaProbe", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(
             name: "CaptionsTests", dependencies: ["Captions", "CastModel"],
             resources: [.copy("Fixtures"), .copy("Snapshots")]),

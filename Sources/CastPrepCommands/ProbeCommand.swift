@@ -12,12 +12,17 @@ enum ProbeCommand {
             discussion: """
                 Probes each file with FFmpeg (libavformat), several at a time, and prints the contentType a Cast \
                 LOAD needs (with RFC 6381 codecs when they are known), the duration of the audio and video, whether \
-                an MP4 is fast-start, and every stream. Exit status 1 when a file could not be probed.
+                an MP4 is fast-start, and every stream, then whether each Cast device plays it, why not, and the \
+                smallest ffmpeg command that fixes it (re-encoding only the streams that need it). \
+                Exit status 1 when a file could not be probed.
+
+                Device profiles: \(DeviceProfile.all.map(\.id).joined(separator: ", ")).
                 """,
             options: [
                 .flag("json", help: "Print one JSON document with every result."),
                 .option("jobs", short: "j", valueName: "n", help: "How many files to probe at once.", default: "4"),
                 .option("timeout", valueName: "seconds", help: "Give up on a file after this long.", default: "15"),
+                .option("devices", valueName: "ids", help: "Comma-separated device profiles to judge against, or 'none' (default: all; see the list below)."),
                 CommonOptions.color,
             ],
             arguments: [ArgumentSpec(name: "path", help: "Media files (local paths or http(s) URLs).", arity: .oneOrMore)],
@@ -29,6 +34,20 @@ enum ProbeCommand {
         let width = try values.integer("jobs", in: 1...64) ?? 4
         let timeout = try values.number("timeout", in: 0.1...3600) ?? 15
         let prober = MediaProber(limits: .init(timeout: timeout))
+        var devices = DeviceProfile.all
+        if let list = values.option("devices") {
+            if list == "none" {
+                devices = []
+            } else {
+                let (selected, unknown) = DeviceProfile.select(list.split(separator: ",").map { String($0).trimmingSpaces() })
+                if let first = unknown.first {
+                    throw values.usageError("unknown device profile '\(first)'; known: \(DeviceProfile.all.map(\.id).joined(separator: ", "))",
+                                            concerning: "devices")
+                }
+                devices = selected
+            }
+        }
+        let judge = DeviceJudge()
         let results = await prober.probe(paths: paths, width: width)
         let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
         let failures = results.compactMap { result -> Diagnostic? in
@@ -40,7 +59,7 @@ enum ProbeCommand {
                 "castprep": ["version": .string(CastPrepCLI.version), "format": JSONValue(CastPrepCLI.jsonFormatVersion)],
                 "results": .array(zip(paths, results).map { path, result in
                     switch result {
-                    case .success(let probe): json(probe)
+                    case .success(let probe): json(probe, verdicts: judge.verdicts(for: probe, devices: devices))
                     case .failure(let error): ["source": .string(path), "error": DiagnosticJSON.encode(error.diagnostic)]
                     }
                 }),
@@ -48,7 +67,9 @@ enum ProbeCommand {
             io.writeLine(JSONWriter.pretty.string(from: document))
         } else {
             for result in results {
-                if case .success(let probe) = result { io.write(render(probe)) }
+                if case .success(let probe) = result {
+                    io.write(render(probe) + render(judge.verdicts(for: probe, devices: devices)))
+                }
             }
         }
         printer.print(failures)
@@ -83,12 +104,31 @@ enum ProbeCommand {
         return text
     }
 
+    /// One line per device, with the reasons and the fix under the ones that need it.
+    static func render(_ verdicts: [DeviceVerdict]) -> String {
+        guard !verdicts.isEmpty else { return "" }
+        var text = "  devices:\n"
+        for verdict in verdicts {
+            let mark = switch verdict.outcome {
+            case .plays: "plays          "
+            case .playsWithCaveats: "plays, caveats "
+            case .willNotPlay: "WILL NOT PLAY  "
+            }
+            text += "    \(mark) \(verdict.device.name)\n"
+            for reason in verdict.reasons {
+                text += "      - \(reason.message)\n"
+            }
+            if verdict.outcome == .willNotPlay, let fix = verdict.fix { text += "      fix: \(fix)\n" }
+        }
+        return text
+    }
+
     /// Up to three decimals, without trailing zeros.
     static func format3(_ value: Double) -> String {
         JSONNumber((value * 1000).rounded() / 1000)?.literal ?? String(value)
     }
 
-    static func json(_ probe: ProbeResult) -> JSONValue {
+    static func json(_ probe: ProbeResult, verdicts: [DeviceVerdict]) -> JSONValue {
         var members: [String: JSONValue] = [
             "source": .string(probe.source), "formatName": .string(probe.formatName), "container": .string(probe.container),
             "contentType": .string(probe.contentType),
@@ -121,6 +161,23 @@ enum ProbeCommand {
             put("textSubtitle", stream.isTextSubtitle)
             return .object(s)
         })
+        members["devices"] = .array(verdicts.map { verdict in
+            var v: [String: JSONValue] = [
+                "device": .string(verdict.device.id), "outcome": .string(verdict.outcome.rawValue),
+                "reasons": .array(verdict.reasons.map(DiagnosticJSON.encode)),
+            ]
+            if let fix = verdict.fix { v["fix"] = .string(fix) }
+            return .object(v)
+        })
         return .object(members)
+    }
+}
+
+extension String {
+    fileprivate func trimmingSpaces() -> String {
+        var view = Substring(self)
+        while view.first == " " { view.removeFirst() }
+        while view.last == " " { view.removeLast() }
+        return String(view)
     }
 }

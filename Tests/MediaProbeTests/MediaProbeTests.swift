@@ -199,3 +199,89 @@ struct BrokenInputTests {
         #expect(MP4Boxes.isFastStart(["ftyp"]) == nil)
     }
 }
+
+@Suite("Device verdicts")
+struct DeviceVerdictTests {
+    /// Renders every sample's verdicts on every profile, for a golden file.
+    @Test("verdicts for every sample on every device match the golden file")
+    func golden() throws {
+        var text = ""
+        for name in sampleFiles + ["hls-ts/master.m3u8"] {
+            let probe = try MediaProber().probeBlocking(path: samplePath(name))
+            var relative = probe
+            relative.source = "Samples/\(name)"
+            text += "\(relative.source)\n"
+            for verdict in DeviceJudge().verdicts(for: relative) {
+                text += "  \(verdict.device.id): \(verdict.outcome.rawValue)\n"
+                for reason in verdict.reasons { text += "    [\(reason.code.rawValue)] \(reason.message)\n" }
+                if let fix = verdict.fix { text += "    fix: \(fix)\n" }
+            }
+        }
+        Snapshot.assertMatches(text, named: "device-verdicts.txt")
+    }
+
+    func stream(_ codec: String, profile: String? = nil, level: Int? = nil, width: Int = 1920, height: Int = 1080,
+                rate: Double = 24, depth: Int = 8) -> StreamInfo {
+        var info = StreamInfo(index: 0, kind: .video, codec: codec)
+        info.profile = profile
+        info.level = level
+        info.width = width
+        info.height = height
+        info.frameRate = rate
+        info.bitDepth = depth
+        info.chroma = "4:2:0"
+        return info
+    }
+
+    func verdict(_ streams: [StreamInfo], container: String = "mp4", on device: String) throws -> DeviceVerdict {
+        let probe = ProbeResult(source: "in.mp4", formatName: container, container: container, contentType: "video/mp4",
+                                duration: 10, bitRate: nil, isFastStart: true, streams: streams)
+        let profile = try #require(DeviceProfile.all.first { $0.id == device })
+        return DeviceJudge().verdict(for: probe, on: profile)
+    }
+
+    @Test("limits per device", arguments: [
+        // H.264 High 4.2 1080p60: too high for gen 1-2 (4.1, 30 fps), fine on gen 3.
+        ("h264", "High", 42, 1920, 1080, 60.0, "chromecast-gen1-2", DeviceVerdict.Outcome.willNotPlay, "device.video-level"),
+        ("h264", "High", 42, 1920, 1080, 60.0, "chromecast-gen3", .plays, ""),
+        // 4K H.264 level 5.1 at 30 fps: Google TV 4K only.
+        ("h264", "High", 51, 3840, 2160, 30.0, "google-tv-4k", .plays, ""),
+        ("h264", "High", 51, 3840, 2160, 30.0, "chromecast-ultra", .willNotPlay, "device.video-level"),
+        // HEVC Main 10 L5.1 4K: Ultra yes, gen 3 no.
+        ("hevc", "Main 10", 153, 3840, 2160, 60.0, "chromecast-ultra", .plays, ""),
+        ("hevc", "Main 10", 153, 3840, 2160, 60.0, "chromecast-gen3", .willNotPlay, "device.video-codec"),
+        // 1080p on a Nest Hub (720p).
+        ("h264", "High", 40, 1920, 1080, 30.0, "nest-hub", .willNotPlay, "device.resolution"),
+        // AV1 only on the Streamer (and Google TV HD, by field reports).
+        ("av1", "Main", 8, 1920, 1080, 30.0, "google-tv-streamer", .plays, ""),
+        ("av1", "Main", 8, 1920, 1080, 30.0, "google-tv-4k", .willNotPlay, "device.video-codec"),
+    ])
+    func limits(codec: String, profile: String, level: Int, width: Int, height: Int, rate: Double, device: String,
+                expected: DeviceVerdict.Outcome, code: String) throws {
+        let result = try verdict([stream(codec, profile: profile, level: level, width: width, height: height, rate: rate)], on: device)
+        #expect(result.outcome == expected, "\(result.reasons.map(\.message))")
+        if !code.isEmpty { #expect(result.reasons.contains { $0.code.rawValue == code }) }
+        if expected == .willNotPlay { #expect(result.fix?.hasPrefix("ffmpeg -i in.mp4 -map 0 -c copy -c:v libx264") == true) }
+    }
+
+    @Test("E-AC-3 is a caveat over HDMI and a blocker on a Nest Hub")
+    func passthrough() throws {
+        var audio = StreamInfo(index: 1, kind: .audio, codec: "eac3")
+        audio.channels = 6
+        let tv = try verdict([stream("h264", profile: "High", level: 40), audio], on: "chromecast-gen3")
+        #expect(tv.outcome == .playsWithCaveats)
+        let hub = try verdict([stream("h264", profile: "High", level: 40, width: 1280, height: 720), audio], on: "nest-hub")
+        #expect(hub.outcome == .willNotPlay)
+        #expect(hub.fix == "ffmpeg -i in.mp4 -map 0 -c copy -c:a aac -ac 2 -b:a 192k -movflags +faststart in.cast.mp4")
+    }
+
+    @Test("HDR on an SDR device is a caveat")
+    func hdr() throws {
+        var video = stream("hevc", profile: "Main 10", level: 150, width: 3840, height: 2160, depth: 10)
+        video.hdrTransfer = "PQ"
+        #expect(try verdict([video], on: "chromecast-ultra").outcome == .plays)
+        var hlg = video
+        hlg.hdrTransfer = "HLG"
+        #expect(try verdict([hlg], on: "chromecast-ultra").outcome == .playsWithCaveats)
+    }
+}

@@ -1,0 +1,266 @@
+public import CastModel
+
+/// Whether one device can play one probed file, and why not.
+public struct DeviceVerdict: Sendable, Hashable {
+    /// The overall answer.
+    public enum Outcome: String, Sendable, Hashable, Codable, Comparable {
+        case plays
+        case playsWithCaveats = "plays-with-caveats"
+        case willNotPlay = "will-not-play"
+
+        private var rank: Int {
+            switch self {
+            case .plays: 0
+            case .playsWithCaveats: 1
+            case .willNotPlay: 2
+            }
+        }
+
+        public static func < (lhs: Outcome, rhs: Outcome) -> Bool { lhs.rank < rhs.rank }
+    }
+
+    public var device: DeviceProfile
+    public var outcome: Outcome
+    /// Every reason, each a diagnostic with a stable code; warnings are caveats, errors block.
+    public var reasons: [Diagnostic]
+    /// The smallest ffmpeg command that fixes every blocking reason (and the caveats it can),
+    /// re-encoding only the streams that need it; nil when nothing needs fixing.
+    public var fix: String?
+}
+
+/// Judges probe results against ``DeviceProfile``s.
+public struct DeviceJudge: Sendable {
+    /// Creates a judge.
+    public init() {}
+
+    /// Verdicts for every profile.
+    public func verdicts(for probe: ProbeResult, devices: [DeviceProfile] = DeviceProfile.all) -> [DeviceVerdict] {
+        devices.map { verdict(for: probe, on: $0) }
+    }
+
+    /// The verdict for one profile.
+    public func verdict(for probe: ProbeResult, on device: DeviceProfile) -> DeviceVerdict {
+        var reasons: [Diagnostic] = []
+        var plan = FixPlan()
+        let location = Diagnostic.SourceLocation(file: probe.source)
+        func add(_ severity: Diagnostic.Severity, _ code: DiagnosticCode, _ message: String) {
+            reasons.append(Diagnostic(severity, code, message, location: location))
+        }
+
+        // Container.
+        switch probe.container {
+        case "matroska", "mov":
+            add(.error, "device.container", "\(probe.container == "mov" ? "QuickTime (MOV)" : "Matroska (MKV)") is not a container Cast plays")
+            plan.remuxToMP4 = true
+        case "mp4", "webm", "mpegts", "mp3", "flac", "ogg", "wav", "aac", "hls", "dash":
+            break
+        default:
+            if !probe.streams.contains(where: { $0.kind == .video || $0.kind == .audio }) {
+                add(.error, "device.no-media", "the file has no audio or video stream")
+            } else {
+                add(.error, "device.container", "\(probe.container) is not a container Cast plays")
+                plan.remuxToMP4 = true
+            }
+        }
+        if probe.isFastStart == false {
+            add(.warning, "device.not-fast-start", "the MP4 index (moov) is at the end: playback starts only after an extra range request to the end of the file, and fails on servers without Range support")
+            plan.fastStart = true
+        }
+
+        // Video.
+        let videos = probe.videoStreams
+        if !device.hasVideo, !videos.isEmpty {
+            add(.warning, "device.audio-only", "the device has no screen: only the audio plays")
+        }
+        if device.hasVideo {
+            for stream in videos {
+                checkVideo(stream, device: device, plan: &plan, add: add)
+            }
+        }
+
+        // Audio.
+        for stream in probe.audioStreams {
+            switch stream.codec {
+            case "aac":
+                if let channels = stream.channels, channels > 2 {
+                    let layout = stream.channelLayout ?? "\(channels)-channel"
+                    if device.droppedMultichannelAAC {
+                        add(.error, "device.aac-multichannel", "\(layout) AAC does not play: multichannel AAC was removed from this device in firmware 1.28 (Google issue tracker 69088762)")
+                    } else if !device.hasHDMI {
+                        add(.error, "device.aac-multichannel", "\(layout) AAC does not play: the device has no surround output, and Cast decodes multichannel AAC only for an HDMI sink that takes multichannel PCM")
+                    } else {
+                        add(.warning, "device.aac-multichannel", "\(stream.channelLayout ?? "\(channels)-channel") AAC plays only when the TV or receiver accepts multichannel PCM over HDMI")
+                    }
+                    plan.audio = .stereoAAC(index: stream.index)
+                }
+            case "mp3", "opus", "vorbis", "flac":
+                break
+            case "pcm_s16le", "pcm_s24le", "pcm_u8", "pcm_s16be":
+                if probe.container != "wav" {
+                    add(.warning, "device.pcm-in-container", "PCM audio outside WAV is not reliably played")
+                    plan.audio = .stereoAAC(index: stream.index)
+                }
+            case "ac3", "eac3":
+                let name = stream.codec == "ac3" ? "AC-3" : "E-AC-3"
+                if device.hasHDMI {
+                    add(.warning, "device.audio-passthrough", "\(name) is passed through to the TV undecoded: silent unless the TV or receiver decodes \(name)")
+                } else {
+                    add(.error, "device.audio-passthrough", "\(name) needs an HDMI sink that decodes it; \(device.name) has none")
+                }
+                plan.audio = .stereoAAC(index: stream.index)
+            default:
+                add(.error, "device.audio-codec", "\(stream.codec) audio is not decoded by Cast devices")
+                plan.audio = .stereoAAC(index: stream.index)
+            }
+        }
+        if videos.isEmpty, probe.audioStreams.isEmpty, probe.container != "hls", probe.container != "dash" {
+            add(.error, "device.no-media", "the file has no audio or video stream")
+        }
+
+        // Embedded subtitles.
+        for stream in probe.subtitleStreams {
+            if stream.isTextSubtitle == false {
+                add(.warning, "device.bitmap-subtitles", "subtitle stream #\(stream.index) (\(stream.codec)) is bitmaps: Cast shows only WebVTT/TTML text tracks, and OCR would be needed")
+            } else {
+                add(.warning, "device.embedded-subtitles", "subtitle stream #\(stream.index) (\(stream.codec)\(stream.language.map { ", \($0)" } ?? "")) is embedded: the receiver ignores it; convert it to a WebVTT sidecar with castprep captions convert \(Self.quoted(probe.source)) --stream \(stream.index)")
+            }
+            plan.dropSubtitles = plan.remuxToMP4
+        }
+
+        let outcome: DeviceVerdict.Outcome = reasons.contains { $0.severity == .error }
+            ? .willNotPlay : reasons.contains { $0.severity == .warning } ? .playsWithCaveats : .plays
+        let fix = plan.isEmpty ? nil : plan.command(input: probe.source, container: probe.container)
+        for index in reasons.indices where reasons[index].fix == nil && reasons[index].severity != .note {
+            if reasons[index].code == "device.embedded-subtitles" || reasons[index].code == "device.bitmap-subtitles"
+                || reasons[index].code == "device.audio-only" {
+                continue
+            }
+            reasons[index].fix = fix
+        }
+        return DeviceVerdict(device: device, outcome: outcome, reasons: reasons, fix: fix)
+    }
+
+    func checkVideo(
+        _ stream: StreamInfo, device: DeviceProfile, plan: inout FixPlan,
+        add: (Diagnostic.Severity, DiagnosticCode, String) -> Void
+    ) {
+        let codecName = ["h264": "H.264", "hevc": "HEVC", "vp8": "VP8", "vp9": "VP9", "av1": "AV1"][stream.codec] ?? stream.codec
+        guard let limit = device.video.first(where: { $0.codec == stream.codec }) else {
+            add(.error, "device.video-codec", "\(device.name) does not decode \(codecName) video")
+            plan.video = .h264(index: stream.index, maxHeight: Self.fitHeight(stream, device: device))
+            return
+        }
+        var reencode = false
+        if let depth = stream.bitDepth, depth > 8, stream.codec == "h264" {
+            add(.error, "device.h264-high10", "\(depth)-bit H.264 (\(stream.profile ?? "High 10")) is not decoded by any Cast device: Cast supports H.264 High profile, 8-bit")
+            reencode = true
+        } else if let chroma = stream.chroma, chroma != "4:2:0" {
+            add(.error, "device.chroma", "\(chroma) chroma is not decoded by Cast devices; they need 4:2:0")
+            reencode = true
+        } else if let profile = stream.profile, !limit.profiles.isEmpty, !limit.profiles.contains(profile) {
+            add(.error, "device.video-profile", "\(codecName) \(profile) is not supported on \(device.name) (supported: \(limit.profiles.joined(separator: ", ")))")
+            reencode = true
+        }
+        if let level = stream.level, let maxLevel = limit.maxLevel, level > maxLevel {
+            add(.error, "device.video-level", "\(codecName) level \(Self.levelName(level, codec: stream.codec)) is above \(device.name)'s limit of \(Self.levelName(maxLevel, codec: stream.codec))")
+            reencode = true
+        }
+        let width = stream.width ?? 0
+        let height = stream.height ?? 0
+        // Compare the long and short sides so portrait video is judged fairly.
+        if max(width, height) > max(limit.maxWidth, limit.maxHeight) || min(width, height) > min(limit.maxWidth, limit.maxHeight) {
+            add(.error, "device.resolution", "\(width)×\(height) is larger than \(device.name) decodes (\(limit.maxWidth)×\(limit.maxHeight))")
+            reencode = true
+        }
+        if let rate = stream.frameRate, rate > limit.maxFrameRate + 0.01 {
+            add(.error, "device.frame-rate", "\(Self.trimmed(rate)) fps is above \(device.name)'s \(Self.trimmed(limit.maxFrameRate)) fps at this size")
+            reencode = true
+        }
+        if let transfer = stream.hdrTransfer, !device.hdr.contains(transfer) {
+            add(.warning, "device.hdr", "\(transfer == "PQ" ? "HDR10/PQ" : "HLG") video on a device without HDR output: colours will look washed out (no tone mapping)")
+        }
+        if stream.dolbyVisionProfile != nil, !device.dolbyVision {
+            add(.warning, "device.dolby-vision", "Dolby Vision is not supported on \(device.name): only a compatible base layer, if any, plays")
+        }
+        if reencode {
+            plan.video = stream.codec == "h264" || !limit.profiles.isEmpty
+                ? .h264(index: stream.index, maxHeight: Self.fitHeight(stream, device: device))
+                : .h264(index: stream.index, maxHeight: nil)
+        }
+    }
+
+    /// The height to scale to when the picture is too large for the device, else nil.
+    static func fitHeight(_ stream: StreamInfo, device: DeviceProfile) -> Int? {
+        let h264 = device.video.first { $0.codec == "h264" }
+        guard let limit = h264, let height = stream.height, let width = stream.width else { return nil }
+        if width > limit.maxWidth || height > limit.maxHeight { return min(limit.maxHeight, height) }
+        return nil
+    }
+
+    static func levelName(_ level: Int, codec: String) -> String {
+        switch codec {
+        case "hevc": trimmed(Double(level) / 30)
+        case "av1": "\(level / 4 + 2).\(level % 4)"
+        default: trimmed(Double(level) / 10)
+        }
+    }
+
+    static func trimmed(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String((value * 100).rounded() / 100)
+    }
+
+    static func quoted(_ path: String) -> String {
+        path.allSatisfy({ $0.isLetter || $0.isNumber || "/._-".contains($0) }) ? path : "'" + path.replacingApostrophes() + "'"
+    }
+}
+
+/// What an ffmpeg fix must change; everything else is copied.
+struct FixPlan {
+    enum VideoChange { case h264(index: Int, maxHeight: Int?) }
+    enum AudioChange { case stereoAAC(index: Int) }
+
+    var video: VideoChange?
+    var audio: AudioChange?
+    var remuxToMP4 = false
+    var fastStart = false
+    var dropSubtitles = false
+
+    var isEmpty: Bool { video == nil && audio == nil && !remuxToMP4 && !fastStart }
+
+    /// `ffmpeg -i IN -map … -c copy -c:v:N libx264 … OUT.mp4`.
+    func command(input: String, container: String) -> String {
+        var arguments = ["ffmpeg", "-i", DeviceJudge.quoted(input)]
+        if dropSubtitles || remuxToMP4 {
+            arguments += ["-map", "0:v?", "-map", "0:a?"]
+        } else {
+            arguments += ["-map", "0"]
+        }
+        arguments += ["-c", "copy"]
+        if case .h264(_, let maxHeight) = video {
+            arguments += ["-c:v", "libx264", "-profile:v", "high", "-pix_fmt", "yuv420p", "-crf", "20", "-preset", "medium"]
+            if let maxHeight { arguments += ["-vf", "scale=-2:\(maxHeight)"] }
+        }
+        if case .stereoAAC = audio {
+            arguments += ["-c:a", "aac", "-ac", "2", "-b:a", "192k"]
+        }
+        let outputIsMP4 = remuxToMP4 || ["mp4", "mov", "matroska"].contains(container)
+        if outputIsMP4 { arguments += ["-movflags", "+faststart"] }
+        let base = input.split(separator: "/").last.map(String.init) ?? input
+        let directory = input.contains("/") ? String(input.dropLast(base.count)) : ""
+        let stem = base.split(separator: ".").dropLast().joined(separator: ".")
+        let ext = outputIsMP4 ? "mp4" : (base.split(separator: ".").last.map(String.init) ?? "mp4")
+        arguments.append(DeviceJudge.quoted(directory + (stem.isEmpty ? base : stem) + ".cast." + ext))
+        return arguments.joined(separator: " ")
+    }
+}
+
+extension FixPlan.VideoChange: Equatable {}
+extension FixPlan.AudioChange: Equatable {}
+
+extension String {
+    fileprivate func replacingApostrophes() -> String {
+        var result = ""
+        for character in self { result += character == "'" ? "'\\''" : String(character) }
+        return result
+    }
+}
