@@ -82,6 +82,23 @@ enum ProbeCommand {
         if let bitRate = probe.bitRate { header.append("\(bitRate / 1000) kb/s") }
         if let fastStart = probe.isFastStart { header.append(fastStart ? "fast start" : "moov at the end (not fast start)") }
         var text = probe.source + "\n  " + header.joined(separator: " · ") + "\n"
+        if let hls = probe.hls {
+            var line = ["HLS \(hls.isLive ? "live" : "VOD")", "\(hls.variants.count) variant\(hls.variants.count == 1 ? "" : "s")"]
+            let kinds = Dictionary(grouping: hls.renditions, by: \.type).map { "\($0.value.count) \($0.key.lowercased())" }.sorted()
+            line += kinds
+            if let video = hls.hlsVideoSegmentFormat { line.append("hlsVideoSegmentFormat \(video)") }
+            if let audio = hls.hlsSegmentFormat { line.append("hlsSegmentFormat \(audio)") }
+            text += "  " + line.joined(separator: " · ") + "\n"
+            for variant in hls.variants {
+                var parts = ["variant", variant.uri, "\(variant.bandwidth / 1000) kb/s"]
+                if let width = variant.width, let height = variant.height { parts.append("\(width)×\(height)") }
+                if !variant.codecs.isEmpty { parts.append(variant.codecs.joined(separator: ",")) }
+                text += "    " + parts.joined(separator: " ") + "\n"
+            }
+            for rendition in hls.renditions {
+                text += "    \(rendition.type.lowercased()) \"\(rendition.name)\"\(rendition.language.map { " \($0)" } ?? "")\(rendition.isDefault ? " default" : "")\(rendition.uri.map { " \($0)" } ?? "")\n"
+            }
+        }
         for stream in probe.streams {
             var parts = ["#\(stream.index)", stream.kind.rawValue, stream.codec]
             if let codecString = stream.codecString { parts.append("(\(codecString))") }
@@ -136,6 +153,29 @@ enum ProbeCommand {
         if let duration = probe.duration { members["duration"] = JSONValue(duration) }
         if let bitRate = probe.bitRate { members["bitRate"] = JSONValue(bitRate) }
         if let fastStart = probe.isFastStart { members["fastStart"] = .bool(fastStart) }
+        members["streamType"] = .string(probe.streamType)
+        if let hls = probe.hls {
+            var h: [String: JSONValue] = [
+                "live": .bool(hls.isLive),
+                "variants": .array(hls.variants.map { variant in
+                    var v: [String: JSONValue] = ["uri": .string(variant.uri), "bandwidth": JSONValue(variant.bandwidth),
+                                                  "codecs": .array(variant.codecs.map(JSONValue.string))]
+                    if let width = variant.width { v["width"] = JSONValue(width) }
+                    if let height = variant.height { v["height"] = JSONValue(height) }
+                    return .object(v)
+                }),
+                "renditions": .array(hls.renditions.map { rendition in
+                    var r: [String: JSONValue] = ["type": .string(rendition.type), "groupId": .string(rendition.groupID),
+                                                  "name": .string(rendition.name), "default": .bool(rendition.isDefault)]
+                    if let language = rendition.language { r["language"] = .string(language) }
+                    if let uri = rendition.uri { r["uri"] = .string(uri) }
+                    return .object(r)
+                }),
+            ]
+            if let value = hls.hlsSegmentFormat { h["hlsSegmentFormat"] = .string(value) }
+            if let value = hls.hlsVideoSegmentFormat { h["hlsVideoSegmentFormat"] = .string(value) }
+            members["hls"] = .object(h)
+        }
         members["streams"] = .array(probe.streams.map { stream in
             var s: [String: JSONValue] = ["index": JSONValue(stream.index), "kind": .string(stream.kind.rawValue), "codec": .string(stream.codec)]
             func put(_ key: String, _ value: String?) { if let value { s[key] = .string(value) } }

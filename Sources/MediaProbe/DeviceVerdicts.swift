@@ -62,6 +62,11 @@ public struct DeviceJudge: Sendable {
                 plan.remuxToMP4 = true
             }
         }
+        if let hls = probe.hls, hls.videoPackaging == .ts,
+           hls.codecs.contains(where: { $0.hasPrefix("hvc1") || $0.hasPrefix("hev1") || $0.hasPrefix("dvh") }) {
+            add(.error, "device.hevc-in-ts", "HEVC in MPEG-TS HLS segments does not play on Cast: HLS TS carries H.264 only; HEVC needs fMP4 segments")
+            plan.hlsFMP4 = true
+        }
         if probe.isFastStart == false {
             add(.warning, "device.not-fast-start", "the MP4 index (moov) is at the end: playback starts only after an extra range request to the end of the file, and fails on servers without Range support")
             plan.fastStart = true
@@ -224,11 +229,16 @@ struct FixPlan {
     var remuxToMP4 = false
     var fastStart = false
     var dropSubtitles = false
+    /// HLS that must be repackaged with fMP4 segments.
+    var hlsFMP4 = false
 
-    var isEmpty: Bool { video == nil && audio == nil && !remuxToMP4 && !fastStart }
+    var isEmpty: Bool { video == nil && audio == nil && !remuxToMP4 && !fastStart && !hlsFMP4 }
 
     /// `ffmpeg -i IN -map … -c copy -c:v:N libx264 … OUT.mp4`.
     func command(input: String, container: String) -> String {
+        if hlsFMP4 {
+            return "ffmpeg -i \(DeviceJudge.quoted(input)) -map 0 -c copy -f hls -hls_segment_type fmp4 -hls_playlist_type vod fmp4/index.m3u8"
+        }
         var arguments = ["ffmpeg", "-i", DeviceJudge.quoted(input)]
         if dropSubtitles || remuxToMP4 {
             arguments += ["-map", "0:v?", "-map", "0:a?"]

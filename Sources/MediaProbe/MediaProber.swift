@@ -142,9 +142,13 @@ public struct MediaProber: Sendable {
             fastStart = Self.fastStart(path: path)
         }
         let contentType = ContentTypes.contentType(container: container, streams: streams)
-        return ProbeResult(source: path, formatName: formatName, container: container, contentType: contentType,
-                           duration: mediaDuration.map { ($0 * 1000).rounded() / 1000 }, bitRate: bitRate,
-                           isFastStart: fastStart, streams: streams)
+        var result = ProbeResult(source: path, formatName: formatName, container: container, contentType: contentType,
+                                 duration: mediaDuration.map { ($0 * 1000).rounded() / 1000 }, bitRate: bitRate,
+                                 isFastStart: fastStart, streams: streams)
+        if container == "hls", !isURL {
+            result.hls = Self.localHLSInfo(path: path)
+        }
+        return result
     }
 
     // MARK: - Streams
@@ -236,6 +240,45 @@ public struct MediaProber: Sendable {
             break
         }
         return info
+    }
+
+    // MARK: - HLS
+
+    /// Reads a local master (or media) playlist and the first media playlist of each kind to
+    /// learn how segments are packaged. Files over 16 MiB are not read.
+    static func localHLSInfo(path: String) -> HLSInfo? {
+        guard let text = readText(path), let playlist = HLSPlaylist.parse(text) else { return nil }
+        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        func resolve(_ uri: String) -> String? {
+            if uri.contains("://") { return nil }  // remote media playlists are for the HTTP checks
+            return uri.hasPrefix("/") ? uri : (directory.isEmpty ? uri : directory + "/" + uri)
+        }
+        func media(_ uri: String?) -> HLSMediaPlaylist? {
+            guard let uri, let resolved = resolve(uri), let text = readText(resolved), case .media(let playlist)? = HLSPlaylist.parse(text)
+            else { return nil }
+            return playlist
+        }
+        switch playlist {
+        case .media(let playlist):
+            return HLSInfo(variants: [], renditions: [], videoPackaging: playlist.segmentPackaging, audioPackaging: nil, isLive: playlist.isLive)
+        case .master(let master):
+            let video = media(master.variants.first?.uri)
+            let audio = media(master.renditions.first { $0.type == "AUDIO" && $0.uri != nil }?.uri)
+            return HLSInfo(variants: master.variants, renditions: master.renditions, videoPackaging: video?.segmentPackaging,
+                           audioPackaging: audio?.segmentPackaging, isLive: video?.isLive ?? false)
+        }
+    }
+
+    static func readText(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size <= 16 << 20 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count == bytes.count else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     // MARK: - Helpers

@@ -1,5 +1,5 @@
 /// What probing one media file found: the facts a Cast LOAD and a device verdict need.
-public struct ProbeResult: Sendable, Hashable, Codable {
+public struct ProbeResult: Sendable, Hashable {
     /// The path or URL probed.
     public var source: String
     /// FFmpeg's demuxer name, e.g. `mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`, `mpegts`.
@@ -18,6 +18,10 @@ public struct ProbeResult: Sendable, Hashable, Codable {
     public var isFastStart: Bool?
     /// Every stream, in file order.
     public var streams: [StreamInfo]
+    /// For HLS: the ladder, renditions and segment packaging (local playlists).
+    public var hls: HLSInfo?
+    /// `LIVE` for live HLS (no end list), else `BUFFERED`.
+    public var streamType: String { hls?.isLive == true ? "LIVE" : "BUFFERED" }
 
     /// Creates a result.
     public init(source: String, formatName: String, container: String, contentType: String, duration: Double?,
@@ -40,8 +44,44 @@ public struct ProbeResult: Sendable, Hashable, Codable {
     public var subtitleStreams: [StreamInfo] { streams.filter { $0.kind == .subtitle } }
 }
 
+/// What an HLS stream is made of, and the LOAD fields it needs.
+public struct HLSInfo: Sendable, Hashable {
+    public var variants: [HLSVariant]
+    public var renditions: [HLSRendition]
+    /// Packaging of the variant (video) segments.
+    public var videoPackaging: HLSPackaging?
+    /// Packaging of the separate audio rendition segments, when there are any.
+    public var audioPackaging: HLSPackaging?
+    public var isLive: Bool
+    /// Every codec string the master lists.
+    public var codecs: [String] { Array(Set(variants.flatMap(\.codecs))).sorted() }
+
+    /// The LOAD's `hlsVideoSegmentFormat`: `mpeg2_ts` or `fmp4`.
+    public var hlsVideoSegmentFormat: String? {
+        switch videoPackaging {
+        case .ts: "mpeg2_ts"
+        case .fmp4: "fmp4"
+        default: nil
+        }
+    }
+
+    /// The LOAD's `hlsSegmentFormat` (audio): from the audio renditions if separate, else from
+    /// the muxed segments.
+    public var hlsSegmentFormat: String? {
+        switch audioPackaging ?? videoPackaging {
+        case .ts: "ts"
+        case .fmp4: "fmp4"
+        case .aac: "aac"
+        case .ac3: "ac3"
+        case .eac3: "e-ac3"
+        case .mp3: "mp3"
+        default: nil
+        }
+    }
+}
+
 /// One stream of a media file.
-public struct StreamInfo: Sendable, Hashable, Codable {
+public struct StreamInfo: Sendable, Hashable {
     /// What the stream carries.
     public enum Kind: String, Sendable, Hashable, Codable {
         case video, audio, subtitle, data, attachment, unknown
