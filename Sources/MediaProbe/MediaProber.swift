@@ -333,6 +333,11 @@ public struct MediaProber: Sendable {
         if status == castprep_AVERROR(2) {  // ENOENT
             return ProbeError("probe.not-found", "no such file", fix: "check the path", source: path)
         }
+        if text.hasPrefix("Server returned") {
+            // FFmpeg's HTTP errors (AVERROR_HTTP_*) read "Server returned 404 Not Found" and the like.
+            return ProbeError("probe.http-status", "the server answered: \(text.dropFirst("Server returned ".count))",
+                              fix: "check the URL, and that the server allows this client (try castprep check URL)", source: path)
+        }
         if status == castprep_AVERROR(13) {  // EACCES
             return ProbeError("probe.permission-denied", "permission denied", fix: "check the file's permissions", source: path)
         }
