@@ -1,0 +1,23 @@
+// libFuzzer entry point for the media probe: each input is written to a file and probed, then
+// judged against every device profile. Built by Scripts/fuzz/probe.
+import Foundation
+import MediaProbe
+
+let fuzzDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-probe-fuzz-\(getpid())")
+let fuzzPrepared: Void = { try? FileManager.default.createDirectory(at: fuzzDirectory, withIntermediateDirectories: true) }()
+let fuzzExtensions = ["mp4", "mkv", "ts", "webm", "mp3", "m3u8"]
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    _ = fuzzPrepared
+    let bytes = Data(bytes: data, count: size)
+    // The first byte picks the extension, which steers container detection and HLS parsing.
+    let ext = fuzzExtensions[Int(size > 0 ? data[0] : 0) % fuzzExtensions.count]
+    let url = fuzzDirectory.appendingPathComponent("input.\(ext)")
+    guard (try? bytes.write(to: url)) != nil else { return 0 }
+    if let result = try? MediaProber(limits: .init(probeBytes: 1_000_000, timeout: 5)).probeBlocking(path: url.path) {
+        _ = DeviceJudge().verdicts(for: result)
+    }
+    if let text = String(data: bytes, encoding: .utf8) { _ = HLSPlaylist.parse(text) }
+    return 0
+}
