@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "Catalog", dependencies: ["CastModel", "JSONSupport"]),
         .target(name: "CommandParsing"),
         .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
-        .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg"]),
+        .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "CLibXML2"]),
         .target(
             name: "CastPrepCommands",
             dependencies: ["CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe"]),

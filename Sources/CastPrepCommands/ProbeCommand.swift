@@ -82,6 +82,19 @@ enum ProbeCommand {
         if let bitRate = probe.bitRate { header.append("\(bitRate / 1000) kb/s") }
         if let fastStart = probe.isFastStart { header.append(fastStart ? "fast start" : "moov at the end (not fast start)") }
         var text = probe.source + "\n  " + header.joined(separator: " · ") + "\n"
+        if let dash = probe.dash {
+            text += "  DASH \(dash.isLive ? "live" : "VOD") · \(dash.adaptationSets.count) adaptation set\(dash.adaptationSets.count == 1 ? "" : "s")\n"
+            for set in dash.adaptationSets {
+                for representation in set.representations {
+                    var parts = ["representation", representation.id, representation.mimeType ?? set.mimeType ?? ""]
+                    if let bandwidth = representation.bandwidth { parts.append("\(bandwidth / 1000) kb/s") }
+                    if let width = representation.width, let height = representation.height { parts.append("\(width)×\(height)") }
+                    if let codecs = representation.codecs ?? set.codecs { parts.append(codecs) }
+                    if let language = set.language { parts.append(language) }
+                    text += "    " + parts.filter { !$0.isEmpty }.joined(separator: " ") + "\n"
+                }
+            }
+        }
         if let hls = probe.hls {
             var line = ["HLS \(hls.isLive ? "live" : "VOD")", "\(hls.variants.count) variant\(hls.variants.count == 1 ? "" : "s")"]
             let kinds = Dictionary(grouping: hls.renditions, by: \.type).map { "\($0.value.count) \($0.key.lowercased())" }.sorted()
@@ -154,6 +167,25 @@ enum ProbeCommand {
         if let bitRate = probe.bitRate { members["bitRate"] = JSONValue(bitRate) }
         if let fastStart = probe.isFastStart { members["fastStart"] = .bool(fastStart) }
         members["streamType"] = .string(probe.streamType)
+        if let dash = probe.dash {
+            members["dash"] = [
+                "live": .bool(dash.isLive),
+                "adaptationSets": .array(dash.adaptationSets.map { set in
+                    var s: [String: JSONValue] = [:]
+                    if let mime = set.mimeType { s["mimeType"] = .string(mime) }
+                    if let language = set.language { s["language"] = .string(language) }
+                    s["representations"] = .array(set.representations.map { representation in
+                        var r: [String: JSONValue] = ["id": .string(representation.id)]
+                        if let bandwidth = representation.bandwidth { r["bandwidth"] = JSONValue(bandwidth) }
+                        if let codecs = representation.codecs ?? set.codecs { r["codecs"] = .string(codecs) }
+                        if let width = representation.width { r["width"] = JSONValue(width) }
+                        if let height = representation.height { r["height"] = JSONValue(height) }
+                        return .object(r)
+                    })
+                    return .object(s)
+                }),
+            ]
+        }
         if let hls = probe.hls {
             var h: [String: JSONValue] = [
                 "live": .bool(hls.isLive),

@@ -1,7 +1,7 @@
 internal import CFFmpeg
 import CastModel
 import Dispatch
-import Foundation
+import Glibc
 
 /// Probes media files with libavformat: container, Cast content type with codecs, duration,
 /// fast start, and every stream.
@@ -84,10 +84,9 @@ public struct MediaProber: Sendable {
             }
         }
         if path.lowercased().hasSuffix(".mpd") {
-            // FFmpeg's DASH demuxer is not in every build, and a manifest is not media: report
-            // it as DASH without streams rather than as unreadable.
-            return ProbeResult(source: path, formatName: "dash", container: "dash", contentType: "application/dash+xml",
-                               duration: nil, bitRate: nil, isFastStart: nil, streams: [])
+            // A manifest is not media: read it with libxml2 (FFmpeg's DASH demuxer is not in
+            // every build, and it would fetch every segment).
+            return try Self.probeDASH(path: path, isURL: isURL)
         }
         guard var context = avformat_alloc_context() else {
             throw ProbeError("probe.out-of-memory", "FFmpeg could not allocate a format context", source: path)
@@ -240,6 +239,58 @@ public struct MediaProber: Sendable {
             break
         }
         return info
+    }
+
+    // MARK: - DASH
+
+    static func probeDASH(path: String, isURL: Bool) throws(ProbeError) -> ProbeResult {
+        var result = ProbeResult(source: path, formatName: "dash", container: "dash", contentType: "application/dash+xml",
+                                 duration: nil, bitRate: nil, isFastStart: nil, streams: [])
+        guard !isURL else { return result }
+        guard let text = readText(path) else {
+            throw ProbeError("probe.unreadable", "cannot read the manifest", fix: "check the path and permissions", source: path)
+        }
+        do {
+            let manifest = try DASHManifest.parse(Array(text.utf8))
+            result.dash = manifest
+            result.duration = manifest.duration
+            // Represent each adaptation set's first representation as a stream, so verdicts and
+            // reports see the codecs and sizes.
+            for (index, set) in manifest.adaptationSets.enumerated() {
+                guard let representation = set.representations.max(by: { ($0.bandwidth ?? 0) < ($1.bandwidth ?? 0) }) else { continue }
+                let mime = representation.mimeType ?? set.mimeType ?? ""
+                let kind: StreamInfo.Kind = mime.hasPrefix("video") || set.contentType == "video" ? .video
+                    : mime.hasPrefix("audio") || set.contentType == "audio" ? .audio : .subtitle
+                let codecString = representation.codecs ?? set.codecs
+                var stream = StreamInfo(index: index, kind: kind, codec: codecString.map(Self.codecName(fromCodecString:)) ?? "unknown")
+                stream.codecString = codecString
+                stream.width = representation.width
+                stream.height = representation.height
+                stream.language = set.language
+                result.streams.append(stream)
+            }
+        } catch {
+            throw ProbeError("probe.dash-malformed", "the DASH manifest cannot be read: \(error.description)",
+                             fix: "fix the MPD (it must be well-formed XML with an <MPD> root)", source: path)
+        }
+        return result
+    }
+
+    /// FFmpeg-style codec names from RFC 6381 strings, for verdicts on manifests.
+    static func codecName(fromCodecString codec: String) -> String {
+        let prefix = codec.split(separator: ".").first.map { $0.lowercased() } ?? codec
+        return switch prefix {
+        case "avc1", "avc3": "h264"
+        case "hvc1", "hev1": "hevc"
+        case "vp09": "vp9"
+        case "av01": "av1"
+        case "mp4a": codec.hasPrefix("mp4a.40.34") || codec.hasPrefix("mp4a.6B") ? "mp3" : "aac"
+        case "ac-3": "ac3"
+        case "ec-3": "eac3"
+        case "wvtt": "webvtt"
+        case "stpp": "ttml"
+        default: prefix
+        }
     }
 
     // MARK: - HLS

@@ -20,8 +20,10 @@ public struct ProbeResult: Sendable, Hashable {
     public var streams: [StreamInfo]
     /// For HLS: the ladder, renditions and segment packaging (local playlists).
     public var hls: HLSInfo?
+    /// For DASH: the adaptation sets and representations (local manifests).
+    public var dash: DASHManifest?
     /// `LIVE` for live HLS (no end list), else `BUFFERED`.
-    public var streamType: String { hls?.isLive == true ? "LIVE" : "BUFFERED" }
+    public var streamType: String { hls?.isLive == true || dash?.isLive == true ? "LIVE" : "BUFFERED" }
 
     /// Creates a result.
     public init(source: String, formatName: String, container: String, contentType: String, duration: Double?,

@@ -11,4 +11,8 @@
 /// LIBXML_DOTTED_VERSION is a string macro; expose it as a function for version checks.
 static inline const char *castprep_libxml_dotted_version(void) { return LIBXML_DOTTED_VERSION; }
 
+/// xmlFree is a global function-pointer variable, which Swift 6 treats as shared mutable
+/// state; calling it through a function keeps strict concurrency checking happy.
+static inline void castprep_xmlFree(void *pointer) { xmlFree(pointer); }
+
 #endif
