@@ -1,5 +1,6 @@
 import CastModel
 import CommandParsing
+import Foundation
 import JSONSupport
 import MediaProbe
 
@@ -23,6 +24,7 @@ enum ProbeCommand {
                 .option("jobs", short: "j", valueName: "n", help: "How many files to probe at once.", default: "4"),
                 .option("timeout", valueName: "seconds", help: "Give up on a file after this long.", default: "15"),
                 .option("devices", valueName: "ids", help: "Comma-separated device profiles to judge against, or 'none' (default: all; see the list below)."),
+                .option("poster", valueName: "dir", help: "Also write a JPEG poster frame of each video into this directory."),
                 CommonOptions.color,
             ],
             arguments: [ArgumentSpec(name: "path", help: "Media files (local paths or http(s) URLs).", arity: .oneOrMore)],
@@ -50,9 +52,25 @@ enum ProbeCommand {
         let judge = DeviceJudge()
         let results = await prober.probe(paths: paths, width: width)
         let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
-        let failures = results.compactMap { result -> Diagnostic? in
+        var failures = results.compactMap { result -> Diagnostic? in
             if case .failure(let error) = result { return error.diagnostic }
             return nil
+        }
+        if let directory = values.option("poster") {
+            guard FileManager.default.fileExists(atPath: directory) else {
+                throw values.usageError("the poster directory '\(directory)' does not exist", concerning: "poster")
+            }
+            for case .success(let probe) in results where !probe.videoStreams.isEmpty {
+                let name = (probe.source.split(separator: "/").last.map(String.init) ?? "poster") + ".jpg"
+                let target = URL(fileURLWithPath: directory).appendingPathComponent(name)
+                do {
+                    let bytes = try await BlockingWork.run { () throws(ProbeError) -> [UInt8] in try PosterFrame(timeout: timeout).jpeg(from: probe.source) }
+                    try Data(bytes).write(to: target, options: .atomic)
+                    io.writeErrorLine("poster: \(target.path)")
+                } catch let error as ProbeError {
+                    failures.append(Diagnostic(.warning, error.code, error.message, fix: error.fix, location: .init(file: probe.source)))
+                }
+            }
         }
         if values.flag("json") {
             let document: JSONValue = [
@@ -73,7 +91,7 @@ enum ProbeCommand {
             }
         }
         printer.print(failures)
-        return failures.isEmpty ? 0 : 1
+        return failures.containsErrors ? 1 : 0
     }
 
     static func render(_ probe: ProbeResult) -> String {
