@@ -64,7 +64,8 @@ public enum CaptionConverter {
     /// - Throws: ``CaptionError`` with code `captions.strict-lossy` when `strict` is set and
     ///   there are warnings or errors.
     public static func convert(
-        _ read: CaptionReadResult, options: ConversionOptions = ConversionOptions(), fileName: String = "<input>"
+        _ read: consuming CaptionReadResult, options: ConversionOptions = ConversionOptions(),
+        fileName: String = "<input>"
     ) throws(CaptionError) -> CaptionConversion {
         var (document, report) = normalize(read, options: options, fileName: fileName)
         if options.strict, let worst = report.diagnostics.maximumSeverity, worst >= .warning {
@@ -91,54 +92,63 @@ public enum CaptionConverter {
 
     /// Applies the offset, drops what cannot be shown, sorts by start time, merges repeats and
     /// makes identifiers unique; every change is counted and reported.
-    public static func normalize(_ read: CaptionReadResult, options: ConversionOptions, fileName: String) -> (
-        CaptionDocument, ConversionReport
-    ) {
+    ///
+    /// `read` is consumed so that its cue array can be edited in place when the caller gives
+    /// it up: copying 100,000 cues (and retaining their text) was a visible part of the time.
+    public static func normalize(_ read: consuming CaptionReadResult, options: ConversionOptions, fileName: String)
+        -> (CaptionDocument, ConversionReport)
+    {
         var log = DiagnosticLog(file: fileName)
         log.append(contentsOf: read.diagnostics)
         var report = ConversionReport(sourceEncoding: read.encoding)
         report.cuesRead = read.document.cues.count + read.unreadableCues.values.reduce(0, +)
         report.dropped = read.unreadableCues
-        var document = read.document
+        var document = CaptionDocument()
+        swap(&document, &read.document)
         var kept: [Cue] = []
-        kept.reserveCapacity(document.cues.count)
+        swap(&kept, &document.cues)
+        var keptCount = 0
 
-        for var cue in document.cues {
+        for index in kept.indices {
             if options.offset.milliseconds != 0 {
-                cue.start = cue.start + options.offset
-                cue.end = cue.end + options.offset
+                kept[index].start = kept[index].start + options.offset
+                kept[index].end = kept[index].end + options.offset
             }
-            if cue.isBlank {
+            let start = kept[index].start
+            let end = kept[index].end
+            let line = kept[index].sourceLine
+            if kept[index].isBlank {
                 report.dropped[.empty, default: 0] += 1
-                log.add(.note, "captions.cue-dropped-empty", "cue at \(cue.start) has no text; dropped",
-                    line: cue.sourceLine)
+                log.add(.note, "captions.cue-dropped-empty", "cue at \(start) has no text; dropped", line: line)
                 continue
             }
-            if cue.end <= cue.start {
+            if end <= start {
                 report.dropped[.zeroDuration, default: 0] += 1
                 log.add(
                     .warning, "captions.cue-dropped-zero-duration",
-                    "cue \"\(preview(cue))\" ends (\(cue.end)) before or when it starts (\(cue.start)); dropped",
-                    fix: "give the cue an end time after its start", line: cue.sourceLine)
+                    "cue \"\(preview(kept[index]))\" ends (\(end)) before or when it starts (\(start)); dropped",
+                    fix: "give the cue an end time after its start", line: line)
                 continue
             }
-            if cue.end.milliseconds <= 0 {
+            if end.milliseconds <= 0 {
                 report.dropped[.beforeStart, default: 0] += 1
                 log.add(
                     .warning, "captions.cue-dropped-before-start",
-                    "cue \"\(preview(cue))\" ends before 00:00:00.000 after the offset \(options.offset); dropped",
-                    fix: "use a smaller negative offset", line: cue.sourceLine)
+                    "cue \"\(preview(kept[index]))\" ends before 00:00:00.000 after the offset \(options.offset); dropped",
+                    fix: "use a smaller negative offset", line: line)
                 continue
             }
-            if cue.start.milliseconds < 0 {
+            if start.milliseconds < 0 {
                 log.add(
                     .warning, "captions.cue-start-clamped",
-                    "cue \"\(preview(cue))\" would start at \(cue.start) after the offset; it now starts at 00:00:00.000",
-                    line: cue.sourceLine)
-                cue.start = .zero
+                    "cue \"\(preview(kept[index]))\" would start at \(start) after the offset; it now starts at 00:00:00.000",
+                    line: line)
+                kept[index].start = .zero
             }
-            kept.append(cue)
+            if keptCount != index { kept[keptCount] = kept[index] }
+            keptCount += 1
         }
+        kept.removeSubrange(keptCount...)
 
         var isSorted = true
         for index in kept.indices.dropFirst() where kept[index].start < kept[index - 1].start {
@@ -153,26 +163,35 @@ public enum CaptionConverter {
         }
 
         // Merge candidates are the cues still on screen when this one starts. The window is
-        // capped, so a file of 100,000 mutually overlapping cues stays linear.
-        var merged: [Cue] = []
-        merged.reserveCapacity(kept.count)
+        // capped, so a file of 100,000 mutually overlapping cues stays linear. Kept cues are
+        // compacted in place (`written` trails `index`), so no second array of cues is built.
         var active: [Int] = []
-        for cue in kept {
-            active.removeAll { merged[$0].end < cue.start }
-            if let index = active.first(where: { merged[$0].settings == cue.settings && merged[$0].content == cue.content }) {
-                let previous = merged[index]
-                merged[index].end = max(previous.end, cue.end)
+        var written = 0
+        for index in kept.indices {
+            let start = kept[index].start
+            if !active.isEmpty {
+                active.removeAll { kept[$0].end < start }
+            }
+            if let target = active.first(where: {
+                kept[$0].settings == kept[index].settings && kept[$0].content == kept[index].content
+            }) {
+                let previousStart = kept[target].start
+                kept[target].end = max(kept[target].end, kept[index].end)
                 report.cuesMerged += 1
                 log.add(
                     .note, "captions.cue-merged",
-                    "cue \"\(preview(cue))\" repeats the cue at \(previous.start) and overlaps or touches it; merged into one cue",
-                    line: cue.sourceLine)
+                    "cue \"\(preview(kept[index]))\" repeats the cue at \(previousStart) and overlaps or touches it; merged into one cue",
+                    line: kept[index].sourceLine)
                 continue
             }
-            active.append(merged.count)
+            active.append(written)
             if active.count > mergeWindow { active.removeFirst() }
-            merged.append(cue)
+            if written != index { kept[written] = kept[index] }
+            written += 1
         }
+        kept.removeSubrange(written...)
+        var merged = kept
+        kept = []
 
         var identifiers: Set<String> = []
         for index in merged.indices {

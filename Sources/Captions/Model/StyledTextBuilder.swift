@@ -22,6 +22,12 @@ struct StyledTextBuilder {
 
     mutating func append(_ text: String) {
         guard !text.isEmpty else { return }
+        // Unstyled text needs no wrappers, so it always lands at the top level (the general
+        // code below would find no span to reuse and do the same); this skips its arrays.
+        if style.colorClass == nil, !style.bold, !style.italic, !style.underline {
+            Self.append(text, wrappers: [][...], to: &nodes)
+            return
+        }
         var wrappers: [CueSpan] = []
         if let colorClass = style.colorClass { wrappers.append(CueSpan(.class, classes: [colorClass], children: [])) }
         if style.bold { wrappers.append(CueSpan(.bold, children: [])) }

@@ -140,6 +140,147 @@ enum InlineMarkup {
     }
 }
 
+/// Colours already normalised while reading one file, keyed by the attribute value's bytes.
+///
+/// SRT files repeat the same few `<font color>` values thousands of times; normalising each
+/// occurrence (lowercasing, dictionary look-ups, new Strings) dominated the fast path, so the
+/// first sixteen distinct values are remembered.
+struct SRTColorCache {
+    private var entries: [(key: [UInt8], color: String, className: String)] = []
+
+    /// The normalised colour and its class name, or nil when the value is not a colour.
+    mutating func resolve(_ value: UnsafeBufferPointer<UInt8>) -> (color: String, className: String)? {
+        for entry in entries where entry.key.elementsEqual(value) { return (entry.color, entry.className) }
+        guard let color = ColorClasses.normalize(String(decoding: value, as: UTF8.self)) else { return nil }
+        let className = ColorClasses.className(color: color)
+        if entries.count < 16 { entries.append((Array(value), color, className)) }
+        return (color, className)
+    }
+}
+
+extension InlineMarkup {
+    /// The byte-level fast path for SRT cue text: the same result as ``parseSRT(_:)`` for text
+    /// whose markup is only `<i>`, `<b>`, `<u>` (opening or closing, any case), `</font>`,
+    /// `<font color=V>` / `<font color="V">` with a plain colour, `{\anN}`, and `<` or `{`
+    /// that cannot start a tag. Returns nil for anything else, and the caller falls back to
+    /// ``parseSRT(_:)``; `SRTFastPathTests` checks that both agree on generated tag soup.
+    ///
+    /// Why: the general path works on an array of Unicode scalars and builds a String per
+    /// tag, which made it most of the SRT conversion time; real files use this subset.
+    static func parseSRTFast(_ text: UnsafeBufferPointer<UInt8>, colors: inout SRTColorCache) -> MarkupResult? {
+        var state = MarkupState(context: ASSContext())
+        let count = text.count
+        var runStart = 0
+        var index = 0
+        func flush(_ end: Int) {
+            if end > runStart {
+                state.builder.append(String(decoding: UnsafeBufferPointer(rebasing: text[runStart..<end]), as: UTF8.self))
+            }
+        }
+        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
+        while index < count {
+            let byte = text[index]
+            if byte == UInt8(ascii: "<") {
+                var cursor = index + 1
+                var closing = false
+                if cursor < count, text[cursor] == UInt8(ascii: "/") {
+                    closing = true
+                    cursor += 1
+                }
+                // The general matcher reads up to five letters and needs a known tag name;
+                // with any other name the `<` is literal text.
+                let nameStart = cursor
+                while cursor < count, cursor - nameStart < 5, isLetter(text[cursor]) { cursor += 1 }
+                let nameLength = cursor - nameStart
+                var tagName: String?
+                if nameLength == 1 {
+                    switch text[nameStart] | 0x20 {
+                    case UInt8(ascii: "i"): tagName = "i"
+                    case UInt8(ascii: "b"): tagName = "b"
+                    case UInt8(ascii: "u"): tagName = "u"
+                    case UInt8(ascii: "s"): return nil
+                    default: break
+                    }
+                } else if nameLength == 4, text[nameStart] | 0x20 == UInt8(ascii: "f"),
+                    text[nameStart + 1] | 0x20 == UInt8(ascii: "o"), text[nameStart + 2] | 0x20 == UInt8(ascii: "n"),
+                    text[nameStart + 3] | 0x20 == UInt8(ascii: "t")
+                {
+                    tagName = "font"
+                }
+                guard let name = tagName else {
+                    index += 1
+                    continue
+                }
+                if closing || name != "font" {
+                    guard cursor < count, text[cursor] == UInt8(ascii: ">") else { return nil }
+                    flush(index)
+                    state.applySRT(SRTTag(name: name, closing: closing, attributes: ""))
+                    index = cursor + 1
+                    runStart = index
+                    continue
+                }
+                guard let (color, className, end) = Self.fontColor(text, after: cursor, colors: &colors) else {
+                    return nil
+                }
+                flush(index)
+                state.openFont(color: color, className: className)
+                index = end
+                runStart = index
+            } else if byte == UInt8(ascii: "{"), index + 1 < count, text[index + 1] == UInt8(ascii: "\\") {
+                guard index + 5 < count, text[index + 2] == UInt8(ascii: "a"), text[index + 3] == UInt8(ascii: "n"),
+                    text[index + 4] >= UInt8(ascii: "1"), text[index + 4] <= UInt8(ascii: "9"),
+                    text[index + 5] == UInt8(ascii: "}")
+                else { return nil }
+                flush(index)
+                state.alignment = Int(text[index + 4] - UInt8(ascii: "0"))
+                index += 6
+                runStart = index
+            } else {
+                index += 1
+            }
+        }
+        flush(count)
+        return state.finish()
+    }
+
+    /// ` color=V>` or ` color="V">` right after `<font`, V being 1-32 ASCII letters, digits
+    /// or `#` that normalise to a colour: the colour, its class and the offset after `>`.
+    private static func fontColor(_ text: UnsafeBufferPointer<UInt8>, after start: Int, colors: inout SRTColorCache)
+        -> (String, String, Int)?
+    {
+        let prefix: StaticString = " color="
+        var cursor = start
+        let matchesPrefix = prefix.withUTF8Buffer { expected -> Bool in
+            guard cursor + expected.count <= text.count else { return false }
+            for offset in 0..<expected.count where text[cursor + offset] != expected[offset] { return false }
+            return true
+        }
+        guard matchesPrefix else { return nil }
+        cursor += 7
+        let quoted = cursor < text.count && text[cursor] == UInt8(ascii: "\"")
+        if quoted { cursor += 1 }
+        let valueStart = cursor
+        while cursor < text.count, cursor - valueStart <= 32 {
+            let byte = text[cursor]
+            let isPlain = (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A)
+                || byte == UInt8(ascii: "#")
+            guard isPlain else { break }
+            cursor += 1
+        }
+        let valueEnd = cursor
+        guard valueEnd > valueStart, valueEnd - valueStart <= 32 else { return nil }
+        if quoted {
+            guard cursor < text.count, text[cursor] == UInt8(ascii: "\"") else { return nil }
+            cursor += 1
+        }
+        guard cursor < text.count, text[cursor] == UInt8(ascii: ">") else { return nil }
+        guard let resolved = colors.resolve(UnsafeBufferPointer(rebasing: text[valueStart..<valueEnd])) else {
+            return nil
+        }
+        return (resolved.color, resolved.className, cursor + 1)
+    }
+}
+
 struct SRTTag {
     var name: String
     var closing: Bool
@@ -147,7 +288,7 @@ struct SRTTag {
 }
 
 /// The running state while one cue's markup is parsed.
-private struct MarkupState {
+struct MarkupState {
     var context: ASSContext
     var builder = StyledTextBuilder()
     var result = MarkupResult()
@@ -220,6 +361,14 @@ private struct MarkupState {
                 builder.style.colorClass = colorClass
             }
         }
+    }
+
+    /// `<font color=…>` with an already normalised colour: what ``applySRT(_:)`` does for a
+    /// font tag whose only attribute is a valid colour, without re-parsing the attributes.
+    mutating func openFont(color: String, className: String) {
+        result.classStyles[className] = CueClassStyle(color: color)
+        fontColors.append(className)
+        builder.style.colorClass = className
     }
 
     /// `name="value"` pairs, quotes optional.

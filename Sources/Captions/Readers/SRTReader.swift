@@ -48,7 +48,11 @@ enum TextInput {
 /// follows it). A blank line inside cue text is kept as a line break when no timing line
 /// follows it.
 enum SRTReader {
-    static func read(_ data: [UInt8], options: CaptionReadOptions) throws(CaptionError) -> CaptionReadResult {
+    /// Reads SRT; `fastMarkup` chooses the byte-level markup fast path (with fallback), and
+    /// is only turned off by the tests that check the fast path against the general one.
+    static func read(_ data: [UInt8], options: CaptionReadOptions, fastMarkup: Bool = true) throws(CaptionError)
+        -> CaptionReadResult
+    {
         var log = DiagnosticLog(file: options.fileName)
         let decoded = try TextInput.decode(data, options: options, log: &log)
         let bytes = decoded.bytes
@@ -56,25 +60,28 @@ enum SRTReader {
         var document = CaptionDocument()
         var unreadable: [CueDropReason: Int] = [:]
         var lastIndex: Int64?
-        var seenIndices: Set<Int64> = []
+        var seenIndices = SeenNumbers()
+        var colorCache = SRTColorCache()
+        var textRanges: [Range<Int>] = []
         var maxEnd = CaptionTime(milliseconds: .min)
         var overlaps = 0
         var firstOverlapLine: Int?
         var index = 0
-        let arrow: [UInt8] = Array("-->".utf8)
         var text: [UInt8] = []
         document.cues.reserveCapacity(lines.count / 4)
+        // Whether each line contains "-->", found in one pass: the block logic below asks this
+        // several times per line, and re-scanning the line each time was a visible cost.
+        let arrowLines = Self.linesWithArrow(bytes, lines)
 
         func timing(_ line: Int) -> (start: CaptionTime, end: CaptionTime, rest: Range<Int>)? {
-            let range = lines[line]
-            guard Bytes.contains(bytes, range, arrow) else { return nil }
-            return parseTiming(bytes, range)
+            guard arrowLines[line] else { return nil }
+            return parseTiming(bytes, lines[line])
         }
         func isNumber(_ line: Int) -> Bool {
             let trimmed = Bytes.trimmed(bytes, lines[line])
             return !trimmed.isEmpty && trimmed.count <= 12 && trimmed.allSatisfy { Bytes.isDigit(bytes[$0]) }
         }
-        func hasArrow(_ line: Int) -> Bool { Bytes.contains(bytes, lines[line], arrow) }
+        func hasArrow(_ line: Int) -> Bool { arrowLines[line] }
         // After a blank line, any line with "-->" (even a malformed one) starts a new block,
         // so a bad timing line is reported instead of being swallowed as text.
         func startsCue(_ line: Int) -> Bool {
@@ -88,12 +95,12 @@ enum SRTReader {
                 continue
             }
             var cueNumber: Int64?
-            if isNumber(index), index + 1 < lines.count, Bytes.contains(bytes, lines[index + 1], arrow) {
+            if isNumber(index), index + 1 < lines.count, hasArrow(index + 1) {
                 cueNumber = Bytes.number(bytes, Bytes.trimmed(bytes, lines[index]))
                 index += 1
             }
             let timingLine = index
-            guard Bytes.contains(bytes, lines[timingLine], arrow) else {
+            guard hasArrow(timingLine) else {
                 log.add(
                     .warning, "captions.srt-stray-text",
                     "text \"\(Self.preview(bytes, lines[index]))\" is not part of any cue (no timing line before it); skipped",
@@ -103,7 +110,7 @@ enum SRTReader {
                 continue
             }
             // Collect the text lines first so that a malformed block is skipped as a whole.
-            var textRanges: [Range<Int>] = []
+            textRanges.removeAll(keepingCapacity: true)
             var cursor = timingLine + 1
             while cursor < lines.count {
                 let range = lines[cursor]
@@ -118,7 +125,7 @@ enum SRTReader {
                     cursor = next
                     continue
                 }
-                if Bytes.contains(bytes, range, arrow), timing(cursor) != nil { break }
+                if hasArrow(cursor), timing(cursor) != nil { break }
                 if cursor + 1 < lines.count, isNumber(cursor), hasArrow(cursor + 1) { break }
                 textRanges.append(range)
                 cursor += 1
@@ -139,7 +146,7 @@ enum SRTReader {
                     line: timingLine + 1, column: parsed.rest.lowerBound - lines[timingLine].lowerBound + 1)
             }
             if let cueNumber {
-                if !seenIndices.insert(cueNumber).inserted {
+                if !seenIndices.insert(cueNumber) {
                     log.add(.note, "captions.srt-duplicate-index", "cue number \(cueNumber) appears more than once",
                         line: timingLine)
                 } else if let lastIndex, cueNumber != lastIndex + 1 {
@@ -166,24 +173,29 @@ enum SRTReader {
                         "line is \(range.count) bytes; cut to \(options.limits.maxLineBytes)",
                         line: timingLine + 2 + offset)
                 }
-                for position in range.lowerBound..<end {
-                    let byte = bytes[position]
-                    if byte == UInt8(ascii: "<") || byte == UInt8(ascii: "{") { hasMarkup = true }
-                    text.append(byte)
+                if !hasMarkup {
+                    for position in range.lowerBound..<end
+                    where bytes[position] == UInt8(ascii: "<") || bytes[position] == UInt8(ascii: "{") {
+                        hasMarkup = true
+                        break
+                    }
                 }
+                text.append(contentsOf: bytes[range.lowerBound..<end])
             }
-            let string = String(decoding: text, as: UTF8.self)
             var cue = Cue(start: parsed.start, end: parsed.end, content: [], sourceLine: timingLine + 1)
             if hasMarkup {
-                let markup = InlineMarkup.parseSRT(string)
+                let fast =
+                    fastMarkup
+                    ? text.withUnsafeBufferPointer { InlineMarkup.parseSRTFast($0, colors: &colorCache) } : nil
+                let markup = fast ?? InlineMarkup.parseSRT(String(decoding: text, as: UTF8.self))
                 cue.content = markup.nodes
                 if let settings = markup.settings { cue.settings = settings }
                 document.classStyles.merge(markup.classStyles) { current, _ in current }
                 for issue in markup.issues {
                     log.add(issue.severity, issue.code, issue.message, fix: issue.fix, line: timingLine + 2)
                 }
-            } else if !string.isEmpty {
-                cue.content = [.text(string)]
+            } else if !text.isEmpty {
+                cue.content = [.text(String(decoding: text, as: UTF8.self))]
             }
             guard document.cues.count < options.limits.maxCueCount else {
                 throw TextInput.tooManyCues(options, line: timingLine + 1)
@@ -198,6 +210,27 @@ enum SRTReader {
         }
         return CaptionReadResult(
             document: document, diagnostics: log.finished(), unreadableCues: unreadable, encoding: decoded.encoding)
+    }
+
+    /// For each line, whether it contains `-->`.
+    static func linesWithArrow(_ bytes: [UInt8], _ lines: Lines) -> [Bool] {
+        var flags = [Bool](repeating: false, count: lines.count)
+        bytes.withUnsafeBufferPointer { buffer in
+            for line in 0..<lines.count {
+                let range = lines[line]
+                var position = range.lowerBound
+                while position + 3 <= range.upperBound {
+                    if buffer[position + 2] == UInt8(ascii: ">"), buffer[position + 1] == UInt8(ascii: "-"),
+                        buffer[position] == UInt8(ascii: "-")
+                    {
+                        flags[line] = true
+                        break
+                    }
+                    position += 1
+                }
+            }
+        }
+        return flags
     }
 
     static func preview(_ bytes: [UInt8], _ range: Range<Int>) -> String {
@@ -226,7 +259,9 @@ enum SRTReader {
 
     /// `[H+:]MM:SS[,.]fff` with 1-3 fraction digits (more are rounded), or `H:MM:SS` alone.
     private static func timestamp(_ bytes: [UInt8], _ cursor: inout Int, _ end: Int) -> CaptionTime? {
-        var fields: [Int64] = []
+        // Up to three clock fields, kept in locals: an array here was two allocations per cue.
+        var fields: (Int64, Int64, Int64) = (0, 0, 0)
+        var fieldCount = 0
         var negative = false
         if cursor < end, bytes[cursor] == UInt8(ascii: "-") {
             negative = true
@@ -235,15 +270,20 @@ enum SRTReader {
         while true {
             let start = cursor
             while cursor < end, Bytes.isDigit(bytes[cursor]) { cursor += 1 }
-            guard let value = Bytes.number(bytes, start..<cursor), fields.count < 3 else { return nil }
-            fields.append(value)
-            if cursor < end, bytes[cursor] == UInt8(ascii: ":"), fields.count < 3 {
+            guard let value = Bytes.number(bytes, start..<cursor), fieldCount < 3 else { return nil }
+            switch fieldCount {
+            case 0: fields.0 = value
+            case 1: fields.1 = value
+            default: fields.2 = value
+            }
+            fieldCount += 1
+            if cursor < end, bytes[cursor] == UInt8(ascii: ":"), fieldCount < 3 {
                 cursor += 1
                 continue
             }
             break
         }
-        guard fields.count >= 2 else { return nil }
+        guard fieldCount >= 2 else { return nil }
         var millis: Int64 = 0
         if cursor < end, bytes[cursor] == UInt8(ascii: ",") || bytes[cursor] == UInt8(ascii: ".") {
             cursor += 1
@@ -262,11 +302,37 @@ enum SRTReader {
             default: millis = (value + 5) / 10
             }
         }
-        let hours = fields.count == 3 ? fields[0] : 0
-        let minutes = fields[fields.count - 2]
-        let seconds = fields[fields.count - 1]
+        let hours = fieldCount == 3 ? fields.0 : 0
+        let minutes = fieldCount == 3 ? fields.1 : fields.0
+        let seconds = fieldCount == 3 ? fields.2 : fields.1
         guard minutes < 60, seconds < 60, hours < 1_000_000 else { return nil }
         let time = CaptionTime(hours: hours, minutes: minutes, seconds: seconds, milliseconds: millis)
         return negative ? CaptionTime(milliseconds: -time.milliseconds) : time
+    }
+}
+
+/// The SRT cue numbers seen so far, for the duplicate-number note.
+///
+/// Cue numbers almost always increase, and a number above every earlier one cannot be a
+/// repeat, so the numbers are only hashed into a set once one arrives out of order; hashing
+/// every number of a 100,000-cue file was a visible part of the reading time.
+struct SeenNumbers {
+    private var largest: Int64?
+    private var ascending: [Int64] = []
+    private var set: Set<Int64> = []
+    private var usingSet = false
+
+    /// Records `number`; false when it was seen before.
+    mutating func insert(_ number: Int64) -> Bool {
+        if usingSet { return set.insert(number).inserted }
+        if let largest, number <= largest {
+            usingSet = true
+            set = Set(ascending)
+            ascending = []
+            return set.insert(number).inserted
+        }
+        largest = number
+        ascending.append(number)
+        return true
     }
 }

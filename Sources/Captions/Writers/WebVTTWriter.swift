@@ -63,19 +63,22 @@ public enum WebVTTWriter {
         }
 
         var payload: [UInt8] = []
-        for cue in document.cues {
+        var stack: [NodeFrame] = []
+        // Fields are read in place: binding each cue to a local copied (and retained) it whole.
+        let cues = document.cues
+        for index in cues.indices {
             output.append(0x0A)
-            if let identifier = cue.identifier, isSafeIdentifier(identifier) {
+            if let identifier = cues[index].identifier, isSafeIdentifier(identifier) {
                 output.append(contentsOf: identifier.utf8)
                 output.append(0x0A)
             }
-            CaptionTime(milliseconds: max(0, cue.start.milliseconds)).appendClock(to: &output, separator: 0x2E)
+            CaptionTime(milliseconds: max(0, cues[index].start.milliseconds)).appendClock(to: &output, separator: 0x2E)
             output.append(contentsOf: " --> ".utf8)
-            CaptionTime(milliseconds: max(0, cue.end.milliseconds)).appendClock(to: &output, separator: 0x2E)
-            if !cue.settings.isDefault { appendSettings(cue.settings, to: &output) }
+            CaptionTime(milliseconds: max(0, cues[index].end.milliseconds)).appendClock(to: &output, separator: 0x2E)
+            if !cues[index].settings.isDefault { appendSettings(cues[index].settings, to: &output) }
             output.append(0x0A)
             payload.removeAll(keepingCapacity: true)
-            appendNodes(cue.content, to: &payload)
+            appendNodes(cues[index].content, to: &payload, stack: &stack)
             appendPayloadLines(payload, to: &output)
         }
         return output
@@ -102,12 +105,31 @@ public enum WebVTTWriter {
         }
     }
 
-    /// Writes the nodes iteratively, so a very deep tree cannot overflow the stack.
-    private static func appendNodes(_ nodes: [CueNode], to output: inout [UInt8]) {
-        var stack: [(nodes: [CueNode], index: Int, closing: String?)] = [(nodes, 0, nil)]
+    /// One level of the explicit stack ``appendNodes(_:to:stack:)`` walks: the nodes, the next
+    /// one to write, and the span whose closing tag follows them (nil at the top level).
+    private struct NodeFrame {
+        var nodes: [CueNode]
+        var index: Int
+        var closing: CueSpan.Kind?
+    }
+
+    /// Writes the nodes iteratively, so a very deep tree cannot overflow the stack. The stack
+    /// is the caller's, reused from cue to cue, and closing tags are written from the span
+    /// kind, so a cue costs no allocations here.
+    private static func appendNodes(_ nodes: [CueNode], to output: inout [UInt8], stack: inout [NodeFrame]) {
+        if nodes.count == 1, case .text(let text) = nodes[0] {
+            appendEscaped(text, to: &output)
+            return
+        }
+        stack.removeAll(keepingCapacity: true)
+        stack.append(NodeFrame(nodes: nodes, index: 0, closing: nil))
         while var frame = stack.popLast() {
             guard frame.index < frame.nodes.count else {
-                if let closing = frame.closing { output.append(contentsOf: closing.utf8) }
+                if let closing = frame.closing {
+                    output.append(contentsOf: "</".utf8)
+                    output.append(contentsOf: closing.rawValue.utf8)
+                    output.append(UInt8(ascii: ">"))
+                }
                 continue
             }
             let node = frame.nodes[frame.index]
@@ -125,7 +147,7 @@ public enum WebVTTWriter {
                 output.append(contentsOf: span.kind.rawValue.utf8)
                 for name in span.classes where !name.isEmpty {
                     output.append(UInt8(ascii: "."))
-                    output.append(contentsOf: sanitizeClass(name).utf8)
+                    appendSanitizedClass(name, to: &output)
                 }
                 if let annotation = span.annotation, span.kind == .voice || span.kind == .language {
                     let collapsed = annotation.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
@@ -136,7 +158,7 @@ public enum WebVTTWriter {
                     }
                 }
                 output.append(UInt8(ascii: ">"))
-                stack.append((span.children, 0, "</\(span.kind.rawValue)>"))
+                stack.append(NodeFrame(nodes: span.children, index: 0, closing: span.kind))
             }
         }
     }
@@ -238,6 +260,21 @@ public enum WebVTTWriter {
     /// Region identifiers and references: no whitespace, no `-->`.
     static func isSafeToken(_ token: String) -> Bool {
         !token.isEmpty && !token.contains("-->") && !token.unicodeScalars.contains { $0.properties.isWhitespace }
+    }
+
+    /// ``sanitizeClass(_:)`` straight into the output; names that need no change (all the
+    /// generated ones) are copied without building a new String.
+    private static func appendSanitizedClass(_ name: String, to output: inout [UInt8]) {
+        let needsChange = name.utf8.contains { byte in
+            switch byte {
+            case UInt8(ascii: "."), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"), UInt8(ascii: " "),
+                UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), 0x0C, UInt8(ascii: "{"), UInt8(ascii: "}"),
+                UInt8(ascii: "("), UInt8(ascii: ")"):
+                true
+            default: false
+            }
+        }
+        output.append(contentsOf: (needsChange ? sanitizeClass(name) : name).utf8)
     }
 
     /// Class names cannot hold characters that end a class in the cue text tokenizer.
