@@ -58,7 +58,8 @@ let package = Package(
             name: "CatalogTests", dependencies: ["Catalog", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "CommandParsingTests", dependencies: ["CommandParsing"]),
         .testTarget(
-            name: "MediaProbeTests", dependencies: ["MediaProbe", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
+            name: "MediaProbeTests", dependencies: ["MediaProbe", "CastModel", "JSONSupport", "TestSupport"],
+            exclude: ["Snapshots", "Support"]),
         .testTarget(
             name: "CaptionsTests", dependencies: ["Captions", "CastModel"],
             resources: [.copy("Fixtures"), .copy("Snapshots")]),

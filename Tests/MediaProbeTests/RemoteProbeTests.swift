@@ -1,0 +1,107 @@
+import CastModel
+import Foundation
+import Glibc
+import MediaProbe
+import Testing
+import TestSupport
+
+/// A loopback server process for one test; stopped when the value is dropped.
+final class LoopbackServer {
+    let process = Process()
+    let port: Int
+    let log: URL
+
+    init(serving directory: URL, stall: Bool = false) throws {
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-range-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Support/range_server.py")
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, directory.path, log.path] + (stall ? ["--stall"] : [])
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(0x0A) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    var requests: [String] {
+        ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    deinit {
+        // SIGKILL: the server's threads must not keep the test waiting.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: log)
+    }
+}
+
+var pythonAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") || FileManager.default.isExecutableFile(atPath: "/usr/local/bin/python3") }
+
+@Suite("Probing over HTTP (loopback)", .serialized, .enabled(if: ffprobeAvailable, "ffmpeg is needed to make a large sample"))
+struct RemoteProbeTests {
+    /// A 3 MB fast-start MP4 and the same with moov at the end, made once per run.
+    static let largeSamples: URL? = {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-remote-\(getpid())")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for (name, flags) in [("large-faststart.mp4", ["-movflags", "+faststart"]), ("large-moov-at-end.mp4", [])] {
+            let target = directory.appendingPathComponent(name)
+            if FileManager.default.fileExists(atPath: target.path) { continue }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+            process.arguments = ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=20",
+                                 "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "1200k"] + flags + [target.path]
+            try? process.run()
+            process.waitUntilExit()
+        }
+        return directory
+    }()
+
+    @Test("a fast-start MP4 is probed with at most 2 range requests")
+    func fastStartRequests() throws {
+        let directory = try #require(Self.largeSamples)
+        let server = try LoopbackServer(serving: directory)
+        let probe = try MediaProber().probeBlocking(path: "http://127.0.0.1:\(server.port)/large-faststart.mp4")
+        #expect(probe.contentType.hasPrefix("video/mp4; codecs=\"avc1."))
+        #expect(abs((probe.duration ?? 0) - 20) < 0.1)
+        let requests = server.requests.filter { $0.hasPrefix("/large-faststart.mp4") }
+        #expect(requests.count >= 1 && requests.count <= 2, "\(requests)")
+    }
+
+    @Test("moov at the end costs a seek: more requests, still a correct answer")
+    func moovAtEnd() throws {
+        let directory = try #require(Self.largeSamples)
+        let server = try LoopbackServer(serving: directory)
+        let probe = try MediaProber().probeBlocking(path: "http://127.0.0.1:\(server.port)/large-moov-at-end.mp4")
+        #expect(abs((probe.duration ?? 0) - 20) < 0.1)
+        #expect(server.requests.filter { $0.hasPrefix("/large-moov-at-end.mp4") }.count >= 2)
+    }
+
+    @Test("a stalled server gives a timeout error instead of a hang")
+    func stalled() throws {
+        let server = try LoopbackServer(serving: FileManager.default.temporaryDirectory, stall: true)
+        let started = Date()
+        #expect(throws: ProbeError.self) {
+            try MediaProber(limits: .init(timeout: 2)).probeBlocking(path: "http://127.0.0.1:\(server.port)/x.mp4")
+        }
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
+    @Test("HTTP errors have their own code")
+    func notFound() throws {
+        let directory = try #require(Self.largeSamples)
+        let server = try LoopbackServer(serving: directory)
+        do {
+            _ = try MediaProber().probeBlocking(path: "http://127.0.0.1:\(server.port)/missing.mp4")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == "probe.http-status")
+            #expect(error.message.contains("404"))
+        }
+    }
+}
