@@ -123,14 +123,26 @@ public struct MediaProber: Sendable {
             guard let stream = context.pointee.streams[index] else { continue }
             let info = Self.describe(stream, index: index)
             streams.append(info)
-            if info.kind == .video || info.kind == .audio, !info.isAttachedPicture,
-               stream.pointee.duration != castprep_AV_NOPTS_VALUE, stream.pointee.duration > 0 {
-                let seconds = Double(stream.pointee.duration) * Self.double(stream.pointee.time_base)
-                mediaDuration = max(mediaDuration ?? 0, seconds)
+            if info.kind == .video || info.kind == .audio, !info.isAttachedPicture {
+                if stream.pointee.duration != castprep_AV_NOPTS_VALUE, stream.pointee.duration > 0 {
+                    let seconds = Double(stream.pointee.duration) * Self.double(stream.pointee.time_base)
+                    mediaDuration = max(mediaDuration ?? 0, seconds)
+                } else if let entry = av_dict_get(stream.pointee.metadata, "DURATION", nil, 0), let value = entry.pointee.value,
+                          let seconds = Self.clockSeconds(String(cString: value)) {
+                    // Matroska stores per-stream durations as a DURATION tag ("00:00:02.000000000").
+                    mediaDuration = max(mediaDuration ?? 0, seconds)
+                }
             }
         }
         if mediaDuration == nil, context.pointee.duration != castprep_AV_NOPTS_VALUE, context.pointee.duration > 0 {
-            mediaDuration = Double(context.pointee.duration) / 1_000_000  // AV_TIME_BASE
+            let containerDuration = Double(context.pointee.duration) / 1_000_000  // AV_TIME_BASE
+            // The container's duration covers subtitle streams too; when there are any, find
+            // where the audio and video really end by reading the last packets.
+            if streams.contains(where: { $0.kind == .subtitle }) {
+                mediaDuration = Self.lastMediaTimestamp(context, streams: streams, containerDuration: containerDuration) ?? containerDuration
+            } else {
+                mediaDuration = containerDuration
+            }
         }
         let bitRate = context.pointee.bit_rate > 0 ? Int(context.pointee.bit_rate) : nil
         let ext = path.split(separator: "/").last.flatMap { name in name.split(separator: ".").count > 1 ? name.split(separator: ".").last : nil }
@@ -239,6 +251,42 @@ public struct MediaProber: Sendable {
             break
         }
         return info
+    }
+
+    /// Seconds from `HH:MM:SS.fraction`.
+    static func clockSeconds(_ text: String) -> Double? {
+        let parts = text.split(separator: ":")
+        guard parts.count == 3, let hours = Double(parts[0]), let minutes = Double(parts[1]), let seconds = Double(parts[2]) else { return nil }
+        return hours * 3600 + minutes * 60 + seconds
+    }
+
+    /// The end of the last audio or video packet, read from a window at the end of the file,
+    /// or nil when it cannot be found within a bounded number of packets.
+    static func lastMediaTimestamp(_ context: UnsafeMutablePointer<AVFormatContext>, streams: [StreamInfo], containerDuration: Double) -> Double? {
+        let media = Set(streams.filter { ($0.kind == .video || $0.kind == .audio) && !$0.isAttachedPicture }.map(\.index))
+        guard !media.isEmpty else { return nil }
+        var latest: Double?
+        // Search windows further and further back: subtitles can run far past the media's end.
+        var window = 10.0
+        while latest == nil, window <= max(20, containerDuration * 2) {
+            let target = Int64(max(0, containerDuration - window) * 1_000_000)
+            guard av_seek_frame(context, -1, target, 1) >= 0 else { return nil }  // AVSEEK_FLAG_BACKWARD
+            var allocated = av_packet_alloc()
+            defer { av_packet_free(&allocated) }
+            guard let packet = allocated else { return nil }
+            var read = 0
+            while read < 20_000, av_read_frame(context, packet) >= 0 {
+                read += 1
+                let index = Int(packet.pointee.stream_index)
+                if media.contains(index), let stream = context.pointee.streams[index], packet.pointee.pts != castprep_AV_NOPTS_VALUE {
+                    let end = Double(packet.pointee.pts + max(0, packet.pointee.duration)) * double(stream.pointee.time_base)
+                    latest = max(latest ?? 0, end)
+                }
+                av_packet_unref(packet)
+            }
+            window *= 4
+        }
+        return latest
     }
 
     // MARK: - DASH
