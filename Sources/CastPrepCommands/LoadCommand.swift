@@ -27,6 +27,7 @@ enum LoadCommand {
                 .flag("json", help: "Print one JSON document with the requests and the diagnostics."),
                 .flag("ndjson", help: "Print one request per line (compact JSON)."),
                 .flag("force", help: "Also print requests that failed validation."),
+                .flag("probe", help: "Probe local media files with FFmpeg to fill in content types with codecs, durations and HLS segment formats."),
                 CommonOptions.color,
             ],
             arguments: [ArgumentSpec(name: "catalog", help: "The catalog file (.json, .m3u, .m3u8).")],
@@ -46,7 +47,7 @@ enum LoadCommand {
         let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
 
         // Read off the cooperative pool: file I/O and parsing of large catalogs block.
-        let result: CatalogReadResult
+        var result: CatalogReadResult
         do {
             result = try await BlockingWork.run { try CatalogReader().read(contentsOf: path) }
         } catch let error as CatalogError {
@@ -66,6 +67,11 @@ enum LoadCommand {
         let validator = CastValidator()
         let force = values.flag("force")
         var diagnostics = result.diagnostics
+        if values.flag("probe") {
+            diagnostics += await ProbeEnrichment.enrich(&result.items, builder: builder, width: 4)
+        }
+        // Findings made before any request was built (reading, probing) block their item.
+        let itemFindingsSoFar = diagnostics
         var requests: [JSONValue] = []
 
         if values.flag("queue") {
@@ -77,7 +83,7 @@ enum LoadCommand {
                     itemFindings += validator.validate(media, at: JSONPath.root.appending("media")).map { relocate($0, to: item, request: "queue item") }
                 }
                 diagnostics += itemFindings
-                let blocked = itemFindings.containsErrors || hasReadErrors(item, in: result.diagnostics)
+                let blocked = itemFindings.containsErrors || hasReadErrors(item, in: itemFindingsSoFar)
                 if force || !blocked { items.append(queueItem) }
             }
             if items.isEmpty {
@@ -124,7 +130,7 @@ enum LoadCommand {
                 let (load, found) = builder.loadRequest(for: item)
                 let itemFindings = found + validator.validate(load).map { relocate($0, to: item, request: "LOAD") }
                 diagnostics += itemFindings
-                let blocked = itemFindings.containsErrors || hasReadErrors(item, in: result.diagnostics)
+                let blocked = itemFindings.containsErrors || hasReadErrors(item, in: itemFindingsSoFar)
                 if force || !blocked { requests.append(load.jsonValue) }
             }
         }

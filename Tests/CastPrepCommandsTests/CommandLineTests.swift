@@ -186,3 +186,31 @@ struct ProbeCommandTests {
         #expect(document["results"]?[1]?["error"]?["code"]?.stringValue == "probe.not-media")
     }
 }
+
+@Suite("castprep load --probe", .serialized)
+struct LoadProbeTests {
+    @Test("local media gets content types with codecs, durations and HLS segment formats")
+    func enriched() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-load-probe-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let samples = Repository.root().appendingPathComponent("Samples")
+        try FileManager.default.copyItem(at: samples.appendingPathComponent("h264-aac-faststart.mp4"),
+                                         to: directory.appendingPathComponent("movie.mp4"))
+        try FileManager.default.copyItem(at: samples.appendingPathComponent("hls-fmp4"), to: directory.appendingPathComponent("hls"))
+        let catalog = directory.appendingPathComponent("catalog.json")
+        try #"{"castprep": 1, "items": [{"title": "Movie", "url": "movie.mp4"}, {"title": "Stream", "url": "hls/index.m3u8"}, {"title": "Gone", "url": "gone.mp4"}]}"#
+            .write(to: catalog, atomically: true, encoding: .utf8)
+        let result = await castprep("load", catalog.path, "--probe", "--ndjson", "--base-url", "http://192.0.2.5:8000/")
+        #expect(result.status == 1)  // "Gone" is missing
+        let lines = result.output.split(separator: "\n")
+        #expect(lines.count == 2)
+        let movie = try JSONParser().parse(String(lines[0])).value
+        #expect(movie["media"]?["contentType"]?.stringValue == #"video/mp4; codecs="avc1.640028, mp4a.40.2""#)
+        #expect(movie["media"]?["duration"]?.doubleValue == 2)
+        let stream = try JSONParser().parse(String(lines[1])).value
+        #expect(stream["media"]?["hlsSegmentFormat"]?.stringValue == "fmp4")
+        #expect(stream["media"]?["hlsVideoSegmentFormat"]?.stringValue == "fmp4")
+        #expect(result.error.contains("[probe.not-found] \"Gone\": no such file"))
+    }
+}
