@@ -86,7 +86,7 @@ public struct MediaProber: Sendable {
         if path.lowercased().hasSuffix(".mpd") {
             // A manifest is not media: read it with libxml2 (FFmpeg's DASH demuxer is not in
             // every build, and it would fetch every segment).
-            return try Self.probeDASH(path: path, isURL: isURL)
+            return try Self.probeDASH(path: path, isURL: isURL, timeout: limits.timeout)
         }
         guard var context = avformat_alloc_context() else {
             throw ProbeError("probe.out-of-memory", "FFmpeg could not allocate a format context", source: path)
@@ -156,8 +156,8 @@ public struct MediaProber: Sendable {
         var result = ProbeResult(source: path, formatName: formatName, container: container, contentType: contentType,
                                  duration: mediaDuration.map { ($0 * 1000).rounded() / 1000 }, bitRate: bitRate,
                                  isFastStart: fastStart, streams: streams)
-        if container == "hls", !isURL {
-            result.hls = Self.localHLSInfo(path: path)
+        if container == "hls" {
+            result.hls = Self.hlsInfo(path: path, timeout: limits.timeout)
         }
         return result
     }
@@ -291,11 +291,10 @@ public struct MediaProber: Sendable {
 
     // MARK: - DASH
 
-    static func probeDASH(path: String, isURL: Bool) throws(ProbeError) -> ProbeResult {
+    static func probeDASH(path: String, isURL: Bool, timeout: Double = 15) throws(ProbeError) -> ProbeResult {
         var result = ProbeResult(source: path, formatName: "dash", container: "dash", contentType: "application/dash+xml",
                                  duration: nil, bitRate: nil, isFastStart: nil, streams: [])
-        guard !isURL else { return result }
-        guard let text = readText(path) else {
+        guard let text = readText(path, timeout: timeout) else {
             throw ProbeError("probe.unreadable", "cannot read the manifest", fix: "check the path and permissions", source: path)
         }
         do {
@@ -343,17 +342,13 @@ public struct MediaProber: Sendable {
 
     // MARK: - HLS
 
-    /// Reads a local master (or media) playlist and the first media playlist of each kind to
-    /// learn how segments are packaged. Files over 16 MiB are not read.
-    static func localHLSInfo(path: String) -> HLSInfo? {
-        guard let text = readText(path), let playlist = HLSPlaylist.parse(text) else { return nil }
-        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        func resolve(_ uri: String) -> String? {
-            if uri.contains("://") { return nil }  // remote media playlists are for the HTTP checks
-            return uri.hasPrefix("/") ? uri : (directory.isEmpty ? uri : directory + "/" + uri)
-        }
+    /// Reads a master (or media) playlist and the first media playlist of each kind to learn
+    /// how segments are packaged. Local paths and http(s) URLs; at most 16 MiB per playlist.
+    static func hlsInfo(path: String, timeout: Double) -> HLSInfo? {
+        guard let text = readText(path, timeout: timeout), let playlist = HLSPlaylist.parse(text) else { return nil }
         func media(_ uri: String?) -> HLSMediaPlaylist? {
-            guard let uri, let resolved = resolve(uri), let text = readText(resolved), case .media(let playlist)? = HLSPlaylist.parse(text)
+            guard let uri, let resolved = resolveReference(uri, against: path), let text = readText(resolved, timeout: timeout),
+                  case .media(let playlist)? = HLSPlaylist.parse(text)
             else { return nil }
             return playlist
         }
@@ -368,6 +363,45 @@ public struct MediaProber: Sendable {
         }
     }
 
+    /// Resolves a playlist reference against the playlist's own location (path or URL).
+    static func resolveReference(_ reference: String, against base: String) -> String? {
+        if reference.hasPrefix("http://") || reference.hasPrefix("https://") { return reference }
+        let isURL = base.hasPrefix("http://") || base.hasPrefix("https://")
+        if reference.hasPrefix("/") {
+            guard isURL else { return reference }
+            // Scheme and authority of the base, then the absolute path.
+            let afterScheme = base.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+            guard afterScheme.count >= 3 else { return nil }
+            return afterScheme[0] + "//" + afterScheme[2] + reference
+        }
+        var directory = base
+        if let query = directory.firstIndex(where: { $0 == "?" || $0 == "#" }) { directory = String(directory[..<query]) }
+        guard let slash = directory.lastIndex(of: "/") else { return reference }
+        return String(directory[...slash]) + reference
+    }
+
+    /// The text of a local file or an http(s) URL (read through FFmpeg's protocols, with the
+    /// probe's timeout), or nil; refuses anything over 16 MiB.
+    static func readText(_ path: String, timeout: Double) -> String? {
+        guard path.hasPrefix("http://") || path.hasPrefix("https://") else { return readText(path) }
+        var options: OpaquePointer?
+        av_dict_set(&options, "rw_timeout", String(Int(timeout * 1_000_000)), 0)
+        defer { av_dict_free(&options) }
+        var context: UnsafeMutablePointer<AVIOContext>?
+        guard avio_open2(&context, path, 1, nil, &options) >= 0, let io = context else { return nil }  // AVIO_FLAG_READ
+        defer { avio_closep(&context) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while bytes.count <= 16 << 20 {
+            let count = chunk.withUnsafeMutableBufferPointer { avio_read(io, $0.baseAddress, Int32($0.count)) }
+            if count <= 0 { break }
+            bytes.append(contentsOf: chunk.prefix(Int(count)))
+        }
+        guard bytes.count <= 16 << 20 else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The text of a local file of at most 16 MiB.
     static func readText(_ path: String) -> String? {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { return nil }

@@ -1,5 +1,5 @@
 import CastModel
-import MediaProbe
+@testable import MediaProbe
 import Testing
 
 @Suite("HLS playlists")
@@ -82,5 +82,18 @@ struct HLSPlaylistTests {
         #expect(verdict.outcome == .willNotPlay)
         #expect(verdict.reasons.contains { $0.code == "device.hevc-in-ts" })
         #expect(verdict.fix?.contains("-hls_segment_type fmp4") == true)
+    }
+}
+
+@Suite("Playlist references")
+struct PlaylistReferenceTests {
+    @Test("references resolve against the playlist's path or URL", arguments: [
+        ("v0/index.m3u8", "Samples/hls/master.m3u8", "Samples/hls/v0/index.m3u8"),
+        ("v0/index.m3u8", "http://h.example:8080/a/master.m3u8?token=1", "http://h.example:8080/a/v0/index.m3u8"),
+        ("/abs/index.m3u8", "https://h.example/a/master.m3u8", "https://h.example/abs/index.m3u8"),
+        ("https://cdn.example/x.m3u8", "https://h.example/a/master.m3u8", "https://cdn.example/x.m3u8"),
+    ])
+    func resolve(reference: String, base: String, expected: String) {
+        #expect(MediaProber.resolveReference(reference, against: base) == expected)
     }
 }

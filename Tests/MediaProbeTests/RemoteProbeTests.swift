@@ -92,6 +92,19 @@ struct RemoteProbeTests {
         #expect(Date().timeIntervalSince(started) < 10)
     }
 
+    @Test("remote HLS and DASH manifests are read: ladder, renditions, segment formats")
+    func remoteManifests() throws {
+        let server = try LoopbackServer(serving: Repository.root().appendingPathComponent("Samples"))
+        let hls = try MediaProber().probeBlocking(path: "http://127.0.0.1:\(server.port)/hls-ts/master.m3u8")
+        #expect(hls.hls?.variants.count == 2)
+        #expect(hls.hls?.hlsVideoSegmentFormat == "mpeg2_ts")
+        let fmp4 = try MediaProber().probeBlocking(path: "http://127.0.0.1:\(server.port)/hls-fmp4/index.m3u8")
+        #expect(fmp4.hls?.hlsSegmentFormat == "fmp4")
+        let dash = try MediaProber().probeBlocking(path: "http://127.0.0.1:\(server.port)/dash/manifest.mpd")
+        #expect(dash.dash?.adaptationSets.count == 2)
+        #expect(dash.duration == 2)
+    }
+
     @Test("HTTP errors have their own code")
     func notFound() throws {
         let directory = try #require(Self.largeSamples)
