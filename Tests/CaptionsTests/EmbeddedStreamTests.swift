@@ -126,27 +126,38 @@ struct EmbeddedStreamTests {
         }
     }
 
-    /// Whether ffmpeg can make a DVD subtitle track here; it cannot turn text into bitmaps
-    /// ("Subtitle encoding currently only possible from text to text or bitmap to bitmap").
-    static let canMakeBitmapFixture: Bool = {
-        guard let directory = try? MediaFixtures.directory() else { return false }
-        defer { try? FileManager.default.removeItem(at: directory) }
-        return (try? MediaFixtures.run(["-i", "subs.srt", "-c:s", "dvdsub", "bitmap.mkv"], in: directory)) == true
-    }()
+    /// A minimal PGS (Blu-ray bitmap subtitle) elementary stream: per display set, a
+    /// presentation composition segment and an end segment. ffmpeg cannot turn text into
+    /// bitmaps, but it can copy this stream into Matroska, which is all the test needs.
+    static func pgsBytes() -> [UInt8] {
+        var bytes: [UInt8] = []
+        func be32(_ value: UInt32) -> [UInt8] { [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)] }
+        for pts: UInt32 in [90_000, 180_000] {
+            // "PG", PTS, DTS, segment type 0x16 (presentation composition), size 19, then
+            // 1920×1080, frame rate 0x10, composition 0, state 0x80 (epoch start), palette 0, no objects.
+            bytes += Array("PG".utf8) + be32(pts) + be32(pts) + [0x16, 0x00, 0x13]
+            bytes += [0x07, 0x80, 0x04, 0x38, 0x10, 0x00, 0x00, 0x80, 0x00, 0x00, 0x01] + [UInt8](repeating: 0, count: 8)
+            bytes += Array("PG".utf8) + be32(pts) + be32(pts) + [0x80, 0x00, 0x00]  // end of display set
+        }
+        return bytes
+    }
 
-    @Test(
-        "a bitmap (dvd_subtitle) stream is refused naming its index and codec",
-        .enabled(if: canMakeBitmapFixture, "ffmpeg cannot encode text subtitles to dvd_subtitle, so no bitmap fixture can be made at test time"))
+    @Test("a bitmap (PGS) stream is refused naming its index and codec")
     func bitmap() async throws {
         let directory = try MediaFixtures.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try #require(try MediaFixtures.run(["-i", "subs.srt", "-c:s", "dvdsub", "bitmap.mkv"], in: directory))
+        try Data(Self.pgsBytes()).write(to: directory.appendingPathComponent("subs.sup"))
+        try #require(try MediaFixtures.run(
+            ["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=3", "-i", "subs.sup", "-map", "0", "-map", "1",
+             "-c:v", "libx264", "-preset", "ultrafast", "-c:s", "copy", "bitmap.mkv"], in: directory))
         let path = directory.appendingPathComponent("bitmap.mkv").path
         await #expect {
-            try await EmbeddedSubtitleExtractor.extract(path: path)
+            try await EmbeddedSubtitleExtractor.extract(path: path, stream: 1)
         } throws: { error in
             guard let error = error as? CaptionError else { return false }
-            return error.code == "captions.bitmap-stream" && error.message.contains("#0 of") && error.message.contains("dvd_subtitle")
+            return error.code == "captions.bitmap-stream" && error.message.contains("#1 of") && error.message.contains("hdmv_pgs_subtitle")
         }
+        // Without --stream, the text-stream search finds none and says why.
+        await #expect(throws: CaptionError.self) { try await EmbeddedSubtitleExtractor.extract(path: path) }
     }
 }

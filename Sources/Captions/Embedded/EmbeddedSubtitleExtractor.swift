@@ -96,6 +96,7 @@ public enum EmbeddedSubtitleExtractor {
 
         init(path: String) throws(CaptionError) {
             self.path = path
+            _ = quietFFmpegLogging
             var opened: UnsafeMutablePointer<AVFormatContext>?
             let status = avformat_open_input(&opened, path, nil, nil)
             guard status >= 0, let opened else {
@@ -264,3 +265,7 @@ extension String {
         String(unicodeScalars.map { $0 == "\n" ? "\\N" : String($0) }.joined())
     }
 }
+
+/// FFmpeg prints decoder complaints to stderr by itself; CastPrep reports problems as
+/// diagnostics instead, so FFmpeg's own log is silenced once (AV_LOG_QUIET).
+private let quietFFmpegLogging: Void = { av_log_set_level(-8) }()
