@@ -61,7 +61,7 @@ let package = Package(
             name: "MediaProbeTests", dependencies: ["MediaProbe", "CastModel", "JSONSupport", "TestSupport"],
             exclude: ["Snapshots", "Support"]),
         .testTarget(
-            name: "CaptionsTests", dependencies: ["Captions", "CastModel"],
+            name: "CaptionsTests", dependencies: ["Captions", "CastModel", "TestSupport"],
             resources: [.copy("Fixtures"), .copy("Snapshots")]),
         .testTarget(
             name: "CastPrepCommandsTests",

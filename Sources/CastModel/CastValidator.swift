@@ -576,7 +576,7 @@ public struct CastValidator: Sendable {
                     fix: "set \"trackContentType\": \"text/vtt\"", path: path))
         }
         let typeFlagged = findings.contains { $0.code == "track.content-type-unsupported" }
-        if !typeFlagged, let url = track.trackContentID, let ext = pathExtension(of: url), ["srt", "ass", "ssa", "sub", "scc", "smi", "sbv"].contains(ext) {
+        if !typeFlagged, let url = track.trackContentID, let ext = URLSyntax.pathExtension(of: url), ["srt", "ass", "ssa", "sub", "scc", "smi", "sbv"].contains(ext) {
             findings.append(
                 Diagnostic(
                     .error, "track.format-unsupported",
@@ -727,7 +727,7 @@ public struct CastValidator: Sendable {
 
     func checkContentType(_ contentType: String?, url: String?, at path: JSONPath) -> [Diagnostic] {
         guard let contentType, !contentType.isEmpty else {
-            let guess = url.flatMap(pathExtension(of:)).flatMap(CastMediaTypes.contentType(forExtension:))
+            let guess = url.flatMap(URLSyntax.pathExtension(of:)).flatMap(CastMediaTypes.contentType(forExtension:))
             return [
                 Diagnostic(
                     .error, "media.content-type-missing", "contentType is missing; the receiver picks its player from it",
@@ -779,7 +779,7 @@ public struct CastValidator: Sendable {
                     fix: "write \"\(parsed.description)\"", path: path))
         }
         // Does the URL's extension agree?
-        if let url, let ext = pathExtension(of: url), let implied = CastMediaTypes.contentType(forExtension: ext) {
+        if let url, let ext = URLSyntax.pathExtension(of: url), let implied = CastMediaTypes.contentType(forExtension: ext) {
             let impliedFamily = CastMediaTypes.family(of: implied)
             let adaptive: Set<CastMediaTypes.Family> = [.hls, .dash, .smooth]
             if impliedFamily != family, adaptive.contains(impliedFamily) || adaptive.contains(family), family != .unknown {
@@ -886,15 +886,6 @@ public struct CastValidator: Sendable {
 
     func format(_ value: Double) -> String { JSONNumber(value)?.literal ?? String(value) }
 
-    func pathExtension(of url: String) -> String? {
-        var path = Substring(url)
-        if let cut = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<cut] }
-        guard let slash = path.lastIndex(of: "/") else { return nil }
-        let name = path[path.index(after: slash)...]
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-        let ext = name[name.index(after: dot)...]
-        return ext.isEmpty ? nil : ext.lowercased()
-    }
 
     func isISO8601Date(_ text: String) -> Bool {
         // YYYY, YYYY-MM, YYYY-MM-DD, optionally followed by T and a time.
@@ -926,10 +917,10 @@ enum URLCheck: Equatable {
         // Scan bytes, not Characters: this runs for every URL of every item.
         if let bad = text.utf8.first(where: { $0 <= 0x20 || $0 == 0x22 || $0 == 0x3C || $0 == 0x3E || $0 == 0x5C || $0 == 0x7F }) {
             // A URL that is wrong in two ways reports its scheme first: that is the real problem.
-            if let scheme = schemeOf(text), !["http", "https"].contains(scheme) { return .scheme(scheme) }
+            if let scheme = URLSyntax.scheme(of: text), !["http", "https"].contains(scheme) { return .scheme(scheme) }
             return .invalidCharacter(Character(Unicode.Scalar(bad)))
         }
-        guard let scheme = schemeOf(text) else { return .relative }
+        guard let scheme = URLSyntax.scheme(of: text) else { return .relative }
         guard scheme == "http" || scheme == "https" else { return .scheme(scheme) }
         let afterScheme = text.utf8.dropFirst(scheme.utf8.count + 1)
         guard afterScheme.starts(with: "//".utf8) else { return .missingHost }
@@ -949,17 +940,6 @@ enum URLCheck: Equatable {
         return .ok
     }
 
-    static func schemeOf(_ text: String) -> String? {
-        guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        let scheme = text.utf8[..<colon]
-        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
-        guard let first = scheme.first, isLetter(first),
-              scheme.allSatisfy({ isLetter($0) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") })
-        else { return nil }
-        // "c:" style Windows drive letters are paths, not schemes.
-        if scheme.count == 1 { return nil }
-        return String(decoding: scheme, as: UTF8.self).lowercased()
-    }
 }
 
 /// Well-formedness of BCP 47 language tags (RFC 5646 syntax; the registry is not consulted).

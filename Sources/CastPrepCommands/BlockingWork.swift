@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// Runs blocking work (file reads, parsing big files, C calls) off Swift's cooperative pool.
 ///
@@ -13,5 +14,10 @@ enum BlockingWork {
                 continuation.resume(with: Result { try work() })
             }
         }
+    }
+
+    /// The bytes of the file at `path`, read off the cooperative pool; nil when unreadable.
+    static func contents(of path: String) async -> [UInt8]? {
+        try? await run { FileManager.default.contents(atPath: path).map { Array($0) } }
     }
 }

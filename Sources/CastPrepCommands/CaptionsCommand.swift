@@ -93,13 +93,12 @@ enum CaptionsCommand {
                     let read = try await EmbeddedSubtitleExtractor.extract(path: input, stream: stream, options: readOptions)
                     conversion = try CaptionConverter.convert(read, options: options, fileName: input)
                 } else {
-                    guard let data = FileManager.default.contents(atPath: input) else {
+                    guard let bytes = await BlockingWork.contents(of: input) else {
                         printer.print([Diagnostic(.error, "file.not-found", "cannot read \(input)", fix: "check the path",
                                                   location: .init(file: input))])
                         failed = true
                         continue
                     }
-                    let bytes = Array(data)
                     guard let chosen = format ?? CaptionFormat.detect(fileExtension: ext, data: bytes) else {
                         printer.print([Diagnostic(.error, "captions.format-unknown", "\(input) is not a caption format CastPrep recognises",
                                                   fix: "name the format with --from srt|vtt|ttml|ass|scc", location: .init(file: input))])
@@ -116,7 +115,8 @@ enum CaptionsCommand {
                     io.writeErrorLine("\(input): \(conversion.report.summary)")
                 } else {
                     let destination = outputPath(for: input, output: output, outputIsDirectory: outputIsDirectory)
-                    try CaptionFileWriter.write(conversion.webVTT, to: destination, inputs: inputs)
+                    let text = conversion.webVTT
+                    try await BlockingWork.run { try CaptionFileWriter.write(text, to: destination, inputs: inputs) }
                     io.writeLine("\(input) → \(destination): \(conversion.report.summary)")
                 }
                 if conversion.report.diagnostics.containsErrors { failed = true }
@@ -148,12 +148,11 @@ enum CaptionsCommand {
         let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
         var failed = false
         for file in values.arguments("file") {
-            guard let data = FileManager.default.contents(atPath: file) else {
+            guard let bytes = await BlockingWork.contents(of: file) else {
                 printer.print([Diagnostic(.error, "file.not-found", "cannot read \(file)", fix: "check the path", location: .init(file: file))])
                 failed = true
                 continue
             }
-            let bytes = Array(data)
             let findings = try await BlockingWork.run { WebVTTValidator.check(data: bytes, file: file) }
             printer.print(findings)
             if findings.containsErrors { failed = true }

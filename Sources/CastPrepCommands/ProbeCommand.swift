@@ -41,7 +41,7 @@ enum ProbeCommand {
             if list == "none" {
                 devices = []
             } else {
-                let (selected, unknown) = DeviceProfile.select(list.split(separator: ",").map { String($0).trimmingSpaces() })
+                let (selected, unknown) = DeviceProfile.select(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
                 if let first = unknown.first {
                     throw values.usageError("unknown device profile '\(first)'; known: \(DeviceProfile.all.map(\.id).joined(separator: ", "))",
                                             concerning: "devices")
@@ -64,11 +64,17 @@ enum ProbeCommand {
                 let name = (probe.source.split(separator: "/").last.map(String.init) ?? "poster") + ".jpg"
                 let target = URL(fileURLWithPath: directory).appendingPathComponent(name)
                 do {
-                    let bytes = try await BlockingWork.run { () throws(ProbeError) -> [UInt8] in try PosterFrame(timeout: timeout).jpeg(from: probe.source) }
-                    try Data(bytes).write(to: target, options: .atomic)
+                    // Decoding and writing both block: keep them off the cooperative pool.
+                    try await BlockingWork.run {
+                        let bytes = try PosterFrame(timeout: timeout).jpeg(from: probe.source)
+                        try Data(bytes).write(to: target, options: .atomic)
+                    }
                     io.writeErrorLine("poster: \(target.path)")
                 } catch let error as ProbeError {
                     failures.append(Diagnostic(.warning, error.code, error.message, fix: error.fix, location: .init(file: probe.source)))
+                } catch {
+                    failures.append(Diagnostic(.warning, "poster.write-failed", "cannot write \(target.path): \(error.localizedDescription)",
+                                               fix: "check that the directory is writable", location: .init(file: probe.source)))
                 }
             }
         }
@@ -260,14 +266,5 @@ enum ProbeCommand {
             return .object(v)
         })
         return .object(members)
-    }
-}
-
-extension String {
-    fileprivate func trimmingSpaces() -> String {
-        var view = Substring(self)
-        while view.first == " " { view.removeFirst() }
-        while view.last == " " { view.removeLast() }
-        return String(view)
     }
 }

@@ -58,7 +58,7 @@ public struct CastRequestBuilder: Sendable {
             media.contentID = url
             media.contentType = source.declaredContentType?.trimmingCharacters(in: .whitespaces)
             if media.contentType == nil || media.contentType?.isEmpty == true {
-                if let ext = URLResolver.pathExtension(of: url), let guess = CastMediaTypes.contentType(forExtension: ext) {
+                if let ext = URLSyntax.pathExtension(of: url), let guess = CastMediaTypes.contentType(forExtension: ext) {
                     media.contentType = guess
                     diagnostics.append(
                         Diagnostic(

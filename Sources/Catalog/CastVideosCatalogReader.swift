@@ -161,7 +161,7 @@ public struct CastVideosCatalogReader: Sendable {
             mime = corrected
         }
         let base = bases[kind.rawValue]
-        if base == nil, !URLResolver.hasScheme(reference), [MediaSource.Kind.hls, .dash, .mp4].contains(kind) {
+        if base == nil, URLSyntax.scheme(of: reference) == nil, [MediaSource.Kind.hls, .dash, .mp4].contains(kind) {
             diagnostics.append(
                 Diagnostic(
                     .note, "catalog.base-missing",

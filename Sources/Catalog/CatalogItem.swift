@@ -69,7 +69,7 @@ public struct MediaSource: Sendable, Hashable {
 
         /// The kind a URL's extension suggests.
         public static func guess(fromURL url: String) -> Kind {
-            switch URLResolver.pathExtension(of: url) {
+            switch URLSyntax.pathExtension(of: url) {
             case "m3u8", "m3u": .hls
             case "mpd": .dash
             case "mp4", "m4v", "m4a": .mp4
@@ -116,7 +116,7 @@ public struct CaptionTrack: Sendable, Hashable {
         self.language = language
         self.name = name
         self.kind = kind
-        self.format = format ?? URLResolver.pathExtension(of: url)
+        self.format = format ?? URLSyntax.pathExtension(of: url)
         self.isDefault = isDefault
     }
 

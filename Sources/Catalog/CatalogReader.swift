@@ -155,19 +155,9 @@ public struct CatalogReader: Sendable {
         }
     }
 
-    /// Detects the format from the file name, the first bytes and, for JSON, the top-level keys.
-    public func detectFormat(_ bytes: [UInt8], file: String) throws -> CatalogFormat {
-        switch try sniff(bytes, file: file) {
-        case .playlist: return .m3u
-        case .json:
-            guard let document = try? JSONParser().parse(bytes) else { return .native }
-            return try Self.jsonFormat(of: document.value, file: file)
-        }
-    }
-
     /// Tells a playlist from JSON by the extension and the first bytes, parsing nothing.
     func sniff(_ bytes: [UInt8], file: String) throws -> Kind {
-        let ext = URLResolver.pathExtension(of: file)
+        let ext = URLSyntax.pathExtension(of: file)
         var start = 0
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
         while start < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start]) { start += 1 }

@@ -1,3 +1,4 @@
+import CastModel
 public import Foundation
 
 /// Resolves catalog references (relative paths, base URLs, local files) to absolute URLs.
@@ -23,7 +24,7 @@ public struct URLResolver: Sendable {
     public func resolve(_ reference: String, base: String? = nil) -> String? {
         let trimmed = Self.trimmingSpaces(reference)
         guard !trimmed.isEmpty else { return nil }
-        if Self.hasScheme(trimmed) { return trimmed }
+        if URLSyntax.scheme(of: trimmed) != nil { return trimmed }
         var baseText: String?
         if let base, !base.isEmpty, let resolvedBase = resolve(base) {
             // A base URL is a directory; without a trailing slash RFC 3986 would drop its
@@ -65,7 +66,7 @@ public struct URLResolver: Sendable {
 
     /// Letters, digits, "-", "_" and "~": bytes that never need encoding or resolution.
     private static func isUnreservedPathByte(_ byte: UInt8) -> Bool {
-        if isASCIILetter(byte) { return true }
+        if (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A { return true }  // ASCII letters
         if byte >= 0x30 && byte <= 0x39 { return true }
         return byte == 0x2D || byte == 0x5F || byte == 0x7E
     }
@@ -92,34 +93,6 @@ public struct URLResolver: Sendable {
         return set
     }()
 
-    static func hasScheme(_ text: String) -> Bool {
-        guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return false }
-        let scheme = text.utf8[..<colon]
-        guard scheme.count > 1, let first = scheme.first, isASCIILetter(first) else { return false }
-        return scheme.allSatisfy(isSchemeByte)
-    }
-
-    private static func isASCIILetter(_ byte: UInt8) -> Bool {
-        let lower = byte | 0x20
-        return lower >= 0x61 && lower <= 0x7A
-    }
-
-    /// RFC 3986 scheme characters: letters, digits, "+", "-", ".".
-    private static func isSchemeByte(_ byte: UInt8) -> Bool {
-        if isASCIILetter(byte) { return true }
-        if byte >= 0x30 && byte <= 0x39 { return true }
-        return byte == 0x2B || byte == 0x2D || byte == 0x2E
-    }
-
-    /// The lower-cased extension of a URL's or path's last segment, ignoring query and fragment.
-    public static func pathExtension(of url: String) -> String? {
-        var path = Substring(url)
-        if let cut = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<cut] }
-        let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? path
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-        let ext = name[name.index(after: dot)...]
-        return ext.isEmpty ? nil : ext.lowercased()
-    }
 
     /// Rewrites a `file:` URL under `root` to the same relative path under `baseURL`, so local
     /// media can be cast from a server that serves `root`. Other URLs are returned unchanged.

@@ -419,7 +419,7 @@ struct Cursor {
             buffer.append(contentsOf: String(Character(unicode)).utf8)
         default:
             throw error(.invalidEscape, at: escapeStart, "\\\(describeByte(code)) is not a JSON escape",
-                        fix: "valid escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX; write a literal backslash as \\\\")
+                        fix: "valid escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\u followed by four hex digits; write a literal backslash as \\\\")
         }
     }
 

@@ -129,7 +129,6 @@ public struct DeviceJudge: Sendable {
             } else {
                 add(.warning, "device.embedded-subtitles", "subtitle stream #\(stream.index) (\(stream.codec)\(stream.language.map { ", \($0)" } ?? "")) is embedded: the receiver ignores it; convert it to a WebVTT sidecar with castprep captions convert \(Self.quoted(probe.source)) --stream \(stream.index)")
             }
-            plan.dropSubtitles = plan.remuxToMP4
         }
 
         let outcome: DeviceVerdict.Outcome = reasons.contains { $0.severity == .error }
@@ -228,7 +227,6 @@ struct FixPlan {
     var audio: AudioChange?
     var remuxToMP4 = false
     var fastStart = false
-    var dropSubtitles = false
     /// HLS that must be repackaged with fMP4 segments.
     var hlsFMP4 = false
 
@@ -240,7 +238,8 @@ struct FixPlan {
             return "ffmpeg -i \(DeviceJudge.quoted(input)) -map 0 -c copy -f hls -hls_segment_type fmp4 -hls_playlist_type vod fmp4/index.m3u8"
         }
         var arguments = ["ffmpeg", "-i", DeviceJudge.quoted(input)]
-        if dropSubtitles || remuxToMP4 {
+        // Subtitle streams cannot be copied into MP4 as they are, so a remux keeps only audio and video.
+        if remuxToMP4 {
             arguments += ["-map", "0:v?", "-map", "0:a?"]
         } else {
             arguments += ["-map", "0"]

@@ -86,7 +86,7 @@ public struct MediaProber: Sendable {
         if path.lowercased().hasSuffix(".mpd") {
             // A manifest is not media: read it with libxml2 (FFmpeg's DASH demuxer is not in
             // every build, and it would fetch every segment).
-            return try Self.probeDASH(path: path, isURL: isURL, timeout: limits.timeout)
+            return try Self.probeDASH(path: path, timeout: limits.timeout)
         }
         guard var context = avformat_alloc_context() else {
             throw ProbeError("probe.out-of-memory", "FFmpeg could not allocate a format context", source: path)
@@ -291,7 +291,7 @@ public struct MediaProber: Sendable {
 
     // MARK: - DASH
 
-    static func probeDASH(path: String, isURL: Bool, timeout: Double = 15) throws(ProbeError) -> ProbeResult {
+    static func probeDASH(path: String, timeout: Double) throws(ProbeError) -> ProbeResult {
         var result = ProbeResult(source: path, formatName: "dash", container: "dash", contentType: "application/dash+xml",
                                  duration: nil, bitRate: nil, isFastStart: nil, streams: [])
         guard let text = readText(path, timeout: timeout) else {

@@ -1,6 +1,7 @@
 import CastModel
 import Foundation
 import Testing
+import TestSupport
 
 @testable import Captions
 
@@ -9,18 +10,6 @@ import Testing
 /// WebVTT and identical reports for every file.
 @Suite("SRT markup fast path")
 struct SRTFastPathTests {
-    /// A small deterministic generator (SplitMix64), so failures reproduce.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var value = state
-            value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-            return value ^ (value >> 31)
-        }
-        mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
-    }
 
     /// Tag soup pieces: the common markup, near misses of it, and literal text.
     static let pieces: [String] = [
@@ -45,7 +34,7 @@ struct SRTFastPathTests {
 
     /// Half the soups use only ``commonPieces``, so the fast path is exercised often; the
     /// other half mix in everything, including pieces that must make it fall back.
-    static func soup(_ generator: inout Generator) -> String {
+    static func soup(_ generator: inout SeededGenerator) -> String {
         let length = Int(generator.next() % 12) + 1
         let source = generator.next() % 2 == 0 ? commonPieces : pieces
         var text = ""
@@ -61,7 +50,7 @@ struct SRTFastPathTests {
 
     @Test("fast path and general path agree on random tag soup")
     func tagSoup() {
-        var generator = Generator(state: 0x5EED)
+        var generator = SeededGenerator(state: 0x5EED)
         var colors = SRTColorCache()
         var fastCount = 0
         let total = 20000
@@ -103,7 +92,7 @@ struct SRTFastPathTests {
 
     @Test("fast path and general path give identical WebVTT and reports for generated files")
     func generatedFiles() throws {
-        var generator = Generator(state: 42)
+        var generator = SeededGenerator(state: 42)
         for file in 0..<40 {
             var text = ""
             var start = 0

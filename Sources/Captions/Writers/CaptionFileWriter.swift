@@ -50,6 +50,7 @@ public enum CaptionFileWriter {
         }
         let directory = directoryName(path)
         let base = path.split(separator: "/").last.map(String.init) ?? "captions"
+        // mkstemp(3) replaces the six trailing X characters with a unique suffix.
         var template = Array("\(directory)/.\(base).XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
             guard let address = buffer.baseAddress else { return -1 }
