@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "CommandParsing", targets: ["CommandParsing"]),
         .library(name: "Captions", targets: ["Captions"]),
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
+        .library(name: "Preflight", targets: ["Preflight"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -45,6 +46,9 @@ let package = Package(
         .target(name: "CommandParsing"),
         .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
         .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "CLibXML2"]),
+        .target(
+            name: "Preflight",
+            dependencies: ["CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "CSQLite"]),
         .target(
             name: "CastPrepCommands",
             dependencies: ["CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe"]),

@@ -23,6 +23,8 @@ public struct CatalogReadResult: Sendable {
     public var diagnostics: [Diagnostic]
     /// The catalog's title, when it has one.
     public var title: String?
+    /// How the catalog asks its local files to be served (native catalogs' `serve` member).
+    public var serving: CatalogServing?
     /// The JSON text read, kept so positions can be computed when a finding needs one
     /// (computing them for every item up front would cost a second parse of the catalog).
     var source: [UInt8]?
@@ -47,6 +49,21 @@ public struct CatalogReadResult: Sendable {
                 items[index].location = .init(file: file, line: position.line, column: position.column)
             }
         }
+    }
+}
+
+/// How a catalog's local files are to be served to a Cast device by `castprep preflight` and
+/// `castprep cast`: the folder to publish, and folders to publish *without* CORS headers — to
+/// rehearse what a misconfigured CDN does to a cast before the real one is fixed.
+public struct CatalogServing: Sendable, Hashable {
+    /// The folder published at the server's root (absolute).
+    public var root: String
+    /// Folders under it served without any CORS header (absolute).
+    public var withoutCORS: [String]
+
+    public init(root: String, withoutCORS: [String] = []) {
+        self.root = root
+        self.withoutCORS = withoutCORS
     }
 }
 

@@ -1,4 +1,5 @@
 import CastModel
+import Foundation
 public import JSONSupport
 
 /// Reads CastPrep's own catalog format (documented in Catalogs/README.md).
@@ -31,6 +32,7 @@ public struct NativeCatalogReader: Sendable {
         let defaultsValue = root.value("defaults")
         let style = root.model("textTrackStyle", as: TextTrackStyle.self)
         let itemsValue = root.value("items")
+        let serving = readServing(root.value("serve"), diagnostics: &diagnostics)
         _ = root.finish(into: &diagnostics)
         var defaults: [String: JSONValue] = [:]
         if let defaultsValue {
@@ -67,7 +69,44 @@ public struct NativeCatalogReader: Sendable {
             seenIDs[item.id] = index
             items.append(item)
         }
-        return CatalogReadResult(format: .native, items: items, diagnostics: diagnostics, title: title)
+        var result = CatalogReadResult(format: .native, items: items, diagnostics: diagnostics, title: title)
+        result.serving = serving
+        return result
+    }
+
+    /// Reads `"serve": {"root": "../media", "withoutCORS": ["cdn-copy"]}`; paths are relative
+    /// to the catalog file (withoutCORS entries to the root).
+    func readServing(_ value: JSONValue?, diagnostics: inout [Diagnostic]) -> CatalogServing? {
+        guard let value else { return nil }
+        let path = JSONPath.root.appending("serve")
+        guard var reader = JSONObjectReader(value, at: path, typeName: "serve", diagnostics: &diagnostics) else { return nil }
+        let rootReference = reader.string("root") ?? "."
+        let exceptions = reader.value("withoutCORS")
+        _ = reader.finish(into: &diagnostics)
+        guard let rootURL = resolver.resolve(rootReference.hasSuffix("/") ? rootReference : rootReference + "/"),
+              let root = URL(string: rootURL), root.isFileURL
+        else {
+            diagnostics.append(Diagnostic(.error, "catalog.serve-root-invalid", "serve.root \"\(rootReference)\" is not a local folder",
+                                          fix: "give a folder path relative to the catalog, e.g. \"../media\"", path: path.appending("root")))
+            return nil
+        }
+        var withoutCORS: [String] = []
+        if let exceptions {
+            guard case .array(let entries) = exceptions else {
+                diagnostics.append(Diagnostic(.error, "json.type-mismatch", "serve.withoutCORS must be an array of folder names",
+                                              fix: "write \"withoutCORS\": [\"folder\"]", path: path.appending("withoutCORS")))
+                return CatalogServing(root: root.standardizedFileURL.path)
+            }
+            for (index, entry) in entries.enumerated() {
+                guard case .string(let folder) = entry, !folder.isEmpty, !folder.split(separator: "/").contains("..") else {
+                    diagnostics.append(Diagnostic(.error, "catalog.serve-folder-invalid", "serve.withoutCORS[\(index)] must name a folder inside serve.root",
+                                                  fix: "write a relative folder name without \"..\"", path: path.appending("withoutCORS").appending(index: index)))
+                    continue
+                }
+                withoutCORS.append(root.appendingPathComponent(folder).standardizedFileURL.path)
+            }
+        }
+        return CatalogServing(root: root.standardizedFileURL.path, withoutCORS: withoutCORS)
     }
 
     func readItem(_ json: JSONValue, at path: JSONPath, baseURL: String?, index: Int, diagnostics: inout [Diagnostic]) -> CatalogItem? {

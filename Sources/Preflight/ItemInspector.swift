@@ -1,0 +1,310 @@
+import Captions
+import CastModel
+import Catalog
+import Foundation
+import JSONSupport
+import MediaProbe
+
+/// What one item became after every stage: its report, the LOAD request that casts it, and
+/// its entry in the corrected catalog.
+struct InspectedItem: Sendable, Codable {
+    var report: ItemReport
+    /// The LOAD request's wire JSON, or nil when no request could be built.
+    var loadJSON: String?
+    /// The queue item's wire JSON, for `queue.json`.
+    var queueItemJSON: String?
+    /// The corrected catalog entry (CastPrep's own format).
+    var catalogEntryJSON: String
+}
+
+/// Runs every stage for one catalog item: probe, captions, request building, validation,
+/// device verdicts, then the receiver's HTTP checks. Findings are collected, never thrown:
+/// one bad item must not stop a library of thousands.
+struct ItemInspector: Sendable {
+    var devices: [DeviceProfile]
+    var outputDirectory: String
+    var serving: LocalServing
+    var prober: MediaProber
+    var builder: CastRequestBuilder
+    var checker: (any ReceiverChecking)?
+    var makePosters: Bool
+
+    func inspect(_ original: CatalogItem, catalogFindings: [Diagnostic]) async -> InspectedItem {
+        var item = original
+        var findings = catalogFindings
+        var fixes: [String] = []
+        var tracks: [TrackReport] = []
+        var probe: ProbeResult?
+        var poster: String?
+        let label = item.title.map { "\"\($0)\"" } ?? item.id
+
+        // 1. Probe the source the receiver will be given.
+        if let source = builder.preferredSource(of: item), let sourceIndex = item.sources.firstIndex(of: source) {
+            let local = LocalServing.filePath(of: source.url)
+            if let local, !FileManager.default.fileExists(atPath: local) {
+                findings.append(Diagnostic(.error, "media.file-missing", "\(label): the media file \(local) does not exist",
+                                           fix: "fix the path in the catalog or restore the file", location: item.location, path: item.path))
+            } else {
+                switch await prober.probe(path: local ?? source.url) {
+                case .success(let result):
+                    probe = result
+                    enrich(&item, sourceIndex: sourceIndex, with: result, findings: &findings)
+                case .failure(let error):
+                    findings.append(Diagnostic(.error, error.code, "\(label): \(error.message)", fix: error.fix,
+                                               location: item.location, path: item.path, url: source.url))
+                }
+                if makePosters, let local, let probe, !probe.videoStreams.isEmpty {
+                    poster = await writePoster(for: item, from: local, findings: &findings)
+                }
+            }
+        } else {
+            findings.append(Diagnostic(.error, "catalog.no-source", "\(label) has no media URL", fix: "add \"url\" or \"sources\"",
+                                       location: item.location, path: item.path))
+        }
+
+        // 2. Captions: side-loaded tracks of any format, then text streams inside local media.
+        var captions: [CaptionTrack] = []
+        for (index, track) in item.captions.enumerated() {
+            let (converted, report) = await convert(track, index: index, of: item, findings: &findings)
+            captions.append(converted)
+            tracks.append(report)
+        }
+        if let probe, let source = builder.preferredSource(of: item), let local = LocalServing.filePath(of: source.url),
+           !probe.subtitleStreams.isEmpty {
+            for (track, report) in await extractEmbedded(from: local, probe: probe, item: item, existing: captions.count, findings: &findings) {
+                captions.append(track)
+                tracks.append(report)
+            }
+        }
+        item.captions = captions
+
+        // 3. Serve local files: every file: URL becomes the built-in server's http URL.
+        serving.rebase(&item, findings: &findings)
+
+        // 4. Build and validate the request the sender will send.
+        let (load, buildFindings) = builder.loadRequest(for: item)
+        findings.append(contentsOf: buildFindings.map { located($0, item) })
+        findings.append(contentsOf: CastValidator().validate(load).map { located($0, item) })
+        let (queueItem, _) = builder.queueItem(for: item)
+        for (index, track) in (load.media?.tracks ?? []).filter({ $0.type == .text }).enumerated() where index < tracks.count {
+            tracks[index].trackID = track.trackID
+            tracks[index].url = track.trackContentID
+        }
+
+        // 5. Fetch as the receiver does.
+        if let checker, let media = load.media {
+            findings.append(contentsOf: await checker.check(media: media, origin: nil).map { located($0, item) })
+        }
+
+        // 6. Verdict per device.
+        var deviceReports: [DeviceReadiness] = []
+        let itemWide = findings
+        if let probe {
+            for verdict in DeviceJudge().verdicts(for: probe, devices: devices) {
+                let reasons = itemWide + verdict.reasons
+                deviceReports.append(DeviceReadiness(device: verdict.device.id, name: verdict.device.name,
+                                                     readiness: Readiness(worstOf: reasons), reasons: verdict.reasons, fix: verdict.fix))
+                if let fix = verdict.fix, !fixes.contains(fix) { fixes.append(fix) }
+            }
+        } else {
+            for device in devices {
+                deviceReports.append(DeviceReadiness(device: device.id, name: device.name, readiness: Readiness(worstOf: itemWide), reasons: []))
+            }
+        }
+        for finding in findings.sorted(by: { $0.severity > $1.severity }) {
+            if let fix = finding.fix, !fixes.contains(fix) { fixes.append(fix) }
+        }
+        let readiness = deviceReports.map(\.readiness).max() ?? Readiness(worstOf: findings)
+        let report = ItemReport(
+            id: item.id, index: item.index, title: item.title, subtitle: item.subtitle, contentID: load.media?.contentID,
+            contentType: load.media?.contentType, streamType: load.media?.streamType?.rawValue, duration: load.media?.duration,
+            mediaSummary: probe.map(Self.summary(of:)), poster: poster, tracks: tracks, diagnostics: findings,
+            devices: deviceReports, readiness: readiness, fixes: fixes)
+        return InspectedItem(
+            report: report,
+            loadJSON: load.media == nil ? nil : JSONWriter(indentWidth: nil).string(from: load.jsonValue),
+            queueItemJSON: load.media == nil ? nil : JSONWriter(indentWidth: nil).string(from: queueItem.jsonValue),
+            catalogEntryJSON: JSONWriter(indentWidth: nil).string(from: CorrectedCatalog.entry(for: item, media: load.media)))
+    }
+
+    /// Fills in what the probe learnt and the catalog did not say, and reports disagreements.
+    private func enrich(_ item: inout CatalogItem, sourceIndex: Int, with probe: ProbeResult, findings: inout [Diagnostic]) {
+        var source = item.sources[sourceIndex]
+        let declared = source.declaredContentType.flatMap { try? MediaType.parse($0).get() }
+        let probed = try? MediaType.parse(probe.contentType).get()
+        if declared == nil || (declared?.essence == probed?.essence && declared?.codecs.isEmpty == true) {
+            source.declaredContentType = probe.contentType
+        } else if let declared, let probed, declared.essence != probed.essence {
+            findings.append(Diagnostic(.warning, "catalog.content-type-differs",
+                                       "the catalog says \(declared.essence) but the media is \(probe.contentType)",
+                                       fix: "set contentType to \"\(probe.contentType)\"", location: item.location, path: item.path, url: source.url))
+            source.declaredContentType = probe.contentType
+        }
+        item.sources[sourceIndex] = source
+        if let duration = probe.duration, probe.streamType == "BUFFERED" {
+            if let declaredDuration = item.duration, abs(declaredDuration - duration) > max(2, duration * 0.02) {
+                findings.append(Diagnostic(.warning, "catalog.duration-differs",
+                                           "the catalog says \(ReportPage.formatDuration(declaredDuration)) but the media lasts \(ReportPage.formatDuration(duration))",
+                                           fix: "set duration to \(Self.seconds(duration))", location: item.location, path: item.path))
+            }
+            item.duration = duration
+        }
+        if item.streamType == nil { item.streamType = StreamType(rawValue: probe.streamType) }
+        if let hls = probe.hls {
+            if item.mediaOverrides["hlsSegmentFormat"] == nil, let format = hls.hlsSegmentFormat {
+                item.mediaOverrides["hlsSegmentFormat"] = .string(format)
+            }
+            if item.mediaOverrides["hlsVideoSegmentFormat"] == nil, let format = hls.hlsVideoSegmentFormat {
+                item.mediaOverrides["hlsVideoSegmentFormat"] = .string(format)
+            }
+        }
+    }
+
+    /// Converts one side-loaded track to WebVTT in the output folder (local files and any
+    /// non-WebVTT format); WebVTT already on a server is left where it is and checked there.
+    private func convert(_ track: CaptionTrack, index: Int, of item: CatalogItem, findings: inout [Diagnostic])
+        async -> (CaptionTrack, TrackReport)
+    {
+        var report = TrackReport(trackID: index + 1, language: track.language, name: track.name, kind: track.kind.rawValue,
+                                 source: track.url, format: track.format)
+        guard let path = LocalServing.filePath(of: track.url) else {
+            if track.castContentType == nil {
+                findings.append(Diagnostic(.error, "captions.remote-not-webvtt",
+                                           "caption track \(track.url) is \(track.format ?? "an unknown format"), which the receiver cannot render",
+                                           fix: "convert it: castprep captions convert FILE -o FILE.vtt, and publish the .vtt",
+                                           location: item.location, path: item.path, url: track.url))
+            }
+            return (track, report)
+        }
+        guard let data = await OffPool.contents(of: path) else {
+            findings.append(Diagnostic(.error, "captions.file-missing", "caption file \(path) cannot be read",
+                                       fix: "fix the path in the catalog or restore the file", location: item.location, path: item.path))
+            return (track, report)
+        }
+        let format = CaptionFormat.detect(fileExtension: track.format, data: data) ?? .srt
+        report.format = format.rawValue
+        let name = OutputNames.caption(itemID: item.id, index: index, language: track.language)
+        let output = outputDirectory + "/" + name
+        do {
+            let conversion = try await OffPool.run {
+                try CaptionConverter.convert(data: data, format: format, readOptions: CaptionReadOptions(fileName: path))
+            }
+            try await OffPool.run { try CaptionFileWriter.write(bytes: Array(conversion.webVTT.utf8), to: output, inputs: [path]) }
+            findings.append(contentsOf: conversion.report.diagnostics.filter { $0.severity >= .warning })
+            report.cues = conversion.report.cuesWritten
+            report.webVTT = name
+            var converted = track
+            converted.url = URL(fileURLWithPath: output).absoluteString
+            converted.format = "vtt"
+            return (converted, report)
+        } catch let error as CaptionError {
+            findings.append(Diagnostic(.error, error.code, "caption track \(path): \(error.message)", fix: error.fix,
+                                       location: error.location ?? item.location, path: item.path))
+        } catch {
+            findings.append(Diagnostic(.error, "captions.write-failed", "cannot write \(output): \(error)",
+                                       fix: "make the output folder writable", location: item.location, path: item.path))
+        }
+        return (track, report)
+    }
+
+    /// Text subtitle streams inside local media become side-loaded WebVTT tracks, because the
+    /// receiver only renders embedded text in HLS/DASH, never in a progressive file.
+    private func extractEmbedded(from path: String, probe: ProbeResult, item: CatalogItem, existing: Int, findings: inout [Diagnostic])
+        async -> [(CaptionTrack, TrackReport)]
+    {
+        var result: [(CaptionTrack, TrackReport)] = []
+        guard let streams = try? await EmbeddedSubtitleExtractor.subtitleStreams(path: path) else { return [] }
+        for stream in streams {
+            var report = TrackReport(trackID: existing + result.count + 1, language: stream.language, name: stream.title,
+                                     kind: TextTrackType.subtitles.rawValue, source: "stream \(stream.index)", format: stream.codecName)
+            guard stream.isText else {
+                findings.append(Diagnostic(.warning, "captions.bitmap-stream",
+                                           "stream \(stream.index) (\(stream.codecName)) holds bitmap subtitles; WebVTT needs text, so it is not cast",
+                                           fix: "provide a text subtitle file (SRT, WebVTT, TTML) for it", location: item.location, path: item.path))
+                continue
+            }
+            let name = OutputNames.caption(itemID: item.id, index: existing + result.count, language: stream.language, stream: stream.index)
+            let output = outputDirectory + "/" + name
+            do {
+                let read = try await EmbeddedSubtitleExtractor.extract(path: path, stream: stream.index)
+                let conversion = try await OffPool.run { try CaptionConverter.convert(read, fileName: path) }
+                try await OffPool.run { try CaptionFileWriter.write(bytes: Array(conversion.webVTT.utf8), to: output, inputs: [path]) }
+                report.cues = conversion.report.cuesWritten
+                report.webVTT = name
+                let track = CaptionTrack(url: URL(fileURLWithPath: output).absoluteString, language: stream.language,
+                                         name: stream.title ?? stream.language.map { "\($0) (embedded)" }, format: "vtt")
+                result.append((track, report))
+            } catch {
+                findings.append(Diagnostic(.warning, "captions.embedded-failed", "stream \(stream.index) of \(path) could not be extracted: \(error)",
+                                           fix: "extract it by hand: castprep captions convert \(path) --stream \(stream.index)",
+                                           location: item.location, path: item.path))
+            }
+        }
+        _ = probe
+        return result
+    }
+
+    private func writePoster(for item: CatalogItem, from path: String, findings: inout [Diagnostic]) async -> String? {
+        let name = OutputNames.poster(itemID: item.id)
+        let output = outputDirectory + "/" + name
+        do {
+            let jpeg = try await OffPool.run { try PosterFrame(maximumWidth: 480).jpeg(from: path) }
+            try await OffPool.run { try CaptionFileWriter.write(bytes: jpeg, to: output) }
+            return name
+        } catch {
+            findings.append(Diagnostic(.note, "preflight.poster-failed", "no poster frame for \(path): \(error)", location: item.location))
+            return nil
+        }
+    }
+
+    private func located(_ diagnostic: Diagnostic, _ item: CatalogItem) -> Diagnostic {
+        var located = diagnostic
+        if located.location == nil { located.location = item.location }
+        if located.path == nil { located.path = item.path }
+        return located
+    }
+
+    static func summary(of probe: ProbeResult) -> String {
+        var parts = [probe.container]
+        if let video = probe.videoStreams.first {
+            var text = video.codecString ?? video.codec
+            if let width = video.width, let height = video.height { text += " \(width)×\(height)" }
+            if let depth = video.bitDepth, depth > 8 { text += " \(depth)-bit" }
+            parts.append(text)
+        }
+        for audio in probe.audioStreams.prefix(2) { parts.append(audio.codecString ?? audio.codec) }
+        if let hls = probe.hls { parts.append("\(hls.variants.count) variant\(hls.variants.count == 1 ? "" : "s")") }
+        return parts.joined(separator: ", ")
+    }
+
+    static func seconds(_ value: Double) -> String {
+        let rounded = (value * 1000).rounded() / 1000
+        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+    }
+}
+
+/// File names inside the output folder, stable across runs so a cached result still points
+/// at its files.
+enum OutputNames {
+    static func caption(itemID: String, index: Int, language: String?, stream: Int? = nil) -> String {
+        var name = "captions/\(safe(itemID))-\(index + 1)"
+        if let stream { name += "-s\(stream)" }
+        if let language, !language.isEmpty { name += ".\(safe(language))" }
+        return name + ".vtt"
+    }
+
+    static func poster(itemID: String) -> String { "posters/\(safe(itemID)).jpg" }
+
+    /// Keeps letters, digits, `-`, `_` and `.`; anything else (slashes, `..`) becomes `_`, so
+    /// an item id can never name a file outside the output folder.
+    static func safe(_ text: String) -> String {
+        var out = String(text.unicodeScalars.prefix(80).map { scalar -> Character in
+            switch scalar {
+            case "a"..."z", "A"..."Z", "0"..."9", "-", "_": Character(scalar)
+            default: "_"
+            }
+        })
+        if out.isEmpty { out = "_" }
+        return out
+    }
+}

@@ -1,0 +1,77 @@
+import CastModel
+import Catalog
+import Foundation
+
+/// Which local folders the built-in server publishes, and at which URLs, so that `file:`
+/// media, captions converted into the output folder, and posters become URLs a Cast device
+/// can fetch. A receiver cannot open `file:` URLs: every local file must be served.
+struct LocalServing: Sendable {
+    /// One published folder.
+    struct Mount: Sendable, Hashable {
+        /// The folder, absolute and without a trailing slash.
+        var root: String
+        /// Its URL on the server, ending in `/`.
+        var baseURL: String
+    }
+
+    /// Longest root first, so a nested mount (the output folder inside the media folder, or a
+    /// no-CORS folder) wins over its parent.
+    private(set) var mounts: [Mount]
+
+    init(mounts: [Mount]) {
+        self.mounts = mounts.map { Mount(root: Self.normalized($0.root), baseURL: $0.baseURL.hasSuffix("/") ? $0.baseURL : $0.baseURL + "/") }
+            .sorted { $0.root.count > $1.root.count }
+    }
+
+    /// The local path of a `file:` URL, or nil for other URLs.
+    static func filePath(of url: String) -> String? {
+        guard url.hasPrefix("file:"), let parsed = URL(string: url), parsed.isFileURL else { return nil }
+        return parsed.standardizedFileURL.path
+    }
+
+    /// The served URL of a local file, or nil when no mount contains it.
+    func url(forFile path: String) -> String? {
+        let path = Self.normalized(path)
+        for mount in mounts where path.hasPrefix(mount.root + "/") {
+            return URLResolver.rebase(URL(fileURLWithPath: path).absoluteString, fileRoot: URL(fileURLWithPath: mount.root), onto: mount.baseURL)
+        }
+        return nil
+    }
+
+    /// Rewrites every `file:` URL of `item` (sources, captions, images) to its served URL;
+    /// a file outside every mount is reported, because the device could never fetch it.
+    func rebase(_ item: inout CatalogItem, findings: inout [Diagnostic]) {
+        func served(_ url: String, what: String) -> String {
+            guard let path = Self.filePath(of: url) else { return url }
+            if let served = self.url(forFile: path) { return served }
+            findings.append(Diagnostic(.error, "media.not-served", "\(what) \(path) is a local file outside every served folder; a Cast device cannot fetch it",
+                                       fix: "move it under the served folder, or publish it on a web server and use its http(s) URL",
+                                       location: item.location, path: item.path))
+            return url
+        }
+        for index in item.sources.indices { item.sources[index].url = served(item.sources[index].url, what: "media") }
+        for index in item.captions.indices { item.captions[index].url = served(item.captions[index].url, what: "caption track") }
+        for index in item.images.indices { item.images[index].url = served(item.images[index].url, what: "image") }
+    }
+
+    /// Replaces each mount's base URL in `text` by a placeholder, so cached results survive a
+    /// server that starts on another port next time.
+    func abstracting(_ text: String) -> String {
+        var text = text
+        for (index, mount) in mounts.enumerated() { text = text.replacingOccurrences(of: mount.baseURL, with: "{{served:\(index)}}/") }
+        return text
+    }
+
+    /// Puts the current base URLs back into text made by ``abstracting(_:)``.
+    func concretizing(_ text: String) -> String {
+        var text = text
+        for (index, mount) in mounts.enumerated() { text = text.replacingOccurrences(of: "{{served:\(index)}}/", with: mount.baseURL) }
+        return text
+    }
+
+    private static func normalized(_ path: String) -> String {
+        var path = URL(fileURLWithPath: path).standardizedFileURL.path
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+}

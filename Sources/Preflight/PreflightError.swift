@@ -1,0 +1,22 @@
+public import CastModel
+
+/// Why preflight could not run at all (an unreadable catalog, an output folder that cannot be
+/// written). Problems with single items are never thrown: they are findings in the report.
+public struct PreflightError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Stable identifier such as `preflight.output-not-writable`.
+    public var code: DiagnosticCode
+    public var message: String
+    /// What to do about it.
+    public var fix: String
+
+    public init(code: DiagnosticCode, message: String, fix: String) {
+        self.code = code
+        self.message = message
+        self.fix = fix
+    }
+
+    /// The same, as a diagnostic for printing.
+    public var diagnostic: Diagnostic { Diagnostic(.error, code, message, fix: fix) }
+
+    public var description: String { "\(message) [\(code)] — fix: \(fix)" }
+}

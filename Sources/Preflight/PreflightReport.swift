@@ -1,0 +1,180 @@
+public import CastModel
+
+/// Whether an item can be cast on a device, the way a person asks it.
+public enum Readiness: String, Sendable, Hashable, Codable, Comparable, CaseIterable {
+    /// Nothing stands in the way.
+    case ready
+    /// It plays, but something is not as intended (a caveat, an ignored field, a slow start).
+    case readyWithWarnings = "ready-with-warnings"
+    /// A receiver rejects it or it cannot play.
+    case blocked
+
+    private var rank: Int {
+        switch self {
+        case .ready: 0
+        case .readyWithWarnings: 1
+        case .blocked: 2
+        }
+    }
+
+    public static func < (lhs: Readiness, rhs: Readiness) -> Bool { lhs.rank < rhs.rank }
+
+    /// The readiness a set of findings implies.
+    public init(worstOf diagnostics: [Diagnostic]) {
+        switch diagnostics.map(\.severity).max() {
+        case .error?: self = .blocked
+        case .warning?: self = .readyWithWarnings
+        default: self = .ready
+        }
+    }
+
+    /// Words for tables and pages.
+    public var label: String {
+        switch self {
+        case .ready: "ready"
+        case .readyWithWarnings: "ready with warnings"
+        case .blocked: "blocked"
+        }
+    }
+}
+
+/// The verdict for one item on one device profile.
+public struct DeviceReadiness: Sendable, Hashable, Codable {
+    /// Profile id, such as `chromecast-gen3`.
+    public var device: String
+    /// The profile's name for people.
+    public var name: String
+    public var readiness: Readiness
+    /// The findings that decide it: the item's own plus what this device cannot play.
+    public var reasons: [Diagnostic]
+    /// The ffmpeg command that makes the media play here, when one does.
+    public var fix: String?
+
+    public init(device: String, name: String, readiness: Readiness, reasons: [Diagnostic], fix: String? = nil) {
+        self.device = device
+        self.name = name
+        self.readiness = readiness
+        self.reasons = reasons
+        self.fix = fix
+    }
+}
+
+/// A text track as it will be sent, and where it came from.
+public struct TrackReport: Sendable, Hashable, Codable {
+    /// The Cast trackId.
+    public var trackID: Int
+    public var language: String?
+    public var name: String?
+    /// SUBTITLES, CAPTIONS…
+    public var kind: String
+    /// The catalog's URL or path, or `stream N` for a track embedded in the media.
+    public var source: String
+    /// The format it was read as (srt, ttml, webvtt, mov_text…).
+    public var format: String?
+    /// The WebVTT file written to the output folder, relative to it; nil when none was made.
+    public var webVTT: String?
+    /// The URL the receiver fetches.
+    public var url: String?
+    /// Cues written.
+    public var cues: Int?
+
+    public init(trackID: Int, language: String? = nil, name: String? = nil, kind: String, source: String, format: String? = nil,
+                webVTT: String? = nil, url: String? = nil, cues: Int? = nil) {
+        self.trackID = trackID
+        self.language = language
+        self.name = name
+        self.kind = kind
+        self.source = source
+        self.format = format
+        self.webVTT = webVTT
+        self.url = url
+        self.cues = cues
+    }
+}
+
+/// Everything preflight found out about one catalog item.
+public struct ItemReport: Sendable, Hashable, Codable {
+    public var id: String
+    /// Position in the catalog, from 0.
+    public var index: Int
+    public var title: String?
+    public var subtitle: String?
+    /// The URL the receiver is asked to play (after serving and rebasing).
+    public var contentID: String?
+    /// The content type sent, with codecs when probing found them.
+    public var contentType: String?
+    public var streamType: String?
+    public var duration: Double?
+    /// A one-line description of the media: container, codecs, size.
+    public var mediaSummary: String?
+    /// The poster frame written to the output folder, relative to it.
+    public var poster: String?
+    public var tracks: [TrackReport]
+    /// Findings that concern every device: catalog, probe, captions, HTTP, validation.
+    public var diagnostics: [Diagnostic]
+    /// One verdict per device profile.
+    public var devices: [DeviceReadiness]
+    /// The worst verdict over every device.
+    public var readiness: Readiness
+    /// Every distinct fix, most severe first.
+    public var fixes: [String]
+    /// Whether the result came from the cache rather than fresh probing and checking.
+    public var fromCache: Bool
+
+    public init(id: String, index: Int, title: String? = nil, subtitle: String? = nil, contentID: String? = nil,
+                contentType: String? = nil, streamType: String? = nil, duration: Double? = nil, mediaSummary: String? = nil,
+                poster: String? = nil, tracks: [TrackReport] = [], diagnostics: [Diagnostic] = [], devices: [DeviceReadiness] = [],
+                readiness: Readiness = .ready, fixes: [String] = [], fromCache: Bool = false) {
+        self.id = id
+        self.index = index
+        self.title = title
+        self.subtitle = subtitle
+        self.contentID = contentID
+        self.contentType = contentType
+        self.streamType = streamType
+        self.duration = duration
+        self.mediaSummary = mediaSummary
+        self.poster = poster
+        self.tracks = tracks
+        self.diagnostics = diagnostics
+        self.devices = devices
+        self.readiness = readiness
+        self.fixes = fixes
+        self.fromCache = fromCache
+    }
+
+    /// Every finding, item-wide and per device, without repeats.
+    public var allFindings: [Diagnostic] {
+        var seen = Set<Diagnostic>()
+        return (diagnostics + devices.flatMap(\.reasons)).filter { seen.insert($0).inserted }
+    }
+}
+
+/// Counts for the summary line and the page header.
+public struct PreflightSummary: Sendable, Hashable, Codable {
+    public var items: Int = 0
+    public var ready: Int = 0
+    public var readyWithWarnings: Int = 0
+    public var blocked: Int = 0
+    /// Items answered from the cache.
+    public var cached: Int = 0
+    /// How many findings of each code, for "what is most common".
+    public var codes: [String: Int] = [:]
+    /// Per device profile: how many items are ready (with or without warnings) there.
+    public var playableOnDevice: [String: Int] = [:]
+
+    public init() {}
+
+    /// Counts one item in.
+    public mutating func add(_ item: ItemReport) {
+        items += 1
+        switch item.readiness {
+        case .ready: ready += 1
+        case .readyWithWarnings: readyWithWarnings += 1
+        case .blocked: blocked += 1
+        }
+        if item.fromCache { cached += 1 }
+        for finding in item.allFindings where finding.severity != .note { codes[finding.code.rawValue, default: 0] += 1 }
+        for device in item.devices where device.readiness != .blocked { playableOnDevice[device.device, default: 0] += 1 }
+    }
+}

@@ -1,0 +1,129 @@
+import CastModel
+internal import CSQLite
+import Dispatch
+import Foundation
+
+/// Remembers what preflight found for each item, so an unchanged catalog is not probed and
+/// checked again: the second run over a large library takes seconds instead of minutes.
+///
+/// An entry is keyed by what the item is (its URLs and the options that shape the verdict)
+/// and is valid only while its *validator* matches: the size and modification time of local
+/// files, the ETag / Last-Modified / length of remote ones. A changed validator is a miss and
+/// the entry is replaced. SQLite does the storage; every call runs on one private serial
+/// queue because the connection is not shared across threads and SQLite calls block.
+public final class ResultCache: Sendable {
+    /// Bumped whenever the stored value's layout changes; an older file is emptied, not read.
+    public static let schemaVersion: Int32 = 1
+
+    /// Where the cache lives.
+    public let path: String
+    private let queue = DispatchQueue(label: "castprep.preflight.cache")
+    private nonisolated(unsafe) let database: OpaquePointer
+
+    /// Opens (or creates) the cache at `path`, creating its folder. A file that is not a
+    /// cache of this version is emptied, because stale layouts must never be trusted.
+    public init(path: String) throws(PreflightError) {
+        self.path = path
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let handle { sqlite3_close(handle) }
+            throw PreflightError(code: "cache.open-failed", message: "cannot open the cache \(path): \(message)",
+                                 fix: "pass --cache PATH to a writable location, or --no-cache")
+        }
+        database = handle
+        sqlite3_busy_timeout(handle, 5_000)
+        do {
+            try Self.prepareSchema(handle, path: path)
+        } catch {
+            sqlite3_close(handle)
+            throw error
+        }
+    }
+
+    deinit { sqlite3_close(database) }
+
+    private static func prepareSchema(_ db: OpaquePointer, path: String) throws(PreflightError) {
+        func run(_ sql: String) -> Bool { sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK }
+        var version: Int32 = 0
+        var statement: OpaquePointer?
+        if sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &statement, nil) == SQLITE_OK, sqlite3_step(statement) == SQLITE_ROW {
+            version = sqlite3_column_int(statement, 0)
+        }
+        sqlite3_finalize(statement)
+        let ok = run("PRAGMA journal_mode=WAL") && run("PRAGMA synchronous=NORMAL")
+            && (version == schemaVersion || (run("DROP TABLE IF EXISTS entries") && run("PRAGMA user_version=\(schemaVersion)")))
+            && run("""
+                CREATE TABLE IF NOT EXISTS entries (
+                  kind TEXT NOT NULL, key TEXT NOT NULL, validator TEXT NOT NULL,
+                  value BLOB NOT NULL, stored_at REAL NOT NULL, PRIMARY KEY (kind, key)) WITHOUT ROWID
+                """)
+        guard ok else {
+            throw PreflightError(code: "cache.corrupt", message: "the cache \(path) is not a CastPrep cache or is damaged: \(String(cString: sqlite3_errmsg(db)))",
+                                 fix: "delete \(path) (it is only a cache), or run with --no-cache")
+        }
+    }
+
+    /// The stored value for `key` when its validator is still `validator`; nil on a miss.
+    public func value(kind: String, key: String, validator: String) async -> [UInt8]? {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: self.lookup(kind: kind, key: key, validator: validator)) }
+        }
+    }
+
+    /// Stores `value` for `key` with its validator, replacing what was there. A failure to
+    /// write only costs the next run some time, so it is reported and not thrown.
+    @discardableResult
+    public func store(_ value: [UInt8], kind: String, key: String, validator: String) async -> Bool {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: self.insert(value, kind: kind, key: key, validator: validator)) }
+        }
+    }
+
+    /// How many entries the cache holds (for reports and tests).
+    public func count() async -> Int {
+        await withCheckedContinuation { continuation in
+            queue.async {
+                var statement: OpaquePointer?
+                defer { sqlite3_finalize(statement) }
+                guard sqlite3_prepare_v2(self.database, "SELECT count(*) FROM entries", -1, &statement, nil) == SQLITE_OK,
+                      sqlite3_step(statement) == SQLITE_ROW
+                else { return continuation.resume(returning: 0) }
+                continuation.resume(returning: Int(sqlite3_column_int64(statement, 0)))
+            }
+        }
+    }
+
+    private func lookup(kind: String, key: String, validator: String) -> [UInt8]? {
+        var statement: OpaquePointer?
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_prepare_v2(database, "SELECT validator, value FROM entries WHERE kind = ?1 AND key = ?2", -1, &statement, nil) == SQLITE_OK
+        else { return nil }
+        sqlite3_bind_text(statement, 1, kind, -1, castprep_SQLITE_TRANSIENT())
+        sqlite3_bind_text(statement, 2, key, -1, castprep_SQLITE_TRANSIENT())
+        guard sqlite3_step(statement) == SQLITE_ROW, let stored = sqlite3_column_text(statement, 0),
+              String(cString: stored) == validator
+        else { return nil }
+        let count = Int(sqlite3_column_bytes(statement, 1))
+        guard count > 0, let bytes = sqlite3_column_blob(statement, 1) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+
+    private func insert(_ value: [UInt8], kind: String, key: String, validator: String) -> Bool {
+        var statement: OpaquePointer?
+        defer { sqlite3_finalize(statement) }
+        let sql = "INSERT OR REPLACE INTO entries (kind, key, validator, value, stored_at) VALUES (?1, ?2, ?3, ?4, ?5)"
+        guard sqlite3_prepare_v2(database, sql, -1, &statement, nil) == SQLITE_OK else { return false }
+        sqlite3_bind_text(statement, 1, kind, -1, castprep_SQLITE_TRANSIENT())
+        sqlite3_bind_text(statement, 2, key, -1, castprep_SQLITE_TRANSIENT())
+        sqlite3_bind_text(statement, 3, validator, -1, castprep_SQLITE_TRANSIENT())
+        value.withUnsafeBytes { raw in
+            _ = sqlite3_bind_blob(statement, 4, raw.baseAddress, Int32(raw.count), castprep_SQLITE_TRANSIENT())
+        }
+        sqlite3_bind_double(statement, 5, Date().timeIntervalSince1970)
+        return sqlite3_step(statement) == SQLITE_DONE
+    }
+}
