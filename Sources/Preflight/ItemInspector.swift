@@ -69,11 +69,13 @@ struct ItemInspector: Sendable {
             captions.append(converted)
             tracks.append(report)
         }
+        var extractedEmbedded = false
         if let probe, let source = builder.preferredSource(of: item), let local = LocalServing.filePath(of: source.url),
            !probe.subtitleStreams.isEmpty {
-            for (track, report) in await extractEmbedded(from: local, probe: probe, item: item, existing: captions.count, findings: &findings) {
+            for (track, report) in await extractEmbedded(from: local, item: item, existing: captions.count, findings: &findings) {
                 captions.append(track)
                 tracks.append(report)
+                extractedEmbedded = true
             }
         }
         item.captions = captions
@@ -100,7 +102,17 @@ struct ItemInspector: Sendable {
         var deviceReports: [DeviceReadiness] = []
         let itemWide = findings
         if let probe {
-            for verdict in DeviceJudge().verdicts(for: probe, devices: devices) {
+            for var verdict in DeviceJudge().verdicts(for: probe, devices: devices) {
+                if extractedEmbedded {
+                    // The embedded text is cast as side-loaded WebVTT, so the receiver shows it after all.
+                    verdict.reasons = verdict.reasons.map { reason in
+                        guard reason.code == "device.embedded-subtitles" else { return reason }
+                        var note = reason
+                        note.severity = .note
+                        note.message += "; CastPrep extracted it to a side-loaded WebVTT track, which the receiver renders"
+                        return note
+                    }
+                }
                 let reasons = itemWide + verdict.reasons
                 deviceReports.append(DeviceReadiness(device: verdict.device.id, name: verdict.device.name,
                                                      readiness: Readiness(worstOf: reasons), reasons: verdict.reasons, fix: verdict.fix))
@@ -191,6 +203,12 @@ struct ItemInspector: Sendable {
             }
             try await OffPool.run { try CaptionFileWriter.write(bytes: Array(conversion.webVTT.utf8), to: output, inputs: [path]) }
             findings.append(contentsOf: conversion.report.diagnostics.filter { $0.severity >= .warning })
+            if format != .webVTT {
+                findings.append(Diagnostic(.warning, "captions.not-webvtt",
+                                           "caption track \(path) is \(format.rawValue.uppercased()), which the receiver cannot render; converted to \(name) (\(conversion.report.summary))",
+                                           fix: "publish \(name) from the output folder and point the catalog at it (the corrected catalog.json does)",
+                                           location: item.location, path: item.path))
+            }
             report.cues = conversion.report.cuesWritten
             report.webVTT = name
             var converted = track
@@ -209,7 +227,7 @@ struct ItemInspector: Sendable {
 
     /// Text subtitle streams inside local media become side-loaded WebVTT tracks, because the
     /// receiver only renders embedded text in HLS/DASH, never in a progressive file.
-    private func extractEmbedded(from path: String, probe: ProbeResult, item: CatalogItem, existing: Int, findings: inout [Diagnostic])
+    private func extractEmbedded(from path: String, item: CatalogItem, existing: Int, findings: inout [Diagnostic])
         async -> [(CaptionTrack, TrackReport)]
     {
         var result: [(CaptionTrack, TrackReport)] = []
@@ -240,7 +258,6 @@ struct ItemInspector: Sendable {
                                            location: item.location, path: item.path))
             }
         }
-        _ = probe
         return result
     }
 

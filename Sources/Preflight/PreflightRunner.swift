@@ -22,6 +22,8 @@ public struct PreflightConfiguration: Sendable {
     public var probeTimeout: Double
     /// Whether to write JPEG poster frames for the report.
     public var makePosters: Bool
+    /// The address the built-in server listens on and puts in URLs; nil picks the LAN address.
+    public var bindAddress: String?
 
     public init(catalogPath: String, outputDirectory: String, devices: [DeviceProfile] = DeviceProfile.all, jobs: Int = 4,
                 cachePath: String? = nil, origin: String = "https://www.gstatic.com", probeTimeout: Double = 15, makePosters: Bool = true) {

@@ -1,0 +1,169 @@
+import CastModel
+import CommandParsing
+import Foundation
+import MediaProbe
+import Preflight
+
+/// `castprep preflight [CATALOG]`: the main job — every item through every stage, one verdict
+/// per item and device, and the files a team needs to fix and then cast.
+enum PreflightCommand {
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "preflight",
+            abstract: "Check a whole catalog end to end: probe, captions, HTTP as the receiver fetches, validated requests, a report.",
+            discussion: """
+                For every item: probe the media (content type with codecs, duration, tracks, HLS segment formats), \
+                convert every caption track to WebVTT, serve local files with the built-in server, fetch every URL the \
+                way a Cast receiver does (Origin, Range, CORS), build and validate the LOAD request, and judge it on each \
+                device profile: ready, ready with warnings, or blocked — with every reason and every fix.
+
+                Without CATALOG it runs on the bundled demo (Catalogs/preflight-demo.json), whose items each plant a \
+                problem. Writes to DIR: report.html, report.json, catalog.json (corrected), load-requests.ndjson, \
+                queue.json, captions/ and posters/. Results are cached (DIR/cache.sqlite): an unchanged item is not \
+                probed or fetched again.
+
+                Exit status 0 when nothing reaches the --fail-on level (error by default), 1 otherwise.
+                """,
+            options: [
+                .option("output", short: "o", valueName: "dir", help: "Where the report and files go.", default: "preflight"),
+                .option("devices", valueName: "ids", help: "Comma-separated device profiles (default: all)."),
+                .option("fail-on", valueName: "level", help: "Exit 1 when a finding reaches this level.", allowedValues: ["error", "warning"],
+                        default: "error"),
+                .flag("json", help: "Print report.json to stdout instead of the summary table."),
+                .option("jobs", short: "j", valueName: "n", help: "Items inspected at once.", default: "4"),
+                .option("cache", valueName: "path", help: "The cache file (default: DIR/cache.sqlite)."),
+                .flag("no-cache", help: "Inspect everything afresh and store nothing."),
+                .option("origin", valueName: "origin", help: "The Origin the receiver sends.", default: "https://www.gstatic.com"),
+                .option("bind", valueName: "address", help: "Address the built-in server listens on and advertises (default: the LAN address)."),
+                .option("timeout", valueName: "seconds", help: "Per-file probe and per-request timeout.", default: "15"),
+                CommonOptions.color,
+            ],
+            arguments: [ArgumentSpec(name: "catalog", help: "The catalog (default: the bundled demo).", arity: .optional)],
+            run: { values, io in try await run(values, io: io) })
+    }
+
+    static func run(_ values: ParsedValues, io: CommandIO) async throws -> Int32 {
+        let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
+        guard let catalog = values.arguments("catalog").first ?? DemoCatalog.locate(environment: io.environment) else {
+            printer.print([Diagnostic(.error, "preflight.demo-not-found", "the bundled demo catalog (Catalogs/preflight-demo.json) is not here",
+                                      fix: "run from the CastPrep folder, or name a catalog: castprep preflight CATALOG")])
+            return 1
+        }
+        var devices = DeviceProfile.all
+        if let list = values.option("devices") {
+            let (selected, unknown) = DeviceProfile.select(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            if let first = unknown.first {
+                throw values.usageError("unknown device profile '\(first)'; known: \(DeviceProfile.all.map(\.id).joined(separator: ", "))",
+                                        concerning: "devices")
+            }
+            devices = selected
+        }
+        let output = values.option("output") ?? "preflight"
+        var configuration = PreflightConfiguration(catalogPath: catalog, outputDirectory: output, devices: devices)
+        configuration.jobs = try values.integer("jobs", in: 1...64) ?? 4
+        configuration.probeTimeout = try values.number("timeout", in: 0.1...3600) ?? 15
+        configuration.origin = values.option("origin") ?? configuration.origin
+        configuration.bindAddress = values.option("bind")
+        configuration.cachePath = values.flag("no-cache") ? nil : (values.option("cache") ?? output + "/cache.sqlite")
+        let failOn: Diagnostic.Severity = values.option("fail-on") == "warning" ? .warning : .error
+
+        let progress = ProgressLine(io: io)
+        let outcome: PreflightOutcome
+        do {
+            outcome = try await Preflight.run(configuration) { done, total in progress.update(done, of: total) }
+        } catch {
+            progress.finish()
+            printer.print([error.diagnostic])
+            return 1
+        }
+        progress.finish()
+        printer.print(outcome.catalogFindings)
+        if values.flag("json") {
+            if let data = FileManager.default.contents(atPath: output + "/report.json") { io.write(String(decoding: data, as: UTF8.self)) }
+        } else {
+            io.write(SummaryTable.render(outcome, colored: io.colorEnabled(for: .standardOutput, mode: CommonOptions.colorMode(values))))
+            io.writeLine("Report: \(output)/report.html · requests: \(output)/load-requests.ndjson · queue: \(output)/queue.json")
+        }
+        let failed = outcome.worstSeverity.map { $0 >= failOn } ?? false
+        return failed ? 1 : 0
+    }
+}
+
+/// Finds the bundled demo catalog: in the current folder's `Catalogs/`, or next to the
+/// executable's checkout (the binary lives in `.build/<config>/`).
+enum DemoCatalog {
+    static let relativePath = "Catalogs/preflight-demo.json"
+
+    static func locate(environment: [String: String]) -> String? {
+        let manager = FileManager.default
+        var candidates = [manager.currentDirectoryPath]
+        var folder = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<5 {
+            candidates.append(folder.path)
+            folder.deleteLastPathComponent()
+        }
+        for candidate in candidates {
+            let path = candidate + "/" + relativePath
+            if manager.fileExists(atPath: path) { return path }
+        }
+        return nil
+    }
+}
+
+/// A progress bar on stderr, only on a terminal: `[#######.......] 120/300 items`.
+final class ProgressLine: Sendable {
+    private let io: CommandIO
+    private let enabled: Bool
+
+    init(io: CommandIO) {
+        self.io = io
+        self.enabled = io.stderrIsTerminal && io.environment["CASTPREP_NO_PROGRESS"] == nil
+    }
+
+    func update(_ done: Int, of total: Int) {
+        guard enabled, total > 0 else { return }
+        let width = 30
+        let filled = done * width / total
+        io.writeError("\r[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] \(done)/\(total) items")
+    }
+
+    func finish() {
+        guard enabled else { return }
+        io.writeError("\r" + String(repeating: " ", count: 60) + "\r")
+    }
+}
+
+/// The table printed at the end: one row per item, then the totals.
+enum SummaryTable {
+    /// Rows beyond this are summarised; the full list is in report.json.
+    static let maximumRows = 200
+
+    static func render(_ outcome: PreflightOutcome, colored: Bool) -> String {
+        let rows = outcome.rows.prefix(maximumRows)
+        let idWidth = min(28, max(4, rows.map { $0.id.count }.max() ?? 4))
+        let verdictWidth = 20
+        func pad(_ text: String, _ width: Int) -> String {
+            text.count >= width ? String(text.prefix(width)) : text + String(repeating: " ", count: width - text.count)
+        }
+        func paint(_ readiness: Readiness, _ text: String) -> String {
+            guard colored else { return text }
+            let code = switch readiness {
+            case .ready: "32"
+            case .readyWithWarnings: "33"
+            case .blocked: "31"
+            }
+            return "\u{1B}[\(code)m\(text)\u{1B}[0m"
+        }
+        var text = pad("item", idWidth) + "  " + pad("verdict", verdictWidth) + "  devices  why\n"
+        for row in rows {
+            text += pad(row.id, idWidth) + "  " + paint(row.readiness, pad(row.readiness.label, verdictWidth))
+            text += "  " + pad("\(row.playableOn)/\(outcome.deviceCount)", 7) + "  " + (row.headline ?? "") + "\n"
+        }
+        if outcome.rows.count > rows.count { text += "… and \(outcome.rows.count - rows.count) more items (see report.json)\n" }
+        let summary = outcome.summary
+        text += "\n\(summary.items) item\(summary.items == 1 ? "" : "s"): \(summary.ready) ready, \(summary.readyWithWarnings) ready with warnings, "
+        text += "\(summary.blocked) blocked"
+        if summary.cached > 0 { text += " (\(summary.cached) from cache)" }
+        return text + "\n"
+    }
+}

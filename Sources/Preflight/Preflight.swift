@@ -1,0 +1,101 @@
+public import CastModel
+import Catalog
+import Foundation
+import MediaServer
+
+/// The main job, `castprep preflight`, as a library call: read the catalog, serve its local
+/// files, run every item through every stage, and write the report and the requests.
+///
+/// ```swift
+/// let outcome = try await Preflight.run(PreflightConfiguration(catalogPath: "catalog.json", outputDirectory: "out"))
+/// print(outcome.summary.blocked, "items cannot be cast")
+/// ```
+public enum Preflight {
+    /// Runs preflight; `progress` is called with (done, total) as items finish.
+    ///
+    /// - Throws: ``PreflightError`` only when nothing can be done (unreadable catalog, output
+    ///   folder not writable, server cannot start); every per-item problem is in the report.
+    public static func run(_ configuration: PreflightConfiguration, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in })
+        async throws(PreflightError) -> PreflightOutcome
+    {
+        let path = configuration.catalogPath
+        let read: CatalogReadResult
+        do {
+            read = try await OffPool.run {
+                var result = try CatalogReader().read(contentsOf: path)
+                result.locateItems()
+                return result
+            }
+        } catch let error as CatalogError {
+            throw PreflightError(code: error.diagnostic.code, message: error.diagnostic.message,
+                                 fix: error.diagnostic.fix ?? "fix the catalog and run again")
+        } catch {
+            throw PreflightError(code: "preflight.catalog-unreadable", message: "cannot read \(path): \(error)", fix: "check the path")
+        }
+        let output = URL(fileURLWithPath: configuration.outputDirectory).standardizedFileURL.path
+        var servers = ServedFolders()
+        defer { servers.stop() }
+        let serving = try servers.start(for: read, output: output, bind: configuration.bindAddress)
+        var configuration = configuration
+        configuration.outputDirectory = output
+        let runner = PreflightRunner(configuration: configuration, serving: serving, checker: nil)
+        return try await runner.run(read: read, progress: progress)
+    }
+}
+
+/// The built-in servers a preflight run needs: one for the catalog's local media and the
+/// output folder (converted captions, posters), and one without CORS headers when the catalog
+/// asks to rehearse a misconfigured CDN.
+struct ServedFolders {
+    private var servers: [MediaServer] = []
+
+    /// Starts what `catalog` needs and returns the mapping from local files to URLs.
+    mutating func start(for catalog: CatalogReadResult, output: String, bind: String?) throws(PreflightError) -> LocalServing {
+        let localFiles = catalog.items.flatMap { item in
+            (item.sources.map(\.url) + item.captions.map(\.url) + item.images.map(\.url)).compactMap(LocalServing.filePath(of:))
+        }
+        guard !localFiles.isEmpty || catalog.serving != nil else { return LocalServing(mounts: []) }
+        let root = catalog.serving?.root ?? Self.commonFolder(of: localFiles)
+        var mounts: [LocalServing.Mount] = []
+        let main = try launch(MediaServerConfiguration(
+            mounts: [.init(urlPrefix: "/", directory: root), .init(urlPrefix: "/_castprep/", directory: output)],
+            bindAddress: bind, port: 0, cors: CORSPolicy()))
+        mounts.append(.init(root: root, baseURL: main.baseURL))
+        mounts.append(.init(root: output, baseURL: main.baseURL + "_castprep/"))
+        for folder in catalog.serving?.withoutCORS ?? [] {
+            let plain = try launch(MediaServerConfiguration(
+                mounts: [.init(urlPrefix: "/", directory: folder)], bindAddress: bind, port: 0, cors: CORSPolicy(allowedOrigins: .only([]))))
+            mounts.append(.init(root: folder, baseURL: plain.baseURL))
+        }
+        return LocalServing(mounts: mounts)
+    }
+
+    private mutating func launch(_ configuration: MediaServerConfiguration) throws(PreflightError) -> MediaServer.Endpoint {
+        let server = MediaServer(configuration: configuration)
+        do {
+            let endpoint = try server.start()
+            servers.append(server)
+            return endpoint
+        } catch {
+            throw PreflightError(code: "preflight.server-failed", message: "the built-in server could not start: \(error)",
+                                 fix: "pass --bind with an address of this machine, e.g. --bind 127.0.0.1")
+        }
+    }
+
+    mutating func stop() {
+        for server in servers { server.stop() }
+        servers.removeAll()
+    }
+
+    /// The deepest folder containing every path.
+    static func commonFolder(of paths: [String]) -> String {
+        var common = paths.first.map { ($0 as NSString).deletingLastPathComponent.split(separator: "/").map(String.init) } ?? []
+        for path in paths.dropFirst() {
+            let parts = (path as NSString).deletingLastPathComponent.split(separator: "/").map(String.init)
+            var count = 0
+            while count < min(common.count, parts.count), common[count] == parts[count] { count += 1 }
+            common.removeLast(common.count - count)
+        }
+        return "/" + common.joined(separator: "/")
+    }
+}
