@@ -137,6 +137,13 @@ final class TransportShared: Sendable {
         wakeWriteDescriptor = descriptors[1]
     }
 
+    // The pipe is closed only when neither the transport nor the loop thread holds this any
+    // more: closing it from the loop would let a late wake() write to a reused descriptor.
+    deinit {
+        close(wakeDescriptor)
+        close(wakeWriteDescriptor)
+    }
+
     func submit(_ transfer: PendingTransfer) {
         let accepted = state.withLock { state -> Bool in
             guard !state.isShutDown else { return false }
@@ -262,8 +269,6 @@ final class CurlEventLoop {
         for queue in waiting.values { for transfer in queue { transfer.resolve(.failure(failure)) } }
         waiting = [:]
         curl_multi_cleanup(multi)
-        close(shared.wakeDescriptor)
-        close(shared.wakeWriteDescriptor)
     }
 
     private func enqueue(_ transfer: PendingTransfer) {
