@@ -159,7 +159,7 @@ public struct WebURL: Sendable, Hashable, Comparable, CustomStringConvertible {
             let allowed = host.utf8.allSatisfy { byte in
                 let lower = byte | 0x20
                 return (lower >= 0x61 && lower <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x2E
-                    || byte == 0x5F || byte == 0x25
+                    || byte == 0x5F
             }
             guard allowed else { return nil }
         }

@@ -25,7 +25,7 @@ public final class NginxServer {
     public static let echoModule: String? = ["/usr/lib/nginx/modules/ngx_http_echo_module.so"]
         .first { FileManager.default.fileExists(atPath: $0) }
 
-    /// The port of each site.
+    /// The port of each site, and of each extra listener named in a site body.
     public let ports: [String: Int]
     /// The temporary directory holding the configuration, logs and pid file.
     public let directory: URL
@@ -43,6 +43,15 @@ public final class NginxServer {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var ports: [String: Int] = [:]
         for name in sites.keys.sorted() { ports[name] = try Self.freePort() }
+        // `{port:NAME}` for a NAME that is not a site reserves an extra port (a second listener).
+        for body in sites.values {
+            var rest = Substring(body)
+            while let start = rest.range(of: "{port:"), let end = rest[start.upperBound...].firstIndex(of: "}") {
+                let name = String(rest[start.upperBound..<end])
+                if ports[name] == nil { ports[name] = try Self.freePort() }
+                rest = rest[rest.index(after: end)...]
+            }
+        }
         self.ports = ports
         let path = directory.path
         var servers = ""
