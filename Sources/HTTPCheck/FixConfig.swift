@@ -164,6 +164,8 @@ public enum FixConfigGenerator {
         ]
         if server.removeCredentials {
             lines.append("# remove: add_header Access-Control-Allow-Credentials  (the receiver sends no cookies; * with credentials is refused)")
+        } else if server.replaceWildcard {
+            lines.append("# remove: add_header Access-Control-Allow-Credentials  (set once below; a repeated header is refused)")
         }
         if server.replaceWildcard || server.removeDuplicateOrigin {
             lines.append("# remove: add_header Access-Control-Allow-Origin  (replaced below by a single value)")

@@ -194,7 +194,8 @@ struct ResourceCheck {
                             severity: Diagnostic.Severity, what: String? = nil) {
         let label = what ?? resource.kind.label
         let values = response.headers.values("access-control-allow-origin")
-        let credentials = response.headers["access-control-allow-credentials"]?.lowercasedASCII() == "true"
+        // Fetch compares the whole header value with "true", so a repeated header fails too.
+        let credentials = response.headers.values("access-control-allow-credentials") == ["true"]
         guard let value = values.first else {
             let consequence = severity == .note
                 ? "; it plays now, but once the LOAD has text tracks the player fetches it with CORS and the cast fails"
@@ -230,8 +231,9 @@ struct ResourceCheck {
             return
         }
         if context.options.usesCredentials, !credentials {
+            let seen = response.headers.values("access-control-allow-credentials")
             report(.error, HTTPCheckCode.corsCredentialsMissing,
-                   "\(label) echoes the origin but lacks Access-Control-Allow-Credentials: true, which a credentialed receiver needs",
+                   "\(label) echoes the origin but \(seen.isEmpty ? "lacks" : "sends \(seen.joined(separator: ", ")) instead of") Access-Control-Allow-Credentials: true, which a credentialed receiver needs",
                    exchange: exchange, url: exchange.url)
         }
         let vary = response.headers.listElements("vary")
