@@ -466,13 +466,13 @@ struct ResourceCheck {
                 return
             }
         }
+        result.status = response.status
         guard checkStatus(response, exchange: primary.exchange) else { return }
         checkCORS(response, exchange: primary.exchange, sentOrigin: primary.request.headers["origin"] ?? context.origin,
                   originIsNull: primary.originIsNull, severity: resource.requiresCORS ? .error : .note)
         checkContentType(response, exchange: primary.exchange)
         checkTiming(response, exchange: primary.exchange)
         let length = checkRange(.open(0), response, exchange: primary.exchange, severity: .error)
-        result.status = response.status
         result.length = length ?? response.headers["content-length"].flatMap { ContentRange.decimal(Substring($0)) }
         if resource.requiresCORS { checkExposed(response, exchange: primary.exchange, severity: .note) }
         if response.status == 206, let length, length >= 4 {
