@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "Captions", targets: ["Captions"]),
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
         .library(name: "Preflight", targets: ["Preflight"]),
+        .library(name: "HTTPCheck", targets: ["HTTPCheck"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -46,12 +47,13 @@ let package = Package(
         .target(name: "CommandParsing"),
         .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
         .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "CLibXML2"]),
+        .target(name: "HTTPCheck", dependencies: ["CastModel", "CCurl", "CLibXML2"]),
         .target(
             name: "Preflight",
             dependencies: ["CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "CSQLite"]),
         .target(
             name: "CastPrepCommands",
-            dependencies: ["CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe"]),
+            dependencies: ["CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe", "HTTPCheck"]),
         .executableTarget(name: "castprep", dependencies: ["CastPrepCommands"]),
 
         // MARK: - Tests
@@ -71,6 +73,8 @@ let package = Package(
             name: "CastPrepCommandsTests",
             dependencies: ["CastPrepCommands", "CommandParsing", "CastModel", "JSONSupport", "TestSupport"],
             exclude: ["Snapshots"]),
+        .testTarget(
+            name: "HTTPCheckTests", dependencies: ["HTTPCheck", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CFFmpeg", "CLibXML2", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),

@@ -1,0 +1,222 @@
+/// The request methods a Cast receiver's Chromium uses for media: `GET` for content, `HEAD` for
+/// size checks some players make, and `OPTIONS` for CORS preflights.
+public enum HTTPMethod: String, Sendable, Hashable, Codable {
+    case get = "GET"
+    case head = "HEAD"
+    case options = "OPTIONS"
+}
+
+/// One header field as it appeared on the wire.
+public struct HTTPHeader: Sendable, Hashable, Codable {
+    /// The field name as sent (compare with ``HTTPHeaders`` lookups, which ignore case).
+    public var name: String
+    /// The field value with surrounding spaces removed.
+    public var value: String
+
+    /// Creates a header field.
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// Header fields in wire order, looked up without regard to case (RFC 9110 §5.1).
+///
+/// A response can repeat a field (two `Access-Control-Allow-Origin` lines are a real and fatal
+/// misconfiguration), so lookups return every value rather than the last one.
+public struct HTTPHeaders: Sendable, Hashable, Codable, Sequence {
+    /// The fields in the order they were received.
+    public private(set) var fields: [HTTPHeader]
+
+    /// Creates a header list.
+    public init(_ fields: [HTTPHeader] = []) { self.fields = fields }
+
+    /// Appends a field.
+    public mutating func add(_ name: String, _ value: String) { fields.append(HTTPHeader(name, value)) }
+
+    /// Every value of `name`, in order.
+    public func values(_ name: String) -> [String] {
+        fields.filter { $0.name.lowercasedASCII() == name.lowercasedASCII() }.map(\.value)
+    }
+
+    /// The first value of `name`, or nil.
+    public subscript(_ name: String) -> String? { values(name).first }
+
+    /// Whether the field is present at all.
+    public func contains(_ name: String) -> Bool { !values(name).isEmpty }
+
+    /// The comma-separated list elements of every `name` field, lower-cased and trimmed, empty
+    /// elements dropped (RFC 9110 §5.6.1): `Access-Control-Allow-Headers: Range, content-type`
+    /// gives `["range", "content-type"]`.
+    public func listElements(_ name: String) -> [String] {
+        values(name).flatMap { $0.split(separator: ",") }.map { $0.trimmingHTTPSpaces().lowercasedASCII() }.filter { !$0.isEmpty }
+    }
+
+    public func makeIterator() -> IndexingIterator<[HTTPHeader]> { fields.makeIterator() }
+}
+
+/// A request the checker sends: what the receiver's browser would send for one resource.
+public struct HTTPRequest: Sendable, Hashable {
+    /// The method.
+    public var method: HTTPMethod
+    /// The absolute http(s) URL.
+    public var url: String
+    /// Extra header fields (`Origin`, `Range`, preflight fields).
+    public var headers: HTTPHeaders
+    /// Body bytes kept from the response; the transfer stops after this many. Segments and
+    /// media need only their headers, manifests need their text.
+    public var bodyLimit: Int
+    /// How long this request may take in all.
+    public var timeout: Duration
+
+    /// Creates a request.
+    public init(_ method: HTTPMethod, _ url: String, headers: HTTPHeaders = HTTPHeaders(), bodyLimit: Int = 0,
+                timeout: Duration = .seconds(10)) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.bodyLimit = bodyLimit
+        self.timeout = timeout
+    }
+}
+
+/// What came back for one request (one hop: redirects are not followed by the transport).
+public struct HTTPResponse: Sendable, Hashable {
+    /// The status code, e.g. 206.
+    public var status: Int
+    /// The reason phrase, e.g. `Partial Content` (may be empty, as in HTTP/2).
+    public var reason: String
+    /// `HTTP/1.1`, `HTTP/2`…
+    public var version: String
+    /// The response header fields.
+    public var headers: HTTPHeaders
+    /// The body, at most the request's ``HTTPRequest/bodyLimit`` bytes.
+    public var body: [UInt8]
+    /// Whether the body was longer than the limit and the transfer was cut short.
+    public var isBodyTruncated: Bool
+    /// Seconds from the start of the transfer until the first response byte.
+    public var firstByteSeconds: Double
+    /// Seconds the whole transfer took.
+    public var totalSeconds: Double
+
+    /// Creates a response.
+    public init(status: Int, reason: String = "", version: String = "HTTP/1.1", headers: HTTPHeaders = HTTPHeaders(),
+                body: [UInt8] = [], isBodyTruncated: Bool = false, firstByteSeconds: Double = 0, totalSeconds: Double = 0) {
+        self.status = status
+        self.reason = reason
+        self.version = version
+        self.headers = headers
+        self.body = body
+        self.isBodyTruncated = isBodyTruncated
+        self.firstByteSeconds = firstByteSeconds
+        self.totalSeconds = totalSeconds
+    }
+
+    /// Whether the status is 3xx with a `Location` to follow.
+    public var isRedirect: Bool { [301, 302, 303, 307, 308].contains(status) && headers["location"] != nil }
+}
+
+/// Why a transfer produced no response.
+public struct TransferFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure, which decides the diagnostic code.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// The URL is not an http(s) URL the transport can fetch.
+        case invalidURL
+        /// The host name did not resolve.
+        case dns
+        /// The TCP connection was refused or unreachable.
+        case connect
+        /// The server's certificate was not trusted (self-signed, expired, wrong name).
+        case certificate
+        /// Another TLS handshake failure.
+        case tls
+        /// The request or the whole check ran out of time.
+        case timeout
+        /// The server broke the protocol or the connection mid-way.
+        case protocolError
+        /// The check was cancelled.
+        case cancelled
+        /// Anything else libcurl reported.
+        case other
+    }
+
+    /// The kind of failure.
+    public var kind: Kind
+    /// The transport's own words, e.g. `SSL certificate problem: self-signed certificate`.
+    public var message: String
+
+    /// Creates a failure.
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { "\(kind.rawValue): \(message)" }
+}
+
+// MARK: - Response head parsing
+
+/// Parses the status line and header fields libcurl hands over, bounded against hostile servers.
+public enum HTTPResponseHead {
+    /// At most this many header fields are kept; a response with more is cut (and reported).
+    public static let maximumFields = 200
+
+    /// The status, reason, version and fields of the *last* response head in `bytes` (interim
+    /// `100 Continue` and `103 Early Hints` heads come first and are skipped). Returns nil when
+    /// no status line is found.
+    public static func parse(_ bytes: [UInt8]) -> (status: Int, reason: String, version: String, headers: HTTPHeaders)? {
+        var status: Int?
+        var reason = ""
+        var version = ""
+        var fields: [HTTPHeader] = []
+        func handle(_ line: ArraySlice<UInt8>) {
+            var line = line
+            while let last = line.last, last == 0x0D || last == 0x0A { line.removeLast() }
+            guard !line.isEmpty else { return }
+            if line.starts(with: Array("HTTP/".utf8)) {
+                let text = String(decoding: line, as: UTF8.self)
+                let parts = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+                guard parts.count >= 2, let code = Int(parts[1]), (100...999).contains(code) else { return }
+                // A new head (after an interim 1xx) replaces the previous one.
+                status = code
+                reason = parts.count > 2 ? String(parts[2]) : ""
+                version = String(parts[0])
+                fields = []
+                return
+            }
+            guard status != nil, fields.count < maximumFields else { return }
+            // Obsolete line folding (a line starting with a space) continues the previous value.
+            if line.first == 0x20 || line.first == 0x09 {
+                if !fields.isEmpty { fields[fields.count - 1].value += " " + String(decoding: line, as: UTF8.self).trimmingHTTPSpaces() }
+                return
+            }
+            guard let colon = line.firstIndex(of: 0x3A), colon > line.startIndex else { return }
+            let name = String(decoding: line[line.startIndex..<colon], as: UTF8.self).trimmingHTTPSpaces()
+            guard !name.isEmpty, !name.contains(" ") else { return }
+            fields.append(HTTPHeader(name, String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingHTTPSpaces()))
+        }
+        var lineStart = 0
+        for index in bytes.indices where bytes[index] == 0x0A {
+            handle(bytes[lineStart...index])
+            lineStart = index + 1
+        }
+        if lineStart < bytes.count { handle(bytes[lineStart...]) }
+        guard let status else { return nil }
+        return (status, reason, version, HTTPHeaders(fields))
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and horizontal tabs (HTTP's OWS).
+    func trimmingHTTPSpaces() -> String {
+        var view = Substring(self)
+        while let first = view.first, first == " " || first == "\t" { view.removeFirst() }
+        while let last = view.last, last == " " || last == "\t" { view.removeLast() }
+        return String(view)
+    }
+
+    /// ASCII-only lower-casing: header names and tokens are ASCII, and this avoids Unicode tables.
+    func lowercasedASCII() -> String {
+        String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+}

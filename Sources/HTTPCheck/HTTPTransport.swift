@@ -1,0 +1,503 @@
+internal import CCurl
+import Glibc
+import Synchronization
+
+/// Connection limits for an ``HTTPTransport``.
+public struct TransportLimits: Sendable, Hashable {
+    /// Transfers running at once against one `host:port`. Chromium opens at most 6
+    /// connections per host, so a server that copes with a receiver copes with this.
+    public var connectionsPerHost: Int
+    /// Transfers running at once in all.
+    public var totalConnections: Int
+    /// How long a TCP and TLS connection may take to establish.
+    public var connectTimeout: Duration
+
+    /// Creates limits; the defaults match Chromium's per-host limit.
+    public init(connectionsPerHost: Int = 6, totalConnections: Int = 48, connectTimeout: Duration = .seconds(5)) {
+        self.connectionsPerHost = max(1, connectionsPerHost)
+        self.totalConnections = max(1, totalConnections)
+        self.connectTimeout = connectTimeout
+    }
+}
+
+/// Sends HTTP requests through one libcurl multi handle running on its own thread.
+///
+/// Every request of a check goes through one event loop, so connections are reused across
+/// resources of the same host, the per-host limit holds across the whole check, and no
+/// Swift task ever blocks: `send` suspends on a continuation that the loop thread resumes.
+/// Redirects are not followed here; the checker follows them hop by hop because CORS must be
+/// checked on every hop.
+///
+/// ```swift
+/// let transport = HTTPTransport()
+/// let result = await transport.send(HTTPRequest(.get, "http://127.0.0.1:8080/a.m3u8", bodyLimit: 1 << 20))
+/// ```
+///
+/// The loop thread ends when the transport is released; transfers still running then end as
+/// ``TransferFailure/Kind/cancelled``.
+public final class HTTPTransport: Sendable {
+    private let shared: TransportShared
+
+    /// Starts the event loop thread.
+    public init(limits: TransportLimits = TransportLimits()) {
+        shared = TransportShared(limits: limits)
+        CurlEventLoop.start(shared)
+    }
+
+    deinit { shared.shutDown() }
+
+    /// Sends one request and returns its response (one hop) or why there is none.
+    ///
+    /// - Parameters:
+    ///   - request: the request; its ``HTTPRequest/timeout`` bounds this transfer.
+    ///   - deadline: when the whole check must be over; a request still waiting for a
+    ///     connection slot then fails with ``TransferFailure/Kind/timeout`` without being sent.
+    public func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant? = nil) async -> Result<HTTPResponse, TransferFailure> {
+        let transfer = PendingTransfer(request: request, deadline: deadline)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if transfer.install(continuation) { shared.submit(transfer) }
+            }
+        } onCancel: {
+            transfer.resolve(.failure(TransferFailure(.cancelled, "the check was cancelled")))
+            shared.wake()
+        }
+    }
+}
+
+/// One request waiting for, or in, a transfer. Resolved exactly once: by the loop when the
+/// transfer ends, or by cancellation, whichever comes first.
+final class PendingTransfer: Sendable {
+    let request: HTTPRequest
+    let deadline: ContinuousClock.Instant?
+    private struct State: ~Copyable {
+        var continuation: CheckedContinuation<Result<HTTPResponse, TransferFailure>, Never>?
+        var outcome: Result<HTTPResponse, TransferFailure>?
+    }
+    private let state = Mutex(State())
+
+    init(request: HTTPRequest, deadline: ContinuousClock.Instant?) {
+        self.request = request
+        self.deadline = deadline
+    }
+
+    /// Stores the continuation; returns false when the transfer was already resolved (cancelled
+    /// before it started), in which case the continuation has been resumed.
+    func install(_ continuation: CheckedContinuation<Result<HTTPResponse, TransferFailure>, Never>) -> Bool {
+        let early: Result<HTTPResponse, TransferFailure>? = state.withLock { state in
+            if let outcome = state.outcome { return outcome }
+            state.continuation = continuation
+            return nil
+        }
+        if let early {
+            continuation.resume(returning: early)
+            return false
+        }
+        return true
+    }
+
+    /// Resolves the transfer unless it already was.
+    func resolve(_ outcome: Result<HTTPResponse, TransferFailure>) {
+        let continuation = state.withLock { state -> CheckedContinuation<Result<HTTPResponse, TransferFailure>, Never>? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = outcome
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: outcome)
+    }
+
+    var isResolved: Bool { state.withLock { $0.outcome != nil } }
+}
+
+/// What the callers' threads and the loop thread share: the submission queue, the shutdown
+/// flag, and a self-pipe whose read end wakes the loop from `curl_multi_poll`.
+final class TransportShared: Sendable {
+    let limits: TransportLimits
+    /// The pipe's read end, polled by the loop.
+    let wakeDescriptor: Int32
+    /// The pipe's write end; one byte wakes the loop.
+    let wakeWriteDescriptor: Int32
+    private struct State {
+        var submitted: [PendingTransfer] = []
+        var isShutDown = false
+    }
+    private let state = Mutex(State())
+
+    init(limits: TransportLimits) {
+        self.limits = limits
+        var descriptors: [Int32] = [-1, -1]
+        if pipe(&descriptors) == 0 {
+            for descriptor in descriptors {
+                _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            }
+        }
+        wakeDescriptor = descriptors[0]
+        wakeWriteDescriptor = descriptors[1]
+    }
+
+    // The pipe is closed only when neither the transport nor the loop thread holds this any
+    // more: closing it from the loop would let a late wake() write to a reused descriptor.
+    deinit {
+        close(wakeDescriptor)
+        close(wakeWriteDescriptor)
+    }
+
+    func submit(_ transfer: PendingTransfer) {
+        let accepted = state.withLock { state -> Bool in
+            guard !state.isShutDown else { return false }
+            state.submitted.append(transfer)
+            return true
+        }
+        if accepted {
+            wake()
+        } else {
+            transfer.resolve(.failure(TransferFailure(.cancelled, "the transport was shut down")))
+        }
+    }
+
+    func takeSubmitted() -> (transfers: [PendingTransfer], isShutDown: Bool) {
+        state.withLock { state in
+            defer { state.submitted = [] }
+            return (state.submitted, state.isShutDown)
+        }
+    }
+
+    func shutDown() {
+        state.withLock { $0.isShutDown = true }
+        wake()
+    }
+
+    func wake() {
+        // A full pipe already holds a wake-up, so a failed write loses nothing.
+        var byte: UInt8 = 1
+        _ = write(wakeWriteDescriptor, &byte, 1)
+    }
+}
+
+/// libcurl needs one process-wide initialisation before any thread uses it.
+private let curlGlobalInitialisation: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
+
+/// The loop thread's own state: the multi handle, per-host queues and running transfers.
+/// Lives and dies on that thread, so it needs no locking.
+final class CurlEventLoop {
+    private let shared: TransportShared
+    private let multi: UnsafeMutableRawPointer
+    /// Transfers waiting for a connection slot, per `host:port`, in arrival order.
+    private var waiting: [String: [PendingTransfer]] = [:]
+    private var waitingCount = 0
+    private var runningPerHost: [String: Int] = [:]
+    /// Running transfers by easy handle address.
+    private var running: [UnsafeMutableRawPointer: RunningTransfer] = [:]
+
+    private init?(shared: TransportShared) {
+        guard curlGlobalInitialisation == CURLE_OK, let multi = curl_multi_init() else { return nil }
+        self.shared = shared
+        self.multi = multi
+        _ = castprep_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, shared.limits.connectionsPerHost)
+        _ = castprep_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, shared.limits.totalConnections)
+        _ = castprep_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, shared.limits.totalConnections)
+    }
+
+    /// Starts the loop on a new detached thread.
+    static func start(_ shared: TransportShared) {
+        let box = Unmanaged.passRetained(ThreadArgument(shared: shared)).toOpaque()
+        var thread = pthread_t()
+        let status = pthread_create(&thread, nil, { argument in
+            guard let argument else { return nil }
+            let shared = Unmanaged<ThreadArgument>.fromOpaque(argument).takeRetainedValue().shared
+            if let loop = CurlEventLoop(shared: shared) {
+                loop.run()
+            } else {
+                CurlEventLoop.failEverything(shared, message: "libcurl could not be initialised")
+            }
+            return nil
+        }, box)
+        if status == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<ThreadArgument>.fromOpaque(box).release()
+            shared.shutDown()
+            failEverything(shared, message: "cannot start the HTTP thread (pthread_create: \(status))")
+        }
+    }
+
+    private static func failEverything(_ shared: TransportShared, message: String) {
+        // Without a loop, answer every submission immediately; keep doing so until shutdown.
+        while true {
+            let (transfers, isShutDown) = shared.takeSubmitted()
+            for transfer in transfers { transfer.resolve(.failure(TransferFailure(.other, message))) }
+            if isShutDown { return }
+            var pollDescriptor = pollfd(fd: shared.wakeDescriptor, events: Int16(POLLIN), revents: 0)
+            _ = poll(&pollDescriptor, 1, 1000)
+            drainWake(shared.wakeDescriptor)
+        }
+    }
+
+    private static func drainWake(_ descriptor: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while read(descriptor, &buffer, buffer.count) > 0 {}
+    }
+
+    private func run() {
+        var isShuttingDown = false
+        while true {
+            let (submitted, isShutDown) = shared.takeSubmitted()
+            for transfer in submitted { enqueue(transfer) }
+            if isShutDown { isShuttingDown = true }
+            if isShuttingDown { break }
+            dropResolved()
+            startWaiting()
+            var stillRunning: Int32 = 0
+            _ = curl_multi_perform(multi, &stillRunning)
+            collectFinished()
+            // curl_multi_poll waits for socket activity, curl's own timers, or the eventfd.
+            var wakeFD = curl_waitfd(fd: shared.wakeDescriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0)
+            let timeout: Int32 = waitingCount > 0 ? 50 : 1000
+            _ = curl_multi_poll(multi, &wakeFD, 1, timeout, nil)
+            if wakeFD.revents != 0 { Self.drainWake(shared.wakeDescriptor) }
+        }
+        let failure = TransferFailure(.cancelled, "the transport was shut down")
+        for (handle, transfer) in running {
+            curl_multi_remove_handle(multi, handle)
+            transfer.pending.resolve(.failure(failure))
+            transfer.release()
+            curl_easy_cleanup(handle)
+        }
+        running = [:]
+        for queue in waiting.values { for transfer in queue { transfer.resolve(.failure(failure)) } }
+        waiting = [:]
+        curl_multi_cleanup(multi)
+    }
+
+    private func enqueue(_ transfer: PendingTransfer) {
+        guard !transfer.isResolved else { return }
+        guard let url = WebURL(transfer.request.url) else {
+            transfer.resolve(.failure(TransferFailure(.invalidURL, "'\(transfer.request.url)' is not an absolute http(s) URL")))
+            return
+        }
+        waiting[url.hostAndPort, default: []].append(transfer)
+        waitingCount += 1
+    }
+
+    /// Ends transfers that were cancelled or whose check ran out of time.
+    private func dropResolved() {
+        for (handle, transfer) in running where transfer.pending.isResolved {
+            finish(handle, outcome: nil)
+        }
+        guard waitingCount > 0 else { return }
+        let now = ContinuousClock.now
+        for (host, queue) in waiting {
+            let kept = queue.filter { transfer in
+                if transfer.isResolved { return false }
+                if let deadline = transfer.deadline, deadline <= now {
+                    transfer.resolve(.failure(TransferFailure(.timeout, "the check's overall time limit ran out before this request was sent")))
+                    return false
+                }
+                return true
+            }
+            waitingCount -= queue.count - kept.count
+            waiting[host] = kept.isEmpty ? nil : kept
+        }
+    }
+
+    private func startWaiting() {
+        guard waitingCount > 0 else { return }
+        for host in waiting.keys.sorted() {
+            while running.count < shared.limits.totalConnections, runningPerHost[host, default: 0] < shared.limits.connectionsPerHost,
+                  var queue = waiting[host], !queue.isEmpty {
+                let transfer = queue.removeFirst()
+                waiting[host] = queue.isEmpty ? nil : queue
+                waitingCount -= 1
+                start(transfer, host: host)
+            }
+        }
+    }
+
+    private func start(_ pending: PendingTransfer, host: String) {
+        guard let handle = curl_easy_init() else {
+            pending.resolve(.failure(TransferFailure(.other, "curl_easy_init failed")))
+            return
+        }
+        let transfer = RunningTransfer(pending: pending, host: host)
+        let request = pending.request
+        var timeout = request.timeout
+        if let deadline = pending.deadline { timeout = min(timeout, deadline - ContinuousClock.now) }
+        let timeoutMilliseconds = max(1, Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
+        let connectTimeout = shared.limits.connectTimeout.components
+        _ = castprep_curl_easy_setopt_string(handle, CURLOPT_URL, request.url)
+        _ = castprep_curl_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        _ = castprep_curl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        _ = castprep_curl_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+        _ = castprep_curl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
+        _ = castprep_curl_easy_setopt_long(
+            handle, CURLOPT_CONNECTTIMEOUT_MS,
+            max(1, Int(connectTimeout.seconds * 1000 + connectTimeout.attoseconds / 1_000_000_000_000_000)))
+        // A Cast device does not go through the computer's proxy; neither do the checks.
+        _ = castprep_curl_easy_setopt_string(handle, CURLOPT_PROXY, "")
+        _ = castprep_curl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+        switch request.method {
+        case .get: break
+        case .head: _ = castprep_curl_easy_setopt_long(handle, CURLOPT_NOBODY, 1)
+        case .options: _ = castprep_curl_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, "OPTIONS")
+        }
+        var list: UnsafeMutablePointer<curl_slist>?
+        for header in request.headers {
+            if header.name.lowercasedASCII() == "accept-encoding" {
+                // Through curl's own option, so a compressed manifest is decoded before parsing.
+                _ = castprep_curl_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, header.value)
+            } else if header.name.lowercasedASCII() == "user-agent" {
+                _ = castprep_curl_easy_setopt_string(handle, CURLOPT_USERAGENT, header.value)
+            } else {
+                list = curl_slist_append(list, "\(header.name): \(header.value)")
+            }
+        }
+        transfer.headerList = list
+        if let list { _ = castprep_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list) }
+        _ = castprep_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
+        let context = Unmanaged.passUnretained(transfer).toOpaque()
+        _ = castprep_curl_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, { data, size, count, context in
+            guard let data, let context else { return 0 }
+            let transfer = Unmanaged<RunningTransfer>.fromOpaque(context).takeUnretainedValue()
+            transfer.appendHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+            return size * count
+        })
+        _ = castprep_curl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+        _ = castprep_curl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, { data, size, count, context in
+            guard let data, let context else { return 0 }
+            let transfer = Unmanaged<RunningTransfer>.fromOpaque(context).takeUnretainedValue()
+            // Returning less than offered makes curl abort the transfer: that is how a body
+            // beyond the limit is cut off without downloading the rest.
+            return transfer.appendBody(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+        })
+        _ = castprep_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+        transfer.bodyLimit = request.bodyLimit
+        guard curl_multi_add_handle(multi, handle) == CURLM_OK else {
+            transfer.release()
+            curl_easy_cleanup(handle)
+            pending.resolve(.failure(TransferFailure(.other, "curl_multi_add_handle failed")))
+            return
+        }
+        running[handle] = transfer
+        runningPerHost[host, default: 0] += 1
+    }
+
+    private func collectFinished() {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+            let code = message.pointee.data.result
+            finish(handle, outcome: code)
+        }
+    }
+
+    /// Removes a transfer from the multi handle and resolves it from its curl result; a nil
+    /// result means it was already resolved (cancelled or timed out by the check).
+    private func finish(_ handle: UnsafeMutableRawPointer, outcome code: CURLcode?) {
+        guard let transfer = running.removeValue(forKey: handle) else { return }
+        curl_multi_remove_handle(multi, handle)
+        runningPerHost[transfer.host, default: 1] -= 1
+        if runningPerHost[transfer.host] == 0 { runningPerHost[transfer.host] = nil }
+        if let code {
+            var firstByte = 0.0
+            var total = 0.0
+            _ = castprep_curl_easy_getinfo_double(handle, CURLINFO_STARTTRANSFER_TIME, &firstByte)
+            _ = castprep_curl_easy_getinfo_double(handle, CURLINFO_TOTAL_TIME, &total)
+            transfer.pending.resolve(transfer.outcome(code: code, firstByte: firstByte, total: total))
+        }
+        transfer.release()
+        curl_easy_cleanup(handle)
+    }
+}
+
+private final class ThreadArgument {
+    let shared: TransportShared
+    init(shared: TransportShared) { self.shared = shared }
+}
+
+/// The buffers of one running transfer, written by curl's callbacks on the loop thread.
+final class RunningTransfer {
+    let pending: PendingTransfer
+    let host: String
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    let errorBuffer: UnsafeMutablePointer<CChar>
+    var headerBytes: [UInt8] = []
+    var body: [UInt8] = []
+    var bodyLimit = 0
+    var isBodyTruncated = false
+    /// Set when the blank line ending a final (non-1xx) response head has arrived.
+    var isHeadComplete = false
+
+    /// Response heads larger than this are cut: no real server sends 256 KiB of headers.
+    static let headerLimit = 256 * 1024
+
+    init(pending: PendingTransfer, host: String) {
+        self.pending = pending
+        self.host = host
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+    }
+
+    func appendHeader(_ bytes: UnsafeRawBufferPointer) {
+        if bytes.starts(with: Array("HTTP/".utf8)) {
+            // A new response head: an interim 1xx or, after a redirect curl does not follow, none.
+            isHeadComplete = false
+        }
+        if bytes.count <= 2, bytes.allSatisfy({ $0 == 0x0D || $0 == 0x0A }) {
+            if let head = HTTPResponseHead.parse(headerBytes), head.status >= 200 { isHeadComplete = true }
+        }
+        guard headerBytes.count + bytes.count <= Self.headerLimit else { return }
+        headerBytes.append(contentsOf: bytes)
+    }
+
+    func appendBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let room = bodyLimit - body.count
+        if bytes.count <= room {
+            body.append(contentsOf: bytes)
+            return true
+        }
+        if room > 0 { body.append(contentsOf: bytes.prefix(room)) }
+        isBodyTruncated = true
+        return false
+    }
+
+    func outcome(code: CURLcode, firstByte: Double, total: Double) -> Result<HTTPResponse, TransferFailure> {
+        let message = errorBuffer.pointee == 0 ? String(cString: curl_easy_strerror(code)) : String(cString: errorBuffer)
+        // Once a complete response head is in, a failure while reading the body (cut off on
+        // purpose, or the server closing early) still leaves everything the checks need.
+        if code == CURLE_OK || isHeadComplete || (isBodyTruncated && code == CURLE_WRITE_ERROR),
+           let head = HTTPResponseHead.parse(headerBytes) {
+            return .success(
+                HTTPResponse(
+                    status: head.status, reason: head.reason, version: head.version, headers: head.headers, body: body,
+                    isBodyTruncated: isBodyTruncated || code != CURLE_OK, firstByteSeconds: firstByte, totalSeconds: total))
+        }
+        let kind: TransferFailure.Kind = switch code {
+        case CURLE_COULDNT_RESOLVE_HOST: .dns
+        case CURLE_COULDNT_CONNECT: .connect
+        case CURLE_OPERATION_TIMEDOUT: .timeout
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM: .certificate
+        case CURLE_SSL_CONNECT_ERROR: .tls
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT: .invalidURL
+        case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_WEIRD_SERVER_REPLY, CURLE_PARTIAL_FILE,
+             CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            .protocolError
+        default: .other
+        }
+        return .failure(TransferFailure(kind, message))
+    }
+
+    /// Frees the C buffers; called once, when curl no longer uses them.
+    func release() {
+        curl_slist_free_all(headerList)
+        headerList = nil
+        errorBuffer.deallocate()
+    }
+}
+
+@available(*, unavailable)
+extension RunningTransfer: Sendable {}
+
+@available(*, unavailable)
+extension CurlEventLoop: Sendable {}

@@ -1,0 +1,79 @@
+import Foundation
+import JSONSupport
+import Testing
+import TestSupport
+
+@Suite("castprep check against nginx", .serialized,
+       .enabled(if: NginxServer.isAvailable && binaryExists, "nginx or the castprep binary is missing"))
+final class CheckCommandTests {
+    let fixtures: URL
+    let nginx: NginxServer
+
+    init() throws {
+        fixtures = try HTTPFixtures.make()
+        nginx = try NginxServer(sites: [
+            "plain": "",
+            "cors": #"""
+                add_header Access-Control-Allow-Origin "*" always;
+                add_header Access-Control-Expose-Headers "Content-Length, Content-Range, Accept-Ranges" always;
+                add_header Access-Control-Allow-Methods "GET, HEAD, OPTIONS" always;
+                add_header Access-Control-Allow-Headers "Range, Content-Type, Accept-Encoding" always;
+                if ($request_method = OPTIONS) { return 204; }
+                """#,
+        ], root: fixtures)
+    }
+
+    deinit {
+        nginx.stop()
+        try? FileManager.default.removeItem(at: fixtures)
+    }
+
+    @Test("a server without CORS: exit 1, one line per URL on stdout, findings with evidence and fixes on stderr")
+    func brokenServer() throws {
+        let result = try runBinary(["check", nginx.url("plain", "/hls-ts/master.m3u8"), "--allow-loopback"])
+        #expect(result.status == 1)
+        let lines = result.output.split(separator: "\n")
+        #expect(lines.count == 9)
+        #expect(lines.first?.hasPrefix("ERROR   200 hls-master-playlist") == true)
+        #expect(result.error.contains("error: [http.cors-missing] HLS segment has no Access-Control-Allow-Origin"))
+        #expect(result.error.contains("    request: GET \(nginx.url("plain", "/hls-ts/v0/seg0.ts"))  Origin: https://www.gstatic.com"))
+        #expect(result.error.contains("    fix: send Access-Control-Allow-Origin"))
+        #expect(result.error.contains("castprep: 9 URLs checked with"))
+    }
+
+    @Test("--fix-config nginx prints only the configuration on stdout")
+    func fixConfig() throws {
+        let result = try runBinary(["check", nginx.url("plain", "/hls-ts/master.m3u8"), "--allow-loopback", "--fix-config", "nginx"])
+        #expect(result.status == 1)
+        #expect(result.output.hasPrefix("# castprep check --fix-config nginx"))
+        #expect(result.output.contains(#"add_header Access-Control-Allow-Origin "*" always;"#))
+        #expect(result.output.contains("if ($request_method = OPTIONS) {"))
+    }
+
+    @Test("a correct server: exit 0, and --json is one sorted, versioned document")
+    func correctServerJSON() throws {
+        let result = try runBinary([
+            "check", nginx.url("cors", "/movie.mp4"), "--track", nginx.url("cors", "/hls-ts/subs/en.vtt"), "--allow-loopback", "--json",
+        ])
+        #expect(result.status == 0)
+        let document = try JSONParser().parse(result.output).value
+        #expect(document["castprep"]?["format"]?.intValue == 1)
+        #expect(document["origin"]?.stringValue == "https://www.gstatic.com")
+        #expect(document["summary"]?["errors"]?.intValue == 0)
+        #expect(document["summary"]?["warnings"]?.intValue == 0)
+        let results = try #require(document["results"]?.arrayValue)
+        #expect(results.map { $0["kind"]?.stringValue } == ["media", "text-track"])
+        #expect(results.first?["corsRequired"]?.boolValue == true)
+        #expect(results.first?["status"]?.intValue == 206)
+    }
+
+    @Test("loopback URLs get a note unless --allow-loopback; a bad --origin is a usage error")
+    func loopbackAndUsage() throws {
+        let noted = try runBinary(["check", nginx.url("cors", "/hls-ts/subs/en.vtt")])
+        #expect(noted.status == 0)
+        #expect(noted.error.contains("note: [http.loopback-url]"))
+        let usage = try runBinary(["check", nginx.url("cors", "/a.mp4"), "--origin", "gstatic"])
+        #expect(usage.status == 64)
+        #expect(usage.error.contains("--origin must be a scheme and host"))
+    }
+}

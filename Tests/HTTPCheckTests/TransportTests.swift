@@ -1,0 +1,129 @@
+import CastModel
+import Foundation
+import HTTPCheck
+import Testing
+import TestSupport
+
+@Suite("libcurl transport and checker limits against nginx", .serialized,
+       .enabled(if: NginxServer.isAvailable && NginxServer.echoModule != nil, "nginx with the echo module is not installed"))
+final class TransportTests {
+    let fixtures: URL
+    let nginx: NginxServer
+    let certificateDirectory: URL
+
+    init() throws {
+        fixtures = try HTTPFixtures.make()
+        certificateDirectory = fixtures.appendingPathComponent("tls")
+        try FileManager.default.createDirectory(at: certificateDirectory, withIntermediateDirectories: true)
+        // A self-signed certificate, which no Cast device (and no default libcurl) trusts.
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-days", "1",
+            "-keyout", certificateDirectory.appendingPathComponent("key.pem").path, "-out", certificateDirectory.appendingPathComponent("cert.pem").path,
+        ]
+        openssl.standardError = FileHandle.nullDevice
+        openssl.standardOutput = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        let cors = #"add_header Access-Control-Allow-Origin "*" always;"#
+        nginx = try NginxServer(sites: [
+            "slow": cors + """
+
+                location /sleep { echo_sleep 0.25; echo ok; }
+                location /first-byte { echo_sleep 0.4; echo ok; }
+                location /stall { echo_sleep 3; echo late; }
+                """,
+            "tls": """
+                listen 127.0.0.1:{port:tls-port} ssl;
+                ssl_certificate \(certificateDirectory.appendingPathComponent("cert.pem").path);
+                ssl_certificate_key \(certificateDirectory.appendingPathComponent("key.pem").path);
+                """,
+        ], root: fixtures)
+    }
+
+    deinit {
+        nginx.stop()
+        try? FileManager.default.removeItem(at: fixtures)
+    }
+
+    @Test("the per-host limit holds: 12 slow answers with 3 connections take 4 rounds, with 12 connections one")
+    func perHostLimit() async {
+        func elapsed(connections: Int) async -> Double {
+            let transport = HTTPTransport(limits: TransportLimits(connectionsPerHost: connections))
+            let url = nginx.url("slow", "/sleep")
+            let start = ContinuousClock.now
+            await withTaskGroup(of: Void.self) { group in
+                for index in 0..<12 {
+                    group.addTask { _ = await transport.send(HTTPRequest(.get, url + "?\(index)", bodyLimit: 16)) }
+                }
+            }
+            let duration = ContinuousClock.now - start
+            return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
+        let narrow = await elapsed(connections: 3)
+        let wide = await elapsed(connections: 12)
+        #expect(narrow >= 0.95, "12 requests of 0.25 s through 3 connections took \(narrow) s")
+        #expect(wide < 0.9, "12 requests of 0.25 s through 12 connections took \(wide) s")
+    }
+
+    @Test("a request that outlives its timeout fails as a timeout, and the finding says so")
+    func requestTimeout() async {
+        let transport = HTTPTransport()
+        let result = await transport.send(HTTPRequest(.get, nginx.url("slow", "/stall"), timeout: .milliseconds(300)))
+        guard case .failure(let failure) = result else {
+            Issue.record("expected a timeout, got \(result)")
+            return
+        }
+        #expect(failure.kind == .timeout)
+        let report = await ReceiverFetchChecker(transport: transport).check(
+            [CheckTarget(url: nginx.url("slow", "/stall/track.vtt"), kind: .textTrack(contentType: nil))],
+            options: CheckOptions(requestTimeout: .milliseconds(300), allowsLoopback: true))
+        #expect(report.findings.map(\.diagnostic.code) == [HTTPCheckCode.timeout])
+    }
+
+    @Test("the overall time limit fails requests still waiting for a connection")
+    func totalTimeout() async {
+        let checker = ReceiverFetchChecker(transport: HTTPTransport(limits: TransportLimits(connectionsPerHost: 1)))
+        let targets = (0..<8).map { CheckTarget(url: nginx.url("slow", "/sleep/\($0).vtt"), kind: .textTrack(contentType: nil)) }
+        let start = ContinuousClock.now
+        let report = await checker.check(targets, options: CheckOptions(totalTimeout: .milliseconds(600), allowsLoopback: true))
+        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(report.findings.contains { $0.diagnostic.code == HTTPCheckCode.timeout })
+        #expect(report.results.count == 8)
+    }
+
+    @Test("a slow first byte is reported")
+    func slowFirstByte() async {
+        let report = await ReceiverFetchChecker().check(
+            [CheckTarget(url: nginx.url("slow", "/first-byte/a.vtt"), kind: .textTrack(contentType: nil))],
+            options: CheckOptions(slowFirstByte: .milliseconds(150), allowsLoopback: true))
+        #expect(report.findings.contains { $0.diagnostic.code == HTTPCheckCode.slowFirstByte })
+    }
+
+    @Test("a self-signed certificate, a closed port and a non-http URL are each explained")
+    func transferFailures() async throws {
+        let closedPort = try NginxServer.freePort()
+        let tlsURL = "https://127.0.0.1:\(nginx.ports["tls-port"] ?? 0)/movie.mp4"
+        let report = await ReceiverFetchChecker().check([
+            CheckTarget(url: tlsURL, kind: .media(contentType: "video/mp4", hasTracks: false)),
+            CheckTarget(url: "http://127.0.0.1:\(closedPort)/a.m3u8"),
+            CheckTarget(url: "ftp://example.com/a.mp4"),
+        ], options: CheckOptions(allowsLoopback: true))
+        #expect(report.findings.map(\.diagnostic.code) == [HTTPCheckCode.tlsCertificate, HTTPCheckCode.connectFailed, HTTPCheckCode.invalidURL])
+        #expect(report.hasErrors)
+    }
+
+    @Test("cancelling a check ends it promptly")
+    func cancellation() async {
+        let checker = ReceiverFetchChecker()
+        let url = nginx.url("slow", "/stall/x.vtt")
+        let task = Task { await checker.check([CheckTarget(url: url, kind: .textTrack(contentType: nil))], options: CheckOptions(allowsLoopback: true)) }
+        try? await Task.sleep(for: .milliseconds(200))
+        let start = ContinuousClock.now
+        task.cancel()
+        let report = await task.value
+        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(report.findings.first?.exchange?.failure?.kind == .cancelled)
+    }
+}
