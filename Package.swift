@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "CommandParsing", targets: ["CommandParsing"]),
         .library(name: "Captions", targets: ["Captions"]),
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
+        .library(name: "MediaServer", targets: ["MediaServer"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -45,9 +46,10 @@ let package = Package(
         .target(name: "CommandParsing"),
         .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
         .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "CLibXML2"]),
+        .target(name: "MediaServer", dependencies: ["CastModel", "CMicroHTTPD"]),
         .target(
             name: "CastPrepCommands",
-            dependencies: ["CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe"]),
+            dependencies: ["CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe", "MediaServer"]),
         .executableTarget(name: "castprep", dependencies: ["CastPrepCommands"]),
 
         // MARK: - Tests
@@ -67,6 +69,7 @@ let package = Package(
             name: "CastPrepCommandsTests",
             dependencies: ["CastPrepCommands", "CommandParsing", "CastModel", "JSONSupport", "TestSupport"],
             exclude: ["Snapshots"]),
+        .testTarget(name: "MediaServerTests", dependencies: ["MediaServer", "CastModel", "TestSupport"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CFFmpeg", "CLibXML2", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),
