@@ -1,6 +1,5 @@
 import CastModel
 import CommandParsing
-import Dispatch
 import Foundation
 import MediaServer
 import Synchronization
@@ -29,7 +28,7 @@ enum ServeCommand {
                 .option("device", valueName: "addr", help: "Address of the Cast device; the URL uses the local address that routes to it."),
                 .option("advertise", valueName: "host", help: "Host to put in the printed URL instead of choosing one."),
                 .repeating("mount", valueName: "prefix=dir", help: "Also serve a directory under a URL prefix, e.g. /captions=out/captions."),
-                .repeating("origin", valueName: "origin", help: "Allow only this origin to read from script (default: every origin, '*')."),
+                .repeating("origin", valueName: "origin", help: "Allow only this origin to read from script (repeatable; default: every origin, '*'). The Default Media Receiver's is https://www.gstatic.com."),
                 .flag("credentials", help: "Allow credentialed requests (echoes the origin instead of '*')."),
                 .option("max-connections", valueName: "n", help: "Connections open at once, in total.", default: "256"),
                 .option("max-per-address", valueName: "n", help: "Connections open at once from one address (0: no limit).", default: "64"),
@@ -63,21 +62,37 @@ enum ServeCommand {
             configuration.requestLog = { entry in io.writeErrorLine(entry.description) }
         }
 
+        let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
+        if !origins.isEmpty, !origins.contains(where: { $0.lowercased() == receiverOrigin }) {
+            printer.print([Diagnostic(
+                .warning, "serve.origin-list-excludes-receiver",
+                "the allowed origins leave out \(receiverOrigin), where the Default Media Receiver runs; it will not load this media",
+                fix: "add --origin \(receiverOrigin), or leave --origin out to allow every origin")])
+        }
         let server = MediaServer(configuration: configuration)
         let endpoint: MediaServer.Endpoint
         do {
             endpoint = try await BlockingWork.run { try server.start() }
         } catch let error as MediaServerError {
-            DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values)).print([error.diagnostic])
+            printer.print([error.diagnostic])
+            return 1
+        }
+        // Listen for the stop signals before printing the URL: whoever reads it may signal at once.
+        guard let termination = TerminationSignal.install() else {
+            try await BlockingWork.run { server.stop() }
+            io.writeErrorLine("Error: cannot listen for SIGINT and SIGTERM: \(String(cString: strerror(errno)))")
             return 1
         }
         io.write(describe(endpoint, configuration: configuration))
         io.writeErrorLine("castprep: serving until interrupted (Ctrl-C or SIGTERM)")
-        let signal = await TerminationSignal.next()
+        let signal = await termination.wait()
         try await BlockingWork.run { server.stop() }
         io.writeErrorLine("castprep: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM"))")
         return 0
     }
+
+    /// The origin of Google's Default Media Receiver and styled receivers.
+    static let receiverOrigin = "https://www.gstatic.com"
 
     /// The lines printed on start: where the media is, and why that address.
     static func describe(_ endpoint: MediaServer.Endpoint, configuration: MediaServerConfiguration) -> String {
@@ -101,50 +116,52 @@ enum ServeCommand {
     }
 }
 
-/// Waits for SIGINT or SIGTERM without blocking a thread: the default actions are turned off
-/// and Dispatch signal sources report the signal instead.
+/// The write end of the pipe the signal handler reports to; set once before the handler is
+/// installed, and read with one atomic load inside it (async-signal-safe).
+private let signalPipeWriteEnd = Atomic<Int32>(-1)
+
+/// Waits for SIGINT or SIGTERM without blocking the cooperative pool.
+///
+/// A `sigaction` handler (installed synchronously, so no signal can slip past it) writes the
+/// signal number into a pipe; a thread of its own reads it. A signal that arrives before
+/// ``wait()`` stays in the pipe.
 final class TerminationSignal: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Int32, Never>?
-        var sources: [any DispatchSourceSignal] = []
+    private let readEnd: Int32
+
+    private init(readEnd: Int32) {
+        self.readEnd = readEnd
     }
 
-    private static let queue = DispatchQueue(label: "castprep.serve.signals")
-    private let state = Mutex(State())
-
-    private init() {}
-
-    /// The first SIGINT or SIGTERM that arrives from now on.
-    static func next() async -> Int32 {
-        let waiter = TerminationSignal()
-        return await withCheckedContinuation { continuation in
-            waiter.state.withLock { $0.continuation = continuation }
-            queue.async { waiter.install() }
-        }
-    }
-
-    /// Turns off the default actions and installs the sources; each keeps this object alive
-    /// (through its handler) until the first signal cancels them all.
-    private func install() {
+    /// Replaces the default (terminating) action of SIGINT and SIGTERM from now on.
+    static func install() -> TerminationSignal? {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return nil }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        signalPipeWriteEnd.store(ends[1], ordering: .sequentiallyConsistent)
         for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            state.withLock { state in
-                let source = DispatchSource.makeSignalSource(signal: number, queue: Self.queue)
-                source.setEventHandler { self.deliver(number) }
-                source.resume()
-                state.sources.append(source)
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                let saved = errno
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(signalPipeWriteEnd.load(ordering: .relaxed), &byte, 1)
+                errno = saved
             }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(number, &action, nil)
         }
+        return TerminationSignal(readEnd: ends[0])
     }
 
-    private func deliver(_ number: Int32) {
-        let (continuation, sources) = state.withLock { state in
-            let taken = (state.continuation, state.sources)
-            state.continuation = nil
-            state.sources = []
-            return taken
+    /// The first SIGINT or SIGTERM received since ``install()``.
+    func wait() async -> Int32 {
+        let descriptor = readEnd
+        return await withCheckedContinuation { continuation in
+            Thread {
+                var byte: UInt8 = 0
+                while read(descriptor, &byte, 1) < 0, errno == EINTR {}
+                continuation.resume(returning: Int32(byte))
+            }.start()
         }
-        sources.forEach { $0.cancel() }
-        continuation?.resume(returning: number)
     }
 }

@@ -185,7 +185,9 @@ private struct RunningDaemon: ~Copyable {
             }
             mounts.append(ResolvedMount(prefix: prefix, root: root))
         }
-        let bindText = configuration.bindAddress ?? "0.0.0.0"
+        // Listen on every IPv4 interface by default; on every interface when the device has an
+        // IPv6 address, since the URL will then name an IPv6 source address.
+        let bindText = configuration.bindAddress ?? (configuration.reachableFrom?.contains(":") == true ? "::" : "0.0.0.0")
         guard let bindAddress = SocketAddress(bindText, port: configuration.port) else { throw .badAddress(bindText, role: "bind") }
         let choice = try LANAddress.choose(advertised: configuration.advertisedHost, boundTo: configuration.bindAddress,
                                            reachableFrom: configuration.reachableFrom)
