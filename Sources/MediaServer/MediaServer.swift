@@ -79,9 +79,13 @@ public final class MediaServer: Sendable {
     /// - Parameter contentType: sent as `Content-Type`; by default derived from the path's
     ///   extension with ``ServedContentTypes``.
     /// - Throws: `serve.path-invalid` for a path with `..` or hidden segments, which no request
-    ///   could reach.
+    ///   could reach; `serve.content-type-invalid` for a content type that could not be a header.
     public func publish(path: String, bytes: [UInt8], contentType: String? = nil) throws(MediaServerError) {
         let key = try Self.publishedKey(path)
+        if let contentType, contentType.isEmpty || contentType.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            throw MediaServerError("serve.content-type-invalid", "the content type for '\(path)' is empty or holds control characters",
+                                   fix: "pass a media type such as text/vtt; charset=utf-8, or nil to derive it from the extension")
+        }
         let modified = Int64(time(nil))
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a: a cheap strong validator for the bytes
         for byte in bytes {

@@ -19,7 +19,8 @@ struct LifecycleTests {
         ]
         for (mount, bind, code) in cases {
             let server = MediaServer(configuration: .init(mounts: [mount], bindAddress: bind, port: 0))
-            #expect(startError(server)?.code.rawValue == code)
+            let error = try await onOwnThread { startError(server) }
+            #expect(error?.code.rawValue == code)
             #expect(!server.isRunning)
         }
     }
@@ -29,11 +30,12 @@ struct LifecycleTests {
         let tree = try TestTree()
         try await withServer(tree) { endpoint, server in
             let second = MediaServer(configuration: .init(mounts: [.init(urlPrefix: "/", directory: tree.root)], bindAddress: "127.0.0.1", port: endpoint.port))
-            let error = try #require(startError(second))
+            let error = try #require(try await onOwnThread { startError(second) })
             #expect(error.code == "serve.listen-failed")
             #expect(error.message.contains("Address already in use"))
             #expect(error.fix?.contains("--port 0") == true)
-            #expect(startError(server)?.code == "serve.already-running")
+            let again = try await onOwnThread { startError(server) }
+            #expect(again?.code == "serve.already-running")
             #expect(server.isRunning)
         }
     }
@@ -51,8 +53,10 @@ struct LifecycleTests {
         #expect(refused)
         let second = try await onOwnThread { try server.start() }
         #expect(try await request("/movie.mp4", port: second.port).status == 200)
-        try await onOwnThread { server.stop() }
-        server.stop()  // stopping twice is harmless
+        try await onOwnThread {
+            server.stop()
+            server.stop()  // stopping twice is harmless
+        }
     }
 
     @Test("the request log gets one escaped line per request")

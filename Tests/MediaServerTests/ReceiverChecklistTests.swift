@@ -52,10 +52,10 @@ struct ReceiverChecklistTests {
     @Test("GET with Origin and Range: 206, exact Content-Range, Accept-Ranges, CORS, the right type; preflight: 204 allowing Range")
     func everySample() async throws {
         let root = Repository.root().appendingPathComponent("Samples").path
-        let server = MediaServer(configuration: .init(mounts: [.init(urlPrefix: "/", directory: root)], bindAddress: "127.0.0.1", port: 0))
-        let endpoint = try await onOwnThread { try server.start() }
-        defer { server.stop() }
-        let samples = Self.samples
+        try await withServer(root: root) { endpoint, _ in try await Self.check(Self.samples, root: root, endpoint: endpoint) }
+    }
+
+    static func check(_ samples: [String], root: String, endpoint: MediaServer.Endpoint) async throws {
         #expect(samples.count >= 25)
         for sample in samples {
             let url = endpoint.url(forPath: sample)
@@ -82,9 +82,10 @@ struct ReceiverChecklistTests {
     @Test("every playlist and manifest reference resolves through the server with CORS")
     func references() async throws {
         let root = Repository.root().appendingPathComponent("Samples").path
-        let server = MediaServer(configuration: .init(mounts: [.init(urlPrefix: "/", directory: root)], bindAddress: "127.0.0.1", port: 0))
-        let endpoint = try await onOwnThread { try server.start() }
-        defer { server.stop() }
+        try await withServer(root: root) { endpoint, _ in try await Self.walk(endpoint: endpoint) }
+    }
+
+    static func walk(endpoint: MediaServer.Endpoint) async throws {
         var pending = ["hls-ts/master.m3u8", "hls-fmp4/index.m3u8"]
         var visited: Set<String> = []
         while let next = pending.popLast() {

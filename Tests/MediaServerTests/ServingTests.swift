@@ -192,6 +192,13 @@ struct ServingTests {
         #expect(throws: MediaServerError.self) { try server.publish(path: path, bytes: []) }
     }
 
+    @Test("a content type that could not be a header is refused")
+    func badContentType() {
+        let server = MediaServer(configuration: MediaServerConfiguration())
+        #expect(throws: MediaServerError.self) { try server.publish(path: "/a.vtt", bytes: [], contentType: "text/vtt\r\nX-Injected: 1") }
+        #expect(throws: MediaServerError.self) { try server.publish(path: "/a.vtt", bytes: [], contentType: "") }
+    }
+
     @Test("a second mount serves under its prefix; the longest prefix wins")
     func mounts() async throws {
         let tree = try TestTree()

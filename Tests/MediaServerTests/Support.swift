@@ -198,7 +198,16 @@ func withServer<T: Sendable>(
     _ tree: TestTree, configure: @Sendable (inout MediaServerConfiguration) -> Void = { _ in },
     _ body: (MediaServer.Endpoint, MediaServer) async throws -> T
 ) async throws -> T {
-    var configuration = MediaServerConfiguration(mounts: [.init(urlPrefix: "/", directory: tree.root)], bindAddress: "127.0.0.1", port: 0)
+    try await withServer(root: tree.root, configure: configure, body)
+}
+
+/// Starts a server on 127.0.0.1 and an ephemeral port over the directory `root`, runs `body`,
+/// and stops it; starting and stopping block briefly, so both run off the cooperative pool.
+func withServer<T: Sendable>(
+    root: String, configure: @Sendable (inout MediaServerConfiguration) -> Void = { _ in },
+    _ body: (MediaServer.Endpoint, MediaServer) async throws -> T
+) async throws -> T {
+    var configuration = MediaServerConfiguration(mounts: [.init(urlPrefix: "/", directory: root)], bindAddress: "127.0.0.1", port: 0)
     configure(&configuration)
     let server = MediaServer(configuration: configuration)
     let endpoint = try await onOwnThread { try server.start() }
