@@ -58,16 +58,25 @@ struct HostileClientTests {
             // The flood comes from 127.0.0.2 (still loopback), the legitimate client from 127.0.0.1.
             let flood = try await onOwnThread { try (0..<300).map { _ in try RawHTTP.connect(port: port, source: "127.0.0.2", timeout: 2) } }
             defer { flood.forEach { close($0) } }
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(server.openConnections <= 16)
             let served = try await request("/movie.mp4", port: port, headers: [("Range", "bytes=0-1")])
             #expect(served.status == 206)
-            // The flood's own connections beyond the limit were closed by the server.
-            let closedByServer = try await onOwnThread { flood.filter { socket in
-                var byte: UInt8 = 0
-                return recv(socket, &byte, 1, Int32(MSG_DONTWAIT)) == 0
-            }.count }
-            #expect(closedByServer >= 300 - 16)
+            // The flood's connections beyond the limit are closed by the server as it accepts
+            // them; under load that takes a moment, so poll for up to five seconds.
+            let closedByServer = try await onOwnThread { () -> Int in
+                var closed: Set<Int32> = []
+                let deadline = Date().addingTimeInterval(5)
+                repeat {
+                    for socket in flood where !closed.contains(socket) {
+                        var byte: UInt8 = 0
+                        if recv(socket, &byte, 1, Int32(MSG_DONTWAIT)) == 0 { closed.insert(socket) }
+                    }
+                    if closed.count >= 300 - 16 { break }
+                    usleep(50_000)
+                } while Date() < deadline
+                return closed.count
+            }
+            #expect(closedByServer == 300 - 16)
+            #expect(server.openConnections <= 17)  // the 16 flood connections, perhaps the last request's
         }
     }
 
