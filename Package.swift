@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
         .library(name: "Preflight", targets: ["Preflight"]),
         .library(name: "HTTPCheck", targets: ["HTTPCheck"]),
+        .library(name: "MediaServer", targets: ["MediaServer"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -50,10 +51,13 @@ let package = Package(
         .target(name: "HTTPCheck", dependencies: ["CastModel", "CCurl", "CLibXML2"]),
         .target(
             name: "Preflight",
-            dependencies: ["CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "CSQLite"]),
+            dependencies: ["CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "CSQLite"]),
+        .target(name: "MediaServer", dependencies: ["CastModel", "CMicroHTTPD"]),
         .target(
             name: "CastPrepCommands",
-            dependencies: ["CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe", "HTTPCheck"]),
+            dependencies: [
+                "CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "Preflight",
+            ]),
         .executableTarget(name: "castprep", dependencies: ["CastPrepCommands"]),
 
         // MARK: - Tests
@@ -73,6 +77,9 @@ let package = Package(
             name: "CastPrepCommandsTests",
             dependencies: ["CastPrepCommands", "CommandParsing", "CastModel", "JSONSupport", "TestSupport"],
             exclude: ["Snapshots"]),
+        .testTarget(
+            name: "PreflightTests", dependencies: ["Preflight", "CastModel", "JSONSupport", "TestSupport"]),
+        .testTarget(name: "MediaServerTests", dependencies: ["MediaServer", "CastModel", "TestSupport"]),
         .testTarget(
             name: "HTTPCheckTests", dependencies: ["HTTPCheck", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(

@@ -22,7 +22,10 @@ public enum CastPrepCLI {
                 receiver would reject or silently ignore. It converts captions of any format to correct WebVTT.
                 """,
             version: version,
-            subcommands: [LoadCommand.spec, ValidateCommand.spec, CaptionsCommand.spec, ProbeCommand.spec, CheckCommand.spec])
+            subcommands: [
+                PreflightCommand.spec, LoadCommand.spec, ValidateCommand.spec, CaptionsCommand.spec, ProbeCommand.spec, CheckCommand.spec,
+                ServeCommand.spec,
+            ])
     }
 
     /// Runs `castprep` with `arguments` (without the program name) and returns the exit status:

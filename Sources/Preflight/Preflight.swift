@@ -38,7 +38,8 @@ public enum Preflight {
         let serving = try servers.start(for: read, output: output, bind: configuration.bindAddress)
         var configuration = configuration
         configuration.outputDirectory = output
-        let runner = PreflightRunner(configuration: configuration, serving: serving, checker: nil)
+        let checker = HTTPReceiverChecking(origin: configuration.origin, timeout: configuration.probeTimeout)
+        let runner = PreflightRunner(configuration: configuration, serving: serving, checker: checker)
         return try await runner.run(read: read, progress: progress)
     }
 }
