@@ -10,13 +10,14 @@ struct HTTPReceiverChecking: ReceiverChecking {
     var origin: String
     var options: CheckOptions
 
-    init(origin: String, timeout: Double) {
+    init(origin: String, timeout: Double, allowsLoopback: Bool) {
         let transport = HTTPTransport()
         self.transport = transport
         self.checker = ReceiverFetchChecker(transport: transport)
         self.origin = origin
         var options = CheckOptions()
         options.requestTimeout = .milliseconds(Int(timeout * 1000))
+        options.allowsLoopback = allowsLoopback
         self.options = options
     }
 

@@ -98,11 +98,28 @@ struct ItemInspector: Sendable {
             findings.append(contentsOf: await checker.check(media: media, origin: nil).map { located($0, item) })
         }
 
+        if serving.isLoopback {
+            findings = findings.map { finding in
+                guard finding.code == "url.loopback" else { return finding }
+                var note = finding
+                note.severity = .note
+                note.message += " (served on loopback as asked with --bind: fine for the emulator on this machine, not for a real device)"
+                return note
+            }
+        }
+
         // 6. Verdict per device.
         var deviceReports: [DeviceReadiness] = []
         let itemWide = findings
         if let probe {
             for var verdict in DeviceJudge().verdicts(for: probe, devices: devices) {
+                // A speaker playing a video's sound is what its owner expects, not a problem with the item.
+                verdict.reasons = verdict.reasons.map { reason in
+                    guard reason.code == "device.audio-only" else { return reason }
+                    var note = reason
+                    note.severity = .note
+                    return note
+                }
                 if extractedEmbedded {
                     // The embedded text is cast as side-loaded WebVTT, so the receiver shows it after all.
                     verdict.reasons = verdict.reasons.map { reason in

@@ -23,6 +23,15 @@ struct LocalServing: Sendable {
             .sorted { $0.root.count > $1.root.count }
     }
 
+    /// Whether the files are served on a loopback address (`--bind 127.0.0.1`): then only a
+    /// receiver on this machine (the emulator) can fetch them, which the user chose.
+    var isLoopback: Bool {
+        !mounts.isEmpty && mounts.allSatisfy { mount in
+            let host = mount.baseURL.split(separator: "/").dropFirst().first.map(String.init) ?? ""
+            return host.hasPrefix("127.") || host.hasPrefix("[::1]") || host.hasPrefix("localhost")
+        }
+    }
+
     /// The local path of a `file:` URL, or nil for other URLs.
     static func filePath(of url: String) -> String? {
         guard url.hasPrefix("file:"), let parsed = URL(string: url), parsed.isFileURL else { return nil }

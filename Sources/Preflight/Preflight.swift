@@ -1,4 +1,4 @@
-public import CastModel
+import CastModel
 import Catalog
 import Foundation
 import MediaServer
@@ -33,12 +33,18 @@ public enum Preflight {
             throw PreflightError(code: "preflight.catalog-unreadable", message: "cannot read \(path): \(error)", fix: "check the path")
         }
         let output = URL(fileURLWithPath: configuration.outputDirectory).standardizedFileURL.path
+        do {
+            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        } catch {
+            throw PreflightError(code: "preflight.output-not-writable", message: "cannot create \(output): \(error.localizedDescription)",
+                                 fix: "choose another folder with -o DIR")
+        }
         var servers = ServedFolders()
         defer { servers.stop() }
         let serving = try servers.start(for: read, output: output, bind: configuration.bindAddress)
         var configuration = configuration
         configuration.outputDirectory = output
-        let checker = HTTPReceiverChecking(origin: configuration.origin, timeout: configuration.probeTimeout)
+        let checker = HTTPReceiverChecking(origin: configuration.origin, timeout: configuration.probeTimeout, allowsLoopback: serving.isLoopback)
         let runner = PreflightRunner(configuration: configuration, serving: serving, checker: checker)
         return try await runner.run(read: read, progress: progress)
     }
