@@ -307,7 +307,7 @@ struct ItemInspector: Sendable {
             parts.append(text)
         }
         for audio in probe.audioStreams.prefix(2) { parts.append(audio.codecString ?? audio.codec) }
-        if let hls = probe.hls { parts.append("\(hls.variants.count) variant\(hls.variants.count == 1 ? "" : "s")") }
+        if let hls = probe.hls, !hls.variants.isEmpty { parts.append("\(hls.variants.count) variant\(hls.variants.count == 1 ? "" : "s")") }
         return parts.joined(separator: ", ")
     }
 

@@ -95,22 +95,25 @@ enum ReportPage {
             html += "</ul></details>\n"
         }
         if !item.devices.isEmpty {
+            let playable = item.devices.filter { $0.readiness != .blocked }.count
+            html += "<details class=\"devices-detail\"\(playable < item.devices.count ? " open" : "")><summary>Plays on \(playable) of \(item.devices.count) devices</summary>"
             html += "<ul class=\"device-verdicts\">\n"
             for device in item.devices {
                 let reasons = device.reasons.filter { $0.severity != .note }.map { escape($0.message) }.joined(separator: "; ")
                 html += "<li class=\"\(device.readiness.rawValue)\" title=\"\(reasons)\"><span>\(escape(device.name))</span> \(escape(device.readiness.label))</li>\n"
             }
-            html += "</ul>\n"
+            html += "</ul></details>\n"
         }
-        let findings = item.allFindings.sorted { ($0.severity, $1.code) > ($1.severity, $0.code) }
-        if !findings.isEmpty {
+        let sorted = item.allFindings.sorted { ($0.severity, $1.code) > ($1.severity, $0.code) }
+        for (findings, notes) in [(sorted.filter { $0.severity != .note }, false), (sorted.filter { $0.severity == .note }, true)] where !findings.isEmpty {
+            if notes { html += "<details class=\"notes\"><summary>\(findings.count) note\(findings.count == 1 ? "" : "s")</summary>" }
             html += "<ul class=\"findings\">\n"
             for finding in findings {
                 html += "<li class=\"\(finding.severity.rawValue)\"><code>\(escape(finding.code.rawValue))</code> \(escape(finding.message))"
                 if let url = finding.url { html += " <small><code>\(escape(url))</code></small>" }
                 html += "</li>\n"
             }
-            html += "</ul>\n"
+            html += notes ? "</ul></details>\n" : "</ul>\n"
         }
         if !item.fixes.isEmpty {
             html += "<details class=\"fixes\" open><summary>How to fix</summary><ol>\n"
@@ -167,7 +170,7 @@ enum ReportPage {
         .totals{display:flex;gap:8px;flex-wrap:wrap;margin:10px 0}.total{border:1px solid currentColor;background:var(--card);border-radius:8px;padding:8px 12px;font:inherit;cursor:pointer}
         .total b{font-size:1.3em;margin-right:4px}.total[aria-pressed=true]{outline:3px solid currentColor}
         .ready{color:var(--ok)}.ready-with-warnings{color:var(--warn)}.blocked{color:var(--bad)}
-        .devices{border-collapse:collapse;margin:8px 0}.devices th,.devices td{text-align:left;padding:2px 12px 2px 0;font-weight:normal}.devices caption{text-align:left;font-weight:600}
+        .devices{border-collapse:collapse;margin:8px 0}.devices td{white-space:nowrap}.devices th,.devices td{text-align:left;padding:2px 12px 2px 0;font-weight:normal}.devices caption{text-align:left;font-weight:600}
         .filters{display:flex;gap:12px;flex-wrap:wrap;align-items:center;margin:12px 0}.filters input,.filters select{font:inherit;padding:4px 6px}
         main{display:grid;gap:12px;grid-template-columns:repeat(auto-fill,minmax(320px,1fr))}
         .card{background:var(--card);color:var(--ink);border-radius:12px;border-top:6px solid currentColor;overflow:hidden;box-shadow:0 1px 3px #0002}
