@@ -1,3 +1,4 @@
+import CastModel
 import Foundation
 @testable import Preflight
 import Testing

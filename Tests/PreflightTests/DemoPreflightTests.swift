@@ -1,0 +1,152 @@
+import CastModel
+import Foundation
+import JSONSupport
+@testable import Preflight
+import Testing
+import TestSupport
+
+/// Runs preflight on the bundled demo (Catalogs/preflight-demo.json) with the built-in server
+/// on 127.0.0.1, as `castprep preflight --bind 127.0.0.1` does, and checks that every planted
+/// problem is found with its code and fix and that the clean items come out ready.
+@Suite("Preflight on the demo catalog", .serialized)
+struct DemoPreflightTests {
+    static let catalog = Repository.root().appendingPathComponent("Catalogs/preflight-demo.json").path
+
+    private static func run(into output: String, cache: Bool = true) async throws -> (PreflightOutcome, JSONValue) {
+        var configuration = PreflightConfiguration(catalogPath: catalog, outputDirectory: output)
+        configuration.bindAddress = "127.0.0.1"
+        configuration.cachePath = cache ? output + "/cache.sqlite" : nil
+        let outcome = try await Preflight.run(configuration)
+        let report = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: output + "/report.json")))).value
+        return (outcome, report)
+    }
+
+    private static func item(_ id: String, in report: JSONValue) -> JSONValue? {
+        guard case .array(let items)? = report["items"] else { return nil }
+        return items.first { $0["id"] == .string(id) }
+    }
+
+    private static func codes(of item: JSONValue?) -> Set<String> {
+        var codes = Set<String>()
+        if case .array(let findings)? = item?["diagnostics"] {
+            for finding in findings where finding["severity"] != .string("note") {
+                if case .string(let code)? = finding["code"] { codes.insert(code) }
+            }
+        }
+        if case .array(let devices)? = item?["devices"] {
+            for device in devices {
+                if case .array(let reasons)? = device["reasons"] {
+                    for reason in reasons where reason["severity"] != .string("note") {
+                        if case .string(let code)? = reason["code"] { codes.insert(code) }
+                    }
+                }
+            }
+        }
+        return codes
+    }
+
+    private static func fixes(of item: JSONValue?) -> String {
+        guard case .array(let fixes)? = item?["fixes"] else { return "" }
+        return fixes.compactMap { if case .string(let fix) = $0 { fix } else { nil } }.joined(separator: "\n")
+    }
+
+    @Test("each planted problem is found with its code and fix", arguments: [
+        ("cdn-without-cors", "blocked", "http.cors-missing", "Access-Control-Allow-Origin"),
+        ("missing-file", "blocked", "media.file-missing", "restore the file"),
+        ("high10", "blocked", "device.h264-high10", "ffmpeg"),
+        ("surround", "blocked", "device.aac-multichannel", "-ac 2"),
+        ("moov-at-end", "ready-with-warnings", "device.not-fast-start", "+faststart"),
+        ("broken-ladder", "blocked", "http.status-error", ""),
+        ("captioned-mp4", "ready-with-warnings", "captions.not-webvtt", "catalog.json"),
+    ])
+    func plantedProblems(id: String, readiness: String, code: String, fix: String) async throws {
+        let output = NSTemporaryDirectory() + "castprep-preflight-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let (_, report) = try await Self.run(into: output, cache: false)
+        let item = Self.item(id, in: report)
+        #expect(item?["readiness"] == .string(readiness))
+        #expect(Self.codes(of: item).contains(code), "\(id): \(Self.codes(of: item).sorted())")
+        if !fix.isEmpty { #expect(Self.fixes(of: item).contains(fix), "\(id) fixes: \(Self.fixes(of: item))") }
+    }
+
+    @Test("clean items are ready, and their requests are valid LOADs on the served URLs")
+    func cleanItems() async throws {
+        let output = NSTemporaryDirectory() + "castprep-preflight-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let (outcome, report) = try await Self.run(into: output)
+        for id in ["ladder-fmp4", "ladder-ts", "dash-show", "embedded-subtitles", "tone"] {
+            #expect(Self.item(id, in: report)?["readiness"] == .string("ready"), "\(id): \(Self.codes(of: Self.item(id, in: report)))")
+        }
+        #expect(outcome.summary.items == 12)
+
+        // Every LOAD in load-requests.ndjson passes the validator but for the loopback notes.
+        let lines = try String(contentsOfFile: output + "/load-requests.ndjson", encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 12)
+        var loads: [String: LoadRequest] = [:]
+        for line in lines {
+            var findings: [Diagnostic] = []
+            let json = try JSONParser().parse(String(line)).value
+            let load = try #require(LoadRequest.decode(from: json, at: .root, diagnostics: &findings))
+            loads[load.media?.contentID ?? ""] = load
+        }
+        let ladder = try #require(loads.values.first { $0.media?.contentID?.hasSuffix("hls-fmp4/index.m3u8") == true })
+        #expect(ladder.media?.contentID?.hasPrefix("http://127.0.0.1:") == true)
+        #expect(ladder.media?.hlsSegmentFormat?.rawValue == "fmp4")
+        // Loopback URLs are what --bind 127.0.0.1 asks for; nothing else may be wrong.
+        #expect(CastValidator().validate(ladder).filter { $0.severity == .error && $0.code != "url.loopback" }.isEmpty)
+
+        // The SRT and TTML tracks were converted, written and referenced by URL.
+        let captioned = try #require(loads.values.first { $0.media?.contentID?.hasSuffix("h264-aac-faststart.mp4") == true })
+        let tracks = captioned.media?.tracks ?? []
+        #expect(tracks.count == 2)
+        #expect(tracks.allSatisfy { $0.trackContentType == "text/vtt" && $0.trackContentID?.hasSuffix(".vtt") == true })
+        #expect(captioned.activeTrackIDs == [tracks[0].trackID])
+        let converted = try String(contentsOfFile: output + "/captions/captioned-mp4-1.en.vtt", encoding: .utf8)
+        #expect(converted.hasPrefix("WEBVTT"))
+        #expect(converted.contains("Hello &amp; welcome"))
+
+        // The corrected catalog reads back and carries the probed content types.
+        let corrected = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: output + "/catalog.json")))).value
+        guard case .array(let entries)? = corrected["items"] else { Issue.record("catalog.json has no items"); return }
+        #expect(entries.count == 12)
+        #expect(entries.contains { $0["contentType"] == .string("video/mp4; codecs=\"avc1.640028, mp4a.40.2\"") })
+
+        // The queue holds every item that is not blocked.
+        let queue = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: output + "/queue.json")))).value
+        guard case .array(let messages)? = queue["messages"], case .array(let items)? = messages.first?["items"] else {
+            Issue.record("queue.json has no QUEUE_LOAD"); return
+        }
+        #expect(items.count == outcome.summary.ready + outcome.summary.readyWithWarnings)
+    }
+
+    @Test("a second run answers every item from the cache with the same verdicts")
+    func cachedRun() async throws {
+        let output = NSTemporaryDirectory() + "castprep-preflight-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let (first, _) = try await Self.run(into: output)
+        #expect(first.summary.cached == 0)
+        let (second, _) = try await Self.run(into: output)
+        #expect(second.summary.cached == 12)
+        #expect(second.rows.map(\.readiness) == first.rows.map(\.readiness))
+        #expect(second.rows.map(\.headline) == first.rows.map(\.headline))
+    }
+
+    @Test("report.html renders in headless Chromium without console errors",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "chromium is not installed"))
+    func reportRenders() async throws {
+        let output = NSTemporaryDirectory() + "castprep-preflight-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        _ = try await Self.run(into: output, cache: false)
+        let screenshot = Repository.root().appendingPathComponent(".build/preflight-report.png").path
+        let process = Process()
+        process.executableURL = Repository.root().appendingPathComponent("Scripts/check-report-html")
+        process.arguments = [output + "/report.html", screenshot]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(message)")
+        #expect(FileManager.default.fileExists(atPath: screenshot))
+    }
+}
