@@ -34,6 +34,7 @@ enum PreflightCommand {
                 .option("cache", valueName: "path", help: "The cache file (default: DIR/cache.sqlite)."),
                 .flag("no-cache", help: "Inspect everything afresh and store nothing."),
                 .flag("no-posters", help: "Do not extract poster frames for the report."),
+                .flag("fix", help: "Run the ffmpeg fix for local media some device cannot play; cast the fixed copy (DIR/fixed/)."),
                 .option("origin", valueName: "origin", help: "The Origin the receiver sends.", default: "https://www.gstatic.com"),
                 .option("bind", valueName: "address", help: "Address the built-in server listens on and advertises (default: the LAN address)."),
                 .option("timeout", valueName: "seconds", help: "Per-file probe and per-request timeout.", default: "15"),
@@ -67,6 +68,7 @@ enum PreflightCommand {
         configuration.bindAddress = values.option("bind")
         configuration.cachePath = values.flag("no-cache") ? nil : (values.option("cache") ?? output + "/cache.sqlite")
         configuration.makePosters = !values.flag("no-posters")
+        configuration.applyFixes = values.flag("fix")
         let failOn: Diagnostic.Severity = values.option("fail-on") == "warning" ? .warning : .error
 
         let progress = ProgressLine(io: io)

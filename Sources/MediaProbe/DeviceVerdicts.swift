@@ -26,6 +26,10 @@ public struct DeviceVerdict: Sendable, Hashable {
     /// The smallest ffmpeg command that fixes every blocking reason (and the caveats it can),
     /// re-encoding only the streams that need it; nil when nothing needs fixing.
     public var fix: String?
+    /// The same fix as an argument vector (`ffmpeg`, `-i`, input, …, output), unquoted, so a
+    /// tool can run it with its own output path in place of the last element; nil when there
+    /// is nothing to fix or the fix is not one file (HLS repackaging).
+    public var fixArguments: [String]?
 }
 
 /// Judges probe results against ``DeviceProfile``s.
@@ -141,7 +145,8 @@ public struct DeviceJudge: Sendable {
             }
             reasons[index].fix = fix
         }
-        return DeviceVerdict(device: device, outcome: outcome, reasons: reasons, fix: fix)
+        let arguments = plan.isEmpty ? nil : plan.arguments(input: probe.source, container: probe.container)
+        return DeviceVerdict(device: device, outcome: outcome, reasons: reasons, fix: fix, fixArguments: arguments)
     }
 
     func checkVideo(
@@ -237,7 +242,19 @@ struct FixPlan {
         if hlsFMP4 {
             return "ffmpeg -i \(DeviceJudge.quoted(input)) -map 0 -c copy -f hls -hls_segment_type fmp4 -hls_playlist_type vod fmp4/index.m3u8"
         }
-        var arguments = ["ffmpeg", "-i", DeviceJudge.quoted(input)]
+        var arguments = arguments(input: input, container: container) ?? []
+        // Only the paths can hold characters the shell cares about; the options are fixed text.
+        if arguments.count > 3 {
+            arguments[2] = DeviceJudge.quoted(arguments[2])
+            arguments[arguments.count - 1] = DeviceJudge.quoted(arguments[arguments.count - 1])
+        }
+        return arguments.joined(separator: " ")
+    }
+
+    /// The command's arguments, unquoted; the output (`IN.cast.mp4` beside the input) is last.
+    func arguments(input: String, container: String) -> [String]? {
+        guard !hlsFMP4 else { return nil }
+        var arguments = ["ffmpeg", "-i", input]
         // Subtitle streams cannot be copied into MP4 as they are, so a remux keeps only audio and video.
         if remuxToMP4 {
             arguments += ["-map", "0:v?", "-map", "0:a?"]
@@ -258,8 +275,8 @@ struct FixPlan {
         let directory = input.contains("/") ? String(input.dropLast(base.count)) : ""
         let stem = base.split(separator: ".").dropLast().joined(separator: ".")
         let ext = outputIsMP4 ? "mp4" : (base.split(separator: ".").last.map(String.init) ?? "mp4")
-        arguments.append(DeviceJudge.quoted(directory + (stem.isEmpty ? base : stem) + ".cast." + ext))
-        return arguments.joined(separator: " ")
+        arguments.append(directory + (stem.isEmpty ? base : stem) + ".cast." + ext)
+        return arguments
     }
 }
 

@@ -28,6 +28,9 @@ struct ItemInspector: Sendable {
     var builder: CastRequestBuilder
     var checker: (any ReceiverChecking)?
     var makePosters: Bool
+    /// Whether to run the ffmpeg fix for local media that some device cannot play, and cast
+    /// the fixed copy (written to the output folder) instead.
+    var applyFixes: Bool = false
 
     func inspect(_ original: CatalogItem, catalogFindings: [Diagnostic]) async -> InspectedItem {
         var item = original
@@ -142,6 +145,18 @@ struct ItemInspector: Sendable {
         }
         for finding in findings.sorted(by: { $0.severity > $1.severity }) {
             if let fix = finding.fix, !fixes.contains(fix) { fixes.append(fix) }
+        }
+        if applyFixes, let probe, let source = builder.preferredSource(of: original), let local = LocalServing.filePath(of: source.url),
+           let fixed = await applyFix(for: original, from: local, probe: probe, findings: &findings) {
+            var repaired = original
+            if let index = repaired.sources.firstIndex(of: source) {
+                repaired.sources[index] = MediaSource(kind: source.kind, url: URL(fileURLWithPath: fixed.path).absoluteString)
+            }
+            var again = self
+            again.applyFixes = false
+            var result = await again.inspect(repaired, catalogFindings: catalogFindings)
+            result.report.diagnostics.insert(fixed.note, at: 0)
+            return result
         }
         let readiness = deviceReports.map(\.readiness).max() ?? Readiness(worstOf: findings)
         let report = ItemReport(
@@ -276,6 +291,46 @@ struct ItemInspector: Sendable {
             }
         }
         return result
+    }
+
+    /// Runs the most thorough ffmpeg fix any selected device needs on a local file, writing
+    /// `fixed/ID.mp4` in the output folder; nil when nothing needs fixing or ffmpeg failed
+    /// (then the failure is a finding and the original is cast).
+    private func applyFix(for item: CatalogItem, from path: String, probe: ProbeResult, findings: inout [Diagnostic])
+        async -> (path: String, note: Diagnostic)?
+    {
+        let verdicts = DeviceJudge().verdicts(for: probe, devices: devices)
+        guard let chosen = verdicts.filter({ $0.fixArguments != nil })
+            .max(by: { $0.reasons.filter { $0.severity >= .warning }.count < $1.reasons.filter { $0.severity >= .warning }.count }),
+            var arguments = chosen.fixArguments, arguments.count > 3
+        else { return nil }
+        let name = "fixed/\(OutputNames.safe(item.id)).\(URLSyntax.pathExtension(of: arguments[arguments.count - 1]) ?? "mp4")"
+        let output = outputDirectory + "/" + name
+        arguments[arguments.count - 1] = output
+        arguments.insert(contentsOf: ["-hide_banner", "-loglevel", "error", "-y"], at: 1)
+        let command = arguments
+        let result = try? await OffPool.run { () -> (Int32, String) in
+            try FileManager.default.createDirectory(atPath: (output as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = command
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, message)
+        }
+        guard let (status, message) = result, status == 0 else {
+            findings.append(Diagnostic(.warning, "preflight.fix-failed", "ffmpeg could not fix \(path): \(result?.1.prefix(300) ?? "ffmpeg did not start")",
+                                       fix: "run the fix by hand: \(chosen.fix ?? "")", location: item.location, path: item.path))
+            return nil
+        }
+        _ = message
+        let note = Diagnostic(.note, "preflight.fixed", "--fix: cast \(name), made from \(path) with: \(chosen.fix ?? "")",
+                              location: item.location, path: item.path)
+        return (output, note)
     }
 
     private func writePoster(for item: CatalogItem, from path: String, findings: inout [Diagnostic]) async -> String? {

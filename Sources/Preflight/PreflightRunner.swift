@@ -22,6 +22,8 @@ public struct PreflightConfiguration: Sendable {
     public var probeTimeout: Double
     /// Whether to write JPEG poster frames for the report.
     public var makePosters: Bool
+    /// Whether to run the ffmpeg fixes on local media and cast the fixed copies.
+    public var applyFixes: Bool = false
     /// The address the built-in server listens on and puts in URLs; nil picks the LAN address.
     public var bindAddress: String?
 
@@ -105,8 +107,8 @@ struct PreflightRunner: Sendable {
         let inspector = ItemInspector(
             devices: configuration.devices, outputDirectory: output, serving: serving,
             prober: MediaProber(limits: .init(timeout: configuration.probeTimeout)), builder: CastRequestBuilder(),
-            checker: checker, makePosters: configuration.makePosters)
-        let fingerprint = ItemFingerprint(devices: configuration.devices.map(\.id), origin: configuration.origin)
+            checker: checker, makePosters: configuration.makePosters, applyFixes: configuration.applyFixes)
+        let fingerprint = ItemFingerprint(devices: configuration.devices.map(\.id), origin: configuration.origin, fixes: configuration.applyFixes)
         let items = catalog.items
         let total = items.count
         let width = max(1, configuration.jobs)
@@ -186,9 +188,10 @@ extension JSONPath {
 struct ItemFingerprint: Sendable {
     var devices: [String]
     var origin: String
+    var fixes: Bool
 
     func key(for item: CatalogItem) -> String {
-        var parts = ["v1", item.id, devices.joined(separator: ","), origin]
+        var parts = ["v1", item.id, devices.joined(separator: ","), origin, fixes ? "fix" : ""]
         parts += item.sources.map { "\($0.kind):\($0.url):\($0.declaredContentType ?? "")" }
         parts += item.captions.map { "c:\($0.url):\($0.language ?? ""):\($0.format ?? ""):\($0.isDefault)" }
         parts += item.images.map { "i:\($0.url)" }

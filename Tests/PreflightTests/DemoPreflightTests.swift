@@ -119,6 +119,26 @@ struct DemoPreflightTests {
         #expect(items.count == outcome.summary.ready + outcome.summary.readyWithWarnings)
     }
 
+    @Test("--fix re-encodes what devices cannot play and casts the fixed copy")
+    func fixes() async throws {
+        let output = NSTemporaryDirectory() + "castprep-preflight-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        var configuration = PreflightConfiguration(catalogPath: Self.catalog, outputDirectory: output)
+        configuration.bindAddress = "127.0.0.1"
+        configuration.applyFixes = true
+        let outcome = try await Preflight.run(configuration)
+        let rows = Dictionary(uniqueKeysWithValues: outcome.rows.map { ($0.id, $0.readiness) })
+        #expect(rows["high10"] == .ready)
+        #expect(rows["surround"] == .ready)
+        #expect(rows["moov-at-end"] == .ready)
+        #expect(rows["missing-file"] == .blocked)
+        for name in ["high10", "surround", "moov-at-end"] {
+            #expect(FileManager.default.fileExists(atPath: output + "/fixed/\(name).mp4"))
+        }
+        // The inputs were left alone.
+        #expect(!FileManager.default.fileExists(atPath: Repository.root().appendingPathComponent("Samples/h264-high10.cast.mp4").path))
+    }
+
     @Test("a second run answers every item from the cache with the same verdicts")
     func cachedRun() async throws {
         let output = NSTemporaryDirectory() + "castprep-preflight-\(UUID().uuidString)"
