@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "CommandParsing", targets: ["CommandParsing"]),
         .library(name: "Captions", targets: ["Captions"]),
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
+        .library(name: "CastSender", targets: ["CastSender"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -45,6 +46,7 @@ let package = Package(
         .target(name: "CommandParsing"),
         .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
         .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "CLibXML2"]),
+        .target(name: "CastSender", dependencies: ["CastModel", "JSONSupport"]),
         .target(
             name: "CastPrepCommands",
             dependencies: ["CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe"]),
@@ -66,6 +68,9 @@ let package = Package(
         .testTarget(
             name: "CastPrepCommandsTests",
             dependencies: ["CastPrepCommands", "CommandParsing", "CastModel", "JSONSupport", "TestSupport"],
+            exclude: ["Snapshots"]),
+        .testTarget(
+            name: "CastSenderTests", dependencies: ["CastSender", "CastModel", "JSONSupport", "TestSupport"],
             exclude: ["Snapshots"]),
         .testTarget(
             name: "SystemLibraryTests",
