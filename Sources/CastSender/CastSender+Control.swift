@@ -274,7 +274,8 @@ extension CastSender {
         let tracks = try await currentTracks()
         let textTracks = tracks.filter { $0.type == .text }
         guard let track = Self.textTrack(for: language, in: textTracks) else {
-            let available = textTracks.compactMap(\.language)
+            var available: [String] = []
+            for tag in textTracks.compactMap(\.language) where !available.contains(tag) { available.append(tag) }
             throw CastSenderError(
                 code: CastSenderError.Code.trackNotFound, message: "no caption track in \"\(language)\"",
                 fix: available.isEmpty ? "the media has no text tracks with a language; add tracks to the LOAD"

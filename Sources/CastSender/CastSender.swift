@@ -263,10 +263,11 @@ public actor CastSender {
     }
 
     /// The incoming stream of link `generation` ended.
-    func linkEnded(generation ended: Int, error: (any Error)?) async {
-        guard ended == generation, link != nil else { return }
+    func linkEnded(generation ended: Int, error: (any Error)?) {
+        guard ended == generation, let dead = link else { return }
         link = nil
         generation += 1
+        Task { await dead.transport.close() }
         let reason = error.map { String(describing: $0) } ?? "the device closed the connection"
         failAllPending(
             CastSenderError(
@@ -415,6 +416,8 @@ public actor CastSender {
             try await link.transport.send(message)
         } catch {
             pending.removeValue(forKey: id)?.timeoutTask?.cancel()
+            // A link that cannot send is dead even if its stream has not ended yet.
+            linkEnded(generation: link.generation, error: error)
             throw CastSenderError(
                 code: CastSenderError.Code.sendFailed, message: "could not send \(R.messageType) to \(destination): \(error)",
                 fix: "the link is probably down; the sender reconnects by itself")
@@ -554,8 +557,13 @@ public actor CastSender {
     func handleMediaMessage(type: String?, json: JSONValue) {
         switch type {
         case "MEDIA_STATUS":
+            // A status that is not a list would read as "no session"; drop it instead.
             var diagnostics: [Diagnostic] = []
-            guard let message = MediaStatusMessage.decode(from: json, at: .root, diagnostics: &diagnostics) else { return }
+            guard case .array = json["status"], let message = MediaStatusMessage.decode(from: json, at: .root, diagnostics: &diagnostics)
+            else {
+                emit(.ignoredMessage("a MEDIA_STATUS without a status list"))
+                return
+            }
             apply(message.status)
         case "QUEUE_CHANGE":
             let change = CastQueueChange(

@@ -315,6 +315,18 @@ public struct QueueCastProgress: Sendable, Hashable {
     public var resumptions: Int
     /// Whether every item arrived and the start item was applied.
     public var isComplete: Bool
+
+    /// Creates a progress record.
+    public init(totalItems: Int, deliveredItems: Int, totalMessages: Int, deliveredMessages: Int, mediaSessionID: Int?,
+                resumptions: Int, isComplete: Bool) {
+        self.totalItems = totalItems
+        self.deliveredItems = deliveredItems
+        self.totalMessages = totalMessages
+        self.deliveredMessages = deliveredMessages
+        self.mediaSessionID = mediaSessionID
+        self.resumptions = resumptions
+        self.isComplete = isComplete
+    }
 }
 
 /// The outcome of a batch queue cast.
