@@ -61,11 +61,14 @@ extension CastSender {
         try gate(CastValidator().validate(request) + SenderRequestValidator().frameFindings(
             request, sourceID: configuration.sourceID, destinationID: Self.platformID), messageType: "LAUNCH", force: force)
         if receiver == nil { try await receiverStatus() }
-        if !relaunch, let app = runningApp(matching: appID) { return try await attach(to: app) }
-        let reply = try await send(request, to: Self.platformID, timeout: configuration.launchTimeout)
+        let running = runningApp(matching: appID)
+        if !relaunch, let running { return try await attach(to: running) }
+        // After a relaunch only a new session of the app counts.
+        let launched = StateCondition.appRunning(appID: appID, replacing: relaunch ? running?.sessionID : nil)
+        let reply = try await send(request, to: Self.platformID, timeout: configuration.launchTimeout, launching: launched)
         _ = try receiverStatus(from: reply, answering: "LAUNCH")
         // The reply may come before the app lists its transport id; a broadcast follows.
-        try await waitUntil(.appRunning(appID: appID), timeout: configuration.launchTimeout)
+        try await waitUntil(launched, timeout: configuration.launchTimeout)
         guard let app = runningApp(matching: appID) else {
             throw CastSenderError(code: CastSenderError.Code.appNotRunning, message: "app \(appID) stopped right after launching")
         }

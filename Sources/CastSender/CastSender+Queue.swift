@@ -59,8 +59,7 @@ extension CastSender {
             throw CastSenderError(code: CastSenderError.Code.busy, message: "a queue cast is already running on this sender",
                                   fix: "wait for it to finish")
         }
-        let budget = SenderRequestValidator.maximumPayloadSize(
-            namespace: .media, sourceID: configuration.sourceID, destinationID: current.transportID)
+        let budget = frameBudget(destinationID: current.transportID)
         let plan: QueuePlanner.Plan
         do {
             plan = try QueuePlanner(maximumPayloadSize: budget).plan(items: items, startIndex: startIndex, repeatMode: repeatMode)
@@ -230,8 +229,7 @@ extension CastSender {
     public func queueInsert(_ items: [QueueItem], before itemID: Int? = nil, force: Bool = false) async throws -> MediaStatus? {
         let current = try requireSession()
         let sessionID = try requireMediaSessionID()
-        let budget = SenderRequestValidator.maximumPayloadSize(
-            namespace: .media, sourceID: configuration.sourceID, destinationID: current.transportID)
+        let budget = frameBudget(destinationID: current.transportID)
         let batches = Self.insertBatches(items, insertBefore: itemID, budget: budget)
         let requests = batches.map { QueueInsertRequest(mediaSessionID: sessionID, items: $0, insertBefore: itemID) }
         let validator = CastValidator()
@@ -241,6 +239,13 @@ extension CastSender {
             status = try await sendMedia(request, findings: [], force: true)
         }
         return status
+    }
+
+    /// The JSON payload budget for one media message to `destinationID`: what fits with the real
+    /// ids, and never more than CastValidator's estimate allows, so planned messages pass it.
+    func frameBudget(destinationID: String) -> Int {
+        min(SenderRequestValidator.maximumPayloadSize(namespace: .media, sourceID: configuration.sourceID, destinationID: destinationID),
+            CastFrame.maximumPayloadSize(namespace: .media))
     }
 
     /// Splits items into runs whose QUEUE_INSERT fits `budget` bytes of JSON, in order.

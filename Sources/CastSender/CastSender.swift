@@ -41,6 +41,9 @@ public actor CastSender {
         let messageType: String
         let context: CastErrorExplanation.Context
         let timeout: Duration
+        /// For LAUNCH: the app it waits for. Some receivers announce the launched app only in a
+        /// requestId-0 broadcast; that broadcast then answers the LAUNCH.
+        var launching: StateCondition?
         var continuation: CheckedContinuation<DeviceReply, any Error>?
         /// A reply (or failure) that came before the caller started waiting.
         var early: Result<DeviceReply, any Error>?
@@ -49,8 +52,8 @@ public actor CastSender {
 
     /// Conditions a caller can wait for in the state.
     enum StateCondition {
-        /// RECEIVER_STATUS lists the app with a transport id.
-        case appRunning(appID: String)
+        /// RECEIVER_STATUS lists the app with a transport id, in a session other than `replacing`.
+        case appRunning(appID: String, replacing: String?)
     }
 
     struct StateWaiter {
@@ -185,6 +188,7 @@ public actor CastSender {
             let link = try await openLink()
             // A sender connecting again after giving up takes its session back like a reconnect.
             try await resumeSession(via: link)
+            guard connection != .closed else { throw closedError() }
             setConnection(.connected)
             return receiver ?? ReceiverStatus()
         } catch {
@@ -229,6 +233,10 @@ public actor CastSender {
             transport = try await factory.makeTransport(to: endpoint)
         } catch {
             throw CastSenderError(code: CastSenderError.Code.sendFailed, message: "cannot open a link to \(endpoint): \(error)")
+        }
+        if connection == .closed {
+            await transport.close()
+            throw closedError()
         }
         generation += 1
         let link = Link(transport: transport, generation: generation)
@@ -309,6 +317,10 @@ public actor CastSender {
             do {
                 let link = try await openLink()
                 try await resumeSession(via: link)
+                if Task.isCancelled || connection == .closed {
+                    await dropLink()
+                    return
+                }
                 reconnectTask = nil
                 setConnection(.connected)
                 if let session { emit(.sessionResumed(session)) }
@@ -395,7 +407,8 @@ public actor CastSender {
     /// explanation; no reply in `timeout` throws `sender.timeout`.
     func send<R: CastRequest>(
         _ request: R, to destination: String, timeout: Duration? = nil,
-        context: CastErrorExplanation.Context = CastErrorExplanation.Context(), via explicitLink: Link? = nil
+        context: CastErrorExplanation.Context = CastErrorExplanation.Context(), via explicitLink: Link? = nil,
+        launching: StateCondition? = nil
     ) async throws -> DeviceReply {
         let link: Link
         if let explicitLink { link = explicitLink } else { link = try await usableLink() }
@@ -406,7 +419,7 @@ public actor CastSender {
             sourceID: configuration.sourceID, destinationID: destination, namespace: R.namespace,
             payload: JSONWriter.compact.string(from: request.jsonValue))
         let limit = timeout ?? configuration.requestTimeout
-        pending[id] = PendingRequest(messageType: R.messageType, context: context, timeout: limit)
+        pending[id] = PendingRequest(messageType: R.messageType, context: context, timeout: limit, launching: launching)
         pending[id]?.timeoutTask = Task { [weak self] in
             try? await Task.sleep(for: limit)
             guard !Task.isCancelled else { return }
@@ -547,6 +560,10 @@ public actor CastSender {
                 }
             }
             checkStateWaiters()
+            let reply = DeviceReply(type: type, json: json, sourceID: Self.platformID, namespace: .receiver)
+            for (id, entry) in pending where entry.launching.map(holds) == true {
+                resolve(id, with: .success(reply))
+            }
         case "LAUNCH_STATUS":
             if let status = json["status"]?.stringValue { emit(.launchStatus(status)) }
         default:
@@ -628,7 +645,9 @@ public actor CastSender {
 
     func holds(_ condition: StateCondition) -> Bool {
         switch condition {
-        case .appRunning(let appID): runningApp(matching: appID) != nil
+        case .appRunning(let appID, let replacing):
+            guard let app = runningApp(matching: appID) else { return false }
+            return replacing == nil || app.sessionID != replacing
         }
     }
 
@@ -643,7 +662,7 @@ public actor CastSender {
     func expireStateWaiter(_ id: Int, timeout: Duration) {
         guard let waiter = stateWaiters.removeValue(forKey: id) else { return }
         let what = switch waiter.condition {
-        case .appRunning(let appID): "app \(appID) to appear in RECEIVER_STATUS"
+        case .appRunning(let appID, _): "app \(appID) to appear in RECEIVER_STATUS"
         }
         waiter.continuation.resume(
             throwing: CastSenderError(

@@ -129,6 +129,20 @@ struct ReconnectTests {
         #expect(await sender.state.media == nil)
     }
 
+    @Test("close() while reconnecting stops the attempts for good")
+    func closeWhileReconnecting() async throws {
+        let policy = ReconnectPolicy(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(10), maximumAttempts: nil)
+        let (device, sender) = try await launchedSender(configuration: fastConfiguration(reconnect: policy))
+        await device.refuseConnections(Int.max)
+        await device.dropLink()
+        #expect(await eventually { await device.connectionAttempts >= 4 })
+        await sender.close()
+        let attempts = await device.connectionAttempts
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(await device.connectionAttempts <= attempts + 1)  // at most the attempt already under way
+        #expect(await sender.state.connection == .closed)
+    }
+
     @Test("close() ends the listeners and refuses further work")
     func closing() async throws {
         let (device, sender) = try await launchedSender()

@@ -100,6 +100,20 @@ struct SessionFlowTests {
         #expect(await sender.state.session == session)
     }
 
+    @Test("a LAUNCH answered only by a requestId-0 broadcast still completes")
+    func launchAnsweredByBroadcast() async throws {
+        let device = ScriptedDevice()
+        await device.setAnswersLaunchByBroadcastOnly(true)
+        let (_, sender) = makeSender(device: device, configuration: fastConfiguration(requestTimeout: .seconds(20)))
+        try await sender.connect()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let session = try await sender.launch()
+        #expect(session.appID == "CC1AD845")
+        // Well before the 20 s the LAUNCH reply would otherwise be waited for.
+        #expect(clock.now - start < .seconds(10))
+    }
+
     @Test("LAUNCH_ERROR is thrown with its explanation", arguments: [
         ("NOT_FOUND", "castprep validate REQUEST.json"),
         ("CANCELLED", nil),

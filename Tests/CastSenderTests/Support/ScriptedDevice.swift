@@ -71,6 +71,11 @@ actor ScriptedDevice {
     private var muted = false
     /// When set, LAUNCH is answered before the app is up; a broadcast announces it shortly after.
     var announcesLaunchLater = false
+    /// When set, LAUNCH gets no reply with its requestId, only the requestId-0 broadcast
+    /// (what openscreen's receiver does).
+    var answersLaunchByBroadcastOnly = false
+    /// A fixed transport id for launched apps (old firmware used `web-5`); nil makes GUIDs.
+    var fixedTransportID: String?
     static let launchableAppIDs: Set<String> = ["CC1AD845", "ABCD1234"]
 
     // MARK: Media state
@@ -95,6 +100,10 @@ actor ScriptedDevice {
     func refuseConnections(_ count: Int) { connectionsToRefuse = count }
 
     func setAnnouncesLaunchLater(_ flag: Bool) { announcesLaunchLater = flag }
+
+    func setAnswersLaunchByBroadcastOnly(_ flag: Bool) { answersLaunchByBroadcastOnly = flag }
+
+    func setFixedTransportID(_ id: String?) { fixedTransportID = id }
 
     /// Every received message of `type` (all namespaces).
     func received(type: String) -> [Received] { received.filter { $0.type == type } }
@@ -146,7 +155,11 @@ actor ScriptedDevice {
 
     // MARK: Links
 
+    /// Every connection attempt, refused or not.
+    private(set) var connectionAttempts = 0
+
     func openLink() throws -> InMemoryLink {
+        connectionAttempts += 1
         if connectionsToRefuse > 0 {
             connectionsToRefuse -= 1
             throw LinkClosed()
@@ -239,6 +252,7 @@ actor ScriptedDevice {
                 return [(reply, false)]
             }
             _ = startApp(appID: appID, appType: types.contains("ANDROID_TV") ? "ANDROID_TV" : "WEB")
+            if answersLaunchByBroadcastOnly { return [(receiverStatus(requestID: 0), true)] }
             return [(receiverStatus(requestID: requestID), false), (receiverStatus(requestID: 0), true)]
         case "STOP":
             apps.removeAll()
@@ -270,7 +284,7 @@ actor ScriptedDevice {
         let digits = String(appCounter)
         let guid = "4f6c2d1e-9a8b-4c7d-8e6f-" + String(repeating: "0", count: 12 - digits.count) + digits
         let app = App(appID: appID, displayName: appID == "CC1AD845" ? "Default Media Receiver" : "Test App",
-                      sessionID: guid, transportID: guid, appType: appType)
+                      sessionID: guid, transportID: fixedTransportID ?? guid, appType: appType)
         apps = [app]
         return app
     }
