@@ -28,7 +28,7 @@ public actor CastSender {
     /// The device this sender talks to.
     public let endpoint: CastEndpoint
     /// Timeouts, ids and the reconnect policy.
-    public let configuration: CastSenderConfiguration
+    public private(set) var configuration: CastSenderConfiguration
     let factory: any CastSenderTransportFactory
 
     /// An open transport and the number that tells its messages from those of older links.
@@ -81,7 +81,7 @@ public actor CastSender {
     var queueJob: QueueCastJob?
     var isRunningQueueJob = false
 
-    let parser: JSONParser
+    var parser: JSONParser
 
     /// Creates a sender; nothing happens on the network until ``connect()``.
     public init(endpoint: CastEndpoint, transportFactory: any CastSenderTransportFactory,
@@ -89,8 +89,23 @@ public actor CastSender {
         self.endpoint = endpoint
         self.factory = transportFactory
         self.configuration = configuration
-        parser = JSONParser(limits: .init(maxDepth: 64, maxStringBytes: configuration.maximumIncomingPayloadBytes,
-                                          maxDocumentBytes: configuration.maximumIncomingPayloadBytes))
+        parser = Self.parser(for: configuration)
+    }
+
+    static func parser(for configuration: CastSenderConfiguration) -> JSONParser {
+        JSONParser(limits: .init(maxDepth: 64, maxStringBytes: configuration.maximumIncomingPayloadBytes,
+                                 maxDocumentBytes: configuration.maximumIncomingPayloadBytes))
+    }
+
+    /// Changes the configuration for what happens from now on (requests already waiting keep
+    /// their timeout; a reconnect in progress keeps its policy).
+    ///
+    /// ```swift
+    /// await sender.reconfigure { $0.requestTimeout = .seconds(30) }
+    /// ```
+    public func reconfigure(_ change: @Sendable (inout CastSenderConfiguration) -> Void) {
+        change(&configuration)
+        parser = Self.parser(for: configuration)
     }
 
     // MARK: - State and events
@@ -132,7 +147,8 @@ public actor CastSender {
     }
 
     func setConnection(_ newState: CastConnectionState) {
-        guard connection != newState else { return }
+        // Closed is final: a connect or reconnect finishing after close() must not revive the sender.
+        guard connection != newState, connection != .closed else { return }
         connection = newState
         emit(.connectionChanged(newState))
         switch newState {
@@ -305,7 +321,7 @@ public actor CastSender {
         let policy = configuration.reconnect
         var attempt = 0
         var lastError = "no attempt made"
-        while true {
+        while !Task.isCancelled, connection != .closed {
             attempt += 1
             if let limit = policy.maximumAttempts, attempt > limit {
                 setConnection(.failed("\(limit) reconnect attempts failed; last: \(lastError)"))

@@ -67,15 +67,20 @@ struct ReconnectTests {
 
     @Test("a request waiting during a drop fails with connection-lost; one sent while reconnecting waits for the link")
     func requestsDuringDrop() async throws {
-        let policy = ReconnectPolicy(initialDelay: .milliseconds(80), maximumDelay: .milliseconds(80), maximumAttempts: 3)
+        let policy = ReconnectPolicy(initialDelay: .milliseconds(5), maximumDelay: .milliseconds(5), maximumAttempts: nil)
         let (device, sender) = try await launchedSender(configuration: fastConfiguration(reconnect: policy))
         try await sender.load(Fixture.load)
+        await device.refuseConnections(Int.max)
         await device.setRule { request in request.type == "SEEK" && request.link == 1 ? .dropAfterHandling : .standard }
         let lost = await senderError { _ = try await sender.seek(to: 60) }
         #expect(lost?.code == CastSenderError.Code.connectionLost)
-        #expect(await sender.state.connection == .reconnecting(attempt: 1))
-        // Sent while reconnecting: goes out once the link is back.
-        let status = try await sender.pause()
+        // Sent while the device refuses connections: it waits instead of failing.
+        let pause = Task { try await sender.pause() }
+        #expect(await eventually { await device.connectionAttempts >= 3 })
+        if case .reconnecting = await sender.state.connection {} else { Issue.record("expected the sender to be reconnecting") }
+        #expect(await device.received(type: "PAUSE").isEmpty)
+        await device.refuseConnections(0)
+        let status = try await pause.value
         #expect(status?.playerState == .paused)
         #expect(await device.received(type: "PAUSE").first?.link == 2)
         // The seek had been applied before the drop; the resumed status shows it.

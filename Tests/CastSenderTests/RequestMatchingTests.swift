@@ -49,10 +49,9 @@ struct RequestMatchingTests {
 
     @Test("no reply within the timeout throws sender.timeout naming the request; a late reply is harmless")
     func timeout() async throws {
-        let (device, sender) = makeSender(configuration: fastConfiguration(requestTimeout: .milliseconds(150)))
-        try await sender.connect()
-        try await sender.launch()
+        let (device, sender) = try await launchedSender()
         try await sender.load(Fixture.load)
+        await sender.reconfigure { $0.requestTimeout = .milliseconds(150) }
         await device.setRule { $0.type == "PAUSE" ? .hold : .standard }
         let clock = ContinuousClock()
         let start = clock.now
@@ -62,10 +61,10 @@ struct RequestMatchingTests {
         #expect(error?.message.contains("PAUSE") == true)
         #expect(error?.message.contains("150 ms") == true)
         #expect(elapsed >= .milliseconds(150))
-        #expect(elapsed < .seconds(10))  // generous: the build machine may be busy
         // The late reply still updates the state (it is a status), and nothing breaks.
         await device.releaseHeld()
         #expect(await eventually { await sender.state.media?.playerState == .paused })
+        await sender.reconfigure { $0.requestTimeout = .seconds(60) }
         try await sender.play()
         #expect(await sender.state.media?.playerState == .playing)
     }

@@ -109,7 +109,7 @@ struct StateTests {
     @Test("malformed and oversized messages are dropped with an event, never crash the sender")
     func untrustedInput() async throws {
         let configuration = CastSenderConfiguration(
-            requestTimeout: .seconds(3), reconnect: .never, maximumIncomingPayloadBytes: 4_096)
+            requestTimeout: .seconds(60), reconnect: .never, maximumIncomingPayloadBytes: 4_096)
         let (device, sender) = makeSender(configuration: configuration)
         let events = await sender.events()
         try await sender.connect()
