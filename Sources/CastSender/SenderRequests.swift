@@ -581,7 +581,7 @@ public struct QueueGetItemIDsRequest: CastRequest {
     }
 }
 
-// MARK: - Helpers
+// MARK: - JSON writing and type checks
 
 /// Builds a JSON object from optional members, starting from the members kept on reading.
 ///
