@@ -1,0 +1,636 @@
+public import CastModel
+public import JSONSupport
+
+// The requests a sender needs beyond the ones CastModel already models (LOAD, QUEUE_LOAD,
+// QUEUE_INSERT, EDIT_TRACKS_INFO, LAUNCH). Each reads and writes its exact wire JSON like the
+// CastModel types do, so it can be validated, logged and compared with golden files.
+
+/// `SEEK.resumeState`: whether playback runs or pauses after the seek.
+public struct ResumeState: CastVocabulary {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Play after seeking.
+    public static let playbackStart: Self = "PLAYBACK_START"
+    /// Pause after seeking.
+    public static let playbackPause: Self = "PLAYBACK_PAUSE"
+    public static let knownValues: [Self] = [.playbackStart, .playbackPause]
+}
+
+// MARK: - Receiver (platform) requests
+
+/// GET_STATUS to `receiver-0`: answered with RECEIVER_STATUS.
+public struct ReceiverGetStatusRequest: CastRequest {
+    public static let wireTypeName = "GET_STATUS"
+    public static let messageType = "GET_STATUS"
+    public static let namespace = CastNamespace.receiver
+    public var requestID: Int?
+    public var extraMembers: [String: JSONValue]
+
+    /// Creates the request.
+    public init(requestID: Int? = nil, extraMembers: [String: JSONValue] = [:]) {
+        self.requestID = requestID
+        self.extraMembers = extraMembers
+    }
+
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        r.checkMessageType(messageType)
+        var value = Self(requestID: r.int("requestId"))
+        value.extraMembers = r.finish(into: &diagnostics)
+        return value
+    }
+
+    public var jsonValue: JSONValue {
+        var w = WireObject(extraMembers)
+        w.set("type", Self.messageType)
+        w.set("requestId", requestID)
+        return w.json
+    }
+}
+
+/// STOP to `receiver-0`: ends the app session `sessionID` (the app closes; media STOP keeps it).
+public struct ReceiverStopRequest: CastRequest {
+    public static let wireTypeName = "STOP"
+    public static let messageType = "STOP"
+    public static let namespace = CastNamespace.receiver
+    public var requestID: Int?
+    /// The app session to end; absent stops whatever runs.
+    public var sessionID: String?
+    public var extraMembers: [String: JSONValue]
+
+    /// Creates the request.
+    public init(requestID: Int? = nil, sessionID: String? = nil, extraMembers: [String: JSONValue] = [:]) {
+        self.requestID = requestID
+        self.sessionID = sessionID
+        self.extraMembers = extraMembers
+    }
+
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        r.checkMessageType(messageType)
+        var value = Self(requestID: r.int("requestId"), sessionID: r.string("sessionId"))
+        value.extraMembers = r.finish(into: &diagnostics)
+        return value
+    }
+
+    public var jsonValue: JSONValue {
+        var w = WireObject(extraMembers)
+        w.set("type", Self.messageType)
+        w.set("requestId", requestID)
+        w.set("sessionId", sessionID)
+        return w.json
+    }
+}
+
+/// SET_VOLUME to `receiver-0`: the device volume (`{"level": 0…1}` or `{"muted": bool}`).
+///
+/// Sending only the member that changes matters: a level-only request leaves mute alone and
+/// the other way round.
+public struct ReceiverSetVolumeRequest: CastRequest {
+    public static let wireTypeName = "SET_VOLUME"
+    public static let messageType = "SET_VOLUME"
+    public static let namespace = CastNamespace.receiver
+    public var requestID: Int?
+    public var volume: CastVolume
+    public var extraMembers: [String: JSONValue]
+
+    /// Creates the request.
+    public init(requestID: Int? = nil, volume: CastVolume, extraMembers: [String: JSONValue] = [:]) {
+        self.requestID = requestID
+        self.volume = volume
+        self.extraMembers = extraMembers
+    }
+
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        r.checkMessageType(messageType)
+        var value = Self(requestID: r.int("requestId"), volume: r.model("volume") ?? CastVolume())
+        value.extraMembers = r.finish(into: &diagnostics)
+        return value
+    }
+
+    public var jsonValue: JSONValue {
+        var w = WireObject(extraMembers)
+        w.set("type", Self.messageType)
+        w.set("requestId", requestID)
+        w.set("volume", volume.jsonValue)
+        return w.json
+    }
+}
+
+/// GET_APP_AVAILABILITY to `receiver-0`: which of `appIDs` the device can launch.
+///
+/// The reply has no `type`; it carries `"responseType": "GET_APP_AVAILABILITY"` and
+/// `"availability": {"CC1AD845": "APP_AVAILABLE"}`.
+public struct AppAvailabilityRequest: CastRequest {
+    public static let wireTypeName = "GET_APP_AVAILABILITY"
+    public static let messageType = "GET_APP_AVAILABILITY"
+    public static let namespace = CastNamespace.receiver
+    public var requestID: Int?
+    public var appIDs: [String]
+    public var extraMembers: [String: JSONValue]
+
+    /// Creates the request.
+    public init(requestID: Int? = nil, appIDs: [String], extraMembers: [String: JSONValue] = [:]) {
+        self.requestID = requestID
+        self.appIDs = appIDs
+        self.extraMembers = extraMembers
+    }
+
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        r.checkMessageType(messageType)
+        var value = Self(requestID: r.int("requestId"), appIDs: r.strings("appId") ?? [])
+        value.extraMembers = r.finish(into: &diagnostics)
+        return value
+    }
+
+    public var jsonValue: JSONValue {
+        var w = WireObject(extraMembers)
+        w.set("type", Self.messageType)
+        w.set("requestId", requestID)
+        w.set("appId", appIDs)
+        return w.json
+    }
+}
+
+// MARK: - Media requests
+
+/// GET_STATUS on the media namespace: answered with MEDIA_STATUS (`"status": []` when no
+/// media session exists). How a sender that joins or reconnects learns the `mediaSessionId`.
+public struct MediaGetStatusRequest: CastRequest {
+    public static let wireTypeName = "GET_STATUS"
+    public static let messageType = "GET_STATUS"
+    public static let namespace = CastNamespace.media
+    public var requestID: Int?
+    public var mediaSessionID: Int?
+    public var extraMembers: [String: JSONValue]
+
+    /// Creates the request.
+    public init(requestID: Int? = nil, mediaSessionID: Int? = nil, extraMembers: [String: JSONValue] = [:]) {
+        self.requestID = requestID
+        self.mediaSessionID = mediaSessionID
+        self.extraMembers = extraMembers
+    }
+
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        r.checkMessageType(messageType)
+        var value = Self(requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"))
+        value.extraMembers = r.finish(into: &diagnostics)
+        return value
+    }
+
+    public var jsonValue: JSONValue {
+        var w = WireObject(extraMembers)
+        w.set("type", Self.messageType)
+        w.set("requestId", requestID)
+        w.set("mediaSessionId", mediaSessionID)
+        return w.json
+    }
+}
+
+/// A media command whose body is only the session it applies to: PLAY, PAUSE, STOP.
+public protocol MediaSessionCommand: CastRequest {
+    var mediaSessionID: Int? { get set }
+    var customData: JSONValue? { get set }
+    var extraMembers: [String: JSONValue] { get set }
+    /// Creates the command.
+    init(requestID: Int?, mediaSessionID: Int?, customData: JSONValue?, extraMembers: [String: JSONValue])
+}
+
+extension MediaSessionCommand {
+    public static var wireTypeName: String { messageType }
+    public static var namespace: CastNamespace { .media }
+
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        r.checkMessageType(messageType)
+        let requestID = r.int("requestId")
+        let mediaSessionID = r.int("mediaSessionId")
+        let customData = r.value("customData")
+        return Self(requestID: requestID, mediaSessionID: mediaSessionID, customData: customData,
+                    extraMembers: r.finish(into: &diagnostics))
+    }
+
+    public var jsonValue: JSONValue {
+        var w = WireObject(extraMembers)
+        w.set("type", Self.messageType)
+        w.set("requestId", requestID)
+        w.set("mediaSessionId", mediaSessionID)
+        w.set("customData", customData)
+        return w.json
+    }
+}
+
+/// PLAY: resume a paused session.
+public struct PlayRequest: MediaSessionCommand {
+    public static let messageType = "PLAY"
+    public var requestID: Int?
+    public var mediaSessionID: Int?
+    public var customData: JSONValue?
+    public var extraMembers: [String: JSONValue]
+
+    /// Creates the request.
+    public init(requestID: Int? = nil, mediaSessionID: Int? = nil, customData: JSONValue? = nil,
+                extraMembers: [String: JSONValue] = [:]) {
+        self.requestID = requestID
+        self.mediaSessionID = mediaSessionID
+        self.customData = customData
+        self.extraMembers = extraMembers
+    }
+}
+
+/// PAUSE: pause the session.
+public struct PauseRequest: MediaSessionCommand {
+    public static let messageType = "PAUSE"
+    public var requestID: Int?
+    public var mediaSessionID: Int?
+    public var customData: JSONValue?
+    public var extraMembers: [String: JSONValue]
+
+    /// Creates the request.
+    public init(requestID: Int? = nil, mediaSessionID: Int? = nil, customData: JSONValue? = nil,
+                extraMembers: [String: JSONValue] = [:]) {
+        self.requestID = requestID
+        self.mediaSessionID = mediaSessionID
+        self.customData = customData
+        self.extraMembers = extraMembers
+    }
+}
+
+/// STOP on the media namespace: ends playback (IDLE, CANCELLED) but keeps the app running.
+public struct MediaStopRequest: MediaSessionCommand {
+    public static let messageType = "STOP"
+    public var requestID: Int?
+    public var mediaSessionID: Int?
+    public var customData: JSONValue?
+    public var extraMembers: [String: JSONValue]
+
+    /// Creates the request.
+    public init(requestID: Int? = nil, mediaSessionID: Int? = nil, customData: JSONValue? = nil,
+                extraMembers: [String: JSONValue] = [:]) {
+        self.requestID = requestID
+        self.mediaSessionID = mediaSessionID
+        self.customData = customData
+        self.extraMembers = extraMembers
+    }
+}
+
+/// SEEK: move to `currentTime` seconds, or by `relativeTime` seconds (which wins when both are set).
+public struct SeekRequest: CastRequest {
+    public static let wireTypeName = "SEEK"
+    public static let messageType = "SEEK"
+    public static let namespace = CastNamespace.media
+    public var requestID: Int?
+    public var mediaSessionID: Int?
+    /// The absolute position in seconds.
+    public var currentTime: Double?
+    /// An offset from the current position in seconds (negative rewinds).
+    public var relativeTime: Double?
+    public var resumeState: ResumeState?
+    public var customData: JSONValue?
+    public var extraMembers: [String: JSONValue]
+
+    /// Creates the request.
+    public init(
+        requestID: Int? = nil, mediaSessionID: Int? = nil, currentTime: Double? = nil, relativeTime: Double? = nil,
+        resumeState: ResumeState? = nil, customData: JSONValue? = nil, extraMembers: [String: JSONValue] = [:]
+    ) {
+        self.requestID = requestID
+        self.mediaSessionID = mediaSessionID
+        self.currentTime = currentTime
+        self.relativeTime = relativeTime
+        self.resumeState = resumeState
+        self.customData = customData
+        self.extraMembers = extraMembers
+    }
+
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        r.checkMessageType(messageType)
+        var value = Self(
+            requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"), currentTime: r.double("currentTime"),
+            relativeTime: r.double("relativeTime"), resumeState: r.vocabulary("resumeState"), customData: r.value("customData"))
+        value.extraMembers = r.finish(into: &diagnostics)
+        return value
+    }
+
+    public var jsonValue: JSONValue {
+        var w = WireObject(extraMembers)
+        w.set("type", Self.messageType)
+        w.set("requestId", requestID)
+        w.set("mediaSessionId", mediaSessionID)
+        w.set("currentTime", currentTime)
+        w.set("relativeTime", relativeTime)
+        w.set("resumeState", resumeState?.rawValue)
+        w.set("customData", customData)
+        return w.json
+    }
+}
+
+/// SET_PLAYBACK_RATE: play faster or slower (`playbackRate` > 0, 1 is normal speed).
+public struct SetPlaybackRateRequest: CastRequest {
+    public static let wireTypeName = "SET_PLAYBACK_RATE"
+    public static let messageType = "SET_PLAYBACK_RATE"
+    public static let namespace = CastNamespace.media
+    public var requestID: Int?
+    public var mediaSessionID: Int?
+    public var playbackRate: Double?
+    /// A factor applied to the current rate.
+    public var relativePlaybackRate: Double?
+    public var extraMembers: [String: JSONValue]
+
+    /// Creates the request.
+    public init(requestID: Int? = nil, mediaSessionID: Int? = nil, playbackRate: Double? = nil,
+                relativePlaybackRate: Double? = nil, extraMembers: [String: JSONValue] = [:]) {
+        self.requestID = requestID
+        self.mediaSessionID = mediaSessionID
+        self.playbackRate = playbackRate
+        self.relativePlaybackRate = relativePlaybackRate
+        self.extraMembers = extraMembers
+    }
+
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        r.checkMessageType(messageType)
+        var value = Self(requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"),
+                         playbackRate: r.double("playbackRate"), relativePlaybackRate: r.double("relativePlaybackRate"))
+        value.extraMembers = r.finish(into: &diagnostics)
+        return value
+    }
+
+    public var jsonValue: JSONValue {
+        var w = WireObject(extraMembers)
+        w.set("type", Self.messageType)
+        w.set("requestId", requestID)
+        w.set("mediaSessionId", mediaSessionID)
+        w.set("playbackRate", playbackRate)
+        w.set("relativePlaybackRate", relativePlaybackRate)
+        return w.json
+    }
+}
+
+/// QUEUE_UPDATE: move within the queue (`jump`, `currentItemId`), change repeat or shuffle.
+///
+/// Next and previous are `jump: 1` and `jump: -1`, what every open-source sender sends.
+public struct QueueUpdateRequest: CastRequest {
+    public static let wireTypeName = "QUEUE_UPDATE"
+    public static let messageType = "QUEUE_UPDATE"
+    public static let namespace = CastNamespace.media
+    public var requestID: Int?
+    public var mediaSessionID: Int?
+    /// Items to move by; wraps according to the repeat mode.
+    public var jump: Int?
+    /// The item to make current.
+    public var currentItemID: Int?
+    /// Where to start the new current item, in seconds.
+    public var currentTime: Double?
+    public var repeatMode: RepeatMode?
+    /// `true` shuffles the queue once.
+    public var shuffle: Bool?
+    /// Items (with their ids) whose properties change.
+    public var items: [QueueItem]?
+    public var customData: JSONValue?
+    public var extraMembers: [String: JSONValue]
+
+    /// Creates the request.
+    public init(
+        requestID: Int? = nil, mediaSessionID: Int? = nil, jump: Int? = nil, currentItemID: Int? = nil,
+        currentTime: Double? = nil, repeatMode: RepeatMode? = nil, shuffle: Bool? = nil, items: [QueueItem]? = nil,
+        customData: JSONValue? = nil, extraMembers: [String: JSONValue] = [:]
+    ) {
+        self.requestID = requestID
+        self.mediaSessionID = mediaSessionID
+        self.jump = jump
+        self.currentItemID = currentItemID
+        self.currentTime = currentTime
+        self.repeatMode = repeatMode
+        self.shuffle = shuffle
+        self.items = items
+        self.customData = customData
+        self.extraMembers = extraMembers
+    }
+
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        r.checkMessageType(messageType)
+        var value = Self(
+            requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"), jump: r.int("jump"),
+            currentItemID: r.int("currentItemId"), currentTime: r.double("currentTime"), repeatMode: r.vocabulary("repeatMode"),
+            shuffle: r.bool("shuffle"), items: r.models("items"), customData: r.value("customData"))
+        value.extraMembers = r.finish(into: &diagnostics)
+        return value
+    }
+
+    public var jsonValue: JSONValue {
+        var w = WireObject(extraMembers)
+        w.set("type", Self.messageType)
+        w.set("requestId", requestID)
+        w.set("mediaSessionId", mediaSessionID)
+        w.set("jump", jump)
+        w.set("currentItemId", currentItemID)
+        w.set("currentTime", currentTime)
+        w.set("repeatMode", repeatMode?.rawValue)
+        w.set("shuffle", shuffle)
+        w.set("items", items.map { JSONValue.array($0.map(\.jsonValue)) })
+        w.set("customData", customData)
+        return w.json
+    }
+}
+
+/// QUEUE_REMOVE: take items out of the queue by id.
+public struct QueueRemoveRequest: CastRequest {
+    public static let wireTypeName = "QUEUE_REMOVE"
+    public static let messageType = "QUEUE_REMOVE"
+    public static let namespace = CastNamespace.media
+    public var requestID: Int?
+    public var mediaSessionID: Int?
+    public var itemIDs: [Int]
+    public var currentItemID: Int?
+    public var currentTime: Double?
+    public var customData: JSONValue?
+    public var extraMembers: [String: JSONValue]
+
+    /// Creates the request.
+    public init(
+        requestID: Int? = nil, mediaSessionID: Int? = nil, itemIDs: [Int], currentItemID: Int? = nil,
+        currentTime: Double? = nil, customData: JSONValue? = nil, extraMembers: [String: JSONValue] = [:]
+    ) {
+        self.requestID = requestID
+        self.mediaSessionID = mediaSessionID
+        self.itemIDs = itemIDs
+        self.currentItemID = currentItemID
+        self.currentTime = currentTime
+        self.customData = customData
+        self.extraMembers = extraMembers
+    }
+
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        r.checkMessageType(messageType)
+        var value = Self(
+            requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"), itemIDs: r.ints("itemIds") ?? [],
+            currentItemID: r.int("currentItemId"), currentTime: r.double("currentTime"), customData: r.value("customData"))
+        value.extraMembers = r.finish(into: &diagnostics)
+        return value
+    }
+
+    public var jsonValue: JSONValue {
+        var w = WireObject(extraMembers)
+        w.set("type", Self.messageType)
+        w.set("requestId", requestID)
+        w.set("mediaSessionId", mediaSessionID)
+        w.set("itemIds", itemIDs)
+        w.set("currentItemId", currentItemID)
+        w.set("currentTime", currentTime)
+        w.set("customData", customData)
+        return w.json
+    }
+}
+
+/// QUEUE_REORDER: move items (in the given order) before `insertBefore`, or to the end.
+public struct QueueReorderRequest: CastRequest {
+    public static let wireTypeName = "QUEUE_REORDER"
+    public static let messageType = "QUEUE_REORDER"
+    public static let namespace = CastNamespace.media
+    public var requestID: Int?
+    public var mediaSessionID: Int?
+    public var itemIDs: [Int]
+    /// The item to place them before; absent moves them to the end.
+    public var insertBefore: Int?
+    public var currentItemID: Int?
+    public var currentTime: Double?
+    public var customData: JSONValue?
+    public var extraMembers: [String: JSONValue]
+
+    /// Creates the request.
+    public init(
+        requestID: Int? = nil, mediaSessionID: Int? = nil, itemIDs: [Int], insertBefore: Int? = nil,
+        currentItemID: Int? = nil, currentTime: Double? = nil, customData: JSONValue? = nil,
+        extraMembers: [String: JSONValue] = [:]
+    ) {
+        self.requestID = requestID
+        self.mediaSessionID = mediaSessionID
+        self.itemIDs = itemIDs
+        self.insertBefore = insertBefore
+        self.currentItemID = currentItemID
+        self.currentTime = currentTime
+        self.customData = customData
+        self.extraMembers = extraMembers
+    }
+
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        r.checkMessageType(messageType)
+        var value = Self(
+            requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"), itemIDs: r.ints("itemIds") ?? [],
+            insertBefore: r.int("insertBefore"), currentItemID: r.int("currentItemId"), currentTime: r.double("currentTime"),
+            customData: r.value("customData"))
+        value.extraMembers = r.finish(into: &diagnostics)
+        return value
+    }
+
+    public var jsonValue: JSONValue {
+        var w = WireObject(extraMembers)
+        w.set("type", Self.messageType)
+        w.set("requestId", requestID)
+        w.set("mediaSessionId", mediaSessionID)
+        w.set("itemIds", itemIDs)
+        w.set("insertBefore", insertBefore)
+        w.set("currentItemId", currentItemID)
+        w.set("currentTime", currentTime)
+        w.set("customData", customData)
+        return w.json
+    }
+}
+
+/// QUEUE_GET_ITEM_IDS: answered with `QUEUE_ITEM_IDS {itemIds}`, every item id in queue order.
+///
+/// MEDIA_STATUS lists only a window of the queue, so this is how a sender that lost its link
+/// in the middle of a batch learns how many items really arrived.
+public struct QueueGetItemIDsRequest: CastRequest {
+    public static let wireTypeName = "QUEUE_GET_ITEM_IDS"
+    public static let messageType = "QUEUE_GET_ITEM_IDS"
+    public static let namespace = CastNamespace.media
+    public var requestID: Int?
+    public var mediaSessionID: Int?
+    public var extraMembers: [String: JSONValue]
+
+    /// Creates the request.
+    public init(requestID: Int? = nil, mediaSessionID: Int? = nil, extraMembers: [String: JSONValue] = [:]) {
+        self.requestID = requestID
+        self.mediaSessionID = mediaSessionID
+        self.extraMembers = extraMembers
+    }
+
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        r.checkMessageType(messageType)
+        var value = Self(requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"))
+        value.extraMembers = r.finish(into: &diagnostics)
+        return value
+    }
+
+    public var jsonValue: JSONValue {
+        var w = WireObject(extraMembers)
+        w.set("type", Self.messageType)
+        w.set("requestId", requestID)
+        w.set("mediaSessionId", mediaSessionID)
+        return w.json
+    }
+}
+
+// MARK: - JSON writing and type checks
+
+/// Builds a JSON object from optional members, starting from the members kept on reading.
+///
+/// A nil value leaves a member read from the wire in place, like CastModel's writer.
+struct WireObject {
+    private var members: [String: JSONValue]
+
+    init(_ extras: [String: JSONValue]) { members = extras }
+
+    mutating func set(_ key: String, _ value: JSONValue?) {
+        if let value { members[key] = value }
+    }
+    mutating func set(_ key: String, _ value: String?) {
+        if let value { members[key] = .string(value) }
+    }
+    mutating func set(_ key: String, _ value: Int?) {
+        if let value { members[key] = JSONValue(value) }
+    }
+    mutating func set(_ key: String, _ value: Double?) {
+        if let value { members[key] = JSONValue(value) }
+    }
+    mutating func set(_ key: String, _ value: Bool?) {
+        if let value { members[key] = .bool(value) }
+    }
+    mutating func set(_ key: String, _ values: [Int]) {
+        members[key] = .array(values.map { JSONValue($0) })
+    }
+    mutating func set(_ key: String, _ values: [String]) {
+        members[key] = .array(values.map { JSONValue.string($0) })
+    }
+
+    var json: JSONValue { .object(members) }
+}
+
+extension JSONObjectReader {
+    /// Reports a missing or different `type` member.
+    mutating func checkMessageType(_ expected: String) {
+        guard let type = string("type") else {
+            if !has("type") {
+                diagnostics.append(
+                    Diagnostic(.error, "message.type-missing", "the message has no \"type\"",
+                               fix: "add \"type\": \"\(expected)\"", path: path))
+            }
+            return
+        }
+        if type != expected {
+            diagnostics.append(
+                Diagnostic(.error, "message.type-mismatch", "expected a \(expected) message, found \"\(type)\"",
+                           fix: "set \"type\": \"\(expected)\"", path: path.appending("type")))
+        }
+    }
+}
