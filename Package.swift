@@ -84,6 +84,7 @@ let package = Package(
         .testTarget(name: "MediaServerTests", dependencies: ["MediaServer", "CastModel", "TestSupport"]),
         .testTarget(
             name: "HTTPCheckTests", dependencies: ["HTTPCheck", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
+        .testTarget(
             name: "CastSenderTests", dependencies: ["CastSender", "CastModel", "JSONSupport", "TestSupport"],
             exclude: ["Snapshots"]),
         .testTarget(
