@@ -63,8 +63,10 @@ final class TransportTests {
         }
         let narrow = await elapsed(connections: 3)
         let wide = await elapsed(connections: 12)
+        // Four rounds can never take less than four sleeps; one round is compared relatively, so a
+        // busy machine that slows both down does not fail the test.
         #expect(narrow >= 0.95, "12 requests of 0.25 s through 3 connections took \(narrow) s")
-        #expect(wide < 0.9, "12 requests of 0.25 s through 12 connections took \(wide) s")
+        #expect(wide < narrow * 0.6, "12 requests of 0.25 s through 12 connections took \(wide) s, through 3 took \(narrow) s")
     }
 
     @Test("a request that outlives its timeout fails as a timeout, and the finding says so")
