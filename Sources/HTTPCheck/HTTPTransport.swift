@@ -39,8 +39,14 @@ public final class HTTPTransport: Sendable {
     private let shared: TransportShared
 
     /// Starts the event loop thread.
-    public init(limits: TransportLimits = TransportLimits()) {
-        shared = TransportShared(limits: limits)
+    ///
+    /// - Parameters:
+    ///   - limits: connection limits.
+    ///   - certificateAuthorities: a PEM file of CA certificates to trust instead of the
+    ///     system's, for servers with a private CA. Cast devices trust only public CAs, so a
+    ///     check with this option says nothing about whether a device accepts the certificate.
+    public init(limits: TransportLimits = TransportLimits(), certificateAuthorities: String? = nil) {
+        shared = TransportShared(limits: limits, certificateAuthorities: certificateAuthorities)
         CurlEventLoop.start(shared)
     }
 
@@ -114,6 +120,7 @@ final class PendingTransfer: Sendable {
 /// flag, and a self-pipe whose read end wakes the loop from `curl_multi_poll`.
 final class TransportShared: Sendable {
     let limits: TransportLimits
+    let certificateAuthorities: String?
     /// The pipe's read end, polled by the loop.
     let wakeDescriptor: Int32
     /// The pipe's write end; one byte wakes the loop.
@@ -124,8 +131,9 @@ final class TransportShared: Sendable {
     }
     private let state = Mutex(State())
 
-    init(limits: TransportLimits) {
+    init(limits: TransportLimits, certificateAuthorities: String?) {
         self.limits = limits
+        self.certificateAuthorities = certificateAuthorities
         var descriptors: [Int32] = [-1, -1]
         if pipe(&descriptors) == 0 {
             for descriptor in descriptors {
@@ -341,6 +349,9 @@ final class CurlEventLoop {
         // A Cast device does not go through the computer's proxy; neither do the checks.
         _ = castprep_curl_easy_setopt_string(handle, CURLOPT_PROXY, "")
         _ = castprep_curl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+        if let authorities = shared.certificateAuthorities {
+            _ = castprep_curl_easy_setopt_string(handle, CURLOPT_CAINFO, authorities)
+        }
         switch request.method {
         case .get: break
         case .head: _ = castprep_curl_easy_setopt_long(handle, CURLOPT_NOBODY, 1)
