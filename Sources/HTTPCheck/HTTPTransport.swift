@@ -262,7 +262,7 @@ final class CurlEventLoop {
             var stillRunning: Int32 = 0
             _ = curl_multi_perform(multi, &stillRunning)
             collectFinished()
-            // curl_multi_poll waits for socket activity, curl's own timers, or the eventfd.
+            // curl_multi_poll waits for socket activity, curl's own timers, or the wake pipe.
             var wakeFD = curl_waitfd(fd: shared.wakeDescriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0)
             let timeout: Int32 = waitingCount > 0 ? 50 : 1000
             _ = curl_multi_poll(multi, &wakeFD, 1, timeout, nil)
