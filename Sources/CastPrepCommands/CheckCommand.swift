@@ -31,6 +31,7 @@ enum CheckCommand {
                 .option("timeout", valueName: "seconds", help: "Give up on one request after this long.", default: "10"),
                 .option("total-timeout", valueName: "seconds", help: "Give up on the whole check after this long.", default: "120"),
                 .option("per-host", valueName: "n", help: "Requests at once per host.", default: "6"),
+                .option("cacert", valueName: "file", help: "Trust the CA certificates in this PEM file (a private CA; Cast devices trust only public ones)."),
                 .flag("allow-loopback", help: "Do not note loopback URLs (the receiver runs on this machine)."),
                 .flag("json", help: "Print one JSON document with every result and finding."),
                 CommonOptions.color,
@@ -61,7 +62,8 @@ enum CheckCommand {
             segmentSampling: values.option("segments").flatMap(SegmentSampling.init(rawValue:)) ?? .sample,
             requestTimeout: .milliseconds(Int(timeout * 1000)), totalTimeout: .milliseconds(Int(totalTimeout * 1000)),
             usesCredentials: values.flag("credentials"), allowsLoopback: values.flag("allow-loopback"))
-        let checker = ReceiverFetchChecker(transport: HTTPTransport(limits: TransportLimits(connectionsPerHost: perHost)))
+        let checker = ReceiverFetchChecker(
+            transport: HTTPTransport(limits: TransportLimits(connectionsPerHost: perHost), certificateAuthorities: values.option("cacert")))
         let started = ContinuousClock.now
         let report = await checker.check(targets, origin: originURL.origin, options: options)
         let elapsed = ContinuousClock.now - started

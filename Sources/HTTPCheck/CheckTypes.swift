@@ -75,9 +75,6 @@ public enum ResourceKind: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
-    /// Whether the player fetches it from script (XHR/fetch), where CORS always applies.
-    var isFetchedByPlayer: Bool { ![.media, .image].contains(self) }
-
     /// Whether it is a manifest whose references are walked.
     var isManifest: Bool { [.hlsMasterPlaylist, .hlsMediaPlaylist, .dashManifest].contains(self) }
 

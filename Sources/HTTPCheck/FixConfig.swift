@@ -23,7 +23,7 @@ public enum FixConfigGenerator {
         var types = false
         var removeCredentials = false
         var replaceWildcard = false
-        var removeDuplicateOrigin = false
+        var replaceOrigin = false
         var vary = false
         var credentials = false
         var extensions: Set<String> = []
@@ -33,7 +33,7 @@ public enum FixConfigGenerator {
         var unfixable: [DiagnosticCode: Int] = [:]
 
         var isEmpty: Bool {
-            !(allowOrigin || exposeHeaders || preflight || ranges || types || removeCredentials || replaceWildcard || removeDuplicateOrigin
+            !(allowOrigin || exposeHeaders || preflight || ranges || types || removeCredentials || replaceWildcard || replaceOrigin
                 || vary || credentials)
         }
     }
@@ -91,6 +91,8 @@ public enum FixConfigGenerator {
             if corsCodes.contains(code) {
                 server.allowOrigin = true
                 server.exposeHeaders = true
+                // The server sends an origin, just not this one: the old header has to go.
+                if code == HTTPCheckCode.corsOriginMismatch { server.replaceOrigin = true }
             } else if code == HTTPCheckCode.corsExposeHeadersMissing {
                 server.exposeHeaders = true
             } else if preflightCodes.contains(code) {
@@ -103,7 +105,7 @@ public enum FixConfigGenerator {
             } else if code == HTTPCheckCode.corsWildcardWithCredentials {
                 if report.usesCredentials { server.replaceWildcard = true } else { server.removeCredentials = true }
             } else if code == HTTPCheckCode.corsOriginMultiple {
-                server.removeDuplicateOrigin = true
+                server.replaceOrigin = true
             } else if code == HTTPCheckCode.corsVaryMissing {
                 server.vary = true
             } else if code == HTTPCheckCode.corsCredentialsMissing {
@@ -167,11 +169,11 @@ public enum FixConfigGenerator {
         } else if server.replaceWildcard {
             lines.append("# remove: add_header Access-Control-Allow-Credentials  (set once below; a repeated header is refused)")
         }
-        if server.replaceWildcard || server.removeDuplicateOrigin {
+        if server.replaceWildcard || server.replaceOrigin {
             lines.append("# remove: add_header Access-Control-Allow-Origin  (replaced below by a single value)")
         }
         let origin = originValue(server, receiverOrigin: receiverOrigin)
-        if server.allowOrigin || server.replaceWildcard || server.removeDuplicateOrigin {
+        if server.allowOrigin || server.replaceWildcard || server.replaceOrigin {
             lines.append("add_header Access-Control-Allow-Origin \"\(origin)\" always;")
         }
         if server.credentials || server.replaceWildcard {
@@ -216,7 +218,7 @@ public enum FixConfigGenerator {
         var lines = ["# In the <VirtualHost> for \(server.origin), or its .htaccess (mod_headers, mod_rewrite, mod_mime)."]
         var headers: [String] = []
         let origin = originValue(server, receiverOrigin: receiverOrigin)
-        if server.allowOrigin || server.replaceWildcard || server.removeDuplicateOrigin {
+        if server.allowOrigin || server.replaceWildcard || server.replaceOrigin {
             headers.append("Header always set Access-Control-Allow-Origin \"\(origin)\"")
         }
         if server.removeCredentials { headers.append("Header always unset Access-Control-Allow-Credentials") }
@@ -259,7 +261,7 @@ public enum FixConfigGenerator {
         var lines = ["# Inside the site block for \(server.origin) (Caddy 2)."]
         var headers: [String] = []
         let origin = originValue(server, receiverOrigin: receiverOrigin)
-        if server.allowOrigin || server.replaceWildcard || server.removeDuplicateOrigin {
+        if server.allowOrigin || server.replaceWildcard || server.replaceOrigin {
             headers.append("Access-Control-Allow-Origin \"\(origin)\"")
         }
         if server.removeCredentials { headers.append("-Access-Control-Allow-Credentials") }
@@ -320,7 +322,7 @@ public enum FixConfigGenerator {
         if bucket.hasPrefix("s3"), let first = server.firstSegments.sorted().first { bucket = first }
         var lines = ["# Amazon S3 bucket \(bucket) (S3 answers OPTIONS itself from these rules)."]
         if server.allowOrigin || server.exposeHeaders || server.preflight || server.replaceWildcard || server.removeCredentials
-            || server.removeDuplicateOrigin || server.vary || server.credentials {
+            || server.replaceOrigin || server.vary || server.credentials {
             let rule = corsRule(server, receiverOrigin: receiverOrigin)
             lines += [
                 "aws s3api put-bucket-cors --bucket \(bucket) --cors-configuration '{\"CORSRules\": [{",
@@ -344,7 +346,7 @@ public enum FixConfigGenerator {
         let bucket = storeName(server, suffixes: [".storage.googleapis.com"], pathStyleHosts: ["storage.googleapis.com"])
         var lines = ["# Google Cloud Storage bucket \(bucket) (use storage.googleapis.com URLs; CORS does not apply to storage.cloud.google.com)."]
         if server.allowOrigin || server.exposeHeaders || server.preflight || server.replaceWildcard || server.removeCredentials
-            || server.removeDuplicateOrigin || server.vary || server.credentials {
+            || server.replaceOrigin || server.vary || server.credentials {
             let rule = corsRule(server, receiverOrigin: receiverOrigin)
             lines += [
                 "cat > cors.json <<'JSON'",
@@ -367,7 +369,7 @@ public enum FixConfigGenerator {
         let account = storeName(server, suffixes: [".blob.core.windows.net"], pathStyleHosts: [])
         var lines = ["# Azure Blob Storage account \(account)."]
         if server.allowOrigin || server.exposeHeaders || server.preflight || server.replaceWildcard || server.removeCredentials
-            || server.removeDuplicateOrigin || server.vary || server.credentials {
+            || server.replaceOrigin || server.vary || server.credentials {
             let rule = corsRule(server, receiverOrigin: receiverOrigin)
             lines += [
                 "az storage cors clear --services b --account-name \(account)",

@@ -39,8 +39,14 @@ public final class HTTPTransport: Sendable {
     private let shared: TransportShared
 
     /// Starts the event loop thread.
-    public init(limits: TransportLimits = TransportLimits()) {
-        shared = TransportShared(limits: limits)
+    ///
+    /// - Parameters:
+    ///   - limits: connection limits.
+    ///   - certificateAuthorities: a PEM file of CA certificates to trust instead of the
+    ///     system's, for servers with a private CA. Cast devices trust only public CAs, so a
+    ///     check with this option says nothing about whether a device accepts the certificate.
+    public init(limits: TransportLimits = TransportLimits(), certificateAuthorities: String? = nil) {
+        shared = TransportShared(limits: limits, certificateAuthorities: certificateAuthorities)
         CurlEventLoop.start(shared)
     }
 
@@ -114,6 +120,7 @@ final class PendingTransfer: Sendable {
 /// flag, and a self-pipe whose read end wakes the loop from `curl_multi_poll`.
 final class TransportShared: Sendable {
     let limits: TransportLimits
+    let certificateAuthorities: String?
     /// The pipe's read end, polled by the loop.
     let wakeDescriptor: Int32
     /// The pipe's write end; one byte wakes the loop.
@@ -124,8 +131,9 @@ final class TransportShared: Sendable {
     }
     private let state = Mutex(State())
 
-    init(limits: TransportLimits) {
+    init(limits: TransportLimits, certificateAuthorities: String?) {
         self.limits = limits
+        self.certificateAuthorities = certificateAuthorities
         var descriptors: [Int32] = [-1, -1]
         if pipe(&descriptors) == 0 {
             for descriptor in descriptors {
@@ -185,8 +193,10 @@ final class CurlEventLoop {
     private let shared: TransportShared
     private let multi: UnsafeMutableRawPointer
     /// Transfers waiting for a connection slot, per `host:port`, in arrival order.
-    private var waiting: [String: [PendingTransfer]] = [:]
+    private var waiting: [String: WaitingQueue] = [:]
     private var waitingCount = 0
+    /// When queued transfers were last scanned for cancellation and the overall deadline.
+    private var lastQueueScan = ContinuousClock.now
     private var runningPerHost: [String: Int] = [:]
     /// Running transfers by easy handle address.
     private var running: [UnsafeMutableRawPointer: RunningTransfer] = [:]
@@ -252,7 +262,7 @@ final class CurlEventLoop {
             var stillRunning: Int32 = 0
             _ = curl_multi_perform(multi, &stillRunning)
             collectFinished()
-            // curl_multi_poll waits for socket activity, curl's own timers, or the eventfd.
+            // curl_multi_poll waits for socket activity, curl's own timers, or the wake pipe.
             var wakeFD = curl_waitfd(fd: shared.wakeDescriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0)
             let timeout: Int32 = waitingCount > 0 ? 50 : 1000
             _ = curl_multi_poll(multi, &wakeFD, 1, timeout, nil)
@@ -266,7 +276,7 @@ final class CurlEventLoop {
             curl_easy_cleanup(handle)
         }
         running = [:]
-        for queue in waiting.values { for transfer in queue { transfer.resolve(.failure(failure)) } }
+        for queue in waiting.values { for transfer in queue.remaining { transfer.resolve(.failure(failure)) } }
         waiting = [:]
         curl_multi_cleanup(multi)
     }
@@ -277,19 +287,21 @@ final class CurlEventLoop {
             transfer.resolve(.failure(TransferFailure(.invalidURL, "'\(transfer.request.url)' is not an absolute http(s) URL")))
             return
         }
-        waiting[url.hostAndPort, default: []].append(transfer)
+        waiting[url.hostAndPort, default: WaitingQueue()].append(transfer)
         waitingCount += 1
     }
 
-    /// Ends transfers that were cancelled or whose check ran out of time.
+    /// Ends transfers that were cancelled, and queued ones whose check ran out of time. Queues
+    /// are scanned at most every 50 ms: a long queue must not cost a scan per completed transfer.
     private func dropResolved() {
         for (handle, transfer) in running where transfer.pending.isResolved {
             finish(handle, outcome: nil)
         }
-        guard waitingCount > 0 else { return }
         let now = ContinuousClock.now
+        guard waitingCount > 0, now - lastQueueScan >= .milliseconds(50) else { return }
+        lastQueueScan = now
         for (host, queue) in waiting {
-            let kept = queue.filter { transfer in
+            let kept = queue.remaining.filter { transfer in
                 if transfer.isResolved { return false }
                 if let deadline = transfer.deadline, deadline <= now {
                     transfer.resolve(.failure(TransferFailure(.timeout, "the check's overall time limit ran out before this request was sent")))
@@ -298,7 +310,7 @@ final class CurlEventLoop {
                 return true
             }
             waitingCount -= queue.count - kept.count
-            waiting[host] = kept.isEmpty ? nil : kept
+            waiting[host] = kept.isEmpty ? nil : WaitingQueue(kept)
         }
     }
 
@@ -306,11 +318,11 @@ final class CurlEventLoop {
         guard waitingCount > 0 else { return }
         for host in waiting.keys.sorted() {
             while running.count < shared.limits.totalConnections, runningPerHost[host, default: 0] < shared.limits.connectionsPerHost,
-                  var queue = waiting[host], !queue.isEmpty {
-                let transfer = queue.removeFirst()
-                waiting[host] = queue.isEmpty ? nil : queue
+                  let transfer = waiting[host]?.popFirst() {
+                if waiting[host]?.count == 0 { waiting[host] = nil }
                 waitingCount -= 1
-                start(transfer, host: host)
+                // Cancelled while queued: drop it without sending.
+                if !transfer.isResolved { start(transfer, host: host) }
             }
         }
     }
@@ -337,6 +349,9 @@ final class CurlEventLoop {
         // A Cast device does not go through the computer's proxy; neither do the checks.
         _ = castprep_curl_easy_setopt_string(handle, CURLOPT_PROXY, "")
         _ = castprep_curl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+        if let authorities = shared.certificateAuthorities {
+            _ = castprep_curl_easy_setopt_string(handle, CURLOPT_CAINFO, authorities)
+        }
         switch request.method {
         case .get: break
         case .head: _ = castprep_curl_easy_setopt_long(handle, CURLOPT_NOBODY, 1)
@@ -368,7 +383,7 @@ final class CurlEventLoop {
             guard let data, let context else { return 0 }
             let transfer = Unmanaged<RunningTransfer>.fromOpaque(context).takeUnretainedValue()
             // Returning less than offered makes curl abort the transfer: that is how a body
-            // beyond the limit is cut off without downloading the rest.
+            // beyond the limit (and the drain allowance) is cut off without downloading the rest.
             return transfer.appendBody(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
         })
         _ = castprep_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
@@ -411,6 +426,32 @@ final class CurlEventLoop {
     }
 }
 
+/// A FIFO with O(1) removal from the front.
+struct WaitingQueue {
+    private var items: [PendingTransfer]
+    private var head = 0
+
+    init(_ items: [PendingTransfer] = []) { self.items = items }
+
+    var count: Int { items.count - head }
+    var remaining: ArraySlice<PendingTransfer> { items[head...] }
+
+    mutating func append(_ transfer: PendingTransfer) { items.append(transfer) }
+
+    mutating func popFirst() -> PendingTransfer? {
+        guard head < items.count else { return nil }
+        defer {
+            head += 1
+            // Reclaim the consumed front now and then.
+            if head > 1024, head * 2 > items.count {
+                items.removeFirst(head)
+                head = 0
+            }
+        }
+        return items[head]
+    }
+}
+
 private final class ThreadArgument {
     let shared: TransportShared
     init(shared: TransportShared) { self.shared = shared }
@@ -426,6 +467,8 @@ final class RunningTransfer {
     var body: [UInt8] = []
     var bodyLimit = 0
     var isBodyTruncated = false
+    /// Body bytes read but not kept.
+    var drained = 0
     /// Set when the blank line ending a final (non-1xx) response head has arrived.
     var isHeadComplete = false
 
@@ -451,6 +494,11 @@ final class RunningTransfer {
         headerBytes.append(contentsOf: bytes)
     }
 
+    /// Bytes read past the body limit before the transfer is cut: small bodies (most segments
+    /// on a fast server) are read to the end, which keeps the connection reusable; a cut
+    /// transfer costs a new connection.
+    static let drainLimit = 256 * 1024
+
     func appendBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let room = bodyLimit - body.count
         if bytes.count <= room {
@@ -459,7 +507,8 @@ final class RunningTransfer {
         }
         if room > 0 { body.append(contentsOf: bytes.prefix(room)) }
         isBodyTruncated = true
-        return false
+        drained += bytes.count - max(0, room)
+        return drained <= Self.drainLimit
     }
 
     func outcome(code: CURLcode, firstByte: Double, total: Double) -> Result<HTTPResponse, TransferFailure> {

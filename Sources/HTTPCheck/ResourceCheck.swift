@@ -127,23 +127,6 @@ struct ResourceCheck {
         }
     }
 
-    /// One request without redirects, for range probes on the final URL.
-    mutating func probe(_ request: HTTPRequest) async -> (HTTPResponse?, HTTPExchange) {
-        let outcome = await context.transport.send(request, deadline: context.deadline)
-        var exchange = HTTPExchange(method: request.method, url: request.url, requestHeaders: request.headers)
-        switch outcome {
-        case .failure(let failure):
-            exchange.failure = failure
-            result.exchanges.append(exchange)
-            return (nil, exchange)
-        case .success(let response):
-            exchange.status = response.status
-            exchange.responseHeaders = response.headers
-            result.exchanges.append(exchange)
-            return (response, exchange)
-        }
-    }
-
     // MARK: - Reporting
 
     mutating func report(

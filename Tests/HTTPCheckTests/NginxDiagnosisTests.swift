@@ -49,6 +49,7 @@ let nginxSites: [String: String] = [
             add_header Access-Control-Allow-Origin "*" always;
             add_header Access-Control-Expose-Headers "Content-Length, Content-Range, Accept-Ranges" always;
         """#,
+    "wrong-origin": correctCORS.replacingOccurrences(of: #"Allow-Origin "*""#, with: #"Allow-Origin "https://receiver.example""#),
     "wildcard-with-credentials": correctCORS + #"""
 
             add_header Access-Control-Allow-Credentials "true" always;
@@ -77,6 +78,7 @@ let expectedCodes: [String: [DiagnosticCode]] = [
     "redirect-without-cors": [HTTPCheckCode.redirectCORSMissing],
     "preflight-refused": [HTTPCheckCode.preflightFailed],
     "wildcard-with-credentials": [HTTPCheckCode.corsWildcardWithCredentials],
+    "wrong-origin": [HTTPCheckCode.corsOriginMismatch],
 ]
 
 /// Inserts a generated nginx fix at the end of a site's block, after deleting the lines its
@@ -167,6 +169,17 @@ final class NginxDiagnosisTests {
             let serious = report.findings.filter { $0.diagnostic.severity >= .warning }.map(\.diagnostic)
             #expect(serious == [], "\(site) after the fix:\n\(fixes[site] ?? "")")
         }
+    }
+
+    @Test("a missing file is an error that names the status; a missing track is one too")
+    func statusErrors() async throws {
+        let report = await checker.check([
+            CheckTarget(url: nginx.url("correct", "/nothing/master.m3u8")),
+            CheckTarget(url: nginx.url("correct", "/nothing/en.vtt"), kind: .textTrack(contentType: "text/vtt")),
+        ], options: options)
+        #expect(report.findings.map(\.diagnostic.code) == [HTTPCheckCode.statusError, HTTPCheckCode.statusError])
+        #expect(report.findings.allSatisfy { $0.diagnostic.severity == .error && $0.diagnostic.message.contains("404") })
+        #expect(report.results.map(\.status) == [404, 404])
     }
 
     @Test("a credentialed receiver is refused *, and the fix echoes the origin")
