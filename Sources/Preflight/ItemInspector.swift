@@ -17,6 +17,41 @@ struct InspectedItem: Sendable, Codable {
     var catalogEntryJSON: String
 }
 
+/// An inspected item in the form the output files need, rendered where it was inspected (in
+/// parallel) and stored whole in the cache, so a cached item is written without re-encoding.
+struct RenderedItem: Sendable, Codable {
+    var digest: ItemDigest
+    var loadJSON: String?
+    var queueItemJSON: String?
+    var catalogEntryJSON: String
+    /// The item's entry in report.json.
+    var reportJSON: String
+    /// The item's card in report.html.
+    var cardHTML: String
+
+    init(_ inspected: InspectedItem, outputDirectory: String) {
+        let report = inspected.report
+        digest = ItemDigest(report)
+        loadJSON = inspected.loadJSON
+        queueItemJSON = inspected.queueItemJSON
+        catalogEntryJSON = inspected.catalogEntryJSON
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        reportJSON = (try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+        let poster = report.poster.flatMap { FileManager.default.contents(atPath: outputDirectory + "/" + $0) }.map { Array($0) }
+        cardHTML = ReportPage.card(report, posterData: poster)
+    }
+
+    /// The same item, marked as answered from the cache.
+    func markedFromCache() -> RenderedItem {
+        var item = self
+        item.digest.fromCache = true
+        item.reportJSON = reportJSON.replacingOccurrences(of: "\"fromCache\":false", with: "\"fromCache\":true")
+        item.cardHTML = cardHTML.replacingOccurrences(of: ReportPage.cacheMarker, with: ReportPage.cacheBadge)
+        return item
+    }
+}
+
 /// Runs every stage for one catalog item: probe, captions, request building, validation,
 /// device verdicts, then the receiver's HTTP checks. Findings are collected, never thrown:
 /// one bad item must not stop a library of thousands.

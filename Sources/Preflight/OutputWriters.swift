@@ -38,24 +38,22 @@ final class OutputWriters {
     }
 
     /// Adds one finished item.
-    func append(_ inspected: InspectedItem) {
-        let report = inspected.report
-        summary.add(report)
-        if let worst = report.allFindings.map(\.severity).max() { worstSeverity = max(worstSeverity ?? worst, worst) }
-        rows.append(PreflightRow(id: report.id, title: report.title, readiness: report.readiness,
-                                 playableOn: report.devices.filter { $0.readiness != .blocked }.count,
-                                 headline: report.allFindings.filter { $0.severity != .note }.max { $0.severity < $1.severity }?.code.rawValue))
-        if let load = inspected.loadJSON { requests.write(load + "\n") }
-        if report.readiness != .blocked, let json = inspected.queueItemJSON, let parsed = try? JSONParser().parse(json).value {
+    func append(_ item: RenderedItem) {
+        let digest = item.digest
+        summary.add(digest)
+        if let worst = digest.worstSeverity { worstSeverity = max(worstSeverity ?? worst, worst) }
+        rows.append(PreflightRow(id: digest.id, title: digest.title, readiness: digest.readiness,
+                                 playableOn: digest.playableDevices.count, headline: digest.headline))
+        if let load = item.loadJSON { requests.write(load + "\n") }
+        if digest.readiness != .blocked, let json = item.queueItemJSON, let parsed = try? JSONParser().parse(json).value {
             var ignored: [Diagnostic] = []
-            if let item = QueueItem.decode(from: parsed, at: .root, diagnostics: &ignored) { queueItems.append(item) }
+            if let queueItem = QueueItem.decode(from: parsed, at: .root, diagnostics: &ignored) { queueItems.append(queueItem) }
         }
-        reportItems.write((firstReportItem ? "\n" : ",\n") + Self.encode(report))
+        reportItems.write((firstReportItem ? "\n" : ",\n") + item.reportJSON)
         firstReportItem = false
-        catalogEntries.write((firstCatalogEntry ? "\n" : ",\n") + inspected.catalogEntryJSON)
+        catalogEntries.write((firstCatalogEntry ? "\n" : ",\n") + item.catalogEntryJSON)
         firstCatalogEntry = false
-        let poster = report.poster.flatMap { FileManager.default.contents(atPath: directory + "/" + $0) }.map { Array($0) }
-        cards.write(ReportPage.card(report, posterData: poster))
+        cards.write(item.cardHTML)
     }
 
     /// Writes the summary-bearing files and renames everything into place; returns the names.

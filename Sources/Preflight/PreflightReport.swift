@@ -150,6 +150,39 @@ public struct ItemReport: Sendable, Hashable, Codable {
     }
 }
 
+/// The little of an item's report the run's summary needs, so a cached item is counted without
+/// decoding its whole report.
+struct ItemDigest: Sendable, Hashable, Codable {
+    var id: String
+    var title: String?
+    var readiness: Readiness
+    var fromCache: Bool
+    /// Devices on which it is not blocked.
+    var playableDevices: [String]
+    var deviceCount: Int
+    /// The most severe finding's code.
+    var headline: String?
+    var worstSeverity: Diagnostic.Severity?
+    /// Codes of every warning and error.
+    var codes: [String]
+    /// Files in the output folder the report points at.
+    var outputFiles: [String]
+
+    init(_ report: ItemReport) {
+        let findings = report.allFindings
+        id = report.id
+        title = report.title
+        readiness = report.readiness
+        fromCache = report.fromCache
+        playableDevices = report.devices.filter { $0.readiness != .blocked }.map(\.device)
+        deviceCount = report.devices.count
+        headline = findings.filter { $0.severity != .note }.max { $0.severity < $1.severity }?.code.rawValue
+        worstSeverity = findings.map(\.severity).max()
+        codes = findings.filter { $0.severity != .note }.map(\.code.rawValue)
+        outputFiles = report.outputFiles
+    }
+}
+
 /// Counts for the summary line and the page header.
 public struct PreflightSummary: Sendable, Hashable, Codable {
     public var items: Int = 0
@@ -166,7 +199,7 @@ public struct PreflightSummary: Sendable, Hashable, Codable {
     public init() {}
 
     /// Counts one item in.
-    public mutating func add(_ item: ItemReport) {
+    mutating func add(_ item: ItemDigest) {
         items += 1
         switch item.readiness {
         case .ready: ready += 1
@@ -174,7 +207,7 @@ public struct PreflightSummary: Sendable, Hashable, Codable {
         case .blocked: blocked += 1
         }
         if item.fromCache { cached += 1 }
-        for finding in item.allFindings where finding.severity != .note { codes[finding.code.rawValue, default: 0] += 1 }
-        for device in item.devices where device.readiness != .blocked { playableOnDevice[device.device, default: 0] += 1 }
+        for code in item.codes { codes[code, default: 0] += 1 }
+        for device in item.playableDevices { playableOnDevice[device, default: 0] += 1 }
     }
 }

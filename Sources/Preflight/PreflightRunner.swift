@@ -96,9 +96,23 @@ struct PreflightRunner: Sendable {
         var perItem: [Int: [Diagnostic]] = [:]
         var catalogFindings: [Diagnostic] = []
         let located = catalog.locating(catalog.diagnostics)
+        var itemAtPath: [JSONPath: Int] = [:]
+        for item in catalog.items {
+            if let path = item.path { itemAtPath[path] = item.index }
+        }
         for finding in located {
-            if let path = finding.path, let item = catalog.items.first(where: { $0.path.map(path.hasPrefix) == true }) {
-                perItem[item.index, default: []].append(finding)
+            // The item whose path is the longest prefix of the finding's path owns it.
+            var owner: Int?
+            if let path = finding.path {
+                for length in stride(from: path.components.count, through: 1, by: -1) {
+                    if let index = itemAtPath[JSONPath(components: Array(path.components.prefix(length)))] {
+                        owner = index
+                        break
+                    }
+                }
+            }
+            if let owner {
+                perItem[owner, default: []].append(finding)
             } else {
                 catalogFindings.append(finding)
             }
@@ -113,10 +127,10 @@ struct PreflightRunner: Sendable {
         let total = items.count
         let width = max(1, configuration.jobs)
         var completed = 0
-        var pending: [Int: InspectedItem] = [:]
+        var pending: [Int: RenderedItem] = [:]
         var nextToWrite = 0
 
-        await withTaskGroup(of: (Int, InspectedItem).self) { group in
+        await withTaskGroup(of: (Int, RenderedItem).self) { group in
             var launched = 0
             func launch() {
                 guard launched < total else { return }
@@ -150,23 +164,23 @@ struct PreflightRunner: Sendable {
 
     /// One item, from the cache when its inputs are unchanged.
     private static func inspect(_ item: CatalogItem, findings: [Diagnostic], inspector: ItemInspector, cache: ResultCache?,
-                                fingerprint: ItemFingerprint, serving: LocalServing, checker: (any ReceiverChecking)?, output: String) async -> InspectedItem {
-        guard let cache else { return await inspector.inspect(item, catalogFindings: findings) }
+                                fingerprint: ItemFingerprint, serving: LocalServing, checker: (any ReceiverChecking)?, output: String) async -> RenderedItem {
+        func fresh() async -> RenderedItem {
+            RenderedItem(await inspector.inspect(item, catalogFindings: findings), outputDirectory: output)
+        }
+        guard let cache else { return await fresh() }
         let key = fingerprint.key(for: item)
-        guard let validator = await fingerprint.validator(for: item, checker: checker) else {
-            return await inspector.inspect(item, catalogFindings: findings)
-        }
+        guard let validator = await fingerprint.validator(for: item, checker: checker) else { return await fresh() }
         if let stored = await cache.value(kind: "item", key: key, validator: validator),
-           var cached = try? JSONDecoder().decode(InspectedItem.self, from: Data(serving.concretizing(String(decoding: stored, as: UTF8.self)).utf8)),
-           cached.report.outputFiles.allSatisfy({ FileManager.default.fileExists(atPath: output + "/" + $0) }) {
-            cached.report.fromCache = true
-            return cached
+           let cached = try? JSONDecoder().decode(RenderedItem.self, from: Data(serving.concretizing(String(decoding: stored, as: UTF8.self)).utf8)),
+           cached.digest.outputFiles.allSatisfy({ FileManager.default.fileExists(atPath: output + "/" + $0) }) {
+            return cached.markedFromCache()
         }
-        let fresh = await inspector.inspect(item, catalogFindings: findings)
-        if let encoded = try? JSONEncoder().encode(fresh) {
+        let rendered = await fresh()
+        if let encoded = try? JSONEncoder().encode(rendered) {
             await cache.store(Array(serving.abstracting(String(decoding: encoded, as: UTF8.self)).utf8), kind: "item", key: key, validator: validator)
         }
-        return fresh
+        return rendered
     }
 }
 

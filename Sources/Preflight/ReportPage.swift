@@ -74,7 +74,7 @@ enum ReportPage {
             html += "<div class=\"poster none\" aria-hidden=\"true\">\(item.streamType == "LIVE" ? "LIVE" : "♪")</div>\n"
         }
         html += "<div class=\"body\">\n<h2>\(escape(item.title ?? item.id))</h2>\n"
-        html += "<p class=\"verdict \(item.readiness.rawValue)\">\(escape(item.readiness.label))\(item.fromCache ? " <span class=\"cached\">cached</span>" : "")</p>\n"
+        html += "<p class=\"verdict \(item.readiness.rawValue)\">\(escape(item.readiness.label))\(item.fromCache ? cacheBadge : cacheMarker)</p>\n"
         var facts: [String] = ["<code>\(escape(item.id))</code>"]
         if let summary = item.mediaSummary { facts.append(escape(summary)) }
         if let duration = item.duration { facts.append(formatDuration(duration)) }
@@ -123,6 +123,10 @@ enum ReportPage {
         html += "</div>\n</article>\n"
         return html
     }
+
+    /// Where a card says it came from the cache; cached cards are rendered once, when fresh.
+    static let cacheMarker = "<!--cache-->"
+    static let cacheBadge = " <span class=\"cached\">cached</span>"
 
     /// The end of the page: the filter script.
     static var footer: String {
