@@ -36,7 +36,7 @@ public struct HTTPHeaders: Sendable, Hashable, Codable, Sequence {
 
     /// Every value of `name`, in order.
     public func values(_ name: String) -> [String] {
-        fields.filter { $0.name.lowercasedASCII() == name.lowercasedASCII() }.map(\.value)
+        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
     }
 
     /// The first value of `name`, or nil.
@@ -214,6 +214,14 @@ extension StringProtocol {
         while let first = view.first, first == " " || first == "\t" { view.removeFirst() }
         while let last = view.last, last == " " || last == "\t" { view.removeLast() }
         return String(view)
+    }
+
+    /// ASCII case-insensitive equality without allocating (header names are ASCII).
+    func equalsIgnoringASCIICase(_ other: some StringProtocol) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }
+        return zip(utf8, other.utf8).allSatisfy { left, right in
+            left == right || (left | 0x20 == right | 0x20 && (left | 0x20) >= 0x61 && (left | 0x20) <= 0x7A)
+        }
     }
 
     /// ASCII-only lower-casing: header names and tokens are ASCII, and this avoids Unicode tables.

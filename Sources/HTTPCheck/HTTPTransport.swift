@@ -66,7 +66,7 @@ public final class HTTPTransport: Sendable {
             }
         } onCancel: {
             transfer.resolve(.failure(TransferFailure(.cancelled, "the check was cancelled")))
-            shared.wake()
+            shared.noteCancellation()
         }
     }
 }
@@ -128,6 +128,9 @@ final class TransportShared: Sendable {
     private struct State {
         var submitted: [PendingTransfer] = []
         var isShutDown = false
+        /// Bumped on every cancellation, so the loop scans running transfers only when one may
+        /// have been cancelled.
+        var cancellations = 0
     }
     private let state = Mutex(State())
 
@@ -165,11 +168,16 @@ final class TransportShared: Sendable {
         }
     }
 
-    func takeSubmitted() -> (transfers: [PendingTransfer], isShutDown: Bool) {
+    func takeSubmitted() -> (transfers: [PendingTransfer], isShutDown: Bool, cancellations: Int) {
         state.withLock { state in
             defer { state.submitted = [] }
-            return (state.submitted, state.isShutDown)
+            return (state.submitted, state.isShutDown, state.cancellations)
         }
+    }
+
+    func noteCancellation() {
+        state.withLock { $0.cancellations += 1 }
+        wake()
     }
 
     func shutDown() {
@@ -236,7 +244,7 @@ final class CurlEventLoop {
     private static func failEverything(_ shared: TransportShared, message: String) {
         // Without a loop, answer every submission immediately; keep doing so until shutdown.
         while true {
-            let (transfers, isShutDown) = shared.takeSubmitted()
+            let (transfers, isShutDown, _) = shared.takeSubmitted()
             for transfer in transfers { transfer.resolve(.failure(TransferFailure(.other, message))) }
             if isShutDown { return }
             var pollDescriptor = pollfd(fd: shared.wakeDescriptor, events: Int16(POLLIN), revents: 0)
@@ -251,17 +259,18 @@ final class CurlEventLoop {
     }
 
     private func run() {
-        var isShuttingDown = false
+        var cancellationsSeen = 0
         while true {
-            let (submitted, isShutDown) = shared.takeSubmitted()
+            let (submitted, isShutDown, cancellations) = shared.takeSubmitted()
             for transfer in submitted { enqueue(transfer) }
-            if isShutDown { isShuttingDown = true }
-            if isShuttingDown { break }
-            dropResolved()
+            if isShutDown { break }
+            dropResolved(scanRunning: cancellations != cancellationsSeen)
+            cancellationsSeen = cancellations
             startWaiting()
             var stillRunning: Int32 = 0
             _ = curl_multi_perform(multi, &stillRunning)
-            collectFinished()
+            // Slots just freed go to waiting transfers at once, not after the next poll.
+            if collectFinished() > 0, waitingCount > 0 { continue }
             // curl_multi_poll waits for socket activity, curl's own timers, or the wake pipe.
             var wakeFD = curl_waitfd(fd: shared.wakeDescriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0)
             let timeout: Int32 = waitingCount > 0 ? 50 : 1000
@@ -293,9 +302,11 @@ final class CurlEventLoop {
 
     /// Ends transfers that were cancelled, and queued ones whose check ran out of time. Queues
     /// are scanned at most every 50 ms: a long queue must not cost a scan per completed transfer.
-    private func dropResolved() {
-        for (handle, transfer) in running where transfer.pending.isResolved {
-            finish(handle, outcome: nil)
+    private func dropResolved(scanRunning: Bool) {
+        if scanRunning {
+            for (handle, transfer) in running where transfer.pending.isResolved {
+                finish(handle, outcome: nil)
+            }
         }
         let now = ContinuousClock.now
         guard waitingCount > 0, now - lastQueueScan >= .milliseconds(50) else { return }
@@ -359,10 +370,10 @@ final class CurlEventLoop {
         }
         var list: UnsafeMutablePointer<curl_slist>?
         for header in request.headers {
-            if header.name.lowercasedASCII() == "accept-encoding" {
+            if header.name.equalsIgnoringASCIICase("accept-encoding") {
                 // Through curl's own option, so a compressed manifest is decoded before parsing.
                 _ = castprep_curl_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, header.value)
-            } else if header.name.lowercasedASCII() == "user-agent" {
+            } else if header.name.equalsIgnoringASCIICase("user-agent") {
                 _ = castprep_curl_easy_setopt_string(handle, CURLOPT_USERAGENT, header.value)
             } else {
                 list = curl_slist_append(list, "\(header.name): \(header.value)")
@@ -398,13 +409,17 @@ final class CurlEventLoop {
         runningPerHost[host, default: 0] += 1
     }
 
-    private func collectFinished() {
+    /// Resolves the transfers curl has finished; returns how many.
+    private func collectFinished() -> Int {
         var remaining: Int32 = 0
+        var count = 0
         while let message = curl_multi_info_read(multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
             let code = message.pointee.data.result
             finish(handle, outcome: code)
+            count += 1
         }
+        return count
     }
 
     /// Removes a transfer from the multi handle and resolves it from its curl result; a nil
