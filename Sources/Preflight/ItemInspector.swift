@@ -42,12 +42,42 @@ struct RenderedItem: Sendable, Codable {
         cardHTML = ReportPage.card(report, posterData: poster)
     }
 
+    /// The cache's form: the digest as JSON, then each rendered text, separated by NUL bytes
+    /// (JSON escapes NUL and the HTML writer replaces it, so none occurs inside). Storing the
+    /// texts as they are, not as JSON strings, keeps a cache hit from unescaping them all.
+    var cacheBytes: [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let digestJSON = (try? encoder.encode(digest)).map { Array($0) } ?? Array("{}".utf8)
+        var bytes = digestJSON
+        for field in [loadJSON ?? "", queueItemJSON ?? "", catalogEntryJSON, reportJSON, cardHTML] {
+            bytes.append(0)
+            bytes.append(contentsOf: field.utf8)
+        }
+        return bytes
+    }
+
+    /// Reads ``cacheBytes``; nil when they are not that.
+    init?(cacheBytes: [UInt8]) {
+        let fields = cacheBytes.split(separator: 0, omittingEmptySubsequences: false)
+        guard fields.count == 6, let digest = try? JSONDecoder().decode(ItemDigest.self, from: Data(fields[0])) else { return nil }
+        func text(_ index: Int) -> String { String(decoding: fields[index], as: UTF8.self) }
+        self.digest = digest
+        loadJSON = fields[1].isEmpty ? nil : text(1)
+        queueItemJSON = fields[2].isEmpty ? nil : text(2)
+        catalogEntryJSON = text(3)
+        reportJSON = text(4)
+        cardHTML = text(5)
+    }
+
     /// The same item, marked as answered from the cache.
     func markedFromCache() -> RenderedItem {
         var item = self
         item.digest.fromCache = true
-        item.reportJSON = reportJSON.replacingOccurrences(of: "\"fromCache\":false", with: "\"fromCache\":true")
-        item.cardHTML = cardHTML.replacingOccurrences(of: ReportPage.cacheMarker, with: ReportPage.cacheBadge)
+        item.reportJSON = String(decoding: ByteText.replacing(Array("\"fromCache\":false".utf8), with: Array("\"fromCache\":true".utf8),
+                                                              in: Array(reportJSON.utf8)), as: UTF8.self)
+        item.cardHTML = String(decoding: ByteText.replacing(Array(ReportPage.cacheMarker.utf8), with: Array(ReportPage.cacheBadge.utf8),
+                                                            in: Array(cardHTML.utf8)), as: UTF8.self)
         return item
     }
 }

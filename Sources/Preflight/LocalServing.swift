@@ -65,16 +65,20 @@ struct LocalServing: Sendable {
 
     /// Replaces each mount's base URL in `text` by a placeholder, so cached results survive a
     /// server that starts on another port next time.
-    func abstracting(_ text: String) -> String {
+    func abstracting(_ text: [UInt8]) -> [UInt8] {
         var text = text
-        for (index, mount) in mounts.enumerated() { text = text.replacingOccurrences(of: mount.baseURL, with: "{{served:\(index)}}/") }
+        for (index, mount) in mounts.enumerated() {
+            text = ByteText.replacing(Array(mount.baseURL.utf8), with: Array("{{served:\(index)}}/".utf8), in: text)
+        }
         return text
     }
 
     /// Puts the current base URLs back into text made by ``abstracting(_:)``.
-    func concretizing(_ text: String) -> String {
+    func concretizing(_ text: [UInt8]) -> [UInt8] {
         var text = text
-        for (index, mount) in mounts.enumerated() { text = text.replacingOccurrences(of: "{{served:\(index)}}/", with: mount.baseURL) }
+        for (index, mount) in mounts.enumerated() {
+            text = ByteText.replacing(Array("{{served:\(index)}}/".utf8), with: Array(mount.baseURL.utf8), in: text)
+        }
         return text
     }
 

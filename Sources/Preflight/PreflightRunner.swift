@@ -172,14 +172,12 @@ struct PreflightRunner: Sendable {
         let key = fingerprint.key(for: item)
         guard let validator = await fingerprint.validator(for: item, checker: checker) else { return await fresh() }
         if let stored = await cache.value(kind: "item", key: key, validator: validator),
-           let cached = try? JSONDecoder().decode(RenderedItem.self, from: Data(serving.concretizing(String(decoding: stored, as: UTF8.self)).utf8)),
+           let cached = RenderedItem(cacheBytes: serving.concretizing(stored)),
            cached.digest.outputFiles.allSatisfy({ FileManager.default.fileExists(atPath: output + "/" + $0) }) {
             return cached.markedFromCache()
         }
         let rendered = await fresh()
-        if let encoded = try? JSONEncoder().encode(rendered) {
-            await cache.store(Array(serving.abstracting(String(decoding: encoded, as: UTF8.self)).utf8), kind: "item", key: key, validator: validator)
-        }
+        await cache.store(serving.abstracting(rendered.cacheBytes), kind: "item", key: key, validator: validator)
         return rendered
     }
 }

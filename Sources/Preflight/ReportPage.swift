@@ -151,6 +151,7 @@ enum ReportPage {
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&#39;"
+            case "\u{0}": out += "\u{FFFD}"
             default: out.unicodeScalars.append(character)
             }
         }

@@ -13,7 +13,7 @@ import Foundation
 /// queue because the connection is not shared across threads and SQLite calls block.
 public final class ResultCache: Sendable {
     /// Bumped whenever the stored value's layout changes; an older file is emptied, not read.
-    public static let schemaVersion: Int32 = 1
+    public static let schemaVersion: Int32 = 2
 
     /// Where the cache lives.
     public let path: String

@@ -52,13 +52,14 @@ struct ReportPieceTests {
         #expect(serving.url(forFile: "/media/a b.mp4") == "http://10.0.0.2:8000/a%20b.mp4")
         #expect(serving.url(forFile: "/media/plain/x.mp4") == "http://10.0.0.2:8001/x.mp4")
         #expect(serving.url(forFile: "/elsewhere/x.mp4") == nil)
-        let abstract = serving.abstracting("{\"u\":\"http://10.0.0.2:8001/x.mp4\"}")
+        let abstract = String(decoding: serving.abstracting(Array("{\"u\":\"http://10.0.0.2:8001/x.mp4\"}".utf8)), as: UTF8.self)
         #expect(!abstract.contains("10.0.0.2"))
         let moved = LocalServing(mounts: [
             .init(root: "/media", baseURL: "http://127.0.0.1:9000/"),
             .init(root: "/media/plain", baseURL: "http://127.0.0.1:9001/"),
         ])
-        #expect(moved.concretizing(abstract) == "{\"u\":\"http://127.0.0.1:9001/x.mp4\"}")
+        #expect(String(decoding: moved.concretizing(Array(abstract.utf8)), as: UTF8.self) == "{\"u\":\"http://127.0.0.1:9001/x.mp4\"}")
+        #expect(ByteText.replacing(Array("aa".utf8), with: Array("b".utf8), in: Array("aaa-aa".utf8)) == Array("ba-b".utf8))
     }
 
     @Test("the common folder of local files")
