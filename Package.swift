@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "CommandParsing", targets: ["CommandParsing"]),
         .library(name: "Captions", targets: ["Captions"]),
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
+        .library(name: "CastChannel", targets: ["CastChannel"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -45,6 +46,7 @@ let package = Package(
         .target(name: "CommandParsing"),
         .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
         .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "CLibXML2"]),
+        .target(name: "CastChannel", dependencies: ["CastModel", "JSONSupport", "COpenSSL"]),
         .target(
             name: "CastPrepCommands",
             dependencies: ["CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe"]),
@@ -67,6 +69,8 @@ let package = Package(
             name: "CastPrepCommandsTests",
             dependencies: ["CastPrepCommands", "CommandParsing", "CastModel", "JSONSupport", "TestSupport"],
             exclude: ["Snapshots"]),
+        .testTarget(
+            name: "CastChannelTests", dependencies: ["CastChannel", "CastModel", "JSONSupport", "TestSupport"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CFFmpeg", "CLibXML2", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),
