@@ -38,12 +38,13 @@ private final class LoopConnection {
     var writeBuffer: [UInt8] = []
     var writeOffset = 0
     var writeWantsWritable = false
-    var writeWantsReadable = false
     var readWantsWritable = false
     /// OpenSSL holds decrypted bytes that `poll` cannot see.
     var readPending = false
     var nextPing: ContinuousClock.Instant?
     var unansweredPings = 0
+    /// Closing: everything was flushed and close_notify sent; waiting for the peer to close.
+    var shutdownSent = false
 
     init(id: UInt64, role: Role, options: ChannelOptions, phase: Phase) {
         self.id = id
@@ -81,8 +82,9 @@ final class LoopState {
 
     /// Bytes read from one connection before the loop moves on to the others.
     private static let readBudget = 256 * 1024
-    /// Connections accepted per listener and wake-up.
-    private static let acceptBudget = 64
+    /// Connections accepted per listener and wake-up; each costs a TLS handshake step, so a
+    /// burst of connections cannot hold up the heartbeats of established ones for long.
+    private static let acceptBudget = 16
     /// A write handed to OpenSSL at once; one TLS record.
     private static let writeChunk = 16 * 1024
 
@@ -183,8 +185,9 @@ final class LoopState {
         case .open:
             return readable | (connection.writeWantsWritable || connection.readWantsWritable ? writable : 0)
         case .closing:
-            // Still polled with no interest while flushing, so a hang-up ends the wait at once.
-            return (connection.writeWantsWritable ? writable : 0) | (connection.writeWantsReadable ? readable : 0)
+            // Reading continues (and discards) while closing: closing a socket with unread
+            // input makes the kernel send a reset, which can destroy our last, still unsent bytes.
+            return readable | (connection.writeWantsWritable ? writable : 0)
         }
     }
 
@@ -206,9 +209,10 @@ final class LoopState {
             }
             flushIfPossible(connection)
         case .closing:
-            if failed {
-                teardown(connection, reason: nil)
-            } else {
+            if events & Int16(POLLIN) != 0 || failed {
+                discardWhileClosing(connection)
+            }
+            if connection.phase == .closing, !connection.shutdownSent {
                 flushWrites(connection)
             }
         }
@@ -457,6 +461,13 @@ final class LoopState {
                 peerClosed(connection)
             case SSL_ERROR_SYSCALL where ERR_peek_error() == 0 && (count == 0 || savedErrno == 0):
                 peerClosed(connection)
+            case SSL_ERROR_SYSCALL where savedErrno == ECONNRESET || savedErrno == EPIPE:
+                _ = OpenSSLErrors.drain()
+                teardown(
+                    connection,
+                    reason: ChannelError(
+                        ChannelError.Code.peerClosed, "\(connection.peer) reset the connection",
+                        fix: "reconnect if the session should continue"))
             default:
                 let reason = code == SSL_ERROR_SYSCALL ? Sockets.describe(errno: savedErrno) : describeFailure(code: code, status: count)
                 teardown(connection, reason: ioError("reading from \(connection.peer) failed: \(reason)"))
@@ -528,16 +539,15 @@ final class LoopState {
     }
 
     private func flushWrites(_ connection: LoopConnection) {
-        guard let core = connection.core else { return }
+        guard let core = connection.core, !connection.shutdownSent else { return }
         connection.writeWantsWritable = false
-        connection.writeWantsReadable = false
         while connection.phase == .open || connection.phase == .closing, let ssl = connection.ssl {
             if connection.pendingWriteBytes == 0 {
                 connection.writeBuffer.removeAll(keepingCapacity: true)
                 connection.writeOffset = 0
                 let queued = core.takeOutbound()
                 guard !queued.isEmpty else {
-                    if connection.phase == .closing { teardown(connection, reason: nil) }
+                    if connection.phase == .closing { sendShutdown(connection) }
                     return
                 }
                 connection.writeBuffer = queued
@@ -559,7 +569,7 @@ final class LoopState {
             let savedErrno = errno
             switch code {
             case SSL_ERROR_WANT_WRITE: connection.writeWantsWritable = true
-            case SSL_ERROR_WANT_READ: connection.writeWantsReadable = true
+            case SSL_ERROR_WANT_READ: break  // POLLIN is always polled; the write is retried after the next read
             default:
                 let reason = code == SSL_ERROR_SYSCALL ? Sockets.describe(errno: savedErrno) : describeFailure(code: code, status: written)
                 teardown(
@@ -586,6 +596,36 @@ final class LoopState {
         }
     }
 
+    /// Ends a local close once everything is flushed: close_notify, then a TCP half-close, then
+    /// wait (until the closing deadline) for the peer to close its side, so the peer reads all
+    /// we sent before any reset can happen.
+    private func sendShutdown(_ connection: LoopConnection) {
+        guard let ssl = connection.ssl, !connection.shutdownSent else { return }
+        connection.shutdownSent = true
+        ERR_clear_error()
+        _ = SSL_shutdown(ssl)
+        ERR_clear_error()
+        _ = shutdown(connection.descriptor, Int32(SHUT_WR))
+    }
+
+    /// Reads and drops what arrives while closing; the peer's end of stream finishes the close.
+    private func discardWhileClosing(_ connection: LoopConnection) {
+        var total = 0
+        while total < Self.readBudget, connection.phase == .closing, let ssl = connection.ssl {
+            ERR_clear_error()
+            let count = SSL_read(ssl, scratch.baseAddress, Int32(scratch.count))
+            if count > 0 {
+                total += Int(count)
+                continue
+            }
+            switch SSL_get_error(ssl, count) {
+            case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return
+            default: teardown(connection, reason: nil)
+            }
+            return
+        }
+    }
+
     /// Releases everything the connection holds and tells whoever waits how it ended:
     /// `reason` nil means closed locally (the message stream ends without an error).
     private func teardown(_ connection: LoopConnection, reason: ChannelError?) {
@@ -594,7 +634,7 @@ final class LoopState {
         connection.phase = .closed
         connections[connection.id] = nil
         if let ssl = connection.ssl {
-            if wasOpen, reason == nil || reason?.code == ChannelError.Code.peerClosed {
+            if wasOpen, !connection.shutdownSent, reason == nil || reason?.code == ChannelError.Code.peerClosed {
                 // One non-blocking call sends close_notify; the peer's answer is not awaited.
                 ERR_clear_error()
                 _ = SSL_shutdown(ssl)
@@ -692,8 +732,10 @@ final class LoopState {
         finishStopIfDone(listener)
     }
 
+    /// Frees the listener once it is stopping and its last connection closed. Runs from
+    /// `stopListening` and from each teardown, so it checks the listener is still registered.
     private func finishStopIfDone(_ listener: LoopListener) {
-        guard listener.isStopping, listener.live.isEmpty else { return }
+        guard listener.isStopping, listener.live.isEmpty, listeners[listener.core.id] === listener else { return }
         listeners[listener.core.id] = nil
         SSL_CTX_free(listener.context)
         listener.stopWaiter?.resume()
