@@ -275,6 +275,23 @@ struct LoopbackTests {
         await server.stop()
     }
 
+    @Test("cancelling the task that reads messages closes the connection")
+    func cancellingTheReaderCloses() async throws {
+        let server = try TestServer()
+        let connection = try await CastChannelConnection.connect(host: "127.0.0.1", port: server.port, options: .init(heartbeat: nil))
+        let reader = Task {
+            for try await _ in connection.messages {}
+        }
+        try await connection.send(testMessage("hi"))
+        let accepted = try await server.connection()
+        _ = try await accepted.inbox.wait(for: 1)
+        reader.cancel()
+        #expect(try await accepted.inbox.waitForEnd()?.code == ChannelError.Code.peerClosed)
+        try await eventually("the client to close") { connection.isClosed }
+        #expect(connection.closeReason == nil)
+        await server.stop()
+    }
+
     @Test("a pinned certificate is enforced")
     func pinning() async throws {
         let server = try TestServer()
