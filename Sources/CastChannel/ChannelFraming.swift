@@ -117,7 +117,9 @@ public struct ChannelFrameDecoder: Sendable {
     /// O(1) and the buffer never holds more than one frame plus one chunk.
     private mutating func compact() {
         if readIndex == buffer.count {
-            buffer.removeAll(keepingCapacity: buffer.capacity <= 2 * (maximumBodySize + ChannelFraming.headerSize))
+            // Keep a small buffer for the next frame; release one grown by a large message, so
+            // hundreds of idle links do not each hold 64 KiB.
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 16 * 1024)
             readIndex = 0
         } else if readIndex > 4096, readIndex * 2 > buffer.count {
             buffer.removeSubrange(0..<readIndex)

@@ -201,13 +201,18 @@ final class LoopState {
         case .handshaking:
             driveHandshake(connection)
         case .open:
-            if events & Int16(POLLOUT) != 0 || failed {
-                flushWrites(connection)
-            }
-            if connection.phase == .open, events & Int16(POLLIN) != 0 || failed || connection.readWantsWritable {
+            // Read first: a peer that sent its last messages and hung up must have them
+            // delivered before a write to the dead socket fails.
+            let writable = events & Int16(POLLOUT) != 0
+            if events & Int16(POLLIN) != 0 || failed || (writable && connection.readWantsWritable) {
                 readAvailable(on: connection)
             }
-            flushIfPossible(connection)
+            guard connection.phase == .open else { return }
+            if writable {
+                flushWrites(connection)
+            } else {
+                flushIfPossible(connection)
+            }
         case .closing:
             if events & Int16(POLLIN) != 0 || failed {
                 discardWhileClosing(connection)
@@ -543,7 +548,7 @@ final class LoopState {
         connection.writeWantsWritable = false
         while connection.phase == .open || connection.phase == .closing, let ssl = connection.ssl {
             if connection.pendingWriteBytes == 0 {
-                connection.writeBuffer.removeAll(keepingCapacity: true)
+                connection.writeBuffer.removeAll()
                 connection.writeOffset = 0
                 let queued = core.takeOutbound()
                 guard !queued.isEmpty else {
@@ -570,6 +575,15 @@ final class LoopState {
             switch code {
             case SSL_ERROR_WANT_WRITE: connection.writeWantsWritable = true
             case SSL_ERROR_WANT_READ: break  // POLLIN is always polled; the write is retried after the next read
+            case SSL_ERROR_SYSCALL where savedErrno == ECONNRESET || savedErrno == EPIPE:
+                _ = OpenSSLErrors.drain()
+                teardown(
+                    connection,
+                    reason: connection.phase == .closing
+                        ? nil
+                        : ChannelError(
+                            ChannelError.Code.peerClosed, "\(connection.peer) closed the connection while messages were being sent to it",
+                            fix: "reconnect if the session should continue"))
             default:
                 let reason = code == SSL_ERROR_SYSCALL ? Sockets.describe(errno: savedErrno) : describeFailure(code: code, status: written)
                 teardown(
