@@ -329,10 +329,8 @@ struct LoopbackTests {
 
         let badPort = await #expect(throws: ChannelError.self) { _ = try await CastChannelConnection.connect(host: "127.0.0.1", port: 0) }
         #expect(badPort?.code == ChannelError.Code.connectFailed)
-        let unresolvable = await #expect(throws: ChannelError.self) {
-            _ = try await CastChannelConnection.connect(host: "no-such-host.invalid", port: 8009, timeout: .seconds(5))
-        }
-        #expect(unresolvable.map { [ChannelError.Code.resolveFailed, ChannelError.Code.connectTimeout].contains($0.code) } == true)
+        // Name resolution failures are not exercised: resolving an unknown name would query
+        // the machine's DNS server, and these tests stay on loopback.
     }
 
     @Test("names resolve off the loop: localhost connects")
@@ -374,16 +372,23 @@ struct LoopbackTests {
         await server.stop()
     }
 
-    @Test("IPv6 loopback works too")
+    /// Whether ::1 can be bound here (containers without IPv6 on lo cannot).
+    static let hasIPv6Loopback: Bool = {
+        let descriptor = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_addr = in6addr_loopback
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+        } == 0
+    }()
+
+    @Test("IPv6 loopback works too", .enabled(if: hasIPv6Loopback, "needs ::1 on the loopback interface"))
     func ipv6() async throws {
         let server = CastChannelServer(port: 0, bind: "::1", options: .init(channel: .init(heartbeat: nil)))
-        let port: Int
-        do {
-            port = try server.start()
-        } catch {
-            // Hosts without IPv6 on lo cannot run this case.
-            return
-        }
+        let port = try server.start()
         let connection = try await CastChannelConnection.connect(host: "::1", port: port, options: .init(heartbeat: nil))
         #expect(connection.peerAddress.description == "[::1]:\(port)")
         await connection.close()
