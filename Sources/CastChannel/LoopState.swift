@@ -807,7 +807,7 @@ final class LoopState {
         }
     }
 
-    // MARK: - Helpers
+    // MARK: - Errors and time
 
     private func ioError(_ message: String) -> ChannelError {
         ChannelError(ChannelError.Code.ioFailed, message, fix: "the connection broke; reconnect")
