@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "Preflight", targets: ["Preflight"]),
         .library(name: "HTTPCheck", targets: ["HTTPCheck"]),
         .library(name: "MediaServer", targets: ["MediaServer"]),
+        .library(name: "CastChannel", targets: ["CastChannel"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -53,6 +54,7 @@ let package = Package(
             name: "Preflight",
             dependencies: ["CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "CSQLite"]),
         .target(name: "MediaServer", dependencies: ["CastModel", "CMicroHTTPD"]),
+        .target(name: "CastChannel", dependencies: ["CastModel", "JSONSupport", "COpenSSL"]),
         .target(
             name: "CastPrepCommands",
             dependencies: [
@@ -82,6 +84,7 @@ let package = Package(
         .testTarget(name: "MediaServerTests", dependencies: ["MediaServer", "CastModel", "TestSupport"]),
         .testTarget(
             name: "HTTPCheckTests", dependencies: ["HTTPCheck", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
+            name: "CastChannelTests", dependencies: ["CastChannel", "CastModel", "JSONSupport", "TestSupport"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CFFmpeg", "CLibXML2", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),
