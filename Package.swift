@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "CommandParsing", targets: ["CommandParsing"]),
         .library(name: "Captions", targets: ["Captions"]),
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
+        .library(name: "CastReceiver", targets: ["CastReceiver"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -49,6 +50,7 @@ let package = Package(
             name: "CastPrepCommands",
             dependencies: ["CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe"]),
         .executableTarget(name: "castprep", dependencies: ["CastPrepCommands"]),
+        .target(name: "CastReceiver", dependencies: ["CastModel", "JSONSupport"]),
 
         // MARK: - Tests
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
@@ -67,6 +69,9 @@ let package = Package(
             name: "CastPrepCommandsTests",
             dependencies: ["CastPrepCommands", "CommandParsing", "CastModel", "JSONSupport", "TestSupport"],
             exclude: ["Snapshots"]),
+        .testTarget(
+            name: "CastReceiverTests", dependencies: ["CastReceiver", "CastModel", "JSONSupport", "TestSupport"],
+            exclude: ["Snapshots", "Support"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CFFmpeg", "CLibXML2", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),
