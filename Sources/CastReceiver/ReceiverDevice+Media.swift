@@ -65,6 +65,15 @@ extension ReceiverDevice {
         }
     }
 
+    /// The longest queue the emulator keeps. Each message is at most 64 KiB, but QUEUE_INSERT
+    /// can be repeated; the bound keeps a runaway sender from growing the device without limit.
+    static let maximumQueueItems = 1000
+
+    func queueTooLong(_ count: Int) -> Diagnostic {
+        Diagnostic(.error, "queue.too-long", "the queue would hold \(count) items; this receiver keeps at most \(Self.maximumQueueItems)",
+                   fix: "load the queue in windows (castprep load --queue splits catalogs)")
+    }
+
     // MARK: - Replies
 
     func mediaStatusMessage(requestID: Int) -> JSONValue {
@@ -125,6 +134,9 @@ extension ReceiverDevice {
             return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection)
         }
         // node-castv2-client puts repeatMode on the LOAD itself.
+        guard items.count <= Self.maximumQueueItems else {
+            return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: [queueTooLong(items.count)])
+        }
         let repeatMode = load.queueData?.repeatMode ?? load.extraMembers["repeatMode"]?.stringValue.map(RepeatMode.init(rawValue:))
         startQueue(
             items: items, startIndex: startIndex, startTime: load.currentTime ?? load.queueData?.startTime,
@@ -143,6 +155,9 @@ extension ReceiverDevice {
         let rejected = LoadScreening.rejections(in: findings, loopbackIsReachable: configuration.loopbackMediaIsReachable)
         guard rejected.isEmpty, !request.items.isEmpty else {
             return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: rejected)
+        }
+        guard request.items.count <= Self.maximumQueueItems else {
+            return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: [queueTooLong(request.items.count)])
         }
         noteIgnoredErrors(findings, sender: connection.sender)
         startQueue(
@@ -539,6 +554,10 @@ extension ReceiverDevice {
         let rejected = rejections(in: findings)
         guard rejected.isEmpty, !request.items.isEmpty else {
             return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: rejected)
+        }
+        guard session.items.count + request.items.count <= Self.maximumQueueItems else {
+            return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection,
+                                  findings: [queueTooLong(session.items.count + request.items.count)])
         }
         var position = session.items.count
         if let before = request.insertBefore {

@@ -113,7 +113,15 @@ public struct ReceiverDevice: Sendable {
     public mutating func receive(
         sender: SenderID, source: String, destination: String, namespace: CastNamespace, payload: String
     ) -> [ReceiverOutput] {
-        let parsed = try? JSONParser(limits: .init(maxDepth: 64, maxStringBytes: 65_536, maxDocumentBytes: 1 << 20)).parse(payload).value
+        // Frames over 64 KiB never reach a device's handlers; they are not even parsed here.
+        let body = CastFrame.bodySize(payloadSize: payload.utf8.count, namespace: namespace, sourceID: source, destinationID: destination)
+        guard body <= CastFrame.maximumBodySize else {
+            record(.init(direction: .incoming, time: now, sender: sender, sourceID: source, destinationID: destination,
+                         namespace: namespace.rawValue, payload: .string(String(payload.prefix(200)) + "…")))
+            note("dropped: the message is \(body) bytes; devices refuse frames over \(CastFrame.maximumBodySize) bytes", sender: sender)
+            return takeOutputs()
+        }
+        let parsed = try? JSONParser(limits: .init(maxDepth: 64, maxStringBytes: 65_536, maxDocumentBytes: 65_536)).parse(payload).value
         record(.init(direction: .incoming, time: now, sender: sender, sourceID: source, destinationID: destination,
                      namespace: namespace.rawValue, payload: parsed ?? .string(payload)))
         let type = parsed?["type"]?.stringValue
@@ -133,11 +141,6 @@ public struct ReceiverDevice: Sendable {
             return takeOutputs()
         default:
             break
-        }
-        let body = CastFrame.bodySize(payloadSize: payload.utf8.count, namespace: namespace, sourceID: source, destinationID: destination)
-        guard body <= CastFrame.maximumBodySize else {
-            note("dropped: the message is \(body) bytes; devices refuse frames over \(CastFrame.maximumBodySize) bytes", sender: sender)
-            return takeOutputs()
         }
         let connection = VirtualConnection(sender: sender, remoteID: source, localID: destination)
         guard connections.contains(connection) else {
@@ -290,11 +293,19 @@ public struct ReceiverDevice: Sendable {
         let message = OutgoingMessage(sender: connection.sender, sourceID: connection.localID, destinationID: connection.remoteID,
                                       namespace: namespace, payload: payload)
         if let delay = faults.replyDelay, delay > .zero, (payload["requestId"]?.intValue ?? 0) != 0 {
+            guard delayed.count < Self.maximumHeldReplies else {
+                note("not sent: \(Self.maximumHeldReplies) replies are already held by the delay fault", sender: connection.sender)
+                return
+            }
             delayed.append((now + delay, message))
             return
         }
         emit(message)
     }
+
+    /// A bound on replies held by the delay fault, so a sender that keeps asking cannot grow
+    /// the device without limit.
+    static let maximumHeldReplies = 10_000
 
     /// Sends `payload` once to every socket connected to `localID`, addressed to `*`.
     mutating func broadcast(_ payload: JSONValue, from localID: String, namespace: CastNamespace) {

@@ -274,3 +274,33 @@ struct QueueTests {
         #expect(reached.broadcastStates.last == "IDLE/ERROR")
     }
 }
+
+@Suite("Bounds on untrusted input")
+struct BoundsTests {
+    static func items(_ count: Int) -> String {
+        (0..<count).map { #"{"media":{"contentId":"http://m/\#($0)","contentType":"video/mp4","streamType":"BUFFERED"}}"# }
+            .joined(separator: ",")
+    }
+
+    @Test("a queue is kept to 1000 items; an insert beyond that is INVALID_PARAMS")
+    func queueLimit() async throws {
+        var harness = Harness()
+        await harness.launchDefaultMediaReceiver()
+        await harness.media(#"{"type":"QUEUE_LOAD","requestId":2,"items":[\#(Self.items(500))]}"#)
+        await harness.media(#"{"type":"QUEUE_INSERT","requestId":3,"items":[\#(Self.items(450))]}"#)
+        #expect(harness.order.count == 950)
+        let over = await harness.media(#"{"type":"QUEUE_INSERT","requestId":4,"items":[\#(Self.items(51))]}"#)
+        #expect(over.messages.map(\.payload) == [["type": "INVALID_REQUEST", "requestId": 4, "reason": "INVALID_PARAMS"]])
+        #expect(harness.log.contains { $0.diagnostics.contains { $0.code == "queue.too-long" } })
+    }
+
+    @Test("a message over 64 KiB is dropped unparsed, as the transport would")
+    func oversizedMessage() async throws {
+        var harness = Harness()
+        await harness.connect()
+        let padding = String(repeating: "x", count: 70_000)
+        let outputs = await harness.send(#"{"type":"GET_STATUS","requestId":1,"pad":"\#(padding)"}"#)
+        #expect(outputs.isEmpty)
+        #expect(harness.log.last?.note?.contains("devices refuse frames over 65536 bytes") == true)
+    }
+}
