@@ -239,4 +239,36 @@ struct PlatformTests {
         #expect(outputs.replies.first?.type == "RECEIVER_STATUS")
         #expect(outputs.replies.first?.requestID == 3)
     }
+
+    @Test("STOP during playback ends the media with IDLE / CANCELLED before the app's connections close")
+    func stopDuringPlayback() async throws {
+        var harness = Harness()
+        await harness.launchAndLoad()
+        await harness.advance(by: 1)
+        let sessionID = harness.transportID
+        let outputs = await harness.send(#"{"type":"STOP","requestId":9,"sessionId":"\#(sessionID)"}"#)
+        let order = outputs.map { output -> String in
+            switch output {
+            case .message(let message): message.type ?? "?"
+            case .closeVirtualConnection: "CLOSE"
+            default: "other"
+            }
+        }
+        #expect(order == ["MEDIA_STATUS", "CLOSE", "RECEIVER_STATUS", "RECEIVER_STATUS"])
+        #expect(outputs.broadcastStates == ["IDLE/CANCELLED"])
+    }
+
+    @Test("LAUNCH of another app replaces the running one")
+    func launchReplaces() async throws {
+        var harness = Harness()
+        await harness.launchDefaultMediaReceiver()
+        let media = harness.transportID
+        let outputs = await harness.send(#"{"type":"LAUNCH","requestId":4,"appId":"E8C28D3C"}"#)
+        #expect(outputs.contains(.closeVirtualConnection(sender: "phone", localID: media, remoteID: "sender-0")))
+        let app = try #require(outputs.replies.first?.payload["status"]?["applications"]?[0])
+        #expect(app["appId"] == "E8C28D3C")
+        #expect(app["isIdleScreen"] == true)
+        #expect(app["namespaces"] == [])
+        #expect(harness.transportID != media)
+    }
 }
