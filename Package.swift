@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "HTTPCheck", targets: ["HTTPCheck"]),
         .library(name: "MediaServer", targets: ["MediaServer"]),
         .library(name: "CastChannel", targets: ["CastChannel"]),
+        .library(name: "CastReceiver", targets: ["CastReceiver"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -61,6 +62,7 @@ let package = Package(
                 "CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "Preflight",
             ]),
         .executableTarget(name: "castprep", dependencies: ["CastPrepCommands"]),
+        .target(name: "CastReceiver", dependencies: ["CastModel", "JSONSupport"]),
 
         // MARK: - Tests
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
@@ -85,6 +87,8 @@ let package = Package(
         .testTarget(
             name: "HTTPCheckTests", dependencies: ["HTTPCheck", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
             name: "CastChannelTests", dependencies: ["CastChannel", "CastModel", "JSONSupport", "TestSupport"]),
+            name: "CastReceiverTests", dependencies: ["CastReceiver", "CastModel", "JSONSupport", "TestSupport"],
+            exclude: ["Snapshots", "Support"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CFFmpeg", "CLibXML2", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),
