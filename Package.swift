@@ -69,7 +69,7 @@ let package = Package(
             name: "CastPrepCommandsTests",
             dependencies: ["CastPrepCommands", "CommandParsing", "CastModel", "JSONSupport", "TestSupport"],
             exclude: ["Snapshots"]),
-        .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "CastModel", "TestSupport"]),
+        .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "CastModel", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CFFmpeg", "CLibXML2", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),

@@ -202,6 +202,9 @@ final class BrowserEngine: EventLoopEngine {
                 instanceName: instance.firstLabel ?? instance.description, host: srv.target.description, port: srv.port,
                 ipv4Addresses: v4, ipv6Addresses: v6, txt: txt, interfaceName: interface?.name, interfaceIndex: interface?.index)
         }
+        // Publish the snapshot before the events, so a consumer reading `devices` after an
+        // event already sees the change.
+        shared.state.withLock { $0.devices = current }
         for (instance, record) in current {
             if let previous = published[instance] {
                 if previous != record { continuation.yield(.updated(record, previous: previous)) }
@@ -218,7 +221,6 @@ final class BrowserEngine: EventLoopEngine {
         published = current
         for name in wanted where resolutions[name] == nil { resolutions[name] = Resolution(next: now) }
         for name in resolutions.keys where !wanted.contains(name) { resolutions[name] = nil }
-        shared.state.withLock { $0.devices = current }
     }
 
     private func priority(_ entry: CacheEntry) -> UInt16 {

@@ -142,7 +142,8 @@ public final class CastDeviceBrowser: Sendable {
         Self.nothingFoundDiagnostic(statistics: statistics, interfaces: interfaces, waited: waited)
     }
 
-    static func nothingFoundDiagnostic(statistics: CastBrowserStatistics, interfaces: [NetworkInterface], waited: Duration) -> Diagnostic {
+    /// The diagnostic for given statistics; see ``nothingFoundDiagnostic(after:)``.
+    public static func nothingFoundDiagnostic(statistics: CastBrowserStatistics, interfaces: [NetworkInterface], waited: Duration) -> Diagnostic {
         let names = interfaces.map(\.name).joined(separator: ", ")
         let seconds = waited.components.seconds
         let direct = "connect to the device directly with --host IP (its address is in the Google Home app under device settings)"
