@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "MediaServer", targets: ["MediaServer"]),
         .library(name: "CastChannel", targets: ["CastChannel"]),
         .library(name: "CastReceiver", targets: ["CastReceiver"]),
+        .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -56,6 +57,7 @@ let package = Package(
             dependencies: ["CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "CSQLite"]),
         .target(name: "MediaServer", dependencies: ["CastModel", "CMicroHTTPD"]),
         .target(name: "CastChannel", dependencies: ["CastModel", "JSONSupport", "COpenSSL"]),
+        .target(name: "CastDiscovery", dependencies: ["CastModel"]),
         .target(
             name: "CastPrepCommands",
             dependencies: [
@@ -81,12 +83,15 @@ let package = Package(
             name: "CastPrepCommandsTests",
             dependencies: ["CastPrepCommands", "CommandParsing", "CastModel", "JSONSupport", "TestSupport"],
             exclude: ["Snapshots"]),
+        .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "CastModel", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(
             name: "PreflightTests", dependencies: ["Preflight", "CastModel", "JSONSupport", "TestSupport"]),
         .testTarget(name: "MediaServerTests", dependencies: ["MediaServer", "CastModel", "TestSupport"]),
         .testTarget(
             name: "HTTPCheckTests", dependencies: ["HTTPCheck", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
+        .testTarget(
             name: "CastChannelTests", dependencies: ["CastChannel", "CastModel", "JSONSupport", "TestSupport"]),
+        .testTarget(
             name: "CastReceiverTests", dependencies: ["CastReceiver", "CastModel", "JSONSupport", "TestSupport"],
             exclude: ["Snapshots", "Support"]),
         .testTarget(
