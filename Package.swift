@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "CastChannel", targets: ["CastChannel"]),
         .library(name: "CastReceiver", targets: ["CastReceiver"]),
         .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
+        .library(name: "CastReceiverRuntime", targets: ["CastReceiverRuntime"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -62,14 +63,19 @@ let package = Package(
             name: "CastPrepCommands",
             dependencies: [
                 "CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "Preflight",
+                "CastReceiver", "CastReceiverRuntime", "CastDiscovery",
             ]),
         .executableTarget(name: "castprep", dependencies: ["CastPrepCommands"]),
         .target(name: "CastReceiver", dependencies: ["CastModel", "JSONSupport"]),
+        .target(
+            name: "CastReceiverRuntime",
+            dependencies: ["CastReceiver", "CastChannel", "CastDiscovery", "HTTPCheck", "MediaServer", "CastModel", "JSONSupport"]),
 
         // MARK: - Tests
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
         .testTarget(name: "CastModelTests", dependencies: ["CastModel", "JSONSupport"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "CastTestSupport", dependencies: ["CastChannel", "CastModel", "JSONSupport"], path: "Tests/CastTestSupport"),
         .testTarget(
             name: "CatalogTests", dependencies: ["Catalog", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "CommandParsingTests", dependencies: ["CommandParsing"]),
@@ -81,7 +87,9 @@ let package = Package(
             resources: [.copy("Fixtures"), .copy("Snapshots")]),
         .testTarget(
             name: "CastPrepCommandsTests",
-            dependencies: ["CastPrepCommands", "CommandParsing", "CastModel", "JSONSupport", "TestSupport"],
+            dependencies: [
+                "CastPrepCommands", "CommandParsing", "CastModel", "JSONSupport", "TestSupport", "CastChannel", "MediaServer", "CastTestSupport",
+            ],
             exclude: ["Snapshots"]),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "CastModel", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(
@@ -93,7 +101,14 @@ let package = Package(
             name: "CastChannelTests", dependencies: ["CastChannel", "CastModel", "JSONSupport", "TestSupport"]),
         .testTarget(
             name: "CastReceiverTests", dependencies: ["CastReceiver", "CastModel", "JSONSupport", "TestSupport"],
-            exclude: ["Snapshots", "Support"]),
+            exclude: ["Snapshots"]),
+        .testTarget(
+            name: "CastReceiverRuntimeTests",
+            dependencies: [
+                "CastReceiverRuntime", "CastReceiver", "CastChannel", "CastDiscovery", "HTTPCheck", "MediaServer", "CastModel", "JSONSupport",
+                "TestSupport", "CastTestSupport",
+            ],
+            exclude: ["Support"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CFFmpeg", "CLibXML2", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),
