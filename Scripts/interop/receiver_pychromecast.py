@@ -96,7 +96,7 @@ def main():
             check("the model is Chromecast (a video device for pychromecast)", info.model_name == "Chromecast" and info.cast_type == "cast",
                   f"{info.model_name} / {info.cast_type}")
             check("host and port come from SRV and A records", (info.host, info.port) == ("127.0.0.1", 8009), f"{info.host}:{info.port}")
-            service_name = next(iter(info.services))[1] if info.services else None
+            service_name = next(iter(info.services)).name if info.services else None
             record = zc.get_service_info("_googlecast._tcp.local.", service_name, timeout=3000) if service_name else None
             txt = {key.decode(): (value or b"").decode() for key, value in (record.properties if record else {}).items()}
             check("TXT carries id, fn, md, ca, st, rs, ve, ic", all(key in txt for key in ["id", "fn", "md", "ca", "st", "rs", "ve", "ic"]), txt)

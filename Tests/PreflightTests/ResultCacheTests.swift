@@ -1,4 +1,5 @@
 import Foundation
+import CastModel
 @testable import Preflight
 import Testing
 
