@@ -4,8 +4,8 @@ public import CastModel
 ///
 /// The device calls this (through its host) when an item starts loading; the sender sees
 /// IDLE + `extendedStatus` LOADING until it answers. Keep implementations honest about what
-/// they checked: a fetcher that could not look (an `https` URL in the minimal fetcher) says
-/// so in a note rather than pretending.
+/// they checked: a fetcher that could not look at something says so in a note rather than
+/// pretending it is fine.
 public protocol MediaFetching: Sendable {
     /// Checks that `media` (its URL, manifests, first segment and text tracks) can be fetched
     /// by a page whose origin is `origin`.

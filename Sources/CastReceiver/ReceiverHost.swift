@@ -27,7 +27,8 @@ public actor ReceiverHost {
     ///
     /// - Parameters:
     ///   - device: the device to drive.
-    ///   - fetcher: checks media during LOAD (``MinimalMediaFetcher`` or the full HTTP checker).
+    ///   - fetcher: checks media during LOAD (CastReceiverRuntime's `ReceiverMediaFetcher` in
+    ///     production, a scripted fetcher in tests).
     ///   - clock: ``MonotonicReceiverClock`` in production, ``ManualReceiverClock`` in tests.
     ///   - log: receives every log entry (messages in and out, events) as it happens;
     ///     `castprep receiver --log FILE` writes ``ReceiverLogEntry/jsonLine`` from here.
