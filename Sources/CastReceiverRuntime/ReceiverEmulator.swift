@@ -386,8 +386,6 @@ final class ConnectionTable: Sendable {
     subscript(sender: SenderID) -> CastChannelConnection? {
         table.withLock { $0[sender] }
     }
-
-    var count: Int { table.withLock { $0.count } }
 }
 
 /// Runs blocking work (starting and stopping libmicrohttpd, which joins its threads) on a

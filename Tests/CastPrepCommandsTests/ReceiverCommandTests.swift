@@ -221,7 +221,7 @@ struct ReceiverBinaryTests {
         let heartbeat = HeartbeatPolicy(interval: .milliseconds(300), maximumMissedPongs: 2, sourceID: "sender-0", destinationID: "receiver-0")
         let pinger = try await TestSender.connect(port: receiver.castPort, options: ChannelOptions(heartbeat: heartbeat))
         try await pinger.connect(to: "receiver-0")
-        #expect(try await pinger.waitForEnd(timeout: .seconds(5))?.code == ChannelError.Code.heartbeatTimeout)
+        #expect(try await pinger.waitForEnd(timeout: .seconds(15))?.code == ChannelError.Code.heartbeatTimeout)
         #expect(try await receiver.stop().status == 0)
     }
 }

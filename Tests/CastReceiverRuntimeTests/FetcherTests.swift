@@ -128,7 +128,7 @@ extension MediaFetchOutcome {
 
 @Suite("The receiver's fetcher against a loopback server", .serialized, .enabled(if: pythonAvailable, "python3 runs the test server"))
 struct FetcherTests {
-    let fetcher = ReceiverMediaFetcher(options: .init(loopbackIsReachable: true, requestTimeout: .seconds(2), totalTimeout: .seconds(6)))
+    let fetcher = ReceiverMediaFetcher(options: .init(loopbackIsReachable: true, requestTimeout: .seconds(2), totalTimeout: .seconds(30)))
     let origin = "https://www.gstatic.com"
 
     func check(_ media: MediaInformation) async -> MediaFetchOutcome {
@@ -233,7 +233,7 @@ struct FetcherTests {
     func loopbackReferences() async throws {
         let server = try CORSServer.shared.get()
         let media = mediaInfo(server.url("cors/hls/elsewhere.m3u8"), contentType: "application/x-mpegurl")
-        let onTV = ReceiverMediaFetcher(options: .init(loopbackIsReachable: false, requestTimeout: .seconds(2), totalTimeout: .seconds(6)))
+        let onTV = ReceiverMediaFetcher(options: .init(loopbackIsReachable: false, requestTimeout: .seconds(2), totalTimeout: .seconds(30)))
         let tv = await onTV.availability(of: media, origin: origin)
         #expect(tv.code == 311, "the playlist itself is on 127.0.0.1: the device asks itself")
         #expect(tv.diagnosticCodes == ["http.loopback-url"])
