@@ -20,6 +20,10 @@ let package = Package(
         .library(name: "HTTPCheck", targets: ["HTTPCheck"]),
         .library(name: "MediaServer", targets: ["MediaServer"]),
         .library(name: "CastSender", targets: ["CastSender"]),
+        .library(name: "CastChannel", targets: ["CastChannel"]),
+        .library(name: "CastReceiver", targets: ["CastReceiver"]),
+        .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
+        .library(name: "CastReceiverRuntime", targets: ["CastReceiverRuntime"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -55,17 +59,25 @@ let package = Package(
             dependencies: ["CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "CSQLite"]),
         .target(name: "MediaServer", dependencies: ["CastModel", "CMicroHTTPD"]),
         .target(name: "CastSender", dependencies: ["CastModel", "JSONSupport"]),
+        .target(name: "CastChannel", dependencies: ["CastModel", "JSONSupport", "COpenSSL"]),
+        .target(name: "CastDiscovery", dependencies: ["CastModel"]),
         .target(
             name: "CastPrepCommands",
             dependencies: [
                 "CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "Preflight",
+                "CastReceiver", "CastReceiverRuntime", "CastDiscovery",
             ]),
         .executableTarget(name: "castprep", dependencies: ["CastPrepCommands"]),
+        .target(name: "CastReceiver", dependencies: ["CastModel", "JSONSupport"]),
+        .target(
+            name: "CastReceiverRuntime",
+            dependencies: ["CastReceiver", "CastChannel", "CastDiscovery", "HTTPCheck", "MediaServer", "CastModel", "JSONSupport"]),
 
         // MARK: - Tests
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
         .testTarget(name: "CastModelTests", dependencies: ["CastModel", "JSONSupport"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "CastTestSupport", dependencies: ["CastChannel", "CastModel", "JSONSupport"], path: "Tests/CastTestSupport"),
         .testTarget(
             name: "CatalogTests", dependencies: ["Catalog", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "CommandParsingTests", dependencies: ["CommandParsing"]),
@@ -77,8 +89,11 @@ let package = Package(
             resources: [.copy("Fixtures"), .copy("Snapshots")]),
         .testTarget(
             name: "CastPrepCommandsTests",
-            dependencies: ["CastPrepCommands", "CommandParsing", "CastModel", "JSONSupport", "TestSupport"],
+            dependencies: [
+                "CastPrepCommands", "CommandParsing", "CastModel", "JSONSupport", "TestSupport", "CastChannel", "MediaServer", "CastTestSupport",
+            ],
             exclude: ["Snapshots"]),
+        .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "CastModel", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(
             name: "PreflightTests", dependencies: ["Preflight", "CastModel", "JSONSupport", "TestSupport"]),
         .testTarget(name: "MediaServerTests", dependencies: ["MediaServer", "CastModel", "TestSupport"]),
@@ -87,6 +102,18 @@ let package = Package(
         .testTarget(
             name: "CastSenderTests", dependencies: ["CastSender", "CastModel", "JSONSupport", "TestSupport"],
             exclude: ["Snapshots"]),
+        .testTarget(
+            name: "CastChannelTests", dependencies: ["CastChannel", "CastModel", "JSONSupport", "TestSupport"]),
+        .testTarget(
+            name: "CastReceiverTests", dependencies: ["CastReceiver", "CastModel", "JSONSupport", "TestSupport"],
+            exclude: ["Snapshots"]),
+        .testTarget(
+            name: "CastReceiverRuntimeTests",
+            dependencies: [
+                "CastReceiverRuntime", "CastReceiver", "CastChannel", "CastDiscovery", "HTTPCheck", "MediaServer", "CastModel", "JSONSupport",
+                "TestSupport", "CastTestSupport",
+            ],
+            exclude: ["Support"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CFFmpeg", "CLibXML2", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),

@@ -1,5 +1,6 @@
 import CastModel
 import Foundation
+import CastModel
 @testable import Preflight
 import Testing
 

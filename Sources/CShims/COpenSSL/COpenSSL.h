@@ -20,4 +20,20 @@ static inline long castprep_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int vers
     return SSL_CTX_set_min_proto_version(ctx, version);
 }
 
+// CastChannel: non-blocking TLS sessions and in-memory self-signed certificates.
+/// SSL_CTX_set_mode is a macro over SSL_CTX_ctrl. A non-blocking socket needs partial writes
+/// (SSL_write returns what fit) and may retry a write from a buffer that moved in memory.
+static inline long castprep_SSL_CTX_enable_nonblocking_writes(SSL_CTX *ctx) {
+    return SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+}
+/// SSL_OP_IGNORE_UNEXPECTED_EOF is built with a function-like macro Swift cannot import. With
+/// it a peer that closes the socket without close_notify reads as an orderly end of stream.
+static inline uint64_t castprep_SSL_OP_IGNORE_UNEXPECTED_EOF(void) {
+    return SSL_OP_IGNORE_UNEXPECTED_EOF;
+}
+/// EVP_EC_gen is a macro over the variadic EVP_PKEY_Q_keygen.
+static inline EVP_PKEY *castprep_EVP_EC_gen(const char *curve) {
+    return EVP_EC_gen(curve);
+}
+
 #endif

@@ -1,0 +1,245 @@
+import Glibc
+import Synchronization
+
+/// A request to the event loop thread. Everything that touches a socket or an OpenSSL object
+/// goes through one of these, so only the loop thread ever does.
+enum LoopCommand: Sendable {
+    /// Resolve, connect and handshake; resume the continuation with the open connection.
+    case connect(ConnectAttempt, CheckedContinuation<CastChannelConnection, any Error>)
+    /// A resolver thread finished.
+    case resolved(id: UInt64, Result<[SocketAddress], ChannelError>)
+    /// The task awaiting a connect was cancelled.
+    case cancelConnect(id: UInt64)
+    /// A connection's outbound queue went from empty to non-empty.
+    case flush(id: UInt64)
+    /// Flush what is queued, then close.
+    case close(id: UInt64)
+    /// Start accepting on a bound, listening socket.
+    case listen(ListenerCore)
+    /// Stop accepting and close every connection of a listener; resume when all are closed.
+    case stopListening(id: UInt64, CheckedContinuation<Void, Never>?)
+}
+
+/// The one thread that owns every channel socket and TLS session.
+///
+/// Cast links are long-lived, mostly idle and numerous (the receiver emulator holds hundreds of
+/// senders), so one `poll()` loop on a dedicated thread serves them all instead of a thread or
+/// a blocked task each. Callers hand it ``LoopCommand``s through a mutex-protected inbox and
+/// wake it through a pipe; it answers through continuations and `AsyncStream`s. Swift's
+/// cooperative pool never blocks on a socket.
+final class EventLoop: Sendable {
+    private struct Inbox {
+        var commands: [LoopCommand] = []
+        var wakePending = false
+    }
+
+    private let inbox = Mutex(Inbox())
+    private let identifiers = Atomic<UInt64>(1)
+    /// The read end of the wake-up pipe, polled by the loop.
+    let wakeReadDescriptor: Int32
+    private let wakeWriteDescriptor: Int32
+
+    private static let sharedLoop = Mutex<EventLoop?>(nil)
+
+    /// The process-wide loop, started on first use.
+    static func shared() throws(ChannelError) -> EventLoop {
+        try sharedLoop.withLock { (current: inout EventLoop?) throws(ChannelError) -> EventLoop in
+            if let current { return current }
+            let loop = try EventLoop()
+            current = loop
+            return loop
+        }
+    }
+
+    private init() throws(ChannelError) {
+        var descriptors: [Int32] = [-1, -1]
+        guard pipe(&descriptors) == 0, Sockets.makeNonBlocking(descriptors[0]), Sockets.makeNonBlocking(descriptors[1]) else {
+            let reason = Sockets.describe(errno: errno)
+            for descriptor in descriptors where descriptor >= 0 { close(descriptor) }
+            throw ChannelError(
+                ChannelError.Code.eventLoopFailed, "cannot create the event loop's wake-up pipe: \(reason)",
+                fix: "the process may be out of file descriptors; raise the limit with ulimit -n")
+        }
+        wakeReadDescriptor = descriptors[0]
+        wakeWriteDescriptor = descriptors[1]
+        let started = Sockets.startThread { [self] in
+            LoopState(loop: self).run()
+        }
+        guard started else {
+            close(descriptors[0])
+            close(descriptors[1])
+            throw ChannelError(
+                ChannelError.Code.eventLoopFailed, "cannot start the event loop thread",
+                fix: "the process may have reached its thread limit")
+        }
+    }
+
+    /// A new identifier for a connection or listener.
+    func nextIdentifier() -> UInt64 {
+        identifiers.wrappingAdd(1, ordering: .relaxed).oldValue
+    }
+
+    /// Queues a command and wakes the loop if it is not already due to wake.
+    func submit(_ command: LoopCommand) {
+        let needsWake = inbox.withLock { inbox -> Bool in
+            inbox.commands.append(command)
+            defer { inbox.wakePending = true }
+            return !inbox.wakePending
+        }
+        if needsWake {
+            var byte: UInt8 = 1
+            _ = write(wakeWriteDescriptor, &byte, 1)
+        }
+    }
+
+    /// Takes every queued command; called by the loop thread.
+    func takeCommands() -> [LoopCommand] {
+        inbox.withLock { inbox in
+            let commands = inbox.commands
+            inbox.commands = []
+            inbox.wakePending = false
+            return commands
+        }
+    }
+
+    /// Empties the wake-up pipe; called by the loop thread when it is readable.
+    func drainWakeups() {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while read(wakeReadDescriptor, &buffer, buffer.count) > 0 {}
+    }
+}
+
+/// One pending `connect(host:port:)`: what to connect to, and whether its task was cancelled.
+final class ConnectAttempt: Sendable {
+    let id: UInt64
+    let host: String
+    let port: Int
+    let timeout: Duration
+    let options: ChannelOptions
+    private let cancelled = Mutex(false)
+
+    init(id: UInt64, host: String, port: Int, timeout: Duration, options: ChannelOptions) {
+        self.id = id
+        self.host = host
+        self.port = port
+        self.timeout = timeout
+        self.options = options
+    }
+
+    var isCancelled: Bool { cancelled.withLock { $0 } }
+
+    /// Marks the attempt cancelled; the flag covers a cancel that races ahead of the connect
+    /// command, the command covers one that arrives while the loop works on it.
+    func cancel(on loop: EventLoop) {
+        cancelled.withLock { $0 = true }
+        loop.submit(.cancelConnect(id: id))
+    }
+}
+
+/// A listening socket handed to the loop by ``CastChannelServer/start()``.
+final class ListenerCore: Sendable {
+    let id: UInt64
+    let descriptor: Int32
+    let identity: TLSIdentity
+    let options: CastChannelServer.Options
+    let accepted: AsyncStream<CastChannelConnection>.Continuation
+
+    init(
+        id: UInt64, descriptor: Int32, identity: TLSIdentity, options: CastChannelServer.Options,
+        accepted: AsyncStream<CastChannelConnection>.Continuation
+    ) {
+        self.id = id
+        self.descriptor = descriptor
+        self.identity = identity
+        self.options = options
+        self.accepted = accepted
+    }
+}
+
+/// The state of an open connection shared between its public handle and the loop thread.
+final class ConnectionCore: Sendable {
+    struct Shared {
+        /// Framed messages not yet taken by the loop.
+        var outbound: [UInt8] = []
+        var closeRequested = false
+        var isClosed = false
+        var closeReason: ChannelError?
+        var registry = VirtualConnectionRegistry()
+        var closeWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    let id: UInt64
+    let loop: EventLoop
+    let options: ChannelOptions
+    let state = Mutex(Shared())
+    let inbound: AsyncThrowingStream<ChannelMessage, any Error>.Continuation
+
+    init(id: UInt64, loop: EventLoop, options: ChannelOptions, inbound: AsyncThrowingStream<ChannelMessage, any Error>.Continuation) {
+        self.id = id
+        self.loop = loop
+        self.options = options
+        self.inbound = inbound
+    }
+
+    /// Queues a framed message for the loop; `skip` decides under the lock, from the virtual
+    /// connection registry, whether to send at all. Returns whether it was queued.
+    func enqueue(
+        _ frame: [UInt8], message: ChannelMessage, skip: (VirtualConnectionRegistry) -> Bool = { _ in false }
+    ) throws(ChannelError) -> Bool {
+        let result = state.withLock { shared -> Result<(queued: Bool, wasEmpty: Bool), ChannelError> in
+            if shared.isClosed || shared.closeRequested {
+                return .failure(
+                    shared.closeReason
+                        ?? ChannelError(
+                            ChannelError.Code.closed, "the connection was closed before the message to \(message.destinationID) was sent",
+                            fix: "open a new connection"))
+            }
+            if skip(shared.registry) { return .success((false, false)) }
+            guard shared.outbound.count + frame.count <= options.maximumQueuedOutboundBytes else {
+                return .failure(
+                    ChannelError(
+                        ChannelError.Code.outboundQueueFull,
+                        "\(shared.outbound.count) bytes are already waiting to be sent; another \(frame.count) would exceed the \(options.maximumQueuedOutboundBytes)-byte limit",
+                        fix: "the peer is not reading; wait for it, close the connection, or raise maximumQueuedOutboundBytes"))
+            }
+            let wasEmpty = shared.outbound.isEmpty
+            shared.outbound.append(contentsOf: frame)
+            shared.registry.record(message)
+            return .success((true, wasEmpty))
+        }
+        switch result {
+        case .failure(let error): throw error
+        case .success(let outcome):
+            if outcome.wasEmpty { loop.submit(.flush(id: id)) }
+            return outcome.queued
+        }
+    }
+
+    /// Takes everything queued; called by the loop thread.
+    func takeOutbound() -> [UInt8] {
+        state.withLock { shared in
+            let bytes = shared.outbound
+            shared.outbound = []
+            return bytes
+        }
+    }
+
+    /// Records that the socket closed, ends ``CastChannelConnection/messages`` (with the reason,
+    /// or normally after a local close) and wakes everyone waiting in `close()`.
+    func finish(reason: ChannelError?) {
+        let waiters = state.withLock { shared -> [CheckedContinuation<Void, Never>] in
+            shared.isClosed = true
+            shared.closeReason = reason
+            shared.outbound = []
+            let waiters = shared.closeWaiters
+            shared.closeWaiters = []
+            return waiters
+        }
+        if let reason {
+            inbound.finish(throwing: reason)
+        } else {
+            inbound.finish()
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
