@@ -51,6 +51,9 @@ struct DNSCodecTests {
         #expect(name.labels == [#"Living Room.TV\2"#, "_googlecast", "_tcp", "local"])
         #expect(name.description == #"Living Room\.TV\\2._googlecast._tcp.local"#)
         #expect(DNSName(#"caf\195\169.local"#).labels == ["café", "local"])
+        // A backslash followed by a combining mark is one Character but must still be escaped.
+        let combining = DNSName(labels: ["a\\\u{0363}b", "local"])
+        #expect(DNSName(combining.description) == combining)
     }
 
     @Test("encoding refuses labels over 63 bytes, empty labels, names over 255 bytes and TXT strings over 255 bytes")
