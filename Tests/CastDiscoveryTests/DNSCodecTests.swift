@@ -73,7 +73,7 @@ struct DNSCodecTests {
         #expect(throws: DNSCodecError(.messageTooLarge, at: 0, "the message exceeds 9000 bytes")) { try DNSMessageEncoder().encode(many) }
     }
 
-    @Test("an empty TXT record is written as one empty string and read back as no strings")
+    @Test("an empty TXT record is written as one empty string, read back as one, and has no attributes")
     func emptyTXT() throws {
         let bytes = try DNSMessageEncoder().encode(.mdnsResponse(answers: [DNSResourceRecord(name: "t.local", ttl: 1, data: .txt(DNSTextRecord(strings: [])))]))
         #expect(Array(bytes.suffix(3)) == [0, 1, 0])
