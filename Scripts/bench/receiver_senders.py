@@ -1,20 +1,22 @@
 """Concurrent Cast senders against `castprep receiver`, for Scripts/bench/receiver.
 
-    python3 receiver_senders.py PORT EMULATOR_PID [SENDERS] [ROUNDS]
+    python3 receiver_senders.py PORT EMULATOR_PID [SENDERS] [ROUNDS] [PROCESSES]
 
-One sender launches the Default Media Receiver first. Then SENDERS senders connect at once over
-TLS on 127.0.0.1 and each: CONNECT to receiver-0, receiver GET_STATUS, CONNECT to the app's
+One sender launches the Default Media Receiver first. Then SENDERS senders, spread over
+PROCESSES client processes (default 4: one Python process cannot keep 200 TLS links busy
+without becoming the bottleneck it is meant to measure), connect over TLS on 127.0.0.1 and each: CONNECT to receiver-0, receiver GET_STATUS, CONNECT to the app's
 transport id, then ROUNDS rounds of a heartbeat PING and a media GET_STATUS (plus a receiver
 GET_STATUS every fifth round), 50–150 ms apart, answering the device's own PINGs throughout.
 Every request is timed from send to its answer (matched by requestId; PONG for PING). Prints the
 figures and exits 1 if anything went wrong. Every connection goes to 127.0.0.1 only, and the
 run is bounded (60 s per request, a fixed number of rounds).
 """
-import asyncio, json, random, ssl, statistics, struct, sys, time
+import asyncio, json, multiprocessing, random, ssl, statistics, struct, sys, time
 
 PORT, PID = int(sys.argv[1]), int(sys.argv[2])
 SENDERS = int(sys.argv[3]) if len(sys.argv) > 3 else 200
 ROUNDS = int(sys.argv[4]) if len(sys.argv) > 4 else 20
+PROCESSES = int(sys.argv[5]) if len(sys.argv) > 5 else 4
 TIMEOUT = 60
 NS_CONNECTION = "urn:x-cast:com.google.cast.tp.connection"
 NS_HEARTBEAT = "urn:x-cast:com.google.cast.tp.heartbeat"
@@ -168,28 +170,48 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / 100
 
 
-async def main():
-    random.seed(1)
+async def launch():
     launcher = Sender(-1, [], [])
     await launcher.open()
     launcher.send("receiver-0", NS_CONNECTION, {"type": "CONNECT"})
     await launcher.request("receiver-0", NS_RECEIVER, {"type": "LAUNCH", "appId": "CC1AD845"}, "RECEIVER_STATUS")
     await launcher.close()
 
-    before = memory(PID)["VmRSS"]
-    cpu_before = cpu_seconds(PID)
+
+async def run_senders(indexes, start_at):
+    """One client process: its senders open their links, wait for the common start, then run."""
     latencies, errors = [], []
     gate = asyncio.Event()
-    started = time.perf_counter()
-    tasks = [asyncio.create_task(run_sender(index, gate, latencies, errors)) for index in range(SENDERS)]
-    await asyncio.sleep(0)
+    tasks = [asyncio.create_task(run_sender(index, gate, latencies, errors)) for index in indexes]
+    await asyncio.sleep(max(0, start_at - time.time()))
     gate.set()
     await asyncio.gather(*tasks)
-    elapsed = time.perf_counter() - started
+    return latencies, errors
+
+
+def worker(arguments):
+    indexes, start_at = arguments
+    random.seed(indexes[0] if indexes else 0)
+    return asyncio.run(run_senders(indexes, start_at))
+
+
+def main():
+    asyncio.run(launch())
+    before = memory(PID)["VmRSS"]
+    cpu_before = cpu_seconds(PID)
+    groups = [list(range(SENDERS))[part::PROCESSES] for part in range(PROCESSES)]
+    # Every process opens its links first; the requests start together, 2 s from now.
+    start_at = time.time() + 2
+    with multiprocessing.Pool(PROCESSES) as pool:
+        outcomes = pool.map(worker, [(group, start_at) for group in groups])
+    elapsed = time.time() - start_at
+    latencies = [value for outcome in outcomes for value in outcome[0]]
+    errors = [error for outcome in outcomes for error in outcome[1]]
     after = memory(PID)
     ordered = sorted(latencies)
     p = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
-    print(f"senders: {SENDERS} concurrent, {ROUNDS} rounds each, {len(latencies)} request/answer pairs in {elapsed:.1f} s")
+    print(f"senders: {SENDERS} concurrent from {PROCESSES} client processes, {ROUNDS} rounds each, "
+          f"{len(latencies)} request/answer pairs in {elapsed:.1f} s")
     print(f"latency: p50 {p(0.5):.2f} ms, p99 {p(0.99):.2f} ms, max {ordered[-1] if ordered else float('nan'):.2f} ms"
           f" (mean {statistics.mean(ordered) if ordered else float('nan'):.2f} ms)")
     print(f"emulator memory: {before:.1f} MB before the senders, peak {after['VmHWM']:.1f} MB, {after['VmRSS']:.1f} MB after")
@@ -200,4 +222,5 @@ async def main():
     return 1 if errors else 0
 
 
-sys.exit(asyncio.run(main()))
+if __name__ == "__main__":
+    sys.exit(main())

@@ -117,7 +117,8 @@ public final class ReceiverEmulator: Sendable {
         var isStarted = false
     }
 
-    /// Creates an emulator; nothing listens until ``start()``.
+    /// Creates an emulator; nothing listens until ``start()``. Once started it runs until
+    /// ``stop()`` (its serving task keeps it alive, as a server should).
     public init(configuration: Configuration) {
         self.configuration = configuration
         var receiver = configuration.receiver
@@ -129,10 +130,6 @@ public final class ReceiverEmulator: Sendable {
         host = ReceiverHost(
             device: ReceiverDevice(configuration: receiver, faults: configuration.faults),
             fetcher: ReceiverMediaFetcher(options: fetchOptions), clock: clock, log: configuration.log)
-    }
-
-    deinit {
-        state.withLock { $0.serving?.cancel() }
     }
 
     /// Listens on the Cast port, serves eureka_info, starts advertising, and returns where.

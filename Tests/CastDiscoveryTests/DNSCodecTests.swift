@@ -51,6 +51,9 @@ struct DNSCodecTests {
         #expect(name.labels == [#"Living Room.TV\2"#, "_googlecast", "_tcp", "local"])
         #expect(name.description == #"Living Room\.TV\\2._googlecast._tcp.local"#)
         #expect(DNSName(#"caf\195\169.local"#).labels == ["café", "local"])
+        // A backslash followed by a combining mark is one Character but must still be escaped.
+        let combining = DNSName(labels: ["a\\\u{0363}b", "local"])
+        #expect(DNSName(combining.description) == combining)
     }
 
     @Test("encoding refuses labels over 63 bytes, empty labels, names over 255 bytes and TXT strings over 255 bytes")
@@ -70,7 +73,7 @@ struct DNSCodecTests {
         #expect(throws: DNSCodecError(.messageTooLarge, at: 0, "the message exceeds 9000 bytes")) { try DNSMessageEncoder().encode(many) }
     }
 
-    @Test("an empty TXT record is written as one empty string and read back as no strings")
+    @Test("an empty TXT record is written as one empty string, read back as one, and has no attributes")
     func emptyTXT() throws {
         let bytes = try DNSMessageEncoder().encode(.mdnsResponse(answers: [DNSResourceRecord(name: "t.local", ttl: 1, data: .txt(DNSTextRecord(strings: [])))]))
         #expect(Array(bytes.suffix(3)) == [0, 1, 0])

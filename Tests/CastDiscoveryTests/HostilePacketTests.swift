@@ -100,12 +100,12 @@ struct HostilePacketTests {
         #expect(try DNSMessageEncoder().encode(message) == bytes)
     }
 
-    @Test("20,000 seeded mutations of a real response never crash, and what decodes re-encodes stably")
+    @Test("5,000 seeded mutations of a real response never crash, and what decodes re-encodes stably")
     func seededMutations() throws {
         let original = try DNSMessageEncoder().encode(Fixtures.chromecastResponse)
         var generator = SeededGenerator(seed: 6762)
         var decodedCount = 0
-        for _ in 0..<20_000 {
+        for _ in 0..<5_000 {
             var bytes = original
             for _ in 0...Int(generator.next() % 4) {
                 let position = Int(generator.next() % UInt64(bytes.count))
@@ -123,6 +123,6 @@ struct HostilePacketTests {
                 #expect(try DNSMessageDecoder().decode(again) == message)
             }
         }
-        #expect(decodedCount > 100)
+        #expect(decodedCount > 25)
     }
 }

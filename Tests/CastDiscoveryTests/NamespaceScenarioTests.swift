@@ -13,6 +13,7 @@ enum NamespaceScenario: String, CaseIterable, Sendable, CustomTestStringConverti
     case addressChangeFollowed
     case nothingAnsweredGivesDiagnostic
     case ipv6AcrossVethPair
+    case browserAsksForMissingRecords
 
     var testDescription: String { rawValue }
 
@@ -95,6 +96,7 @@ struct InsideNetworkNamespace {
         case .addressChangeFollowed: try await addressChangeFollowed()
         case .nothingAnsweredGivesDiagnostic: try await nothingAnsweredGivesDiagnostic()
         case .ipv6AcrossVethPair: try await ipv6AcrossVethPair()
+        case .browserAsksForMissingRecords: try await browserAsksForMissingRecords()
         }
     }
 
@@ -280,6 +282,30 @@ struct InsideNetworkNamespace {
         #expect(device.friendlyName == "Bedroom" && device.id == Self.ids[1])
         await responder.stop()
         await browser.stop()
+    }
+}
+
+extension InsideNetworkNamespace {
+    /// A PTR alone (as a busy responder may send) must make the browser ask for the SRV and TXT
+    /// records, and the SRV answer brings the address: the PTR → SRV/TXT → A chain by queries.
+    func browserAsksForMissingRecords() async throws {
+        let lo = try loopback
+        let service = Self.device(2, name: "Study", address: "127.0.0.6")
+        let responder = try MDNSResponder(advertising: service, on: lo)
+        // Let the two start-up announcements pass (and the one-second rule expire) before anyone listens.
+        try await Task.sleep(for: .milliseconds(2500))
+        var configuration = CastDeviceBrowser.Configuration()
+        configuration.initialQueryDelay = .seconds(60) ... .seconds(60)   // no PTR query of its own
+        let browser = try CastDeviceBrowser(interfaces: lo, configuration: configuration)
+        let log = EventLog(browser.events)
+        let other = try QuerierSocket(address: IPv4Address("127.0.0.2")!, port: 5353)
+        let pointer = DNSResourceRecord(name: .googleCast, ttl: 4500, data: .ptr(service.instanceFullName))
+        try other.sendToGroup(.mdnsResponse(answers: [pointer]), on: lo[0])
+        let found = await log.wait(timeout: .seconds(3)) { $0.contains { if case .found = $0 { true } else { false } } }
+        #expect(found, "statistics \(browser.statistics)")
+        #expect(browser.devices == [Self.expectedRecord(service, on: lo[0])])
+        await browser.stop()
+        await responder.stop()
     }
 }
 

@@ -39,8 +39,9 @@ public struct CastBrowserStatistics: Sendable, Hashable {
     public var malformedPackets: [String: Int] = [:]
     /// Datagrams over the 9000-byte limit, dropped unread.
     public var oversizedPackets = 0
-    /// Records cached now, and records evicted because the cache was full.
+    /// Records cached now.
     public var cachedRecords = 0
+    /// Records evicted because the cache was full.
     public var cacheEvictions = 0
 
     /// Creates empty statistics.

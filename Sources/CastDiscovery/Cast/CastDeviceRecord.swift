@@ -28,10 +28,13 @@ public struct CastDeviceRecord: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     /// The Cast TLS port: 8009 for devices, a changing port for groups.
     public var port: UInt16
+    /// A records of the host, sorted.
     public var ipv4Addresses: [IPv4Address]
+    /// AAAA records of the host, sorted.
     public var ipv6Addresses: [IPv6Address]
     /// The interface the advertisement was last heard on (needed for link-local IPv6).
     public var interfaceName: String?
+    /// The kernel index of ``interfaceName``.
     public var interfaceIndex: UInt32?
     /// Every TXT attribute as text, keys lower-cased.
     public var txt: [String: String]

@@ -8,7 +8,9 @@ public struct MDNSService: Sendable, Hashable {
     /// TTLs in seconds. RFC 6762 §10 recommends 120 s for records naming a host (SRV, A/AAAA)
     /// and 4500 s (75 minutes) for the others.
     public struct TTLs: Sendable, Hashable {
+        /// TTL of SRV, A and AAAA records.
         public var hostRecords: UInt32
+        /// TTL of PTR, TXT and NSEC records.
         public var otherRecords: UInt32
         /// Creates TTLs.
         public init(hostRecords: UInt32 = 120, otherRecords: UInt32 = 4500) {
@@ -26,11 +28,14 @@ public struct MDNSService: Sendable, Hashable {
     public var subtypes: [String]
     /// The host name the SRV record points at, e.g. `<uuid>.local`.
     public var hostName: DNSName
+    /// The TCP port of the service (8009 for a Cast device).
     public var port: UInt16
+    /// The TXT attributes.
     public var txt: DNSTextRecord
     /// Addresses to advertise for the host; nil means the addresses of the interface a query
     /// arrived on (the right choice on a host with several networks).
     public var addresses: [IPAddress]?
+    /// Record lifetimes.
     public var ttls: TTLs
 
     /// Creates a service instance.

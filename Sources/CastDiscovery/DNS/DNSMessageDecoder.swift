@@ -201,7 +201,9 @@ public struct DNSMessageDecoder: Sendable {
                     }
                     strings.append(Array(try readBytes(count)))
                 }
-                return .txt(DNSTextRecord(strings: strings))
+                // RFC 6763 §6.1: empty record data means one empty string, which is also what
+                // the encoder writes for it, so both forms decode alike.
+                return .txt(DNSTextRecord(strings: strings.isEmpty ? [[]] : strings))
             case .nsec:
                 let next = try readNameInside(end: end)
                 var types: [DNSRecordType] = []

@@ -79,12 +79,14 @@ public struct DNSName: Sendable, Hashable, Comparable, CustomStringConvertible, 
     /// The presentation form with dots and backslashes inside labels escaped.
     public var description: String {
         labels.map { label in
-            var escaped = ""
-            for character in label {
-                if character == "." || character == "\\" { escaped.append("\\") }
-                escaped.append(character)
+            // By scalar, not Character: a backslash followed by a combining mark is one
+            // Character, and would otherwise escape nothing.
+            var escaped = String.UnicodeScalarView()
+            for scalar in label.unicodeScalars {
+                if scalar == "." || scalar == "\\" { escaped.append("\\") }
+                escaped.append(scalar)
             }
-            return escaped
+            return String(escaped)
         }.joined(separator: ".")
     }
 

@@ -1,7 +1,10 @@
 /// A question: which name and type the asker wants (RFC 1035 §4.1.2).
 public struct DNSQuestion: Sendable, Hashable, CustomStringConvertible {
+    /// The name asked about.
     public var name: DNSName
+    /// The type wanted, or ``DNSRecordType/any``.
     public var type: DNSRecordType
+    /// The class; IN in practice.
     public var recordClass: DNSRecordClass
     /// The QU bit: the asker would like a unicast reply (RFC 6762 §5.4).
     public var wantsUnicastResponse: Bool
@@ -24,8 +27,11 @@ public struct DNSQuestion: Sendable, Hashable, CustomStringConvertible {
 
 /// The service location data of an SRV record (RFC 2782).
 public struct DNSServiceLocation: Sendable, Hashable {
+    /// Lower values are tried first.
     public var priority: UInt16
+    /// Relative share among records of equal priority.
     public var weight: UInt16
+    /// The service port.
     public var port: UInt16
     /// The host that offers the service; its A/AAAA records give the addresses.
     public var target: DNSName
@@ -42,6 +48,7 @@ public struct DNSServiceLocation: Sendable, Hashable {
 /// NSEC data as mDNS uses it: the owner name again and the set of types that exist for it
 /// (RFC 6762 §6.1); any type missing from the set is asserted not to exist.
 public struct DNSNextSecure: Sendable, Hashable {
+    /// In mDNS, the record owner name itself (RFC 6762 §6.1).
     public var nextName: DNSName
     /// The types present, sorted.
     public var types: [DNSRecordType]
@@ -80,13 +87,16 @@ public enum DNSRecordData: Sendable, Hashable {
 
 /// A resource record: owner name, class, TTL and typed data (RFC 1035 §4.1.3).
 public struct DNSResourceRecord: Sendable, Hashable, CustomStringConvertible {
+    /// The owner name.
     public var name: DNSName
+    /// The class, without the cache-flush bit.
     public var recordClass: DNSRecordClass
     /// The cache-flush bit: this record replaces every cached record of the same name, type and
     /// class received more than a second ago (RFC 6762 §10.2). Set on unique records only.
     public var cacheFlush: Bool
     /// Seconds the record may be cached; 0 in a goodbye (RFC 6762 §10.1).
     public var ttl: UInt32
+    /// The typed record data.
     public var data: DNSRecordData
 
     /// Creates a record of class IN.
@@ -125,22 +135,31 @@ public struct DNSResourceRecord: Sendable, Hashable, CustomStringConvertible {
 /// mDNS queries and responses use id 0 on the multicast group; a reply to a legacy unicast
 /// query echoes the query's id (RFC 6762 §6.7, §18.1).
 public struct DNSMessage: Sendable, Hashable, CustomStringConvertible {
+    /// The message id; 0 for multicast mDNS.
     public var id: UInt16
     /// QR: a response rather than a query.
     public var isResponse: Bool
+    /// The operation; 0 (standard query) is the only one mDNS uses.
     public var opcode: UInt8
     /// AA: responses from an mDNS responder always set it (RFC 6762 §18.4).
     public var isAuthoritative: Bool
     /// TC: in a query, more known answers follow in another packet (RFC 6762 §7.2).
     public var isTruncated: Bool
+    /// RD; meaningless in mDNS, kept for exact round trips.
     public var recursionDesired: Bool
+    /// RA; meaningless in mDNS, kept for exact round trips.
     public var recursionAvailable: Bool
     /// The Z and AD/CD bits, kept so a round trip is exact.
     public var reservedBits: UInt8
+    /// RCODE; mDNS receivers ignore messages with a non-zero code (RFC 6762 §18.11).
     public var responseCode: UInt8
+    /// The question section.
     public var questions: [DNSQuestion]
+    /// The answer section (known answers, in a query).
     public var answers: [DNSResourceRecord]
+    /// The authority section (proposed records while probing).
     public var authorities: [DNSResourceRecord]
+    /// The additional section.
     public var additionals: [DNSResourceRecord]
 
     /// Creates a message; an mDNS query with no records by default.

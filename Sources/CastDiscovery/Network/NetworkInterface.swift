@@ -12,12 +12,17 @@ public struct NetworkInterface: Sendable, Hashable, CustomStringConvertible {
     public var name: String
     /// The kernel interface index (used to join groups and pick the sending interface).
     public var index: UInt32
+    /// IFF_UP: administratively up.
     public var isUp: Bool
+    /// IFF_RUNNING: has a carrier.
     public var isRunning: Bool
+    /// IFF_LOOPBACK.
     public var isLoopback: Bool
     /// Whether the IFF_MULTICAST flag is set; without it the kernel will not send mDNS here.
     public var supportsMulticast: Bool
+    /// The IPv4 addresses, in kernel order.
     public var ipv4Addresses: [IPv4Address]
+    /// The IPv6 addresses, in kernel order.
     public var ipv6Addresses: [IPv6Address]
 
     /// Creates an interface description (tests and callers with their own enumeration).

@@ -183,11 +183,15 @@ final class ResponderEngine: EventLoopEngine {
         } else if query.questions.allSatisfy(\.wantsUnicastResponse) {
             send(.mdnsResponse(answers: answers, additionals: additionals), on: interface, to: datagram.source)
         } else {
+            // Skip what went out in the last second or is already waiting to go out, so a burst
+            // of queries (or a flood) costs at most one response per record per second.
+            let pending = scheduled.filter { $0.destination == nil && $0.interface.index == interface.index }.flatMap(\.message.answers)
             let fresh = answers.filter { record in
+                if pending.contains(record) { return false }
                 guard let last = lastMulticast[RecordKey(interfaceIndex: interface.index, name: record.name, data: record.data)] else { return true }
                 return now - last >= .seconds(1)
             }
-            guard !fresh.isEmpty else { return }
+            guard !fresh.isEmpty, scheduled.count < 64 else { return }
             let shared = fresh.contains { !$0.cacheFlush }
             let delay: Duration = shared ? .milliseconds(Int.random(in: 20...120, using: &random)) : .zero
             scheduled.append(Scheduled(due: now + delay, message: .mdnsResponse(answers: fresh, additionals: additionals), interface: interface))
