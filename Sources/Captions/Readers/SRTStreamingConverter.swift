@@ -98,17 +98,23 @@ private struct Pass {
 
     // Scratch space reused from cue to cue (arrays with a separate count, because emptying
     // an array for every cue was a visible cost).
-    private var textLines: [Range<Int>] = []
-    private var textLineCount = 0
+    /// The current cue's text lines.
+    private let textLines = RangeList()
+    /// The current cue's payload, before it is known whether the cue is kept.
+    private let payload = OutputBuffer(capacity: 4096)
+    /// Settings text of a cue whose markup the general parser read.
+    private let customSettings = OutputBuffer(capacity: 256)
     private var markup = MarkupEmitter()
     private var nodesScratch: [UInt8] = []
     private var frames: [WebVTTWriter.NodeFrame] = []
     /// The settings of this file's cues, so that cues compare settings by index; the ten
     /// `{\anN}` placements come first, and equal settings share one index.
     private var knownSettings: [CueSettings] = []
-    /// For `{\anN}` (N, or 0 for none): the index in `knownSettings` and the bytes written.
+    /// For `{\anN}` (N, or 0 for none): the index in `knownSettings`, and where its settings
+    /// text is in `alignmentText`.
     private var alignmentSettings: [Int] = []
-    private var alignmentBytes: [[UInt8]] = []
+    private var alignmentRanges: [Range<Int>] = []
+    private let alignmentText = OutputBuffer(capacity: 512)
 
     private struct WrittenCue {
         var end: CaptionTime
@@ -140,7 +146,9 @@ private struct Pass {
             alignmentSettings.append(settingsIndex(settings))
             var bytes: [UInt8] = []
             if !settings.isDefault { WebVTTWriter.appendSettings(settings, to: &bytes) }
-            alignmentBytes.append(bytes)
+            let start = alignmentText.count
+            alignmentText.append(bytes)
+            alignmentRanges.append(start..<alignmentText.count)
         }
     }
 
@@ -311,7 +319,7 @@ private struct Pass {
                 parsed = (general.start, general.end)
             }
 
-            textLineCount = 0
+            textLines.removeAll()
             var cursor = head.timingNext
             var cursorLine = timingLine + 1
             while cursor < count {
@@ -341,12 +349,7 @@ private struct Pass {
                 if lineArrow, SRTReader.parseTiming(array, cursor..<lineEnd) != nil { break }
                 if lineNext < count, numberRange(text, cursor, lineEnd) != nil, line(text, lineNext).arrow { break }
                 if lineEnd - cursor > readOptions.limits.maxLineBytes { return false }
-                if textLineCount < textLines.count {
-                    textLines[textLineCount] = cursor..<lineEnd
-                } else {
-                    textLines.append(cursor..<lineEnd)
-                }
-                textLineCount += 1
+                textLines.append(cursor..<lineEnd)
                 cursor = lineNext
                 cursorLine += 1
             }
@@ -355,7 +358,7 @@ private struct Pass {
 
             if let digits = head.number {
                 var number: Int64 = 0
-                for index in digits { number = number * 10 + Int64(text[index] &- 0x30) }
+                for index in digits { number = number &* 10 &+ Int64(text[index] &- 0x30) }  // at most 12 digits
                 SRTReader.noteCueNumber(number, seen: &seenIndices, last: &lastIndex, line: timingLine, log: &readerLog)
             }
             if parsed.start < maxEnd {
@@ -379,15 +382,26 @@ private struct Pass {
     private mutating func convertCue(
         _ text: UnsafeBufferPointer<UInt8>, start: CaptionTime, end: CaptionTime, timingLine: Int, timingCopy: Int?
     ) -> Bool {
-        // The payload goes to the end of the body first; the timing line is put in front of it
-        // once the cue is kept (its settings are only known after the markup is read).
-        let payloadStart = body.count
+        // The payload is written aside first: the timing line goes in front of it, and its
+        // settings are only known after the markup is read.
+        let lines = textLines.elements
+        payload.removeAll()
         var settings: Int
-        var settingsBytes: [UInt8]
+        let settingsText: UnsafeBufferPointer<UInt8>
         var isVisible: Bool
-        if markup.emit(text, lines: textLines[0..<textLineCount], into: body, colors: &colorCache) {
+        markup.begin(payload)
+        var isEmitted = true
+        for (index, range) in lines.enumerated() {
+            if index > 0 { markup.lineBreak(payload) }
+            guard markup.emitLine(UnsafeBufferPointer(rebasing: text[range]), into: payload, colors: &colorCache) else {
+                isEmitted = false
+                break
+            }
+        }
+        if isEmitted {
+            markup.finish(payload)
             settings = alignmentSettings[markup.alignment]
-            settingsBytes = alignmentBytes[markup.alignment]
+            settingsText = alignmentText.bytes(alignmentRanges[markup.alignment])
             isVisible = markup.isVisible
             markup.commitClasses(into: &classStyles)
             if !markup.issues.isEmpty {
@@ -395,45 +409,43 @@ private struct Pass {
             }
         } else {
             // Markup the emitter does not reproduce: the general parser, for this cue only.
-            body.removeLast(body.count - payloadStart)
-            let result = InlineMarkup.parseSRT(
-                String(decoding: Self.joined(text, textLines[0..<textLineCount]), as: UTF8.self))
+            payload.removeAll()
+            let result = InlineMarkup.parseSRT(String(decoding: Self.joined(text, lines), as: UTF8.self))
             classStyles.merge(result.classStyles) { current, _ in current }
             SRTReader.logMarkupIssues(result.issues, line: timingLine + 2, log: &readerLog)
             let cueSettings = result.settings ?? CueSettings()
             settings = settingsIndex(cueSettings)
-            settingsBytes = []
+            var settingsBytes: [UInt8] = []
             if !cueSettings.isDefault { WebVTTWriter.appendSettings(cueSettings, to: &settingsBytes) }
+            customSettings.removeAll()
+            customSettings.append(settingsBytes)
+            settingsText = customSettings.bytes(0..<customSettings.count)
             isVisible = CueNode.containsVisibleText(result.nodes)
             nodesScratch.removeAll(keepingCapacity: true)
             WebVTTWriter.appendNodes(result.nodes, to: &nodesScratch, stack: &frames)
-            var lines: [UInt8] = []
-            WebVTTWriter.appendPayloadLines(nodesScratch, to: &lines)
-            body.append(lines)
+            var payloadLines: [UInt8] = []
+            WebVTTWriter.appendPayloadLines(nodesScratch, to: &payloadLines)
+            payload.append(payloadLines)
         }
 
         var cueStart = start
         var cueEnd = end
-        let lines = textLines[0..<textLineCount]
         let isKept = CaptionConverter.admit(
             start: &cueStart, end: &cueEnd, isBlank: !isVisible, line: timingLine + 1, offset: options.offset,
             preview: { Self.preview(Self.joined(text, lines)) }, report: &counts, log: &normalizeLog)
-        guard isKept else {
-            body.removeLast(body.count - payloadStart)
-            return true
-        }
+        guard isKept else { return true }
         // Out of order: the general path sorts the cues.
         if let previousStart, cueStart < previousStart { return false }
         previousStart = cueStart
 
-        let payload = payloadStart..<body.count
+        let payloadText = payload.bytes(0..<payload.count)
         var remaining = 0
         for index in 0..<activeCount where active[index].end >= cueStart {
             // A cue still on screen with the same placement and text is a repeat, which the
             // general path merges; settings it could not index may be equal.
             let candidate = active[index]
             if candidate.settings == settings || candidate.settings < 0 || settings < 0,
-                samePayload(candidate.payload, payload)
+                Self.samePayload(body.bytes(candidate.payload), payloadText)
             {
                 return false
             }
@@ -442,20 +454,15 @@ private struct Pass {
         }
         activeCount = remaining
 
-        // Move the payload up to make room for the timing line and settings in front of it.
+        // A blank line, the timing line with its settings, then the payload.
         let clocksCount = timingCopy != nil ? 29 : Self.clockLength(cueStart) + 5 + Self.clockLength(cueEnd)
-        let timingCount = 1 + clocksCount + settingsBytes.count + 1
-        let payloadCount = payload.count
-        body.reserve(timingCount)
-        let payloadBase = body.base + payloadStart
-        if payloadCount > 0 {
-            UnsafeMutableRawPointer(payloadBase + timingCount).copyMemory(from: payloadBase, byteCount: payloadCount)
-        }
-        var cursor = payloadBase
+        let timingCount = 1 + clocksCount + settingsText.count + 1
+        body.reserve(timingCount + payloadText.count + 16)
+        var cursor = body.base + body.count
         cursor.pointee = 0x0A
         cursor += 1
         if let timingCopy, let source = text.baseAddress {
-            cursor.update(from: source + timingCopy, count: 29)
+            OutputBuffer.copy(source + timingCopy, to: cursor, count: 29)
             cursor[8] = UInt8(ascii: ".")
             cursor[25] = UInt8(ascii: ".")
             cursor += 29
@@ -467,13 +474,14 @@ private struct Pass {
             }
             cursor = Self.writeClock(cueEnd, to: cursor)
         }
-        for byte in settingsBytes {
-            cursor.pointee = byte
-            cursor += 1
+        if let settingsBase = settingsText.baseAddress, settingsText.count > 0 {
+            OutputBuffer.copy(settingsBase, to: cursor, count: settingsText.count)
+            cursor += settingsText.count
         }
         cursor.pointee = 0x0A
         body.extend(by: timingCount)
-        let written = (payloadStart + timingCount)..<(payloadStart + timingCount + payloadCount)
+        let written = body.count..<(body.count + payloadText.count)
+        body.append(payloadText)
 
         let cue = WrittenCue(end: cueEnd, settings: settings, payload: written)
         if activeCount < active.count { active[activeCount] = cue } else { active.append(cue) }
@@ -487,7 +495,7 @@ private struct Pass {
     }
 
     /// The cue text as SRTReader builds it: the text lines joined with LF.
-    private static func joined(_ text: UnsafeBufferPointer<UInt8>, _ lines: ArraySlice<Range<Int>>) -> [UInt8] {
+    private static func joined(_ text: UnsafeBufferPointer<UInt8>, _ lines: UnsafeBufferPointer<Range<Int>>) -> [UInt8] {
         var joined: [UInt8] = []
         for (offset, range) in lines.enumerated() {
             if offset > 0 { joined.append(0x0A) }
@@ -499,9 +507,7 @@ private struct Pass {
     /// Whether two written payloads could be equal cue content. Equal content always writes
     /// equal text (Swift compares `String`s by canonical equivalence, so non-ASCII payloads
     /// are compared the same way); different text means different content.
-    private func samePayload(_ first: Range<Int>, _ second: Range<Int>) -> Bool {
-        let lhs = body.bytes(first)
-        let rhs = body.bytes(second)
+    private static func samePayload(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
         if lhs.elementsEqual(rhs) { return true }
         let isASCII = !lhs.contains { $0 >= 0x80 } && !rhs.contains { $0 >= 0x80 }
         if isASCII { return false }
@@ -601,7 +607,9 @@ private struct MarkupEmitter {
     /// has it already.
     private var classNames: [String] = []
     private var classStylesByIndex: [CueClassStyle] = []
-    private var classTags: [[UInt8]] = []
+    /// The `<c.name>` tags, in `classTagText`.
+    private var classTagRanges: [Range<Int>] = []
+    private let classTagText = OutputBuffer(capacity: 256)
     private var isCommitted: [Bool] = []
 
     /// Spans open in the output, outermost first: a `Span` value or a class index. At most
@@ -621,12 +629,8 @@ private struct MarkupEmitter {
         static let underline = -3
     }
 
-    /// Writes the payload of the cue text `lines` into `output`; false (with `output` partly
-    /// written) when `parseSRTFast` would give up on this text.
-    mutating func emit(
-        _ text: UnsafeBufferPointer<UInt8>, lines: ArraySlice<Range<Int>>, into output: OutputBuffer,
-        colors: inout SRTColorCache
-    ) -> Bool {
+    /// Starts a cue's payload at the end of `output`.
+    mutating func begin(_ output: OutputBuffer) {
         alignment = 0
         isVisible = false
         if !issues.isEmpty { issues = [] }
@@ -639,23 +643,20 @@ private struct MarkupEmitter {
         lineStart = output.count
         lineHasContent = false
         runIsScalar = false
-        var isFirst = true
-        for range in lines {
-            if !isFirst {
-                // The line break between two text lines: text in the current style.
-                var newline: UInt8 = 0x0A
-                withUnsafeMutablePointer(to: &newline) { pointer in
-                    flush(UnsafeBufferPointer(start: pointer, count: 1), 0, 1, needsEscaping: true, to: output)
-                }
-            }
-            isFirst = false
-            guard emitLine(UnsafeBufferPointer(rebasing: text[range]), into: output, colors: &colors) else {
-                return false
-            }
+    }
+
+    /// The line break between two text lines: text in the current style.
+    mutating func lineBreak(_ output: OutputBuffer) {
+        var newline: UInt8 = 0x0A
+        withUnsafeMutablePointer(to: &newline) { pointer in
+            flush(UnsafeBufferPointer(start: pointer, count: 1), 0, 1, needsEscaping: true, to: output)
         }
+    }
+
+    /// Ends the payload: closes the open spans and the last line.
+    mutating func finish(_ output: OutputBuffer) {
         closeSpans(downTo: 0, output)
         endLine(output)
-        return true
     }
 
     /// Whether a byte needs attention: a possible tag, or text that the writer escapes.
@@ -677,8 +678,9 @@ private struct MarkupEmitter {
         return found & 0x8080_8080_8080_8080
     }
 
-    /// One text line: `parseSRTFast`'s tokenizer, writing each run of text as it ends.
-    private mutating func emitLine(_ text: UnsafeBufferPointer<UInt8>, into output: OutputBuffer, colors: inout SRTColorCache)
+    /// One text line: `parseSRTFast`'s tokenizer, writing each run of text as it ends; false
+    /// (with `output` partly written) when `parseSRTFast` would give up on this text.
+    mutating func emitLine(_ text: UnsafeBufferPointer<UInt8>, into output: OutputBuffer, colors: inout SRTColorCache)
         -> Bool
     {
         let count = text.count
@@ -698,6 +700,14 @@ private struct MarkupEmitter {
                         break
                     }
                     index += 8
+                }
+                // The last few bytes: the line's last word, without the bytes already seen.
+                if index + 8 > count, index < count, count >= 8 {
+                    let tail = count - 8
+                    let seen = (index - tail) << 3  // 8 to 56 bits
+                    let flagged = Self.mayBeSpecial(raw.loadUnaligned(fromByteOffset: tail, as: UInt64.self))
+                        & ~((1 << UInt64(seen)) - 1)
+                    index = flagged == 0 ? count : tail + flagged.trailingZeroBitCount >> 3
                 }
                 guard index < count else { break }
             }
@@ -819,7 +829,9 @@ private struct MarkupEmitter {
             var tag: [UInt8] = Array("<c.".utf8)
             WebVTTWriter.appendSanitizedClass(className, to: &tag)
             tag.append(UInt8(ascii: ">"))
-            classTags.append(tag)
+            let start = classTagText.count
+            classTagText.append(tag)
+            classTagRanges.append(start..<classTagText.count)
             isCommitted.append(false)
         }
         if !isCommitted[index] {
@@ -906,7 +918,7 @@ private struct MarkupEmitter {
                 case Span.bold: append("<b>", output)
                 case Span.italic: append("<i>", output)
                 case Span.underline: append("<u>", output)
-                default: output.append(classTags[span])
+                default: output.append(classTagText.bytes(classTagRanges[span]))
                 }
                 pushSpan(span)
                 lineHasContent = true

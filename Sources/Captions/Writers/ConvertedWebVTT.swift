@@ -135,9 +135,36 @@ final class OutputBuffer {
     @inline(__always) func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let address = bytes.baseAddress, bytes.count > 0 else { return }
         reserve(bytes.count)
-        (base + count).update(from: address, count: bytes.count)
+        Self.copy(address, to: base + count, count: bytes.count)
         count += bytes.count
     }
+
+    /// Copies bytes between buffers that do not overlap. Most copies here are a few dozen
+    /// bytes, where a call to memcpy costs more than the copy: those go as two overlapping
+    /// words or word pairs.
+    @inline(__always)
+    static func copy(_ source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
+        let from = UnsafeRawPointer(source)
+        let to = UnsafeMutableRawPointer(destination)
+        switch count {
+        case 16...32:
+            let first = from.loadUnaligned(as: (UInt64, UInt64).self)
+            let last = from.loadUnaligned(fromByteOffset: count - 16, as: (UInt64, UInt64).self)
+            to.storeBytes(of: first, as: (UInt64, UInt64).self)
+            to.storeBytes(of: last, toByteOffset: count - 16, as: (UInt64, UInt64).self)
+        case 8..<16:
+            let first = from.loadUnaligned(as: UInt64.self)
+            let last = from.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            to.storeBytes(of: first, as: UInt64.self)
+            to.storeBytes(of: last, toByteOffset: count - 8, as: UInt64.self)
+        case 0..<8:
+            for index in 0..<count { destination[index] = source[index] }
+        default:
+            destination.update(from: source, count: count)
+        }
+    }
+
+    func removeAll() { count = 0 }
 
     func append(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { append($0) }
@@ -164,6 +191,35 @@ final class OutputBuffer {
         base = Self.allocate(capacity)
         return written
     }
+}
+
+/// A growable list of ranges (the current cue's text lines), with the same reason as
+/// ``OutputBuffer`` for not being an array: it is emptied and refilled for every cue.
+final class RangeList {
+    private var base: UnsafeMutablePointer<Range<Int>>
+    private(set) var count = 0
+    private var capacity = 16
+
+    init() { base = .allocate(capacity: capacity) }
+
+    deinit { base.deallocate() }
+
+    func removeAll() { count = 0 }
+
+    func append(_ range: Range<Int>) {
+        if count == capacity {
+            let newBase = UnsafeMutablePointer<Range<Int>>.allocate(capacity: capacity * 2)
+            newBase.initialize(from: base, count: count)
+            base.deallocate()
+            base = newBase
+            capacity *= 2
+        }
+        (base + count).initialize(to: range)
+        count += 1
+    }
+
+    /// The ranges, valid until the list changes.
+    var elements: UnsafeBufferPointer<Range<Int>> { UnsafeBufferPointer(start: base, count: count) }
 }
 
 /// Asks for transparent huge pages for the 2 MiB-aligned part of a large fresh allocation
