@@ -27,8 +27,10 @@ let package = Package(
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
+        // No pkgConfig for FFmpeg: it would add -lavformat to every program, and CFFmpeg.h loads
+        // FFmpeg at run time instead (Debian's headers are on the default include path).
         .systemLibrary(
-            name: "CFFmpeg", path: "Sources/CShims/CFFmpeg", pkgConfig: "libavformat",
+            name: "CFFmpeg", path: "Sources/CShims/CFFmpeg",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
         .systemLibrary(
             name: "CLibXML2", path: "Sources/CShims/CLibXML2", pkgConfig: "libxml-2.0",

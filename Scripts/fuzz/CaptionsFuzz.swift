@@ -3,7 +3,9 @@
 // Each input goes through one reader (CAPTIONS_FUZZ_READER = srt, vtt, ttml, ass, scc),
 // then the full conversion. Besides "no crash, no hang, no leak", it checks the property the
 // writer promises: whatever the input, the WebVTT written validates with no errors, and
-// parsing it again gives the same cues.
+// parsing it again gives the same cues. It also converts through `convertToWebVTT`, which
+// takes the SRT streaming converter where it can, and checks that the bytes, the report and
+// any error are exactly those of the cue-model path.
 import Captions
 import CastModel
 
@@ -24,9 +26,28 @@ private let limits = CaptionLimits(maxInputBytes: 1 << 20, maxCueCount: 20_000)
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let options = CaptionReadOptions(fileName: "fuzz", limits: limits)
-    guard let conversion = try? CaptionConverter.convert(data: bytes, format: format, readOptions: options) else {
-        return 0
+    let model = Result { () throws(CaptionError) -> CaptionConversion in
+        try CaptionConverter.convert(data: bytes, format: format, readOptions: options)
     }
+    let streamed = Result { () throws(CaptionError) -> ConvertedWebVTT in
+        try CaptionConverter.convertToWebVTT(data: bytes, format: format, readOptions: options)
+    }
+    switch (model, streamed) {
+    case (.success(let expected), .success(let actual)):
+        if actual.bytes != Array(expected.webVTT.utf8) || actual.report != expected.report {
+            print("streaming and model conversions differ:\n\(expected.webVTT)\n---\n\(String(decoding: actual.bytes, as: UTF8.self))\n---\n\(expected.report.diagnostics.map(\.description))\n---\n\(actual.report.diagnostics.map(\.description))")
+            abort()
+        }
+    case (.failure(let expected), .failure(let actual)):
+        if expected != actual {
+            print("the conversions fail differently: \(expected) / \(actual)")
+            abort()
+        }
+    default:
+        print("one conversion failed and the other did not: \(model) / \(streamed)")
+        abort()
+    }
+    guard case .success(let conversion) = model else { return 0 }
     let output = Array(conversion.webVTT.utf8)
     let findings = WebVTTValidator.check(data: output, file: "output.vtt")
     let errors = findings.filter { $0.severity == .error }

@@ -27,7 +27,7 @@ if [ ! -x "$BUILD/captions-convert" ] || [ ! -f "$stamp" ] || [ -n "$newest" ]; 
     # shellcheck disable=SC2046
     "$SWIFTC" "${COMMON[@]}" -module-name CaptionsConvert "${SHIMS[@]}" -I "$BUILD" -L "$BUILD" \
         "$ROOT/Scripts/interop/captions-convert.swift" -lCaptions -lCastModel -lJSONSupport \
-        $(pkg-config --libs libxml-2.0 libavformat libavcodec libavutil) -lswscale -lswiftDispatch -ldispatch -lBlocksRuntime -o "$BUILD/captions-convert"
+        $(pkg-config --libs libxml-2.0) -lswiftDispatch -ldispatch -lBlocksRuntime -o "$BUILD/captions-convert"
     touch "$stamp"
 fi
 echo "$BUILD/captions-convert"

@@ -32,6 +32,7 @@ public struct CaptionConversion: Sendable, Hashable {
     }
 }
 
+
 /// Reads any supported caption format and writes correct WebVTT, accounting for every cue.
 ///
 /// This is the entry point behind `castprep captions convert`:
@@ -68,27 +69,82 @@ public enum CaptionConverter {
         fileName: String = "<input>"
     ) throws(CaptionError) -> CaptionConversion {
         var (document, report) = normalize(read, options: options, fileName: fileName)
-        if options.strict, let worst = report.diagnostics.maximumSeverity, worst >= .warning {
-            let count = report.diagnostics.filter { $0.severity >= .warning }.count
-            throw CaptionError(
-                "captions.strict-lossy",
-                "conversion of \(fileName) is lossy (\(count) warning(s) or error(s)); nothing was written because of --strict",
-                fix: "fix the findings listed, or convert without --strict to accept them",
-                location: Diagnostic.SourceLocation(file: fileName), diagnostics: report.diagnostics)
-        }
+        try checkStrict(report, options: options, fileName: fileName)
         let text = WebVTTWriter.write(document)
-        if document.cues.isEmpty {
-            report.diagnostics.append(
-                Diagnostic(
-                    .warning, "captions.no-cues", "the output has no cues",
-                    fix: "check that the input is the format you think it is (--from)",
-                    location: Diagnostic.SourceLocation(file: fileName)))
-        }
+        noteIfEmpty(&report, isEmpty: document.cues.isEmpty, fileName: fileName)
         return CaptionConversion(document: document, webVTT: text, report: report)
     }
 
-    /// How many overlapping cues are compared with each new cue when looking for repeats.
-    private static let mergeWindow = 32
+    /// Reads `data` as `format` and returns the WebVTT file's bytes and the report: exactly what
+    /// ``convert(data:format:readOptions:options:)`` gives as `webVTT` and `report`.
+    ///
+    /// SRT goes through a streaming converter that writes WebVTT straight from the input bytes
+    /// without building the cue model, for files within what it handles (see
+    /// `SRTStreamingConverter`); anything else, and every other format, takes the general path.
+    ///
+    /// - Throws: the same ``CaptionError``s as ``convert(data:format:readOptions:options:)``.
+    public static func convertToWebVTT(
+        data: [UInt8], format: CaptionFormat, readOptions: CaptionReadOptions = CaptionReadOptions(),
+        options: ConversionOptions = ConversionOptions()
+    ) throws(CaptionError) -> ConvertedWebVTT {
+        try convertToWebVTT(data: data, format: format, readOptions: readOptions, options: options, streaming: true)
+    }
+
+    /// ``convertToWebVTT(data:format:readOptions:options:)`` with the SRT streaming converter
+    /// switched on or off; the tests compare the two.
+    static func convertToWebVTT(
+        data: [UInt8], format: CaptionFormat, readOptions: CaptionReadOptions, options: ConversionOptions,
+        streaming: Bool
+    ) throws(CaptionError) -> ConvertedWebVTT {
+        if streaming, format == .srt,
+            let converted = try SRTStreamingConverter.convert(data, readOptions: readOptions, options: options)
+        {
+            return converted
+        }
+        let read = try CaptionReader.read(data: data, format: format, options: readOptions)
+        return try convertToWebVTT(read, options: options, fileName: readOptions.fileName)
+    }
+
+    /// Converts an already read document to the WebVTT file's bytes and the report.
+    ///
+    /// - Throws: ``CaptionError`` with code `captions.strict-lossy` as ``convert(_:options:fileName:)``.
+    public static func convertToWebVTT(
+        _ read: consuming CaptionReadResult, options: ConversionOptions = ConversionOptions(),
+        fileName: String = "<input>"
+    ) throws(CaptionError) -> ConvertedWebVTT {
+        var (document, report) = normalize(read, options: options, fileName: fileName)
+        try checkStrict(report, options: options, fileName: fileName)
+        let bytes = WebVTTWriter.writeBytes(document)
+        noteIfEmpty(&report, isEmpty: document.cues.isEmpty, fileName: fileName)
+        return ConvertedWebVTT(bytes: bytes, report: report)
+    }
+
+    /// With `strict`, any warning or error stops the conversion before anything is written.
+    static func checkStrict(_ report: ConversionReport, options: ConversionOptions, fileName: String)
+        throws(CaptionError)
+    {
+        guard options.strict, let worst = report.diagnostics.maximumSeverity, worst >= .warning else { return }
+        let count = report.diagnostics.filter { $0.severity >= .warning }.count
+        throw CaptionError(
+            "captions.strict-lossy",
+            "conversion of \(fileName) is lossy (\(count) warning(s) or error(s)); nothing was written because of --strict",
+            fix: "fix the findings listed, or convert without --strict to accept them",
+            location: Diagnostic.SourceLocation(file: fileName), diagnostics: report.diagnostics)
+    }
+
+    /// An output without cues is almost always the wrong format or an empty file: say so.
+    static func noteIfEmpty(_ report: inout ConversionReport, isEmpty: Bool, fileName: String) {
+        guard isEmpty else { return }
+        report.diagnostics.append(
+            Diagnostic(
+                .warning, "captions.no-cues", "the output has no cues",
+                fix: "check that the input is the format you think it is (--from)",
+                location: Diagnostic.SourceLocation(file: fileName)))
+    }
+
+    /// How many overlapping cues are compared with each new cue when looking for repeats
+    /// (the SRT streaming converter uses the same window).
+    static let mergeWindow = 32
 
     /// Applies the offset, drops what cannot be shown, sorts by start time, merges repeats and
     /// makes identifiers unique; every change is counted and reported.
@@ -110,41 +166,14 @@ public enum CaptionConverter {
         var keptCount = 0
 
         for index in kept.indices {
-            if options.offset.milliseconds != 0 {
-                kept[index].start = kept[index].start + options.offset
-                kept[index].end = kept[index].end + options.offset
-            }
-            let start = kept[index].start
-            let end = kept[index].end
-            let line = kept[index].sourceLine
-            if kept[index].isBlank {
-                report.dropped[.empty, default: 0] += 1
-                log.add(.note, "captions.cue-dropped-empty", "cue at \(start) has no text; dropped", line: line)
-                continue
-            }
-            if end <= start {
-                report.dropped[.zeroDuration, default: 0] += 1
-                log.add(
-                    .warning, "captions.cue-dropped-zero-duration",
-                    "cue \"\(preview(kept[index]))\" ends (\(end)) before or when it starts (\(start)); dropped",
-                    fix: "give the cue an end time after its start", line: line)
-                continue
-            }
-            if end.milliseconds <= 0 {
-                report.dropped[.beforeStart, default: 0] += 1
-                log.add(
-                    .warning, "captions.cue-dropped-before-start",
-                    "cue \"\(preview(kept[index]))\" ends before 00:00:00.000 after the offset \(options.offset); dropped",
-                    fix: "use a smaller negative offset", line: line)
-                continue
-            }
-            if start.milliseconds < 0 {
-                log.add(
-                    .warning, "captions.cue-start-clamped",
-                    "cue \"\(preview(kept[index]))\" would start at \(start) after the offset; it now starts at 00:00:00.000",
-                    line: line)
-                kept[index].start = .zero
-            }
+            var start = kept[index].start
+            var end = kept[index].end
+            let isKept = admit(
+                start: &start, end: &end, isBlank: kept[index].isBlank, line: kept[index].sourceLine,
+                offset: options.offset, preview: { preview(kept[index]) }, report: &report, log: &log)
+            guard isKept else { continue }
+            kept[index].start = start
+            kept[index].end = end
             if keptCount != index { kept[keptCount] = kept[index] }
             keptCount += 1
         }
@@ -217,7 +246,50 @@ public enum CaptionConverter {
         return (document, report)
     }
 
-    private static func preview(_ cue: Cue) -> String {
+    /// The first step of ``normalize(_:options:fileName:)`` for one cue, shared with the SRT
+    /// streaming converter so both report a cue in the same words: applies the offset, and
+    /// either drops the cue (counted and logged; false) or keeps it, its start clamped to zero.
+    /// `preview` gives the cue's text for messages; it is only called when one is written.
+    static func admit(
+        start: inout CaptionTime, end: inout CaptionTime, isBlank: Bool, line: Int?, offset: CaptionTime,
+        preview: () -> String, report: inout ConversionReport, log: inout DiagnosticLog
+    ) -> Bool {
+        if offset.milliseconds != 0 {
+            start = start + offset
+            end = end + offset
+        }
+        if isBlank {
+            report.dropped[.empty, default: 0] += 1
+            log.add(.note, "captions.cue-dropped-empty", "cue at \(start) has no text; dropped", line: line)
+            return false
+        }
+        if end <= start {
+            report.dropped[.zeroDuration, default: 0] += 1
+            log.add(
+                .warning, "captions.cue-dropped-zero-duration",
+                "cue \"\(preview())\" ends (\(end)) before or when it starts (\(start)); dropped",
+                fix: "give the cue an end time after its start", line: line)
+            return false
+        }
+        if end.milliseconds <= 0 {
+            report.dropped[.beforeStart, default: 0] += 1
+            log.add(
+                .warning, "captions.cue-dropped-before-start",
+                "cue \"\(preview())\" ends before 00:00:00.000 after the offset \(offset); dropped",
+                fix: "use a smaller negative offset", line: line)
+            return false
+        }
+        if start.milliseconds < 0 {
+            log.add(
+                .warning, "captions.cue-start-clamped",
+                "cue \"\(preview())\" would start at \(start) after the offset; it now starts at 00:00:00.000",
+                line: line)
+            start = .zero
+        }
+        return true
+    }
+
+    static func preview(_ cue: Cue) -> String {
         let text = cue.plainText.replacingNewlines()
         return text.count > 40 ? String(text.prefix(40)) + "…" : text
     }

@@ -88,10 +88,12 @@ enum CaptionsCommand {
             let readOptions = CaptionReadOptions(fileName: input, encoding: encoding)
             let options = ConversionOptions(offset: offset, strict: values.flag("strict"))
             do {
-                let conversion: CaptionConversion
+                // Bytes and report only: the command writes the file and has no use for the cue model,
+                // which lets SRT take the streaming converter.
+                let conversion: ConvertedWebVTT
                 if format == nil, mediaExtensions.contains(ext) {
                     let read = try await EmbeddedSubtitleExtractor.extract(path: input, stream: stream, options: readOptions)
-                    conversion = try CaptionConverter.convert(read, options: options, fileName: input)
+                    conversion = try CaptionConverter.convertToWebVTT(read, options: options, fileName: input)
                 } else {
                     guard let bytes = await BlockingWork.contents(of: input) else {
                         printer.print([Diagnostic(.error, "file.not-found", "cannot read \(input)", fix: "check the path",
@@ -105,18 +107,17 @@ enum CaptionsCommand {
                         failed = true
                         continue
                     }
-                    conversion = try await BlockingWork.run { () throws(CaptionError) -> CaptionConversion in
-                        try CaptionConverter.convert(data: bytes, format: chosen, readOptions: readOptions, options: options)
+                    conversion = try await BlockingWork.run { () throws(CaptionError) -> ConvertedWebVTT in
+                        try CaptionConverter.convertToWebVTT(data: bytes, format: chosen, readOptions: readOptions, options: options)
                     }
                 }
                 printer.print(conversion.report.diagnostics)
                 if output == "-" {
-                    io.write(conversion.webVTT)
+                    io.write(String(decoding: conversion.bytes, as: UTF8.self))
                     io.writeErrorLine("\(input): \(conversion.report.summary)")
                 } else {
                     let destination = outputPath(for: input, output: output, outputIsDirectory: outputIsDirectory)
-                    let text = conversion.webVTT
-                    try await BlockingWork.run { try CaptionFileWriter.write(text, to: destination, inputs: inputs) }
+                    try await BlockingWork.run { try CaptionFileWriter.write(conversion, to: destination, inputs: inputs) }
                     io.writeLine("\(input) → \(destination): \(conversion.report.summary)")
                 }
                 if conversion.report.diagnostics.containsErrors { failed = true }

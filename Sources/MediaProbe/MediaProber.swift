@@ -33,7 +33,7 @@ public struct MediaProber: Sendable {
     private static let queue = DispatchQueue(label: "castprep.media-probe", qos: .userInitiated, attributes: .concurrent)
 
     /// FFmpeg's own logging is silenced once: errors are reported through ``ProbeError``.
-    private static let quietLogging: Void = { av_log_set_level(-8) }()  // AV_LOG_QUIET
+    private static let quietLogging: Void = { castprep_av_log_set_level(-8) }()  // AV_LOG_QUIET
 
     /// Probes many files, at most `width` at a time, off the cooperative pool; results are in
     /// input order.
@@ -69,6 +69,7 @@ public struct MediaProber: Sendable {
 
     /// Probes one file on the calling thread (blocks).
     public func probeBlocking(path: String) throws(ProbeError) -> ProbeResult {
+        try FFmpegLibrary.requireLoaded(source: path)
         _ = Self.quietLogging
         let isURL = path.hasPrefix("http://") || path.hasPrefix("https://")
         if !isURL {
@@ -88,7 +89,7 @@ public struct MediaProber: Sendable {
             // every build, and it would fetch every segment).
             return try Self.probeDASH(path: path, timeout: limits.timeout)
         }
-        guard var context = avformat_alloc_context() else {
+        guard var context = castprep_avformat_alloc_context() else {
             throw ProbeError("probe.out-of-memory", "FFmpeg could not allocate a format context", source: path)
         }
         // Interrupt FFmpeg once the deadline passes: a crafted file or a stalled server must not
@@ -102,17 +103,17 @@ public struct MediaProber: Sendable {
         }
         context.pointee.interrupt_callback.opaque = UnsafeMutableRawPointer(deadline)
         var options: OpaquePointer?
-        av_dict_set(&options, "probesize", String(limits.probeBytes), 0)
-        av_dict_set(&options, "rw_timeout", String(Int(limits.timeout * 1_000_000)), 0)
+        castprep_av_dict_set(&options, "probesize", String(limits.probeBytes), 0)
+        castprep_av_dict_set(&options, "rw_timeout", String(Int(limits.timeout * 1_000_000)), 0)
         var optionalContext: UnsafeMutablePointer<AVFormatContext>? = context
-        let openStatus = avformat_open_input(&optionalContext, path, nil, &options)
-        av_dict_free(&options)
+        let openStatus = castprep_avformat_open_input(&optionalContext, path, nil, &options)
+        castprep_av_dict_free(&options)
         guard openStatus >= 0, let opened = optionalContext else {
             throw Self.error(for: openStatus, stage: "open", path: path, timedOut: Self.monotonicSeconds() > deadline.pointee)
         }
         context = opened
-        defer { avformat_close_input(&optionalContext) }
-        let infoStatus = avformat_find_stream_info(context, nil)
+        defer { castprep_avformat_close_input(&optionalContext) }
+        let infoStatus = castprep_avformat_find_stream_info(context, nil)
         if infoStatus < 0 {
             throw Self.error(for: infoStatus, stage: "read", path: path, timedOut: Self.monotonicSeconds() > deadline.pointee)
         }
@@ -127,7 +128,7 @@ public struct MediaProber: Sendable {
                 if stream.pointee.duration != castprep_AV_NOPTS_VALUE, stream.pointee.duration > 0 {
                     let seconds = Double(stream.pointee.duration) * Self.double(stream.pointee.time_base)
                     mediaDuration = max(mediaDuration ?? 0, seconds)
-                } else if let entry = av_dict_get(stream.pointee.metadata, "DURATION", nil, 0), let value = entry.pointee.value,
+                } else if let entry = castprep_av_dict_get(stream.pointee.metadata, "DURATION", nil, 0), let value = entry.pointee.value,
                           let seconds = Self.clockSeconds(String(cString: value)) {
                     // Matroska stores per-stream durations as a DURATION tag ("00:00:02.000000000").
                     mediaDuration = max(mediaDuration ?? 0, seconds)
@@ -166,7 +167,7 @@ public struct MediaProber: Sendable {
 
     static func describe(_ stream: UnsafeMutablePointer<AVStream>, index: Int) -> StreamInfo {
         guard let parameters = stream.pointee.codecpar?.pointee else { return StreamInfo(index: index, kind: .unknown, codec: "unknown") }
-        let codecName = avcodec_get_name(parameters.codec_id).map { String(cString: $0) } ?? "unknown"
+        let codecName = castprep_avcodec_get_name(parameters.codec_id).map { String(cString: $0) } ?? "unknown"
         let kind: StreamInfo.Kind = switch parameters.codec_type {
         case AVMEDIA_TYPE_VIDEO: .video
         case AVMEDIA_TYPE_AUDIO: .audio
@@ -180,11 +181,11 @@ public struct MediaProber: Sendable {
         info.isDefault = disposition & 0x1 != 0  // AV_DISPOSITION_DEFAULT
         info.isForced = disposition & 0x40 != 0  // AV_DISPOSITION_FORCED
         info.isAttachedPicture = disposition & 0x400 != 0  // AV_DISPOSITION_ATTACHED_PIC
-        if let entry = av_dict_get(stream.pointee.metadata, "language", nil, 0), let value = entry.pointee.value {
+        if let entry = castprep_av_dict_get(stream.pointee.metadata, "language", nil, 0), let value = entry.pointee.value {
             let language = String(cString: value)
             if !language.isEmpty, language != "und" { info.language = language }
         }
-        if parameters.profile >= 0, let name = avcodec_profile_name(parameters.codec_id, parameters.profile) {
+        if parameters.profile >= 0, let name = castprep_avcodec_profile_name(parameters.codec_id, parameters.profile) {
             info.profile = String(cString: name)
         }
         if parameters.level > 0 { info.level = Int(parameters.level) }
@@ -200,7 +201,7 @@ public struct MediaProber: Sendable {
             info.height = parameters.height > 0 ? Int(parameters.height) : nil
             let rate = stream.pointee.avg_frame_rate
             if rate.num > 0, rate.den > 0 { info.frameRate = (double(rate) * 1000).rounded() / 1000 }
-            if let descriptor = av_pix_fmt_desc_get(AVPixelFormat(rawValue: parameters.format)) {
+            if let descriptor = castprep_av_pix_fmt_desc_get(AVPixelFormat(rawValue: parameters.format)) {
                 info.bitDepth = Int(descriptor.pointee.comp.0.depth)
                 let w = descriptor.pointee.log2_chroma_w
                 let h = descriptor.pointee.log2_chroma_h
@@ -212,7 +213,7 @@ public struct MediaProber: Sendable {
             default: break
             }
             var sideDataSize: Int = 0
-            if let dovi = av_stream_get_side_data(stream, AV_PKT_DATA_DOVI_CONF, &sideDataSize), sideDataSize >= 3 {
+            if let dovi = castprep_av_stream_get_side_data(stream, AV_PKT_DATA_DOVI_CONF, &sideDataSize), sideDataSize >= 3 {
                 info.dolbyVisionProfile = Int(dovi[2])  // dv_version_major, dv_version_minor, dv_profile
             }
             switch codecName {
@@ -237,13 +238,13 @@ public struct MediaProber: Sendable {
             info.channels = Int(parameters.ch_layout.nb_channels)
             var layout = parameters.ch_layout
             var buffer = [CChar](repeating: 0, count: 64)
-            if av_channel_layout_describe(&layout, &buffer, buffer.count) > 0 {
+            if castprep_av_channel_layout_describe(&layout, &buffer, buffer.count) > 0 {
                 info.channelLayout = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             }
             info.sampleRate = parameters.sample_rate > 0 ? Int(parameters.sample_rate) : nil
             info.codecString = codecName == "aac" ? CodecStrings.aac(ffmpegProfile: Int(parameters.profile)) : CodecStrings.simple(codec: codecName)
         case .subtitle:
-            if let descriptor = avcodec_descriptor_get(parameters.codec_id) {
+            if let descriptor = castprep_avcodec_descriptor_get(parameters.codec_id) {
                 let properties = descriptor.pointee.props
                 info.isTextSubtitle = properties & (1 << 17) != 0 ? true : properties & (1 << 16) != 0 ? false : nil
             }
@@ -270,19 +271,19 @@ public struct MediaProber: Sendable {
         var window = 10.0
         while latest == nil, window <= max(20, containerDuration * 2) {
             let target = Int64(max(0, containerDuration - window) * 1_000_000)
-            guard av_seek_frame(context, -1, target, 1) >= 0 else { return nil }  // AVSEEK_FLAG_BACKWARD
-            var allocated = av_packet_alloc()
-            defer { av_packet_free(&allocated) }
+            guard castprep_av_seek_frame(context, -1, target, 1) >= 0 else { return nil }  // AVSEEK_FLAG_BACKWARD
+            var allocated = castprep_av_packet_alloc()
+            defer { castprep_av_packet_free(&allocated) }
             guard let packet = allocated else { return nil }
             var read = 0
-            while read < 20_000, av_read_frame(context, packet) >= 0 {
+            while read < 20_000, castprep_av_read_frame(context, packet) >= 0 {
                 read += 1
                 let index = Int(packet.pointee.stream_index)
                 if media.contains(index), let stream = context.pointee.streams[index], packet.pointee.pts != castprep_AV_NOPTS_VALUE {
                     let end = Double(packet.pointee.pts + max(0, packet.pointee.duration)) * double(stream.pointee.time_base)
                     latest = max(latest ?? 0, end)
                 }
-                av_packet_unref(packet)
+                castprep_av_packet_unref(packet)
             }
             window *= 4
         }
@@ -385,15 +386,15 @@ public struct MediaProber: Sendable {
     static func readText(_ path: String, timeout: Double) -> String? {
         guard path.hasPrefix("http://") || path.hasPrefix("https://") else { return readText(path) }
         var options: OpaquePointer?
-        av_dict_set(&options, "rw_timeout", String(Int(timeout * 1_000_000)), 0)
-        defer { av_dict_free(&options) }
+        castprep_av_dict_set(&options, "rw_timeout", String(Int(timeout * 1_000_000)), 0)
+        defer { castprep_av_dict_free(&options) }
         var context: UnsafeMutablePointer<AVIOContext>?
-        guard avio_open2(&context, path, 1, nil, &options) >= 0, let io = context else { return nil }  // AVIO_FLAG_READ
-        defer { avio_closep(&context) }
+        guard castprep_avio_open2(&context, path, 1, nil, &options) >= 0, let io = context else { return nil }  // AVIO_FLAG_READ
+        defer { castprep_avio_closep(&context) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while bytes.count <= 16 << 20 {
-            let count = chunk.withUnsafeMutableBufferPointer { avio_read(io, $0.baseAddress, Int32($0.count)) }
+            let count = chunk.withUnsafeMutableBufferPointer { castprep_avio_read(io, $0.baseAddress, Int32($0.count)) }
             if count <= 0 { break }
             bytes.append(contentsOf: chunk.prefix(Int(count)))
         }
@@ -461,7 +462,7 @@ public struct MediaProber: Sendable {
                               fix: "check that the file is complete and the server answers; raise the timeout for slow links", source: path)
         }
         var buffer = [CChar](repeating: 0, count: 256)
-        av_strerror(status, &buffer, buffer.count)
+        castprep_av_strerror(status, &buffer, buffer.count)
         let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         if status == castprep_AVERROR(2) {  // ENOENT
             return ProbeError("probe.not-found", "no such file", fix: "check the path", source: path)

@@ -11,11 +11,12 @@ import Testing
 /// clear name rather than deep inside a feature test.
 @Suite("System libraries")
 struct SystemLibraryTests {
-    @Test("FFmpeg is 5.1 or later (libavformat 59)")
+    @Test("FFmpeg is 5.1 or later (libavformat 59) and loads at run time")
     func ffmpeg() {
-        let version = avformat_version()
+        #expect(castprep_ffmpeg_load_error() == nil)
+        let version = castprep_avformat_version()
         #expect(version >> 16 >= 59)
-        #expect(avcodec_version() >> 16 >= 59)
+        #expect(castprep_avcodec_version() >> 16 >= 59)
         #expect(castprep_AVERROR(22) == -22)
     }
 

@@ -96,9 +96,10 @@ public enum EmbeddedSubtitleExtractor {
 
         init(path: String) throws(CaptionError) {
             self.path = path
+            try FFmpegLibrary.requireLoaded(path: path)
             _ = quietFFmpegLogging
             var opened: UnsafeMutablePointer<AVFormatContext>?
-            let status = avformat_open_input(&opened, path, nil, nil)
+            let status = castprep_avformat_open_input(&opened, path, nil, nil)
             guard status >= 0, let opened else {
                 throw CaptionError(
                     "captions.media-open-failed", "avformat_open_input failed for \(path): \(errorText(status))",
@@ -106,7 +107,7 @@ public enum EmbeddedSubtitleExtractor {
                     location: Diagnostic.SourceLocation(file: path))
             }
             context = opened
-            let found = avformat_find_stream_info(opened, nil)
+            let found = castprep_avformat_find_stream_info(opened, nil)
             guard found >= 0 else {
                 throw CaptionError(
                     "captions.media-open-failed", "avformat_find_stream_info failed for \(path): \(errorText(found))",
@@ -114,7 +115,7 @@ public enum EmbeddedSubtitleExtractor {
             }
         }
 
-        deinit { avformat_close_input(&context) }
+        deinit { castprep_avformat_close_input(&context) }
 
         private func stream(_ index: Int) -> UnsafeMutablePointer<AVStream>? {
             guard let context, index >= 0, index < Int(context.pointee.nb_streams) else { return nil }
@@ -129,7 +130,7 @@ public enum EmbeddedSubtitleExtractor {
                     parameters.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE
                 else { continue }
                 let codec = parameters.pointee.codec_id
-                let name = avcodec_get_name(codec).map { String(cString: $0) } ?? "unknown"
+                let name = castprep_avcodec_get_name(codec).map { String(cString: $0) } ?? "unknown"
                 result.append(
                     EmbeddedSubtitleStream(
                         index: index, codecName: name, language: Self.tag(stream, "language"),
@@ -139,7 +140,7 @@ public enum EmbeddedSubtitleExtractor {
         }
 
         private static func tag(_ stream: UnsafeMutablePointer<AVStream>, _ key: String) -> String? {
-            guard let entry = av_dict_get(stream.pointee.metadata, key, nil, 0), let value = entry.pointee.value else {
+            guard let entry = castprep_av_dict_get(stream.pointee.metadata, key, nil, 0), let value = entry.pointee.value else {
                 return nil
             }
             return String(cString: value)
@@ -151,22 +152,22 @@ public enum EmbeddedSubtitleExtractor {
             guard let context, let stream = stream(info.index), let parameters = stream.pointee.codecpar else {
                 throw CaptionError("captions.decoder-failed", "stream #\(info.index) disappeared from \(path)")
             }
-            guard let decoder = avcodec_find_decoder(parameters.pointee.codec_id) else {
+            guard let decoder = castprep_avcodec_find_decoder(parameters.pointee.codec_id) else {
                 throw CaptionError(
                     "captions.decoder-failed", "this FFmpeg build has no decoder for \(info.codecName) (stream #\(info.index))",
                     fix: "install an FFmpeg build with the \(info.codecName) decoder", location: Diagnostic.SourceLocation(file: path))
             }
-            var codecContext = avcodec_alloc_context3(decoder)
-            defer { avcodec_free_context(&codecContext) }
+            var codecContext = castprep_avcodec_alloc_context3(decoder)
+            defer { castprep_avcodec_free_context(&codecContext) }
             guard let codecContext else {
                 throw CaptionError("captions.decoder-failed", "avcodec_alloc_context3 failed for \(info.codecName)")
             }
-            let copied = avcodec_parameters_to_context(codecContext, parameters)
+            let copied = castprep_avcodec_parameters_to_context(codecContext, parameters)
             guard copied >= 0 else {
                 throw CaptionError("captions.decoder-failed", "avcodec_parameters_to_context failed: \(errorText(copied))")
             }
             codecContext.pointee.pkt_timebase = stream.pointee.time_base
-            let opened = avcodec_open2(codecContext, decoder, nil)
+            let opened = castprep_avcodec_open2(codecContext, decoder, nil)
             guard opened >= 0 else {
                 throw CaptionError(
                     "captions.decoder-failed", "avcodec_open2 failed for \(info.codecName): \(errorText(opened))",
@@ -183,18 +184,18 @@ public enum EmbeddedSubtitleExtractor {
             }
             var log = DiagnosticLog(file: path)
             var document = CaptionDocument()
-            var packet = av_packet_alloc()
-            defer { av_packet_free(&packet) }
+            var packet = castprep_av_packet_alloc()
+            defer { castprep_av_packet_free(&packet) }
             guard let packet else { throw CaptionError("captions.decoder-failed", "av_packet_alloc failed") }
             let timeBase = stream.pointee.time_base
             let seconds = { (value: Int64) -> Double in Double(value) * Double(timeBase.num) / Double(max(1, timeBase.den)) }
             var decodeErrors = 0
-            while av_read_frame(context, packet) >= 0 {
-                defer { av_packet_unref(packet) }
+            while castprep_av_read_frame(context, packet) >= 0 {
+                defer { castprep_av_packet_unref(packet) }
                 guard Int(packet.pointee.stream_index) == info.index else { continue }
                 var subtitle = AVSubtitle()
                 var gotSubtitle: Int32 = 0
-                let status = avcodec_decode_subtitle2(codecContext, &subtitle, &gotSubtitle, packet)
+                let status = castprep_avcodec_decode_subtitle2(codecContext, &subtitle, &gotSubtitle, packet)
                 guard status >= 0 else {
                     decodeErrors += 1
                     if decodeErrors <= 20 {
@@ -205,7 +206,7 @@ public enum EmbeddedSubtitleExtractor {
                     continue
                 }
                 guard gotSubtitle != 0 else { continue }
-                defer { avsubtitle_free(&subtitle) }
+                defer { castprep_avsubtitle_free(&subtitle) }
                 let pts = packet.pointee.pts != castprep_AV_NOPTS_VALUE ? packet.pointee.pts : packet.pointee.dts
                 guard pts != castprep_AV_NOPTS_VALUE else {
                     log.add(.warning, "captions.decoder-error", "stream #\(info.index): a subtitle packet has no timestamp; skipped")
@@ -254,7 +255,7 @@ public enum EmbeddedSubtitleExtractor {
 
     fileprivate static func errorText(_ code: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 256)
-        guard av_strerror(code, &buffer, buffer.count) == 0 else { return "error \(code)" }
+        guard castprep_av_strerror(code, &buffer, buffer.count) == 0 else { return "error \(code)" }
         let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -268,4 +269,4 @@ extension String {
 
 /// FFmpeg prints decoder complaints to stderr by itself; CastPrep reports problems as
 /// diagnostics instead, so FFmpeg's own log is silenced once (AV_LOG_QUIET).
-private let quietFFmpegLogging: Void = { av_log_set_level(-8) }()
+private let quietFFmpegLogging: Void = { castprep_av_log_set_level(-8) }()

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
 /// A text encoding CastPrep can decode caption files from.
 ///
 /// SRT files in the wild are often in the code page of the Windows machine that made them
@@ -120,7 +126,9 @@ enum TextDecoder {
         var output: [UInt8]
         switch encoding {
         case .utf8:
-            if (knownValid && start == 0) || isValidUTF8(body) {
+            if knownValid && start == 0 {
+                output = input  // shares the storage: no copy of a file that is already clean UTF-8
+            } else if isValidUTF8(body) {
                 output = Array(body)
             } else {
                 invalid = true
@@ -176,6 +184,26 @@ enum TextDecoder {
         // A BOM can also follow a forced encoding or appear after decoding UTF-16 text.
         if output.starts(with: [0xEF, 0xBB, 0xBF]) { output.removeFirst(3) }
         return DecodedText(bytes: output, encoding: encoding, wasGuessed: guessed, hadInvalidBytes: invalid)
+    }
+
+    /// Where the text starts when ``decode(_:forced:)`` would return `input` itself from that
+    /// offset on: UTF-8 (detected, or forced), valid, without NUL bytes, after up to two byte
+    /// order marks. Nil when decoding would change the bytes or pick another encoding.
+    ///
+    /// The SRT streaming converter reads such input in place instead of copying it.
+    static func unchangedUTF8Start(_ input: [UInt8], forced: CaptionTextEncoding?) -> Int? {
+        guard forced == nil || forced == .utf8 else { return nil }
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        var start = input.starts(with: bom) ? 3 : 0
+        let body = input[start...]
+        // Valid UTF-8 never starts with a UTF-16 byte order mark, and without NUL bytes the
+        // UTF-16 sniffing cannot match, so detection would pick UTF-8 as well.
+        let hasNUL = body.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.map { memchr($0, 0, buffer.count) != nil } ?? false
+        }
+        guard !hasNUL, isValidUTF8(body) else { return nil }
+        if body.starts(with: bom) { start += 3 }
+        return start
     }
 
     static func appendUTF8(_ scalar: UInt32, to output: inout [UInt8]) {

@@ -245,7 +245,7 @@ extension InlineMarkup {
 
     /// ` color=V>` or ` color="V">` right after `<font`, V being 1-32 ASCII letters, digits
     /// or `#` that normalise to a colour: the colour, its class and the offset after `>`.
-    private static func fontColor(_ text: UnsafeBufferPointer<UInt8>, after start: Int, colors: inout SRTColorCache)
+    static func fontColor(_ text: UnsafeBufferPointer<UInt8>, after start: Int, colors: inout SRTColorCache)
         -> (String, String, Int)?
     {
         let prefix: StaticString = " color="
@@ -311,10 +311,7 @@ struct MarkupState {
         func adjust(_ depth: inout Int) -> Bool {
             if tag.closing {
                 guard depth > 0 else {
-                    result.issues.append(
-                        MarkupIssue(
-                            severity: .note, code: "captions.srt-unmatched-tag",
-                            message: "closing tag </\(tag.name)> has no opening tag; ignored"))
+                    result.issues.append(Self.unmatchedClosingTag(tag.name))
                     return depth > 0
                 }
                 depth -= 1
@@ -332,10 +329,7 @@ struct MarkupState {
         default:  // font
             if tag.closing {
                 if fontColors.popLast() == nil {
-                    result.issues.append(
-                        MarkupIssue(
-                            severity: .note, code: "captions.srt-unmatched-tag",
-                            message: "closing tag </font> has no opening tag; ignored"))
+                    result.issues.append(Self.unmatchedClosingTag("font"))
                 }
                 builder.style.colorClass = fontColors.compactMap { $0 }.last
             } else {
@@ -361,6 +355,14 @@ struct MarkupState {
                 builder.style.colorClass = colorClass
             }
         }
+    }
+
+    /// The note for a closing SRT tag (`i`, `b`, `u`, `font`) with no opening tag; shared with
+    /// the SRT streaming converter so both word it the same.
+    static func unmatchedClosingTag(_ name: String) -> MarkupIssue {
+        MarkupIssue(
+            severity: .note, code: "captions.srt-unmatched-tag",
+            message: "closing tag </\(name)> has no opening tag; ignored")
     }
 
     /// `<font color=…>` with an already normalised colour: what ``applySRT(_:)`` does for a

@@ -146,14 +146,7 @@ enum SRTReader {
                     line: timingLine + 1, column: parsed.rest.lowerBound - lines[timingLine].lowerBound + 1)
             }
             if let cueNumber {
-                if !seenIndices.insert(cueNumber) {
-                    log.add(.note, "captions.srt-duplicate-index", "cue number \(cueNumber) appears more than once",
-                        line: timingLine)
-                } else if let lastIndex, cueNumber != lastIndex + 1 {
-                    log.add(.note, "captions.srt-index-gap", "cue number \(cueNumber) follows \(lastIndex)",
-                        line: timingLine)
-                }
-                lastIndex = cueNumber
+                Self.noteCueNumber(cueNumber, seen: &seenIndices, last: &lastIndex, line: timingLine, log: &log)
             }
             if parsed.start < maxEnd {
                 overlaps += 1
@@ -191,9 +184,7 @@ enum SRTReader {
                 cue.content = markup.nodes
                 if let settings = markup.settings { cue.settings = settings }
                 document.classStyles.merge(markup.classStyles) { current, _ in current }
-                for issue in markup.issues {
-                    log.add(issue.severity, issue.code, issue.message, fix: issue.fix, line: timingLine + 2)
-                }
+                Self.logMarkupIssues(markup.issues, line: timingLine + 2, log: &log)
             } else if !text.isEmpty {
                 cue.content = [.text(String(decoding: text, as: UTF8.self))]
             }
@@ -202,14 +193,40 @@ enum SRTReader {
             }
             document.cues.append(cue)
         }
-        if overlaps > 0 {
-            log.add(
-                .note, "captions.overlapping-cues",
-                "\(overlaps) cue(s) start before an earlier cue ends; WebVTT shows overlapping cues together",
-                line: firstOverlapLine)
-        }
+        Self.noteOverlaps(overlaps, firstLine: firstOverlapLine, log: &log)
         return CaptionReadResult(
             document: document, diagnostics: log.finished(), unreadableCues: unreadable, encoding: decoded.encoding)
+    }
+
+    // The findings below are shared with `SRTStreamingConverter`, which must report exactly
+    // what this reader reports.
+
+    /// Notes a repeated cue number or a gap in the numbering.
+    static func noteCueNumber(
+        _ cueNumber: Int64, seen: inout SeenNumbers, last: inout Int64?, line: Int, log: inout DiagnosticLog
+    ) {
+        if !seen.insert(cueNumber) {
+            log.add(.note, "captions.srt-duplicate-index", "cue number \(cueNumber) appears more than once", line: line)
+        } else if let last, cueNumber != last + 1 {
+            log.add(.note, "captions.srt-index-gap", "cue number \(cueNumber) follows \(last)", line: line)
+        }
+        last = cueNumber
+    }
+
+    /// Logs a cue's markup findings at the line of its first text line.
+    static func logMarkupIssues(_ issues: [MarkupIssue], line: Int, log: inout DiagnosticLog) {
+        for issue in issues {
+            log.add(issue.severity, issue.code, issue.message, fix: issue.fix, line: line)
+        }
+    }
+
+    /// One note for all cues that start before an earlier cue ends.
+    static func noteOverlaps(_ count: Int, firstLine: Int?, log: inout DiagnosticLog) {
+        guard count > 0 else { return }
+        log.add(
+            .note, "captions.overlapping-cues",
+            "\(count) cue(s) start before an earlier cue ends; WebVTT shows overlapping cues together",
+            line: firstLine)
     }
 
     /// For each line, whether it contains `-->`.

@@ -37,6 +37,33 @@ public enum CaptionFileWriter {
 
     /// Writes `bytes` to `path`, replacing any existing file atomically.
     public static func write(bytes: [UInt8], to path: String, inputs: [String] = []) throws(CaptionError) {
+        try write(to: path, inputs: inputs) { descriptor in bytes.withUnsafeBytes { writeAll($0, to: descriptor) } }
+    }
+
+    /// Writes a converted WebVTT file to `path`, replacing any existing file atomically; its
+    /// parts go out as the converter left them, without being joined first.
+    public static func write(_ webVTT: ConvertedWebVTT, to path: String, inputs: [String] = []) throws(CaptionError) {
+        try write(to: path, inputs: inputs) { descriptor in webVTT.forEachPart { writeAll($0, to: descriptor) } }
+    }
+
+    /// Writes all of `buffer`, retrying short and interrupted writes; false on an error.
+    private static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
+        var offset = 0
+        while offset < buffer.count {
+            guard let base = buffer.baseAddress else { return false }
+            let result = systemWrite(descriptor, base + offset, buffer.count - offset)
+            if result < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += result
+        }
+        return true
+    }
+
+    /// The atomic replacement: checks the inputs, writes a temporary file with `contents`,
+    /// flushes it and renames it over `path`.
+    private static func write(to path: String, inputs: [String], contents: (Int32) -> Bool) throws(CaptionError) {
         let target = identity(of: path)
         for input in inputs {
             let source = identity(of: input)
@@ -66,19 +93,7 @@ public enum CaptionFileWriter {
         defer {
             if !succeeded { unlink(temporary) }
         }
-        let written = bytes.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                guard let base = buffer.baseAddress else { return false }
-                let result = systemWrite(descriptor, base + offset, buffer.count - offset)
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += result
-            }
-            return true
-        }
+        let written = contents(descriptor)
         let synced = written && fsync(descriptor) == 0
         // mkstemp creates the file 0600; caption files are meant to be served, so make them
         // world-readable like any other output. Failure here is not worth failing the write.

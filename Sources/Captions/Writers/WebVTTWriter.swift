@@ -24,6 +24,33 @@ public enum WebVTTWriter {
     public static func writeBytes(_ document: CaptionDocument) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(64 + document.cues.count * 72)
+        appendHeader(document, to: &output)
+
+        var payload: [UInt8] = []
+        var stack: [NodeFrame] = []
+        // Fields are read in place: binding each cue to a local copied (and retained) it whole.
+        let cues = document.cues
+        for index in cues.indices {
+            output.append(0x0A)
+            if let identifier = cues[index].identifier, isSafeIdentifier(identifier) {
+                output.append(contentsOf: identifier.utf8)
+                output.append(0x0A)
+            }
+            CaptionTime(milliseconds: max(0, cues[index].start.milliseconds)).appendClock(to: &output, separator: 0x2E)
+            output.append(contentsOf: " --> ".utf8)
+            CaptionTime(milliseconds: max(0, cues[index].end.milliseconds)).appendClock(to: &output, separator: 0x2E)
+            if !cues[index].settings.isDefault { appendSettings(cues[index].settings, to: &output) }
+            output.append(0x0A)
+            payload.removeAll(keepingCapacity: true)
+            appendNodes(cues[index].content, to: &payload, stack: &stack)
+            appendPayloadLines(payload, to: &output)
+        }
+        return output
+    }
+
+    /// Writes everything before the first cue: the signature, the STYLE blocks (generated
+    /// classes, sorted by name, then copied style sheets) and the REGION blocks.
+    static func appendHeader(_ document: CaptionDocument, to output: inout [UInt8]) {
         output.append(contentsOf: "WEBVTT\n".utf8)
 
         if !document.classStyles.isEmpty {
@@ -61,31 +88,10 @@ public enum WebVTTWriter {
             if region.scrollsUp { output.append(contentsOf: " scroll:up".utf8) }
             output.append(0x0A)
         }
-
-        var payload: [UInt8] = []
-        var stack: [NodeFrame] = []
-        // Fields are read in place: binding each cue to a local copied (and retained) it whole.
-        let cues = document.cues
-        for index in cues.indices {
-            output.append(0x0A)
-            if let identifier = cues[index].identifier, isSafeIdentifier(identifier) {
-                output.append(contentsOf: identifier.utf8)
-                output.append(0x0A)
-            }
-            CaptionTime(milliseconds: max(0, cues[index].start.milliseconds)).appendClock(to: &output, separator: 0x2E)
-            output.append(contentsOf: " --> ".utf8)
-            CaptionTime(milliseconds: max(0, cues[index].end.milliseconds)).appendClock(to: &output, separator: 0x2E)
-            if !cues[index].settings.isDefault { appendSettings(cues[index].settings, to: &output) }
-            output.append(0x0A)
-            payload.removeAll(keepingCapacity: true)
-            appendNodes(cues[index].content, to: &payload, stack: &stack)
-            appendPayloadLines(payload, to: &output)
-        }
-        return output
     }
 
     /// Copies the payload, leaving out lines that are empty or only spaces and tabs.
-    private static func appendPayloadLines(_ payload: [UInt8], to output: inout [UInt8]) {
+    static func appendPayloadLines(_ payload: [UInt8], to output: inout [UInt8]) {
         var lineStart = 0
         var index = 0
         while index <= payload.count {
@@ -107,7 +113,7 @@ public enum WebVTTWriter {
 
     /// One level of the explicit stack ``appendNodes(_:to:stack:)`` walks: the nodes, the next
     /// one to write, and the span whose closing tag follows them (nil at the top level).
-    private struct NodeFrame {
+    struct NodeFrame {
         var nodes: [CueNode]
         var index: Int
         var closing: CueSpan.Kind?
@@ -116,7 +122,7 @@ public enum WebVTTWriter {
     /// Writes the nodes iteratively, so a very deep tree cannot overflow the stack. The stack
     /// is the caller's, reused from cue to cue, and closing tags are written from the span
     /// kind, so a cue costs no allocations here.
-    private static func appendNodes(_ nodes: [CueNode], to output: inout [UInt8], stack: inout [NodeFrame]) {
+    static func appendNodes(_ nodes: [CueNode], to output: inout [UInt8], stack: inout [NodeFrame]) {
         if nodes.count == 1, case .text(let text) = nodes[0] {
             appendEscaped(text, to: &output)
             return
@@ -164,7 +170,7 @@ public enum WebVTTWriter {
     }
 
     /// Escapes `&`, `<`, `>`; writes U+00A0 as `&nbsp;` so it stays visible in the file.
-    private static func appendEscaped(_ text: String, to output: inout [UInt8]) {
+    static func appendEscaped(_ text: String, to output: inout [UInt8]) {
         // Fast path: most runs have nothing to escape and can be copied whole.
         var text = text
         let copied = text.withUTF8 { buffer -> Bool in
@@ -197,7 +203,7 @@ public enum WebVTTWriter {
         if pendingLeadByte { output.append(0xC2) }
     }
 
-    private static func appendSettings(_ settings: CueSettings, to output: inout [UInt8]) {
+    static func appendSettings(_ settings: CueSettings, to output: inout [UInt8]) {
         var parts: [String] = []
         if let vertical = settings.vertical { parts.append("vertical:\(vertical.rawValue)") }
         if let line = settings.line {
@@ -264,7 +270,7 @@ public enum WebVTTWriter {
 
     /// ``sanitizeClass(_:)`` straight into the output; names that need no change (all the
     /// generated ones) are copied without building a new String.
-    private static func appendSanitizedClass(_ name: String, to output: inout [UInt8]) {
+    static func appendSanitizedClass(_ name: String, to output: inout [UInt8]) {
         let needsChange = name.utf8.contains { byte in
             switch byte {
             case UInt8(ascii: "."), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"), UInt8(ascii: " "),
