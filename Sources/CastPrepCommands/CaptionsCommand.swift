@@ -1,7 +1,8 @@
-import CastModel
 import Captions
+import CastModel
 import CommandParsing
 import Foundation
+import Preflight
 
 /// `castprep captions convert|check`: any caption format to correct WebVTT, and a WebVTT checker.
 enum CaptionsCommand {

@@ -3,6 +3,7 @@ import Catalog
 import CommandParsing
 import Foundation
 import JSONSupport
+import Preflight
 
 /// `castprep load CATALOG`: print validated LOAD requests (or one QUEUE_LOAD) for a catalog.
 enum LoadCommand {

@@ -4,6 +4,7 @@ import CastReceiver
 import CastReceiverRuntime
 import CommandParsing
 import Foundation
+import Preflight
 
 /// `castprep receiver`: run the Cast device emulator until interrupted.
 enum ReceiverCommand {

@@ -2,6 +2,7 @@ import CastModel
 import CommandParsing
 import Foundation
 import MediaServer
+import Preflight
 import Synchronization
 
 /// `castprep serve DIR`: serve local media to a Cast device with the headers it needs.

@@ -2,6 +2,7 @@ import CastModel
 import CommandParsing
 import Foundation
 import JSONSupport
+import Preflight
 
 /// `castprep validate FILE…`: check Cast requests written by anyone.
 enum ValidateCommand {

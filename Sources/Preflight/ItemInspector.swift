@@ -109,7 +109,7 @@ struct ItemInspector: Sendable {
         // 1. Probe the source the receiver will be given.
         if let source = builder.preferredSource(of: item), let sourceIndex = item.sources.firstIndex(of: source) {
             let local = LocalServing.filePath(of: source.url)
-            if let local, !FileManager.default.fileExists(atPath: local) {
+            if let local, (try? await BlockingWork.run { FileManager.default.fileExists(atPath: local) }) != true {
                 findings.append(Diagnostic(.error, "media.file-missing", "\(label): the media file \(local) does not exist",
                                            fix: "fix the path in the catalog or restore the file", location: item.location, path: item.path))
             } else {
@@ -285,7 +285,7 @@ struct ItemInspector: Sendable {
             }
             return (track, report)
         }
-        guard let data = await OffPool.contents(of: path) else {
+        guard let data = await BlockingWork.contents(of: path) else {
             findings.append(Diagnostic(.error, "captions.file-missing", "caption file \(path) cannot be read",
                                        fix: "fix the path in the catalog or restore the file", location: item.location, path: item.path))
             return (track, report)
@@ -295,10 +295,10 @@ struct ItemInspector: Sendable {
         let name = OutputNames.caption(itemID: item.id, index: index, language: track.language)
         let output = outputDirectory + "/" + name
         do {
-            let conversion = try await OffPool.run {
+            let conversion = try await BlockingWork.run {
                 try CaptionConverter.convert(data: data, format: format, readOptions: CaptionReadOptions(fileName: path))
             }
-            try await OffPool.run { try CaptionFileWriter.write(bytes: Array(conversion.webVTT.utf8), to: output, inputs: [path]) }
+            try await BlockingWork.run { try CaptionFileWriter.write(bytes: Array(conversion.webVTT.utf8), to: output, inputs: [path]) }
             findings.append(contentsOf: conversion.report.diagnostics.filter { $0.severity >= .warning })
             if format != .webVTT {
                 findings.append(Diagnostic(.warning, "captions.not-webvtt",
@@ -342,8 +342,8 @@ struct ItemInspector: Sendable {
             let output = outputDirectory + "/" + name
             do {
                 let read = try await EmbeddedSubtitleExtractor.extract(path: path, stream: stream.index)
-                let conversion = try await OffPool.run { try CaptionConverter.convert(read, fileName: path) }
-                try await OffPool.run { try CaptionFileWriter.write(bytes: Array(conversion.webVTT.utf8), to: output, inputs: [path]) }
+                let conversion = try await BlockingWork.run { try CaptionConverter.convert(read, fileName: path) }
+                try await BlockingWork.run { try CaptionFileWriter.write(bytes: Array(conversion.webVTT.utf8), to: output, inputs: [path]) }
                 report.cues = conversion.report.cuesWritten
                 report.webVTT = name
                 let track = CaptionTrack(url: URL(fileURLWithPath: output).absoluteString, language: stream.language,
@@ -374,7 +374,7 @@ struct ItemInspector: Sendable {
         arguments[arguments.count - 1] = output
         arguments.insert(contentsOf: ["-hide_banner", "-loglevel", "error", "-y"], at: 1)
         let command = arguments
-        let result = try? await OffPool.run { () -> (Int32, String) in
+        let result = try? await BlockingWork.run { () -> (Int32, String) in
             try FileManager.default.createDirectory(atPath: (output as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -402,8 +402,8 @@ struct ItemInspector: Sendable {
         let name = OutputNames.poster(itemID: item.id)
         let output = outputDirectory + "/" + name
         do {
-            let jpeg = try await OffPool.run { try PosterFrame(maximumWidth: 480).jpeg(from: path) }
-            try await OffPool.run { try CaptionFileWriter.write(bytes: jpeg, to: output) }
+            let jpeg = try await BlockingWork.run { try PosterFrame(maximumWidth: 480).jpeg(from: path) }
+            try await BlockingWork.run { try CaptionFileWriter.write(bytes: jpeg, to: output) }
             return name
         } catch {
             findings.append(Diagnostic(.note, "preflight.poster-failed", "no poster frame for \(path): \(error)", location: item.location))

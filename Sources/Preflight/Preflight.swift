@@ -21,7 +21,7 @@ public enum Preflight {
         let path = configuration.catalogPath
         let read: CatalogReadResult
         do {
-            read = try await OffPool.run {
+            read = try await BlockingWork.run {
                 var result = try CatalogReader().read(contentsOf: path)
                 result.locateItems()
                 return result

@@ -165,15 +165,18 @@ struct PreflightRunner: Sendable {
     /// One item, from the cache when its inputs are unchanged.
     private static func inspect(_ item: CatalogItem, findings: [Diagnostic], inspector: ItemInspector, cache: ResultCache?,
                                 fingerprint: ItemFingerprint, serving: LocalServing, checker: (any ReceiverChecking)?, output: String) async -> RenderedItem {
+        // Rendering encodes JSON, builds HTML and reads the poster file: off the cooperative pool.
         func fresh() async -> RenderedItem {
-            RenderedItem(await inspector.inspect(item, catalogFindings: findings), outputDirectory: output)
+            let inspected = await inspector.inspect(item, catalogFindings: findings)
+            return (try? await BlockingWork.run { RenderedItem(inspected, outputDirectory: output) })
+                ?? RenderedItem(inspected, outputDirectory: output)
         }
         guard let cache else { return await fresh() }
         let key = fingerprint.key(for: item)
         guard let validator = await fingerprint.validator(for: item, checker: checker) else { return await fresh() }
         if let stored = await cache.value(kind: "item", key: key, validator: validator),
            let cached = RenderedItem(cacheBytes: serving.concretizing(stored)),
-           cached.digest.outputFiles.allSatisfy({ FileManager.default.fileExists(atPath: output + "/" + $0) }) {
+           (try? await BlockingWork.run { cached.digest.outputFiles.allSatisfy { FileManager.default.fileExists(atPath: output + "/" + $0) } }) == true {
             return cached.markedFromCache()
         }
         let rendered = await fresh()
@@ -216,16 +219,15 @@ struct ItemFingerprint: Sendable {
     /// is inspected afresh every time.
     func validator(for item: CatalogItem, checker: (any ReceiverChecking)?) async -> String? {
         let urls = item.sources.map(\.url) + item.captions.map(\.url) + item.images.map(\.url)
-        var parts: [String] = []
-        var remote: [String] = []
-        for url in urls {
-            if let path = LocalServing.filePath(of: url) {
+        let localPaths = urls.compactMap(LocalServing.filePath(of:))
+        let remote = urls.filter { LocalServing.filePath(of: $0) == nil }
+        // stat(2) is a disk call: off the cooperative pool.
+        var parts = (try? await BlockingWork.run {
+            localPaths.map { path -> String in
                 var info = stat()
-                parts.append(stat(path, &info) == 0 ? "\(info.st_size)@\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)" : "missing")
-            } else {
-                remote.append(url)
+                return stat(path, &info) == 0 ? "\(info.st_size)@\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)" : "missing"
             }
-        }
+        }) ?? []
         if !remote.isEmpty {
             guard let validators = await checker?.validators(for: remote) else { return nil }
             for url in remote {
