@@ -950,40 +950,49 @@ private struct MarkupEmitter {
     private mutating func appendText(_ text: UnsafeBufferPointer<UInt8>, needsEscaping: Bool, to output: OutputBuffer) {
         if !isVisible { checkVisibility(text) }
         guard needsEscaping else {
-            if !lineHasContent {
-                for byte in text where byte != 0x20 && byte != 0x09 {
-                    lineHasContent = true
-                    break
-                }
-            }
-            output.append(text)
+            appendPlain(text, to: output)
             return
         }
+        // Runs of plain bytes are copied whole; only the bytes the writer changes are looked at.
         var index = 0
+        var runStart = 0
         let count = text.count
         while index < count {
             let byte = text[index]
             switch byte {
-            case UInt8(ascii: "&"):
-                append("&amp;", output)
-                lineHasContent = true
-            case UInt8(ascii: "<"):
-                append("&lt;", output)
-                lineHasContent = true
-            case UInt8(ascii: ">"):
-                append("&gt;", output)
-                lineHasContent = true
-            case 0x0A, 0x0D: endLine(output)
+            case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), 0x0A, 0x0D:
+                appendPlain(UnsafeBufferPointer(rebasing: text[runStart..<index]), to: output)
+                switch byte {
+                case UInt8(ascii: "&"): append("&amp;", output)
+                case UInt8(ascii: "<"): append("&lt;", output)
+                case UInt8(ascii: ">"): append("&gt;", output)
+                default: endLine(output)
+                }
+                if byte != 0x0A && byte != 0x0D { lineHasContent = true }
+                runStart = index + 1
             case 0xC2 where index + 1 < count && text[index + 1] == 0xA0:
+                appendPlain(UnsafeBufferPointer(rebasing: text[runStart..<index]), to: output)
                 append("&nbsp;", output)
                 lineHasContent = true
                 index += 1
+                runStart = index + 1
             default:
-                output.append(byte)
-                if byte != 0x20 && byte != 0x09 { lineHasContent = true }
+                break
             }
             index += 1
         }
+        appendPlain(UnsafeBufferPointer(rebasing: text[runStart..<count]), to: output)
+    }
+
+    /// Text that needs no escaping (and has no line break).
+    @inline(__always) private mutating func appendPlain(_ text: UnsafeBufferPointer<UInt8>, to output: OutputBuffer) {
+        if !lineHasContent {
+            for byte in text where byte != 0x20 && byte != 0x09 {
+                lineHasContent = true
+                break
+            }
+        }
+        output.append(text)
     }
 
     /// Ends a payload line: dropped when it is empty or only spaces and tabs.
