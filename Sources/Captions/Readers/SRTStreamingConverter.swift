@@ -23,7 +23,8 @@ internal import CastModel
 ///   parsed by the general markup parser for that cue alone, and written with the writer's
 ///   own node code.
 ///
-/// `SRTStreamingTests` compares both paths on every fixture and on generated files.
+/// `SRTStreamingTests` compares both paths on every fixture and on generated and damaged
+/// files; the fuzz harness (`Scripts/fuzz/captions srt`) compares them on every input.
 enum SRTStreamingConverter {
     /// The WebVTT and report for SRT `data`, or nil when the general path must convert it.
     ///
@@ -96,8 +97,8 @@ private struct Pass {
     private var active: [WrittenCue] = []
     private var activeCount = 0
 
-    // Scratch space reused from cue to cue (arrays with a separate count, because emptying
-    // an array for every cue was a visible cost).
+    // Scratch space reused from cue to cue, outside Swift arrays (see OutputBuffer): emptying
+    // and slicing arrays for every cue was a visible cost.
     /// The current cue's text lines.
     private let textLines = RangeList()
     /// The current cue's payload, before it is known whether the cue is kept.
