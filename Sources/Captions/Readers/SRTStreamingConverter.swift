@@ -23,7 +23,8 @@ internal import CastModel
 ///   parsed by the general markup parser for that cue alone, and written with the writer's
 ///   own node code.
 ///
-/// `SRTStreamingTests` compares both paths on every fixture and on generated files.
+/// `SRTStreamingTests` compares both paths on every fixture and on generated and damaged
+/// files; the fuzz harness (`Scripts/fuzz/captions srt`) compares them on every input.
 enum SRTStreamingConverter {
     /// The WebVTT and report for SRT `data`, or nil when the general path must convert it.
     ///
@@ -96,8 +97,8 @@ private struct Pass {
     private var active: [WrittenCue] = []
     private var activeCount = 0
 
-    // Scratch space reused from cue to cue (arrays with a separate count, because emptying
-    // an array for every cue was a visible cost).
+    // Scratch space reused from cue to cue, outside Swift arrays (see OutputBuffer): emptying
+    // and slicing arrays for every cue was a visible cost.
     /// The current cue's text lines.
     private let textLines = RangeList()
     /// The current cue's payload, before it is known whether the cue is kept.
@@ -950,40 +951,49 @@ private struct MarkupEmitter {
     private mutating func appendText(_ text: UnsafeBufferPointer<UInt8>, needsEscaping: Bool, to output: OutputBuffer) {
         if !isVisible { checkVisibility(text) }
         guard needsEscaping else {
-            if !lineHasContent {
-                for byte in text where byte != 0x20 && byte != 0x09 {
-                    lineHasContent = true
-                    break
-                }
-            }
-            output.append(text)
+            appendPlain(text, to: output)
             return
         }
+        // Runs of plain bytes are copied whole; only the bytes the writer changes are looked at.
         var index = 0
+        var runStart = 0
         let count = text.count
         while index < count {
             let byte = text[index]
             switch byte {
-            case UInt8(ascii: "&"):
-                append("&amp;", output)
-                lineHasContent = true
-            case UInt8(ascii: "<"):
-                append("&lt;", output)
-                lineHasContent = true
-            case UInt8(ascii: ">"):
-                append("&gt;", output)
-                lineHasContent = true
-            case 0x0A, 0x0D: endLine(output)
+            case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), 0x0A, 0x0D:
+                appendPlain(UnsafeBufferPointer(rebasing: text[runStart..<index]), to: output)
+                switch byte {
+                case UInt8(ascii: "&"): append("&amp;", output)
+                case UInt8(ascii: "<"): append("&lt;", output)
+                case UInt8(ascii: ">"): append("&gt;", output)
+                default: endLine(output)
+                }
+                if byte != 0x0A && byte != 0x0D { lineHasContent = true }
+                runStart = index + 1
             case 0xC2 where index + 1 < count && text[index + 1] == 0xA0:
+                appendPlain(UnsafeBufferPointer(rebasing: text[runStart..<index]), to: output)
                 append("&nbsp;", output)
                 lineHasContent = true
                 index += 1
+                runStart = index + 1
             default:
-                output.append(byte)
-                if byte != 0x20 && byte != 0x09 { lineHasContent = true }
+                break
             }
             index += 1
         }
+        appendPlain(UnsafeBufferPointer(rebasing: text[runStart..<count]), to: output)
+    }
+
+    /// Text that needs no escaping (and has no line break).
+    @inline(__always) private mutating func appendPlain(_ text: UnsafeBufferPointer<UInt8>, to output: OutputBuffer) {
+        if !lineHasContent {
+            for byte in text where byte != 0x20 && byte != 0x09 {
+                lineHasContent = true
+                break
+            }
+        }
+        output.append(text)
     }
 
     /// Ends a payload line: dropped when it is empty or only spaces and tabs.

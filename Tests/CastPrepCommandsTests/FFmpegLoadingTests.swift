@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Whether this process may make a private mount namespace (root, with `unshare`), which the
+/// test needs to hide a library from one child process only.
+var canHideLibraries: Bool {
+    guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
+    let probe = Process()
+    probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+    probe.arguments = ["-m", "true"]
+    guard (try? probe.run()) != nil else { return false }
+    probe.waitUntilExit()
+    return probe.terminationStatus == 0
+}
+
+/// FFmpeg is loaded by the commands that read media, on first use, not when castprep starts
+/// (CFFmpeg.h). With libavformat hidden (a bind mount of /dev/null over it, in a mount
+/// namespace of the child alone), caption conversion still works and probing fails with the
+/// error that names the library and the package to install.
+@Suite(
+    "FFmpeg is loaded at run time",
+    .enabled(if: binaryExists, "the castprep binary is not built"),
+    .enabled(if: canHideLibraries, "needs root and unshare for a private mount namespace"))
+struct FFmpegLoadingTests {
+    @Test("without libavformat: captions convert works, probe reports probe.ffmpeg-missing")
+    func withoutFFmpeg() throws {
+        let binary = ProcessInfo.processInfo.environment["CASTPREP_BINARY"]
+            ?? Repository.root().appendingPathComponent(".build/debug/castprep").path
+        let script = """
+            set -e
+            library=$(ldconfig -p | awk '/libavformat\\.so\\.[0-9]+ / { print $NF; exit }')
+            [ -n "$library" ]
+            mount --bind /dev/null "$(readlink -f "$library")"
+            set +e
+            "$CASTPREP" --version; echo "version status $?"
+            "$CASTPREP" captions convert Samples/subs.en.srt -o -; echo "convert status $?"
+            "$CASTPREP" probe Samples/h264-aac51.mp4; echo "probe status $?"
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["-m", "sh", "-c", script]
+        process.currentDirectoryURL = Repository.root()
+        var environment = ProcessInfo.processInfo.environment
+        environment["CASTPREP"] = binary
+        environment["NO_COLOR"] = "1"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains("version status 0"), "\(text)")
+        #expect(text.contains("WEBVTT\n\n00:00:00.200 --> 00:00:01.000\nHello &amp; welcome\n"), "\(text)")
+        #expect(text.contains("convert status 0"), "\(text)")
+        #expect(text.contains("[probe.ffmpeg-missing] FFmpeg's libavformat.so."), "\(text)")
+        #expect(text.contains("fix: install FFmpeg's shared libraries: apt-get install libavformat"), "\(text)")
+        #expect(text.contains("probe status 1"), "\(text)")
+    }
+}
