@@ -60,7 +60,10 @@ let package = Package(
             name: "Preflight",
             dependencies: ["CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "CSQLite"]),
         .target(name: "MediaServer", dependencies: ["CastModel", "CMicroHTTPD"]),
-        .target(name: "CastSender", dependencies: ["CastModel", "JSONSupport"]),
+        .target(name: "CastSender", dependencies: ["CastModel", "JSONSupport", "CastChannel"]),
+        .target(
+            name: "Casting",
+            dependencies: ["CastModel", "Catalog", "Captions", "CastSender", "HTTPCheck", "JSONSupport", "MediaServer", "Preflight"]),
         .target(name: "CastChannel", dependencies: ["CastModel", "JSONSupport", "COpenSSL"]),
         .target(name: "CastDiscovery", dependencies: ["CastModel"]),
         .target(
@@ -68,6 +71,7 @@ let package = Package(
             dependencies: [
                 "CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "Preflight",
                 "CastReceiver", "CastReceiverRuntime", "CastDiscovery",
+                "CastSender", "Casting",
             ]),
         .executableTarget(name: "castprep", dependencies: ["CastPrepCommands"]),
         .target(name: "CastReceiver", dependencies: ["CastModel", "JSONSupport"]),

@@ -31,7 +31,10 @@ public struct CastSenderError: Error, Sendable, Hashable, CustomStringConvertibl
 
     public var description: String {
         var text = "[\(code.rawValue)] \(message)"
-        if let explanation { text += "\n  likely cause: \(explanation.likelyCause)" }
+        if let explanation {
+            text += "\n  likely cause: \(explanation.likelyCause)"
+            if let command = explanation.command { text += "\n  diagnose: \(command)" }
+        }
         if let fix { text += "\n  fix: \(fix)" }
         for diagnostic in diagnostics where diagnostic.severity == .error {
             text += "\n  " + diagnostic.description.split(separator: "\n").joined(separator: "\n  ")

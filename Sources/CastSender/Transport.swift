@@ -66,6 +66,12 @@ public struct CastEndpoint: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// Whether the device is this machine (127.0.0.0/8, `::1`, `localhost`): an emulator.
+    public var isLoopback: Bool {
+        let name = host.lowercased()
+        return name.hasPrefix("127.") || name == "::1" || name == "[::1]" || name == "localhost"
+    }
 }
 
 /// Opens links to devices; the sender asks it again for every reconnect attempt.

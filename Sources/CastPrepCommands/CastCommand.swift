@@ -1,0 +1,270 @@
+import CastModel
+import CastSender
+import Casting
+import Catalog
+import CommandParsing
+import Foundation
+import JSONSupport
+import MediaServer
+import Preflight
+
+/// `castprep cast ITEM|CATALOG|PLAYLIST|FILES…`: validate, serve what is local, launch the
+/// receiver app and load the media or the queue; wait for PLAYING and say so, or explain why not.
+enum CastCommand {
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "cast",
+            abstract: "Cast media files, URLs, a playlist or a catalog to a Cast device.",
+            discussion: """
+                Builds the LOAD (one item) or QUEUE_LOAD (--queue, or several files) the device needs, validates it, and sends \
+                it over Cast v2. Local files are served by a built-in server on the address the device reaches; caption \
+                tracks of any format (SRT, TTML, ASS, SCC…) are converted to WebVTT and served with them, and side-car \
+                captions next to a media file (movie.en.srt) are picked up. Requests the validator rejects are not sent \
+                unless --force. The command returns once the device plays; while it serves local files, or with --wait, it \
+                stays until playback ends (Ctrl-C stops it). A device error is explained with its likely cause and the \
+                castprep command that diagnoses it.
+                """,
+            options: DeviceTarget.options + [
+                .flag("queue", help: "Cast every item as one queue (implied by several files or URLs)."),
+                .option("start", valueName: "index", help: "The item to start with (0-based, in the order given).", default: "0"),
+                .option("repeat", valueName: "mode", help: "The queue's repeat mode.", allowedValues: ["off", "all", "one", "shuffle"]),
+                .option("captions", valueName: "lang|off", help: "Show the text track in this language (en matches en-US), or none."),
+                .option("style", valueName: "file", help: "A TextTrackStyle JSON file applied to the captions."),
+                .option("source", valueName: "kind", help: "Source kind to prefer when an item has several.",
+                        allowedValues: ["hls", "dash", "mp4"], default: "hls"),
+                .option("app-id", valueName: "id", help: "The receiver app to launch (default: the Default Media Receiver, CC1AD845)."),
+                .flag("android-tv", help: "Cast Connect: let a device with the app's Android TV version launch it (supportedAppTypes WEB, ANDROID_TV)."),
+                .option("credentials", valueName: "json", help: "CredentialsData JSON for the launch and the LOAD ({\"credentials\":\"…\",\"credentialsType\":\"android\"})."),
+                .option("advertise", valueName: "host", help: "Host name or address to put in served URLs instead of the one chosen."),
+                .flag("wait", help: "Stay until playback ends, printing the status on each change."),
+                .flag("force", help: "Also send requests that failed validation."),
+                .option("timeout", valueName: "seconds", help: "How long to wait for the device to load and play.", default: "30"),
+                CommonOptions.color,
+            ],
+            arguments: [ArgumentSpec(name: "inputs", help: "Media files, http(s) URLs, one catalog (.json) or one playlist (.m3u).", arity: .oneOrMore)],
+            run: { values, io in try await run(values, io: io) })
+    }
+
+    static func run(_ values: ParsedValues, io: CommandIO) async throws -> Int32 {
+        let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
+        let start = try values.integer("start", in: 0...100_000) ?? 0
+        let timeout = try values.number("timeout", in: 1...3600) ?? 30
+        let style = try readStyle(values)
+        let credentials = try readCredentials(values)
+        let captions: CaptionChoice = switch values.option("captions")?.lowercased() {
+        case nil: .catalogDefault
+        case "off", "none": .off
+        case let language?: .language(language)
+        }
+        let target = try await DeviceTarget.resolve(values)
+
+        let arguments = values.arguments("inputs")
+        var inputs: CastInputs
+        do {
+            inputs = try await BlockingWork.run { try CastInputs.read(arguments) }
+        } catch let error as CastingError {
+            printer.print([error.diagnostic])
+            return 1
+        }
+        var preference: [MediaSource.Kind] = [.hls, .dash, .mp4]
+        if let chosen = values.option("source").map(MediaSource.Kind.init(rawValue:)) {
+            preference.removeAll { $0 == chosen }
+            preference.insert(chosen, at: 0)
+        }
+        // Local media is probed for its exact type with codecs and its duration; remote media is left to the device.
+        inputs.diagnostics += await ProbeEnrichment.enrich(&inputs.items, builder: CastRequestBuilder(options: .init(sourcePreference: preference)), width: 2)
+        let planner = CastPlanner(options: CastPlanOptions(
+            sourcePreference: preference, captions: captions, textTrackStyle: style, credentials: credentials?.credentials,
+            deviceHost: target.endpoint.host, advertisedHost: values.option("advertise")))
+        let plan: CastPlan
+        do throws(CastingError) {
+            plan = try await planner.plan(inputs)
+        } catch {
+            printer.print([error.diagnostic])
+            return 1
+        }
+        defer { plan.stopServing() }
+        printer.print(plan.diagnostics)
+
+        let force = values.flag("force")
+        let sendable = plan.sendable(force: force)
+        guard !sendable.isEmpty else {
+            io.writeErrorLine("castprep: nothing to cast: every item has errors (fix them, or send anyway with --force)")
+            return 1
+        }
+        let blocked = plan.items.count - sendable.count
+        if blocked > 0 {
+            io.writeErrorLine("castprep: \(blocked) item\(blocked == 1 ? "" : "s") with errors left out (fix them, or send anyway with --force)")
+        }
+        guard start < plan.items.count else {
+            throw values.usageError("--start \(start) is past the \(plan.items.count) items", concerning: "start")
+        }
+        // --start counts items as given; blocked items before it do not shift it.
+        let startIndex = sendable.firstIndex { item in plan.items.firstIndex(of: item)! >= start } ?? 0
+        let asQueue = values.flag("queue") || arguments.count > 1 && inputs.catalogPath == nil || values.isSet("repeat")
+        if let endpoint = plan.serverEndpoint {
+            io.writeErrorLine("castprep: serving local files at \(endpoint.baseURL) (\(endpoint.addressChoice.explanation))")
+        }
+
+        let sender = target.makeSender()
+        let appTypes: [ReceiverAppType]? = values.flag("android-tv") ? [.web, .androidTV] : nil
+        do {
+            try await sender.connect()
+            try await sender.launch(appID: values.option("app-id") ?? LaunchRequest.defaultMediaReceiverAppID,
+                                    supportedAppTypes: appTypes, credentialsData: credentials, force: force)
+            await sender.reconfigure { $0.loadTimeout = .milliseconds(Int(timeout * 1000)) }
+            if asQueue {
+                let repeatMode: RepeatMode? = switch values.option("repeat") {
+                case "off": .off
+                case "all": .all
+                case "one": .single
+                case "shuffle": .allAndShuffle
+                default: nil
+                }
+                let result = try await sender.queueLoad(items: sendable.map(\.queueItem), startIndex: startIndex, repeatMode: repeatMode, force: force)
+                if result.progress.totalMessages > 1 {
+                    io.writeErrorLine("castprep: \(result.progress.totalItems) items sent in \(result.progress.totalMessages) messages (QUEUE_LOAD and QUEUE_INSERTs under the 64 KiB limit)")
+                }
+            } else {
+                try await sender.load(plan.loadRequest(for: sendable[startIndex]), force: force)
+            }
+            try await waitUntilPlaying(sender, timeout: .milliseconds(Int(timeout * 1000)))
+        } catch {
+            SenderErrorReport.print(error, io: io, printer: printer)
+            await sender.close()
+            return 1
+        }
+        let state = await sender.state
+        io.writeLine(PlaybackSummary(state: state, device: target.name).line)
+
+        if values.flag("wait") || plan.server != nil {
+            if plan.server != nil, !values.flag("wait") {
+                io.writeErrorLine("castprep: keeping the local files served until playback ends (Ctrl-C stops)")
+            }
+            await followUntilFinished(sender, device: target.name, io: io)
+        }
+        await sender.close()
+        return 0
+    }
+
+    /// Reads `--style FILE` as a TextTrackStyle.
+    static func readStyle(_ values: ParsedValues) throws -> TextTrackStyle? {
+        guard let path = values.option("style") else { return nil }
+        return try TextTrackStyleFile.read(path, values: values, option: "style")
+    }
+
+    /// Parses `--credentials JSON` as CredentialsData.
+    static func readCredentials(_ values: ParsedValues) throws -> CredentialsData? {
+        guard let text = values.option("credentials") else { return nil }
+        do {
+            return try CredentialsData(jsonText: text)
+        } catch {
+            throw values.usageError("--credentials must be a CredentialsData JSON object such as {\"credentials\":\"token\",\"credentialsType\":\"android\"}: \(error)",
+                                    concerning: "credentials")
+        }
+    }
+
+    /// Waits for PLAYING (or PAUSED, for autoplay off); a device error or IDLE with ERROR fails.
+    static func waitUntilPlaying(_ sender: CastSender, timeout: Duration) async throws {
+        let events = await sender.events()
+        if let state = await sender.state.media?.playerState, state == .playing || state == .paused { return }
+        let deadline = ContinuousClock.now + timeout
+        let outcome: Result<Void, CastSenderError>? = await withTaskGroup(of: Result<Void, CastSenderError>?.self) { group in
+            group.addTask {
+                for await event in events {
+                    switch event {
+                    case .mediaStatusChanged(let status?):
+                        if status.playerState == .playing || status.playerState == .paused { return .success(()) }
+                        if status.playerState == .idle, status.idleReason == .error {
+                            return .failure(CastSenderError(code: "device.playback-error", message: "the device stopped with an error before playing",
+                                                            fix: "check the media with castprep check and castprep probe"))
+                        }
+                    case .deviceError(let explanation):
+                        return .failure(CastSenderError(code: explanation.code, message: explanation.title, explanation: explanation))
+                    case .connectionChanged(.failed(let reason)):
+                        return .failure(CastSenderError(code: CastSenderError.Code.connectionLost, message: reason))
+                    default:
+                        continue
+                    }
+                }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(until: deadline)
+                return .failure(CastSenderError(code: CastSenderError.Code.timeout, message: "the device did not start playing within \(timeout)",
+                                                fix: "a slow server or a large manifest needs a longer --timeout; castprep check shows the server's timing"))
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        if case .failure(let error) = outcome { throw error }
+    }
+
+    /// Prints the status on every change until the queue ends, the app goes away or Ctrl-C.
+    static func followUntilFinished(_ sender: CastSender, device: String, io: CommandIO) async {
+        let termination = TerminationSignal.install()
+        let events = await sender.events()
+        let follow = Task {
+            var last = ""
+            for await event in events {
+                switch event {
+                case .mediaStatusChanged(let status):
+                    let summary = PlaybackSummary(state: await sender.state, device: device)
+                    if summary.line != last {
+                        last = summary.line
+                        io.writeLine(summary.line)
+                    }
+                    // The queue is over when the player idles with nothing left to load.
+                    if let status, status.playerState == .idle, let reason = status.idleReason {
+                        if reason != .finished { return }
+                        let lastItem = status.items?.last?.itemID
+                        if status.loadingItemID == nil, lastItem == nil || lastItem == status.currentItemID { return }
+                    }
+                    if status == nil { return }
+                case .sessionChanged(nil), .connectionChanged(.failed), .connectionChanged(.closed):
+                    return
+                default:
+                    continue
+                }
+            }
+        }
+        await SignalStop.run(follow, until: termination)
+    }
+}
+
+/// Reads a TextTrackStyle JSON file for `--style` and `control style`.
+enum TextTrackStyleFile {
+    static func read(_ path: String, values: ParsedValues, option: String?) throws -> TextTrackStyle {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw values.usageError("cannot read the style file \(path)", concerning: option)
+        }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: 65_537)) ?? Data()
+        guard data.count <= 65_536 else { throw values.usageError("the style file \(path) is over 64 KiB", concerning: option) }
+        do {
+            return try TextTrackStyle(jsonText: String(decoding: data, as: UTF8.self))
+        } catch {
+            throw values.usageError(
+                "\(path) is not a TextTrackStyle: \(error) (example: {\"foregroundColor\":\"#FFFF00FF\",\"backgroundColor\":\"#00000099\",\"fontScale\":1.2,\"edgeType\":\"OUTLINE\"})",
+                concerning: option)
+        }
+    }
+}
+
+/// Runs a following task until it ends or SIGINT/SIGTERM arrives, whichever is first.
+///
+/// The signal wait blocks a thread of its own, so it is never a child the caller must
+/// await: a structured group would hang waiting for a signal that never comes.
+enum SignalStop {
+    static func run(_ follow: Task<Void, Never>, until termination: TerminationSignal?) async {
+        let stopper = termination.map { termination in
+            Task {
+                _ = await termination.wait()
+                follow.cancel()
+            }
+        }
+        await follow.value
+        stopper?.cancel()
+    }
+}

@@ -1,0 +1,238 @@
+import CastModel
+import CastSender
+import Casting
+import CommandParsing
+import Foundation
+import JSONSupport
+
+/// `castprep control ACTION [VALUE]`: joins whatever plays on the device and changes it.
+enum ControlCommand {
+    /// The actions, with whether they take a value.
+    static let actions: [(name: String, value: String?, help: String)] = [
+        ("play", nil, "resume"), ("pause", nil, "pause"), ("toggle", nil, "pause when playing, else play"),
+        ("seek", "T", "go to T (90, 1:30, 1:02:03)"), ("forward", "S", "skip S seconds ahead"), ("rewind", "S", "go S seconds back"),
+        ("next", nil, "next queue item"), ("prev", nil, "previous queue item"),
+        ("volume", "L", "device volume, 0–1 or a percentage (0.4, 40%)"), ("mute", nil, "mute the device"), ("unmute", nil, "unmute it"),
+        ("captions", "LANG|off", "show the text track in LANG, or none"), ("style", "FILE", "apply a TextTrackStyle JSON file"),
+        ("stop", nil, "stop playback"),
+    ]
+
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "control",
+            abstract: "Control what plays on a Cast device: play, pause, seek, next, volume, captions…",
+            discussion: """
+                Joins the media session running on the device (started by castprep cast or any other sender), sends one \
+                command, waits for the device to confirm it and prints the resulting status line. Actions: \
+                \(actions.map { action in action.value.map { "\(action.name) \($0)" } ?? action.name }.joined(separator: ", ")).
+                """,
+            options: DeviceTarget.options + [CommonOptions.color],
+            arguments: [
+                ArgumentSpec(name: "action", help: "What to do: " + actions.map(\.name).joined(separator: ", ") + "."),
+                ArgumentSpec(name: "value", help: "The action's value (a time, a volume, a language, a file).", arity: .optional),
+            ],
+            run: { values, io in try await run(values, io: io) })
+    }
+
+    static func run(_ values: ParsedValues, io: CommandIO) async throws -> Int32 {
+        let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
+        guard let name = values.argument("action")?.lowercased() else { return 64 }
+        guard let action = actions.first(where: { $0.name == name }) else {
+            throw values.usageError("unknown action '\(name)'; use one of: \(actions.map(\.name).joined(separator: ", "))")
+        }
+        let value = values.argument("value")
+        if action.value != nil, value == nil {
+            throw values.usageError("\(name) needs a value: castprep control \(name) \(action.value!)")
+        }
+        if action.value == nil, let value {
+            throw values.usageError("\(name) takes no value (got '\(value)')")
+        }
+        let command = try parse(name, value: value, values: values)
+        let target = try await DeviceTarget.resolve(values)
+        let sender = target.makeSender()
+        do {
+            let status = try await sender.connect()
+            // Media commands need the media session; device volume does not, but joining a
+            // running app makes the printed status say what plays.
+            if command.needsMedia {
+                try await sender.join()
+            } else if (status.applications ?? []).contains(where: { $0.isIdleScreen != true && !($0.transportID ?? "").isEmpty }) {
+                _ = try? await sender.join()
+            }
+            try await perform(command, on: sender)
+        } catch {
+            SenderErrorReport.print(error, io: io, printer: printer)
+            await sender.close()
+            return 1
+        }
+        io.writeLine(PlaybackSummary(state: await sender.state, device: target.name).line)
+        await sender.close()
+        return 0
+    }
+
+    /// One parsed action.
+    enum Command {
+        case play, pause, toggle, next, previous, mute, unmute, stop, hideCaptions
+        case seek(Double), skip(Double), volume(Double), showCaptions(String), style(TextTrackStyle)
+
+        var needsMedia: Bool {
+            switch self {
+            case .mute, .unmute, .volume: false
+            default: true
+            }
+        }
+    }
+
+    static func parse(_ name: String, value: String?, values: ParsedValues) throws -> Command {
+        func time(_ text: String) throws -> Double {
+            guard let seconds = TimeArgument.seconds(text) else {
+                throw values.usageError("'\(text)' is not a time; use seconds (90), m:ss (1:30) or h:mm:ss (1:02:03)")
+            }
+            return seconds
+        }
+        switch name {
+        case "play": return .play
+        case "pause": return .pause
+        case "toggle": return .toggle
+        case "next": return .next
+        case "prev": return .previous
+        case "mute": return .mute
+        case "unmute": return .unmute
+        case "stop": return .stop
+        case "seek":
+            let seconds = try time(value!)
+            guard seconds >= 0 else { throw values.usageError("seek needs a position from the start; use rewind to go back") }
+            return .seek(seconds)
+        case "forward": return .skip(abs(try time(value!)))
+        case "rewind": return .skip(-abs(try time(value!)))
+        case "volume":
+            var text = value!.trimmingCharacters(in: .whitespaces)
+            let percent = text.hasSuffix("%")
+            if percent { text.removeLast() }
+            guard var level = Double(text), level >= 0 else {
+                throw values.usageError("volume needs a level from 0 to 1, or a percentage (40%), not '\(value!)'")
+            }
+            if percent || level > 1 { level /= 100 }
+            guard level <= 1 else { throw values.usageError("volume \(value!) is over 100%") }
+            return .volume(level)
+        case "captions":
+            let language = value!.trimmingCharacters(in: .whitespaces)
+            return ["off", "none"].contains(language.lowercased()) ? .hideCaptions : .showCaptions(language)
+        case "style":
+            return .style(try TextTrackStyleFile.read(value!, values: values, option: nil))
+        default:
+            throw values.usageError("unknown action '\(name)'")
+        }
+    }
+
+    static func perform(_ command: Command, on sender: CastSender) async throws {
+        switch command {
+        case .play: try await sender.play()
+        case .pause: try await sender.pause()
+        case .toggle:
+            if await sender.state.media?.playerState == .playing { try await sender.pause() } else { try await sender.play() }
+        case .next: try await sender.next()
+        case .previous: try await sender.previous()
+        case .mute: try await sender.setMuted(true)
+        case .unmute: try await sender.setMuted(false)
+        case .stop: try await sender.stop()
+        case .seek(let seconds): try await sender.seek(to: seconds)
+        case .skip(let seconds): try await sender.seek(by: seconds)
+        case .volume(let level): try await sender.setVolume(level)
+        case .showCaptions(let language): try await sender.showCaptions(language: language)
+        case .hideCaptions: try await sender.hideCaptions()
+        case .style(let style): try await sender.setTextTrackStyle(style)
+        }
+    }
+}
+
+/// `castprep status [--watch] [--json]`: what the device is doing.
+enum StatusCommand {
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "status",
+            abstract: "Show what a Cast device is playing.",
+            discussion: """
+                Prints one line: the device, the app, the player state, the title, position and duration, the queue \
+                position, captions and volume. With --watch it follows the device until Ctrl-C: on a terminal the line \
+                is rewritten in place every second; otherwise (or with --json) each change is printed as a JSON line.
+                """,
+            options: DeviceTarget.options + [
+                .flag("watch", short: "w", help: "Keep following the device until Ctrl-C."),
+                .flag("json", help: "Print JSON (one object per line with --watch)."),
+                CommonOptions.color,
+            ],
+            run: { values, io in try await run(values, io: io) })
+    }
+
+    static func run(_ values: ParsedValues, io: CommandIO) async throws -> Int32 {
+        let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
+        let target = try await DeviceTarget.resolve(values)
+        let sender = target.makeSender()
+        do {
+            let status = try await sender.connect()
+            // A running app with a media channel is joined; the idle screen has nothing to join.
+            if (status.applications ?? []).contains(where: { $0.isIdleScreen != true && !($0.transportID ?? "").isEmpty }) {
+                try await sender.join()
+            }
+        } catch {
+            SenderErrorReport.print(error, io: io, printer: printer)
+            await sender.close()
+            return 1
+        }
+        let asJSON = values.flag("json") || !io.stdoutIsTerminal
+        let summary = PlaybackSummary(state: await sender.state, device: target.name)
+        guard values.flag("watch") else {
+            io.writeLine(asJSON ? JSONWriter.compact.string(from: summary.jsonValue) : summary.line)
+            await sender.close()
+            return 0
+        }
+        await watch(sender, device: target.name, asJSON: asJSON, io: io)
+        await sender.close()
+        return 0
+    }
+
+    /// Follows the device until SIGINT/SIGTERM or the link is lost for good.
+    static func watch(_ sender: CastSender, device: String, asJSON: Bool, io: CommandIO) async {
+        let termination = TerminationSignal.install()
+        let events = await sender.events()
+        if asJSON { io.writeLine(JSONWriter.compact.string(from: PlaybackSummary(state: await sender.state, device: device).jsonValue)) }
+        let follow: Task<Void, Never>
+        if asJSON {
+            follow = Task {
+                var last = PlaybackSummary(state: await sender.state, device: device)
+                for await event in events {
+                    if case .connectionChanged(.failed) = event { return }
+                    let summary = PlaybackSummary(state: await sender.state, device: device)
+                    if summary != last {
+                        last = summary
+                        io.writeLine(JSONWriter.compact.string(from: summary.jsonValue))
+                    }
+                }
+            }
+        } else {
+            // On a terminal the line is redrawn each second, the position moving with the clock.
+            follow = Task {
+                var lastStatus: MediaStatus?
+                var received = ContinuousClock.now
+                while !Task.isCancelled {
+                    var state = await sender.state
+                    if state.media != lastStatus {
+                        lastStatus = state.media
+                        received = .now
+                    }
+                    if let media = state.media, media.playerState == .playing, let time = media.currentTime {
+                        let elapsed = ContinuousClock.now - received
+                        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                        state.media?.currentTime = time + seconds * (media.playbackRate ?? 1)
+                    }
+                    io.write("\r\u{1B}[K" + PlaybackSummary(state: state, device: device).line)
+                    if case .failed = state.connection { return }
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+        }
+        await SignalStop.run(follow, until: termination)
+        if !asJSON { io.writeLine("") }
+    }
+}
