@@ -121,6 +121,12 @@ let package = Package(
             ],
             exclude: ["Support"]),
         .testTarget(
+            name: "CastingTests",
+            dependencies: [
+                "Casting", "CastSender", "CastChannel", "CastReceiverRuntime", "CastReceiver", "CastDiscovery", "MediaServer", "CastModel",
+                "JSONSupport", "TestSupport", "HTTPCheck",
+            ]),
+        .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CFFmpeg", "CLibXML2", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),
     ],

@@ -27,12 +27,17 @@ public final class CastChannelServer: Sendable {
         public var maximumConnections: Int
         /// The kernel's queue of connections not yet accepted.
         public var backlog: Int32
+        /// Called on the event-loop thread with the bytes of every frame a sender sends
+        /// (length header and protobuf body, exactly as received), before the message is
+        /// delivered: a recorder for tests that check what senders put on the wire. Keep it quick.
+        public var inboundFrameRecorder: (@Sendable ([UInt8]) -> Void)?
 
         /// Creates options.
         public init(
             channel: ChannelOptions = .device, identity: TLSIdentity? = nil, handshakeTimeout: Duration = .seconds(10),
-            maximumConnections: Int = 1024, backlog: Int32 = 256
+            maximumConnections: Int = 1024, backlog: Int32 = 256, inboundFrameRecorder: (@Sendable ([UInt8]) -> Void)? = nil
         ) {
+            self.inboundFrameRecorder = inboundFrameRecorder
             self.channel = channel
             self.identity = identity
             self.handshakeTimeout = handshakeTimeout

@@ -72,6 +72,14 @@ public struct ChannelFrameDecoder: Sendable {
     public mutating func append(
         _ chunk: some Collection<UInt8>, _ body: (ChannelMessage) throws(ChannelError) -> Void
     ) throws(ChannelError) {
+        try append(chunk) { (message: ChannelMessage, _: ArraySlice<UInt8>) throws(ChannelError) in try body(message) }
+    }
+
+    /// Appends a chunk and hands each message it completes to `body` together with the
+    /// frame's bytes as received (length header included), for recorders that check the wire form.
+    public mutating func append(
+        _ chunk: some Collection<UInt8>, _ body: (ChannelMessage, ArraySlice<UInt8>) throws(ChannelError) -> Void
+    ) throws(ChannelError) {
         if let failure { throw failure }
         buffer.append(contentsOf: chunk)
         do throws(ChannelError) {
@@ -91,7 +99,8 @@ public struct ChannelFrameDecoder: Sendable {
                     emptyFramesSkipped += 1
                     continue
                 }
-                try body(try ChannelMessage(protobuf: buffer, range: bodyStart..<(bodyStart + length)))
+                try body(try ChannelMessage(protobuf: buffer, range: bodyStart..<(bodyStart + length)),
+                         buffer[(bodyStart - ChannelFraming.headerSize)..<(bodyStart + length)])
             }
         } catch {
             failure = error

@@ -33,6 +33,8 @@ private final class LoopConnection {
     // Open link
     var core: ConnectionCore?
     var decoder = ChannelFrameDecoder()
+    /// Receives each complete inbound frame's bytes (``CastChannelServer/Options/inboundFrameRecorder``).
+    var frameRecorder: (@Sendable ([UInt8]) -> Void)?
     /// Bytes being written; only replaced once fully written, as OpenSSL requires a retried
     /// write to cover at least the bytes of the attempt that blocked.
     var writeBuffer: [UInt8] = []
@@ -444,9 +446,16 @@ final class LoopState {
             if count > 0 {
                 total += Int(count)
                 do {
-                    try connection.decoder.append(UnsafeBufferPointer(start: scratch.baseAddress, count: Int(count))) {
-                        (message: ChannelMessage) throws(ChannelError) in
-                        try deliver(message, on: connection)
+                    let chunk = UnsafeBufferPointer(start: scratch.baseAddress, count: Int(count))
+                    if let recorder = connection.frameRecorder {
+                        try connection.decoder.append(chunk) { (message: ChannelMessage, frame: ArraySlice<UInt8>) throws(ChannelError) in
+                            recorder(Array(frame))
+                            try deliver(message, on: connection)
+                        }
+                    } else {
+                        try connection.decoder.append(chunk) { (message: ChannelMessage) throws(ChannelError) in
+                            try deliver(message, on: connection)
+                        }
                     }
                 } catch {
                     teardown(connection, reason: error)
@@ -721,6 +730,7 @@ final class LoopState {
                 id: loop.nextIdentifier(), role: .server(listenerID: id), options: options.channel, phase: .handshaking)
             connection.descriptor = descriptor
             connection.ssl = ssl
+            connection.frameRecorder = options.inboundFrameRecorder
             connection.peer = withUnsafePointer(to: &storage) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketAddress($0, length: length).peerAddress }
             }
