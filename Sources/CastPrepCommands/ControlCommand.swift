@@ -85,7 +85,7 @@ enum ControlCommand {
 
     static func parse(_ name: String, value: String?, values: ParsedValues) throws -> Command {
         func time(_ text: String) throws -> Double {
-            guard let seconds = TimeArgument.seconds(text) else {
+            guard let seconds = PlaybackTime.seconds(parsing: text) else {
                 throw values.usageError("'\(text)' is not a time; use seconds (90), m:ss (1:30) or h:mm:ss (1:02:03)")
             }
             return seconds

@@ -25,7 +25,7 @@ struct DeviceTarget {
             throw values.usageError("--device and --host cannot be used together", concerning: "host")
         }
         if let host = values.option("host") {
-            guard let endpoint = parseHost(host) else {
+            guard let endpoint = CastEndpoint(parsing: host) else {
                 throw values.usageError("--host must be an address with an optional port (192.168.1.20, 192.168.1.20:8009, [fe80::1]:8009), not '\(host)'",
                                         concerning: "host")
             }
@@ -33,28 +33,6 @@ struct DeviceTarget {
         }
         let timeout = try values.number("discovery-timeout", in: 0.1...120) ?? 3
         return try await DeviceDirectoryLookup.find(named: values.option("device"), timeout: .milliseconds(Int(timeout * 1000)))
-    }
-
-    /// `HOST`, `HOST:PORT`, `[V6]`, `[V6]:PORT` or a bare IPv6 address.
-    static func parseHost(_ text: String) -> CastEndpoint? {
-        let text = text.trimmingCharacters(in: .whitespaces)
-        guard !text.isEmpty else { return nil }
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else { return nil }
-            let host = String(text[text.index(after: text.startIndex)..<close])
-            let rest = text[text.index(after: close)...]
-            if rest.isEmpty { return host.isEmpty ? nil : CastEndpoint(host: host) }
-            guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()), (1...65535).contains(port), !host.isEmpty else { return nil }
-            return CastEndpoint(host: host, port: port)
-        }
-        let colons = text.filter { $0 == ":" }.count
-        if colons > 1 { return CastEndpoint(host: text) }
-        if colons == 1 {
-            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-            guard let port = Int(parts[1]), (1...65535).contains(port), !parts[0].isEmpty else { return nil }
-            return CastEndpoint(host: String(parts[0]), port: port)
-        }
-        return CastEndpoint(host: text)
     }
 
     /// A sender for this device with the command line's timeouts.
@@ -74,46 +52,6 @@ enum SenderErrorReport {
         }
         io.writeErrorLine("Error: " + error.description)
         printer.print(error.diagnostics)
-    }
-}
-
-/// Time values on the command line: `90`, `1:30`, `1:02:03`, `90s`, `2m`, `1.5`.
-enum TimeArgument {
-    static func seconds(_ text: String) -> Double? {
-        var text = text.trimmingCharacters(in: .whitespaces).lowercased()
-        guard !text.isEmpty else { return nil }
-        var negative = false
-        if text.hasPrefix("-") {
-            negative = true
-            text.removeFirst()
-        } else if text.hasPrefix("+") {
-            text.removeFirst()
-        }
-        var value: Double?
-        if text.contains(":") {
-            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count <= 3, let last = Double(parts.last!), last >= 0, last < 60 || parts.count == 1 else { return nil }
-            var total = last
-            var scale = 60.0
-            for part in parts.dropLast().reversed() {
-                guard let whole = Int(part), whole >= 0 else { return nil }
-                total += Double(whole) * scale
-                scale *= 60
-            }
-            value = total
-        } else if text.hasSuffix("ms"), let number = Double(text.dropLast(2)) {
-            value = number / 1000
-        } else if text.hasSuffix("s"), let number = Double(text.dropLast()) {
-            value = number
-        } else if text.hasSuffix("m"), let number = Double(text.dropLast()) {
-            value = number * 60
-        } else if text.hasSuffix("h"), let number = Double(text.dropLast()) {
-            value = number * 3600
-        } else {
-            value = Double(text)
-        }
-        guard let value, value.isFinite else { return nil }
-        return negative ? -value : value
     }
 }
 

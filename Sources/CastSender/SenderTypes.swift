@@ -255,6 +255,14 @@ public struct CastSenderState: Sendable, Hashable {
     /// Every MEDIA_STATUS so far merged into one (partial updates keep earlier fields).
     public var media: MediaStatus?
 
+    /// Creates a state, for code that describes one (status lines, tests).
+    public init(connection: CastConnectionState, receiver: ReceiverStatus? = nil, session: CastSession? = nil, media: MediaStatus? = nil) {
+        self.connection = connection
+        self.receiver = receiver
+        self.session = session
+        self.media = media
+    }
+
     /// The device volume (not the stream volume).
     public var deviceVolume: CastVolume? { receiver?.volume }
     /// The queue part of ``media``.
