@@ -36,6 +36,7 @@ enum ReceiverCommand {
                 .option("bind", valueName: "addr", help: "Address to listen on.", default: "0.0.0.0"),
                 .repeating("interface", valueName: "name", help: "Advertise over mDNS on this interface (repeatable; default: the interfaces that carry --bind, or every LAN interface)."),
                 .flag("no-mdns", help: "Do not advertise over mDNS."),
+                .option("buffering", valueName: "seconds", help: "How long each load buffers before PLAYING, as a device fetching the first segments.", default: "0.5"),
                 .option("log", valueName: "file", help: "Write every message in and out as JSON lines to FILE (- for stdout)."),
                 .option("faults", valueName: "file", help: "Script faults from a JSON file (see above)."),
                 CommonOptions.color,
@@ -47,6 +48,7 @@ enum ReceiverCommand {
         let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
         let castPort = try values.integer("port", in: 0...65_535) ?? 8009
         let httpPort = try values.integer("http-port", in: 0...65_535) ?? 8008
+        let buffering = try values.number("buffering", in: 0...60) ?? 0.5
         let bind = values.option("bind") ?? "0.0.0.0"
         let name = values.option("name") ?? "CastPrep Receiver"
         guard !name.isEmpty, name.utf8.count <= 200 else { throw values.usageError("the name must have 1 to 200 bytes", concerning: "name") }
@@ -100,7 +102,7 @@ enum ReceiverCommand {
 
         var configuration = ReceiverEmulator.Configuration(
             identity: identity, bindAddress: bind, castPort: castPort, httpPort: httpPort, advertisedInterfaces: interfaces,
-            receiver: ReceiverConfiguration(loopbackMediaIsReachable: isLoopback), faults: faults,
+            receiver: ReceiverConfiguration(bufferingTime: .milliseconds(Int(buffering * 1000)), loopbackMediaIsReachable: isLoopback), faults: faults,
             fetch: ReceiverMediaFetcher.Options(loopbackIsReachable: isLoopback))
         if let log { configuration.log = { entry in log.write(entry.jsonLine) } }
         let emulator = ReceiverEmulator(configuration: configuration)
