@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "CastReceiver", targets: ["CastReceiver"]),
         .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
         .library(name: "CastReceiverRuntime", targets: ["CastReceiverRuntime"]),
+        .library(name: "CastDevices", targets: ["CastDevices"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -63,11 +64,13 @@ let package = Package(
         .target(name: "CastSender", dependencies: ["CastModel", "JSONSupport"]),
         .target(name: "CastChannel", dependencies: ["CastModel", "JSONSupport", "COpenSSL"]),
         .target(name: "CastDiscovery", dependencies: ["CastModel"]),
+        .target(name: "CastDevices", dependencies: ["CastDiscovery", "CastChannel", "HTTPCheck", "CastModel", "JSONSupport"]),
         .target(
             name: "CastPrepCommands",
             dependencies: [
                 "CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "Preflight",
                 "CastReceiver", "CastReceiverRuntime", "CastDiscovery",
+                "CastDevices",
             ]),
         .executableTarget(name: "castprep", dependencies: ["CastPrepCommands"]),
         .target(name: "CastReceiver", dependencies: ["CastModel", "JSONSupport"]),
@@ -96,6 +99,10 @@ let package = Package(
             ],
             exclude: ["Snapshots"]),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "CastModel", "TestSupport"], exclude: ["Snapshots"]),
+        .testTarget(
+            name: "CastDevicesTests",
+            dependencies: ["CastDevices", "CastDiscovery", "CastChannel", "CastModel", "JSONSupport", "TestSupport", "CastTestSupport"],
+            exclude: ["Snapshots"]),
         .testTarget(
             name: "PreflightTests", dependencies: ["Preflight", "CastModel", "JSONSupport", "TestSupport"]),
         .testTarget(name: "MediaServerTests", dependencies: ["MediaServer", "CastModel", "TestSupport"]),
