@@ -9,7 +9,7 @@ enum DevicesCommand {
     static var spec: CommandSpec {
         CommandSpec(
             name: "devices",
-            abstract: "List the Cast devices and groups on the network: name, model, address, port, id, capabilities, what is running.",
+            abstract: "List the Cast devices and groups on the network, or ask one by address.",
             discussion: """
                 Browses mDNS (_googlecast._tcp) on every usable multicast interface for --timeout seconds and lists each \
                 device and group once, at its latest address: friendly name, model, addresses, Cast port (8009 for \

@@ -160,7 +160,7 @@ struct InsideDevicesNamespace {
         #expect(human.status == 1)
         #expect(human.output.isEmpty)
         for phrase in [
-            "error: [discovery.no-mdns-traffic]", "queries sent, no send errors", "packets received", "our own, 0 from other hosts",
+            "error: [discovery.no-mdns-traffic]", " sent, ", " received: ", "our own, 0 from other hosts, 0 Cast answers",
             "Likely causes:", "isolates clients", "another subnet or VLAN", "firewall drops incoming UDP port 5353",
             "Try:", "--host IP", "--interface NAME", "--timeout 10", "castprep: no Cast device answered on lo in 1.0 s",
         ] {
