@@ -345,7 +345,7 @@ public struct CastDeviceLocator: Sendable {
     /// `"Kitchen" (Google Home Mini, 192.168.1.21:8009, id 0d9e…), …`, at most 20 devices.
     static func list(_ devices: [CastDeviceRecord]) -> String {
         let shown = devices.prefix(20).map { device in
-            var parts = [device.model ?? "unknown model"]
+            var parts = [device.model.map(CastDeviceListing.printable) ?? "unknown model"]
             parts.append(CastHostAddress(host: device.preferredAddress ?? device.host, port: Int(device.port)).description)
             if let id = device.id { parts.append("id \(id.hex)") }
             return "\"\(CastDeviceListing.printable(device.displayName))\" (\(parts.joined(separator: ", ")))"
