@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "CastReceiver", targets: ["CastReceiver"]),
         .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
         .library(name: "CastReceiverRuntime", targets: ["CastReceiverRuntime"]),
+        .library(name: "CastDevices", targets: ["CastDevices"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -66,12 +67,14 @@ let package = Package(
             dependencies: ["CastModel", "Catalog", "Captions", "CastSender", "HTTPCheck", "JSONSupport", "MediaServer", "Preflight"]),
         .target(name: "CastChannel", dependencies: ["CastModel", "JSONSupport", "COpenSSL"]),
         .target(name: "CastDiscovery", dependencies: ["CastModel"]),
+        .target(name: "CastDevices", dependencies: ["CastDiscovery", "CastChannel", "HTTPCheck", "CastModel", "JSONSupport"]),
         .target(
             name: "CastPrepCommands",
             dependencies: [
                 "CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "Preflight",
                 "CastReceiver", "CastReceiverRuntime", "CastDiscovery",
                 "CastSender", "Casting",
+                "CastDevices",
             ]),
         .executableTarget(name: "castprep", dependencies: ["CastPrepCommands"]),
         .target(name: "CastReceiver", dependencies: ["CastModel", "JSONSupport"]),
@@ -100,6 +103,10 @@ let package = Package(
             ],
             exclude: ["Snapshots"]),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "CastModel", "TestSupport"], exclude: ["Snapshots"]),
+        .testTarget(
+            name: "CastDevicesTests",
+            dependencies: ["CastDevices", "CastDiscovery", "CastChannel", "CastModel", "JSONSupport", "TestSupport", "CastTestSupport"],
+            exclude: ["Snapshots"]),
         .testTarget(
             name: "PreflightTests", dependencies: ["Preflight", "CastModel", "JSONSupport", "TestSupport"]),
         .testTarget(name: "MediaServerTests", dependencies: ["MediaServer", "CastModel", "TestSupport"]),

@@ -26,7 +26,7 @@ public enum CastPrepCLI {
                 PreflightCommand.spec, LoadCommand.spec, ValidateCommand.spec, CaptionsCommand.spec, ProbeCommand.spec, CheckCommand.spec,
                 ServeCommand.spec,
                 ReceiverCommand.spec,
-                CastCommand.spec, ControlCommand.spec, StatusCommand.spec,
+                DevicesCommand.spec, CastCommand.spec, ControlCommand.spec, StatusCommand.spec,
             ])
     }
 

@@ -147,6 +147,7 @@ public final class CastDeviceBrowser: Sendable {
     public static func nothingFoundDiagnostic(statistics: CastBrowserStatistics, interfaces: [NetworkInterface], waited: Duration) -> Diagnostic {
         let names = interfaces.map(\.name).joined(separator: ", ")
         let seconds = waited.components.seconds
+        let queries = "\(statistics.queriesSent) mDNS quer\(statistics.queriesSent == 1 ? "y" : "ies")"
         let direct = "connect to the device directly with --host IP (its address is in the Google Home app under device settings)"
         if statistics.queriesSent == 0 {
             let errors = statistics.sendErrors.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; ")
@@ -157,13 +158,13 @@ public final class CastDeviceBrowser: Sendable {
         if statistics.ownPacketsEchoed == 0 {
             return Diagnostic(
                 .error, .discoveryNoMulticast,
-                "sent \(statistics.queriesSent) mDNS queries on \(names) but not even our own came back in \(seconds) s: multicast is not delivered on \(interfaces.count == 1 ? "this interface" : "these interfaces")",
+                "sent \(queries) on \(names) but not even our own came back in \(seconds) s: multicast is not delivered on \(interfaces.count == 1 ? "this interface" : "these interfaces")",
                 fix: "turn multicast on (`ip link set DEV multicast on`), add a multicast route (`ip route add 224.0.0.0/4 dev DEV`), allow UDP 5353 in the firewall (`nft add rule inet filter input udp dport 5353 accept` or `ufw allow 5353/udp`); or \(direct)")
         }
         if statistics.packetsFromOthers == 0 {
             return Diagnostic(
                 .error, .discoveryNoMDNSTraffic,
-                "sent \(statistics.queriesSent) mDNS queries on \(names) but no other host sent a single mDNS packet in \(seconds) s; likely: the Wi-Fi isolates clients (guest network, AP/client isolation), the Cast devices are on another subnet or VLAN (mDNS does not cross routers), or a firewall drops incoming UDP 5353",
+                "sent \(queries) on \(names) but no other host sent a single mDNS packet in \(seconds) s; likely: the Wi-Fi isolates clients (guest network, AP/client isolation), the Cast devices are on another subnet or VLAN (mDNS does not cross routers), or a firewall drops incoming UDP 5353",
                 fix: "allow incoming UDP 5353 (`nft add rule inet filter input udp dport 5353 accept` or `ufw allow 5353/udp`), join the devices' network or enable an mDNS reflector between VLANs, turn off client isolation; or \(direct)")
         }
         return Diagnostic(

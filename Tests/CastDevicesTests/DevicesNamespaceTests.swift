@@ -1,0 +1,365 @@
+import CastChannel
+import CastDevices
+import CastDiscovery
+import CastModel
+import CastTestSupport
+import Foundation
+import JSONSupport
+import Synchronization
+import Testing
+import TestSupport
+
+/// The end-to-end scenarios of `castprep devices` and the locator, each in a network namespace.
+enum DevicesScenario: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case listsEmulatorsAndGroup
+    case followsAddressChange
+    case nothingAdvertising
+    case locatorFindsEmulatorByName
+    case hostSkipsDiscovery
+
+    var testDescription: String { rawValue }
+}
+
+/// Tells a child test process which scenario to run.
+let devicesScenarioVariable = "CASTPREP_DEVICES_NETNS_SCENARIO"
+let insideDevicesNamespace = ProcessInfo.processInfo.environment[devicesScenarioVariable] != nil
+
+/// The built `castprep` (Scripts/test sets CASTPREP_BINARY; otherwise the debug build).
+var castprepBinary: String {
+    ProcessInfo.processInfo.environment["CASTPREP_BINARY"] ?? Repository.root().appendingPathComponent(".build/debug/castprep").path
+}
+
+/// Runs each scenario in a fresh network namespace, the way `NamespaceScenarioTests` in
+/// CastDiscoveryTests does and for the same reason: inside `unshare -n` only a loopback
+/// interface exists, so neither the emulators' advertisements nor the command's queries can
+/// reach a real network. The child is this test binary again, filtered to
+/// `InsideDevicesNamespace`, with the scenario in the environment; it checks that it sees no
+/// interface but `lo` before anything is started.
+@Suite("castprep devices in a private network namespace", .enabled(if: !insideDevicesNamespace))
+struct DevicesNamespaceTests {
+    static var unavailableReason: String? {
+        if getuid() != 0 { return "needs root to create a network namespace (unshare -n)" }
+        for tool in ["/usr/bin/unshare", "/usr/sbin/ip"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            return "\(tool) is missing (util-linux, iproute2)"
+        }
+        if !FileManager.default.isExecutableFile(atPath: castprepBinary) { return "the castprep binary is not built" }
+        return nil
+    }
+
+    @Test("scenario passes in its own namespace", .enabled(if: unavailableReason == nil, "\(unavailableReason ?? "")"),
+          .timeLimit(.minutes(2)), arguments: DevicesScenario.allCases)
+    func scenario(_ scenario: DevicesScenario) async throws {
+        let binary = try #require(try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"), "cannot find the test binary")
+        var environment = ProcessInfo.processInfo.environment
+        environment[devicesScenarioVariable] = scenario.rawValue
+        environment["CASTPREP_BINARY"] = castprepBinary
+        let setup = "set -e; ip link set lo up; ip link set lo multicast on"
+        let result = try await run(
+            "/usr/bin/unshare",
+            ["--net", "--", "/bin/sh", "-c", setup + "; exec \"$0\" --testing-library swift-testing --filter InsideDevicesNamespace", binary],
+            environment: environment)
+        let text = result.output + result.error
+        let passed = text.range(of: #"Test run with 1 test.* passed"#, options: .regularExpression) != nil
+        #expect(result.status == 0 && passed, "scenario \(scenario.rawValue) failed in its namespace:\n\(text)")
+    }
+}
+
+/// The scenario bodies; they run only in the child process, inside the namespace.
+@Suite(.enabled(if: insideDevicesNamespace))
+struct InsideDevicesNamespace {
+    @Test func runScenario() async throws {
+        let names = try NetworkInterface.all().map(\.name)
+        try #require(names == ["lo"], "not inside a private network namespace: \(names)")
+        let scenario = try #require(DevicesScenario(rawValue: ProcessInfo.processInfo.environment[devicesScenarioVariable] ?? ""))
+        switch scenario {
+        case .listsEmulatorsAndGroup: try await listsEmulatorsAndGroup()
+        case .followsAddressChange: try await followsAddressChange()
+        case .nothingAdvertising: try await nothingAdvertising()
+        case .locatorFindsEmulatorByName: try await locatorFindsEmulatorByName()
+        case .hostSkipsDiscovery: try await hostSkipsDiscovery()
+        }
+    }
+
+    static let livingRoomID = "3f1a8e0c5b7d4e2a9c6b1d0e8f7a6b5c"
+    static let kitchenID = "0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a"
+
+    /// A group as devices advertise one: its own port, the group model, the multizone bit.
+    static func groupService(address: String, running: String = "") -> MDNSService {
+        .castDevice(id: CastDeviceID("a1b2c3d4e5f64a7b8c9d0e1f2a3b4c5d")!, friendlyName: "Whole house", model: "Google Cast Group", port: 32219,
+                    capabilities: CastCapabilities(rawValue: 2084), runningApp: running, addresses: [.v4(IPv4Address(address)!)])
+    }
+
+    // MARK: - Scenarios
+
+    /// Two emulator processes and a group, listed by the built binary as JSON and as a table.
+    func listsEmulatorsAndGroup() async throws {
+        let living = try await EmulatorProcess.start(name: "Living Room TV", id: Self.livingRoomID, bind: "127.0.0.2")
+        let kitchen = try await EmulatorProcess.start(name: "Kitchen speaker", id: Self.kitchenID, bind: "127.0.0.3", model: "Google Home Mini")
+        let group = try MDNSResponder(advertising: Self.groupService(address: "127.0.0.4", running: "Spotify"), on: NetworkInterface.named(["lo"]))
+
+        let result = try await run(castprepBinary, ["devices", "--json", "--interface", "lo", "--timeout", "2.5"])
+        #expect(result.status == 0, "\(result.error)")
+        let document = try JSONParser().parse(result.output).value
+        #expect(document["castprep"]?["format"] == 1)
+        #expect(document["discovery"]?["method"] == "mdns" && document["discovery"]?["interfaces"] == ["lo"])
+        #expect((document["discovery"]?["queriesSent"]?.intValue ?? 0) >= 1)
+        #expect(document["diagnostics"] == [])
+        let devices = try #require(document["devices"]?.arrayValue)
+        #expect(devices.map { $0["name"] } == ["Kitchen speaker", "Living Room TV", "Whole house"], "\(result.output)")
+        #expect(devices.map { $0["model"] } == ["Google Home Mini", "Chromecast", "Google Cast Group"])
+        #expect(devices.map { $0["port"] } == [8009, 8009, 32219])
+        #expect(devices.map { $0["addresses"] } == [["127.0.0.3"], ["127.0.0.2"], ["127.0.0.4"]])
+        #expect(devices.map { $0["group"] } == [false, false, true])
+        #expect(devices.map { $0["id"] } == [.string(Self.kitchenID), .string(Self.livingRoomID), "a1b2c3d4e5f64a7b8c9d0e1f2a3b4c5d"])
+        #expect(devices.map { $0["running"] } == [.null, .null, "Spotify"])
+        #expect(devices[1]["capabilities"]?["names"] == ["video-out", "audio-out"])
+        #expect(devices[2]["capabilities"]?["names"] == ["audio-out", "multizone-group", "bit11"])
+        #expect(devices.allSatisfy { $0["source"] == "mdns" && $0["mdns"]?["interface"] == "lo" })
+        #expect(result.error.hasPrefix("castprep: 2 devices and 1 group on lo in "), "\(result.error)")
+
+        let table = try await run(castprepBinary, ["devices", "--interface", "lo", "--timeout", "2"])
+        #expect(table.status == 0)
+        let lines = table.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4, "\(table.output)")
+        #expect(lines.first?.hasPrefix("name ") == true)
+        let header = lines[0]
+        let portColumn = header.distance(from: header.startIndex, to: try #require(header.range(of: "port")).lowerBound)
+        for line in lines.dropFirst() {
+            let characters = Array(line)
+            #expect(characters[portColumn].isNumber && characters[portColumn - 1] == " ", "port column misaligned:\n\(table.output)")
+        }
+        #expect(lines[3].contains("group") && lines[3].contains("Spotify"))
+
+        await group.stop()
+        try await living.stop()
+        try await kitchen.stop()
+    }
+
+    /// A device that re-announces itself at another address while the command browses is
+    /// listed once, at the new address.
+    func followsAddressChange() async throws {
+        let lo = try NetworkInterface.named(["lo"])
+        var service = MDNSService.castDevice(id: CastDeviceID(Self.livingRoomID)!, friendlyName: "Den", addresses: [.v4(IPv4Address("127.0.0.2")!)])
+        let responder = try MDNSResponder(advertising: service, on: lo)
+        async let listing = run(castprepBinary, ["devices", "--json", "--interface", "lo", "--timeout", "4"])
+        try await Task.sleep(for: .milliseconds(1200))
+        service.addresses = [.v4(IPv4Address("127.0.0.5")!)]
+        responder.update(service)
+        let result = try await listing
+        #expect(result.status == 0, "\(result.error)")
+        let devices = try #require(try JSONParser().parse(result.output).value["devices"]?.arrayValue)
+        #expect(devices.count == 1)
+        #expect(devices.first?["addresses"] == ["127.0.0.5"], "\(result.output)")
+        #expect(devices.first?["name"] == "Den")
+        await responder.stop()
+    }
+
+    /// Nothing advertises: exit 1, the cause worked out from the statistics, and what to try.
+    func nothingAdvertising() async throws {
+        let human = try await run(castprepBinary, ["devices", "--interface", "lo", "--timeout", "1"])
+        #expect(human.status == 1)
+        #expect(human.output.isEmpty)
+        for phrase in [
+            "error: [discovery.no-mdns-traffic]", " sent, ", " received: ", "our own, 0 from other hosts, 0 Cast answers",
+            "Likely causes:", "isolates clients", "another subnet or VLAN", "firewall drops incoming UDP port 5353",
+            "Try:", "--host IP", "--interface NAME", "--timeout 10", "castprep: no Cast device answered on lo in 1.0 s",
+        ] {
+            #expect(human.error.contains(phrase), "missing '\(phrase)' in:\n\(human.error)")
+        }
+
+        let json = try await run(castprepBinary, ["devices", "--json", "--interface", "lo", "--timeout", "1"])
+        #expect(json.status == 1)
+        let document = try JSONParser().parse(json.output).value
+        #expect(document["devices"] == [])
+        #expect(document["diagnostics"]?[0]?["code"] == "discovery.no-mdns-traffic")
+        #expect((document["discovery"]?["ownPacketsEchoed"]?.intValue ?? 0) >= 1)
+        #expect(document["discovery"]?["packetsFromOthers"] == 0)
+
+        // Without --interface, discovery uses every usable interface: here there is none (loopback
+        // is never one), and the error says what to do.
+        let noInterface = try await run(castprepBinary, ["devices", "--timeout", "1"])
+        #expect(noInterface.status == 1)
+        #expect(noInterface.error.contains("[discovery.no-interface]") && noInterface.error.contains("--interface NAME"), "\(noInterface.error)")
+        #expect(noInterface.error.contains("interfaces here: lo"))
+    }
+
+    /// The locator finds the emulator by its name in any case, by id, and at once; ambiguous,
+    /// unknown and unchosen names list what was found.
+    func locatorFindsEmulatorByName() async throws {
+        let living = try await EmulatorProcess.start(name: "Living Room TV", id: Self.livingRoomID, bind: "127.0.0.2")
+        let speaker = try MDNSResponder(
+            advertising: .castDevice(id: CastDeviceID(Self.kitchenID)!, friendlyName: "Living Room speaker", model: "Google Nest Mini",
+                                     addresses: [.v4(IPv4Address("127.0.0.3")!)]),
+            on: NetworkInterface.named(["lo"]))
+        let patient = CastDeviceLocator(configuration: .init(timeout: .seconds(6), interfaceNames: ["lo"]))
+
+        var started = ContinuousClock.now
+        let byName = try await patient.locate(.named("living room tv"))
+        let byNameTime = ContinuousClock.now - started
+        #expect(byName.host == "127.0.0.2" && byName.port == 8009)
+        #expect(byName.friendlyName == "Living Room TV" && byName.id == CastDeviceID(Self.livingRoomID) && byName.model == "Chromecast")
+        #expect(byName.source == .discovery && !byName.isGroup)
+        #expect(byNameTime < .seconds(3), "a whole name stops the search early; took \(byNameTime)")
+
+        started = ContinuousClock.now
+        let byID = try await patient.locate(.named(Self.livingRoomID.uppercased()))
+        #expect(byID.friendlyName == "Living Room TV")
+        #expect(ContinuousClock.now - started < .seconds(3))
+
+        let quick = CastDeviceLocator(configuration: .init(timeout: .milliseconds(1500), interfaceNames: ["lo"]))
+        #expect(try await quick.locate(.named("living room s")).friendlyName == "Living Room speaker")
+        for (query, code) in [(CastDeviceQuery.named("living"), DiagnosticCode.devicesAmbiguousName), (.named("bedroom"), .devicesUnknownName),
+                              (.onlyDevice, .devicesChooseDevice)] {
+            do {
+                let device = try await quick.locate(query)
+                Issue.record("\(query) resolved to \(device)")
+            } catch {
+                #expect(error.code == code, "\(error)")
+                #expect(error.diagnostic.message.contains("\"Living Room TV\" (Chromecast, 127.0.0.2:8009, id \(Self.livingRoomID))"), "\(error)")
+                #expect(error.candidates.map(\.displayName) == ["Living Room speaker", "Living Room TV"])
+            }
+        }
+
+        // --host: no discovery, the name comes from eureka_info.
+        let byHost = try await patient.locate(.host(CastHostAddress(host: "127.0.0.2")))
+        #expect(byHost.friendlyName == "Living Room TV" && byHost.id == CastDeviceID(Self.livingRoomID) && byHost.source == .host)
+
+        await speaker.stop()
+        try await living.stop()
+    }
+
+    /// `--host` asks the device itself: the name from eureka_info, what runs from GET_STATUS.
+    /// There is no usable interface here, so any attempt to browse would fail.
+    func hostSkipsDiscovery() async throws {
+        let emulator = try await EmulatorProcess.start(name: "Host Only TV", id: Self.livingRoomID, bind: "127.0.0.1", advertise: false)
+        let sender = try await TestSender.connect(host: "127.0.0.1", port: 8009)
+        try await sender.connect(to: "receiver-0")
+        let launch = try await sender.send(["type": "LAUNCH", "appId": "CC1AD845"], to: "receiver-0", namespace: .receiver)
+        _ = try await sender.reply(to: launch)
+
+        let started = ContinuousClock.now
+        let result = try await run(castprepBinary, ["devices", "--host", "127.0.0.1:8009", "--json", "--timeout", "5"])
+        #expect(ContinuousClock.now - started < .seconds(4))
+        #expect(result.status == 0, "\(result.error)")
+        let document = try JSONParser().parse(result.output).value
+        #expect(document["discovery"]?["method"] == "host")
+        let device = try #require(document["devices"]?[0])
+        #expect(device["name"] == "Host Only TV" && device["model"] == "Chromecast" && device["id"] == .string(Self.livingRoomID))
+        #expect(device["source"] == "host" && device["addresses"] == ["127.0.0.1"] && device["port"] == 8009)
+        #expect(device["running"] == "Default Media Receiver", "\(result.output)")
+        #expect(device["receiverStatus"]?["applications"]?[0]?["appId"] == "CC1AD845")
+        #expect(result.error == "castprep: 1 of 1 host answered\n")
+
+        let table = try await run(castprepBinary, ["devices", "--host", "127.0.0.1"])
+        #expect(table.status == 0)
+        #expect(table.output.contains("Host Only TV") && table.output.contains("Default Media Receiver"), "\(table.output)")
+
+        // A port where nothing listens and a host with no HTTP side: exit 1 with both reasons.
+        let silent = try await run(castprepBinary, ["devices", "--host", "127.0.0.9:8009", "--timeout", "1"])
+        #expect(silent.status == 1)
+        #expect(silent.error.contains("[devices.host-unreachable]") && silent.error.contains("127.0.0.9:8009"), "\(silent.error)")
+        #expect(silent.error.hasSuffix("castprep: 0 of 1 host answered\n"))
+
+        await sender.close()
+        try await emulator.stop()
+    }
+}
+
+// MARK: - Helpers
+
+/// A `castprep receiver` process on the Cast and HTTP ports devices use (8009, 8008): inside
+/// the namespace they are free, and each emulator has a loopback address of its own.
+final class EmulatorProcess: Sendable {
+    let process: Process
+    private let output: Pipe
+    private let errors: Pipe
+
+    private init(process: Process, output: Pipe, errors: Pipe) {
+        self.process = process
+        self.output = output
+        self.errors = errors
+    }
+
+    static func start(name: String, id: String, bind: String, model: String = "Chromecast", advertise: Bool = true) async throws -> EmulatorProcess {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: castprepBinary)
+        process.arguments = ["receiver", "--name", name, "--id", id, "--model", model, "--bind", bind, "--port", "8009", "--http-port", "8008"]
+            + (advertise ? ["--interface", "lo"] : ["--no-mdns"])
+        process.environment = ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"]) { $1 }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // The start lines end with the mdns line; read until it is there (or the process ends).
+        let started = try await onOwnThread { () -> String in
+            var text = ""
+            let deadline = Date().addingTimeInterval(15)
+            while Date() < deadline, !text.contains("mdns:") {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            return text
+        }
+        guard started.contains("mdns:") else {
+            process.terminate()
+            let error = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw EmulatorFailure(description: "castprep receiver did not start:\n\(started)\(error)")
+        }
+        return EmulatorProcess(process: process, output: output, errors: errors)
+    }
+
+    /// Sends SIGTERM and waits for a clean exit.
+    func stop() async throws {
+        let (process, output, errors) = (process, output, errors)
+        let status = try await onOwnThread { () -> Int32 in
+            kill(process.processIdentifier, SIGTERM)
+            _ = output.fileHandleForReading.readDataToEndOfFile()
+            _ = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        #expect(status == 0)
+    }
+}
+
+struct EmulatorFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Runs a program to its end and returns its exit status, stdout and stderr.
+func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> (status: Int32, output: String, error: String) {
+    try await onOwnThread {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = (environment ?? ProcessInfo.processInfo.environment).merging(["NO_COLOR": "1"]) { $1 }
+        process.standardInput = FileHandle.nullDevice
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        // Drain stderr on another thread while reading stdout, so neither pipe can fill up.
+        let errorData = Mutex<Data>(Data())
+        let drained = DispatchSemaphore(value: 0)
+        Thread {
+            let data = error.fileHandleForReading.readDataToEndOfFile()
+            errorData.withLock { $0 = data }
+            drained.signal()
+        }.start()
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        drained.wait()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+    }
+}
+
+/// Runs blocking work on a thread of its own, off Swift's cooperative pool.
+func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
