@@ -56,7 +56,7 @@ enum CastCommand {
         case "off", "none": .off
         case let language?: .language(language)
         }
-        let target = try await DeviceTarget.resolve(values)
+        guard let target = try await DeviceTarget.resolve(values, io: io, printer: printer) else { return 1 }
 
         let arguments = values.arguments("inputs")
         var inputs: CastInputs

@@ -48,7 +48,7 @@ enum ControlCommand {
             throw values.usageError("\(name) takes no value (got '\(value)')")
         }
         let command = try parse(name, value: value, values: values)
-        let target = try await DeviceTarget.resolve(values)
+        guard let target = try await DeviceTarget.resolve(values, io: io, printer: printer) else { return 1 }
         let sender = target.makeSender()
         do {
             let status = try await sender.connect()
@@ -167,7 +167,7 @@ enum StatusCommand {
 
     static func run(_ values: ParsedValues, io: CommandIO) async throws -> Int32 {
         let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
-        let target = try await DeviceTarget.resolve(values)
+        guard let target = try await DeviceTarget.resolve(values, io: io, printer: printer) else { return 1 }
         let sender = target.makeSender()
         do {
             let status = try await sender.connect()

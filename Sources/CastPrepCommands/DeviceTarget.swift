@@ -2,7 +2,7 @@ import CastModel
 import CastSender
 import Casting
 import CommandParsing
-import CastDiscovery
+import CastDevices
 import Foundation
 
 /// The device a `cast`, `control` or `status` command talks to, and the sender that talks to it.
@@ -17,22 +17,28 @@ struct DeviceTarget {
         .option("device", short: "d", valueName: "name", help: "The device's name (or id, or a unique prefix of either), found with mDNS."),
         .option("host", valueName: "ip[:port]", help: "The device's address; skips discovery (port 8009 unless given)."),
         .option("discovery-timeout", valueName: "seconds", help: "How long to look for devices.", default: "3"),
+        .repeating("interface", valueName: "name", help: "Look for devices on this network interface only (repeatable; default: every LAN interface)."),
     ]
 
-    /// Resolves `--host` or `--device`; with neither, the only device that answers.
-    static func resolve(_ values: ParsedValues) async throws -> DeviceTarget {
-        if values.option("device") != nil, values.option("host") != nil {
-            throw values.usageError("--device and --host cannot be used together", concerning: "host")
-        }
-        if let host = values.option("host") {
-            guard let endpoint = CastEndpoint(parsing: host) else {
-                throw values.usageError("--host must be an address with an optional port (192.168.1.20, 192.168.1.20:8009, [fe80::1]:8009), not '\(host)'",
-                                        concerning: "host")
-            }
-            return DeviceTarget(endpoint: endpoint, name: endpoint.description)
+    /// Resolves `--host` (no discovery) or `--device`; with neither, the only device that
+    /// answers. Prints why on stderr and returns nil when no single device is found.
+    static func resolve(_ values: ParsedValues, io: CommandIO, printer: DiagnosticPrinter) async throws -> DeviceTarget? {
+        let query: CastDeviceQuery
+        do {
+            query = try CastDeviceQuery(device: values.option("device"), host: values.option("host"))
+        } catch {
+            throw values.usageError(error.diagnostic.message + (error.diagnostic.fix.map { "; \($0)" } ?? ""), concerning: "host")
         }
         let timeout = try values.number("discovery-timeout", in: 0.1...120) ?? 3
-        return try await DeviceDirectoryLookup.find(named: values.option("device"), timeout: .milliseconds(Int(timeout * 1000)))
+        let locator = CastDeviceLocator(configuration: .init(timeout: .milliseconds(Int(timeout * 1000)), interfaceNames: values.options("interface")))
+        do {
+            let device = try await locator.locate(query)
+            return DeviceTarget(endpoint: CastEndpoint(host: device.host, port: device.port), name: device.displayName)
+        } catch {
+            printer.print([error.diagnostic])
+            for line in error.troubleshooting { io.writeErrorLine("  " + line) }
+            return nil
+        }
     }
 
     /// A sender for this device with the command line's timeouts.
@@ -52,26 +58,5 @@ enum SenderErrorReport {
         }
         io.writeErrorLine("Error: " + error.description)
         printer.print(error.diagnostics)
-    }
-}
-
-/// `--device NAME` (or no device option): the device found on the LAN.
-enum DeviceDirectoryLookup {
-    static func find(named name: String?, timeout: Duration) async throws -> DeviceTarget {
-        let devices: [CastDeviceRecord]
-        do {
-            devices = try await CastDeviceBrowser.browse(timeout: timeout)
-        } catch {
-            throw CastingError(error.diagnostic)
-        }
-        let matching = name.map { wanted in devices.filter { $0.displayName.lowercased() == wanted.lowercased() } } ?? devices
-        guard matching.count == 1, let device = matching.first, let host = device.preferredAddress else {
-            let names = devices.map(\.displayName).joined(separator: ", ")
-            throw CastingError(
-                name == nil ? "cast.device-ambiguous" : "cast.device-not-found",
-                name.map { "no device named \"\($0)\" answered (found: \(names))" } ?? "\(devices.count) devices answered (\(names))",
-                fix: "pick one with --device NAME, or give its address with --host IP")
-        }
-        return DeviceTarget(endpoint: CastEndpoint(host: host, port: Int(device.port)), name: device.displayName)
     }
 }

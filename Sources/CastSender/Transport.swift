@@ -67,39 +67,6 @@ public struct CastEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
-    /// Reads `HOST`, `HOST:PORT`, `[IPV6]`, `[IPV6]:PORT` or a bare IPv6 address, as users
-    /// type them after `--host`; the port is 8009 unless given. Nil for anything else.
-    public init?(parsing text: String) {
-        let text = String(text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
-        guard !text.isEmpty else { return nil }
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else { return nil }
-            let host = String(text[text.index(after: text.startIndex)..<close])
-            let rest = text[text.index(after: close)...]
-            guard !host.isEmpty else { return nil }
-            if rest.isEmpty {
-                self.init(host: host)
-                return
-            }
-            guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()), (1...65535).contains(port) else { return nil }
-            self.init(host: host, port: port)
-            return
-        }
-        let colons = text.filter { $0 == ":" }.count
-        if colons > 1 {
-            self.init(host: text)
-            return
-        }
-        if colons == 1 {
-            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-            guard let port = Int(parts[1]), (1...65535).contains(port), !parts[0].isEmpty else { return nil }
-            self.init(host: String(parts[0]), port: port)
-            return
-        }
-        guard !text.contains(where: { $0 == " " || $0 == "/" }) else { return nil }
-        self.init(host: text)
-    }
-
     /// Whether the device is this machine (127.0.0.0/8, `::1`, `localhost`): an emulator.
     public var isLoopback: Bool {
         let name = host.lowercased()

@@ -16,6 +16,7 @@ enum DevicesScenario: String, CaseIterable, Sendable, CustomTestStringConvertibl
     case nothingAdvertising
     case locatorFindsEmulatorByName
     case hostSkipsDiscovery
+    case castsToDeviceByName
 
     var testDescription: String { rawValue }
 }
@@ -77,6 +78,7 @@ struct InsideDevicesNamespace {
         case .nothingAdvertising: try await nothingAdvertising()
         case .locatorFindsEmulatorByName: try await locatorFindsEmulatorByName()
         case .hostSkipsDiscovery: try await hostSkipsDiscovery()
+        case .castsToDeviceByName: try await castsToDeviceByName()
         }
     }
 
@@ -225,6 +227,26 @@ struct InsideDevicesNamespace {
         #expect(byHost.friendlyName == "Living Room TV" && byHost.id == CastDeviceID(Self.livingRoomID) && byHost.source == .host)
 
         await speaker.stop()
+        try await living.stop()
+    }
+
+    /// `cast`, `control` and `status` find the device by name over mDNS, as a user types it.
+    func castsToDeviceByName() async throws {
+        let living = try await EmulatorProcess.start(name: "Living Room TV", id: Self.livingRoomID, bind: "127.0.0.2")
+        let sample = Repository.root().appendingPathComponent("Samples/h264-aac-faststart.mp4").path
+        let cast = try await run(castprepBinary, ["cast", "--device", "living room tv", "--interface", "lo", "--discovery-timeout", "6", sample, "--wait"])
+        #expect(cast.status == 0, "\(cast.error)")
+        #expect(cast.output.contains("Living Room TV · PLAYING \"h264-aac-faststart\""), "\(cast.output)")
+        #expect(cast.output.contains("IDLE (FINISHED)"), "--wait follows the item to its end: \(cast.output)")
+        let control = try await run(castprepBinary, ["control", "--device", "Living Room TV", "--interface", "lo", "--discovery-timeout", "6", "volume", "50%"])
+        #expect(control.status == 0, "\(control.error)")
+        #expect(control.output.contains("vol 50%"), "\(control.output)")
+        let status = try await run(castprepBinary, ["status", "--device", Self.livingRoomID, "--interface", "lo", "--json"])
+        #expect(status.status == 0, "\(status.error)")
+        #expect(status.output.contains("\"device\":\"Living Room TV\"") && status.output.contains("\"volume\":0.5"), "\(status.output)")
+        let unknown = try await run(castprepBinary, ["cast", "--device", "bedroom", "--interface", "lo", "--discovery-timeout", "1.5", sample])
+        #expect(unknown.status == 1)
+        #expect(unknown.error.contains("[devices.unknown-name]") && unknown.error.contains("Living Room TV"), "\(unknown.error)")
         try await living.stop()
     }
 
