@@ -66,11 +66,7 @@ enum CastCommand {
             printer.print([error.diagnostic])
             return 1
         }
-        var preference: [MediaSource.Kind] = [.hls, .dash, .mp4]
-        if let chosen = values.option("source").map(MediaSource.Kind.init(rawValue:)) {
-            preference.removeAll { $0 == chosen }
-            preference.insert(chosen, at: 0)
-        }
+        let preference = MediaSource.Kind.preference(first: values.option("source").map(MediaSource.Kind.init(rawValue:)))
         // Local media is probed for its exact type with codecs and its duration; remote media is left to the device.
         inputs.diagnostics += await ProbeEnrichment.enrich(&inputs.items, builder: CastRequestBuilder(options: .init(sourcePreference: preference)), width: 2)
         let planner = CastPlanner(options: CastPlanOptions(

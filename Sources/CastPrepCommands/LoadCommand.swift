@@ -56,11 +56,7 @@ enum LoadCommand {
             return 1
         }
 
-        var preference: [MediaSource.Kind] = [.hls, .dash, .mp4]
-        if let chosen = values.option("source").map(MediaSource.Kind.init(rawValue:)) {
-            preference.removeAll { $0 == chosen }
-            preference.insert(chosen, at: 0)
-        }
+        let preference = MediaSource.Kind.preference(first: values.option("source").map(MediaSource.Kind.init(rawValue:)))
         let catalogDirectory = URL(fileURLWithPath: path).deletingLastPathComponent()
         let builder = CastRequestBuilder(
             options: .init(sourcePreference: preference, baseURL: values.option("base-url"), fileRoot: catalogDirectory,
@@ -81,10 +77,10 @@ enum LoadCommand {
                 let (queueItem, found) = builder.queueItem(for: item)
                 var itemFindings = found
                 if let media = queueItem.media {
-                    itemFindings += validator.validate(media, at: JSONPath.root.appending("media")).map { relocate($0, to: item, request: "queue item") }
+                    itemFindings += validator.validate(media, at: JSONPath.root.appending("media")).map { item.locating($0, inRequest: "queue item") }
                 }
                 diagnostics += itemFindings
-                let blocked = itemFindings.containsErrors || hasReadErrors(item, in: itemFindingsSoFar)
+                let blocked = itemFindings.containsErrors || item.hasErrors(in: itemFindingsSoFar)
                 if force || !blocked { items.append(queueItem) }
             }
             if items.isEmpty {
@@ -129,9 +125,9 @@ enum LoadCommand {
         } else {
             for item in result.items {
                 let (load, found) = builder.loadRequest(for: item)
-                let itemFindings = found + validator.validate(load).map { relocate($0, to: item, request: "LOAD") }
+                let itemFindings = found + validator.validate(load).map { item.locating($0, inRequest: "LOAD") }
                 diagnostics += itemFindings
-                let blocked = itemFindings.containsErrors || hasReadErrors(item, in: itemFindingsSoFar)
+                let blocked = itemFindings.containsErrors || item.hasErrors(in: itemFindingsSoFar)
                 if force || !blocked { requests.append(load.jsonValue) }
             }
         }
@@ -163,27 +159,6 @@ enum LoadCommand {
         io.writeErrorLine(
             "castprep: \(result.items.count) item\(result.items.count == 1 ? "" : "s") read, \(requests.count) \(kind)\(requests.count == 1 ? "" : "s") printed; \(DiagnosticPrinter.tally(diagnostics))")
         return diagnostics.containsErrors ? 1 : 0
-    }
-
-    /// Gives a request-level finding the item's file position. The finding's JSON path is
-    /// inside the generated request, not the catalog file, so it moves into the message.
-    static func relocate(_ diagnostic: Diagnostic, to item: CatalogItem, request: String) -> Diagnostic {
-        var diagnostic = diagnostic
-        if diagnostic.location == nil { diagnostic.location = item.location }
-        let label = item.title.map { "\"\($0)\"" } ?? item.id
-        let place = diagnostic.path.map { " \(request) \($0.description.dropFirst(2))" } ?? ""
-        diagnostic.message = "\(label)\(place): " + diagnostic.message
-        diagnostic.path = item.path
-        return diagnostic
-    }
-
-    /// Whether a catalog finding at error level concerns `item` (its path is inside the item's).
-    static func hasReadErrors(_ item: CatalogItem, in diagnostics: [Diagnostic]) -> Bool {
-        guard let itemPath = item.path else { return false }
-        return diagnostics.contains { diagnostic in
-            guard diagnostic.severity == .error, let path = diagnostic.path else { return false }
-            return path.components.starts(with: itemPath.components)
-        }
     }
 }
 

@@ -134,11 +134,11 @@ public struct CastPlanner: Sendable {
                 if let style = options.textTrackStyle { media.textTrackStyle = style }
                 queueItem.media = media
                 queueItem.activeTrackIDs = chooseTracks(for: item, media: media, default: queueItem.activeTrackIDs, findings: &findings)
-                findings += validator.validate(media, at: JSONPath.root.appending("media")).map { relocate($0, to: item) }
+                findings += validator.validate(media, at: JSONPath.root.appending("media")).map { item.locating($0) }
             }
             // A device on this machine (the emulator) reaches loopback URLs; on any other, they point at the device itself.
             if CastEndpoint(host: options.deviceHost).isLoopback { findings.removeAll { $0.code == "url.loopback" } }
-            let blocked = findings.containsErrors || Self.hasReadErrors(item, in: inputs.diagnostics)
+            let blocked = findings.containsErrors || item.hasErrors(in: inputs.diagnostics)
             diagnostics += findings.map { finding in
                 var finding = finding
                 if finding.location == nil { finding.location = item.location }
@@ -311,24 +311,5 @@ public struct CastPlanner: Sendable {
         guard let language = language?.lowercased() else { return false }
         let wanted = wanted.lowercased()
         return language == wanted || language.hasPrefix(wanted + "-")
-    }
-
-    // MARK: - Findings
-
-    func relocate(_ diagnostic: Diagnostic, to item: CatalogItem) -> Diagnostic {
-        var diagnostic = diagnostic
-        let place = diagnostic.path.map { " \($0.description.dropFirst(2))" } ?? ""
-        diagnostic.message = "\"\(item.title ?? item.id)\"\(place): " + diagnostic.message
-        diagnostic.path = item.path
-        if diagnostic.location == nil { diagnostic.location = item.location }
-        return diagnostic
-    }
-
-    static func hasReadErrors(_ item: CatalogItem, in diagnostics: [Diagnostic]) -> Bool {
-        guard let itemPath = item.path else { return false }
-        return diagnostics.contains { diagnostic in
-            guard diagnostic.severity == .error, let path = diagnostic.path else { return false }
-            return path.components.starts(with: itemPath.components)
-        }
     }
 }

@@ -54,6 +54,32 @@ public struct CatalogItem: Sendable, Hashable {
     }
 }
 
+extension CatalogItem {
+    /// Moves a finding about a request built from this item onto the item: its message is
+    /// prefixed with the item's title and the place inside the request (`"Intro" LOAD
+    /// media.contentId: …`), and it takes the item's JSON path and file position, since the
+    /// finding's own path is inside the generated request, not the catalog.
+    public func locating(_ diagnostic: Diagnostic, inRequest request: String? = nil) -> Diagnostic {
+        var diagnostic = diagnostic
+        if diagnostic.location == nil { diagnostic.location = location }
+        let label = title.map { "\"\($0)\"" } ?? id
+        let place = diagnostic.path.map { " " + (request.map { "\($0) " } ?? "") + $0.description.dropFirst(2) } ?? ""
+        diagnostic.message = "\(label)\(place): " + diagnostic.message
+        diagnostic.path = path
+        return diagnostic
+    }
+
+    /// Whether an error-level finding of `diagnostics` concerns this item (its JSON path is
+    /// inside the item's): such an item is not sent unless forced.
+    public func hasErrors(in diagnostics: [Diagnostic]) -> Bool {
+        guard let itemPath = path else { return false }
+        return diagnostics.contains { diagnostic in
+            guard diagnostic.severity == .error, let path = diagnostic.path else { return false }
+            return path.components.starts(with: itemPath.components)
+        }
+    }
+}
+
 /// One way to fetch an item's media.
 public struct MediaSource: Sendable, Hashable {
     /// The kind of source, which decides preference.
@@ -66,6 +92,17 @@ public struct MediaSource: Sendable, Hashable {
         /// Anything else (WebM, MP3, TS…): used when nothing preferred exists.
         public static let other = Kind(rawValue: "other")
         public var description: String { rawValue }
+
+        /// The default order (HLS, DASH, MP4) with `first`, when given, moved to the front:
+        /// what `--source` means on every command.
+        public static func preference(first: Kind?) -> [Kind] {
+            var order: [Kind] = [.hls, .dash, .mp4]
+            if let first {
+                order.removeAll { $0 == first }
+                order.insert(first, at: 0)
+            }
+            return order
+        }
 
         /// The kind a URL's extension suggests.
         public static func guess(fromURL url: String) -> Kind {

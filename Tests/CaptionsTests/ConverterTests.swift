@@ -90,8 +90,8 @@ struct ConverterTests {
         }
     }
 
-    @Test("100,000 cues convert in linear time")
-    func scale() throws {
+    @Test("100,000 cues convert, every one accounted for (speed and scaling are measured by Scripts/bench/captions)")
+    func hundredThousandCues() throws {
         var srt = ""
         srt.reserveCapacity(6_000_000)
         for index in 0..<100_000 {
@@ -99,11 +99,9 @@ struct ConverterTests {
             let end = CaptionTime(milliseconds: Int64(index) * 2000 + 1500)
             srt += "\(index + 1)\n\(start.description.replacingOccurrences(of: ".", with: ",")) --> \(end.description.replacingOccurrences(of: ".", with: ","))\nLine <i>\(index)</i> & more\n\n"
         }
-        let clock = ContinuousClock()
-        let elapsed = try clock.measure {
-            let conversion = try CaptionConverter.convert(data: Array(srt.utf8), format: .srt)
-            #expect(conversion.report.cuesWritten == 100_000)
-        }
-        #expect(elapsed < .seconds(30), "debug build; release is far faster (see Scripts/bench/captions)")
+        let conversion = try CaptionConverter.convert(data: Array(srt.utf8), format: .srt)
+        #expect(conversion.report.cuesRead == 100_000)
+        #expect(conversion.report.cuesWritten == 100_000)
+        #expect(conversion.webVTT.hasSuffix("\nLine <i>99999</i> &amp; more\n"), "the last cue is written, escaped")
     }
 }

@@ -14,8 +14,8 @@ private let systemWrite = Darwin.write
 /// Writes output files atomically and never over an input.
 ///
 /// The text goes to a temporary file in the destination's directory (so the final
-/// `rename(2)` stays on one file system and is atomic), is flushed with `fsync`, and then
-/// replaces the destination. A reader of the destination sees the old file or the new one,
+/// `rename(2)` stays on one file system and is atomic), is flushed with `fsync` when it
+/// replaces an existing file, and then takes the destination's place. A reader of the destination sees the old file or the new one,
 /// never half of one. The destination is compared with every input by device and inode
 /// (and by resolved path), so `convert movie.vtt -o movie.vtt`, a hard link or a symlink
 /// to an input are all refused before anything is written.
@@ -94,7 +94,11 @@ public enum CaptionFileWriter {
             if !succeeded { unlink(temporary) }
         }
         let written = contents(descriptor)
-        let synced = written && fsync(descriptor) == 0
+        // Replacing a file puts its old content at stake: flush the new one before the rename,
+        // so a crash leaves one of the two whole. A new file replaces nothing; like any other
+        // tool's output it reaches the disk when the system writes it back.
+        let replacing = target.inode != nil
+        let synced = written && (!replacing || fsync(descriptor) == 0)
         // mkstemp creates the file 0600; caption files are meant to be served, so make them
         // world-readable like any other output. Failure here is not worth failing the write.
         _ = fchmod(descriptor, 0o644)
