@@ -192,4 +192,40 @@ struct CastEndToEndTests {
         }
         await device.stop()
     }
+
+    @Test("Cast Connect: --android-tv and --credentials reach the LAUNCH and the LOAD; status --watch prints each change as a JSON line")
+    func castConnectAndWatch() async throws {
+        let server = MediaServer(configuration: MediaServerConfiguration(
+            mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)], bindAddress: "127.0.0.1", port: 0))
+        let endpoint = try server.start()
+        defer { server.stop() }
+        let device = try await EmulatedDevice.start()
+        let url = endpoint.url(forPath: "h264-aac-faststart.mp4")
+        let cast = try await CastPrepBinary.run([
+            "cast", "--host", device.hostArgument, url, "--android-tv", "--credentials", #"{"credentials":"token-1","credentialsType":"android"}"#,
+        ])
+        #expect(cast.status == 0, "\(cast.error)")
+        let launch = try #require(device.received("LAUNCH").first)
+        #expect(launch["supportedAppTypes"] == ["WEB", "ANDROID_TV"])
+        #expect(launch["credentialsData"]?["credentials"] == "token-1")
+        #expect(launch["credentialsData"]?["credentialsType"] == "android")
+        #expect(device.received("LOAD").first?["credentials"] == "token-1")
+
+        let watch = try CastPrepBinary.start(["status", "--host", device.hostArgument, "--watch"])
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !watch.outputSoFar.contains("\"playerState\""), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        _ = try await CastPrepBinary.run(["control", "--host", device.hostArgument, "volume", "0.25"])
+        while !watch.outputSoFar.contains("\"volume\":0.25"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        watch.interrupt()
+        let watched = try await watch.finish(timeout: .seconds(10))
+        #expect(watched.status == 0)
+        let lines = watched.output.split(separator: "\n").map(String.init)
+        #expect(lines.count >= 2, "one line at the start, one per change: \(watched.output)")
+        for line in lines {
+            let summary = try JSONParser().parse(line).value
+            #expect(summary["device"] != nil && summary["app"] == "Default Media Receiver", "\(line)")
+        }
+        #expect(lines.last?.contains("\"volume\":0.25") == true, "\(watched.output)")
+        await device.stop()
+    }
 }

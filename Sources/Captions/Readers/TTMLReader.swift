@@ -666,25 +666,32 @@ private struct Reader {
     /// Trims spaces at the start and end of the cue and around line breaks (TTML's default
     /// whitespace handling), in the first and last text runs and inside runs.
     static func trimLines(_ nodes: [CueNode]) -> [CueNode] {
+        // Drops the spaces that start a line; byte by byte, since space and line feed are
+        // ASCII and every other byte is copied as it is.
         func trimRun(_ text: String) -> String {
-            var result = ""
-            var pendingSpaces = ""
+            guard text.utf8.contains(0x0A) else { return text }
+            var result: [UInt8] = []
+            result.reserveCapacity(text.utf8.count)
+            var pendingSpaces = 0
             var afterBreak = false
-            for character in text {
-                if character == " " {
-                    if !afterBreak { pendingSpaces.append(" ") }
-                } else if character == "\n" {
-                    pendingSpaces = ""
-                    result.append("\n")
+            for byte in text.utf8 {
+                if byte == 0x20 {
+                    if !afterBreak { pendingSpaces += 1 }
+                } else if byte == 0x0A {
+                    pendingSpaces = 0
+                    result.append(0x0A)
                     afterBreak = true
                 } else {
-                    result += pendingSpaces
-                    pendingSpaces = ""
-                    result.append(character)
+                    if pendingSpaces > 0 {
+                        result.append(contentsOf: repeatElement(0x20, count: pendingSpaces))
+                        pendingSpaces = 0
+                    }
+                    result.append(byte)
                     afterBreak = false
                 }
             }
-            return result + pendingSpaces
+            result.append(contentsOf: repeatElement(0x20, count: pendingSpaces))
+            return String(decoding: result, as: UTF8.self)
         }
         func map(_ nodes: [CueNode]) -> [CueNode] {
             var result: [CueNode] = []
@@ -711,7 +718,18 @@ private struct Reader {
         guard let index = leading ? nodes.indices.first : nodes.indices.last else { return }
         switch nodes[index] {
         case .text(let text):
-            let trimmed = leading ? String(text.drop { $0 == " " }) : String(text.reversed().drop { $0 == " " }.reversed())
+            // Spaces are ASCII: scanning the UTF-8 view finds the same boundaries as scanning
+            // characters, without grapheme breaking or building reversed copies.
+            let bytes = text.utf8
+            let trimmed: String
+            if leading {
+                let start = bytes.firstIndex { $0 != 0x20 } ?? bytes.endIndex
+                trimmed = start == bytes.startIndex ? text : String(text[start...])
+            } else if let last = bytes.lastIndex(where: { $0 != 0x20 }) {
+                trimmed = bytes.index(after: last) == bytes.endIndex ? text : String(text[...last])
+            } else {
+                trimmed = ""
+            }
             if trimmed.isEmpty {
                 nodes.remove(at: index)
                 trimEdge(&nodes, leading: leading)
