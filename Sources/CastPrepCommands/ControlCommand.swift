@@ -60,6 +60,11 @@ enum ControlCommand {
                 _ = try? await sender.join()
             }
             try await perform(command, on: sender)
+        } catch var error as CastSenderError where [CastSenderError.Code.appNotRunning, CastSenderError.Code.noMediaSession].contains(error.code) {
+            error.fix = "nothing is playing on \(target.name); start something with castprep cast FILE|URL --host \(target.endpoint) (castprep status shows what runs)"
+            SenderErrorReport.print(error, io: io, printer: printer)
+            await sender.close()
+            return 1
         } catch {
             SenderErrorReport.print(error, io: io, printer: printer)
             await sender.close()

@@ -110,6 +110,10 @@ struct CastEndToEndTests {
         #expect(result.error.contains("likely cause: the .m3u8 lacks Access-Control-Allow-Origin"))
         #expect(result.error.contains("diagnose: castprep check \(url)"))
         #expect(result.output.isEmpty)
+        // Nothing plays after the failure: control says so and how to start something.
+        let control = try await CastPrepBinary.run(["control", "--host", device.hostArgument, "pause"])
+        #expect(control.status == 1)
+        #expect(control.error.contains("start something with castprep cast"), "\(control.error)")
         await device.stop()
     }
 
