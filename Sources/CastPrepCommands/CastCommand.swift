@@ -110,13 +110,7 @@ enum CastCommand {
                                     supportedAppTypes: appTypes, credentialsData: credentials, force: force)
             await sender.reconfigure { $0.loadTimeout = .milliseconds(Int(timeout * 1000)) }
             if asQueue {
-                let repeatMode: RepeatMode? = switch values.option("repeat") {
-                case "off": .off
-                case "all": .all
-                case "one": .single
-                case "shuffle": .allAndShuffle
-                default: nil
-                }
+                let repeatMode = CommonOptions.repeatMode(values)
                 let result = try await sender.queueLoad(items: sendable.map(\.queueItem), startIndex: startIndex, repeatMode: repeatMode, force: force)
                 if result.progress.totalMessages > 1 {
                     io.writeErrorLine("castprep: \(result.progress.totalItems) items sent in \(result.progress.totalMessages) messages (QUEUE_LOAD and QUEUE_INSERTs under the 64 KiB limit)")

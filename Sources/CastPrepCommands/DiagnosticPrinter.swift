@@ -53,6 +53,17 @@ enum CommonOptions {
         "color", valueName: "when", help: "Colour diagnostics: auto (on a terminal, unless NO_COLOR is set), always or never.",
         allowedValues: ColorMode.allCases.map(\.rawValue), default: "auto")
 
+    /// `--repeat off|all|one|shuffle` as the queue's repeat mode.
+    static func repeatMode(_ values: ParsedValues) -> RepeatMode? {
+        switch values.option("repeat") {
+        case "off": .off
+        case "all": .all
+        case "one": .single
+        case "shuffle": .allAndShuffle
+        default: nil
+        }
+    }
+
     static func colorMode(_ values: ParsedValues) -> ColorMode {
         values.option("color").flatMap(ColorMode.init(rawValue:)) ?? .auto
     }

@@ -87,13 +87,7 @@ enum LoadCommand {
                 diagnostics.append(Diagnostic(.error, "load.nothing-to-queue", "no item produced a valid queue entry", fix: "fix the errors above",
                                               location: .init(file: path)))
             } else {
-                let repeatMode: RepeatMode? = switch values.option("repeat") {
-                case "off": .off
-                case "all": .all
-                case "one": .single
-                case "shuffle": .allAndShuffle
-                default: nil
-                }
+                let repeatMode = CommonOptions.repeatMode(values)
                 if startIndex >= items.count {
                     throw values.usageError("--start \(startIndex) is past the \(items.count) queued items", concerning: "start")
                 }
