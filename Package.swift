@@ -97,7 +97,7 @@ let package = Package(
             exclude: ["Snapshots"]),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "CastModel", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(
-            name: "PreflightTests", dependencies: ["Preflight", "CastModel", "JSONSupport", "TestSupport"]),
+            name: "PreflightTests", dependencies: ["Preflight", "CastModel", "JSONSupport", "TestSupport", "Catalog", "MediaProbe", "MediaServer"]),
         .testTarget(name: "MediaServerTests", dependencies: ["MediaServer", "CastModel", "TestSupport"]),
         .testTarget(
             name: "HTTPCheckTests", dependencies: ["HTTPCheck", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),

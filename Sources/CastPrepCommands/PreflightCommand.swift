@@ -69,6 +69,7 @@ enum PreflightCommand {
         configuration.cachePath = values.flag("no-cache") ? nil : (values.option("cache") ?? output + "/cache.sqlite")
         configuration.makePosters = !values.flag("no-posters")
         configuration.applyFixes = values.flag("fix")
+        configuration.rowLimit = SummaryTable.maximumRows
         let failOn: Diagnostic.Severity = values.option("fail-on") == "warning" ? .warning : .error
 
         let progress = ProgressLine(io: io)
@@ -163,7 +164,8 @@ enum SummaryTable {
             text += pad(row.id, idWidth) + "  " + paint(row.readiness, pad(row.readiness.label, verdictWidth))
             text += "  " + pad("\(row.playableOn)/\(outcome.deviceCount)", 7) + "  " + (row.headline ?? "") + "\n"
         }
-        if outcome.rows.count > rows.count { text += "… and \(outcome.rows.count - rows.count) more items (see report.json)\n" }
+        // The outcome keeps only the first rows; the summary counts every item.
+        if outcome.summary.items > rows.count { text += "… and \(outcome.summary.items - rows.count) more items (see report.json)\n" }
         let summary = outcome.summary
         text += "\n\(summary.items) item\(summary.items == 1 ? "" : "s"): \(summary.ready) ready, \(summary.readyWithWarnings) ready with warnings, "
         text += "\(summary.blocked) blocked"
