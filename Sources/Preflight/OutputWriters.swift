@@ -131,10 +131,15 @@ final class OutputWriters {
 
     /// Writes every buffered byte to its partial file, off the cooperative pool.
     func flush() async {
+        guard buffers.contains(where: { !$0.isEmpty }) else { return }
         let files = [requests, reportItems, catalogEntries, cards, queueFile]
-        let chunks = buffers
+        await Self.write(buffers, to: files)
+        // The write is over and its copy of the buffers gone, so emptying them keeps their
+        // memory for the next items instead of allocating (and faulting in) new buffers.
         for index in buffers.indices { buffers[index].removeAll(keepingCapacity: true) }
-        guard chunks.contains(where: { !$0.isEmpty }) else { return }
+    }
+
+    private static func write(_ chunks: [[UInt8]], to files: [OutputFile]) async {
         _ = try? await BlockingWork.run {
             for (file, chunk) in zip(files, chunks) where !chunk.isEmpty { file.write(chunk) }
         }

@@ -31,7 +31,7 @@ public struct PreflightConfiguration: Sendable {
     public var rowLimit = 200
     /// Items whose validators and cache entries are fetched together: one stat pass, one
     /// burst of HEAD requests, one SQLite transaction per batch.
-    var cacheBatchSize = 256
+    var cacheBatchSize = 128
 
     public init(catalogPath: String, outputDirectory: String, devices: [DeviceProfile] = DeviceProfile.all, jobs: Int = 4,
                 cachePath: String? = nil, origin: String = "https://www.gstatic.com", probeTimeout: Double = 15, makePosters: Bool = true) {
@@ -283,45 +283,113 @@ extension JSONPath {
 /// that can change a byte of its outputs) and what says it is still valid (its files' and
 /// URLs' validators).
 struct ItemFingerprint: Sendable {
-    var devices: [String]
-    var origin: String
-    var fixes: Bool
-    var posters: Bool
-    var probeTimeout: Double
-    /// The served folders and whether they are on loopback: cached texts name the folders by
-    /// position, and loopback turns some findings into notes.
-    var serving: LocalServing
+    /// The run's part of every key, written once: the options that shape the verdict, the
+    /// served folders (cached texts name them by position) and whether they are on loopback
+    /// (which turns some findings into notes).
+    private let runPart: [UInt8]
 
-    /// The key: a compact JSON array of every field of the item (its position, text,
-    /// metadata, overrides and where the catalog defines it, all of which appear in the
-    /// report), the findings the catalog reader made about it, and the options that shape
-    /// the verdict. JSON keeps it unambiguous and free of NUL bytes.
-    func key(for item: CatalogItem, findings: [Diagnostic]) -> String {
-        func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
-        func number(_ value: Double?) -> JSONValue { value.map { .string(String($0)) } ?? .null }
-        func flag(_ value: Bool?) -> JSONValue { value.map(JSONValue.bool) ?? .null }
+    init(devices: [String], origin: String, fixes: Bool, posters: Bool, probeTimeout: Double, serving: LocalServing) {
         let run: [JSONValue] = [
-            .array(devices.map(JSONValue.string)), .string(origin), .bool(fixes), .bool(posters), number(probeTimeout),
+            .string("v3"), .array(devices.map(JSONValue.string)), .string(origin), .bool(fixes), .bool(posters), .string(String(probeTimeout)),
             .array(serving.mounts.map { .string($0.root) }), .bool(serving.isLoopback),
         ]
-        let sources: [JSONValue] = item.sources.map { .array([.string($0.kind.rawValue), .string($0.url), text($0.declaredContentType)]) }
-        let captions: [JSONValue] = item.captions.map { track in
-            .array([track.id.map { .string(String($0)) } ?? .null, .string(track.url), text(track.language), text(track.name),
-                    .string(track.kind.rawValue), text(track.format), .bool(track.isDefault)])
+        runPart = JSONWriter.compact.bytes(from: .array(run))
+    }
+
+    /// The key: a compact JSON array of the run's part, every field of the item (its
+    /// position, text, metadata, overrides and where the catalog defines it, all of which
+    /// appear in the outputs) and the findings the catalog reader made about it. JSON keeps
+    /// it unambiguous and free of NUL bytes. Written straight into one buffer: this runs for
+    /// every item of every run.
+    func key(for item: CatalogItem, findings: [Diagnostic]) -> String {
+        var key = KeyText(runPart)
+        key.add(item.id)
+        key.add(String(item.index))
+        for text in [item.title, item.subtitle, item.description, item.studio] { key.add(text) }
+        key.open()
+        for source in item.sources {
+            key.open()
+            key.add(source.kind.rawValue)
+            key.add(source.url)
+            key.add(source.declaredContentType)
+            key.close()
         }
-        let location: JSONValue = item.location.map { .array([.string($0.file), number($0.line.map(Double.init)), number($0.column.map(Double.init))]) } ?? .null
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let findingsText = findings.isEmpty ? "" : (try? encoder.encode(findings)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        let fields: [JSONValue] = [
-            .string("v3"), .array(run), .string(item.id), .string(String(item.index)), text(item.title), text(item.subtitle),
-            text(item.description), text(item.studio), .array(sources), text(item.streamType?.rawValue), number(item.duration),
-            .string(String(item.metadataType.rawValue)), .array(item.images.map(\.jsonValue)), .array(captions), item.customData ?? .null,
-            .object(item.metadataOverrides), .object(item.mediaOverrides), item.textTrackStyle?.jsonValue ?? .null, flag(item.autoplay),
-            number(item.startTime), number(item.preloadTime), number(item.playbackDuration), location,
-            text(item.path?.description), .string(findingsText),
-        ]
-        return JSONWriter.compact.string(from: .array(fields))
+        key.close()
+        key.add(item.streamType?.rawValue)
+        key.add(item.duration.map { String($0) })
+        key.add(String(item.metadataType.rawValue))
+        key.add(item.images.isEmpty ? nil : .array(item.images.map(\.jsonValue)))
+        key.open()
+        for track in item.captions {
+            key.open()
+            key.add(track.id.map { String($0) })
+            key.add(track.url)
+            key.add(track.language)
+            key.add(track.name)
+            key.add(track.kind.rawValue)
+            key.add(track.format)
+            key.add(track.isDefault ? "default" : "")
+            key.close()
+        }
+        key.close()
+        key.add(item.customData)
+        key.add(item.metadataOverrides.isEmpty ? nil : .object(item.metadataOverrides))
+        key.add(item.mediaOverrides.isEmpty ? nil : .object(item.mediaOverrides))
+        key.add(item.textTrackStyle?.jsonValue)
+        key.add(item.autoplay.map { $0 ? "autoplay" : "no autoplay" })
+        for number in [item.startTime, item.preloadTime, item.playbackDuration] { key.add(number.map { String($0) }) }
+        key.add(item.location?.file)
+        key.add(item.location?.line.map { String($0) })
+        key.add(item.location?.column.map { String($0) })
+        key.add(item.path?.description)
+        if !findings.isEmpty {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            key.add((try? encoder.encode(findings)).map { String(decoding: $0, as: UTF8.self) } ?? "?")
+        }
+        return key.finish()
+    }
+
+    /// A JSON array being written element by element.
+    private struct KeyText {
+        private var bytes: [UInt8]
+        private var needsComma: Bool
+
+        init(_ first: [UInt8]) {
+            bytes = [UInt8(ascii: "[")] + first
+            bytes.reserveCapacity(1024)
+            needsComma = true
+        }
+
+        mutating func add(_ text: String?) {
+            add(text.map(JSONValue.string) ?? .null)
+        }
+
+        mutating func add(_ value: JSONValue?) {
+            separate()
+            JSONWriter.compact.write(value ?? .null, into: &bytes)
+            needsComma = true
+        }
+
+        mutating func open() {
+            separate()
+            bytes.append(UInt8(ascii: "["))
+            needsComma = false
+        }
+
+        mutating func close() {
+            bytes.append(UInt8(ascii: "]"))
+            needsComma = true
+        }
+
+        mutating func finish() -> String {
+            bytes.append(UInt8(ascii: "]"))
+            return String(decoding: bytes, as: UTF8.self)
+        }
+
+        private mutating func separate() {
+            if needsComma { bytes.append(UInt8(ascii: ",")) }
+        }
     }
 
     /// Every URL whose validator vouches for the item's result: its sources, captions and
