@@ -83,19 +83,26 @@ struct PreflightRunner: Sendable {
 
     func run(read catalog: CatalogReadResult, progress: @escaping @Sendable (Int, Int) -> Void) async throws(PreflightError) -> PreflightOutcome {
         let output = configuration.outputDirectory
-        for folder in [output, output + "/captions", output + "/posters"] {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw PreflightError(code: "preflight.output-not-writable", message: "cannot create \(folder): \(error.localizedDescription)",
-                                     fix: "choose another folder with -o DIR")
-            }
-        }
+        let cachePath = configuration.cachePath
+        // Folders and the cache file are opened off the cooperative pool: both block on the disk.
         let cache: ResultCache?
-        if let path = configuration.cachePath {
-            cache = try ResultCache(path: path)
-        } else {
-            cache = nil
+        do {
+            cache = try await BlockingWork.run { () throws -> ResultCache? in
+                for folder in [output, output + "/captions", output + "/posters"] {
+                    do {
+                        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                    } catch {
+                        throw PreflightError(code: "preflight.output-not-writable", message: "cannot create \(folder): \(error.localizedDescription)",
+                                             fix: "choose another folder with -o DIR")
+                    }
+                }
+                guard let cachePath else { return nil }
+                return try ResultCache(path: cachePath)
+            }
+        } catch let error as PreflightError {
+            throw error
+        } catch {
+            throw PreflightError(code: "preflight.output-not-writable", message: "cannot prepare \(output): \(error)", fix: "choose another folder with -o DIR")
         }
 
         // Findings with an item's JSON path belong to that item; the rest concern the catalog.
@@ -257,8 +264,13 @@ private struct MissQueue {
         guard head < entries.count else { return nil }
         defer {
             head += 1
+            // In a fresh run the lookups keep adding while inspections take: drop the taken
+            // front now and then, or the keys of every item taken so far would stay in memory.
             if head == entries.count {
                 entries.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 256, head * 2 >= entries.count {
+                entries.removeFirst(head)
                 head = 0
             }
         }

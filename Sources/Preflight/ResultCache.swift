@@ -110,9 +110,10 @@ public final class ResultCache: Sendable {
         }
         sqlite3_finalize(statement)
         // WAL: readers never wait for the writer, and a commit costs no flush (NORMAL).
-        // Memory-mapped reads: an entry spans a few overflow pages, and reading each with
-        // pread(2) doubled a cached run's time in SQLite.
-        let ok = run("PRAGMA journal_mode=WAL") && run("PRAGMA synchronous=NORMAL") && run("PRAGMA mmap_size=1073741824")
+        // Memory-mapped reads of the first 64 MiB: an entry spans a few overflow pages, and
+        // reading each with pread(2) doubled a cached run's time in SQLite; mapped pages
+        // count as the process's memory, so a cache of 100,000 items is not mapped whole.
+        let ok = run("PRAGMA journal_mode=WAL") && run("PRAGMA synchronous=NORMAL") && run("PRAGMA mmap_size=\(1 << 26)")
             && (version == schemaVersion || (run("DROP TABLE IF EXISTS entries") && run("PRAGMA user_version=\(schemaVersion)")))
             && run("""
                 CREATE TABLE IF NOT EXISTS entries (
