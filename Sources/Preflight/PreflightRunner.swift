@@ -147,7 +147,7 @@ struct PreflightRunner: Sendable {
         let batchSize = max(1, configuration.cacheBatchSize)
         // How far the cache lookups may run ahead of the writing: bounds the results held
         // while an earlier item is still being inspected.
-        let window = 4 * batchSize
+        let window = 8 * batchSize
         var completed = 0
         var pending: [Int: RenderedItem] = [:]
         var nextToWrite = 0
@@ -160,8 +160,9 @@ struct PreflightRunner: Sendable {
 
         await withTaskGroup(of: RunStep.self) { group in
             func schedule() {
-                // Look up the next batches while earlier ones are inspected or written.
-                while resolving < 2, resolvedUpTo < total, resolvedUpTo - nextToWrite < window {
+                // Look up the next batches while earlier ones are inspected or written; four at
+                // once, so there are always HEAD requests queued while a batch is decoded.
+                while resolving < 4, resolvedUpTo < total, resolvedUpTo - nextToWrite < window {
                     let range = resolvedUpTo..<min(total, resolvedUpTo + batchSize)
                     let batch = items[range].map { ($0, perItem[$0.index] ?? []) }
                     resolvedUpTo = range.upperBound
