@@ -108,7 +108,7 @@ let package = Package(
             dependencies: ["CastDevices", "CastDiscovery", "CastChannel", "CastModel", "JSONSupport", "TestSupport", "CastTestSupport"],
             exclude: ["Snapshots"]),
         .testTarget(
-            name: "PreflightTests", dependencies: ["Preflight", "CastModel", "JSONSupport", "TestSupport"]),
+            name: "PreflightTests", dependencies: ["Preflight", "CastModel", "JSONSupport", "TestSupport", "Catalog", "MediaProbe", "MediaServer"]),
         .testTarget(name: "MediaServerTests", dependencies: ["MediaServer", "CastModel", "TestSupport"]),
         .testTarget(
             name: "HTTPCheckTests", dependencies: ["HTTPCheck", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),

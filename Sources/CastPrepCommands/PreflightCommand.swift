@@ -69,6 +69,7 @@ enum PreflightCommand {
         configuration.cachePath = values.flag("no-cache") ? nil : (values.option("cache") ?? output + "/cache.sqlite")
         configuration.makePosters = !values.flag("no-posters")
         configuration.applyFixes = values.flag("fix")
+        configuration.rowLimit = SummaryTable.maximumRows
         let failOn: Diagnostic.Severity = values.option("fail-on") == "warning" ? .warning : .error
 
         let progress = ProgressLine(io: io)
@@ -83,7 +84,9 @@ enum PreflightCommand {
         progress.finish()
         printer.print(outcome.catalogFindings)
         if values.flag("json") {
-            if let data = FileManager.default.contents(atPath: output + "/report.json") { io.write(String(decoding: data, as: UTF8.self)) }
+            // report.json of a large catalog is hundreds of megabytes: copied in pieces, off the pool.
+            let path = output + "/report.json"
+            _ = try? await BlockingWork.run { copyText(atPath: path, to: io) }
         } else {
             io.write(SummaryTable.render(outcome, colored: io.colorEnabled(for: .standardOutput, mode: CommonOptions.colorMode(values))))
             io.writeLine("Report: \(output)/report.html · requests: \(output)/load-requests.ndjson · queue: \(output)/queue.json")
@@ -91,6 +94,21 @@ enum PreflightCommand {
         let failed = outcome.worstSeverity.map { $0 >= failOn } ?? false
         return failed ? 1 : 0
     }
+}
+
+/// Writes the UTF-8 text file at `path` to standard output a megabyte at a time, each piece
+/// ending at a line break so no character is split between two writes.
+private func copyText(atPath path: String, to io: CommandIO) {
+    guard let file = FileHandle(forReadingAtPath: path) else { return }
+    defer { try? file.close() }
+    var carried: [UInt8] = []
+    while let chunk = try? file.read(upToCount: 1 << 20), !chunk.isEmpty {
+        carried.append(contentsOf: chunk)
+        guard let lastBreak = carried.lastIndex(of: 0x0A) else { continue }
+        io.write(String(decoding: carried[...lastBreak], as: UTF8.self))
+        carried.removeSubrange(...lastBreak)
+    }
+    if !carried.isEmpty { io.write(String(decoding: carried, as: UTF8.self)) }
 }
 
 /// Finds the bundled demo catalog: in the current folder's `Catalogs/`, or next to the
@@ -163,7 +181,8 @@ enum SummaryTable {
             text += pad(row.id, idWidth) + "  " + paint(row.readiness, pad(row.readiness.label, verdictWidth))
             text += "  " + pad("\(row.playableOn)/\(outcome.deviceCount)", 7) + "  " + (row.headline ?? "") + "\n"
         }
-        if outcome.rows.count > rows.count { text += "… and \(outcome.rows.count - rows.count) more items (see report.json)\n" }
+        // The outcome keeps only the first rows; the summary counts every item.
+        if outcome.summary.items > rows.count { text += "… and \(outcome.summary.items - rows.count) more items (see report.json)\n" }
         let summary = outcome.summary
         text += "\n\(summary.items) item\(summary.items == 1 ? "" : "s"): \(summary.ready) ready, \(summary.readyWithWarnings) ready with warnings, "
         text += "\(summary.blocked) blocked"

@@ -170,31 +170,28 @@ public enum HTTPResponseHead {
         var reason = ""
         var version = ""
         var fields: [HTTPHeader] = []
+        // Lines are trimmed as bytes and made into strings once: this runs for every response
+        // of a check, thousands per run.
         func handle(_ line: ArraySlice<UInt8>) {
-            var line = line
-            while let last = line.last, last == 0x0D || last == 0x0A { line.removeLast() }
+            let line = withoutLineEnd(line)
             guard !line.isEmpty else { return }
-            if line.starts(with: Array("HTTP/".utf8)) {
-                let text = String(decoding: line, as: UTF8.self)
-                let parts = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-                guard parts.count >= 2, let code = Int(parts[1]), (100...999).contains(code) else { return }
+            if let head = statusLine(line) {
                 // A new head (after an interim 1xx) replaces the previous one.
-                status = code
-                reason = parts.count > 2 ? String(parts[2]) : ""
-                version = String(parts[0])
+                (status, reason, version) = head
                 fields = []
                 return
             }
             guard status != nil, fields.count < maximumFields else { return }
             // Obsolete line folding (a line starting with a space) continues the previous value.
             if line.first == 0x20 || line.first == 0x09 {
-                if !fields.isEmpty { fields[fields.count - 1].value += " " + String(decoding: line, as: UTF8.self).trimmingHTTPSpaces() }
+                if !fields.isEmpty { fields[fields.count - 1].value += " " + String(decoding: trimmed(line, including: [0x20, 0x09]), as: UTF8.self) }
                 return
             }
             guard let colon = line.firstIndex(of: 0x3A), colon > line.startIndex else { return }
-            let name = String(decoding: line[line.startIndex..<colon], as: UTF8.self).trimmingHTTPSpaces()
-            guard !name.isEmpty, !name.contains(" ") else { return }
-            fields.append(HTTPHeader(name, String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingHTTPSpaces()))
+            let name = trimmed(line[line.startIndex..<colon], including: [0x20, 0x09])
+            guard !name.isEmpty, !name.contains(0x20) else { return }
+            fields.append(HTTPHeader(String(decoding: name, as: UTF8.self),
+                                     String(decoding: trimmed(line[(colon + 1)...], including: [0x20, 0x09]), as: UTF8.self)))
         }
         var lineStart = 0
         for index in bytes.indices where bytes[index] == 0x0A {
@@ -204,6 +201,38 @@ public enum HTTPResponseHead {
         if lineStart < bytes.count { handle(bytes[lineStart...]) }
         guard let status else { return nil }
         return (status, reason, version, HTTPHeaders(fields))
+    }
+
+    /// The status code of a status line (`HTTP/1.1 200 OK`), or nil when `line` is not one.
+    /// The transport uses it to see a final response head arrive without parsing the fields.
+    static func statusCode(ofStatusLine line: ArraySlice<UInt8>) -> Int? {
+        statusLine(withoutLineEnd(line))?.status
+    }
+
+    private static let statusLinePrefix = Array("HTTP/".utf8)
+
+    /// Version, status and reason of a status line whose code is three digits; nil otherwise.
+    private static func statusLine(_ line: ArraySlice<UInt8>) -> (status: Int, reason: String, version: String)? {
+        guard line.starts(with: statusLinePrefix) else { return nil }
+        // "VERSION SP+ CODE [SP+ REASON]", split on the first two runs of spaces.
+        let parts = line.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: true)
+        guard parts.count >= 2, parts[1].count <= 9, let code = Int(String(decoding: parts[1], as: UTF8.self)), (100...999).contains(code)
+        else { return nil }
+        return (code, parts.count > 2 ? String(decoding: parts[2], as: UTF8.self) : "", String(decoding: parts[0], as: UTF8.self))
+    }
+
+    private static func withoutLineEnd(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var end = line.endIndex
+        while end > line.startIndex, line[end - 1] == 0x0D || line[end - 1] == 0x0A { end -= 1 }
+        return line[line.startIndex..<end]
+    }
+
+    private static func trimmed(_ bytes: ArraySlice<UInt8>, including characters: [UInt8]) -> ArraySlice<UInt8> {
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, characters.contains(bytes[start]) { start += 1 }
+        while end > start, characters.contains(bytes[end - 1]) { end -= 1 }
+        return bytes[start..<end]
     }
 }
 

@@ -39,20 +39,20 @@ struct HTTPReceiverChecking: ReceiverChecking {
         return await checker.check(targets, origin: origin ?? self.origin, options: options).diagnostics
     }
 
+    /// One HEAD per URL, all queued at once on the transport: it reuses connections and keeps
+    /// each host's limit, and the caller waits once for the whole list.
     func validators(for urls: [String]) async -> [String: String] {
-        await withTaskGroup(of: (String, String).self) { group in
-            for url in urls {
-                group.addTask {
-                    let result = await transport.send(HTTPRequest(.head, url, headers: HTTPHeaders([HTTPHeader("Origin", origin)]),
-                                                                  timeout: options.requestTimeout))
-                    guard case .success(let response) = result, (200..<300).contains(response.status) else { return (url, "") }
-                    let parts = ["etag", "last-modified", "content-length"].map { response.headers[$0] ?? "" }
-                    return (url, parts.allSatisfy(\.isEmpty) || (parts[0].isEmpty && parts[1].isEmpty) ? "" : parts.joined(separator: ";"))
-                }
+        let requests = urls.map { HTTPRequest(.head, $0, headers: HTTPHeaders([HTTPHeader("Origin", origin)]), timeout: options.requestTimeout) }
+        var validators: [String: String] = [:]
+        for (url, result) in zip(urls, await transport.send(all: requests)) {
+            guard case .success(let response) = result, (200..<300).contains(response.status) else {
+                validators[url] = ""
+                continue
             }
-            var validators: [String: String] = [:]
-            for await (url, validator) in group { validators[url] = validator }
-            return validators
+            // Without an ETag or a Last-Modified date, a length alone proves nothing.
+            let parts = ["etag", "last-modified", "content-length"].map { response.headers[$0] ?? "" }
+            validators[url] = parts[0].isEmpty && parts[1].isEmpty ? "" : parts.joined(separator: ";")
         }
+        return validators
     }
 }

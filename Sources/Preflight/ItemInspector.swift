@@ -11,75 +11,12 @@ struct InspectedItem: Sendable, Codable {
     var report: ItemReport
     /// The LOAD request's wire JSON, or nil when no request could be built.
     var loadJSON: String?
-    /// The queue item's wire JSON, for `queue.json`.
+    /// The queue item's wire JSON, for `queue.json`: compact (its size decides how items are
+    /// split across messages) and indented (as the file shows it).
     var queueItemJSON: String?
+    var queueItemPrettyJSON: String?
     /// The corrected catalog entry (CastPrep's own format).
     var catalogEntryJSON: String
-}
-
-/// An inspected item in the form the output files need, rendered where it was inspected (in
-/// parallel) and stored whole in the cache, so a cached item is written without re-encoding.
-struct RenderedItem: Sendable, Codable {
-    var digest: ItemDigest
-    var loadJSON: String?
-    var queueItemJSON: String?
-    var catalogEntryJSON: String
-    /// The item's entry in report.json.
-    var reportJSON: String
-    /// The item's card in report.html.
-    var cardHTML: String
-
-    init(_ inspected: InspectedItem, outputDirectory: String) {
-        let report = inspected.report
-        digest = ItemDigest(report)
-        loadJSON = inspected.loadJSON
-        queueItemJSON = inspected.queueItemJSON
-        catalogEntryJSON = inspected.catalogEntryJSON
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        reportJSON = (try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
-        let poster = report.poster.flatMap { FileManager.default.contents(atPath: outputDirectory + "/" + $0) }.map { Array($0) }
-        cardHTML = ReportPage.card(report, posterData: poster)
-    }
-
-    /// The cache's form: the digest as JSON, then each rendered text, separated by NUL bytes
-    /// (JSON escapes NUL and the HTML writer replaces it, so none occurs inside). Storing the
-    /// texts as they are, not as JSON strings, keeps a cache hit from unescaping them all.
-    var cacheBytes: [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let digestJSON = (try? encoder.encode(digest)).map { Array($0) } ?? Array("{}".utf8)
-        var bytes = digestJSON
-        for field in [loadJSON ?? "", queueItemJSON ?? "", catalogEntryJSON, reportJSON, cardHTML] {
-            bytes.append(0)
-            bytes.append(contentsOf: field.utf8)
-        }
-        return bytes
-    }
-
-    /// Reads ``cacheBytes``; nil when they are not that.
-    init?(cacheBytes: [UInt8]) {
-        let fields = cacheBytes.split(separator: 0, omittingEmptySubsequences: false)
-        guard fields.count == 6, let digest = try? JSONDecoder().decode(ItemDigest.self, from: Data(fields[0])) else { return nil }
-        func text(_ index: Int) -> String { String(decoding: fields[index], as: UTF8.self) }
-        self.digest = digest
-        loadJSON = fields[1].isEmpty ? nil : text(1)
-        queueItemJSON = fields[2].isEmpty ? nil : text(2)
-        catalogEntryJSON = text(3)
-        reportJSON = text(4)
-        cardHTML = text(5)
-    }
-
-    /// The same item, marked as answered from the cache.
-    func markedFromCache() -> RenderedItem {
-        var item = self
-        item.digest.fromCache = true
-        item.reportJSON = String(decoding: ByteText.replacing(Array("\"fromCache\":false".utf8), with: Array("\"fromCache\":true".utf8),
-                                                              in: Array(reportJSON.utf8)), as: UTF8.self)
-        item.cardHTML = String(decoding: ByteText.replacing(Array(ReportPage.cacheMarker.utf8), with: Array(ReportPage.cacheBadge.utf8),
-                                                            in: Array(cardHTML.utf8)), as: UTF8.self)
-        return item
-    }
 }
 
 /// Runs every stage for one catalog item: probe, captions, request building, validation,
@@ -116,7 +53,7 @@ struct ItemInspector: Sendable {
                 switch await prober.probe(path: local ?? source.url) {
                 case .success(let result):
                     probe = result
-                    enrich(&item, sourceIndex: sourceIndex, with: result, findings: &findings)
+                    findings += ProbeEnrichment.apply(result, toSourceAt: sourceIndex, of: &item, conflicts: .preferProbe)
                 case .failure(let error):
                     findings.append(Diagnostic(.error, error.code, "\(label): \(error.message)", fix: error.fix,
                                                location: item.location, path: item.path, url: source.url))
@@ -233,40 +170,8 @@ struct ItemInspector: Sendable {
             report: report,
             loadJSON: load.media == nil ? nil : JSONWriter(indentWidth: nil).string(from: load.jsonValue),
             queueItemJSON: load.media == nil ? nil : JSONWriter(indentWidth: nil).string(from: queueItem.jsonValue),
+            queueItemPrettyJSON: load.media == nil ? nil : JSONWriter(indentWidth: 2).string(from: queueItem.jsonValue),
             catalogEntryJSON: JSONWriter(indentWidth: nil).string(from: CorrectedCatalog.entry(for: item, media: load.media)))
-    }
-
-    /// Fills in what the probe learnt and the catalog did not say, and reports disagreements.
-    private func enrich(_ item: inout CatalogItem, sourceIndex: Int, with probe: ProbeResult, findings: inout [Diagnostic]) {
-        var source = item.sources[sourceIndex]
-        let declared = source.declaredContentType.flatMap { try? MediaType.parse($0).get() }
-        let probed = try? MediaType.parse(probe.contentType).get()
-        if declared == nil || (declared?.essence == probed?.essence && declared?.codecs.isEmpty == true) {
-            source.declaredContentType = probe.contentType
-        } else if let declared, let probed, declared.essence != probed.essence {
-            findings.append(Diagnostic(.warning, "catalog.content-type-differs",
-                                       "the catalog says \(declared.essence) but the media is \(probe.contentType)",
-                                       fix: "set contentType to \"\(probe.contentType)\"", location: item.location, path: item.path, url: source.url))
-            source.declaredContentType = probe.contentType
-        }
-        item.sources[sourceIndex] = source
-        if let duration = probe.duration, probe.streamType == "BUFFERED" {
-            if let declaredDuration = item.duration, abs(declaredDuration - duration) > max(2, duration * 0.02) {
-                findings.append(Diagnostic(.warning, "catalog.duration-differs",
-                                           "the catalog says \(ReportPage.formatDuration(declaredDuration)) but the media lasts \(ReportPage.formatDuration(duration))",
-                                           fix: "set duration to \(Self.seconds(duration))", location: item.location, path: item.path))
-            }
-            item.duration = duration
-        }
-        if item.streamType == nil { item.streamType = StreamType(rawValue: probe.streamType) }
-        if let hls = probe.hls {
-            if item.mediaOverrides["hlsSegmentFormat"] == nil, let format = hls.hlsSegmentFormat {
-                item.mediaOverrides["hlsSegmentFormat"] = .string(format)
-            }
-            if item.mediaOverrides["hlsVideoSegmentFormat"] == nil, let format = hls.hlsVideoSegmentFormat {
-                item.mediaOverrides["hlsVideoSegmentFormat"] = .string(format)
-            }
-        }
     }
 
     /// Converts one side-loaded track to WebVTT in the output folder (local files and any
@@ -429,11 +334,6 @@ struct ItemInspector: Sendable {
         for audio in probe.audioStreams.prefix(2) { parts.append(audio.codecString ?? audio.codec) }
         if let hls = probe.hls, !hls.variants.isEmpty { parts.append("\(hls.variants.count) variant\(hls.variants.count == 1 ? "" : "s")") }
         return parts.joined(separator: ", ")
-    }
-
-    static func seconds(_ value: Double) -> String {
-        let rounded = (value * 1000).rounded() / 1000
-        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
     }
 }
 

@@ -73,14 +73,38 @@ struct LocalServing: Sendable {
         return text
     }
 
-    /// Puts the current base URLs back into text made by ``abstracting(_:)``.
+    /// Puts the current base URLs back into text made by ``abstracting(_:)``, in one pass:
+    /// every cached item of every run goes through here.
     func concretizing(_ text: [UInt8]) -> [UInt8] {
-        var text = text
-        for (index, mount) in mounts.enumerated() {
-            text = ByteText.replacing(Array("{{served:\(index)}}/".utf8), with: Array(mount.baseURL.utf8), in: text)
+        let marker = Self.placeholderStart
+        guard var found = ByteText.firstOffset(of: marker, in: text, from: 0) else { return text }
+        var output: [UInt8] = []
+        output.reserveCapacity(text.count + 64)
+        var start = 0
+        while true {
+            // "{{served:" digits "}}/"; anything else is copied as it is.
+            var end = found + marker.count
+            var index = 0
+            while end < text.count, text[end] >= UInt8(ascii: "0"), text[end] <= UInt8(ascii: "9"), index < 1_000 {
+                index = index * 10 + Int(text[end] - UInt8(ascii: "0"))
+                end += 1
+            }
+            let digits = end - found - marker.count
+            let closes = digits > 0 && (digits == 1 || text[found + marker.count] != UInt8(ascii: "0")) && end + 3 <= text.count
+                && text[end] == UInt8(ascii: "}") && text[end + 1] == UInt8(ascii: "}") && text[end + 2] == UInt8(ascii: "/")
+            if closes, index < mounts.count {
+                output.append(contentsOf: text[start..<found])
+                output.append(contentsOf: mounts[index].baseURL.utf8)
+                start = end + 3
+            }
+            guard let next = ByteText.firstOffset(of: marker, in: text, from: max(start, found + 1)) else { break }
+            found = next
         }
-        return text
+        output.append(contentsOf: text[start...])
+        return output
     }
+
+    private static let placeholderStart = Array("{{served:".utf8)
 
     private static func normalized(_ path: String) -> String {
         var path = URL(fileURLWithPath: path).standardizedFileURL.path

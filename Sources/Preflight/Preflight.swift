@@ -33,20 +33,47 @@ public enum Preflight {
             throw PreflightError(code: "preflight.catalog-unreadable", message: "cannot read \(path): \(error)", fix: "check the path")
         }
         let output = URL(fileURLWithPath: configuration.outputDirectory).standardizedFileURL.path
+        // Creating the folder and starting the servers (binding sockets, starting their
+        // threads) block: off the cooperative pool, like stopping them at the end.
+        let bind = configuration.bindAddress
+        let started: ServedFolders.Started
         do {
-            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+            started = try await BlockingWork.run { () throws -> ServedFolders.Started in
+                do {
+                    try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+                } catch {
+                    throw PreflightError(code: "preflight.output-not-writable", message: "cannot create \(output): \(error.localizedDescription)",
+                                         fix: "choose another folder with -o DIR")
+                }
+                var servers = ServedFolders()
+                do throws(PreflightError) {
+                    let serving = try servers.start(for: read, output: output, bind: bind)
+                    return ServedFolders.Started(servers: servers, serving: serving)
+                } catch {
+                    servers.stop()
+                    throw error
+                }
+            }
+        } catch let error as PreflightError {
+            throw error
         } catch {
-            throw PreflightError(code: "preflight.output-not-writable", message: "cannot create \(output): \(error.localizedDescription)",
-                                 fix: "choose another folder with -o DIR")
+            throw PreflightError(code: "preflight.server-failed", message: "the built-in server could not start: \(error)",
+                                 fix: "pass --bind with an address of this machine, e.g. --bind 127.0.0.1")
         }
-        var servers = ServedFolders()
-        defer { servers.stop() }
-        let serving = try servers.start(for: read, output: output, bind: configuration.bindAddress)
+        let serving = started.serving
         var configuration = configuration
         configuration.outputDirectory = output
         let checker = HTTPReceiverChecking(origin: configuration.origin, timeout: configuration.probeTimeout, allowsLoopback: serving.isLoopback)
         let runner = PreflightRunner(configuration: configuration, serving: serving, checker: checker)
-        return try await runner.run(read: read, progress: progress)
+        let outcome: Result<PreflightOutcome, PreflightError>
+        do {
+            outcome = .success(try await runner.run(read: read, progress: progress))
+        } catch {
+            outcome = .failure(error)
+        }
+        let servers = started.servers
+        _ = try? await BlockingWork.run { servers.stop() }
+        return try outcome.get()
     }
 }
 
@@ -55,6 +82,12 @@ public enum Preflight {
 /// asks to rehearse a misconfigured CDN.
 struct ServedFolders {
     private var servers: [MediaServer] = []
+
+    /// Running servers and where they serve what.
+    struct Started {
+        var servers: ServedFolders
+        var serving: LocalServing
+    }
 
     /// Starts what `catalog` needs and returns the mapping from local files to URLs.
     mutating func start(for catalog: CatalogReadResult, output: String, bind: String?) throws(PreflightError) -> LocalServing {
@@ -89,9 +122,8 @@ struct ServedFolders {
         }
     }
 
-    mutating func stop() {
+    func stop() {
         for server in servers { server.stop() }
-        servers.removeAll()
     }
 
     /// The deepest folder containing every path.

@@ -26,6 +26,12 @@ public struct PreflightConfiguration: Sendable {
     public var applyFixes: Bool = false
     /// The address the built-in server listens on and puts in URLs; nil picks the LAN address.
     public var bindAddress: String?
+    /// How many rows ``PreflightOutcome/rows`` keeps (the first ones, in catalog order): the
+    /// terminal's table shows no more, and a catalog of 100,000 items must not be held twice.
+    public var rowLimit = 200
+    /// Items whose validators and cache entries are fetched together: one stat pass, one
+    /// burst of HEAD requests, one SQLite transaction per batch.
+    var cacheBatchSize = 128
 
     public init(catalogPath: String, outputDirectory: String, devices: [DeviceProfile] = DeviceProfile.all, jobs: Int = 4,
                 cachePath: String? = nil, origin: String = "https://www.gstatic.com", probeTimeout: Double = 15, makePosters: Bool = true) {
@@ -56,7 +62,8 @@ public struct PreflightOutcome: Sendable {
     public var summary: PreflightSummary
     /// Findings about the catalog as a whole (not about one item).
     public var catalogFindings: [Diagnostic]
-    /// One row per item, in catalog order.
+    /// One row per item, in catalog order, for the first
+    /// ``PreflightConfiguration/rowLimit`` items; `summary.items` counts them all.
     public var rows: [PreflightRow]
     /// The worst severity of any finding, for `--fail-on`.
     public var worstSeverity: Diagnostic.Severity?
@@ -76,21 +83,27 @@ struct PreflightRunner: Sendable {
 
     func run(read catalog: CatalogReadResult, progress: @escaping @Sendable (Int, Int) -> Void) async throws(PreflightError) -> PreflightOutcome {
         let output = configuration.outputDirectory
-        for folder in [output, output + "/captions", output + "/posters"] {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw PreflightError(code: "preflight.output-not-writable", message: "cannot create \(folder): \(error.localizedDescription)",
-                                     fix: "choose another folder with -o DIR")
-            }
-        }
+        let cachePath = configuration.cachePath
+        // Folders and the cache file are opened off the cooperative pool: both block on the disk.
         let cache: ResultCache?
-        if let path = configuration.cachePath {
-            cache = try ResultCache(path: path)
-        } else {
-            cache = nil
+        do {
+            cache = try await BlockingWork.run { () throws -> ResultCache? in
+                for folder in [output, output + "/captions", output + "/posters"] {
+                    do {
+                        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                    } catch {
+                        throw PreflightError(code: "preflight.output-not-writable", message: "cannot create \(folder): \(error.localizedDescription)",
+                                             fix: "choose another folder with -o DIR")
+                    }
+                }
+                guard let cachePath else { return nil }
+                return try ResultCache(path: cachePath)
+            }
+        } catch let error as PreflightError {
+            throw error
+        } catch {
+            throw PreflightError(code: "preflight.output-not-writable", message: "cannot prepare \(output): \(error)", fix: "choose another folder with -o DIR")
         }
-        let writers = try OutputWriters(directory: output, catalog: configuration.catalogPath, title: catalog.title, devices: configuration.devices)
 
         // Findings with an item's JSON path belong to that item; the rest concern the catalog.
         var perItem: [Int: [Diagnostic]] = [:]
@@ -117,71 +130,152 @@ struct PreflightRunner: Sendable {
                 catalogFindings.append(finding)
             }
         }
+        let writers = try await OutputWriters(directory: output, catalog: configuration.catalogPath, title: catalog.title,
+                                              devices: configuration.devices, catalogFindings: catalogFindings, rowLimit: configuration.rowLimit)
 
         let inspector = ItemInspector(
             devices: configuration.devices, outputDirectory: output, serving: serving,
             prober: MediaProber(limits: .init(timeout: configuration.probeTimeout)), builder: CastRequestBuilder(),
             checker: checker, makePosters: configuration.makePosters, applyFixes: configuration.applyFixes)
-        let fingerprint = ItemFingerprint(devices: configuration.devices.map(\.id), origin: configuration.origin, fixes: configuration.applyFixes)
+        let fingerprint = ItemFingerprint(
+            devices: configuration.devices.map(\.id), origin: configuration.origin, fixes: configuration.applyFixes,
+            posters: configuration.makePosters, probeTimeout: configuration.probeTimeout, serving: serving)
+        let resolver = CacheResolver(cache: cache, fingerprint: fingerprint, serving: serving, checker: checker, output: output)
         let items = catalog.items
         let total = items.count
         let width = max(1, configuration.jobs)
+        let batchSize = max(1, configuration.cacheBatchSize)
+        // How far the cache lookups may run ahead of the writing: bounds the results held
+        // while an earlier item is still being inspected.
+        let window = 8 * batchSize
         var completed = 0
         var pending: [Int: RenderedItem] = [:]
         var nextToWrite = 0
+        var resolvedUpTo = 0
+        var resolving = 0
+        var inspecting = 0
+        var misses = MissQueue()
+        var unstored: [ResultCache.Entry] = []
+        var isStoring = false
 
-        await withTaskGroup(of: (Int, RenderedItem).self) { group in
-            var launched = 0
-            func launch() {
-                guard launched < total else { return }
-                let position = launched
-                let item = items[position]
-                let findings = perItem[item.index] ?? []
-                launched += 1
-                group.addTask {
-                    (position, await Self.inspect(item, findings: findings, inspector: inspector, cache: cache, fingerprint: fingerprint,
-                                                  serving: serving, checker: checker, output: output))
+        await withTaskGroup(of: RunStep.self) { group in
+            func schedule() {
+                // Look up the next batches while earlier ones are inspected or written; four at
+                // once, so there are always HEAD requests queued while a batch is decoded.
+                while resolving < 4, resolvedUpTo < total, resolvedUpTo - nextToWrite < window {
+                    let range = resolvedUpTo..<min(total, resolvedUpTo + batchSize)
+                    let batch = items[range].map { ($0, perItem[$0.index] ?? []) }
+                    resolvedUpTo = range.upperBound
+                    resolving += 1
+                    group.addTask { .resolved(first: range.lowerBound, await resolver.resolve(batch)) }
+                }
+                while inspecting < width, let (position, storage) = misses.popFirst() {
+                    let item = items[position]
+                    let findings = perItem[item.index] ?? []
+                    inspecting += 1
+                    group.addTask {
+                        let inspected = await inspector.inspect(item, catalogFindings: findings)
+                        // Rendering encodes JSON, builds HTML and reads the poster file: off the cooperative pool.
+                        let (rendered, entry) = (try? await BlockingWork.run { Self.render(inspected, output: output, storage: storage, serving: serving) })
+                            ?? Self.render(inspected, output: output, storage: storage, serving: serving)
+                        return .inspected(position: position, rendered, entry)
+                    }
+                }
+                // Fresh results go into the cache a batch per transaction, one batch at a time.
+                let everythingLaunched = resolvedUpTo == total && misses.isEmpty
+                if let cache, !isStoring, !unstored.isEmpty, unstored.count >= 64 || (everythingLaunched && inspecting == 0) {
+                    let entries = unstored
+                    unstored = []
+                    isStoring = true
+                    group.addTask {
+                        await cache.store(entries)
+                        return .stored
+                    }
                 }
             }
-            for _ in 0..<min(width, total) { launch() }
-            while let (position, inspected) = await group.next() {
-                completed += 1
-                progress(completed, total)
-                pending[position] = inspected
+            schedule()
+            while let step = await group.next() {
+                switch step {
+                case .resolved(let first, let results):
+                    resolving -= 1
+                    for (offset, result) in results.enumerated() {
+                        switch result {
+                        case .hit(let item): pending[first + offset] = item
+                        case .miss(let storage): misses.append((first + offset, storage))
+                        }
+                    }
+                case .inspected(let position, let item, let entry):
+                    inspecting -= 1
+                    pending[position] = item
+                    if let entry { unstored.append(entry) }
+                case .stored:
+                    isStoring = false
+                }
+                var written = 0
                 while let ready = pending.removeValue(forKey: nextToWrite) {
                     writers.append(ready)
                     nextToWrite += 1
+                    written += 1
                 }
-                launch()
+                if written > 0 {
+                    completed += written
+                    progress(completed, total)
+                }
+                if writers.wantsFlush { await writers.flush() }
+                schedule()
             }
         }
-        let files = try writers.finish(catalogFindings: catalogFindings)
+        let files = try await writers.finish()
         var worst = catalogFindings.map(\.severity).max()
         if let itemWorst = writers.worstSeverity { worst = max(worst ?? itemWorst, itemWorst) }
         return PreflightOutcome(summary: writers.summary, catalogFindings: catalogFindings, rows: writers.rows, worstSeverity: worst,
                                 files: files, deviceCount: configuration.devices.count)
     }
 
-    /// One item, from the cache when its inputs are unchanged.
-    private static func inspect(_ item: CatalogItem, findings: [Diagnostic], inspector: ItemInspector, cache: ResultCache?,
-                                fingerprint: ItemFingerprint, serving: LocalServing, checker: (any ReceiverChecking)?, output: String) async -> RenderedItem {
-        // Rendering encodes JSON, builds HTML and reads the poster file: off the cooperative pool.
-        func fresh() async -> RenderedItem {
-            let inspected = await inspector.inspect(item, catalogFindings: findings)
-            return (try? await BlockingWork.run { RenderedItem(inspected, outputDirectory: output) })
-                ?? RenderedItem(inspected, outputDirectory: output)
+    /// What finished in the run's task group.
+    private enum RunStep: Sendable {
+        /// A batch's cache answers, in catalog order from position `first`.
+        case resolved(first: Int, [CacheResolver.Resolution])
+        /// A freshly inspected item, and its cache entry when it can be stored.
+        case inspected(position: Int, RenderedItem, ResultCache.Entry?)
+        /// A batch of entries was written to the cache.
+        case stored
+    }
+
+    private static func render(_ inspected: InspectedItem, output: String, storage: CacheResolver.Storage?, serving: LocalServing)
+        -> (RenderedItem, ResultCache.Entry?)
+    {
+        let rendered = RenderedItem(inspected, outputDirectory: output)
+        let entry = storage.map { ResultCache.Entry(kind: "item", key: $0.key, validator: $0.validator, value: rendered.cacheValue(serving: serving)) }
+        return (rendered, entry)
+    }
+}
+
+/// The catalog positions waiting for a fresh inspection, in order, with where their result
+/// goes in the cache.
+private struct MissQueue {
+    private var entries: [(Int, CacheResolver.Storage?)] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == entries.count }
+
+    mutating func append(_ entry: (Int, CacheResolver.Storage?)) { entries.append(entry) }
+
+    mutating func popFirst() -> (Int, CacheResolver.Storage?)? {
+        guard head < entries.count else { return nil }
+        defer {
+            head += 1
+            // In a fresh run the lookups keep adding while inspections take: drop the taken
+            // front now and then, or the keys of every item taken so far would stay in memory.
+            if head == entries.count {
+                entries.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 256, head * 2 >= entries.count {
+                entries.removeFirst(head)
+                head = 0
+            }
         }
-        guard let cache else { return await fresh() }
-        let key = fingerprint.key(for: item)
-        guard let validator = await fingerprint.validator(for: item, checker: checker) else { return await fresh() }
-        if let stored = await cache.value(kind: "item", key: key, validator: validator),
-           let cached = RenderedItem(cacheBytes: serving.concretizing(stored)),
-           (try? await BlockingWork.run { cached.digest.outputFiles.allSatisfy { FileManager.default.fileExists(atPath: output + "/" + $0) } }) == true {
-            return cached.markedFromCache()
-        }
-        let rendered = await fresh()
-        await cache.store(serving.abstracting(rendered.cacheBytes), kind: "item", key: key, validator: validator)
-        return rendered
+        return entries[head]
     }
 }
 
@@ -198,43 +292,209 @@ extension JSONPath {
     }
 }
 
-/// What identifies an item's result in the cache (its inputs and the options that shape the
-/// verdict) and what says it is still valid (its files' and URLs' validators).
+/// What identifies an item's result in the cache (everything about the item and the run
+/// that can change a byte of its outputs) and what says it is still valid (its files' and
+/// URLs' validators).
 struct ItemFingerprint: Sendable {
-    var devices: [String]
-    var origin: String
-    var fixes: Bool
+    /// The run's part of every key, written once: the options that shape the verdict, the
+    /// served folders (cached texts name them by position) and whether they are on loopback
+    /// (which turns some findings into notes).
+    private let runPart: [UInt8]
 
-    func key(for item: CatalogItem) -> String {
-        var parts = ["v1", item.id, devices.joined(separator: ","), origin, fixes ? "fix" : ""]
-        parts += item.sources.map { "\($0.kind):\($0.url):\($0.declaredContentType ?? "")" }
-        parts += item.captions.map { "c:\($0.url):\($0.language ?? ""):\($0.format ?? ""):\($0.isDefault)" }
-        parts += item.images.map { "i:\($0.url)" }
-        parts.append("d:\(item.duration.map { String($0) } ?? ""):\(item.streamType?.rawValue ?? "")")
-        return parts.joined(separator: "\n")
+    init(devices: [String], origin: String, fixes: Bool, posters: Bool, probeTimeout: Double, serving: LocalServing) {
+        let run: [JSONValue] = [
+            .string("v3"), .array(devices.map(JSONValue.string)), .string(origin), .bool(fixes), .bool(posters), .string(String(probeTimeout)),
+            .array(serving.mounts.map { .string($0.root) }), .bool(serving.isLoopback),
+        ]
+        runPart = JSONWriter.compact.bytes(from: .array(run))
     }
 
-    /// Size and modification time of local files; ETag, Last-Modified and length of remote ones.
-    /// Nil when a remote URL gives no validator: then nothing proves it unchanged, and the item
-    /// is inspected afresh every time.
-    func validator(for item: CatalogItem, checker: (any ReceiverChecking)?) async -> String? {
-        let urls = item.sources.map(\.url) + item.captions.map(\.url) + item.images.map(\.url)
-        let localPaths = urls.compactMap(LocalServing.filePath(of:))
-        let remote = urls.filter { LocalServing.filePath(of: $0) == nil }
-        // stat(2) is a disk call: off the cooperative pool.
-        var parts = (try? await BlockingWork.run {
-            localPaths.map { path -> String in
-                var info = stat()
-                return stat(path, &info) == 0 ? "\(info.st_size)@\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)" : "missing"
-            }
-        }) ?? []
-        if !remote.isEmpty {
-            guard let validators = await checker?.validators(for: remote) else { return nil }
-            for url in remote {
-                guard let validator = validators[url], !validator.isEmpty else { return nil }
-                parts.append(validator)
-            }
+    /// The key: a compact JSON array of the run's part, every field of the item (its
+    /// position, text, metadata, overrides and where the catalog defines it, all of which
+    /// appear in the outputs) and the findings the catalog reader made about it. JSON keeps
+    /// it unambiguous and free of NUL bytes. Written straight into one buffer: this runs for
+    /// every item of every run.
+    func key(for item: CatalogItem, findings: [Diagnostic]) -> String {
+        var key = KeyText(runPart)
+        key.add(item.id)
+        key.add(String(item.index))
+        for text in [item.title, item.subtitle, item.description, item.studio] { key.add(text) }
+        key.open()
+        for source in item.sources {
+            key.open()
+            key.add(source.kind.rawValue)
+            key.add(source.url)
+            key.add(source.declaredContentType)
+            key.close()
         }
-        return parts.joined(separator: "|")
+        key.close()
+        key.add(item.streamType?.rawValue)
+        key.add(item.duration.map { String($0) })
+        key.add(String(item.metadataType.rawValue))
+        key.add(item.images.isEmpty ? nil : .array(item.images.map(\.jsonValue)))
+        key.open()
+        for track in item.captions {
+            key.open()
+            key.add(track.id.map { String($0) })
+            key.add(track.url)
+            key.add(track.language)
+            key.add(track.name)
+            key.add(track.kind.rawValue)
+            key.add(track.format)
+            key.add(track.isDefault ? "default" : "")
+            key.close()
+        }
+        key.close()
+        key.add(item.customData)
+        key.add(item.metadataOverrides.isEmpty ? nil : .object(item.metadataOverrides))
+        key.add(item.mediaOverrides.isEmpty ? nil : .object(item.mediaOverrides))
+        key.add(item.textTrackStyle?.jsonValue)
+        key.add(item.autoplay.map { $0 ? "autoplay" : "no autoplay" })
+        for number in [item.startTime, item.preloadTime, item.playbackDuration] { key.add(number.map { String($0) }) }
+        key.add(item.location?.file)
+        key.add(item.location?.line.map { String($0) })
+        key.add(item.location?.column.map { String($0) })
+        key.add(item.path?.description)
+        if !findings.isEmpty {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            key.add((try? encoder.encode(findings)).map { String(decoding: $0, as: UTF8.self) } ?? "?")
+        }
+        return key.finish()
+    }
+
+    /// A JSON array being written element by element.
+    private struct KeyText {
+        private var bytes: [UInt8]
+        private var needsComma: Bool
+
+        init(_ first: [UInt8]) {
+            bytes = [UInt8(ascii: "[")] + first
+            bytes.reserveCapacity(1024)
+            needsComma = true
+        }
+
+        mutating func add(_ text: String?) {
+            add(text.map(JSONValue.string) ?? .null)
+        }
+
+        mutating func add(_ value: JSONValue?) {
+            separate()
+            JSONWriter.compact.write(value ?? .null, into: &bytes)
+            needsComma = true
+        }
+
+        mutating func open() {
+            separate()
+            bytes.append(UInt8(ascii: "["))
+            needsComma = false
+        }
+
+        mutating func close() {
+            bytes.append(UInt8(ascii: "]"))
+            needsComma = true
+        }
+
+        mutating func finish() -> String {
+            bytes.append(UInt8(ascii: "]"))
+            return String(decoding: bytes, as: UTF8.self)
+        }
+
+        private mutating func separate() {
+            if needsComma { bytes.append(UInt8(ascii: ",")) }
+        }
+    }
+
+    /// Every URL whose validator vouches for the item's result: its sources, captions and
+    /// images.
+    func urls(of item: CatalogItem) -> [String] {
+        item.sources.map(\.url) + item.captions.map(\.url) + item.images.map(\.url)
     }
 }
+
+/// Answers a batch of items from the cache, or says how to store their fresh results.
+///
+/// For the whole batch at once: one pass of stat(2) over the local files, one burst of HEAD
+/// requests for the remote URLs (through the checker's libcurl multi handle, which reuses
+/// connections and keeps each host's limit), one SQLite transaction for the lookups, and one
+/// pass decoding the hits. An entry is used only while every file's size and modification
+/// time and every URL's ETag, Last-Modified and length are what they were when it was stored;
+/// a remote URL without a validator means the item is always inspected afresh.
+struct CacheResolver: Sendable {
+    var cache: ResultCache?
+    var fingerprint: ItemFingerprint
+    var serving: LocalServing
+    var checker: (any ReceiverChecking)?
+    var output: String
+
+    /// Where an item's fresh result is stored.
+    struct Storage: Sendable, Hashable {
+        var key: String
+        var validator: String
+    }
+
+    enum Resolution: Sendable {
+        /// The cached result, ready to write.
+        case hit(RenderedItem)
+        /// Inspect afresh; store the result under `Storage` when there is one.
+        case miss(Storage?)
+    }
+
+    /// The answer for each item (with the catalog's findings about it), in order.
+    func resolve(_ batch: [(item: CatalogItem, findings: [Diagnostic])]) async -> [Resolution] {
+        guard let cache else { return batch.map { _ in .miss(nil) } }
+        let urls = batch.map { fingerprint.urls(of: $0.item) }
+        var localPaths = Set<String>()
+        var remoteURLs = Set<String>()
+        for url in urls.joined() {
+            if let path = LocalServing.filePath(of: url) { localPaths.insert(path) } else { remoteURLs.insert(url) }
+        }
+        // stat(2) is a disk call: off the cooperative pool, once per distinct file.
+        let paths = Array(localPaths)
+        let fileValidators = (try? await BlockingWork.run { () -> [String: String] in
+            var validators: [String: String] = [:]
+            for path in paths {
+                var info = stat()
+                validators[path] = stat(path, &info) == 0 ? "\(info.st_size)@\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)" : "missing"
+            }
+            return validators
+        }) ?? [:]
+        let remoteValidators = remoteURLs.isEmpty ? [:] : await checker?.validators(for: Array(remoteURLs)) ?? [:]
+
+        var storage: [Storage?] = []
+        storage.reserveCapacity(batch.count)
+        for ((item, findings), itemURLs) in zip(batch, urls) {
+            var parts: [String] = []
+            var isValid = true
+            for url in itemURLs where LocalServing.filePath(of: url) != nil {
+                parts.append(fileValidators[LocalServing.filePath(of: url) ?? ""] ?? "missing")
+            }
+            for url in itemURLs where LocalServing.filePath(of: url) == nil {
+                guard let validator = remoteValidators[url], !validator.isEmpty else {
+                    isValid = false
+                    break
+                }
+                parts.append(validator)
+            }
+            storage.append(isValid ? Storage(key: fingerprint.key(for: item, findings: findings), validator: parts.joined(separator: "|")) : nil)
+        }
+        let lookups = storage.compactMap { $0.map { ResultCache.Lookup(kind: "item", key: $0.key, validator: $0.validator) } }
+        var found = await cache.values(lookups).makeIterator()
+        let values: [[UInt8]?] = storage.map { $0 == nil ? nil : (found.next() ?? nil) }
+        guard values.contains(where: { $0 != nil }) else { return storage.map { .miss($0) } }
+
+        // Decoding the hits and checking that their files are still in the output folder:
+        // CPU and disk work, off the cooperative pool.
+        let (serving, output) = (serving, output)
+        let decoded = (try? await BlockingWork.run { () -> [RenderedItem?] in
+            values.map { value in
+                guard let value, let item = RenderedItem(cacheValue: value, serving: serving),
+                      item.digest.outputFiles.allSatisfy({ access(output + "/" + $0, F_OK) == 0 })
+                else { return nil }
+                return item
+            }
+        }) ?? values.map { _ in nil }
+        return zip(storage, decoded).map { storage, item in item.map(Resolution.hit) ?? .miss(storage) }
+    }
+}
+
