@@ -26,9 +26,7 @@ let devicesScenarioVariable = "CASTPREP_DEVICES_NETNS_SCENARIO"
 let insideDevicesNamespace = ProcessInfo.processInfo.environment[devicesScenarioVariable] != nil
 
 /// The built `castprep` (Scripts/test sets CASTPREP_BINARY; otherwise the debug build).
-var castprepBinary: String {
-    ProcessInfo.processInfo.environment["CASTPREP_BINARY"] ?? Repository.root().appendingPathComponent(".build/debug/castprep").path
-}
+var castprepBinary: String { CastPrepBinary.path }
 
 /// Runs each scenario in a fresh network namespace, the way `NamespaceScenarioTests` in
 /// CastDiscoveryTests does and for the same reason: inside `unshare -n` only a loopback
@@ -303,28 +301,12 @@ final class EmulatorProcess: Sendable {
     }
 
     static func start(name: String, id: String, bind: String, model: String = "Chromecast", advertise: Bool = true) async throws -> EmulatorProcess {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: castprepBinary)
-        process.arguments = ["receiver", "--name", name, "--id", id, "--model", model, "--bind", bind, "--port", "8009", "--http-port", "8008"]
-            + (advertise ? ["--interface", "lo"] : ["--no-mdns"])
-        process.environment = ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"]) { $1 }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+        let (process, output, errors) = CastPrepBinary.process(
+            ["receiver", "--name", name, "--id", id, "--model", model, "--bind", bind, "--port", "8009", "--http-port", "8008"]
+                + (advertise ? ["--interface", "lo"] : ["--no-mdns"]))
         try process.run()
         // The start lines end with the mdns line; read until it is there (or the process ends).
-        let started = try await onOwnThread { () -> String in
-            var text = ""
-            let deadline = Date().addingTimeInterval(15)
-            while Date() < deadline, !text.contains("mdns:") {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
-            return text
-        }
+        let started = try await onOwnThread { CastPrepBinary.read(output, until: "mdns:") }
         guard started.contains("mdns:") else {
             process.terminate()
             let error = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -6,20 +6,8 @@ import TestSupport
 /// Runs the built `castprep` binary as a user would: a real process, real exit status,
 /// real stdout/stderr. `Scripts/test` sets CASTPREP_BINARY; otherwise the debug build is used.
 func runBinary(_ arguments: [String], stdin: String? = nil) throws -> (status: Int32, output: String, error: String) {
-    let binary = ProcessInfo.processInfo.environment["CASTPREP_BINARY"]
-        ?? Repository.root().appendingPathComponent(".build/debug/castprep").path
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: binary)
-    process.arguments = arguments
-    process.currentDirectoryURL = Repository.root()
-    var environment = ProcessInfo.processInfo.environment
-    environment["NO_COLOR"] = "1"
-    process.environment = environment
-    let output = Pipe()
-    let error = Pipe()
+    let (process, output, error) = CastPrepBinary.process(arguments)
     let input = Pipe()
-    process.standardOutput = output
-    process.standardError = error
     process.standardInput = input
     try process.run()
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
@@ -31,11 +19,7 @@ func runBinary(_ arguments: [String], stdin: String? = nil) throws -> (status: I
     return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
 }
 
-var binaryExists: Bool {
-    let binary = ProcessInfo.processInfo.environment["CASTPREP_BINARY"]
-        ?? Repository.root().appendingPathComponent(".build/debug/castprep").path
-    return FileManager.default.isExecutableFile(atPath: binary)
-}
+var binaryExists: Bool { CastPrepBinary.exists }
 
 @Suite("castprep binary end to end", .enabled(if: binaryExists, "the castprep binary is not built"))
 struct BinaryEndToEndTests {

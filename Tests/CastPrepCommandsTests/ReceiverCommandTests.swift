@@ -46,34 +46,17 @@ final class ReceiverProcess: Sendable {
     let process: Process
     let castPort: Int
     let httpPort: Int
-    private let output = Pipe()
-    private let errors = Pipe()
+    private let output: Pipe
+    private let errors: Pipe
 
     init(arguments: [String]) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: castprepBinary)
-        process.arguments = ["receiver"] + arguments
-        process.currentDirectoryURL = Repository.root()
-        var environment = ProcessInfo.processInfo.environment
-        environment["NO_COLOR"] = "1"
-        process.environment = environment
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+        let (process, output, errors) = CastPrepBinary.process(["receiver"] + arguments)
+        self.output = output
+        self.errors = errors
         try process.run()
         self.process = process
-        let output = output
         // The start lines end with the mdns line; read until it is there (or the process ends).
-        let started = try await onOwnThread { () -> String in
-            var text = ""
-            let deadline = Date().addingTimeInterval(15)
-            while Date() < deadline, !text.contains("mdns:") {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
-            return text
-        }
+        let started = try await onOwnThread { CastPrepBinary.read(output, until: "mdns:") }
         castPort = Int(started.firstMatch(of: /listening on 127\.0\.0\.1:(\d+)/)?.1 ?? "") ?? 0
         httpPort = Int(started.firstMatch(of: /eureka_info: http:\/\/127\.0\.0\.1:(\d+)/)?.1 ?? "") ?? 0
     }

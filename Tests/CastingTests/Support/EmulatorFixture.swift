@@ -70,14 +70,8 @@ final class EmulatedDevice: Sendable {
     func stop() async { await emulator.stop() }
 }
 
-/// The built `castprep` binary as a user runs it.
-enum CastPrepBinary {
-    static var path: String {
-        ProcessInfo.processInfo.environment["CASTPREP_BINARY"] ?? Repository.root().appendingPathComponent(".build/debug/castprep").path
-    }
-
-    static var exists: Bool { FileManager.default.isExecutableFile(atPath: path) }
-
+/// The built `castprep` binary as a user runs it, in the background or to its end.
+extension CastPrepBinary {
     /// Runs to completion (killed after `timeout`) and returns status, stdout and stderr.
     static func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (status: Int32, output: String, error: String) {
         let running = try start(arguments)
@@ -86,18 +80,7 @@ enum CastPrepBinary {
 
     /// Starts the binary in the background.
     static func start(_ arguments: [String]) throws -> RunningCommand {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.currentDirectoryURL = Repository.root()
-        var environment = ProcessInfo.processInfo.environment
-        environment["NO_COLOR"] = "1"
-        process.environment = environment
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = FileHandle.nullDevice
+        let (process, output, error) = Self.process(arguments)
         let command = RunningCommand(process: process, output: output, error: error)
         try process.run()
         command.startReading()
