@@ -11,8 +11,15 @@ public import JSONSupport
 /// if findings.containsErrors { … }
 /// ```
 public struct CastValidator: Sendable {
-    /// Creates a validator.
-    public init() {}
+    /// Whether the device runs on this machine (an emulator on loopback): loopback URLs then
+    /// reach it, and `url.loopback` is not reported. For any other device they name the
+    /// device itself and are an error.
+    public var loopbackIsReachable: Bool
+
+    /// Creates a validator; `loopbackIsReachable` only for a device on this machine.
+    public init(loopbackIsReachable: Bool = false) {
+        self.loopbackIsReachable = loopbackIsReachable
+    }
 
     // MARK: Requests
 
@@ -831,6 +838,8 @@ public struct CastValidator: Sendable {
             ]
         case .missingHost:
             return [Diagnostic(.error, "url.host-missing", "\(field) \"\(text)\" has no host", fix: "write scheme://host/path", path: path, url: text)]
+        case .loopback where loopbackIsReachable:
+            return []
         case .loopback(let host):
             return [
                 Diagnostic(

@@ -96,7 +96,7 @@ enum CastCommand {
             throw values.usageError("--start \(start) is past the \(plan.items.count) items", concerning: "start")
         }
         // --start counts items as given; blocked items before it do not shift it.
-        let startIndex = sendable.firstIndex { item in plan.items.firstIndex(of: item)! >= start } ?? 0
+        let startIndex = sendable.firstIndex { $0.position >= start } ?? 0
         let asQueue = values.flag("queue") || arguments.count > 1 && inputs.catalogPath == nil || values.isSet("repeat")
         if let endpoint = plan.serverEndpoint {
             io.writeErrorLine("castprep: serving local files at \(endpoint.baseURL) (\(endpoint.addressChoice.explanation))")

@@ -58,7 +58,7 @@ extension CastSender {
     ) async throws -> CastSession {
         let request = LaunchRequest(appID: appID, language: language, supportedAppTypes: supportedAppTypes,
                                     credentialsData: credentialsData)
-        try gate(CastValidator().validate(request) + SenderRequestValidator().frameFindings(
+        try gate(requestValidator.validate(request) + SenderRequestValidator().frameFindings(
             request, sourceID: configuration.sourceID, destinationID: Self.platformID), messageType: "LAUNCH", force: force)
         if receiver == nil { try await receiverStatus() }
         let running = runningApp(matching: appID)
@@ -206,7 +206,7 @@ extension CastSender {
     public func load(_ request: LoadRequest, force: Bool = false) async throws -> MediaStatus? {
         let context = CastErrorExplanation.Context(media: request.media, activeTrackIDs: request.activeTrackIDs)
         mediaContext = context
-        return try await sendMedia(request, findings: CastValidator().validate(request), force: force,
+        return try await sendMedia(request, findings: requestValidator.validate(request), force: force,
                                    timeout: configuration.loadTimeout, context: context)
     }
 
@@ -256,7 +256,7 @@ extension CastSender {
     public func editTracks(_ request: EditTracksInfoRequest, force: Bool = false) async throws -> MediaStatus? {
         var request = request
         request.mediaSessionID = try requireMediaSessionID()
-        let findings = CastValidator().validate(request, tracks: media?.media?.tracks)
+        let findings = requestValidator.validate(request, tracks: media?.media?.tracks)
         return try await sendMedia(request, findings: findings, force: force)
     }
 

@@ -67,7 +67,7 @@ extension CastSender {
             throw CastSenderError(code: CastSenderError.Code.queuePlan, message: "cannot send the queue: \(error)",
                                   fix: "send at least one item, each under 64 KiB of JSON")
         }
-        let validator = CastValidator()
+        let validator = requestValidator
         var findings = validator.validate(plan.queueLoad)
         for (index, insert) in plan.inserts.enumerated() {
             findings += validator.validate(insert).map { finding in
@@ -232,7 +232,7 @@ extension CastSender {
         let budget = frameBudget(destinationID: current.transportID)
         let batches = Self.insertBatches(items, insertBefore: itemID, budget: budget)
         let requests = batches.map { QueueInsertRequest(mediaSessionID: sessionID, items: $0, insertBefore: itemID) }
-        let validator = CastValidator()
+        let validator = requestValidator
         try gate(requests.flatMap { validator.validate($0) }, messageType: "QUEUE_INSERT", force: force)
         var status = media
         for request in requests {

@@ -83,6 +83,10 @@ public actor CastSender {
 
     var parser: JSONParser
 
+    /// Validates requests before they are sent; loopback URLs pass for a device on this
+    /// machine (an emulator), which does reach them.
+    var requestValidator: CastValidator { CastValidator(loopbackIsReachable: endpoint.isLoopback) }
+
     /// Creates a sender; nothing happens on the network until ``connect()``.
     public init(endpoint: CastEndpoint, transportFactory: any CastSenderTransportFactory,
                 configuration: CastSenderConfiguration = CastSenderConfiguration()) {
@@ -703,10 +707,6 @@ public actor CastSender {
 
     /// Reports findings and refuses a request with errors unless `force` is set.
     func gate(_ findings: [Diagnostic], messageType: String, force: Bool) throws {
-        var findings = findings
-        // A device on this machine (an emulator) does reach loopback URLs: they are only wrong
-        // for a device elsewhere, where they name the device itself.
-        if endpoint.isLoopback { findings.removeAll { $0.code == "url.loopback" } }
         guard !findings.isEmpty else { return }
         emit(.validationFindings(messageType: messageType, findings))
         guard findings.containsErrors, !force else { return }

@@ -190,18 +190,38 @@ public struct MediaGetStatusRequest: CastRequest {
     }
 }
 
-/// A media command whose body is only the session it applies to: PLAY, PAUSE, STOP.
-public protocol MediaSessionCommand: CastRequest {
-    var mediaSessionID: Int? { get set }
-    var customData: JSONValue? { get set }
-    var extraMembers: [String: JSONValue] { get set }
-    /// Creates the command.
-    init(requestID: Int?, mediaSessionID: Int?, customData: JSONValue?, extraMembers: [String: JSONValue])
+/// Which of the media commands whose body is only the session a ``MediaSessionCommand`` is.
+public protocol MediaSessionCommandKind: Sendable {
+    /// The message `type`: `PLAY`, `PAUSE` or `STOP`.
+    static var messageType: String { get }
 }
 
-extension MediaSessionCommand {
-    public static var wireTypeName: String { messageType }
+/// PLAY: resume a paused session.
+public enum PlayCommand: MediaSessionCommandKind { public static let messageType = "PLAY" }
+/// PAUSE: pause the session.
+public enum PauseCommand: MediaSessionCommandKind { public static let messageType = "PAUSE" }
+/// STOP on the media namespace: ends playback (IDLE, CANCELLED) but keeps the app running.
+public enum MediaStopCommand: MediaSessionCommandKind { public static let messageType = "STOP" }
+
+/// A media command whose body is only the session it applies to: PLAY, PAUSE, STOP. One type
+/// for the three, told apart by `Kind`, because their wire forms differ only in `type`.
+public struct MediaSessionCommand<Kind: MediaSessionCommandKind>: CastRequest {
+    public static var wireTypeName: String { Kind.messageType }
+    public static var messageType: String { Kind.messageType }
     public static var namespace: CastNamespace { .media }
+    public var requestID: Int?
+    public var mediaSessionID: Int?
+    public var customData: JSONValue?
+    public var extraMembers: [String: JSONValue]
+
+    /// Creates the request.
+    public init(requestID: Int? = nil, mediaSessionID: Int? = nil, customData: JSONValue? = nil,
+                extraMembers: [String: JSONValue] = [:]) {
+        self.requestID = requestID
+        self.mediaSessionID = mediaSessionID
+        self.customData = customData
+        self.extraMembers = extraMembers
+    }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
         guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
@@ -224,58 +244,11 @@ extension MediaSessionCommand {
 }
 
 /// PLAY: resume a paused session.
-public struct PlayRequest: MediaSessionCommand {
-    public static let messageType = "PLAY"
-    public var requestID: Int?
-    public var mediaSessionID: Int?
-    public var customData: JSONValue?
-    public var extraMembers: [String: JSONValue]
-
-    /// Creates the request.
-    public init(requestID: Int? = nil, mediaSessionID: Int? = nil, customData: JSONValue? = nil,
-                extraMembers: [String: JSONValue] = [:]) {
-        self.requestID = requestID
-        self.mediaSessionID = mediaSessionID
-        self.customData = customData
-        self.extraMembers = extraMembers
-    }
-}
-
+public typealias PlayRequest = MediaSessionCommand<PlayCommand>
 /// PAUSE: pause the session.
-public struct PauseRequest: MediaSessionCommand {
-    public static let messageType = "PAUSE"
-    public var requestID: Int?
-    public var mediaSessionID: Int?
-    public var customData: JSONValue?
-    public var extraMembers: [String: JSONValue]
-
-    /// Creates the request.
-    public init(requestID: Int? = nil, mediaSessionID: Int? = nil, customData: JSONValue? = nil,
-                extraMembers: [String: JSONValue] = [:]) {
-        self.requestID = requestID
-        self.mediaSessionID = mediaSessionID
-        self.customData = customData
-        self.extraMembers = extraMembers
-    }
-}
-
+public typealias PauseRequest = MediaSessionCommand<PauseCommand>
 /// STOP on the media namespace: ends playback (IDLE, CANCELLED) but keeps the app running.
-public struct MediaStopRequest: MediaSessionCommand {
-    public static let messageType = "STOP"
-    public var requestID: Int?
-    public var mediaSessionID: Int?
-    public var customData: JSONValue?
-    public var extraMembers: [String: JSONValue]
-
-    /// Creates the request.
-    public init(requestID: Int? = nil, mediaSessionID: Int? = nil, customData: JSONValue? = nil,
-                extraMembers: [String: JSONValue] = [:]) {
-        self.requestID = requestID
-        self.mediaSessionID = mediaSessionID
-        self.customData = customData
-        self.extraMembers = extraMembers
-    }
-}
+public typealias MediaStopRequest = MediaSessionCommand<MediaStopCommand>
 
 /// SEEK: move to `currentTime` seconds, or by `relativeTime` seconds (which wins when both are set).
 public struct SeekRequest: CastRequest {

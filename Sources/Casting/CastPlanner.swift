@@ -52,6 +52,8 @@ public struct CastPlanOptions: Sendable {
 /// One item ready to cast: its queue item (which doubles as the LOAD's media and tracks) and
 /// whether the validator let it through.
 public struct PlannedItem: Sendable, Hashable {
+    /// Its position among the inputs, counted from 0 (what `--start` counts).
+    public var position: Int
     /// The catalog item's id.
     public var id: String
     /// The title shown in messages.
@@ -117,10 +119,12 @@ public struct CastPlanner: Sendable {
             server = started.0
             endpoint = started.1
         }
-        let transport = HTTPTransport(limits: TransportLimits(connectionsPerHost: 4, totalConnections: 8))
+        // Only remote captions in another format need fetching; most casts never start the transport.
+        let needsFetching = items.contains { $0.captions.contains { Self.needsConversion($0) && Self.filePath(of: $0.url) == nil } }
+        let transport = needsFetching ? HTTPTransport(limits: TransportLimits(connectionsPerHost: 4, totalConnections: 8)) : nil
         var planned: [PlannedItem] = []
         let builder = CastRequestBuilder(options: .init(sourcePreference: options.sourcePreference))
-        let validator = CastValidator()
+        let validator = CastValidator(loopbackIsReachable: CastEndpoint(host: options.deviceHost).isLoopback)
         for index in items.indices {
             var findings: [Diagnostic] = []
             if let server, let endpoint {
@@ -136,15 +140,13 @@ public struct CastPlanner: Sendable {
                 queueItem.activeTrackIDs = chooseTracks(for: item, media: media, default: queueItem.activeTrackIDs, findings: &findings)
                 findings += validator.validate(media, at: JSONPath.root.appending("media")).map { item.locating($0) }
             }
-            // A device on this machine (the emulator) reaches loopback URLs; on any other, they point at the device itself.
-            if CastEndpoint(host: options.deviceHost).isLoopback { findings.removeAll { $0.code == "url.loopback" } }
             let blocked = findings.containsErrors || item.hasErrors(in: inputs.diagnostics)
             diagnostics += findings.map { finding in
                 var finding = finding
                 if finding.location == nil { finding.location = item.location }
                 return finding
             }
-            planned.append(PlannedItem(id: item.id, title: item.title ?? item.id, queueItem: queueItem, isBlocked: blocked))
+            planned.append(PlannedItem(position: index, id: item.id, title: item.title ?? item.id, queueItem: queueItem, isBlocked: blocked))
         }
         return CastPlan(items: planned, diagnostics: diagnostics, server: server, serverEndpoint: endpoint, credentials: options.credentials)
     }
@@ -216,7 +218,7 @@ public struct CastPlanner: Sendable {
     /// Converts each caption track that needs it to WebVTT and publishes the result at
     /// `/captions/ITEM-N.vtt`; a track that cannot be read or converted is dropped with a finding.
     func publishCaptions(of item: inout CatalogItem, on server: MediaServer, endpoint: MediaServer.Endpoint,
-                         transport: HTTPTransport, findings: inout [Diagnostic]) async {
+                         transport: HTTPTransport?, findings: inout [Diagnostic]) async {
         var kept: [CaptionTrack] = []
         for (index, track) in item.captions.enumerated() {
             guard Self.needsConversion(track) else {
@@ -233,8 +235,8 @@ public struct CastPlanner: Sendable {
                 }
                 source = bytes
             } else {
-                let answer = await transport.send(HTTPRequest(.get, track.url, bodyLimit: options.maximumCaptionBytes, timeout: .seconds(20)))
-                guard case .success(let response) = answer, (200..<300).contains(response.status) else {
+                let answer = await transport?.send(HTTPRequest(.get, track.url, bodyLimit: options.maximumCaptionBytes, timeout: .seconds(20)))
+                guard case .success(let response)? = answer, (200..<300).contains(response.status) else {
                     findings.append(Diagnostic(.warning, "captions.fetch-failed", "caption track \(track.url) could not be fetched for conversion; the track is left out",
                                                fix: "check the URL with castprep check", location: item.location, path: item.path, url: track.url))
                     continue

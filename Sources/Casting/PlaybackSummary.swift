@@ -26,7 +26,7 @@ public struct PlaybackSummary: Sendable, Hashable {
     /// Seconds in the current item; nil or -1 for live streams.
     public var duration: Double?
     /// The 1-based position of the current item in the queue, and the queue's length.
-    public var queuePosition: (index: Int, count: Int)?
+    public var queuePosition: QueuePosition?
     /// The queue's repeat mode.
     public var repeatMode: String?
     /// Languages (or names) of the active text tracks; empty when captions are off.
@@ -49,7 +49,7 @@ public struct PlaybackSummary: Sendable, Hashable {
         position = media?.currentTime
         duration = current?.duration
         if let items = media?.items, let currentID = media?.currentItemID, let index = items.firstIndex(where: { $0.itemID == currentID }) {
-            queuePosition = (index + 1, items.count)
+            queuePosition = QueuePosition(index: index + 1, count: items.count)
         }
         repeatMode = media?.repeatMode?.rawValue
         let active = Set(media?.activeTrackIDs ?? [])
@@ -59,8 +59,12 @@ public struct PlaybackSummary: Sendable, Hashable {
         muted = state.deviceVolume?.muted
     }
 
-    public static func == (lhs: PlaybackSummary, rhs: PlaybackSummary) -> Bool { lhs.jsonValue == rhs.jsonValue }
-    public func hash(into hasher: inout Hasher) { hasher.combine(jsonValue) }
+    /// Where the current item sits in the queue: `2/5`.
+    public struct QueuePosition: Sendable, Hashable {
+        /// 1-based.
+        public var index: Int
+        public var count: Int
+    }
 
     /// `Living Room · ▶ PLAYING "Big Buck Bunny" 0:42 / 9:56 · 2/5 · captions en · vol 40%`
     public var line: String {

@@ -177,21 +177,14 @@ extension InlineMarkup {
                 state.builder.append(String(decoding: UnsafeBufferPointer(rebasing: text[runStart..<end]), as: UTF8.self))
             }
         }
-        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
         while index < count {
             let byte = text[index]
             if byte == UInt8(ascii: "<") {
-                var cursor = index + 1
-                var closing = false
-                if cursor < count, text[cursor] == UInt8(ascii: "/") {
-                    closing = true
-                    cursor += 1
-                }
                 // The general matcher reads up to five letters and needs a known tag name;
                 // with any other name the `<` is literal text.
-                let nameStart = cursor
-                while cursor < count, cursor - nameStart < 5, isLetter(text[cursor]) { cursor += 1 }
-                let nameLength = cursor - nameStart
+                let head = SRTTagHead(in: text, at: index)
+                let cursor = head.nameEnd
+                let closing = head.isClosing, nameStart = head.nameStart, nameLength = head.nameLength
                 var tagName: String?
                 if nameLength == 1 {
                     switch text[nameStart] | 0x20 {
@@ -594,4 +587,28 @@ enum ASSColor {
         let alpha = 255 - Int((value >> 24) & 0xFF)
         return ColorClasses.fromComponents([red, green, blue, alpha])
     }
+}
+
+/// The start of an SRT tag at a `<`: whether it closes (`</`) and where its name (up to five
+/// ASCII letters, as the general matcher reads it) lies. Shared by the fast markup path and
+/// the streaming converter so both read tag names exactly as ``InlineMarkup/parseSRT(_:)`` does.
+struct SRTTagHead {
+    var isClosing: Bool
+    var nameStart: Int
+    var nameLength: Int
+    /// The index just after the name.
+    var nameEnd: Int { nameStart + nameLength }
+
+    /// Reads the tag head of the `<` at `index` in `text`.
+    init(in text: UnsafeBufferPointer<UInt8>, at index: Int) {
+        let count = text.count
+        var cursor = index + 1
+        isClosing = cursor < count && text[cursor] == UInt8(ascii: "/")
+        if isClosing { cursor += 1 }
+        nameStart = cursor
+        while cursor < count, cursor - nameStart < 5, Self.isLetter(text[cursor]) { cursor += 1 }
+        nameLength = cursor - nameStart
+    }
+
+    static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
 }

@@ -688,7 +688,6 @@ private struct MarkupEmitter {
         var runStart = 0
         var index = 0
         var needsEscaping = false
-        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
         let raw = text.baseAddress.map { UnsafeRawPointer($0) }
         while index < count {
             if let raw {
@@ -718,15 +717,9 @@ private struct MarkupEmitter {
                 continue
             }
             if byte == UInt8(ascii: "<") {
-                var cursor = index + 1
-                var closing = false
-                if cursor < count, text[cursor] == UInt8(ascii: "/") {
-                    closing = true
-                    cursor += 1
-                }
-                let nameStart = cursor
-                while cursor < count, cursor - nameStart < 5, isLetter(text[cursor]) { cursor += 1 }
-                let nameLength = cursor - nameStart
+                let head = SRTTagHead(in: text, at: index)
+                var cursor = head.nameEnd
+                let closing = head.isClosing, nameStart = head.nameStart, nameLength = head.nameLength
                 var span = 0
                 var isFont = false
                 if nameLength == 1 {
