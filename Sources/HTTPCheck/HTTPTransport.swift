@@ -197,10 +197,8 @@ final class TransferBatch: Sendable {
 final class TransportShared: Sendable {
     let limits: TransportLimits
     let certificateAuthorities: String?
-    /// The pipe's read end, polled by the loop.
-    let wakeDescriptor: Int32
-    /// The pipe's write end; one byte wakes the loop.
-    let wakeWriteDescriptor: Int32
+    /// Wakes the loop from `curl_multi_poll`.
+    let wakePipe = WakePipe()
     private struct State {
         var submitted: [PendingTransfer] = []
         var isShutDown = false
@@ -213,23 +211,11 @@ final class TransportShared: Sendable {
     init(limits: TransportLimits, certificateAuthorities: String?) {
         self.limits = limits
         self.certificateAuthorities = certificateAuthorities
-        var descriptors: [Int32] = [-1, -1]
-        if pipe(&descriptors) == 0 {
-            for descriptor in descriptors {
-                _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            }
-        }
-        wakeDescriptor = descriptors[0]
-        wakeWriteDescriptor = descriptors[1]
     }
 
     // The pipe is closed only when neither the transport nor the loop thread holds this any
     // more: closing it from the loop would let a late wake() write to a reused descriptor.
-    deinit {
-        close(wakeDescriptor)
-        close(wakeWriteDescriptor)
-    }
+    deinit { wakePipe.close() }
 
     func submit(_ transfer: PendingTransfer) {
         submit([transfer])
@@ -266,11 +252,7 @@ final class TransportShared: Sendable {
         wake()
     }
 
-    func wake() {
-        // A full pipe already holds a wake-up, so a failed write loses nothing.
-        var byte: UInt8 = 1
-        _ = write(wakeWriteDescriptor, &byte, 1)
-    }
+    func wake() { wakePipe.wake() }
 }
 
 /// libcurl needs one process-wide initialisation before any thread uses it.
@@ -328,15 +310,10 @@ final class CurlEventLoop {
             let (transfers, isShutDown, _) = shared.takeSubmitted()
             for transfer in transfers { transfer.resolve(.failure(TransferFailure(.other, message))) }
             if isShutDown { return }
-            var pollDescriptor = pollfd(fd: shared.wakeDescriptor, events: Int16(POLLIN), revents: 0)
+            var pollDescriptor = pollfd(fd: shared.wakePipe.readDescriptor, events: Int16(POLLIN), revents: 0)
             _ = poll(&pollDescriptor, 1, 1000)
-            drainWake(shared.wakeDescriptor)
+            shared.wakePipe.drain()
         }
-    }
-
-    private static func drainWake(_ descriptor: Int32) {
-        var buffer = [UInt8](repeating: 0, count: 256)
-        while read(descriptor, &buffer, buffer.count) > 0 {}
     }
 
     private func run() {
@@ -353,10 +330,10 @@ final class CurlEventLoop {
             // Slots just freed go to waiting transfers at once, not after the next poll.
             if collectFinished() > 0, waitingCount > 0 { continue }
             // curl_multi_poll waits for socket activity, curl's own timers, or the wake pipe.
-            var wakeFD = curl_waitfd(fd: shared.wakeDescriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0)
+            var wakeFD = curl_waitfd(fd: shared.wakePipe.readDescriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0)
             let timeout: Int32 = waitingCount > 0 ? 50 : 1000
             _ = curl_multi_poll(multi, &wakeFD, 1, timeout, nil)
-            if wakeFD.revents != 0 { Self.drainWake(shared.wakeDescriptor) }
+            if wakeFD.revents != 0 { shared.wakePipe.drain() }
         }
         let failure = TransferFailure(.cancelled, "the transport was shut down")
         for (handle, transfer) in running {

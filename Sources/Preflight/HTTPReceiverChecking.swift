@@ -7,6 +7,9 @@ import HTTPCheck
 struct HTTPReceiverChecking: ReceiverChecking {
     var checker: ReceiverFetchChecker
     var transport: HTTPTransport
+    /// The validators' HEADs to plain-HTTP servers, pipelined: far cheaper than a libcurl
+    /// transfer each when a cached run asks thousands of URLs whether they changed.
+    var pipeline: HeadPipeline
     var origin: String
     var options: CheckOptions
 
@@ -14,6 +17,7 @@ struct HTTPReceiverChecking: ReceiverChecking {
         let transport = HTTPTransport()
         self.transport = transport
         self.checker = ReceiverFetchChecker(transport: transport)
+        self.pipeline = HeadPipeline(connectionsPerHost: TransportLimits().connectionsPerHost)
         self.origin = origin
         var options = CheckOptions()
         options.requestTimeout = .milliseconds(Int(timeout * 1000))
@@ -39,20 +43,48 @@ struct HTTPReceiverChecking: ReceiverChecking {
         return await checker.check(targets, origin: origin ?? self.origin, options: options).diagnostics
     }
 
-    /// One HEAD per URL, all queued at once on the transport: it reuses connections and keeps
-    /// each host's limit, and the caller waits once for the whole list.
+    /// One HEAD per URL with the receiver's Origin. Plain-HTTP URLs go through the pipeline;
+    /// https URLs, and any the pipeline could not get answered (a server that mishandles
+    /// pipelining), through the transport, which reuses connections and keeps each host's
+    /// limit.
     func validators(for urls: [String]) async -> [String: String] {
-        let requests = urls.map { HTTPRequest(.head, $0, headers: HTTPHeaders([HTTPHeader("Origin", origin)]), timeout: options.requestTimeout) }
+        let headers = [HTTPHeader("Origin", origin)]
+        let plain = urls.filter(HeadPipeline.accepts)
+        var answers: [String: Result<HTTPResponse, TransferFailure>] = [:]
+        answers.reserveCapacity(urls.count)
+        for (url, answer) in zip(plain, await pipeline.send(plain, headers: headers, timeout: options.requestTimeout)) {
+            if case .failure(let failure) = answer, failure.kind == .protocolError { continue }
+            answers[url] = answer
+        }
+        let others = urls.filter { answers[$0] == nil }
+        let requests = others.map { HTTPRequest(.head, $0, headers: HTTPHeaders(headers), timeout: options.requestTimeout) }
+        for (url, answer) in zip(others, await transport.send(all: requests)) { answers[url] = answer }
         var validators: [String: String] = [:]
-        for (url, result) in zip(urls, await transport.send(all: requests)) {
-            guard case .success(let response) = result, (200..<300).contains(response.status) else {
+        validators.reserveCapacity(urls.count)
+        for (url, answer) in answers {
+            guard case .success(let response) = answer else {
                 validators[url] = ""
                 continue
             }
-            // Without an ETag or a Last-Modified date, a length alone proves nothing.
-            let parts = ["etag", "last-modified", "content-length"].map { response.headers[$0] ?? "" }
-            validators[url] = parts[0].isEmpty && parts[1].isEmpty ? "" : parts.joined(separator: ";")
+            validators[url] = Self.validator(of: response)
         }
         return validators
+    }
+
+    /// Headers whose change means the item must be inspected again: the entity's identity
+    /// (ETag, Last-Modified, length) and what the receiver's checks read from the answer, so a
+    /// CORS or type change on the server is noticed even when the file itself is unchanged.
+    static let validatorHeaders = [
+        "etag", "last-modified", "content-length", "content-type", "accept-ranges",
+        "access-control-allow-origin", "access-control-allow-credentials", "access-control-expose-headers",
+    ]
+
+    /// The validator string of a HEAD answer; empty (never valid) for an error status or when
+    /// the server names neither an ETag nor a Last-Modified date, since a length alone proves
+    /// nothing.
+    static func validator(of response: HTTPResponse) -> String {
+        guard (200..<300).contains(response.status) else { return "" }
+        let parts = validatorHeaders.map { response.headers.values($0).joined(separator: ", ") }
+        return parts[0].isEmpty && parts[1].isEmpty ? "" : parts.joined(separator: ";")
     }
 }

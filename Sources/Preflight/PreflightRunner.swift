@@ -246,7 +246,11 @@ struct PreflightRunner: Sendable {
         -> (RenderedItem, ResultCache.Entry?)
     {
         let rendered = RenderedItem(inspected, outputDirectory: output)
-        let entry = storage.map { ResultCache.Entry(kind: "item", key: $0.key, validator: $0.validator, value: rendered.cacheValue(serving: serving)) }
+        // A result with a finding about a server's answers is not kept: see CacheResolver.
+        let isKept = !inspected.report.allFindings.contains { CacheResolver.isServerFinding($0.code.rawValue) }
+        let entry = isKept ? storage.map {
+            ResultCache.Entry(kind: "item", key: $0.key, validator: $0.validator, value: rendered.cacheValue(serving: serving))
+        } : nil
         return (rendered, entry)
     }
 }
@@ -415,11 +419,15 @@ struct ItemFingerprint: Sendable {
 /// Answers a batch of items from the cache, or says how to store their fresh results.
 ///
 /// For the whole batch at once: one pass of stat(2) over the local files, one burst of HEAD
-/// requests for the remote URLs (through the checker's libcurl multi handle, which reuses
-/// connections and keeps each host's limit), one SQLite transaction for the lookups, and one
-/// pass decoding the hits. An entry is used only while every file's size and modification
-/// time and every URL's ETag, Last-Modified and length are what they were when it was stored;
-/// a remote URL without a validator means the item is always inspected afresh.
+/// requests for the remote URLs (pipelined to plain-HTTP servers, through libcurl for https;
+/// connections reused, each host's limit kept), one SQLite transaction for the lookups, and
+/// one pass decoding the hits. An entry is used only while every file's size and modification
+/// time and every URL's validator headers (ETag, Last-Modified, length, type, CORS) are what
+/// they were when it was stored; a remote URL without a validator means the item is always
+/// inspected afresh. So is an item
+/// whose result had a finding about a server's answers, of any severity: such results are
+/// never stored, since they are what people fix on the server (CORS rules, types, preflight
+/// answers), often without any validator changing.
 struct CacheResolver: Sendable {
     var cache: ResultCache?
     var fingerprint: ItemFingerprint
@@ -439,6 +447,14 @@ struct CacheResolver: Sendable {
         /// Inspect afresh; store the result under `Storage` when there is one.
         case miss(Storage?)
     }
+
+    /// Whether a finding code is about how a server answered: every `http.*` code but those
+    /// about the URL itself, which only a catalog change (a new cache key) can change.
+    static func isServerFinding(_ code: String) -> Bool {
+        code.hasPrefix("http.") && !urlFindings.contains(code)
+    }
+
+    private static let urlFindings: Set = ["http.loopback-url", "http.url-invalid", "http.mixed-content"]
 
     /// The answer for each item (with the catalog's findings about it), in order.
     func resolve(_ batch: [(item: CatalogItem, findings: [Diagnostic])]) async -> [Resolution] {

@@ -17,18 +17,30 @@ struct CachedRunTests {
     /// a remote origin: its URLs are not `file:` URLs, so the cache revalidates them with HEAD.
     final class Origin {
         let folder: String
-        let server: MediaServer
+        private(set) var server: MediaServer
         let baseURL: String
+        private let port: UInt16
 
-        init(files: [String: String]) throws {
+        init(files: [String: String], cors: CORSPolicy = CORSPolicy()) throws {
             folder = NSTemporaryDirectory() + "castprep-origin-\(UUID().uuidString)"
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             for (name, sample) in files {
                 try FileManager.default.copyItem(atPath: samples + "/" + sample, toPath: folder + "/" + name)
             }
             server = MediaServer(configuration: MediaServerConfiguration(
-                mounts: [.init(urlPrefix: "/", directory: folder)], bindAddress: "127.0.0.1", port: 0, cors: CORSPolicy()))
-            baseURL = try server.start().baseURL
+                mounts: [.init(urlPrefix: "/", directory: folder)], bindAddress: "127.0.0.1", port: 0, cors: cors))
+            let endpoint = try server.start()
+            baseURL = endpoint.baseURL
+            port = endpoint.port
+        }
+
+        /// Serves the same files at the same URLs with another CORS configuration, as an
+        /// operator changing the server's rules does: no file changes.
+        func restart(cors: CORSPolicy) throws {
+            server.stop()
+            server = MediaServer(configuration: MediaServerConfiguration(
+                mounts: [.init(urlPrefix: "/", directory: folder)], bindAddress: "127.0.0.1", port: port, cors: cors))
+            _ = try server.start()
         }
 
         deinit {
@@ -103,7 +115,10 @@ struct CachedRunTests {
         let fresh = try Self.outputs(of: output)
         let second = try await Self.run(catalog, into: output, batchSize: batchSize)
         #expect(first.summary.cached == 0)
-        #expect(second.summary.cached == second.summary.items)
+        // Items with a finding about a server's answers are checked again; the rest are cached.
+        let checkedAgain = try Self.reportItems(in: output).filter(Self.hasServerFinding).count
+        #expect(checkedAgain == 3)
+        #expect(second.summary.cached == second.summary.items - checkedAgain)
         #expect(second.files == first.files)
         Self.expectSameOutputs(fresh, try Self.outputs(of: output))
         let report = try String(contentsOfFile: output + "/report.html", encoding: .utf8)
@@ -167,11 +182,49 @@ struct CachedRunTests {
         #expect(again.rows.map(\.readiness) == changed.rows.map(\.readiness))
     }
 
+    /// Whether an item of report.json has a finding about how a server answered.
+    static func hasServerFinding(_ item: String) -> Bool {
+        item.matches(of: /"code":"(http\.[a-z0-9.-]+)"/).contains { CacheResolver.isServerFinding(String($0.output.1)) }
+    }
+
     /// Each item of report.json as compact JSON text.
-    private static func reportItems(in folder: String) throws -> [String] {
+    static func reportItems(in folder: String) throws -> [String] {
         let report = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/report.json")))).value
         guard case .array(let items)? = report["items"] else { return [] }
         return items.map { JSONWriter.compact.string(from: $0) }
+    }
+
+    @Test("a change of the server's CORS rules is seen although no file changed, and an item with an HTTP finding is always checked again")
+    func changedServerRules() async throws {
+        let origin = try Origin(files: ["a.mp4": "h264-aac-faststart.mp4"])
+        let output = Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let catalog = output + "-catalog.json"
+        defer { try? FileManager.default.removeItem(atPath: catalog) }
+        try Self.writeCatalog([Self.item("a", url: origin.baseURL + "a.mp4")], to: catalog)
+        func serverCodes() throws -> [String] {
+            try Self.reportItems(in: output)[0].matches(of: /"code":"(http\.[a-z0-9.-]+)"/).map { String($0.output.1) }
+                .filter(CacheResolver.isServerFinding)
+        }
+
+        _ = try await Self.run(catalog, into: output)
+        #expect(try serverCodes().isEmpty)
+        #expect(try await Self.run(catalog, into: output).summary.cached == 1)
+
+        // CORS for another origin only: the answers lose Access-Control-Allow-Origin.
+        try origin.restart(cors: CORSPolicy(allowedOrigins: .only(["https://nobody.example"])))
+        let broken = try await Self.run(catalog, into: output)
+        #expect(broken.summary.cached == 0)
+        let codes = try serverCodes()
+        #expect(!codes.isEmpty, "the lost CORS header is reported")
+        // Still broken: checked again rather than trusted, since this is what gets fixed.
+        #expect(try await Self.run(catalog, into: output).summary.cached == 0)
+        #expect(try serverCodes() == codes)
+
+        // Fixed on the server: the answers are again what the clean result was stored with.
+        try origin.restart(cors: CORSPolicy())
+        #expect(try await Self.run(catalog, into: output).summary.cached == 1)
+        #expect(try serverCodes().isEmpty)
     }
 
     @Test("a remote file the server no longer has is not answered from the cache")

@@ -139,14 +139,19 @@ struct DemoPreflightTests {
         #expect(!FileManager.default.fileExists(atPath: Repository.root().appendingPathComponent("Samples/h264-high10.cast.mp4").path))
     }
 
-    @Test("a second run answers every item from the cache with the same verdicts")
+    @Test("a second run answers from the cache every item without a server finding, with the same verdicts")
     func cachedRun() async throws {
         let output = NSTemporaryDirectory() + "castprep-preflight-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: output) }
         let (first, _) = try await Self.run(into: output)
         #expect(first.summary.cached == 0)
+        let serverFindings = try CachedRunTests.reportItems(in: output).map(CachedRunTests.hasServerFinding)
+        // The server without CORS (two items) and the ladder's broken variant.
+        #expect(serverFindings.filter { $0 }.count == 3)
         let (second, _) = try await Self.run(into: output)
-        #expect(second.summary.cached == 12)
+        #expect(second.summary.cached == 9)
+        let cachedNow = try CachedRunTests.reportItems(in: output).map { $0.contains("\"fromCache\":true") }
+        #expect(cachedNow == serverFindings.map { !$0 })
         #expect(second.rows.map(\.readiness) == first.rows.map(\.readiness))
         #expect(second.rows.map(\.headline) == first.rows.map(\.headline))
     }
