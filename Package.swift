@@ -36,8 +36,10 @@ let package = Package(
         .systemLibrary(
             name: "CLibXML2", path: "Sources/CShims/CLibXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
+        // No pkgConfig for libcurl and libmicrohttpd either: CCurl.h and CMicroHTTPD.h load them
+        // on first use, so that starting castprep does not load them and their ~30 dependencies.
         .systemLibrary(
-            name: "CCurl", path: "Sources/CShims/CCurl", pkgConfig: "libcurl",
+            name: "CCurl", path: "Sources/CShims/CCurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(
             name: "COpenSSL", path: "Sources/CShims/COpenSSL", pkgConfig: "openssl",
@@ -46,7 +48,7 @@ let package = Package(
             name: "CSQLite", path: "Sources/CShims/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(
-            name: "CMicroHTTPD", path: "Sources/CShims/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            name: "CMicroHTTPD", path: "Sources/CShims/CMicroHTTPD",
             providers: [.apt(["libmicrohttpd-dev"])]),
 
         // MARK: - Swift modules

@@ -62,6 +62,12 @@ enum CheckCommand {
             segmentSampling: values.option("segments").flatMap(SegmentSampling.init(rawValue:)) ?? .sample,
             requestTimeout: .milliseconds(Int(timeout * 1000)), totalTimeout: .milliseconds(Int(totalTimeout * 1000)),
             usesCredentials: values.flag("credentials"), allowsLoopback: values.flag("allow-loopback"))
+        do {
+            try await HTTPTransport.requireLibrary()
+        } catch {
+            DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values)).print([error.diagnostic])
+            return 1
+        }
         let checker = ReceiverFetchChecker(
             transport: HTTPTransport(limits: TransportLimits(connectionsPerHost: perHost), certificateAuthorities: values.option("cacert")))
         let started = ContinuousClock.now

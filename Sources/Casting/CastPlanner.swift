@@ -121,6 +121,13 @@ public struct CastPlanner: Sendable {
         }
         // Only remote captions in another format need fetching; most casts never start the transport.
         let needsFetching = items.contains { $0.captions.contains { Self.needsConversion($0) && Self.filePath(of: $0.url) == nil } }
+        if needsFetching {
+            do {
+                try await HTTPTransport.requireLibrary()
+            } catch {
+                throw CastingError(error.diagnostic)
+            }
+        }
         let transport = needsFetching ? HTTPTransport(limits: TransportLimits(connectionsPerHost: 4, totalConnections: 8)) : nil
         var planned: [PlannedItem] = []
         let builder = CastRequestBuilder(options: .init(sourcePreference: options.sourcePreference))
@@ -194,6 +201,8 @@ public struct CastPlanner: Sendable {
             mounts: mounts, bindAddress: source, port: 0, reachableFrom: options.deviceHost, advertisedHost: options.advertisedHost))
         do {
             return (server, try await BlockingWork.run { try server.start() })
+        } catch let error as MediaServerError where error.code == MediaServerError.libraryMissingCode {
+            throw CastingError(error.diagnostic)
         } catch {
             throw CastingError("cast.serve-failed", "cannot serve the local files: \(error)", fix: "free a port, or publish the files on a web server")
         }

@@ -81,6 +81,8 @@ public enum HTTPCheckCode {
     public static let keyLength: DiagnosticCode = "http.key-length"
     /// A text track whose body is not WebVTT although it is served or named as such.
     public static let trackNotWebVTT: DiagnosticCode = "http.track-not-webvtt"
+    /// libcurl, which sends every request, could not be loaded: nothing was checked.
+    public static let libcurlMissing: DiagnosticCode = "http.libcurl-missing"
 
     /// The standing fix for a code.
     public static func fix(for code: DiagnosticCode) -> String {
@@ -161,6 +163,8 @@ public enum HTTPCheckCode {
             "serve the 16-byte AES-128 key itself, not a page or an encoded text"
         case trackNotWebVTT:
             "convert the track to WebVTT (castprep captions convert) and serve it as text/vtt"
+        case libcurlMissing:
+            CurlLibrary.fix
         default:
             "see the message"
         }

@@ -139,6 +139,8 @@ public struct TransferFailure: Error, Sendable, Hashable, CustomStringConvertibl
         case cancelled
         /// Anything else libcurl reported.
         case other
+        /// libcurl could not be loaded, so nothing was sent (see ``HTTPLibraryError``).
+        case libraryMissing
     }
 
     /// The kind of failure.

@@ -255,9 +255,6 @@ final class TransportShared: Sendable {
     func wake() { wakePipe.wake() }
 }
 
-/// libcurl needs one process-wide initialisation before any thread uses it.
-private let curlGlobalInitialisation: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
-
 /// The loop thread's own state: the multi handle, per-host queues and running transfers.
 /// Lives and dies on that thread, so it needs no locking.
 final class CurlEventLoop {
@@ -273,7 +270,7 @@ final class CurlEventLoop {
     private var running: [UnsafeMutableRawPointer: RunningTransfer] = [:]
 
     private init?(shared: TransportShared) {
-        guard curlGlobalInitialisation == CURLE_OK, let multi = curl_multi_init() else { return nil }
+        guard let multi = castprep_curl_multi_init() else { return nil }
         self.shared = shared
         self.multi = multi
         _ = castprep_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, shared.limits.connectionsPerHost)
@@ -288,10 +285,13 @@ final class CurlEventLoop {
         let status = pthread_create(&thread, nil, { argument in
             guard let argument else { return nil }
             let shared = Unmanaged<ThreadArgument>.fromOpaque(argument).takeRetainedValue().shared
-            if let loop = CurlEventLoop(shared: shared) {
+            // libcurl is loaded here, on the loop's own thread, the first time a transport starts.
+            if let problem = CurlLibrary.problem {
+                CurlEventLoop.failEverything(shared, with: TransferFailure(.libraryMissing, "\(problem); \(CurlLibrary.fix)"))
+            } else if let loop = CurlEventLoop(shared: shared) {
                 loop.run()
             } else {
-                CurlEventLoop.failEverything(shared, message: "libcurl could not be initialised")
+                CurlEventLoop.failEverything(shared, with: TransferFailure(.other, "libcurl could not create a multi handle"))
             }
             return nil
         }, box)
@@ -300,15 +300,15 @@ final class CurlEventLoop {
         } else {
             Unmanaged<ThreadArgument>.fromOpaque(box).release()
             shared.shutDown()
-            failEverything(shared, message: "cannot start the HTTP thread (pthread_create: \(status))")
+            failEverything(shared, with: TransferFailure(.other, "cannot start the HTTP thread (pthread_create: \(status))"))
         }
     }
 
-    private static func failEverything(_ shared: TransportShared, message: String) {
+    private static func failEverything(_ shared: TransportShared, with failure: TransferFailure) {
         // Without a loop, answer every submission immediately; keep doing so until shutdown.
         while true {
             let (transfers, isShutDown, _) = shared.takeSubmitted()
-            for transfer in transfers { transfer.resolve(.failure(TransferFailure(.other, message))) }
+            for transfer in transfers { transfer.resolve(.failure(failure)) }
             if isShutDown { return }
             var pollDescriptor = pollfd(fd: shared.wakePipe.readDescriptor, events: Int16(POLLIN), revents: 0)
             _ = poll(&pollDescriptor, 1, 1000)
@@ -326,26 +326,26 @@ final class CurlEventLoop {
             cancellationsSeen = cancellations
             startWaiting()
             var stillRunning: Int32 = 0
-            _ = curl_multi_perform(multi, &stillRunning)
+            _ = castprep_curl_multi_perform(multi, &stillRunning)
             // Slots just freed go to waiting transfers at once, not after the next poll.
             if collectFinished() > 0, waitingCount > 0 { continue }
             // curl_multi_poll waits for socket activity, curl's own timers, or the wake pipe.
             var wakeFD = curl_waitfd(fd: shared.wakePipe.readDescriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0)
             let timeout: Int32 = waitingCount > 0 ? 50 : 1000
-            _ = curl_multi_poll(multi, &wakeFD, 1, timeout, nil)
+            _ = castprep_curl_multi_poll(multi, &wakeFD, 1, timeout, nil)
             if wakeFD.revents != 0 { shared.wakePipe.drain() }
         }
         let failure = TransferFailure(.cancelled, "the transport was shut down")
         for (handle, transfer) in running {
-            curl_multi_remove_handle(multi, handle)
+            castprep_curl_multi_remove_handle(multi, handle)
             transfer.pending.resolve(.failure(failure))
             transfer.release()
-            curl_easy_cleanup(handle)
+            castprep_curl_easy_cleanup(handle)
         }
         running = [:]
         for queue in waiting.values { for transfer in queue.remaining { transfer.resolve(.failure(failure)) } }
         waiting = [:]
-        curl_multi_cleanup(multi)
+        castprep_curl_multi_cleanup(multi)
     }
 
     private func enqueue(_ transfer: PendingTransfer) {
@@ -397,7 +397,7 @@ final class CurlEventLoop {
     }
 
     private func start(_ pending: PendingTransfer, host: String) {
-        guard let handle = curl_easy_init() else {
+        guard let handle = castprep_curl_easy_init() else {
             pending.resolve(.failure(TransferFailure(.other, "curl_easy_init failed")))
             return
         }
@@ -434,7 +434,7 @@ final class CurlEventLoop {
             } else if header.name.equalsIgnoringASCIICase("user-agent") {
                 _ = castprep_curl_easy_setopt_string(handle, CURLOPT_USERAGENT, header.value)
             } else {
-                list = curl_slist_append(list, "\(header.name): \(header.value)")
+                list = castprep_curl_slist_append(list, "\(header.name): \(header.value)")
             }
         }
         transfer.headerList = list
@@ -457,9 +457,9 @@ final class CurlEventLoop {
         })
         _ = castprep_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
         transfer.bodyLimit = request.bodyLimit
-        guard curl_multi_add_handle(multi, handle) == CURLM_OK else {
+        guard castprep_curl_multi_add_handle(multi, handle) == CURLM_OK else {
             transfer.release()
-            curl_easy_cleanup(handle)
+            castprep_curl_easy_cleanup(handle)
             pending.resolve(.failure(TransferFailure(.other, "curl_multi_add_handle failed")))
             return
         }
@@ -471,7 +471,7 @@ final class CurlEventLoop {
     private func collectFinished() -> Int {
         var remaining: Int32 = 0
         var count = 0
-        while let message = curl_multi_info_read(multi, &remaining) {
+        while let message = castprep_curl_multi_info_read(multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
             let code = message.pointee.data.result
             finish(handle, outcome: code)
@@ -484,7 +484,7 @@ final class CurlEventLoop {
     /// result means it was already resolved (cancelled or timed out by the check).
     private func finish(_ handle: UnsafeMutableRawPointer, outcome code: CURLcode?) {
         guard let transfer = running.removeValue(forKey: handle) else { return }
-        curl_multi_remove_handle(multi, handle)
+        castprep_curl_multi_remove_handle(multi, handle)
         runningPerHost[transfer.host, default: 1] -= 1
         if runningPerHost[transfer.host] == 0 { runningPerHost[transfer.host] = nil }
         if let code {
@@ -495,7 +495,7 @@ final class CurlEventLoop {
             transfer.pending.resolve(transfer.outcome(code: code, firstByte: firstByte, total: total))
         }
         transfer.release()
-        curl_easy_cleanup(handle)
+        castprep_curl_easy_cleanup(handle)
     }
 }
 
@@ -593,7 +593,7 @@ final class RunningTransfer {
     }
 
     func outcome(code: CURLcode, firstByte: Double, total: Double) -> Result<HTTPResponse, TransferFailure> {
-        let message = errorBuffer.pointee == 0 ? String(cString: curl_easy_strerror(code)) : String(cString: errorBuffer)
+        let message = errorBuffer.pointee == 0 ? String(cString: castprep_curl_easy_strerror(code)) : String(cString: errorBuffer)
         // Once a complete response head is in, a failure while reading the body (cut off on
         // purpose, or the server closing early) still leaves everything the checks need.
         if code == CURLE_OK || isHeadComplete || (isBodyTruncated && code == CURLE_WRITE_ERROR),
@@ -620,7 +620,7 @@ final class RunningTransfer {
 
     /// Frees the C buffers; called once, when curl no longer uses them.
     func release() {
-        curl_slist_free_all(headerList)
+        castprep_curl_slist_free_all(headerList)
         headerList = nil
         errorBuffer.deallocate()
     }

@@ -147,6 +147,7 @@ struct ResourceCheck {
         case .tls: HTTPCheckCode.tlsFailed
         case .timeout: HTTPCheckCode.timeout
         case .protocolError, .other, .cancelled: HTTPCheckCode.transferFailed
+        case .libraryMissing: HTTPCheckCode.libcurlMissing
         }
         let severity: Diagnostic.Severity = resource.kind == .image ? .warning : .error
         report(severity, code, "\(resource.kind.label) could not be fetched: \(failure.message)", exchange: exchange, url: exchange.url)

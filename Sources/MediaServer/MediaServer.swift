@@ -123,7 +123,7 @@ public final class MediaServer: Sendable {
     ///
     /// - Throws: ``MediaServerError``: `serve.directory-missing`, `serve.mount-invalid`,
     ///   `serve.address-invalid`, `serve.listen-failed`, `serve.no-route`, `serve.start-failed`,
-    ///   or `serve.already-running`.
+    ///   `serve.already-running`, or `serve.microhttpd-missing` when libmicrohttpd cannot be loaded.
     public func start() throws(MediaServerError) -> Endpoint {
         try running.withLock { (daemon: inout RunningDaemon?) throws(MediaServerError) -> Endpoint in
             switch daemon {
@@ -175,6 +175,8 @@ private struct RunningDaemon: ~Copyable {
     let endpoint: MediaServer.Endpoint
 
     init(configuration: MediaServerConfiguration, published: PublishedStore) throws(MediaServerError) {
+        // libmicrohttpd is loaded here, the first time a server starts (CMicroHTTPD.h says why).
+        if let error = castprep_microhttpd_load_error() { throw .libraryMissing(String(cString: error)) }
         var mounts: [ResolvedMount] = []
         for mount in configuration.mounts {
             guard mount.urlPrefix.hasPrefix("/"), case .success(let prefix) = RequestPath.checkedSegments(Array(mount.urlPrefix.utf8)) else {
@@ -222,7 +224,7 @@ private struct RunningDaemon: ~Copyable {
 
     /// Stops the daemon (which closes the listening socket) and frees the callback context.
     consuming func shutdown() {
-        MHD_stop_daemon(daemon)
+        castprep_MHD_stop_daemon(daemon)
         context.release()
     }
 
@@ -283,8 +285,8 @@ private let daemonAccessHandler: MHD_AccessHandlerCallback = { context, connecti
     if requestState.pointee == nil {
         // First call: the headers are in. Mark the request as seen and wait for the end of it,
         // unless waiting would mean reading a body.
-        let hasBody = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").map { strcmp($0, "0") != 0 } ?? false
-            || MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") != nil
+        let hasBody = castprep_MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").map { strcmp($0, "0") != 0 } ?? false
+            || castprep_MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") != nil
         let isKnownMethod = ["GET", "HEAD", "OPTIONS"].contains(String(decoding: UnsafeRawBufferPointer(start: method, count: strlen(method)), as: UTF8.self))
         if !hasBody && isKnownMethod {
             requestState.pointee = context
@@ -297,7 +299,7 @@ private let daemonAccessHandler: MHD_AccessHandlerCallback = { context, connecti
     let server = Unmanaged<DaemonContext>.fromOpaque(context).takeUnretainedValue()
     var headers: [String: String] = [:]
     for name in RequestHead.consultedHeaders {
-        if let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) {
+        if let value = castprep_MHD_lookup_connection_value(connection, .HEADER_KIND, name) {
             headers[name.lowercased()] = String(decoding: UnsafeRawBufferPointer(start: value, count: strlen(value)), as: UTF8.self)
         }
     }
@@ -309,28 +311,28 @@ private let daemonAccessHandler: MHD_AccessHandlerCallback = { context, connecti
     let response: OpaquePointer?
     switch plan.body {
     case .none:
-        response = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
+        response = castprep_MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
     case .file(let descriptor, let offset, let length):
         if length == 0 {
             close(descriptor)
-            response = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
+            response = castprep_MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
         } else {
             // libmicrohttpd owns the descriptor from here and closes it with the response.
-            response = MHD_create_response_from_fd_at_offset64(length, descriptor, offset)
+            response = castprep_MHD_create_response_from_fd_at_offset64(length, descriptor, offset)
             if response == nil { close(descriptor) }
         }
     case .bytes(let bytes, let offset, let length):
         response = bytes.withUnsafeBytes { buffer in
-            MHD_create_response_from_buffer(length, UnsafeMutableRawPointer(mutating: buffer.baseAddress.map { $0 + offset }),
+            castprep_MHD_create_response_from_buffer(length, UnsafeMutableRawPointer(mutating: buffer.baseAddress.map { $0 + offset }),
                                             .RESPMEM_MUST_COPY)
         }
     }
     guard let response else { return .NO }
-    defer { MHD_destroy_response(response) }
+    defer { castprep_MHD_destroy_response(response) }
     for (name, value) in plan.headers {
-        _ = MHD_add_response_header(response, name, value)
+        _ = castprep_MHD_add_response_header(response, name, value)
     }
-    let queued = MHD_queue_response(connection, UInt32(plan.status), response)
+    let queued = castprep_MHD_queue_response(connection, UInt32(plan.status), response)
     if let log = server.log {
         let client = castprep_MHD_client_address(connection).flatMap { SocketAddress.text(of: $0) } ?? "?"
         log(RequestLogEntry(client: client, method: request.method, target: request.target, status: plan.status,

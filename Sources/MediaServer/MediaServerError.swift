@@ -1,4 +1,5 @@
 public import CastModel
+internal import CMicroHTTPD
 import Glibc
 
 /// Why the server could not start or a setting is unusable, with a stable code and a fix.
@@ -37,6 +38,14 @@ public struct MediaServerError: Error, Sendable, Hashable, CustomStringConvertib
     static func badMount(_ prefix: String) -> MediaServerError {
         MediaServerError("serve.mount-invalid", "the URL prefix '\(prefix)' must start with '/' and contain no '.' or '..' segment",
                          fix: "use a prefix such as / or /captions")
+    }
+
+    /// The stable code for a libmicrohttpd that cannot be loaded.
+    public static let libraryMissingCode: DiagnosticCode = "serve.microhttpd-missing"
+
+    static func libraryMissing(_ reason: String) -> MediaServerError {
+        MediaServerError(libraryMissingCode, "\(reason); the server cannot start",
+                         fix: "install libmicrohttpd: apt-get install \(CASTPREP_MICROHTTPD_PACKAGE)")
     }
 
     static func listenFailed(_ address: String, port: UInt16, call: String, errno code: Int32) -> MediaServerError {

@@ -1,6 +1,7 @@
 import CastModel
 import Catalog
 import Foundation
+import HTTPCheck
 import MediaServer
 
 /// The main job, `castprep preflight`, as a library call: read the catalog, serve its local
@@ -31,6 +32,12 @@ public enum Preflight {
                                  fix: error.diagnostic.fix ?? "fix the catalog and run again")
         } catch {
             throw PreflightError(code: "preflight.catalog-unreadable", message: "cannot read \(path): \(error)", fix: "check the path")
+        }
+        // Every URL is checked through libcurl: when it cannot be loaded, one error says so.
+        do {
+            try await HTTPTransport.requireLibrary()
+        } catch {
+            throw PreflightError(code: error.code, message: error.message, fix: error.fix)
         }
         let output = URL(fileURLWithPath: configuration.outputDirectory).standardizedFileURL.path
         // Creating the folder and starting the servers (binding sockets, starting their
@@ -116,6 +123,8 @@ struct ServedFolders {
             let endpoint = try server.start()
             servers.append(server)
             return endpoint
+        } catch where error.code == MediaServerError.libraryMissingCode {
+            throw PreflightError(code: error.code, message: error.message, fix: error.fix ?? "")
         } catch {
             throw PreflightError(code: "preflight.server-failed", message: "the built-in server could not start: \(error)",
                                  fix: "pass --bind with an address of this machine, e.g. --bind 127.0.0.1")

@@ -28,8 +28,9 @@ struct SystemLibraryTests {
         #expect((parts.first ?? 0, parts.dropFirst().first ?? 0) >= (2, 9))
     }
 
-    @Test("libcurl is 7.88 or later and has TLS")
+    @Test("libcurl is 7.88 or later, has TLS and loads at run time")
     func curl() throws {
+        #expect(castprep_curl_load_error() == nil)
         let info = try #require(castprep_curl_version_info())
         #expect(info.pointee.version_num >= 0x075800)
         #expect(info.pointee.ssl_version != nil)
@@ -46,9 +47,10 @@ struct SystemLibraryTests {
         #expect(sqlite3_threadsafe() != 0)
     }
 
-    @Test("libmicrohttpd is 0.9.75 or later")
+    @Test("libmicrohttpd is 0.9.75 or later and loads at run time")
     func microhttpd() {
-        let version = String(cString: MHD_get_version())
+        #expect(castprep_microhttpd_load_error() == nil)
+        let version = String(cString: castprep_MHD_get_version())
         let parts = version.split(separator: ".").compactMap { Int($0) }
         #expect(parts.count >= 3)
         #expect(parts.lexicographicallyPrecedes([0, 9, 75]) == false)

@@ -1,43 +1,197 @@
-// Thin shim over libcurl 7.88 (Debian 12). curl_easy_setopt and curl_easy_getinfo are
-// variadic, which Swift cannot call, so each argument type gets a typed wrapper.
+// Thin shim over libcurl 7.88 (Debian 12): typed wrappers for the variadic calls, which Swift
+// cannot make, and run-time loading.
+//
+// Why libcurl is loaded at run time: linking it made every castprep start load about 30 more
+// shared libraries (GnuTLS, Kerberos, LDAP, RTMP, SSH, nghttp2, IDN, PSL, Brotli...), which
+// Debian binds immediately: most of the start-up cost of the commands that never send a
+// request (captions convert, validate, load, --version). Instead, the functions CastPrep calls
+// are resolved with dlopen/dlsym the first time one is needed, as CFFmpeg.h does for FFmpeg.
+//
+// Swift calls castprep_<name>() instead of <name>(); each wrapper forwards to the resolved
+// function, whose table entry is declared with __typeof__ of the real declaration, so a wrong
+// wrapper does not compile. The typecheck-gcc.h macros of curl.h (curl_easy_setopt and
+// friends) are bypassed by calling the table's pointers in parentheses. Callers check
+// castprep_curl_load_error() first and turn a missing library into their own error; a wrapper
+// reached without that check stops the process with the same message instead of calling
+// through a null pointer.
 #ifndef CASTPREP_CCURL_H
 #define CASTPREP_CCURL_H
 
+#if !__has_include(<curl/curl.h>)
+#error "libcurl development headers not found; install them: apt-get install libcurl4-openssl-dev"
+#endif
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <curl/curl.h>
 
+// The soname has been libcurl.so.4 since curl 7.16 (2006); curl.h has no macro for it, and its
+// version macros (7.x, 8.x) do not change it.
+#if defined(__APPLE__)
+#define CASTPREP_CURL_SONAME "libcurl.4.dylib"
+#else
+#define CASTPREP_CURL_SONAME "libcurl.so.4"
+#endif
+
+/// The Debian package that installs CASTPREP_CURL_SONAME, for fix hints.
+#define CASTPREP_CURL_PACKAGE "libcurl4"
+
+// Every libcurl function CastPrep calls with fixed arguments: return type, name, parameters,
+// arguments. CASTPREP_CURL_VOID lists the ones returning void; CASTPREP_CURL_VARIADIC the ones
+// the typed wrappers below call.
+#define CASTPREP_CURL_FUNCTIONS(X)                                                                                \
+    X(CURLcode, curl_global_init, (long flags), (flags))                                                          \
+    X(CURL *, curl_easy_init, (void), ())                                                                         \
+    X(const char *, curl_easy_strerror, (CURLcode code), (code))                                                  \
+    X(CURLM *, curl_multi_init, (void), ())                                                                       \
+    X(CURLMcode, curl_multi_add_handle, (CURLM *multi, CURL *easy), (multi, easy))                                \
+    X(CURLMcode, curl_multi_remove_handle, (CURLM *multi, CURL *easy), (multi, easy))                             \
+    X(CURLMcode, curl_multi_perform, (CURLM *multi, int *running_handles), (multi, running_handles))              \
+    X(CURLMcode, curl_multi_poll,                                                                                 \
+      (CURLM *multi, struct curl_waitfd extra_fds[], unsigned int extra_nfds, int timeout_ms, int *ret),          \
+      (multi, extra_fds, extra_nfds, timeout_ms, ret))                                                            \
+    X(CURLMsg *, curl_multi_info_read, (CURLM *multi, int *msgs_in_queue), (multi, msgs_in_queue))               \
+    X(CURLMcode, curl_multi_cleanup, (CURLM *multi), (multi))                                                     \
+    X(struct curl_slist *, curl_slist_append, (struct curl_slist *list, const char *string), (list, string))
+
+#define CASTPREP_CURL_VOID(X)                                                                                     \
+    X(curl_easy_cleanup, (CURL *curl), (curl))                                                                    \
+    X(curl_slist_free_all, (struct curl_slist *list), (list))
+
+#define CASTPREP_CURL_VARIADIC(X)                                                                                 \
+    X(curl_easy_setopt)                                                                                           \
+    X(curl_easy_getinfo)                                                                                          \
+    X(curl_multi_setopt)                                                                                          \
+    X(curl_version_info)
+
+/// The resolved functions, or the reason they could not be resolved.
+typedef struct castprep_curl_api {
+    /// Null once everything resolved; otherwise what went wrong.
+    const char *error;
+#define CASTPREP_CURL_FIELD(result, name, parameters, arguments) __typeof__(name) *name;
+#define CASTPREP_CURL_VOID_FIELD(name, parameters, arguments) __typeof__(name) *name;
+#define CASTPREP_CURL_VARIADIC_FIELD(name) __typeof__(name) *name;
+    CASTPREP_CURL_FUNCTIONS(CASTPREP_CURL_FIELD)
+    CASTPREP_CURL_VOID(CASTPREP_CURL_VOID_FIELD)
+    CASTPREP_CURL_VARIADIC(CASTPREP_CURL_VARIADIC_FIELD)
+#undef CASTPREP_CURL_FIELD
+#undef CASTPREP_CURL_VOID_FIELD
+#undef CASTPREP_CURL_VARIADIC_FIELD
+} castprep_curl_api;
+
+/// The table and the message buffer. Being static, there is one per object file that calls
+/// the wrappers; each resolves once, and dlopen of a library already loaded only counts a
+/// reference, so the copies cost microseconds and always agree.
+static inline castprep_curl_api *castprep_curl_storage(void) {
+    static castprep_curl_api api;
+    return &api;
+}
+
+static inline char *castprep_curl_message(void) {
+    static char message[512];
+    return message;
+}
+
+static inline void castprep_curl_resolve(void) {
+    castprep_curl_api *api = castprep_curl_storage();
+    char *message = castprep_curl_message();
+    const size_t capacity = 512;
+    void *handle = dlopen(CASTPREP_CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        const char *reason = dlerror();
+        snprintf(message, capacity, "libcurl (%s) could not be loaded (%s)", CASTPREP_CURL_SONAME,
+                 reason ? reason : "not found");
+        api->error = message;
+        return;
+    }
+#define CASTPREP_CURL_SYMBOL(name)                                                                                 \
+    api->name = (__typeof__(name) *)dlsym(handle, #name);                                                         \
+    if (api->name == NULL) {                                                                                       \
+        snprintf(message, capacity, "%s has no function %s (it is older than the headers CastPrep was built with)", \
+                 CASTPREP_CURL_SONAME, #name);                                                                     \
+        api->error = message;                                                                                      \
+        return;                                                                                                    \
+    }
+#define CASTPREP_CURL_RESOLVE(result, name, parameters, arguments) CASTPREP_CURL_SYMBOL(name)
+#define CASTPREP_CURL_RESOLVE_VOID(name, parameters, arguments) CASTPREP_CURL_SYMBOL(name)
+    CASTPREP_CURL_FUNCTIONS(CASTPREP_CURL_RESOLVE)
+    CASTPREP_CURL_VOID(CASTPREP_CURL_RESOLVE_VOID)
+    CASTPREP_CURL_VARIADIC(CASTPREP_CURL_SYMBOL)
+#undef CASTPREP_CURL_RESOLVE
+#undef CASTPREP_CURL_RESOLVE_VOID
+#undef CASTPREP_CURL_SYMBOL
+    api->error = NULL;
+}
+
+/// Loads libcurl on first use (thread-safe); the table, with `error` set if loading failed.
+static inline const castprep_curl_api *castprep_curl(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, castprep_curl_resolve);
+    return castprep_curl_storage();
+}
+
+/// Null when libcurl is loaded and complete; otherwise a message naming the missing library
+/// or function. Callers check this before any other call.
+static inline const char *castprep_curl_load_error(void) { return castprep_curl()->error; }
+
+/// The table for a wrapper: stops with the load error rather than calling a null pointer
+/// when a caller skipped castprep_curl_load_error().
+static inline const castprep_curl_api *castprep_curl_checked(void) {
+    const castprep_curl_api *api = castprep_curl();
+    if (api->error != NULL) {
+        fprintf(stderr, "castprep: %s; install it: apt-get install %s\n", api->error, CASTPREP_CURL_PACKAGE);
+        abort();
+    }
+    return api;
+}
+
+#define CASTPREP_CURL_WRAPPER(result, name, parameters, arguments)                                                 \
+    static inline result castprep_##name parameters { return (castprep_curl_checked()->name) arguments; }
+#define CASTPREP_CURL_VOID_WRAPPER(name, parameters, arguments)                                                    \
+    static inline void castprep_##name parameters { (castprep_curl_checked()->name) arguments; }
+CASTPREP_CURL_FUNCTIONS(CASTPREP_CURL_WRAPPER)
+CASTPREP_CURL_VOID(CASTPREP_CURL_VOID_WRAPPER)
+#undef CASTPREP_CURL_WRAPPER
+#undef CASTPREP_CURL_VOID_WRAPPER
+
+// curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic, which Swift cannot
+// call, so each argument type CastPrep passes gets a typed wrapper.
+
 static inline CURLcode castprep_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
-    return curl_easy_setopt(handle, option, value);
+    return (castprep_curl_checked()->curl_easy_setopt)(handle, option, value);
 }
 static inline CURLcode castprep_curl_easy_setopt_string(CURL *handle, CURLoption option, const char *value) {
-    return curl_easy_setopt(handle, option, value);
+    return (castprep_curl_checked()->curl_easy_setopt)(handle, option, value);
 }
 static inline CURLcode castprep_curl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) {
-    return curl_easy_setopt(handle, option, value);
+    return (castprep_curl_checked()->curl_easy_setopt)(handle, option, value);
 }
 static inline CURLcode castprep_curl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
-    return curl_easy_setopt(handle, option, value);
+    return (castprep_curl_checked()->curl_easy_setopt)(handle, option, value);
 }
 typedef size_t (*castprep_curl_data_callback)(char *, size_t, size_t, void *);
 static inline CURLcode castprep_curl_easy_setopt_data_callback(CURL *handle, CURLoption option,
                                                                 castprep_curl_data_callback value) {
-    return curl_easy_setopt(handle, option, value);
+    return (castprep_curl_checked()->curl_easy_setopt)(handle, option, value);
 }
 static inline CURLcode castprep_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
-    return curl_easy_getinfo(handle, info, value);
+    return (castprep_curl_checked()->curl_easy_getinfo)(handle, info, value);
 }
 static inline CURLcode castprep_curl_easy_getinfo_double(CURL *handle, CURLINFO info, double *value) {
-    return curl_easy_getinfo(handle, info, value);
+    return (castprep_curl_checked()->curl_easy_getinfo)(handle, info, value);
 }
 static inline CURLcode castprep_curl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value) {
-    return curl_easy_getinfo(handle, info, value);
+    return (castprep_curl_checked()->curl_easy_getinfo)(handle, info, value);
 }
 static inline CURLMcode castprep_curl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
-    return curl_multi_setopt(handle, option, value);
+    return (castprep_curl_checked()->curl_multi_setopt)(handle, option, value);
 }
 
 /// CURLVERSION_NOW is a macro naming the newest struct layout this header knows.
 static inline curl_version_info_data *castprep_curl_version_info(void) {
-    return curl_version_info(CURLVERSION_NOW);
+    return (castprep_curl_checked()->curl_version_info)(CURLVERSION_NOW);
 }
 
 #endif

@@ -1,31 +1,163 @@
-// Thin shim over libmicrohttpd 0.9.75 (Debian 12). MHD_start_daemon is variadic, so the
-// options CastPrep uses are passed through a fixed-argument wrapper.
+// Thin shim over libmicrohttpd 0.9.75 (Debian 12): fixed-argument wrappers for the variadic
+// calls, which Swift cannot make, and run-time loading.
+//
+// Why libmicrohttpd is loaded at run time: linking it made every castprep start load GnuTLS
+// and its dependencies, and run GnuTLS's library constructor (which initialises libtasn1:
+// about a tenth of the start-up CPU time), also for the commands that never serve anything.
+// Instead, the functions CastPrep calls are resolved with dlopen/dlsym the first time a server
+// starts, as CFFmpeg.h does for FFmpeg.
+//
+// Swift calls castprep_<name>() instead of <name>(); each wrapper forwards to the resolved
+// function, whose table entry is declared with __typeof__ of the real declaration, so a wrong
+// wrapper does not compile. Callers check castprep_microhttpd_load_error() first and turn a
+// missing library into their own error; a wrapper reached without that check stops the
+// process with the same message instead of calling through a null pointer.
 #ifndef CASTPREP_CMICROHTTPD_H
 #define CASTPREP_CMICROHTTPD_H
 
+#if !__has_include(<microhttpd.h>)
+#error "libmicrohttpd development headers not found; install them: apt-get install libmicrohttpd-dev"
+#endif
+
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
 
-/// Starts a daemon on `port` (0 = any) with a connection limit and idle timeout (seconds).
-static inline struct MHD_Daemon *castprep_MHD_start_daemon(unsigned int flags, uint16_t port,
-        MHD_AccessHandlerCallback handler, void *handler_context,
-        unsigned int connection_limit, unsigned int timeout_seconds,
-        const struct sockaddr *bind_address) {
-    if (bind_address != NULL) {
-        return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_context,
-                                MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-                                MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
-                                MHD_OPTION_SOCK_ADDR, bind_address,
-                                MHD_OPTION_END);
-    }
-    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_context,
-                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-                            MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
-                            MHD_OPTION_END);
+// microhttpd.h has no macro for the soname; libmicrohttpd.so.12 is the one of the 0.9.x
+// releases (0.9.75 in Debian 12) whose ABI these calls are written for.
+#if defined(__APPLE__)
+#define CASTPREP_MICROHTTPD_SONAME "libmicrohttpd.12.dylib"
+#else
+#define CASTPREP_MICROHTTPD_SONAME "libmicrohttpd.so.12"
+#endif
+
+/// The Debian package that installs CASTPREP_MICROHTTPD_SONAME, for fix hints.
+#define CASTPREP_MICROHTTPD_PACKAGE "libmicrohttpd12"
+
+// Every libmicrohttpd function CastPrep calls with fixed arguments: return type, name,
+// parameters, arguments. CASTPREP_MICROHTTPD_VOID lists the ones returning void;
+// CASTPREP_MICROHTTPD_VARIADIC the ones the fixed-argument wrappers below call.
+#define CASTPREP_MICROHTTPD_FUNCTIONS(X)                                                                          \
+    X(const char *, MHD_get_version, (void), ())                                                                  \
+    X(enum MHD_Result, MHD_queue_response,                                                                        \
+      (struct MHD_Connection *connection, unsigned int status_code, struct MHD_Response *response),              \
+      (connection, status_code, response))                                                                        \
+    X(struct MHD_Response *, MHD_create_response_from_buffer,                                                     \
+      (size_t size, void *buffer, enum MHD_ResponseMemoryMode mode), (size, buffer, mode))                        \
+    X(struct MHD_Response *, MHD_create_response_from_fd_at_offset64, (uint64_t size, int fd, uint64_t offset),  \
+      (size, fd, offset))                                                                                         \
+    X(enum MHD_Result, MHD_add_response_header,                                                                   \
+      (struct MHD_Response *response, const char *header, const char *content), (response, header, content))     \
+    X(const char *, MHD_lookup_connection_value,                                                                  \
+      (struct MHD_Connection *connection, enum MHD_ValueKind kind, const char *key), (connection, kind, key))
+
+#define CASTPREP_MICROHTTPD_VOID(X)                                                                               \
+    X(MHD_stop_daemon, (struct MHD_Daemon *daemon), (daemon))                                                     \
+    X(MHD_destroy_response, (struct MHD_Response *response), (response))
+
+#define CASTPREP_MICROHTTPD_VARIADIC(X)                                                                           \
+    X(MHD_start_daemon)                                                                                           \
+    X(MHD_get_connection_info)                                                                                    \
+    X(MHD_get_daemon_info)
+
+/// The resolved functions, or the reason they could not be resolved.
+typedef struct castprep_microhttpd_api {
+    /// Null once everything resolved; otherwise what went wrong.
+    const char *error;
+#define CASTPREP_MICROHTTPD_FIELD(result, name, parameters, arguments) __typeof__(name) *name;
+#define CASTPREP_MICROHTTPD_VOID_FIELD(name, parameters, arguments) __typeof__(name) *name;
+#define CASTPREP_MICROHTTPD_VARIADIC_FIELD(name) __typeof__(name) *name;
+    CASTPREP_MICROHTTPD_FUNCTIONS(CASTPREP_MICROHTTPD_FIELD)
+    CASTPREP_MICROHTTPD_VOID(CASTPREP_MICROHTTPD_VOID_FIELD)
+    CASTPREP_MICROHTTPD_VARIADIC(CASTPREP_MICROHTTPD_VARIADIC_FIELD)
+#undef CASTPREP_MICROHTTPD_FIELD
+#undef CASTPREP_MICROHTTPD_VOID_FIELD
+#undef CASTPREP_MICROHTTPD_VARIADIC_FIELD
+} castprep_microhttpd_api;
+
+/// The table and the message buffer. Being static, there is one per object file that calls
+/// the wrappers; each resolves once, and dlopen of a library already loaded only counts a
+/// reference, so the copies cost microseconds and always agree.
+static inline castprep_microhttpd_api *castprep_microhttpd_storage(void) {
+    static castprep_microhttpd_api api;
+    return &api;
 }
+
+static inline char *castprep_microhttpd_message(void) {
+    static char message[512];
+    return message;
+}
+
+static inline void castprep_microhttpd_resolve(void) {
+    castprep_microhttpd_api *api = castprep_microhttpd_storage();
+    char *message = castprep_microhttpd_message();
+    const size_t capacity = 512;
+    void *handle = dlopen(CASTPREP_MICROHTTPD_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        const char *reason = dlerror();
+        snprintf(message, capacity, "libmicrohttpd (%s) could not be loaded (%s)", CASTPREP_MICROHTTPD_SONAME,
+                 reason ? reason : "not found");
+        api->error = message;
+        return;
+    }
+#define CASTPREP_MICROHTTPD_SYMBOL(name)                                                                           \
+    api->name = (__typeof__(name) *)dlsym(handle, #name);                                                         \
+    if (api->name == NULL) {                                                                                       \
+        snprintf(message, capacity, "%s has no function %s (it is older than the headers CastPrep was built with)", \
+                 CASTPREP_MICROHTTPD_SONAME, #name);                                                               \
+        api->error = message;                                                                                      \
+        return;                                                                                                    \
+    }
+#define CASTPREP_MICROHTTPD_RESOLVE(result, name, parameters, arguments) CASTPREP_MICROHTTPD_SYMBOL(name)
+#define CASTPREP_MICROHTTPD_RESOLVE_VOID(name, parameters, arguments) CASTPREP_MICROHTTPD_SYMBOL(name)
+    CASTPREP_MICROHTTPD_FUNCTIONS(CASTPREP_MICROHTTPD_RESOLVE)
+    CASTPREP_MICROHTTPD_VOID(CASTPREP_MICROHTTPD_RESOLVE_VOID)
+    CASTPREP_MICROHTTPD_VARIADIC(CASTPREP_MICROHTTPD_SYMBOL)
+#undef CASTPREP_MICROHTTPD_RESOLVE
+#undef CASTPREP_MICROHTTPD_RESOLVE_VOID
+#undef CASTPREP_MICROHTTPD_SYMBOL
+    api->error = NULL;
+}
+
+/// Loads libmicrohttpd on first use (thread-safe); the table, with `error` set if loading failed.
+static inline const castprep_microhttpd_api *castprep_microhttpd(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, castprep_microhttpd_resolve);
+    return castprep_microhttpd_storage();
+}
+
+/// Null when libmicrohttpd is loaded and complete; otherwise a message naming the missing
+/// library or function. Callers check this before any other call.
+static inline const char *castprep_microhttpd_load_error(void) { return castprep_microhttpd()->error; }
+
+/// The table for a wrapper: stops with the load error rather than calling a null pointer
+/// when a caller skipped castprep_microhttpd_load_error().
+static inline const castprep_microhttpd_api *castprep_microhttpd_checked(void) {
+    const castprep_microhttpd_api *api = castprep_microhttpd();
+    if (api->error != NULL) {
+        fprintf(stderr, "castprep: %s; install it: apt-get install %s\n", api->error, CASTPREP_MICROHTTPD_PACKAGE);
+        abort();
+    }
+    return api;
+}
+
+#define CASTPREP_MICROHTTPD_WRAPPER(result, name, parameters, arguments)                                           \
+    static inline result castprep_##name parameters { return (castprep_microhttpd_checked()->name) arguments; }
+#define CASTPREP_MICROHTTPD_VOID_WRAPPER(name, parameters, arguments)                                              \
+    static inline void castprep_##name parameters { (castprep_microhttpd_checked()->name) arguments; }
+CASTPREP_MICROHTTPD_FUNCTIONS(CASTPREP_MICROHTTPD_WRAPPER)
+CASTPREP_MICROHTTPD_VOID(CASTPREP_MICROHTTPD_VOID_WRAPPER)
+#undef CASTPREP_MICROHTTPD_WRAPPER
+#undef CASTPREP_MICROHTTPD_VOID_WRAPPER
+
+// MHD_start_daemon, MHD_get_connection_info and MHD_get_daemon_info are variadic, which Swift
+// cannot call, so the option lists CastPrep uses are passed through fixed-argument wrappers.
 
 /// Starts a daemon on a listening socket the caller opened (so bind errors are the caller's to
 /// report precisely), with the limits a media server needs: total and per-IP connections, an
@@ -36,7 +168,7 @@ static inline struct MHD_Daemon *castprep_MHD_start_daemon_on_socket(unsigned in
         size_t (*unescape)(void *context, struct MHD_Connection *connection, char *text), void *unescape_context,
         unsigned int connection_limit, unsigned int per_ip_limit, unsigned int timeout_seconds,
         size_t memory_limit, unsigned int thread_pool_size) {
-    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
+    return (castprep_microhttpd_checked()->MHD_start_daemon)(flags, 0, NULL, NULL, handler, handler_context,
                             MHD_OPTION_LISTEN_SOCKET, (MHD_socket) listen_fd,
                             MHD_OPTION_UNESCAPE_CALLBACK, unescape, unescape_context,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
@@ -49,13 +181,15 @@ static inline struct MHD_Daemon *castprep_MHD_start_daemon_on_socket(unsigned in
 
 /// The peer address of a connection (MHD_get_connection_info is variadic); NULL when unknown.
 static inline const struct sockaddr *castprep_MHD_client_address(struct MHD_Connection *connection) {
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const union MHD_ConnectionInfo *info =
+        (castprep_microhttpd_checked()->MHD_get_connection_info)(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info != NULL ? info->client_addr : NULL;
 }
 
 /// How many connections the daemon holds open now (MHD_get_daemon_info is variadic).
 static inline unsigned int castprep_MHD_current_connections(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    const union MHD_DaemonInfo *info =
+        (castprep_microhttpd_checked()->MHD_get_daemon_info)(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
     return info != NULL ? info->num_connections : 0;
 }
 
