@@ -47,6 +47,22 @@ static inline struct MHD_Daemon *castprep_MHD_start_daemon_on_socket(unsigned in
                             MHD_OPTION_END);
 }
 
+/// The body reader of a response that is never sent (HEAD): libmicrohttpd takes the
+/// Content-Length from the response's size and, for HEAD, never reads; were it ever asked
+/// for bytes, the error closes the connection. (MHD_CONTENT_READER_END_WITH_ERROR is a macro.)
+static inline ssize_t castprep_MHD_read_no_body(void *context, uint64_t position, char *buffer, size_t capacity) {
+    (void) context;
+    (void) position;
+    (void) buffer;
+    (void) capacity;
+    return MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+/// A response announcing `size` body bytes without a file or buffer behind them, for HEAD.
+static inline struct MHD_Response *castprep_MHD_create_response_without_body(uint64_t size) {
+    return MHD_create_response_from_callback(size, 4096, castprep_MHD_read_no_body, NULL, NULL);
+}
+
 /// The peer address of a connection (MHD_get_connection_info is variadic); NULL when unknown.
 static inline const struct sockaddr *castprep_MHD_client_address(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
