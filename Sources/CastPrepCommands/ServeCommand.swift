@@ -59,8 +59,10 @@ enum ServeCommand {
         configuration.limits.maximumConnections = try values.integer("max-connections", in: 1...65_536) ?? 256
         configuration.limits.maximumConnectionsPerAddress = try values.integer("max-per-address", in: 0...65_536) ?? 64
         configuration.limits.idleTimeoutSeconds = try values.integer("timeout", in: 1...86_400) ?? 30
-        if !values.flag("quiet") {
-            configuration.requestLog = { entry in io.writeErrorLine(entry.description) }
+        // One write per batch of lines rather than per request: a write costs more than a HEAD.
+        let requestLog = values.flag("quiet") ? nil : BatchedLineWriter { io.writeError($0) }
+        if let requestLog {
+            configuration.requestLog = { entry in requestLog.append(entry.description) }
         }
 
         let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
@@ -80,14 +82,22 @@ enum ServeCommand {
         }
         // Listen for the stop signals before printing the URL: whoever reads it may signal at once.
         guard let termination = TerminationSignal.install() else {
-            try await BlockingWork.run { server.stop() }
+            try await BlockingWork.run {
+                server.stop()
+                requestLog?.stop()
+            }
             io.writeErrorLine("Error: cannot listen for SIGINT and SIGTERM: \(String(cString: strerror(errno)))")
             return 1
         }
         io.write(describe(endpoint, configuration: configuration))
         io.writeErrorLine("castprep: serving until interrupted (Ctrl-C or SIGTERM)")
         let signal = await termination.wait()
-        try await BlockingWork.run { server.stop() }
+        // The server threads end first, so every request they answered is in the log before
+        // the last line.
+        try await BlockingWork.run {
+            server.stop()
+            requestLog?.stop()
+        }
         io.writeErrorLine("castprep: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM"))")
         return 0
     }

@@ -11,7 +11,44 @@ public enum HTTPDate {
         let secondOfDay = secondsSince1970 - days * 86_400
         let (year, month, day) = civilDate(fromDaysSince1970: days)
         let weekday = Self.days[Int(((days % 7) + 7) % 7)]
-        return "\(weekday), \(pad(day)) \(months[month - 1]) \(year) \(pad(secondOfDay / 3600)):\(pad(secondOfDay / 60 % 60)):\(pad(secondOfDay % 60)) GMT"
+        guard (1000...9999).contains(year) else {
+            return "\(weekday), \(pad(day)) \(months[month - 1]) \(year) \(pad(secondOfDay / 3600)):\(pad(secondOfDay / 60 % 60)):\(pad(secondOfDay % 60)) GMT"
+        }
+        // Every served response carries one, so the common four-digit year is written byte by
+        // byte into the string's storage: `Sun, 06 Nov 1994 08:49:37 GMT`, 29 bytes.
+        return String(unsafeUninitializedCapacity: 29) { buffer in
+            var position = 0
+            func put(_ text: String) {
+                for byte in text.utf8 {
+                    buffer[position] = byte
+                    position += 1
+                }
+            }
+            func put(_ value: Int64, digits: Int) {
+                var divisor: Int64 = 1
+                for _ in 1..<digits { divisor *= 10 }
+                while divisor > 0 {
+                    buffer[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / divisor % 10)
+                    position += 1
+                    divisor /= 10
+                }
+            }
+            put(weekday)
+            put(", ")
+            put(Int64(day), digits: 2)
+            put(" ")
+            put(months[month - 1])
+            put(" ")
+            put(year, digits: 4)
+            put(" ")
+            put(secondOfDay / 3600, digits: 2)
+            put(":")
+            put(secondOfDay / 60 % 60, digits: 2)
+            put(":")
+            put(secondOfDay % 60, digits: 2)
+            put(" GMT")
+            return position
+        }
     }
 
     /// Reads any of the three forms a recipient must accept: IMF-fixdate, the obsolete RFC 850

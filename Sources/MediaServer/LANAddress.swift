@@ -244,18 +244,21 @@ struct SocketAddress: Sendable {
 
     /// The numeric text of an IPv4 or IPv6 socket address; nil for other families.
     static func text(of address: UnsafePointer<sockaddr>) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-        switch Int32(address.pointee.sa_family) {
-        case AF_INET:
-            var v4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
-            guard inet_ntop(AF_INET, &v4, &buffer, socklen_t(buffer.count)) != nil else { return nil }
-        case AF_INET6:
-            var v6 = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
-            guard inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count)) != nil else { return nil }
-        default:
-            return nil
+        // Called for every logged request: the text is formed in a stack buffer.
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(INET6_ADDRSTRLEN) + 1) { buffer -> String? in
+            let written: UnsafePointer<CChar>?
+            switch Int32(address.pointee.sa_family) {
+            case AF_INET:
+                var v4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+                written = inet_ntop(AF_INET, &v4, buffer.baseAddress, socklen_t(buffer.count))
+            case AF_INET6:
+                var v6 = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+                written = inet_ntop(AF_INET6, &v6, buffer.baseAddress, socklen_t(buffer.count))
+            default:
+                written = nil
+            }
+            return written.map { String(cString: $0) }
         }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The port of an IPv4 or IPv6 socket address.

@@ -287,7 +287,7 @@ private let daemonAccessHandler: MHD_AccessHandlerCallback = { context, connecti
         // unless waiting would mean reading a body.
         let hasBody = castprep_MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").map { strcmp($0, "0") != 0 } ?? false
             || castprep_MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") != nil
-        let isKnownMethod = ["GET", "HEAD", "OPTIONS"].contains(String(decoding: UnsafeRawBufferPointer(start: method, count: strlen(method)), as: UTF8.self))
+        let isKnownMethod = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0 || strcmp(method, "OPTIONS") == 0
         if !hasBody && isKnownMethod {
             requestState.pointee = context
             return .YES
@@ -297,15 +297,14 @@ private let daemonAccessHandler: MHD_AccessHandlerCallback = { context, connecti
         return .YES
     }
     let server = Unmanaged<DaemonContext>.fromOpaque(context).takeUnretainedValue()
-    var headers: [String: String] = [:]
-    for name in RequestHead.consultedHeaders {
-        if let value = castprep_MHD_lookup_connection_value(connection, .HEADER_KIND, name) {
-            headers[name.lowercased()] = String(decoding: UnsafeRawBufferPointer(start: value, count: strlen(value)), as: UTF8.self)
-        }
-    }
     let request = RequestHead(
         method: String(decoding: UnsafeRawBufferPointer(start: method, count: strlen(method)), as: UTF8.self),
-        target: String(decoding: UnsafeRawBufferPointer(start: url, count: strlen(url)), as: UTF8.self), headers: headers)
+        target: String(decoding: UnsafeRawBufferPointer(start: url, count: strlen(url)), as: UTF8.self)
+    ) { header in
+        header.name.withCString { castprep_MHD_lookup_connection_value(connection, .HEADER_KIND, $0) }.map { value in
+            String(decoding: UnsafeRawBufferPointer(start: value, count: strlen(value)), as: UTF8.self)
+        }
+    }
     let plan = server.handler.respond(to: request)
 
     let response: OpaquePointer?
@@ -326,17 +325,21 @@ private let daemonAccessHandler: MHD_AccessHandlerCallback = { context, connecti
             castprep_MHD_create_response_from_buffer(length, UnsafeMutableRawPointer(mutating: buffer.baseAddress.map { $0 + offset }),
                                             .RESPMEM_MUST_COPY)
         }
+    case .lengthOnly(let length):
+        response = castprep_MHD_create_response_without_body(length)
     }
     guard let response else { return .NO }
     defer { castprep_MHD_destroy_response(response) }
     for (name, value) in plan.headers {
-        _ = castprep_MHD_add_response_header(response, name, value)
+        // withCString hands over short strings from the stack; passing a String where a C
+        // string is expected would copy each into a new array.
+        _ = name.withCString { name in value.withCString { value in castprep_MHD_add_response_header(response, name, value) } }
     }
     let queued = castprep_MHD_queue_response(connection, UInt32(plan.status), response)
     if let log = server.log {
         let client = castprep_MHD_client_address(connection).flatMap { SocketAddress.text(of: $0) } ?? "?"
         log(RequestLogEntry(client: client, method: request.method, target: request.target, status: plan.status,
-                            bytes: request.method == "HEAD" ? 0 : plan.contentLength, range: request["Range"], origin: request["Origin"]))
+                            bytes: request.method == "HEAD" ? 0 : plan.contentLength, range: request[.range], origin: request[.origin]))
     }
     return queued
 }

@@ -101,23 +101,55 @@ public struct RequestLogEntry: Sendable, Hashable, CustomStringConvertible {
 
     /// `192.168.1.50 "GET /movie.mp4" 206 2 bytes range=bytes=0-1 origin=https://www.gstatic.com`
     public var description: String {
-        var text = "\(client) \"\(method) \(Self.printable(target))\" \(status) \(bytes) bytes"
-        if let range { text += " range=\(Self.printable(range))" }
-        if let origin { text += " origin=\(Self.printable(origin))" }
+        var text = ""
+        text.reserveCapacity(client.utf8.count + method.utf8.count + target.utf8.count + (range?.utf8.count ?? 0)
+                             + (origin?.utf8.count ?? 0) + 64)
+        text += client
+        text += " \""
+        text += method
+        text += " "
+        Self.appendPrintable(target, to: &text)
+        text += "\" "
+        text += String(status)
+        text += " "
+        text += String(bytes)
+        text += " bytes"
+        if let range {
+            text += " range="
+            Self.appendPrintable(range, to: &text)
+        }
+        if let origin {
+            text += " origin="
+            Self.appendPrintable(origin, to: &text)
+        }
         return text
     }
+
+    /// The most characters of one field written to the log.
+    static let maximumPrintedScalars = 512
 
     /// Log text with control characters escaped, so a hostile request cannot forge log lines.
     static func printable(_ text: String) -> String {
         var result = ""
-        for scalar in text.unicodeScalars.prefix(512) {
+        appendPrintable(text, to: &result)
+        return result
+    }
+
+    /// Appends `text` (its first 512 characters) to `result` with control characters, `"` and
+    /// `\` escaped as `\xNN`. Text that needs no escape, the usual case, is appended whole.
+    static func appendPrintable(_ text: String, to result: inout String) {
+        let bytes = text.utf8
+        if bytes.count <= maximumPrintedScalars, !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            result += text
+            return
+        }
+        for scalar in text.unicodeScalars.prefix(maximumPrintedScalars) {
             if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\"" || scalar == "\\" {
                 result += "\\x" + String(scalar.value, radix: 16, uppercase: false).leftPadded(to: 2)
             } else {
                 result.unicodeScalars.append(scalar)
             }
         }
-        return result
     }
 }
 

@@ -3,20 +3,44 @@ import Synchronization
 
 /// The parts of an HTTP request the server looks at.
 struct RequestHead: Sendable {
+    /// The request headers the handler consults; only these are read from the connection.
+    enum Header: Int, CaseIterable, Sendable {
+        case origin, range, ifRange, ifMatch, ifNoneMatch, ifModifiedSince, ifUnmodifiedSince
+        case accessControlRequestMethod, accessControlRequestHeaders, accessControlRequestPrivateNetwork
+
+        /// The field name as looked up (case-insensitively) on the connection.
+        var name: String {
+            switch self {
+            case .origin: "Origin"
+            case .range: "Range"
+            case .ifRange: "If-Range"
+            case .ifMatch: "If-Match"
+            case .ifNoneMatch: "If-None-Match"
+            case .ifModifiedSince: "If-Modified-Since"
+            case .ifUnmodifiedSince: "If-Unmodified-Since"
+            case .accessControlRequestMethod: "Access-Control-Request-Method"
+            case .accessControlRequestHeaders: "Access-Control-Request-Headers"
+            case .accessControlRequestPrivateNetwork: "Access-Control-Request-Private-Network"
+            }
+        }
+    }
+
     /// The method as sent (methods are case-sensitive).
     var method: String
     /// The raw path, still percent-encoded, without the query.
     var target: String
-    /// Header values by lower-cased name (first occurrence).
-    var headers: [String: String]
+    /// The consulted headers' values (first occurrence), indexed by ``Header``'s raw value;
+    /// a fixed table instead of a dictionary, since every request fills and reads it.
+    private var values: [String?]
 
-    /// The headers the handler consults; only these are read from the connection.
-    static let consultedHeaders = [
-        "Origin", "Range", "If-Range", "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since",
-        "Access-Control-Request-Method", "Access-Control-Request-Headers", "Access-Control-Request-Private-Network",
-    ]
+    /// A request whose consulted headers come from `value`, called once per ``Header``.
+    init(method: String, target: String, value: (Header) -> String?) {
+        self.method = method
+        self.target = target
+        values = Header.allCases.map(value)
+    }
 
-    subscript(_ name: String) -> String? { headers[name.lowercased()] }
+    subscript(_ header: Header) -> String? { values[header.rawValue] }
 }
 
 /// What to send back: status, headers and where the body comes from.
@@ -28,6 +52,9 @@ struct ResponsePlan: Sendable {
         case file(descriptor: Int32, offset: UInt64, length: UInt64)
         /// A slice of in-memory bytes.
         case bytes([UInt8], offset: Int, length: Int)
+        /// A body of `length` bytes that is never sent (HEAD): only its length, for
+        /// `Content-Length`, so the file need not be opened.
+        case lengthOnly(UInt64)
     }
 
     var status: Int
@@ -40,6 +67,7 @@ struct ResponsePlan: Sendable {
         case .none: 0
         case .file(_, _, let length): length
         case .bytes(_, _, let length): UInt64(length)
+        case .lengthOnly(let length): length
         }
     }
 }
@@ -89,16 +117,16 @@ struct RequestHandler: Sendable {
     static let cachingHeaders = [("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff")]
 
     func respond(to request: RequestHead) -> ResponsePlan {
-        let origin = request["Origin"]
+        let origin = request[.origin]
         switch request.method {
         case "GET", "HEAD":
             break
         case "OPTIONS":
             var headers = [("Allow", CORSPolicy.allowedMethods)]
-            if origin != nil, request["Access-Control-Request-Method"] != nil {
+            if origin != nil, request[.accessControlRequestMethod] != nil {
                 headers += cors.preflightHeaders(
-                    origin: origin, requestedHeaders: request["Access-Control-Request-Headers"],
-                    requestsPrivateNetwork: request["Access-Control-Request-Private-Network"]?.lowercased() == "true")
+                    origin: origin, requestedHeaders: request[.accessControlRequestHeaders],
+                    requestsPrivateNetwork: request[.accessControlRequestPrivateNetwork]?.lowercased() == "true")
             } else {
                 headers += cors.responseHeaders(origin: origin)
             }
@@ -108,7 +136,7 @@ struct RequestHandler: Sendable {
         }
         let corsHeaders = cors.responseHeaders(origin: origin)
         let representation: Representation
-        switch locate(request.target) {
+        switch locate(request.target, opening: request.method == "GET") {
         case .failure(let rejection):
             return ResponsePlan(status: rejection.status, headers: corsHeaders, body: .none)
         case .success(let found):
@@ -126,7 +154,7 @@ struct RequestHandler: Sendable {
             representation.release()
             return ResponsePlan(status: status, headers: corsHeaders, body: .none)
         }
-        let range = Self.rangeApplies(request, representation) ? ByteRangeRequest(header: request["Range"], size: representation.size) : .entire
+        let range = Self.rangeApplies(request, representation) ? ByteRangeRequest(header: request[.range], size: representation.size) : .entire
         switch range {
         case .entire, .multiple:
             return ResponsePlan(status: 200, headers: headers, body: representation.body(offset: 0, length: representation.size))
@@ -140,8 +168,9 @@ struct RequestHandler: Sendable {
         }
     }
 
-    /// The published resource or file a target names.
-    func locate(_ target: String) -> Result<Representation, RequestPath.Rejection> {
+    /// The published resource or file a target names; a file is opened only when `opening`
+    /// (a body will be sent), otherwise only looked at.
+    func locate(_ target: String, opening: Bool = true) -> Result<Representation, RequestPath.Rejection> {
         let segments: [[UInt8]]
         switch RequestPath.segments(of: target) {
         case .failure(let rejection): return .failure(rejection)
@@ -152,16 +181,19 @@ struct RequestHandler: Sendable {
                 size: UInt64(resource.bytes.count), contentType: resource.contentType, entityTag: resource.entityTag,
                 modifiedSeconds: resource.modifiedSeconds, source: .bytes(resource.bytes)))
         }
-        let candidates = mounts.filter { segments.starts(with: $0.prefix) }
-        guard let mount = candidates.max(by: { $0.prefix.count < $1.prefix.count }) else { return .failure(.notFound) }
-        switch RequestPath.openFile(segments.dropFirst(mount.prefix.count), under: mount.root) {
+        var longest: ResolvedMount?
+        for mount in mounts where segments.starts(with: mount.prefix) && mount.prefix.count > longest?.prefix.count ?? -1 {
+            longest = mount
+        }
+        guard let mount = longest else { return .failure(.notFound) }
+        switch RequestPath.openFile(segments.dropFirst(mount.prefix.count), under: mount.root, opening: opening) {
         case .failure(let rejection):
             return .failure(rejection)
         case .success(let file):
             let name = String(decoding: segments.last ?? [], as: UTF8.self)
             return .success(Representation(
                 size: file.size, contentType: ServedContentTypes.contentType(forFileName: name), entityTag: file.entityTag,
-                modifiedSeconds: file.modifiedSeconds, source: .file(file.descriptor)))
+                modifiedSeconds: file.modifiedSeconds, source: file.descriptor.map { .file($0) } ?? .unopenedFile))
         }
     }
 
@@ -179,16 +211,16 @@ struct RequestHandler: Sendable {
 
     /// 412 or 304 when a precondition decides the answer; nil to go on.
     static func preconditionStatus(_ request: RequestHead, _ representation: Representation) -> Int? {
-        if let ifMatch = request["If-Match"] {
+        if let ifMatch = request[.ifMatch] {
             let tags = EntityTagList(ifMatch)
             if !tags.matchesAny && !tags.tags.contains(where: { $0.strongMatches(representation.entityTag) }) { return 412 }
-        } else if let text = request["If-Unmodified-Since"], let date = HTTPDate.parse(text), representation.modifiedSeconds > date {
+        } else if let text = request[.ifUnmodifiedSince], let date = HTTPDate.parse(text), representation.modifiedSeconds > date {
             return 412
         }
-        if let ifNoneMatch = request["If-None-Match"] {
+        if let ifNoneMatch = request[.ifNoneMatch] {
             let tags = EntityTagList(ifNoneMatch)
             if tags.matchesAny || tags.tags.contains(where: { $0.weakMatches(representation.entityTag) }) { return 304 }
-        } else if let text = request["If-Modified-Since"], let date = HTTPDate.parse(text), representation.modifiedSeconds <= date {
+        } else if let text = request[.ifModifiedSince], let date = HTTPDate.parse(text), representation.modifiedSeconds <= date {
             return 304
         }
         return nil
@@ -197,8 +229,8 @@ struct RequestHandler: Sendable {
     /// Whether `Range` is honoured: always without `If-Range`; with it, only when the
     /// validator still matches (a strong entity tag, or exactly the Last-Modified date).
     static func rangeApplies(_ request: RequestHead, _ representation: Representation) -> Bool {
-        guard request["Range"] != nil else { return false }
-        guard let ifRange = request["If-Range"].map({ String(Substring($0).trimmingBlanks()) }) else { return true }
+        guard request[.range] != nil else { return false }
+        guard let ifRange = request[.ifRange].map({ String(Substring($0).trimmingBlanks()) }) else { return true }
         if ifRange.hasPrefix("\"") || ifRange.hasPrefix("W/") {
             return EntityTagList(ifRange).tags.first?.strongMatches(representation.entityTag) ?? false
         }
@@ -210,6 +242,8 @@ struct RequestHandler: Sendable {
 struct Representation: Sendable {
     enum Source: Sendable {
         case file(Int32)
+        /// A regular file looked at but not opened: no body will be sent.
+        case unopenedFile
         case bytes([UInt8])
     }
 
@@ -223,6 +257,7 @@ struct Representation: Sendable {
     func body(offset: UInt64, length: UInt64) -> ResponsePlan.Body {
         switch source {
         case .file(let descriptor): .file(descriptor: descriptor, offset: offset, length: length)
+        case .unopenedFile: .lengthOnly(length)
         case .bytes(let bytes): .bytes(bytes, offset: Int(offset), length: Int(length))
         }
     }

@@ -6,8 +6,9 @@ import Glibc
 /// literal name `%2e%2e`); a NUL or other control byte, a malformed escape, or any `..`
 /// segment after decoding (which catches `%2e%2e` and `..%2f`) makes the request malformed
 /// (400); a segment starting with `.` (hidden files, `.git`) is not found (404). The joined
-/// path is then resolved with `realpath`, and the result must lie inside the directory's own
-/// real path, so a symbolic link leading out is refused while links within the tree work.
+/// path is then looked up below the directory without following links, or, where it holds a
+/// link, resolved with `realpath`, and the result must lie inside the directory's own real
+/// path, so a symbolic link leading out is refused while links within the tree work.
 /// Only regular files are served: directories are never listed. Every refusal after decoding
 /// is a bare 404, so a client learns nothing about what exists outside the tree.
 enum RequestPath {
@@ -42,6 +43,7 @@ enum RequestPath {
     /// The path of an absolute-form target (`http://host/path`, which RFC 9112 §3.2.2 says a
     /// server must accept), or the target itself.
     static func originForm(_ target: [UInt8]) -> [UInt8] {
+        if target.first == UInt8(ascii: "/") { return target }  // the usual form
         let lowered = target.prefix(8).map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
         let schemeLength: Int
         if lowered.starts(with: Array("http://".utf8)) {
@@ -109,8 +111,24 @@ enum RequestPath {
 
     /// Opens the regular file at `segments` below `root` (a real path, as returned by
     /// ``realPath(_:)``), or says why not.
-    static func openFile(_ segments: ArraySlice<[UInt8]>, under root: [UInt8]) -> Result<OpenedFile, Rejection> {
+    ///
+    /// The common case costs one `openat` (or `fstatat`) per segment and no `readlink`: each
+    /// segment is looked up relative to the directory opened before it with `O_NOFOLLOW`, so
+    /// the walk never follows a link and cannot leave the tree, even while the tree changes
+    /// underneath it. Only when the walk meets a symbolic link does it resolve the whole path
+    /// with `realpath`, check that the result lies inside the tree and is not hidden, and walk
+    /// the resolved path the same way — so a link swapped in after `realpath` is refused, not
+    /// followed.
+    ///
+    /// - Parameter opening: false when no body will be read (HEAD): the file is then only
+    ///   looked at (`fstatat`) and checked to be readable, and ``OpenedFile/descriptor`` is nil.
+    static func openFile(_ segments: ArraySlice<[UInt8]>, under root: [UInt8], opening: Bool = true) -> Result<OpenedFile, Rejection> {
         guard !segments.isEmpty else { return .failure(.notFound) }  // the directory itself: no listing
+        switch walk(segments, under: root, opening: opening) {
+        case .found(let file): return .success(file)
+        case .refused: return .failure(.notFound)
+        case .metLink: break
+        }
         var joined = root
         for segment in segments {
             joined.append(UInt8(ascii: "/"))
@@ -118,26 +136,98 @@ enum RequestPath {
         }
         guard let resolved = realPath(joined), isInside(resolved, root: root) else { return .failure(.notFound) }
         // A link inside the tree may point at a hidden file inside the tree: still hidden.
-        let relative = resolved.dropFirst(root.count)
-        if relative.split(separator: UInt8(ascii: "/")).contains(where: { $0.first == UInt8(ascii: ".") }) {
-            return .failure(.notFound)
+        let relative = resolved.dropFirst(root == [UInt8(ascii: "/")] ? 0 : root.count)
+            .split(separator: UInt8(ascii: "/")).map(Array.init)
+        if relative.isEmpty || relative.contains(where: { $0.first == UInt8(ascii: ".") }) { return .failure(.notFound) }
+        switch walk(relative[...], under: root, opening: opening) {
+        case .found(let file): return .success(file)
+        case .refused, .metLink: return .failure(.notFound)
         }
-        // O_NONBLOCK keeps a FIFO planted in the tree from blocking this thread in open();
-        // O_NOFOLLOW refuses a link swapped in after realpath (it would otherwise be followed).
-        let cString = resolved.map { CChar(bitPattern: $0) } + [0]
-        let descriptor = open(cString, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
-        guard descriptor >= 0 else { return .failure(.notFound) }
+    }
+
+    /// How a walk without following links ended.
+    enum WalkResult {
+        case found(OpenedFile)
+        /// Missing, unreadable, or not a regular file.
+        case refused
+        /// A symbolic link (or a non-directory) stood where a directory or the file was.
+        case metLink
+    }
+
+    /// Finds `segments` (checked names: no `/`, `.`, `..` or NUL) below `root` one at a time,
+    /// each relative to the directory before it, never following a symbolic link.
+    static func walk(_ segments: ArraySlice<[UInt8]>, under root: [UInt8], opening: Bool) -> WalkResult {
+        guard let last = segments.last else { return .refused }
+        // The first segment is reached by its path below the root (the root's own path holds
+        // no links: it came from realpath), the others relative to their parent. Directories
+        // are opened with O_PATH (glibc shows it only under _GNU_SOURCE, hence its internal
+        // name), which needs the search permission realpath needs, not read.
+        var directory = AT_FDCWD
+        defer { if directory != AT_FDCWD { close(directory) } }
+        for segment in segments.dropLast() {
+            let (opened, failure) = withNulTerminated(directory == AT_FDCWD ? root : [], segment) { path in
+                (openat(directory, path, __O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), errno)
+            } ?? (-1, ENOMEM)
+            if directory != AT_FDCWD { close(directory) }
+            directory = opened >= 0 ? opened : AT_FDCWD
+            guard opened >= 0 else { return failure == ELOOP || failure == ENOTDIR ? .metLink : .refused }
+        }
+        let parent = directory
+        let result = withNulTerminated(parent == AT_FDCWD ? root : [], last) { path in
+            opening ? openLast(path, in: parent) : lookAtLast(path, in: parent)
+        }
+        return result ?? .refused
+    }
+
+    /// Opens the file at the end of a walk. O_NONBLOCK keeps a FIFO planted in the tree from
+    /// blocking this thread in open().
+    private static func openLast(_ path: UnsafePointer<CChar>, in directory: Int32) -> WalkResult {
+        let opened = openat(directory, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+        guard opened >= 0 else { return errno == ELOOP ? .metLink : .refused }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size >= 0 else {
-            close(descriptor)
-            return .failure(.notFound)
+        guard fstat(opened, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size >= 0 else {
+            close(opened)
+            return .refused
         }
-        let flags = fcntl(descriptor, F_GETFL)
-        if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
-        return .success(OpenedFile(
-            descriptor: descriptor, size: UInt64(status.st_size),
-            modifiedSeconds: Int64(status.st_mtim.tv_sec), modifiedNanoseconds: Int64(status.st_mtim.tv_nsec),
-            inode: UInt64(status.st_ino)))
+        // O_NONBLOCK was the only status flag set at open; reads of the file should block.
+        _ = fcntl(opened, F_SETFL, 0)
+        return .found(OpenedFile(descriptor: opened, status: status))
+    }
+
+    /// Looks at the file at the end of a walk without opening it (no body will be read), and
+    /// refuses it when opening would fail for lack of read permission, so HEAD and GET agree.
+    private static func lookAtLast(_ path: UnsafePointer<CChar>, in directory: Int32) -> WalkResult {
+        var status = stat()
+        guard fstatat(directory, path, &status, AT_SYMLINK_NOFOLLOW) == 0 else { return .refused }
+        if status.st_mode & S_IFMT == S_IFLNK { return .metLink }
+        guard status.st_mode & S_IFMT == S_IFREG, status.st_size >= 0,
+              faccessat(directory, path, R_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) == 0
+        else { return .refused }
+        return .found(OpenedFile(descriptor: nil, status: status))
+    }
+
+    /// Calls `body` with `prefix`, a `/` when there is a prefix, and `name` as one
+    /// NUL-terminated C string, built on the stack; nil if no buffer could be had.
+    private static func withNulTerminated<T>(_ prefix: [UInt8], _ name: [UInt8], _ body: (UnsafePointer<CChar>) -> T) -> T? {
+        let count = prefix.count + (prefix.isEmpty ? 0 : 1) + name.count
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { buffer -> T? in
+            guard let base = buffer.baseAddress else { return nil }
+            var position = 0
+            for byte in prefix {
+                buffer[position] = CChar(bitPattern: byte)
+                position += 1
+            }
+            if !prefix.isEmpty {
+                buffer[position] = CChar(bitPattern: UInt8(ascii: "/"))
+                position += 1
+            }
+            for byte in name {
+                buffer[position] = CChar(bitPattern: byte)
+                position += 1
+            }
+            buffer[position] = 0
+            return body(base)
+        }
     }
 
     /// Whether `path` is `root` or below it, comparing whole segments.
@@ -148,17 +238,75 @@ enum RequestPath {
     }
 }
 
-/// A regular file opened for serving; the descriptor is owned by whoever holds this next
-/// (the HTTP library closes it once the response is sent).
+/// A regular file found for serving; the descriptor, when opened, is owned by whoever holds
+/// this next (the HTTP library closes it once the response is sent).
 struct OpenedFile: Sendable, Hashable {
-    var descriptor: Int32
+    /// The open file; nil when it was only looked at because no body will be sent.
+    var descriptor: Int32?
     var size: UInt64
     var modifiedSeconds: Int64
     var modifiedNanoseconds: Int64
     var inode: UInt64
 
-    /// A strong validator that changes when the file is replaced or rewritten.
+    init(descriptor: Int32?, size: UInt64, modifiedSeconds: Int64, modifiedNanoseconds: Int64, inode: UInt64) {
+        self.descriptor = descriptor
+        self.size = size
+        self.modifiedSeconds = modifiedSeconds
+        self.modifiedNanoseconds = modifiedNanoseconds
+        self.inode = inode
+    }
+
+    init(descriptor: Int32?, status: stat) {
+        self.init(descriptor: descriptor, size: UInt64(status.st_size), modifiedSeconds: Int64(status.st_mtim.tv_sec),
+                  modifiedNanoseconds: Int64(status.st_mtim.tv_nsec), inode: UInt64(status.st_ino))
+    }
+
+    /// A strong validator that changes when the file is replaced or rewritten:
+    /// `"INODE-SIZE-SECONDS.NANOSECONDS"` in lower-case hexadecimal, written straight into the
+    /// string's storage (it is built for every response).
     var entityTag: String {
-        "\"\(String(inode, radix: 16))-\(String(size, radix: 16))-\(String(modifiedSeconds, radix: 16)).\(String(modifiedNanoseconds, radix: 16))\""
+        String(unsafeUninitializedCapacity: 80) { buffer in
+            var position = 0
+            buffer[position] = UInt8(ascii: "\"")
+            position += 1
+            HexDigits.write(inode, into: buffer, at: &position)
+            buffer[position] = UInt8(ascii: "-")
+            position += 1
+            HexDigits.write(size, into: buffer, at: &position)
+            buffer[position] = UInt8(ascii: "-")
+            position += 1
+            HexDigits.write(signed: modifiedSeconds, into: buffer, at: &position)
+            buffer[position] = UInt8(ascii: ".")
+            position += 1
+            HexDigits.write(signed: modifiedNanoseconds, into: buffer, at: &position)
+            buffer[position] = UInt8(ascii: "\"")
+            position += 1
+            return position
+        }
     }
 }
+
+/// Lower-case hexadecimal without leading zeros, as `String(_:radix: 16)` writes it.
+enum HexDigits {
+    /// Writes `value` at `position` (at most 16 bytes) and advances it.
+    static func write(_ value: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>, at position: inout Int) {
+        let digits = value == 0 ? 1 : (67 - value.leadingZeroBitCount) / 4  // 64 bits: 16 nibbles
+        var rest = value
+        for offset in stride(from: digits - 1, through: 0, by: -1) {
+            let nibble = UInt8(truncatingIfNeeded: rest & 0xF)
+            buffer[position + offset] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+            rest >>= 4
+        }
+        position += digits
+    }
+
+    /// Writes `value` with a leading `-` when negative (at most 17 bytes).
+    static func write(signed value: Int64, into buffer: UnsafeMutableBufferPointer<UInt8>, at position: inout Int) {
+        if value < 0 {
+            buffer[position] = UInt8(ascii: "-")
+            position += 1
+        }
+        write(value.magnitude, into: buffer, at: &position)
+    }
+}
+

@@ -70,6 +70,16 @@ public enum ServedContentTypes {
         return Array(Set(loadTable).union(serverSpecific.keys)).sorted()
     }()
 
+    /// Every known extension (lower case) with the type sent for it: the server-specific
+    /// table over the LOAD table, merged once so a request costs one hash lookup.
+    static let table: [String: String] = {
+        var table: [String: String] = [:]
+        for pathExtension in knownExtensions {
+            table[pathExtension] = serverSpecific[pathExtension] ?? CastMediaTypes.contentType(forExtension: pathExtension)
+        }
+        return table
+    }()
+
     /// The `Content-Type` to send for a file with extension `pathExtension` (without the dot,
     /// any case).
     ///
@@ -79,14 +89,28 @@ public enum ServedContentTypes {
     /// ServedContentTypes.contentType(forExtension: "bin")   // "application/octet-stream"
     /// ```
     public static func contentType(forExtension pathExtension: String) -> String {
-        let lowered = pathExtension.lowercased()
-        return serverSpecific[lowered] ?? CastMediaTypes.contentType(forExtension: lowered) ?? fallback
+        contentType(forExtensionBytes: pathExtension.utf8[...])
     }
 
     /// The `Content-Type` for a file name or URL path, from the text after its last dot.
     public static func contentType(forFileName name: String) -> String {
-        let last = name.split(separator: "/", omittingEmptySubsequences: false).last ?? Substring(name)
-        guard let dot = last.lastIndex(of: "."), dot != last.startIndex else { return fallback }
-        return contentType(forExtension: String(last[last.index(after: dot)...]))
+        let bytes = name.utf8
+        let start = bytes.lastIndex(of: UInt8(ascii: "/")).map { bytes.index(after: $0) } ?? bytes.startIndex
+        guard let dot = bytes[start...].lastIndex(of: UInt8(ascii: ".")), dot != start else { return fallback }
+        return contentType(forExtensionBytes: bytes[bytes.index(after: dot)...])
+    }
+
+    /// Longer extensions are unknown without a lookup: the longest in the table has 6
+    /// characters, and no character takes more than 4 bytes before lower-casing.
+    private static let maximumExtensionBytes = 24
+
+    /// Looks up an extension given as UTF-8. An extension this short fits in a small (inline)
+    /// string, so the key is built without allocating; it is lower-cased only when it holds an
+    /// upper-case or non-ASCII byte (the Kelvin sign lower-cases to an ASCII `k`).
+    private static func contentType(forExtensionBytes bytes: Substring.UTF8View) -> String {
+        guard !bytes.isEmpty, bytes.count <= maximumExtensionBytes else { return fallback }
+        var key = String(Substring(bytes))
+        if bytes.contains(where: { ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || $0 >= 0x80 }) { key = key.lowercased() }
+        return table[key] ?? fallback
     }
 }

@@ -1,6 +1,7 @@
 import CastPrepCommands
 import CommandParsing
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -82,13 +83,33 @@ final class ServeProcess: Sendable {
         return text
     }
 
-    /// Sends `signal`, waits for the exit, and returns the status with the rest of stdout and stderr.
+    /// Stderr read so far by ``waitForError(containing:seconds:)``.
+    private let errorsRead = Mutex("")
+
+    /// Blocks until stderr holds `text` or `seconds` pass, and returns what it holds.
+    func waitForError(containing text: String, seconds: Double) -> String {
+        let descriptor = errors.fileHandleForReading.fileDescriptor
+        let deadline = Date().addingTimeInterval(seconds)
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while !errorsRead.withLock({ $0.contains(text) }), Date() < deadline {
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 50) > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            errorsRead.withLock { $0 += String(decoding: buffer[..<count], as: UTF8.self) }
+        }
+        return errorsRead.withLock { $0 }
+    }
+
+    /// Sends `signal`, waits for the exit, and returns the status with the rest of stdout and
+    /// all of stderr.
     func stop(signal number: Int32 = SIGTERM) -> (status: Int32, output: String, error: String) {
         kill(process.processIdentifier, number)
         let rest = output.fileHandleForReading.readDataToEndOfFile()
         let error = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: rest, as: UTF8.self), String(decoding: error, as: UTF8.self))
+        let earlier = errorsRead.withLock { $0 }
+        return (process.terminationStatus, String(decoding: rest, as: UTF8.self), earlier + String(decoding: error, as: UTF8.self))
     }
 }
 
@@ -139,6 +160,25 @@ struct ServeBinaryTests {
         #expect(result.error.contains("127.0.0.1 \"GET /hls-ts/master.m3u8\" 206 2 bytes range=bytes=0-1 origin=https://www.gstatic.com"))
         #expect(result.error.contains("127.0.0.1 \"GET /../Package.swift\" 400 0 bytes"))
         #expect(result.error.hasSuffix("castprep: stopped (SIGTERM)\n"))
+    }
+
+    @Test("a request's log line shows while the server runs; a burst's lines are all written, in order, by SIGINT")
+    func logIsPromptAndComplete() async throws {
+        let server = try ServeProcess(executable: castprepBinary, arguments: ["serve", "Samples", "--port", "0", "--bind", "127.0.0.1"],
+                                      currentDirectory: Repository.root())
+        let started = try await onOwnThread { server.waitForStartLine() }
+        let base = String(try #require(started.firstMatch(of: /http:\/\/127\.0\.0\.1:\d+\//)).0)
+        _ = try await onOwnThread { try curl(["--head", "--output", "/dev/null", base + "tone.mp3"]) }
+        let first = try await onOwnThread { server.waitForError(containing: "\"HEAD /tone.mp3\" 200 0 bytes", seconds: 10) }
+        #expect(first.contains("127.0.0.1 \"HEAD /tone.mp3\" 200 0 bytes"))
+        // One curl, 300 requests on one connection; then stop at once, before any pause ends.
+        let targets = (0..<300).map { "\(base)missing-\($0).mp4" }
+        _ = try await onOwnThread { try curl(["--head", "--output", "/dev/null"] + targets) }
+        let result = try await onOwnThread { server.stop(signal: SIGINT) }
+        #expect(result.status == 0)
+        let lines = result.error.split(separator: "\n").filter { $0.contains("/missing-") }.map(String.init)
+        #expect(lines == (0..<300).map { "127.0.0.1 \"HEAD /missing-\($0).mp4\" 404 0 bytes" })
+        #expect(result.error.hasSuffix("castprep: stopped (SIGINT)\n"))
     }
 
     @Test("SIGINT stops it too")

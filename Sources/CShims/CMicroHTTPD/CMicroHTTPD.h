@@ -52,6 +52,10 @@
       (size_t size, void *buffer, enum MHD_ResponseMemoryMode mode), (size, buffer, mode))                        \
     X(struct MHD_Response *, MHD_create_response_from_fd_at_offset64, (uint64_t size, int fd, uint64_t offset),  \
       (size, fd, offset))                                                                                         \
+    X(struct MHD_Response *, MHD_create_response_from_callback,                                                   \
+      (uint64_t size, size_t block_size, MHD_ContentReaderCallback crc, void *crc_cls,                            \
+       MHD_ContentReaderFreeCallback crfc),                                                                       \
+      (size, block_size, crc, crc_cls, crfc))                                                                     \
     X(enum MHD_Result, MHD_add_response_header,                                                                   \
       (struct MHD_Response *response, const char *header, const char *content), (response, header, content))     \
     X(const char *, MHD_lookup_connection_value,                                                                  \
@@ -177,6 +181,22 @@ static inline struct MHD_Daemon *castprep_MHD_start_daemon_on_socket(unsigned in
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
                             MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
                             MHD_OPTION_END);
+}
+
+/// The body reader of a response that is never sent (HEAD): libmicrohttpd takes the
+/// Content-Length from the response's size and, for HEAD, never reads; were it ever asked
+/// for bytes, the error closes the connection. (MHD_CONTENT_READER_END_WITH_ERROR is a macro.)
+static inline ssize_t castprep_MHD_read_no_body(void *context, uint64_t position, char *buffer, size_t capacity) {
+    (void) context;
+    (void) position;
+    (void) buffer;
+    (void) capacity;
+    return MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+/// A response announcing `size` body bytes without a file or buffer behind them, for HEAD.
+static inline struct MHD_Response *castprep_MHD_create_response_without_body(uint64_t size) {
+    return castprep_MHD_create_response_from_callback(size, 4096, castprep_MHD_read_no_body, NULL, NULL);
 }
 
 /// The peer address of a connection (MHD_get_connection_info is variadic); NULL when unknown.
