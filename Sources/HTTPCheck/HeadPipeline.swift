@@ -38,9 +38,15 @@ public final class HeadPipeline: Sendable {
 
     deinit { shared.shutDown() }
 
-    /// Whether `url` is one this pipeline sends (an absolute `http://` URL).
+    /// Whether `url` is one this pipeline sends: an absolute `http://` URL. Only its scheme is
+    /// looked at; ``send(_:headers:timeout:)`` parses the rest once.
     public static func accepts(_ url: String) -> Bool {
-        WebURL(url)?.scheme == "http"
+        let scheme = Array("http://".utf8)
+        var bytes = url.utf8.makeIterator()
+        for expected in scheme {
+            guard let byte = bytes.next(), byte | (expected >= 0x61 ? 0x20 : 0) == expected else { return false }
+        }
+        return true
     }
 
     /// Sends a HEAD for each URL, with `headers` on every request, and returns the answers in

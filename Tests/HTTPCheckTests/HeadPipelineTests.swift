@@ -229,6 +229,14 @@ struct HeadPipelineTests {
         }
     }
 
+    @Test("the pipeline takes http URLs in any case, and nothing else", arguments: [
+        ("http://h/a", true), ("HTTP://h/a", true), ("HtTp://h", true), ("https://h/a", false), ("http:/h", false), ("htt", false),
+        (" http://h/", false), ("httpx://h", false),
+    ])
+    func accepts(url: String, isAccepted: Bool) {
+        #expect(HeadPipeline.accepts(url) == isAccepted)
+    }
+
     @Test("the request is a plain HTTP/1.1 HEAD with Host (brackets for IPv6) and the given headers")
     func requestBytes() throws {
         let v4 = try HeadPipeline.request(for: "http://127.0.0.1:8080/a%20b.mp4?x=1", headers: Self.origin).get()

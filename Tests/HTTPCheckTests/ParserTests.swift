@@ -38,6 +38,25 @@ struct WebURLTests {
         #expect(WebURL(text) == nil)
     }
 
+    @Test("dot segments are removed wherever they are, and only whole segments count", arguments: [
+        ("http://h/a/./b", "/a/b"), ("http://h/a/../b", "/b"), ("http://h/a/..", "/"), ("http://h/a/.", "/a/"), ("http://h/./", "/"),
+        ("http://h/a/.../b", "/a/.../b"), ("http://h/a/.b/c.", "/a/.b/c."), ("http://h/..a/b..", "/..a/b.."), ("http://h", "/"),
+        ("http://h/a/%2E%2E/b", "/a/%2E%2E/b"),
+    ])
+    func dotSegments(text: String, path: String) {
+        #expect(WebURL(text)?.path == path)
+    }
+
+    @Test("hosts and ports are read from bytes: case, brackets, credentials, defaults", arguments: [
+        ("http://Example.COM:8080/x", "example.com", 8080), ("https://h:443/", "h", nil), ("http://u@[::FFFF:1.2.3.4]:81/", "[::ffff:1.2.3.4]", 81),
+        ("http://a:b@h:00080/", "h", nil), ("http://h_1.example/", "h_1.example", nil),
+    ])
+    func authorities(text: String, host: String, port: Int?) {
+        let url = WebURL(text)
+        #expect(url?.host == host)
+        #expect(url?.port == port)
+    }
+
     @Test("loopback hosts are recognised")
     func loopback() {
         #expect(WebURL("http://127.0.0.1:8/")?.isLoopback == true)
