@@ -79,7 +79,9 @@ public struct JSONObjectReader {
     public let path: JSONPath
     /// The object's name in messages ("MediaInformation", "video").
     public let typeName: String
-    private var known: Set<String> = []
+    /// Names read so far. An array: an object has a few dozen members at most, and comparing
+    /// short strings is cheaper than hashing them, which a Set did for every read of every item.
+    private var known: [String] = []
     private var mistyped: Set<String> = []
     /// Findings so far; ``finish(into:)`` hands them over.
     public var diagnostics: [Diagnostic] = []
@@ -105,7 +107,7 @@ public struct JSONObjectReader {
     }
 
     private mutating func lookup(_ key: String) -> JSONValue? {
-        known.insert(key)
+        if !known.contains(key) { known.append(key) }
         guard let value = members[key], !value.isNull else { return nil }
         return value
     }
@@ -251,7 +253,7 @@ public struct JSONObjectReader {
         // round trip; a value set in Swift overrides it on writing.
         for (key, value) in members where !known.contains(key) || mistyped.contains(key) || value.isNull {
             extras[key] = value
-            guard !known.contains(key), let suggestion = Self.nearMiss(key, in: known) else { continue }
+            guard !known.contains(key), let suggestion = Self.nearMiss(key, in: Set(known)) else { continue }
             self.diagnostics.append(
                 Diagnostic(
                     .warning, "json.unknown-member",

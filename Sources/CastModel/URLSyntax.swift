@@ -16,12 +16,16 @@ public enum URLSyntax {
     /// The lower-cased extension of the last path segment, ignoring query and fragment:
     /// `https://h/a/Movie.MP4?x=1` gives `mp4`; `notes` gives nil.
     public static func pathExtension(of text: String) -> String? {
-        var path = Substring(text)
-        if let cut = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<cut] }
-        let name = path.lastIndex(of: "/").map { path[path.index(after: $0)...] } ?? path
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        // On bytes: "?", "#", "/" and "." are ASCII, so their byte positions are character
+        // boundaries; this runs for every URL of a catalog.
+        var path = text.utf8[...]
+        if let cut = path.firstIndex(where: { $0 == 0x3F || $0 == 0x23 }) { path = path[..<cut] }
+        let name = path.lastIndex(of: 0x2F).map { path[path.index(after: $0)...] } ?? path
+        guard let dot = name.lastIndex(of: 0x2E), dot != name.startIndex else { return nil }
         let ext = name[name.index(after: dot)...]
-        return ext.isEmpty ? nil : ext.lowercased()
+        guard !ext.isEmpty else { return nil }
+        guard ext.allSatisfy({ $0 < 0x80 }) else { return String(Substring(ext)).lowercased() }
+        return String(decoding: ext.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool {

@@ -186,14 +186,14 @@ public enum HTTPResponseHead {
             guard status != nil, fields.count < maximumFields else { return }
             // Obsolete line folding (a line starting with a space) continues the previous value.
             if line.first == 0x20 || line.first == 0x09 {
-                if !fields.isEmpty { fields[fields.count - 1].value += " " + String(decoding: trimmed(line, including: [0x20, 0x09]), as: UTF8.self) }
+                if !fields.isEmpty { fields[fields.count - 1].value += " " + String(decoding: trimmed(line), as: UTF8.self) }
                 return
             }
             guard let colon = line.firstIndex(of: 0x3A), colon > line.startIndex else { return }
-            let name = trimmed(line[line.startIndex..<colon], including: [0x20, 0x09])
+            let name = trimmed(line[line.startIndex..<colon])
             guard !name.isEmpty, !name.contains(0x20) else { return }
             fields.append(HTTPHeader(String(decoding: name, as: UTF8.self),
-                                     String(decoding: trimmed(line[(colon + 1)...], including: [0x20, 0x09]), as: UTF8.self)))
+                                     String(decoding: trimmed(line[(colon + 1)...]), as: UTF8.self)))
         }
         var lineStart = 0
         for index in bytes.indices where bytes[index] == 0x0A {
@@ -229,11 +229,12 @@ public enum HTTPResponseHead {
         return line[line.startIndex..<end]
     }
 
-    private static func trimmed(_ bytes: ArraySlice<UInt8>, including characters: [UInt8]) -> ArraySlice<UInt8> {
+    /// Without leading and trailing spaces and tabs (HTTP's OWS).
+    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         var start = bytes.startIndex
         var end = bytes.endIndex
-        while start < end, characters.contains(bytes[start]) { start += 1 }
-        while end > start, characters.contains(bytes[end - 1]) { end -= 1 }
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
         return bytes[start..<end]
     }
 }

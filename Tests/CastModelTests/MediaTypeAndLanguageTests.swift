@@ -145,3 +145,15 @@ struct LanguageTagTests {
         #expect(LanguageTag.check(tag) == .malformed)
     }
 }
+
+@Suite("URL text readings")
+struct URLSyntaxTests {
+    @Test("the extension of the last path segment, lower-cased, without query or fragment", arguments: [
+        ("https://h/a/Movie.MP4?x=1", "mp4"), ("https://h/a/b.m3u8#t=1", "m3u8"), ("notes", nil), ("https://h/a.b/c", nil),
+        ("https://h/.hidden", nil), ("https://h/a.", nil), ("file:///v/Été.MKV", "mkv"), ("https://h/x.ÉTÉ", "été"),
+        ("https://h/a.tar.gz?v=2.1", "gz"), ("", nil), ("https://h/a/b?x=c.mp4", nil),
+    ] as [(String, String?)])
+    func pathExtension(text: String, expected: String?) {
+        #expect(URLSyntax.pathExtension(of: text) == expected)
+    }
+}
