@@ -84,7 +84,7 @@ struct HTTPReceiverChecking: ReceiverChecking {
     /// nothing.
     static func validator(of response: HTTPResponse) -> String {
         guard (200..<300).contains(response.status) else { return "" }
-        let parts = validatorHeaders.map { response.headers.values($0).joined(separator: ", ") }
+        let parts = response.headers.joinedValues(of: validatorHeaders)
         return parts[0].isEmpty && parts[1].isEmpty ? "" : parts.joined(separator: ";")
     }
 }

@@ -246,6 +246,14 @@ struct HeadPipelineTests {
         #expect(String(decoding: v6.1, as: UTF8.self) == "HEAD /a.mp4 HTTP/1.1\r\nHost: [::1]\r\n\r\n")
     }
 
+    @Test("several headers are read in one pass: any case, repeats joined, absent ones empty")
+    func joinedValues() {
+        let headers = HTTPHeaders([
+            HTTPHeader("ETag", "\"a\""), HTTPHeader("vary", "Origin"), HTTPHeader("VARY", "Accept"), HTTPHeader("X-Other", "1"),
+        ])
+        #expect(headers.joinedValues(of: ["etag", "vary", "last-modified"]) == ["\"a\"", "Origin, Accept", ""])
+    }
+
     @Test("the end of a response head is found at every split point")
     func headEnd() {
         let text = Array("HTTP/1.1 200 OK\r\nA: b\r\n\r\nHTTP/1.1 204 No\r\n\r\n".utf8)
