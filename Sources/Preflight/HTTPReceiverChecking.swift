@@ -1,12 +1,33 @@
 import CastModel
 import HTTPCheck
+import Synchronization
 
 /// Preflight's receiver checks, done by HTTPCheck: every URL a LOAD names, fetched with the
 /// receiver's Origin, Range and CORS rules, manifests walked; and validators for the cache
-/// with one HEAD per URL, all over one libcurl multi handle.
+/// with one HEAD per URL, pipelined to plain-HTTP servers, over one libcurl multi handle to
+/// the others.
 struct HTTPReceiverChecking: ReceiverChecking {
-    var checker: ReceiverFetchChecker
-    var transport: HTTPTransport
+    /// libcurl and its thread start with the first request that needs them: a run answered
+    /// from the cache over plain HTTP never loads libcurl's thirty libraries. Without libcurl,
+    /// each such request fails with `http.libcurl-missing` and the fix.
+    final class Fetching: Sendable {
+        private let started = Mutex<(transport: HTTPTransport, checker: ReceiverFetchChecker)?>(nil)
+
+        var transport: HTTPTransport { running.transport }
+        var checker: ReceiverFetchChecker { running.checker }
+
+        private var running: (transport: HTTPTransport, checker: ReceiverFetchChecker) {
+            started.withLock { started in
+                if let started { return started }
+                let transport = HTTPTransport()
+                let running = (transport: transport, checker: ReceiverFetchChecker(transport: transport))
+                started = running
+                return running
+            }
+        }
+    }
+
+    var fetching = Fetching()
     /// The validators' HEADs to plain-HTTP servers, pipelined: far cheaper than a libcurl
     /// transfer each when a cached run asks thousands of URLs whether they changed.
     var pipeline: HeadPipeline
@@ -14,9 +35,6 @@ struct HTTPReceiverChecking: ReceiverChecking {
     var options: CheckOptions
 
     init(origin: String, timeout: Double, allowsLoopback: Bool) {
-        let transport = HTTPTransport()
-        self.transport = transport
-        self.checker = ReceiverFetchChecker(transport: transport)
         self.pipeline = HeadPipeline(connectionsPerHost: TransportLimits().connectionsPerHost)
         self.origin = origin
         var options = CheckOptions()
@@ -40,7 +58,7 @@ struct HTTPReceiverChecking: ReceiverChecking {
             targets.append(CheckTarget(url: image.url, kind: .image))
         }
         guard !targets.isEmpty else { return [] }
-        return await checker.check(targets, origin: origin ?? self.origin, options: options).diagnostics
+        return await fetching.checker.check(targets, origin: origin ?? self.origin, options: options).diagnostics
     }
 
     /// One HEAD per URL with the receiver's Origin. Plain-HTTP URLs go through the pipeline;
@@ -57,8 +75,10 @@ struct HTTPReceiverChecking: ReceiverChecking {
             answers[url] = answer
         }
         let others = urls.filter { answers[$0] == nil }
-        let requests = others.map { HTTPRequest(.head, $0, headers: HTTPHeaders(headers), timeout: options.requestTimeout) }
-        for (url, answer) in zip(others, await transport.send(all: requests)) { answers[url] = answer }
+        if !others.isEmpty {
+            let requests = others.map { HTTPRequest(.head, $0, headers: HTTPHeaders(headers), timeout: options.requestTimeout) }
+            for (url, answer) in zip(others, await fetching.transport.send(all: requests)) { answers[url] = answer }
+        }
         var validators: [String: String] = [:]
         validators.reserveCapacity(urls.count)
         for (url, answer) in answers {

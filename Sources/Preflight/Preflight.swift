@@ -33,12 +33,6 @@ public enum Preflight {
         } catch {
             throw PreflightError(code: "preflight.catalog-unreadable", message: "cannot read \(path): \(error)", fix: "check the path")
         }
-        // Every URL is checked through libcurl: when it cannot be loaded, one error says so.
-        do {
-            try await HTTPTransport.requireLibrary()
-        } catch {
-            throw PreflightError(code: error.code, message: error.message, fix: error.fix)
-        }
         let output = URL(fileURLWithPath: configuration.outputDirectory).standardizedFileURL.path
         // Creating the folder and starting the servers (binding sockets, starting their
         // threads) block: off the cooperative pool, like stopping them at the end.

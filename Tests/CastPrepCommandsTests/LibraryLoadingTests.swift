@@ -75,4 +75,41 @@ struct LibraryLoadingTests {
         #expect(text.contains("fix: install libmicrohttpd: apt-get install libmicrohttpd12"), "\(text)")
         #expect(text.contains("serve status 1"), "\(text)")
     }
+
+    /// Preflight loads libcurl only for a request that needs it; without it, each such item
+    /// carries the finding and its fix, and the run fails.
+    @Test("without libcurl, preflight reports http.libcurl-missing on the items that needed it",
+          .enabled(if: canHideLibraries, "needs root and unshare for a private mount namespace"))
+    func preflightWithoutLibcurl() throws {
+        let folder = NSTemporaryDirectory() + "castprep-nocurl-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(#"{"castprep": 1, "items": [{"id": "a", "title": "A", "url": "https://127.0.0.1:9/movie.mp4"}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: folder + "/catalog.json"))
+        let script = """
+            library=$(ldconfig -p | awk '$1 == "libcurl.so.4" { print $NF; exit }')
+            mount --bind /dev/null "$(readlink -f "$library")" || exit 3
+            timeout 60 "$CASTPREP" preflight "$FOLDER/catalog.json" -o "$FOLDER/out" --bind 127.0.0.1 --no-posters; echo "preflight status $?"
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["-m", "sh", "-c", script]
+        process.currentDirectoryURL = Repository.root()
+        var environment = ProcessInfo.processInfo.environment
+        environment["CASTPREP"] = CastPrepBinary.path
+        environment["FOLDER"] = folder
+        environment["NO_COLOR"] = "1"
+        environment["CASTPREP_NO_PROGRESS"] = "1"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(text.contains("preflight status 1"), "\(text)")
+        let report = (try? String(contentsOfFile: folder + "/out/report.json", encoding: .utf8)) ?? ""
+        #expect(report.contains("http.libcurl-missing"), "\(text)")
+        #expect(report.contains("apt-get install libcurl4"), "\(text)")
+    }
 }
