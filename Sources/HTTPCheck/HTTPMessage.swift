@@ -39,12 +39,14 @@ public struct HTTPHeaders: Sendable, Hashable, Codable, Sequence {
         fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
     }
 
-    /// For each of `names`, its values joined with ", " ("" when absent), in one pass over
-    /// the fields: for reading several headers of every answer of a long check.
+    /// For each of `names` (lower-case), its values joined with ", " ("" when absent), in
+    /// one pass over the fields: for reading several headers of every answer of a long check.
     public func joinedValues(of names: [String]) -> [String] {
         var joined = [String](repeating: "", count: names.count)
         for field in fields {
-            guard let slot = names.firstIndex(where: { field.name.equalsIgnoringASCIICase($0) }) else { continue }
+            // One lower-casing per field, then plain comparisons of short strings.
+            let name = field.name.lowercasedASCII()
+            guard let slot = names.firstIndex(of: name) else { continue }
             joined[slot] = joined[slot].isEmpty ? field.value : joined[slot] + ", " + field.value
         }
         return joined
