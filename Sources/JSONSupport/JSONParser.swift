@@ -103,6 +103,9 @@ struct Cursor {
     var duplicateKeys: [JSONDocument.DuplicateKey] = []
     /// Paths whose value offsets ``JSONSourceLocator`` wants; empty in a normal parse.
     var wantedPaths: Set<[JSONPath.Component]> = []
+    /// The lengths of the wanted paths: most values sit at other depths, and comparing a
+    /// count spares hashing their whole path.
+    var wantedDepths: Set<Int> = []
     var foundOffsets: [[JSONPath.Component]: Int] = [:]
 
     init(bytes: UnsafeBufferPointer<UInt8>, limits: JSONParser.Limits) {
@@ -148,7 +151,7 @@ struct Cursor {
 
     mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         skipWhitespace()
-        if !wantedPaths.isEmpty, wantedPaths.contains(path) { foundOffsets[path] = index }
+        if !wantedPaths.isEmpty, wantedDepths.contains(path.count), wantedPaths.contains(path) { foundOffsets[path] = index }
         guard index < bytes.count else {
             throw error(.unexpectedEnd, at: index, "the document ends where a value was expected", fix: fixForTruncation)
         }

@@ -32,6 +32,7 @@ public struct JSONSourceLocator: Sendable {
         let offsets: [[JSONPath.Component]: Int] = bytes.withUnsafeBufferPointer { buffer in
             var cursor = Cursor(bytes: buffer, limits: .default)
             cursor.wantedPaths = wanted
+            cursor.wantedDepths = Set(wanted.map(\.count))
             // A document that fails to parse still yields the positions found before the error.
             _ = try? cursor.parseDocument()
             return cursor.foundOffsets
