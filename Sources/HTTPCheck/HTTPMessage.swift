@@ -43,10 +43,21 @@ public struct HTTPHeaders: Sendable, Hashable, Codable, Sequence {
     /// one pass over the fields: for reading several headers of every answer of a long check.
     public func joinedValues(of names: [String]) -> [String] {
         var joined = [String](repeating: "", count: names.count)
+        let wanted = names.map { Array($0.utf8) }
         for field in fields {
-            // One lower-casing per field, then plain comparisons of short strings.
-            let name = field.name.lowercasedASCII()
-            guard let slot = names.firstIndex(of: name) else { continue }
+            // Compared as bytes, lengths first: most names differ in length.
+            var name = field.name
+            let found = name.withUTF8 { bytes in
+                wanted.firstIndex { candidate in
+                    guard candidate.count == bytes.count else { return false }
+                    for index in 0..<bytes.count {
+                        let byte = bytes[index]
+                        if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != candidate[index] { return false }
+                    }
+                    return true
+                }
+            }
+            guard let slot = found else { continue }
             joined[slot] = joined[slot].isEmpty ? field.value : joined[slot] + ", " + field.value
         }
         return joined
