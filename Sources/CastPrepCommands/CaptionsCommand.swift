@@ -91,37 +91,46 @@ enum CaptionsCommand {
             do {
                 // Bytes and report only: the command writes the file and has no use for the cue model,
                 // which lets SRT take the streaming converter.
-                let conversion: ConvertedWebVTT
                 if format == nil, mediaExtensions.contains(ext) {
                     let read = try await EmbeddedSubtitleExtractor.extract(path: input, stream: stream, options: readOptions)
-                    conversion = try CaptionConverter.convertToWebVTT(read, options: options, fileName: input)
-                } else {
-                    guard let bytes = await BlockingWork.contents(of: input) else {
-                        printer.print([Diagnostic(.error, "file.not-found", "cannot read \(input)", fix: "check the path",
-                                                  location: .init(file: input))])
-                        failed = true
-                        continue
-                    }
-                    guard let chosen = format ?? CaptionFormat.detect(fileExtension: ext, data: bytes) else {
-                        printer.print([Diagnostic(.error, "captions.format-unknown", "\(input) is not a caption format CastPrep recognises",
-                                                  fix: "name the format with --from srt|vtt|ttml|ass|scc", location: .init(file: input))])
-                        failed = true
-                        continue
-                    }
-                    conversion = try await BlockingWork.run { () throws(CaptionError) -> ConvertedWebVTT in
-                        try CaptionConverter.convertToWebVTT(data: bytes, format: chosen, readOptions: readOptions, options: options)
-                    }
+                    let conversion = try CaptionConverter.convertToWebVTT(read, options: options, fileName: input)
+                    printer.print(conversion.report.diagnostics)
+                    try await finish(conversion, input: input, output: output, outputIsDirectory: outputIsDirectory, inputs: inputs, io: io)
+                    if conversion.report.diagnostics.containsErrors { failed = true }
+                    continue
                 }
-                printer.print(conversion.report.diagnostics)
+                // The file is mapped, not read into memory, and converted straight into the output
+                // file when that is a file (see CaptionConverter.convertFile).
+                guard let file = try await BlockingWork.run({ try CaptionInputFile.open(path: input, limits: readOptions.limits) }) else {
+                    printer.print([Diagnostic(.error, "file.not-found", "cannot read \(input)", fix: "check the path",
+                                              location: .init(file: input))])
+                    failed = true
+                    continue
+                }
+                guard let chosen = try await BlockingWork.run({ format ?? CaptionFormat.detect(fileExtension: ext, data: file.prefix(4096)) }) else {
+                    printer.print([Diagnostic(.error, "captions.format-unknown", "\(input) is not a caption format CastPrep recognises",
+                                              fix: "name the format with --from srt|vtt|ttml|ass|scc", location: .init(file: input))])
+                    failed = true
+                    continue
+                }
+                let report: ConversionReport
                 if output == "-" {
-                    io.write(String(decoding: conversion.bytes, as: UTF8.self))
-                    io.writeErrorLine("\(input): \(conversion.report.summary)")
+                    let conversion = try await BlockingWork.run { () throws(CaptionError) -> ConvertedWebVTT in
+                        try CaptionConverter.convertToWebVTT(data: file.contents, format: chosen, readOptions: readOptions, options: options)
+                    }
+                    printer.print(conversion.report.diagnostics)
+                    try await finish(conversion, input: input, output: output, outputIsDirectory: outputIsDirectory, inputs: inputs, io: io)
+                    report = conversion.report
                 } else {
                     let destination = outputPath(for: input, output: output, outputIsDirectory: outputIsDirectory)
-                    try await BlockingWork.run { try CaptionFileWriter.write(conversion, to: destination, inputs: inputs) }
-                    io.writeLine("\(input) → \(destination): \(conversion.report.summary)")
+                    report = try await BlockingWork.run { () throws(CaptionError) -> ConversionReport in
+                        try CaptionConverter.convertFile(file, format: chosen, readOptions: readOptions, options: options,
+                                                         to: destination, inputs: inputs)
+                    }
+                    printer.print(report.diagnostics)
+                    io.writeLine("\(input) → \(destination): \(report.summary)")
                 }
-                if conversion.report.diagnostics.containsErrors { failed = true }
+                if report.diagnostics.containsErrors { failed = true }
             } catch let error as CaptionError {
                 printer.print(error.diagnostics.isEmpty ? [error.diagnostic] : error.diagnostics + [error.diagnostic])
                 failed = true
@@ -131,6 +140,19 @@ enum CaptionsCommand {
             }
         }
         return failed ? 1 : 0
+    }
+
+    /// Writes a conversion done in memory to standard output or its file.
+    static func finish(_ conversion: ConvertedWebVTT, input: String, output: String?, outputIsDirectory: Bool, inputs: [String],
+                       io: CommandIO) async throws {
+        if output == "-" {
+            io.write(String(decoding: conversion.bytes, as: UTF8.self))
+            io.writeErrorLine("\(input): \(conversion.report.summary)")
+        } else {
+            let destination = outputPath(for: input, output: output, outputIsDirectory: outputIsDirectory)
+            try await BlockingWork.run { try CaptionFileWriter.write(conversion, to: destination, inputs: inputs) }
+            io.writeLine("\(input) → \(destination): \(conversion.report.summary)")
+        }
     }
 
     /// IN.srt → IN.vtt beside it, DIR/IN.vtt, or the file given. An input that is already

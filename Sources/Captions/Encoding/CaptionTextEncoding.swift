@@ -192,15 +192,17 @@ enum TextDecoder {
     ///
     /// The SRT streaming converter reads such input in place instead of copying it.
     static func unchangedUTF8Start(_ input: [UInt8], forced: CaptionTextEncoding?) -> Int? {
+        input.withUnsafeBufferPointer { unchangedUTF8Start($0, forced: forced) }
+    }
+
+    static func unchangedUTF8Start(_ input: UnsafeBufferPointer<UInt8>, forced: CaptionTextEncoding?) -> Int? {
         guard forced == nil || forced == .utf8 else { return nil }
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
         var start = input.starts(with: bom) ? 3 : 0
-        let body = input[start...]
+        let body = UnsafeBufferPointer(rebasing: input[start...])
         // Valid UTF-8 never starts with a UTF-16 byte order mark, and without NUL bytes the
         // UTF-16 sniffing cannot match, so detection would pick UTF-8 as well.
-        let hasNUL = body.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress.map { memchr($0, 0, buffer.count) != nil } ?? false
-        }
+        let hasNUL = body.baseAddress.map { memchr($0, 0, body.count) != nil } ?? false
         guard !hasNUL, isValidUTF8(body) else { return nil }
         if body.starts(with: bom) { start += 3 }
         return start

@@ -24,12 +24,16 @@ enum TextInput {
 
     static func checkSize(_ count: Int, options: CaptionReadOptions) throws(CaptionError) {
         if count > options.limits.maxInputBytes {
-            throw CaptionError(
-                "captions.input-too-large",
-                "input is \(count) bytes; the limit is \(options.limits.maxInputBytes) bytes",
-                fix: "caption files are normally under 1 MB; check that this is really a caption file",
-                location: Diagnostic.SourceLocation(file: options.fileName))
+            throw tooLarge("\(count) bytes", limits: options.limits, fileName: options.fileName)
         }
+    }
+
+    /// The error for an input over the limit; `size` says how large it is ("123 bytes").
+    static func tooLarge(_ size: String, limits: CaptionLimits, fileName: String) -> CaptionError {
+        CaptionError(
+            "captions.input-too-large", "input is \(size); the limit is \(limits.maxInputBytes) bytes",
+            fix: "caption files are normally under 1 MB; check that this is really a caption file",
+            location: Diagnostic.SourceLocation(file: fileName))
     }
 
     static func tooManyCues(_ options: CaptionReadOptions, line: Int?) -> CaptionError {
@@ -257,9 +261,10 @@ enum SRTReader {
     }
 
     /// Parses `start --> end rest` with SRT's tolerances.
-    static func parseTiming(_ bytes: [UInt8], _ range: Range<Int>) -> (
+    /// (Generic so that the streaming converter can read mapped input with it.)
+    static func parseTiming<Text: RandomAccessCollection<UInt8>>(_ bytes: Text, _ range: Range<Int>) -> (
         start: CaptionTime, end: CaptionTime, rest: Range<Int>
-    )? {
+    )? where Text.Index == Int {
         var cursor = range.lowerBound
         func skipSpaces() { while cursor < range.upperBound, Bytes.isSpace(bytes[cursor]) { cursor += 1 } }
         skipSpaces()
@@ -275,7 +280,9 @@ enum SRTReader {
     }
 
     /// `[H+:]MM:SS[,.]fff` with 1-3 fraction digits (more are rounded), or `H:MM:SS` alone.
-    private static func timestamp(_ bytes: [UInt8], _ cursor: inout Int, _ end: Int) -> CaptionTime? {
+    private static func timestamp<Text: RandomAccessCollection<UInt8>>(_ bytes: Text, _ cursor: inout Int, _ end: Int)
+        -> CaptionTime? where Text.Index == Int
+    {
         // Up to three clock fields, kept in locals: an array here was two allocations per cue.
         var fields: (Int64, Int64, Int64) = (0, 0, 0)
         var fieldCount = 0

@@ -32,21 +32,70 @@ enum SRTStreamingConverter {
     static func convert(_ data: [UInt8], readOptions: CaptionReadOptions, options: ConversionOptions)
         throws(CaptionError) -> ConvertedWebVTT?
     {
+        let finished = try data.withUnsafeBufferPointer { buffer throws(CaptionError) in
+            try convert(buffer, array: data, readOptions: readOptions, options: options, file: nil)
+        }
+        guard let finished else { return nil }
+        // The cues stay in the buffer they were written to: joining them to the header would
+        // copy (and fault in) the whole output once more.
+        return ConvertedWebVTT(header: finished.header, body: ByteStorage(taking: finished.body), report: finished.report)
+    }
+
+    /// Converts SRT `data` into `file`: the cues go out in chunks of about `chunkSize` bytes as
+    /// they are written, so the output is never held in memory whole. Nil (with `file` holding
+    /// part of the output) when the general path must convert it.
+    ///
+    /// The header comes first in the file but is only known at the end (the STYLE block lists
+    /// the colour classes of every cue). It is written as known when the first chunk goes out;
+    /// nearly always that is final, since files use their few colours from the start. When a
+    /// later cue brings a new class, the file's header is replaced at the end
+    /// (``PendingCaptionFile/replacePrefix(length:with:)``), which costs one copy of the file.
+    static func convert(
+        _ data: UnsafeBufferPointer<UInt8>, readOptions: CaptionReadOptions, options: ConversionOptions,
+        into file: PendingCaptionFile, chunkSize: Int = 256 * 1024
+    ) throws(CaptionError) -> ConversionReport? {
+        let output = ChunkedOutput(file: file, chunkSize: chunkSize)
+        guard let finished = try convert(data, array: nil, readOptions: readOptions, options: options, file: output)
+        else { return nil }
+        let last = finished.body.bytes(0..<finished.body.count)
+        if let written = output.writtenHeader {
+            file.write(last)
+            if written != finished.header { file.replacePrefix(length: written.count, with: finished.header) }
+        } else {
+            file.write(finished.header)
+            file.write(last)
+        }
+        return finished.report
+    }
+
+    /// The conversion behind both entry points: the header, the cues not yet handed to `file`
+    /// (all of them without one) and the report; nil when the general path must convert it.
+    /// `array` is `data` as an array when the caller has one (decoding other encodings needs it).
+    private static func convert(
+        _ data: UnsafeBufferPointer<UInt8>, array: [UInt8]?, readOptions: CaptionReadOptions,
+        options: ConversionOptions, file: ChunkedOutput?
+    ) throws(CaptionError) -> (header: [UInt8], body: OutputBuffer, report: ConversionReport)? {
         var readerLog = DiagnosticLog(file: readOptions.fileName)
-        let text: [UInt8]
+        try TextInput.checkSize(data.count, options: readOptions)
+        let decoded: [UInt8]?
         let start: Int
         let encoding: CaptionTextEncoding
-        try TextInput.checkSize(data.count, options: readOptions)
         if let offset = TextDecoder.unchangedUTF8Start(data, forced: readOptions.encoding) {
-            (text, start, encoding) = (data, offset, .utf8)
+            (decoded, start, encoding) = (nil, offset, .utf8)
         } else {
-            let decoded = try TextInput.decode(data, options: readOptions, log: &readerLog)
-            (text, start, encoding) = (decoded.bytes, 0, decoded.encoding)
+            let result = try TextInput.decode(array ?? Array(data), options: readOptions, log: &readerLog)
+            (decoded, start, encoding) = (result.bytes, 0, result.encoding)
         }
-        let body = OutputBuffer(capacity: text.count - start + text.count / 8 + 64)
-        var pass = Pass(
-            array: text, readOptions: readOptions, options: options, body: body, readerLog: readerLog)
-        let finished = text.withUnsafeBufferPointer { buffer in pass.run(buffer, from: start) }
+        let textCount = decoded?.count ?? data.count
+        let capacity = file.map { $0.chunkSize + $0.chunkSize / 4 } ?? (textCount - start + textCount / 8 + 64)
+        let body = OutputBuffer(capacity: capacity)
+        var pass = Pass(readOptions: readOptions, options: options, body: body, file: file, readerLog: readerLog)
+        let finished =
+            if let decoded {
+                decoded.withUnsafeBufferPointer { buffer in pass.run(buffer, from: start) }
+            } else {
+                pass.run(data, from: start)
+            }
         guard finished else { return nil }
 
         var report = ConversionReport(sourceEncoding: encoding)
@@ -56,23 +105,52 @@ enum SRTStreamingConverter {
         report.diagnostics = pass.readerLog.finished() + pass.normalizeLog.finished()
         try CaptionConverter.checkStrict(report, options: options, fileName: readOptions.fileName)
 
-        var header: [UInt8] = []
-        WebVTTWriter.appendHeader(CaptionDocument(classStyles: pass.classStyles), to: &header)
+        let header = Self.header(pass.classStyles)
         CaptionConverter.noteIfEmpty(&report, isEmpty: pass.cuesWritten == 0, fileName: readOptions.fileName)
-        // The cues stay in the buffer they were written to: joining them to the header would
-        // copy (and fault in) the whole output once more.
-        return ConvertedWebVTT(header: header, body: ByteStorage(taking: body), report: report)
+        return (header, body, report)
+    }
+
+    /// The WebVTT header: the signature, and a STYLE block when cues use colour classes.
+    static func header(_ classStyles: [String: CueClassStyle]) -> [UInt8] {
+        var header: [UInt8] = []
+        WebVTTWriter.appendHeader(CaptionDocument(classStyles: classStyles), to: &header)
+        return header
+    }
+}
+
+/// Where the pass hands its written cues when it writes to a file: a chunk at a time, after
+/// the header as known at the first chunk.
+private final class ChunkedOutput {
+    let file: PendingCaptionFile
+    /// The pass hands over its cues once this many are written.
+    let chunkSize: Int
+    /// The header written before the first chunk; nil until then.
+    private(set) var writtenHeader: [UInt8]?
+
+    init(file: PendingCaptionFile, chunkSize: Int) {
+        self.file = file
+        self.chunkSize = max(chunkSize, 4096)
+    }
+
+    func write(_ cues: UnsafeBufferPointer<UInt8>, header: () -> [UInt8]) {
+        if writtenHeader == nil {
+            let text = header()
+            file.write(text)
+            writtenHeader = text
+        }
+        file.write(cues)
     }
 }
 
 /// One conversion's state; ``run(_:from:)`` goes through the file once.
 private struct Pass {
-    /// The decoded text, for the shared timing parser (the same storage as the run's buffer).
-    let array: [UInt8]
     let readOptions: CaptionReadOptions
     let options: ConversionOptions
-    /// The cues written so far, each starting with its blank separator line.
+    /// The cues written so far (since the last chunk handed to `file`), each starting with its
+    /// blank separator line.
     let body: OutputBuffer
+    /// Where the cues go in chunks; nil to keep them all in `body`.
+    let file: ChunkedOutput?
     var readerLog: DiagnosticLog
     var normalizeLog: DiagnosticLog
 
@@ -133,13 +211,13 @@ private struct Pass {
         var timingNext: Int
     }
 
-    init(array: [UInt8], readOptions: CaptionReadOptions, options: ConversionOptions, body: OutputBuffer,
+    init(readOptions: CaptionReadOptions, options: ConversionOptions, body: OutputBuffer, file: ChunkedOutput?,
         readerLog: DiagnosticLog)
     {
-        self.array = array
         self.readOptions = readOptions
         self.options = options
         self.body = body
+        self.file = file
         self.readerLog = readerLog
         normalizeLog = DiagnosticLog(file: readOptions.fileName)
         for number in 0...9 {
@@ -314,7 +392,7 @@ private struct Pass {
                 parsed = canonical
             } else {
                 // A bad timing line or text after the times: the general path reports them.
-                guard let general = SRTReader.parseTiming(array, head.timingStart..<head.timingEnd),
+                guard let general = SRTReader.parseTiming(text, head.timingStart..<head.timingEnd),
                     isBlank(text, general.rest.lowerBound, general.rest.upperBound)
                 else { return false }
                 parsed = (general.start, general.end)
@@ -347,7 +425,7 @@ private struct Pass {
                     }
                     return false  // a blank line inside the text: the general path notes it
                 }
-                if lineArrow, SRTReader.parseTiming(array, cursor..<lineEnd) != nil { break }
+                if lineArrow, SRTReader.parseTiming(text, cursor..<lineEnd) != nil { break }
                 if lineNext < count, numberRange(text, cursor, lineEnd) != nil, line(text, lineNext).arrow { break }
                 if lineEnd - cursor > readOptions.limits.maxLineBytes { return false }
                 textLines.append(cursor..<lineEnd)
@@ -372,6 +450,7 @@ private struct Pass {
             let timingCopy = canonical != nil && options.offset.milliseconds == 0 ? head.timingStart : nil
             guard convertCue(text, start: parsed.start, end: parsed.end, timingLine: timingLine, timingCopy: timingCopy)
             else { return false }
+            if let file, body.count >= file.chunkSize { handOver(to: file) }
         }
         SRTReader.noteOverlaps(overlaps, firstLine: firstOverlapLine, log: &readerLog)
         return true
@@ -493,6 +572,22 @@ private struct Pass {
         }
         cuesWritten += 1
         return true
+    }
+
+    /// Hands the written cues to `file`, except those the repeat check may still compare
+    /// (the cues on screen, normally just the last one), which move to the front of `body`.
+    private mutating func handOver(to file: ChunkedOutput) {
+        var kept = body.count
+        for index in 0..<activeCount { kept = min(kept, active[index].payload.lowerBound) }
+        // Many long overlapping cues can keep most of the buffer; it grows instead, and goes
+        // out once the cues on screen are a small part of it.
+        guard kept >= file.chunkSize / 2 else { return }
+        file.write(body.bytes(0..<kept)) { SRTStreamingConverter.header(classStyles) }
+        body.removeFirst(kept)
+        for index in 0..<activeCount {
+            let payload = active[index].payload
+            active[index].payload = (payload.lowerBound - kept)..<(payload.upperBound - kept)
+        }
     }
 
     /// The cue text as SRTReader builds it: the text lines joined with LF.

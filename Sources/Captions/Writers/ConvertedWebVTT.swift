@@ -177,6 +177,13 @@ final class OutputBuffer {
 
     func removeLast(_ number: Int) { count -= number }
 
+    /// Removes the first `number` bytes, moving the rest to the front.
+    func removeFirst(_ number: Int) {
+        // copyMemory is memmove: the two ranges may overlap.
+        UnsafeMutableRawPointer(base).copyMemory(from: base + number, byteCount: count - number)
+        count -= number
+    }
+
     /// The bytes in `range`.
     func bytes(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
