@@ -340,23 +340,35 @@ enum SRTReader {
 /// Cue numbers almost always increase, and a number above every earlier one cannot be a
 /// repeat, so the numbers are only hashed into a set once one arrives out of order; hashing
 /// every number of a 100,000-cue file was a visible part of the reading time.
+///
+/// Until then the numbers are kept as runs of consecutive numbers (one run for a normal file):
+/// an array of every number grew to megabytes on a large file, for a case that rarely comes.
 struct SeenNumbers {
-    private var largest: Int64?
-    private var ascending: [Int64] = []
+    /// The run the last number belongs to.
+    private var current: ClosedRange<Int64>?
+    /// The runs before it, ascending.
+    private var earlier: [ClosedRange<Int64>] = []
     private var set: Set<Int64> = []
     private var usingSet = false
 
     /// Records `number`; false when it was seen before.
     mutating func insert(_ number: Int64) -> Bool {
         if usingSet { return set.insert(number).inserted }
-        if let largest, number <= largest {
-            usingSet = true
-            set = Set(ascending)
-            ascending = []
-            return set.insert(number).inserted
+        if let current {
+            if current.upperBound < .max, number == current.upperBound + 1 {
+                self.current = current.lowerBound...number
+                return true
+            }
+            if number <= current.upperBound {
+                usingSet = true
+                for run in earlier + [current] { for seen in run { set.insert(seen) } }
+                earlier = []
+                self.current = nil
+                return set.insert(number).inserted
+            }
+            earlier.append(current)
         }
-        largest = number
-        ascending.append(number)
+        current = number...number
         return true
     }
 }

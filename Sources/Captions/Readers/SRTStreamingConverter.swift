@@ -209,6 +209,8 @@ private struct Pass {
         var timingStart: Int
         var timingEnd: Int
         var timingNext: Int
+        /// The times, when the timing line is the canonical one and they were read already.
+        var times: (start: CaptionTime, end: CaptionTime)? = nil
     }
 
     init(readOptions: CaptionReadOptions, options: ConversionOptions, body: OutputBuffer, file: ChunkedOutput?,
@@ -318,6 +320,12 @@ private struct Pass {
         -> CueHead?
     {
         if next < text.count, let digits = numberRange(text, position, end) {
+            // Nearly every timing line is the canonical one, read without splitting it first.
+            if let timing = Self.canonicalTimingLine(text, at: next) {
+                return CueHead(
+                    position: position, number: digits, timingStart: next, timingEnd: timing.end,
+                    timingNext: timing.next, times: timing.times)
+            }
             let (timingEnd, timingNext, timingArrow) = line(text, next)
             if timingArrow {
                 return CueHead(position: position, number: digits, timingStart: next, timingEnd: timingEnd, timingNext: timingNext)
@@ -334,30 +342,64 @@ private struct Pass {
     private static func canonicalTiming(_ text: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int)
         -> (start: CaptionTime, end: CaptionTime)?
     {
-        guard end - start == 29 else { return nil }
-        // Digits are collected without branching; `invalid` gathers every digit's excess over 9.
-        var invalid: UInt8 = 0
-        @inline(__always) func digit(_ offset: Int) -> Int64 {
-            let value = text[start + offset] &- 0x30
-            invalid |= value > 9 ? 1 : 0
-            return Int64(value)
-        }
-        @inline(__always) func clock(_ offset: Int) -> CaptionTime? {
-            let hours = digit(offset) * 10 + digit(offset + 1)
-            let minutes = digit(offset + 3) * 10 + digit(offset + 4)
-            let seconds = digit(offset + 6) * 10 + digit(offset + 7)
-            let millis = digit(offset + 9) * 100 + digit(offset + 10) * 10 + digit(offset + 11)
-            let separator = text[start + offset + 8]
-            guard text[start + offset + 2] == UInt8(ascii: ":"), text[start + offset + 5] == UInt8(ascii: ":"),
-                separator == UInt8(ascii: ",") || separator == UInt8(ascii: "."), minutes < 60, seconds < 60
-            else { return nil }
-            return CaptionTime(hours: hours, minutes: minutes, seconds: seconds, milliseconds: millis)
-        }
-        guard text[start + 12] == 0x20, text[start + 13] == UInt8(ascii: "-"), text[start + 14] == UInt8(ascii: "-"),
-            text[start + 15] == UInt8(ascii: ">"), text[start + 16] == 0x20,
-            let first = clock(0), let second = clock(17), invalid == 0
+        guard end - start == 29, start >= 0, end <= text.count, let base = text.baseAddress else { return nil }
+        let raw = UnsafeRawPointer(base + start)
+        // " -->" then " ".
+        guard UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 12, as: UInt32.self)) == 0x3E2D_2D20,
+            raw.load(fromByteOffset: 16, as: UInt8.self) == 0x20,
+            let first = clock(raw), let second = clock(raw + 17)
         else { return nil }
         return (first, second)
+    }
+
+    /// `HH:MM:SS,mmm` (`,` or `.`) at `raw`, read as one eight-byte and one four-byte word:
+    /// nil unless the nine digits are digits, the colons colons, and minutes and seconds below 60.
+    @inline(__always)
+    private static func clock(_ raw: UnsafeRawPointer) -> CaptionTime? {
+        let clock = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))  // "HH:MM:SS", first byte lowest
+        let fraction = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self))  // ",mmm"
+        let separator = fraction & 0xFF
+        guard clock & 0x0000_FF00_00FF_0000 == 0x0000_3A00_003A_0000, separator == 0x2C || separator == 0x2E
+        else { return nil }
+        // XOR with "0" turns exactly the digit bytes into 0...9; adding 0x76 then sets the high bit
+        // of any byte above 9 (a byte that carries into its neighbour has its own high bit set).
+        let clockDigits = (clock ^ 0x3030_3030_3030_3030) & 0xFFFF_00FF_FF00_FFFF
+        let fractionDigits = (fraction ^ 0x3030_3030) & 0xFFFF_FF00
+        guard ((clockDigits &+ 0x7676_0076_7600_7676) | clockDigits) & 0x8080_0080_8000_8080 == 0,
+            ((fractionDigits &+ 0x7676_7600) | fractionDigits) & 0x8080_8000 == 0
+        else { return nil }
+        // Each byte times ten plus the byte after it: the two-digit values at bytes 0, 3 and 6
+        // (every byte stays below 100, so nothing carries).
+        let pairs = clockDigits &* 10 &+ (clockDigits >> 8)
+        let hours = Int64(pairs & 0xFF)
+        let minutes = Int64((pairs >> 24) & 0xFF)
+        let seconds = Int64((pairs >> 48) & 0xFF)
+        let millis = Int64((fractionDigits >> 8) & 0xFF) * 100 + Int64((fractionDigits >> 16) & 0xFF) * 10
+            + Int64(fractionDigits >> 24)
+        guard minutes < 60, seconds < 60 else { return nil }
+        return CaptionTime(hours: hours, minutes: minutes, seconds: seconds, milliseconds: millis)
+    }
+
+    /// A canonical timing line (see ``canonicalTiming(_:_:_:)``) starting at `start`: its times,
+    /// where it ends and where the next line starts, as ``line(_:_:)`` would split it; nil when
+    /// the line is anything else.
+    @inline(__always)
+    private static func canonicalTimingLine(_ text: UnsafeBufferPointer<UInt8>, at start: Int)
+        -> (times: (start: CaptionTime, end: CaptionTime), end: Int, next: Int)?
+    {
+        let end = start + 29
+        let count = text.count
+        guard end <= count else { return nil }
+        var next = end
+        if end < count {
+            switch text[end] {
+            case 0x0A: next = end + 1
+            case 0x0D: next = end + 1 < count && text[end + 1] == 0x0A ? end + 2 : end + 1
+            default: return nil
+            }
+        }
+        guard let times = canonicalTiming(text, start, end) else { return nil }
+        return (times, end, next)
     }
 
     // MARK: The pass
@@ -386,7 +428,7 @@ private struct Pass {
             }
             nextHead = nil
             let timingLine = head.number == nil ? lineNumber : lineNumber + 1
-            let canonical = Self.canonicalTiming(text, head.timingStart, head.timingEnd)
+            let canonical = head.times ?? Self.canonicalTiming(text, head.timingStart, head.timingEnd)
             let parsed: (start: CaptionTime, end: CaptionTime)
             if let canonical {
                 parsed = canonical
@@ -1046,7 +1088,17 @@ private struct MarkupEmitter {
         var index = 0
         var runStart = 0
         let count = text.count
+        let raw = text.baseAddress.map { UnsafeRawPointer($0) }
         while index < count {
+            // Eight bytes at a time up to the first that may need escaping (as in `emitLine`).
+            if let raw, index + 8 <= count {
+                let flagged = Self.mayBeSpecial(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                if flagged == 0 {
+                    index += 8
+                    continue
+                }
+                index += flagged.trailingZeroBitCount >> 3
+            }
             let byte = text[index]
             switch byte {
             case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), 0x0A, 0x0D:
