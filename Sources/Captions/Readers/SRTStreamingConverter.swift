@@ -57,7 +57,7 @@ enum SRTStreamingConverter {
         let output = ChunkedOutput(file: file, chunkSize: chunkSize)
         guard let finished = try convert(data, array: nil, readOptions: readOptions, options: options, file: output)
         else { return nil }
-        let last = finished.body.bytes(0..<finished.body.count)
+        let last = finished.body.bytes(finished.unwritten..<finished.body.count)
         if let written = output.writtenHeader {
             file.write(last)
             if written != finished.header { file.replacePrefix(length: written.count, with: finished.header) }
@@ -68,13 +68,14 @@ enum SRTStreamingConverter {
         return finished.report
     }
 
-    /// The conversion behind both entry points: the header, the cues not yet handed to `file`
-    /// (all of them without one) and the report; nil when the general path must convert it.
+    /// The conversion behind both entry points: the header, the body with the cues not yet
+    /// handed to `file` from `unwritten` on (all of them without a file) and the report; nil
+    /// when the general path must convert it.
     /// `array` is `data` as an array when the caller has one (decoding other encodings needs it).
     private static func convert(
         _ data: UnsafeBufferPointer<UInt8>, array: [UInt8]?, readOptions: CaptionReadOptions,
         options: ConversionOptions, file: ChunkedOutput?
-    ) throws(CaptionError) -> (header: [UInt8], body: OutputBuffer, report: ConversionReport)? {
+    ) throws(CaptionError) -> (header: [UInt8], body: OutputBuffer, unwritten: Int, report: ConversionReport)? {
         var readerLog = DiagnosticLog(file: readOptions.fileName)
         try TextInput.checkSize(data.count, options: readOptions)
         let decoded: [UInt8]?
@@ -107,7 +108,7 @@ enum SRTStreamingConverter {
 
         let header = Self.header(pass.classStyles)
         CaptionConverter.noteIfEmpty(&report, isEmpty: pass.cuesWritten == 0, fileName: readOptions.fileName)
-        return (header, body, report)
+        return (header, body, pass.unwritten, report)
     }
 
     /// The WebVTT header: the signature, and a STYLE block when cues use colour classes.
@@ -146,9 +147,11 @@ private final class ChunkedOutput {
 private struct Pass {
     let readOptions: CaptionReadOptions
     let options: ConversionOptions
-    /// The cues written so far (since the last chunk handed to `file`), each starting with its
-    /// blank separator line.
+    /// The cues written so far, each starting with its blank separator line. With a `file`,
+    /// only those from `unwritten` on: before it are the payloads of cues handed over already
+    /// that the repeat check may still compare.
     let body: OutputBuffer
+    private(set) var unwritten = 0
     /// Where the cues go in chunks; nil to keep them all in `body`.
     let file: ChunkedOutput?
     var readerLog: DiagnosticLog
@@ -492,7 +495,7 @@ private struct Pass {
             let timingCopy = canonical != nil && options.offset.milliseconds == 0 ? head.timingStart : nil
             guard convertCue(text, start: parsed.start, end: parsed.end, timingLine: timingLine, timingCopy: timingCopy)
             else { return false }
-            if let file, body.count >= file.chunkSize { handOver(to: file) }
+            if let file, body.count - unwritten >= file.chunkSize { handOver(to: file) }
         }
         SRTReader.noteOverlaps(overlaps, firstLine: firstOverlapLine, log: &readerLog)
         return true
@@ -616,20 +619,22 @@ private struct Pass {
         return true
     }
 
-    /// Hands the written cues to `file`, except those the repeat check may still compare
-    /// (the cues on screen, normally just the last one), which move to the front of `body`.
+    /// Hands the written cues to `file`, then keeps only the payloads of the cues still on
+    /// screen (normally just the last one), which the repeat check may compare, at the front
+    /// of `body`: a cue on screen for the whole file keeps a few bytes, not the whole output.
     private mutating func handOver(to file: ChunkedOutput) {
-        var kept = body.count
-        for index in 0..<activeCount { kept = min(kept, active[index].payload.lowerBound) }
-        // Many long overlapping cues can keep most of the buffer; it grows instead, and goes
-        // out once the cues on screen are a small part of it.
-        guard kept >= file.chunkSize / 2 else { return }
-        file.write(body.bytes(0..<kept)) { SRTStreamingConverter.header(classStyles) }
-        body.removeFirst(kept)
+        file.write(body.bytes(unwritten..<body.count)) { SRTStreamingConverter.header(classStyles) }
+        // The payloads are in `body` in the order of `active`, so each moves down, never over
+        // one still to move.
+        var kept = 0
         for index in 0..<activeCount {
             let payload = active[index].payload
-            active[index].payload = (payload.lowerBound - kept)..<(payload.upperBound - kept)
+            body.move(payload, to: kept)
+            active[index].payload = kept..<(kept + payload.count)
+            kept += payload.count
         }
+        body.removeLast(body.count - kept)
+        unwritten = kept
     }
 
     /// The cue text as SRTReader builds it: the text lines joined with LF.

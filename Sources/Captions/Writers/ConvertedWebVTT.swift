@@ -177,11 +177,11 @@ final class OutputBuffer {
 
     func removeLast(_ number: Int) { count -= number }
 
-    /// Removes the first `number` bytes, moving the rest to the front.
-    func removeFirst(_ number: Int) {
+    /// Copies the bytes in `range` to `offset` (the two may overlap).
+    func move(_ range: Range<Int>, to offset: Int) {
+        guard range.lowerBound != offset, !range.isEmpty else { return }
         // copyMemory is memmove: the two ranges may overlap.
-        UnsafeMutableRawPointer(base).copyMemory(from: base + number, byteCount: count - number)
-        count -= number
+        UnsafeMutableRawPointer(base + offset).copyMemory(from: base + range.lowerBound, byteCount: range.count)
     }
 
     /// The bytes in `range`.
