@@ -351,6 +351,15 @@ struct SeenNumbers {
     private var set: Set<Int64> = []
     private var usingSet = false
 
+    /// Records `number` when it follows the last one and no set is in use (the usual case,
+    /// and cheap); false, recording nothing, otherwise.
+    @inline(__always)
+    mutating func insertNext(_ number: Int64) -> Bool {
+        guard !usingSet, let current, current.upperBound < .max, number == current.upperBound + 1 else { return false }
+        self.current = current.lowerBound...number
+        return true
+    }
+
     /// Records `number`; false when it was seen before.
     mutating func insert(_ number: Int64) -> Bool {
         if usingSet { return set.insert(number).inserted }

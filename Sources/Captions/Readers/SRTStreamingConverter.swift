@@ -338,6 +338,34 @@ private struct Pass {
         return CueHead(position: position, number: nil, timingStart: position, timingEnd: end, timingNext: next)
     }
 
+    /// Where the next line starts when the line at `position` is empty (no spaces either);
+    /// nil otherwise.
+    @inline(__always)
+    private static func emptyLineEnd(_ text: UnsafeBufferPointer<UInt8>, _ position: Int) -> Int? {
+        switch text[position] {
+        case 0x0A: return position + 1
+        case 0x0D: return position + 1 < text.count && text[position + 1] == 0x0A ? position + 2 : position + 1
+        default: return nil
+        }
+    }
+
+    /// The cue head nearly every cue has, read straight from the bytes: a line of one to twelve
+    /// digits alone, then a canonical timing line. Nil for anything else (``cueHead(_:at:)``
+    /// decides those); where this finds a head, it is the one `cueHead` finds.
+    @inline(__always)
+    private static func plainCueHead(_ text: UnsafeBufferPointer<UInt8>, at position: Int) -> CueHead? {
+        let count = text.count
+        var index = position
+        while index < count, text[index] &- 0x30 <= 9 { index += 1 }
+        guard index > position, index - position <= 12, index < count,
+            let next = emptyLineEnd(text, index), next < count,
+            let timing = canonicalTimingLine(text, at: next)
+        else { return nil }
+        return CueHead(
+            position: position, number: position..<index, timingStart: next, timingEnd: timing.end,
+            timingNext: timing.next, times: timing.times)
+    }
+
     /// `HH:MM:SS,mmm --> HH:MM:SS,mmm` (`,` or `.`) and nothing else, the shape nearly every
     /// file has: the times `SRTReader.parseTiming` reads from it, without its generality.
     /// Nil for anything else, including out-of-range minutes or seconds.
@@ -447,6 +475,16 @@ private struct Pass {
             var cursor = head.timingNext
             var cursorLine = timingLine + 1
             while cursor < count {
+                // The usual end of a cue's text: an empty line, then the next cue's number and
+                // canonical timing line, read without splitting lines first.
+                if let following = Self.emptyLineEnd(text, cursor), following < count,
+                    let found = Self.plainCueHead(text, at: following)
+                {
+                    nextHead = found
+                    cursor = following
+                    cursorLine += 1
+                    break
+                }
                 let (lineEnd, lineNext, lineArrow) = line(text, cursor)
                 if isBlank(text, cursor, lineEnd) {
                     var following = lineNext
@@ -483,7 +521,12 @@ private struct Pass {
             if let digits = head.number {
                 var number: Int64 = 0
                 for index in digits { number = number &* 10 &+ Int64(text[index] &- 0x30) }  // at most 12 digits
-                SRTReader.noteCueNumber(number, seen: &seenIndices, last: &lastIndex, line: timingLine, log: &readerLog)
+                // The next number in sequence has nothing to note (SRTReader.noteCueNumber).
+                if let last = lastIndex, number == last &+ 1, seenIndices.insertNext(number) {
+                    lastIndex = number
+                } else {
+                    SRTReader.noteCueNumber(number, seen: &seenIndices, last: &lastIndex, line: timingLine, log: &readerLog)
+                }
             }
             if parsed.start < maxEnd {
                 overlaps += 1
@@ -1084,7 +1127,14 @@ private struct MarkupEmitter {
 
     /// Text, escaped as `WebVTTWriter.appendEscaped` escapes it; line breaks end payload lines.
     private mutating func appendText(_ text: UnsafeBufferPointer<UInt8>, needsEscaping: Bool, to output: OutputBuffer) {
-        if !isVisible { checkVisibility(text) }
+        if !isVisible {
+            // Most runs start with a visible ASCII character, which decides it at once.
+            if !runIsScalar, let first = text.first, first > 0x20, first < 0x80 {
+                isVisible = true
+            } else {
+                checkVisibility(text)
+            }
+        }
         guard needsEscaping else {
             appendPlain(text, to: output)
             return
