@@ -100,35 +100,42 @@ enum CaptionsCommand {
                     continue
                 }
                 // The file is mapped, not read into memory, and converted straight into the output
-                // file when that is a file (see CaptionConverter.convertFile).
-                guard let file = try await BlockingWork.run({ try CaptionInputFile.open(path: input, limits: readOptions.limits) }) else {
+                // file when that is a file (see CaptionConverter.convertFile). Opening, detecting
+                // and converting are one trip off the pool: on a busy machine each trip waits for a
+                // thread to be scheduled.
+                let destination = outputPath(for: input, output: output, outputIsDirectory: outputIsDirectory)
+                let outcome = try await BlockingWork.run { () throws(CaptionError) -> FileConversion in
+                    guard let file = try CaptionInputFile.open(path: input, limits: readOptions.limits) else { return .unreadable }
+                    guard let chosen = format ?? CaptionFormat.detect(fileExtension: ext, data: file.prefix(4096)) else {
+                        return .unknownFormat
+                    }
+                    if output == "-" {
+                        return .inMemory(try CaptionConverter.convertToWebVTT(data: file.contents, format: chosen,
+                                                                              readOptions: readOptions, options: options))
+                    }
+                    return .written(try CaptionConverter.convertFile(file, format: chosen, readOptions: readOptions, options: options,
+                                                                     to: destination, inputs: inputs))
+                }
+                let report: ConversionReport
+                switch outcome {
+                case .unreadable:
                     printer.print([Diagnostic(.error, "file.not-found", "cannot read \(input)", fix: "check the path",
                                               location: .init(file: input))])
                     failed = true
                     continue
-                }
-                guard let chosen = try await BlockingWork.run({ format ?? CaptionFormat.detect(fileExtension: ext, data: file.prefix(4096)) }) else {
+                case .unknownFormat:
                     printer.print([Diagnostic(.error, "captions.format-unknown", "\(input) is not a caption format CastPrep recognises",
                                               fix: "name the format with --from srt|vtt|ttml|ass|scc", location: .init(file: input))])
                     failed = true
                     continue
-                }
-                let report: ConversionReport
-                if output == "-" {
-                    let conversion = try await BlockingWork.run { () throws(CaptionError) -> ConvertedWebVTT in
-                        try CaptionConverter.convertToWebVTT(data: file.contents, format: chosen, readOptions: readOptions, options: options)
-                    }
+                case .inMemory(let conversion):
                     printer.print(conversion.report.diagnostics)
                     try await finish(conversion, input: input, output: output, outputIsDirectory: outputIsDirectory, inputs: inputs, io: io)
                     report = conversion.report
-                } else {
-                    let destination = outputPath(for: input, output: output, outputIsDirectory: outputIsDirectory)
-                    report = try await BlockingWork.run { () throws(CaptionError) -> ConversionReport in
-                        try CaptionConverter.convertFile(file, format: chosen, readOptions: readOptions, options: options,
-                                                         to: destination, inputs: inputs)
-                    }
-                    printer.print(report.diagnostics)
-                    io.writeLine("\(input) → \(destination): \(report.summary)")
+                case .written(let written):
+                    printer.print(written.diagnostics)
+                    io.writeLine("\(input) → \(destination): \(written.summary)")
+                    report = written
                 }
                 if report.diagnostics.containsErrors { failed = true }
             } catch let error as CaptionError {
@@ -140,6 +147,16 @@ enum CaptionsCommand {
             }
         }
         return failed ? 1 : 0
+    }
+
+    /// What converting one caption file gave.
+    enum FileConversion: Sendable {
+        case unreadable
+        case unknownFormat
+        /// Converted in memory (for standard output).
+        case inMemory(ConvertedWebVTT)
+        /// Converted into the output file; the report.
+        case written(ConversionReport)
     }
 
     /// Writes a conversion done in memory to standard output or its file.
