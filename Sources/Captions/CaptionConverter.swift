@@ -105,6 +105,62 @@ public enum CaptionConverter {
         return try convertToWebVTT(read, options: options, fileName: readOptions.fileName)
     }
 
+    /// Converts `input` and writes the WebVTT file to `path` atomically, never over one of
+    /// `inputs`: what ``convertToWebVTT(data:format:readOptions:options:)`` followed by
+    /// ``CaptionFileWriter/write(_:to:inputs:)`` do, with the same bytes, report and errors.
+    ///
+    /// SRT that the streaming converter handles goes to the file in chunks as it is converted,
+    /// so neither the input (mapped, see ``CaptionInputFile``) nor the output is ever copied
+    /// into memory whole; on a 7 MB file the fresh memory for both cost about as much as the
+    /// conversion itself. Anything else is converted in memory, then written.
+    ///
+    /// Blocks on the file system: call it off Swift's cooperative pool.
+    ///
+    /// - Returns: The report (the caller prints its diagnostics).
+    /// - Throws: The conversion's ``CaptionError``s first, then `captions.output-is-input`
+    ///   and `captions.write-failed`, whose ``CaptionError/diagnostics`` are the report's.
+    public static func convertFile(
+        _ input: CaptionInputFile, format: CaptionFormat, readOptions: CaptionReadOptions = CaptionReadOptions(),
+        options: ConversionOptions = ConversionOptions(), to path: String, inputs: [String] = []
+    ) throws(CaptionError) -> ConversionReport {
+        let file: PendingCaptionFile
+        do {
+            file = try PendingCaptionFile(path: path, inputs: inputs)
+        } catch {
+            // The conversion's own errors come first, as when converting and writing are two
+            // steps; its findings go with the write error.
+            let converted = try input.withBytes { bytes throws(CaptionError) in
+                try convertToWebVTT(data: Array(bytes), format: format, readOptions: readOptions, options: options)
+            }
+            throw CaptionError(
+                error.code, error.message, fix: error.fix, location: error.location,
+                diagnostics: converted.report.diagnostics + error.diagnostics)
+        }
+        let streamed = try input.withBytes { bytes throws(CaptionError) -> ConversionReport? in
+            guard format == .srt else { return nil }
+            return try SRTStreamingConverter.convert(bytes, readOptions: readOptions, options: options, into: file)
+        }
+        let report: ConversionReport
+        if let streamed {
+            report = streamed
+        } else {
+            file.removeAll()
+            let data = input.contents
+            let read = try CaptionReader.read(data: data, format: format, options: readOptions)
+            let converted = try convertToWebVTT(read, options: options, fileName: readOptions.fileName)
+            file.write(converted)
+            report = converted.report
+        }
+        do {
+            try file.commit()
+        } catch {
+            throw CaptionError(
+                error.code, error.message, fix: error.fix, location: error.location,
+                diagnostics: report.diagnostics + error.diagnostics)
+        }
+        return report
+    }
+
     /// Converts an already read document to the WebVTT file's bytes and the report.
     ///
     /// - Throws: ``CaptionError`` with code `captions.strict-lossy` as ``convert(_:options:fileName:)``.

@@ -91,37 +91,53 @@ enum CaptionsCommand {
             do {
                 // Bytes and report only: the command writes the file and has no use for the cue model,
                 // which lets SRT take the streaming converter.
-                let conversion: ConvertedWebVTT
                 if format == nil, mediaExtensions.contains(ext) {
                     let read = try await EmbeddedSubtitleExtractor.extract(path: input, stream: stream, options: readOptions)
-                    conversion = try CaptionConverter.convertToWebVTT(read, options: options, fileName: input)
-                } else {
-                    guard let bytes = await BlockingWork.contents(of: input) else {
-                        printer.print([Diagnostic(.error, "file.not-found", "cannot read \(input)", fix: "check the path",
-                                                  location: .init(file: input))])
-                        failed = true
-                        continue
-                    }
-                    guard let chosen = format ?? CaptionFormat.detect(fileExtension: ext, data: bytes) else {
-                        printer.print([Diagnostic(.error, "captions.format-unknown", "\(input) is not a caption format CastPrep recognises",
-                                                  fix: "name the format with --from srt|vtt|ttml|ass|scc", location: .init(file: input))])
-                        failed = true
-                        continue
-                    }
-                    conversion = try await BlockingWork.run { () throws(CaptionError) -> ConvertedWebVTT in
-                        try CaptionConverter.convertToWebVTT(data: bytes, format: chosen, readOptions: readOptions, options: options)
-                    }
+                    let conversion = try CaptionConverter.convertToWebVTT(read, options: options, fileName: input)
+                    printer.print(conversion.report.diagnostics)
+                    try await finish(conversion, input: input, output: output, outputIsDirectory: outputIsDirectory, inputs: inputs, io: io)
+                    if conversion.report.diagnostics.containsErrors { failed = true }
+                    continue
                 }
-                printer.print(conversion.report.diagnostics)
-                if output == "-" {
-                    io.write(String(decoding: conversion.bytes, as: UTF8.self))
-                    io.writeErrorLine("\(input): \(conversion.report.summary)")
-                } else {
-                    let destination = outputPath(for: input, output: output, outputIsDirectory: outputIsDirectory)
-                    try await BlockingWork.run { try CaptionFileWriter.write(conversion, to: destination, inputs: inputs) }
-                    io.writeLine("\(input) → \(destination): \(conversion.report.summary)")
+                // The file is mapped, not read into memory, and converted straight into the output
+                // file when that is a file (see CaptionConverter.convertFile). Opening, detecting
+                // and converting are one trip off the pool: on a busy machine each trip waits for a
+                // thread to be scheduled.
+                let destination = outputPath(for: input, output: output, outputIsDirectory: outputIsDirectory)
+                let outcome = try await BlockingWork.run { () throws(CaptionError) -> FileConversion in
+                    guard let file = try CaptionInputFile.open(path: input, limits: readOptions.limits) else { return .unreadable }
+                    guard let chosen = format ?? CaptionFormat.detect(fileExtension: ext, data: file.prefix(4096)) else {
+                        return .unknownFormat
+                    }
+                    if output == "-" {
+                        return .inMemory(try CaptionConverter.convertToWebVTT(data: file.contents, format: chosen,
+                                                                              readOptions: readOptions, options: options))
+                    }
+                    return .written(try CaptionConverter.convertFile(file, format: chosen, readOptions: readOptions, options: options,
+                                                                     to: destination, inputs: inputs))
                 }
-                if conversion.report.diagnostics.containsErrors { failed = true }
+                let report: ConversionReport
+                switch outcome {
+                case .unreadable:
+                    printer.print([Diagnostic(.error, "file.not-found", "cannot read \(input)", fix: "check the path",
+                                              location: .init(file: input))])
+                    failed = true
+                    continue
+                case .unknownFormat:
+                    printer.print([Diagnostic(.error, "captions.format-unknown", "\(input) is not a caption format CastPrep recognises",
+                                              fix: "name the format with --from srt|vtt|ttml|ass|scc", location: .init(file: input))])
+                    failed = true
+                    continue
+                case .inMemory(let conversion):
+                    printer.print(conversion.report.diagnostics)
+                    try await finish(conversion, input: input, output: output, outputIsDirectory: outputIsDirectory, inputs: inputs, io: io)
+                    report = conversion.report
+                case .written(let written):
+                    printer.print(written.diagnostics)
+                    io.writeLine("\(input) → \(destination): \(written.summary)")
+                    report = written
+                }
+                if report.diagnostics.containsErrors { failed = true }
             } catch let error as CaptionError {
                 printer.print(error.diagnostics.isEmpty ? [error.diagnostic] : error.diagnostics + [error.diagnostic])
                 failed = true
@@ -131,6 +147,29 @@ enum CaptionsCommand {
             }
         }
         return failed ? 1 : 0
+    }
+
+    /// What converting one caption file gave.
+    enum FileConversion: Sendable {
+        case unreadable
+        case unknownFormat
+        /// Converted in memory (for standard output).
+        case inMemory(ConvertedWebVTT)
+        /// Converted into the output file; the report.
+        case written(ConversionReport)
+    }
+
+    /// Writes a conversion done in memory to standard output or its file.
+    static func finish(_ conversion: ConvertedWebVTT, input: String, output: String?, outputIsDirectory: Bool, inputs: [String],
+                       io: CommandIO) async throws {
+        if output == "-" {
+            io.write(String(decoding: conversion.bytes, as: UTF8.self))
+            io.writeErrorLine("\(input): \(conversion.report.summary)")
+        } else {
+            let destination = outputPath(for: input, output: output, outputIsDirectory: outputIsDirectory)
+            try await BlockingWork.run { try CaptionFileWriter.write(conversion, to: destination, inputs: inputs) }
+            io.writeLine("\(input) → \(destination): \(conversion.report.summary)")
+        }
     }
 
     /// IN.srt → IN.vtt beside it, DIR/IN.vtt, or the file given. An input that is already

@@ -192,18 +192,59 @@ enum TextDecoder {
     ///
     /// The SRT streaming converter reads such input in place instead of copying it.
     static func unchangedUTF8Start(_ input: [UInt8], forced: CaptionTextEncoding?) -> Int? {
+        input.withUnsafeBufferPointer { unchangedUTF8Start($0, forced: forced) }
+    }
+
+    static func unchangedUTF8Start(_ input: UnsafeBufferPointer<UInt8>, forced: CaptionTextEncoding?) -> Int? {
         guard forced == nil || forced == .utf8 else { return nil }
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
         var start = input.starts(with: bom) ? 3 : 0
-        let body = input[start...]
+        let body = UnsafeBufferPointer(rebasing: input[start...])
         // Valid UTF-8 never starts with a UTF-16 byte order mark, and without NUL bytes the
         // UTF-16 sniffing cannot match, so detection would pick UTF-8 as well.
-        let hasNUL = body.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress.map { memchr($0, 0, buffer.count) != nil } ?? false
-        }
-        guard !hasNUL, isValidUTF8(body) else { return nil }
+        guard isValidUTF8WithoutNUL(body) else { return nil }
         if body.starts(with: bom) { start += 3 }
         return start
+    }
+
+    /// Whether `bytes` is valid UTF-8 without a NUL byte, in one pass: sixteen bytes at a time
+    /// while they are ASCII other than NUL (nearly all of a caption file), the decoder for the rest.
+    static func isValidUTF8WithoutNUL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        let count = bytes.count
+        var index = 0
+        while index < count {
+            if index + 16 <= count {
+                let first = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let second = raw.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)
+                // High bits: non-ASCII bytes, and (for bytes below 0x80) the zero bytes.
+                let zero = ((first &- 0x0101_0101_0101_0101) & ~first) | ((second &- 0x0101_0101_0101_0101) & ~second)
+                if (first | second | zero) & 0x8080_8080_8080_8080 == 0 {
+                    index += 16
+                    continue
+                }
+            }
+            let lead = bytes[index]
+            if lead < 0x80 {
+                if lead == 0 { return false }
+                index += 1
+                continue
+            }
+            let length: Int
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0...0xEF: length = 3
+            case 0xF0...0xF4: length = 4
+            default: return false
+            }
+            guard index + length <= count else { return false }
+            var decoder = UTF8()
+            var iterator = UnsafeBufferPointer(rebasing: bytes[index..<(index + length)]).makeIterator()
+            guard case .scalarValue = decoder.decode(&iterator) else { return false }
+            index += length
+        }
+        return true
     }
 
     static func appendUTF8(_ scalar: UInt32, to output: inout [UInt8]) {

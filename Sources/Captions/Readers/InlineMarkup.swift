@@ -150,11 +150,21 @@ struct SRTColorCache {
 
     /// The normalised colour and its class name, or nil when the value is not a colour.
     mutating func resolve(_ value: UnsafeBufferPointer<UInt8>) -> (color: String, className: String)? {
-        for entry in entries where entry.key.elementsEqual(value) { return (entry.color, entry.className) }
+        for entry in entries where Self.equal(entry.key, value) { return (entry.color, entry.className) }
         guard let color = ColorClasses.normalize(String(decoding: value, as: UTF8.self)) else { return nil }
         let className = ColorClasses.className(color: color)
         if entries.count < 16 { entries.append((Array(value), color, className)) }
         return (color, className)
+    }
+
+    /// Byte equality without the generic sequence comparison, which cost about 200 instructions
+    /// for a seven-byte colour.
+    private static func equal(_ key: [UInt8], _ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard key.count == value.count else { return false }
+        return key.withUnsafeBufferPointer { keyBytes in
+            for index in 0..<keyBytes.count where keyBytes[index] != value[index] { return false }
+            return true
+        }
     }
 }
 

@@ -90,7 +90,8 @@ enum Bytes {
     }
 
     /// Parses unsigned decimal digits in `range` (at most 12 of them, so no overflow).
-    static func number(_ bytes: [UInt8], _ range: Range<Int>) -> Int64? {
+    static func number<Text: RandomAccessCollection<UInt8>>(_ bytes: Text, _ range: Range<Int>) -> Int64?
+    where Text.Index == Int {
         guard !range.isEmpty, range.count <= 12 else { return nil }
         var value: Int64 = 0
         for index in range {

@@ -24,12 +24,16 @@ enum TextInput {
 
     static func checkSize(_ count: Int, options: CaptionReadOptions) throws(CaptionError) {
         if count > options.limits.maxInputBytes {
-            throw CaptionError(
-                "captions.input-too-large",
-                "input is \(count) bytes; the limit is \(options.limits.maxInputBytes) bytes",
-                fix: "caption files are normally under 1 MB; check that this is really a caption file",
-                location: Diagnostic.SourceLocation(file: options.fileName))
+            throw tooLarge("\(count) bytes", limits: options.limits, fileName: options.fileName)
         }
+    }
+
+    /// The error for an input over the limit; `size` says how large it is ("123 bytes").
+    static func tooLarge(_ size: String, limits: CaptionLimits, fileName: String) -> CaptionError {
+        CaptionError(
+            "captions.input-too-large", "input is \(size); the limit is \(limits.maxInputBytes) bytes",
+            fix: "caption files are normally under 1 MB; check that this is really a caption file",
+            location: Diagnostic.SourceLocation(file: fileName))
     }
 
     static func tooManyCues(_ options: CaptionReadOptions, line: Int?) -> CaptionError {
@@ -257,9 +261,10 @@ enum SRTReader {
     }
 
     /// Parses `start --> end rest` with SRT's tolerances.
-    static func parseTiming(_ bytes: [UInt8], _ range: Range<Int>) -> (
+    /// (Generic so that the streaming converter can read mapped input with it.)
+    static func parseTiming<Text: RandomAccessCollection<UInt8>>(_ bytes: Text, _ range: Range<Int>) -> (
         start: CaptionTime, end: CaptionTime, rest: Range<Int>
-    )? {
+    )? where Text.Index == Int {
         var cursor = range.lowerBound
         func skipSpaces() { while cursor < range.upperBound, Bytes.isSpace(bytes[cursor]) { cursor += 1 } }
         skipSpaces()
@@ -275,7 +280,9 @@ enum SRTReader {
     }
 
     /// `[H+:]MM:SS[,.]fff` with 1-3 fraction digits (more are rounded), or `H:MM:SS` alone.
-    private static func timestamp(_ bytes: [UInt8], _ cursor: inout Int, _ end: Int) -> CaptionTime? {
+    private static func timestamp<Text: RandomAccessCollection<UInt8>>(_ bytes: Text, _ cursor: inout Int, _ end: Int)
+        -> CaptionTime? where Text.Index == Int
+    {
         // Up to three clock fields, kept in locals: an array here was two allocations per cue.
         var fields: (Int64, Int64, Int64) = (0, 0, 0)
         var fieldCount = 0
@@ -333,23 +340,44 @@ enum SRTReader {
 /// Cue numbers almost always increase, and a number above every earlier one cannot be a
 /// repeat, so the numbers are only hashed into a set once one arrives out of order; hashing
 /// every number of a 100,000-cue file was a visible part of the reading time.
+///
+/// Until then the numbers are kept as runs of consecutive numbers (one run for a normal file):
+/// an array of every number grew to megabytes on a large file, for a case that rarely comes.
 struct SeenNumbers {
-    private var largest: Int64?
-    private var ascending: [Int64] = []
+    /// The run the last number belongs to.
+    private var current: ClosedRange<Int64>?
+    /// The runs before it, ascending.
+    private var earlier: [ClosedRange<Int64>] = []
     private var set: Set<Int64> = []
     private var usingSet = false
+
+    /// Records `number` when it follows the last one and no set is in use (the usual case,
+    /// and cheap); false, recording nothing, otherwise.
+    @inline(__always)
+    mutating func insertNext(_ number: Int64) -> Bool {
+        guard !usingSet, let current, current.upperBound < .max, number == current.upperBound + 1 else { return false }
+        self.current = current.lowerBound...number
+        return true
+    }
 
     /// Records `number`; false when it was seen before.
     mutating func insert(_ number: Int64) -> Bool {
         if usingSet { return set.insert(number).inserted }
-        if let largest, number <= largest {
-            usingSet = true
-            set = Set(ascending)
-            ascending = []
-            return set.insert(number).inserted
+        if let current {
+            if current.upperBound < .max, number == current.upperBound + 1 {
+                self.current = current.lowerBound...number
+                return true
+            }
+            if number <= current.upperBound {
+                usingSet = true
+                for run in earlier + [current] { for seen in run { set.insert(seen) } }
+                earlier = []
+                self.current = nil
+                return set.insert(number).inserted
+            }
+            earlier.append(current)
         }
-        largest = number
-        ascending.append(number)
+        current = number...number
         return true
     }
 }

@@ -32,21 +32,71 @@ enum SRTStreamingConverter {
     static func convert(_ data: [UInt8], readOptions: CaptionReadOptions, options: ConversionOptions)
         throws(CaptionError) -> ConvertedWebVTT?
     {
+        let finished = try data.withUnsafeBufferPointer { buffer throws(CaptionError) in
+            try convert(buffer, array: data, readOptions: readOptions, options: options, file: nil)
+        }
+        guard let finished else { return nil }
+        // The cues stay in the buffer they were written to: joining them to the header would
+        // copy (and fault in) the whole output once more.
+        return ConvertedWebVTT(header: finished.header, body: ByteStorage(taking: finished.body), report: finished.report)
+    }
+
+    /// Converts SRT `data` into `file`: the cues go out in chunks of about `chunkSize` bytes as
+    /// they are written, so the output is never held in memory whole. Nil (with `file` holding
+    /// part of the output) when the general path must convert it.
+    ///
+    /// The header comes first in the file but is only known at the end (the STYLE block lists
+    /// the colour classes of every cue). It is written as known when the first chunk goes out;
+    /// nearly always that is final, since files use their few colours from the start. When a
+    /// later cue brings a new class, the file's header is replaced at the end
+    /// (``PendingCaptionFile/replacePrefix(length:with:)``), which costs one copy of the file.
+    static func convert(
+        _ data: UnsafeBufferPointer<UInt8>, readOptions: CaptionReadOptions, options: ConversionOptions,
+        into file: PendingCaptionFile, chunkSize: Int = 256 * 1024
+    ) throws(CaptionError) -> ConversionReport? {
+        let output = ChunkedOutput(file: file, chunkSize: chunkSize)
+        guard let finished = try convert(data, array: nil, readOptions: readOptions, options: options, file: output)
+        else { return nil }
+        let last = finished.body.bytes(finished.unwritten..<finished.body.count)
+        if let written = output.writtenHeader {
+            file.write(last)
+            if written != finished.header { file.replacePrefix(length: written.count, with: finished.header) }
+        } else {
+            file.write(finished.header)
+            file.write(last)
+        }
+        return finished.report
+    }
+
+    /// The conversion behind both entry points: the header, the body with the cues not yet
+    /// handed to `file` from `unwritten` on (all of them without a file) and the report; nil
+    /// when the general path must convert it.
+    /// `array` is `data` as an array when the caller has one (decoding other encodings needs it).
+    private static func convert(
+        _ data: UnsafeBufferPointer<UInt8>, array: [UInt8]?, readOptions: CaptionReadOptions,
+        options: ConversionOptions, file: ChunkedOutput?
+    ) throws(CaptionError) -> (header: [UInt8], body: OutputBuffer, unwritten: Int, report: ConversionReport)? {
         var readerLog = DiagnosticLog(file: readOptions.fileName)
-        let text: [UInt8]
+        try TextInput.checkSize(data.count, options: readOptions)
+        let decoded: [UInt8]?
         let start: Int
         let encoding: CaptionTextEncoding
-        try TextInput.checkSize(data.count, options: readOptions)
         if let offset = TextDecoder.unchangedUTF8Start(data, forced: readOptions.encoding) {
-            (text, start, encoding) = (data, offset, .utf8)
+            (decoded, start, encoding) = (nil, offset, .utf8)
         } else {
-            let decoded = try TextInput.decode(data, options: readOptions, log: &readerLog)
-            (text, start, encoding) = (decoded.bytes, 0, decoded.encoding)
+            let result = try TextInput.decode(array ?? Array(data), options: readOptions, log: &readerLog)
+            (decoded, start, encoding) = (result.bytes, 0, result.encoding)
         }
-        let body = OutputBuffer(capacity: text.count - start + text.count / 8 + 64)
-        var pass = Pass(
-            array: text, readOptions: readOptions, options: options, body: body, readerLog: readerLog)
-        let finished = text.withUnsafeBufferPointer { buffer in pass.run(buffer, from: start) }
+        let textCount = decoded?.count ?? data.count
+        let capacity = file.map { $0.chunkSize + $0.chunkSize / 4 } ?? (textCount - start + textCount / 8 + 64)
+        let body = OutputBuffer(capacity: capacity)
+        var pass = Pass(readOptions: readOptions, options: options, body: body, file: file, readerLog: readerLog)
+        let finished =
+            if let decoded {
+                decoded.withUnsafeBufferPointer { buffer in pass.run(buffer, from: start) }
+            } else {
+                pass.run(data, from: start)
+            }
         guard finished else { return nil }
 
         var report = ConversionReport(sourceEncoding: encoding)
@@ -56,23 +106,54 @@ enum SRTStreamingConverter {
         report.diagnostics = pass.readerLog.finished() + pass.normalizeLog.finished()
         try CaptionConverter.checkStrict(report, options: options, fileName: readOptions.fileName)
 
-        var header: [UInt8] = []
-        WebVTTWriter.appendHeader(CaptionDocument(classStyles: pass.classStyles), to: &header)
+        let header = Self.header(pass.classStyles)
         CaptionConverter.noteIfEmpty(&report, isEmpty: pass.cuesWritten == 0, fileName: readOptions.fileName)
-        // The cues stay in the buffer they were written to: joining them to the header would
-        // copy (and fault in) the whole output once more.
-        return ConvertedWebVTT(header: header, body: ByteStorage(taking: body), report: report)
+        return (header, body, pass.unwritten, report)
+    }
+
+    /// The WebVTT header: the signature, and a STYLE block when cues use colour classes.
+    static func header(_ classStyles: [String: CueClassStyle]) -> [UInt8] {
+        var header: [UInt8] = []
+        WebVTTWriter.appendHeader(CaptionDocument(classStyles: classStyles), to: &header)
+        return header
+    }
+}
+
+/// Where the pass hands its written cues when it writes to a file: a chunk at a time, after
+/// the header as known at the first chunk.
+private final class ChunkedOutput {
+    let file: PendingCaptionFile
+    /// The pass hands over its cues once this many are written.
+    let chunkSize: Int
+    /// The header written before the first chunk; nil until then.
+    private(set) var writtenHeader: [UInt8]?
+
+    init(file: PendingCaptionFile, chunkSize: Int) {
+        self.file = file
+        self.chunkSize = max(chunkSize, 4096)
+    }
+
+    func write(_ cues: UnsafeBufferPointer<UInt8>, header: () -> [UInt8]) {
+        if writtenHeader == nil {
+            let text = header()
+            file.write(text)
+            writtenHeader = text
+        }
+        file.write(cues)
     }
 }
 
 /// One conversion's state; ``run(_:from:)`` goes through the file once.
 private struct Pass {
-    /// The decoded text, for the shared timing parser (the same storage as the run's buffer).
-    let array: [UInt8]
     let readOptions: CaptionReadOptions
     let options: ConversionOptions
-    /// The cues written so far, each starting with its blank separator line.
+    /// The cues written so far, each starting with its blank separator line. With a `file`,
+    /// only those from `unwritten` on: before it are the payloads of cues handed over already
+    /// that the repeat check may still compare.
     let body: OutputBuffer
+    private(set) var unwritten = 0
+    /// Where the cues go in chunks; nil to keep them all in `body`.
+    let file: ChunkedOutput?
     var readerLog: DiagnosticLog
     var normalizeLog: DiagnosticLog
 
@@ -131,15 +212,17 @@ private struct Pass {
         var timingStart: Int
         var timingEnd: Int
         var timingNext: Int
+        /// The times, when the timing line is the canonical one and they were read already.
+        var times: (start: CaptionTime, end: CaptionTime)? = nil
     }
 
-    init(array: [UInt8], readOptions: CaptionReadOptions, options: ConversionOptions, body: OutputBuffer,
+    init(readOptions: CaptionReadOptions, options: ConversionOptions, body: OutputBuffer, file: ChunkedOutput?,
         readerLog: DiagnosticLog)
     {
-        self.array = array
         self.readOptions = readOptions
         self.options = options
         self.body = body
+        self.file = file
         self.readerLog = readerLog
         normalizeLog = DiagnosticLog(file: readOptions.fileName)
         for number in 0...9 {
@@ -240,6 +323,12 @@ private struct Pass {
         -> CueHead?
     {
         if next < text.count, let digits = numberRange(text, position, end) {
+            // Nearly every timing line is the canonical one, read without splitting it first.
+            if let timing = Self.canonicalTimingLine(text, at: next) {
+                return CueHead(
+                    position: position, number: digits, timingStart: next, timingEnd: timing.end,
+                    timingNext: timing.next, times: timing.times)
+            }
             let (timingEnd, timingNext, timingArrow) = line(text, next)
             if timingArrow {
                 return CueHead(position: position, number: digits, timingStart: next, timingEnd: timingEnd, timingNext: timingNext)
@@ -249,6 +338,34 @@ private struct Pass {
         return CueHead(position: position, number: nil, timingStart: position, timingEnd: end, timingNext: next)
     }
 
+    /// Where the next line starts when the line at `position` is empty (no spaces either);
+    /// nil otherwise.
+    @inline(__always)
+    private static func emptyLineEnd(_ text: UnsafeBufferPointer<UInt8>, _ position: Int) -> Int? {
+        switch text[position] {
+        case 0x0A: return position + 1
+        case 0x0D: return position + 1 < text.count && text[position + 1] == 0x0A ? position + 2 : position + 1
+        default: return nil
+        }
+    }
+
+    /// The cue head nearly every cue has, read straight from the bytes: a line of one to twelve
+    /// digits alone, then a canonical timing line. Nil for anything else (``cueHead(_:at:)``
+    /// decides those); where this finds a head, it is the one `cueHead` finds.
+    @inline(__always)
+    private static func plainCueHead(_ text: UnsafeBufferPointer<UInt8>, at position: Int) -> CueHead? {
+        let count = text.count
+        var index = position
+        while index < count, text[index] &- 0x30 <= 9 { index += 1 }
+        guard index > position, index - position <= 12, index < count,
+            let next = emptyLineEnd(text, index), next < count,
+            let timing = canonicalTimingLine(text, at: next)
+        else { return nil }
+        return CueHead(
+            position: position, number: position..<index, timingStart: next, timingEnd: timing.end,
+            timingNext: timing.next, times: timing.times)
+    }
+
     /// `HH:MM:SS,mmm --> HH:MM:SS,mmm` (`,` or `.`) and nothing else, the shape nearly every
     /// file has: the times `SRTReader.parseTiming` reads from it, without its generality.
     /// Nil for anything else, including out-of-range minutes or seconds.
@@ -256,30 +373,64 @@ private struct Pass {
     private static func canonicalTiming(_ text: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int)
         -> (start: CaptionTime, end: CaptionTime)?
     {
-        guard end - start == 29 else { return nil }
-        // Digits are collected without branching; `invalid` gathers every digit's excess over 9.
-        var invalid: UInt8 = 0
-        @inline(__always) func digit(_ offset: Int) -> Int64 {
-            let value = text[start + offset] &- 0x30
-            invalid |= value > 9 ? 1 : 0
-            return Int64(value)
-        }
-        @inline(__always) func clock(_ offset: Int) -> CaptionTime? {
-            let hours = digit(offset) * 10 + digit(offset + 1)
-            let minutes = digit(offset + 3) * 10 + digit(offset + 4)
-            let seconds = digit(offset + 6) * 10 + digit(offset + 7)
-            let millis = digit(offset + 9) * 100 + digit(offset + 10) * 10 + digit(offset + 11)
-            let separator = text[start + offset + 8]
-            guard text[start + offset + 2] == UInt8(ascii: ":"), text[start + offset + 5] == UInt8(ascii: ":"),
-                separator == UInt8(ascii: ",") || separator == UInt8(ascii: "."), minutes < 60, seconds < 60
-            else { return nil }
-            return CaptionTime(hours: hours, minutes: minutes, seconds: seconds, milliseconds: millis)
-        }
-        guard text[start + 12] == 0x20, text[start + 13] == UInt8(ascii: "-"), text[start + 14] == UInt8(ascii: "-"),
-            text[start + 15] == UInt8(ascii: ">"), text[start + 16] == 0x20,
-            let first = clock(0), let second = clock(17), invalid == 0
+        guard end - start == 29, start >= 0, end <= text.count, let base = text.baseAddress else { return nil }
+        let raw = UnsafeRawPointer(base + start)
+        // " -->" then " ".
+        guard UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 12, as: UInt32.self)) == 0x3E2D_2D20,
+            raw.load(fromByteOffset: 16, as: UInt8.self) == 0x20,
+            let first = clock(raw), let second = clock(raw + 17)
         else { return nil }
         return (first, second)
+    }
+
+    /// `HH:MM:SS,mmm` (`,` or `.`) at `raw`, read as one eight-byte and one four-byte word:
+    /// nil unless the nine digits are digits, the colons colons, and minutes and seconds below 60.
+    @inline(__always)
+    private static func clock(_ raw: UnsafeRawPointer) -> CaptionTime? {
+        let clock = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))  // "HH:MM:SS", first byte lowest
+        let fraction = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self))  // ",mmm"
+        let separator = fraction & 0xFF
+        guard clock & 0x0000_FF00_00FF_0000 == 0x0000_3A00_003A_0000, separator == 0x2C || separator == 0x2E
+        else { return nil }
+        // XOR with "0" turns exactly the digit bytes into 0...9; adding 0x76 then sets the high bit
+        // of any byte above 9 (a byte that carries into its neighbour has its own high bit set).
+        let clockDigits = (clock ^ 0x3030_3030_3030_3030) & 0xFFFF_00FF_FF00_FFFF
+        let fractionDigits = (fraction ^ 0x3030_3030) & 0xFFFF_FF00
+        guard ((clockDigits &+ 0x7676_0076_7600_7676) | clockDigits) & 0x8080_0080_8000_8080 == 0,
+            ((fractionDigits &+ 0x7676_7600) | fractionDigits) & 0x8080_8000 == 0
+        else { return nil }
+        // Each byte times ten plus the byte after it: the two-digit values at bytes 0, 3 and 6
+        // (every byte stays below 100, so nothing carries).
+        let pairs = clockDigits &* 10 &+ (clockDigits >> 8)
+        let hours = Int64(pairs & 0xFF)
+        let minutes = Int64((pairs >> 24) & 0xFF)
+        let seconds = Int64((pairs >> 48) & 0xFF)
+        let millis = Int64((fractionDigits >> 8) & 0xFF) * 100 + Int64((fractionDigits >> 16) & 0xFF) * 10
+            + Int64(fractionDigits >> 24)
+        guard minutes < 60, seconds < 60 else { return nil }
+        return CaptionTime(hours: hours, minutes: minutes, seconds: seconds, milliseconds: millis)
+    }
+
+    /// A canonical timing line (see ``canonicalTiming(_:_:_:)``) starting at `start`: its times,
+    /// where it ends and where the next line starts, as ``line(_:_:)`` would split it; nil when
+    /// the line is anything else.
+    @inline(__always)
+    private static func canonicalTimingLine(_ text: UnsafeBufferPointer<UInt8>, at start: Int)
+        -> (times: (start: CaptionTime, end: CaptionTime), end: Int, next: Int)?
+    {
+        let end = start + 29
+        let count = text.count
+        guard end <= count else { return nil }
+        var next = end
+        if end < count {
+            switch text[end] {
+            case 0x0A: next = end + 1
+            case 0x0D: next = end + 1 < count && text[end + 1] == 0x0A ? end + 2 : end + 1
+            default: return nil
+            }
+        }
+        guard let times = canonicalTiming(text, start, end) else { return nil }
+        return (times, end, next)
     }
 
     // MARK: The pass
@@ -308,13 +459,13 @@ private struct Pass {
             }
             nextHead = nil
             let timingLine = head.number == nil ? lineNumber : lineNumber + 1
-            let canonical = Self.canonicalTiming(text, head.timingStart, head.timingEnd)
+            let canonical = head.times ?? Self.canonicalTiming(text, head.timingStart, head.timingEnd)
             let parsed: (start: CaptionTime, end: CaptionTime)
             if let canonical {
                 parsed = canonical
             } else {
                 // A bad timing line or text after the times: the general path reports them.
-                guard let general = SRTReader.parseTiming(array, head.timingStart..<head.timingEnd),
+                guard let general = SRTReader.parseTiming(text, head.timingStart..<head.timingEnd),
                     isBlank(text, general.rest.lowerBound, general.rest.upperBound)
                 else { return false }
                 parsed = (general.start, general.end)
@@ -324,6 +475,16 @@ private struct Pass {
             var cursor = head.timingNext
             var cursorLine = timingLine + 1
             while cursor < count {
+                // The usual end of a cue's text: an empty line, then the next cue's number and
+                // canonical timing line, read without splitting lines first.
+                if let following = Self.emptyLineEnd(text, cursor), following < count,
+                    let found = Self.plainCueHead(text, at: following)
+                {
+                    nextHead = found
+                    cursor = following
+                    cursorLine += 1
+                    break
+                }
                 let (lineEnd, lineNext, lineArrow) = line(text, cursor)
                 if isBlank(text, cursor, lineEnd) {
                     var following = lineNext
@@ -347,7 +508,7 @@ private struct Pass {
                     }
                     return false  // a blank line inside the text: the general path notes it
                 }
-                if lineArrow, SRTReader.parseTiming(array, cursor..<lineEnd) != nil { break }
+                if lineArrow, SRTReader.parseTiming(text, cursor..<lineEnd) != nil { break }
                 if lineNext < count, numberRange(text, cursor, lineEnd) != nil, line(text, lineNext).arrow { break }
                 if lineEnd - cursor > readOptions.limits.maxLineBytes { return false }
                 textLines.append(cursor..<lineEnd)
@@ -360,7 +521,12 @@ private struct Pass {
             if let digits = head.number {
                 var number: Int64 = 0
                 for index in digits { number = number &* 10 &+ Int64(text[index] &- 0x30) }  // at most 12 digits
-                SRTReader.noteCueNumber(number, seen: &seenIndices, last: &lastIndex, line: timingLine, log: &readerLog)
+                // The next number in sequence has nothing to note (SRTReader.noteCueNumber).
+                if let last = lastIndex, number == last &+ 1, seenIndices.insertNext(number) {
+                    lastIndex = number
+                } else {
+                    SRTReader.noteCueNumber(number, seen: &seenIndices, last: &lastIndex, line: timingLine, log: &readerLog)
+                }
             }
             if parsed.start < maxEnd {
                 overlaps += 1
@@ -372,6 +538,7 @@ private struct Pass {
             let timingCopy = canonical != nil && options.offset.milliseconds == 0 ? head.timingStart : nil
             guard convertCue(text, start: parsed.start, end: parsed.end, timingLine: timingLine, timingCopy: timingCopy)
             else { return false }
+            if let file, body.count - unwritten >= file.chunkSize { handOver(to: file) }
         }
         SRTReader.noteOverlaps(overlaps, firstLine: firstOverlapLine, log: &readerLog)
         return true
@@ -493,6 +660,24 @@ private struct Pass {
         }
         cuesWritten += 1
         return true
+    }
+
+    /// Hands the written cues to `file`, then keeps only the payloads of the cues still on
+    /// screen (normally just the last one), which the repeat check may compare, at the front
+    /// of `body`: a cue on screen for the whole file keeps a few bytes, not the whole output.
+    private mutating func handOver(to file: ChunkedOutput) {
+        file.write(body.bytes(unwritten..<body.count)) { SRTStreamingConverter.header(classStyles) }
+        // The payloads are in `body` in the order of `active`, so each moves down, never over
+        // one still to move.
+        var kept = 0
+        for index in 0..<activeCount {
+            let payload = active[index].payload
+            body.move(payload, to: kept)
+            active[index].payload = kept..<(kept + payload.count)
+            kept += payload.count
+        }
+        body.removeLast(body.count - kept)
+        unwritten = kept
     }
 
     /// The cue text as SRTReader builds it: the text lines joined with LF.
@@ -942,7 +1127,14 @@ private struct MarkupEmitter {
 
     /// Text, escaped as `WebVTTWriter.appendEscaped` escapes it; line breaks end payload lines.
     private mutating func appendText(_ text: UnsafeBufferPointer<UInt8>, needsEscaping: Bool, to output: OutputBuffer) {
-        if !isVisible { checkVisibility(text) }
+        if !isVisible {
+            // Most runs start with a visible ASCII character, which decides it at once.
+            if !runIsScalar, let first = text.first, first > 0x20, first < 0x80 {
+                isVisible = true
+            } else {
+                checkVisibility(text)
+            }
+        }
         guard needsEscaping else {
             appendPlain(text, to: output)
             return
@@ -951,7 +1143,17 @@ private struct MarkupEmitter {
         var index = 0
         var runStart = 0
         let count = text.count
+        let raw = text.baseAddress.map { UnsafeRawPointer($0) }
         while index < count {
+            // Eight bytes at a time up to the first that may need escaping (as in `emitLine`).
+            if let raw, index + 8 <= count {
+                let flagged = Self.mayBeSpecial(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                if flagged == 0 {
+                    index += 8
+                    continue
+                }
+                index += flagged.trailingZeroBitCount >> 3
+            }
             let byte = text[index]
             switch byte {
             case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), 0x0A, 0x0D:

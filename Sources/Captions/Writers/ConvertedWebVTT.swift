@@ -177,6 +177,13 @@ final class OutputBuffer {
 
     func removeLast(_ number: Int) { count -= number }
 
+    /// Copies the bytes in `range` to `offset` (the two may overlap).
+    func move(_ range: Range<Int>, to offset: Int) {
+        guard range.lowerBound != offset, !range.isEmpty else { return }
+        // copyMemory is memmove: the two ranges may overlap.
+        UnsafeMutableRawPointer(base + offset).copyMemory(from: base + range.lowerBound, byteCount: range.count)
+    }
+
     /// The bytes in `range`.
     func bytes(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
