@@ -1,6 +1,8 @@
 import CastModel
+import Dispatch
 import Foundation
 public import JSONSupport
+import Synchronization
 
 /// Reads CastPrep's own catalog format (documented in Catalogs/README.md).
 ///
@@ -51,14 +53,25 @@ public struct NativeCatalogReader: Sendable {
         }
         var items: [CatalogItem] = []
         var seenIDs: [String: Int] = [:]
+        func merging(_ entry: JSONValue) -> JSONValue {
+            guard case .object(var members) = entry, !defaults.isEmpty else { return entry }
+            for (key, value) in defaults where members[key] == nil { members[key] = value }
+            return .object(members)
+        }
+        // Entries are read in parallel, each as if no earlier one had been skipped; once one
+        // has been (an error), the entries after it are read again below, in order, since
+        // their positions and default ids differ.
+        let early = readInParallel(entries, merging: merging, baseURL: baseURL)
         for (index, entry) in entries.enumerated() {
             let path = JSONPath.root.appending("items").appending(index: index)
-            var merged = entry
-            if case .object(var members) = entry, !defaults.isEmpty {
-                for (key, value) in defaults where members[key] == nil { members[key] = value }
-                merged = .object(members)
+            var found: CatalogItem?
+            if let early, items.count == index {
+                found = early[index].item
+                diagnostics += early[index].diagnostics
+            } else {
+                found = readItem(merging(entry), at: path, baseURL: baseURL, index: items.count, diagnostics: &diagnostics)
             }
-            guard var item = readItem(merged, at: path, baseURL: baseURL, index: items.count, diagnostics: &diagnostics) else { continue }
+            guard var item = found else { continue }
             if item.textTrackStyle == nil { item.textTrackStyle = style }
             if let previous = seenIDs[item.id] {
                 diagnostics.append(
@@ -72,6 +85,33 @@ public struct NativeCatalogReader: Sendable {
         var result = CatalogReadResult(format: .native, items: items, diagnostics: diagnostics, title: title)
         result.serving = serving
         return result
+    }
+
+    /// Catalogs at least this long are read on several threads.
+    var parallelThreshold = 512
+
+    /// Every entry read as the item at its own position, with its findings, on up to
+    /// `activeProcessorCount` threads; nil for a short catalog. A 100,000-item catalog spends
+    /// most of its reading here, and a cached preflight run waits for all of it.
+    func readInParallel(_ entries: [JSONValue], merging: (JSONValue) -> JSONValue, baseURL: String?)
+        -> [(item: CatalogItem?, diagnostics: [Diagnostic])]?
+    {
+        let workers = min(ProcessInfo.processInfo.activeProcessorCount, 8)
+        guard entries.count >= parallelThreshold, workers > 1 else { return nil }
+        let merged = entries.map(merging)
+        let chunk = (merged.count + workers - 1) / workers
+        let results = ParallelResults(count: workers)
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var read: [(item: CatalogItem?, diagnostics: [Diagnostic])] = []
+            for index in (worker * chunk)..<min(merged.count, (worker + 1) * chunk) {
+                var diagnostics: [Diagnostic] = []
+                let path = JSONPath.root.appending("items").appending(index: index)
+                let item = readItem(merged[index], at: path, baseURL: baseURL, index: index, diagnostics: &diagnostics)
+                read.append((item, diagnostics))
+            }
+            results.store(read, at: worker)
+        }
+        return results.joined()
     }
 
     /// Reads `"serve": {"root": "../media", "withoutCORS": ["cdn-copy"]}`; paths are relative
@@ -255,5 +295,20 @@ public struct NativeCatalogReader: Sendable {
         guard parts.count >= 3 else { return nil }
         let candidate = String(parts[parts.count - 2])
         return LanguageTag.check(candidate) == .wellFormed && candidate.count <= 6 && candidate.first?.isLetter == true ? candidate : nil
+    }
+}
+
+/// The parallel reading's per-thread results, collected under a lock.
+private final class ParallelResults: Sendable {
+    private let slots: Mutex<[[(item: CatalogItem?, diagnostics: [Diagnostic])]]>
+
+    init(count: Int) { slots = Mutex(Array(repeating: [], count: count)) }
+
+    func store(_ read: [(item: CatalogItem?, diagnostics: [Diagnostic])], at worker: Int) {
+        slots.withLock { $0[worker] = read }
+    }
+
+    func joined() -> [(item: CatalogItem?, diagnostics: [Diagnostic])] {
+        slots.withLock { Array($0.joined()) }
     }
 }
