@@ -6,14 +6,12 @@ internal import Darwin
 
 /// A caption file's bytes, checked against the size limit before any of them is read.
 ///
-/// Why not read it into an array: a regular file is mapped read-only instead, so its bytes come
-/// straight from the page cache. Reading a 7 MB file into fresh memory cost a copy plus a page
-/// fault and a cleared page for every 4 KiB, a visible part of converting it. Anything else
-/// (a pipe, a terminal, a device) is read with `read(2)`, at most one byte past the limit.
-///
-/// The mapping is private and read-only; it goes away with the value. As with any mapped file,
-/// a file truncated by another process while it is being converted can end the process with
-/// `SIGBUS`; replacing a file (rename, or a new file written over the path) is safe.
+/// Why not read it into an array: a regular file is read, in one call, into memory sized from
+/// its length and backed by 2 MiB pages where the system allows them. Reading a 7 MB file into
+/// a growing array cost copies plus a page fault and a cleared page for every 4 KiB, a visible
+/// part of converting it. The file is not mapped: a mapped file truncated by another process
+/// while it is converted ends the process with `SIGBUS`. Anything else (a pipe, a terminal, a
+/// device) is read with `read(2)` in growing steps, at most one byte past the limit.
 ///
 /// ```swift
 /// guard let input = try CaptionInputFile.open(path: "movie.srt") else { … cannot read … }
@@ -26,17 +24,19 @@ public final class CaptionInputFile: @unchecked Sendable {
     /// The file's size in bytes.
     public let count: Int
     private let isMapped: Bool
+    private let mappedLength: Int
 
-    private init(base: UnsafeRawPointer?, count: Int, isMapped: Bool) {
+    private init(base: UnsafeRawPointer?, count: Int, isMapped: Bool, mappedLength: Int = 0) {
         self.base = base
         self.count = count
         self.isMapped = isMapped
+        self.mappedLength = mappedLength
     }
 
     deinit {
         guard let base else { return }
         if isMapped {
-            _ = munmap(UnsafeMutableRawPointer(mutating: base), count)
+            _ = munmap(UnsafeMutableRawPointer(mutating: base), mappedLength)
         } else {
             base.deallocate()
         }
@@ -62,19 +62,28 @@ public final class CaptionInputFile: @unchecked Sendable {
             throw TextInput.tooLarge("\(size) bytes", limits: limits, fileName: path)
         }
         guard size > 0 else { return CaptionInputFile(base: nil, count: 0, isMapped: false) }
-        #if os(Linux)
-        // Populating maps the whole (normally cached) file in one call instead of a page fault
-        // every few pages, and reads it from disk here, off the cooperative pool, if it is not.
-        let flags = MAP_PRIVATE | MAP_POPULATE
-        #else
-        let flags = MAP_PRIVATE
-        #endif
-        guard let mapped = mmap(nil, size, PROT_READ, flags, descriptor, 0), mapped != MAP_FAILED else {
-            // Some file systems cannot map files; read it instead.
+        // Anonymous memory in 2 MiB pages where the system allows them (a fault per 2 MiB
+        // rather than per 4 KiB), filled with read(2). Not a mapping of the file itself: a file
+        // truncated by another process meanwhile would then end the process with SIGBUS.
+        let length = (size + Self.hugePage - 1) / Self.hugePage * Self.hugePage
+        guard let memory = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), memory != MAP_FAILED else {
             return try read(descriptor, path: path, limits: limits)
         }
-        return CaptionInputFile(base: UnsafeRawPointer(mapped), count: size, isMapped: true)
+        #if os(Linux)
+        _ = madvise(memory, length, MADV_HUGEPAGE)
+        #endif
+        var count = 0
+        while count < size {
+            let result = systemRead(descriptor, memory + count, size - count)
+            if result < 0, errno == EINTR { continue }
+            guard result > 0 else { break }
+            count += result
+        }
+        // A file that shrank meanwhile is taken as far as it was read.
+        return CaptionInputFile(base: UnsafeRawPointer(memory), count: count, isMapped: true, mappedLength: length)
     }
+
+    private static let hugePage = 2 * 1024 * 1024
 
     /// open(2) (this type's `open` hides the C function).
     private static func systemOpen(_ path: String, _ flags: Int32) -> Int32 {
