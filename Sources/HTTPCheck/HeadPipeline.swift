@@ -226,7 +226,6 @@ final class PipelineLoop {
         var depth: Int
         /// Set when the server answers only one request per connection.
         var oneRequestPerConnection = false
-        var failedConnects = 0
 
         init(name: String, port: Int, depth: Int) {
             self.name = name
@@ -448,7 +447,6 @@ final class PipelineLoop {
 
     /// A refused connection fails what is queued for the host, as curl would fail each transfer.
     private func failConnect(_ host: Host, _ failure: TransferFailure) {
-        host.failedConnects += 1
         guard host.connections.allSatisfy({ !$0.isConnected }) else { return }
         while let request = host.popQueued() { request.resolve(.failure(failure)) }
     }

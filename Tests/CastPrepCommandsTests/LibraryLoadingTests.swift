@@ -50,21 +50,8 @@ struct LibraryLoadingTests {
             timeout 30 "$CASTPREP" check http://127.0.0.1:9/movie.mp4; echo "check status $?"
             timeout 30 "$CASTPREP" serve Samples --bind 127.0.0.1 --port 0; echo "serve status $?"
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = ["-m", "sh", "-c", script]
-        process.currentDirectoryURL = Repository.root()
-        var environment = ProcessInfo.processInfo.environment
-        environment["CASTPREP"] = CastPrepBinary.path
-        environment["NO_COLOR"] = "1"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+        let (status, text) = try Self.runInMountNamespace(script)
+        #expect(status == 0, "\(text)")
         #expect(text.contains("version status 0"), "\(text)")
         #expect(text.contains("WEBVTT\n\n00:00:00.200 --> 00:00:01.000\nHello &amp; welcome\n"), "\(text)")
         #expect(text.contains("convert status 0"), "\(text)")
@@ -74,6 +61,28 @@ struct LibraryLoadingTests {
         #expect(text.contains("[serve.microhttpd-missing] libmicrohttpd (libmicrohttpd.so.12) could not be loaded"), "\(text)")
         #expect(text.contains("fix: install libmicrohttpd: apt-get install libmicrohttpd12"), "\(text)")
         #expect(text.contains("serve status 1"), "\(text)")
+    }
+
+    /// Runs `script` with sh in a mount namespace of its own (so its bind mounts hide libraries
+    /// from it alone), from the repository, with $CASTPREP naming the binary; returns its exit
+    /// status and everything it printed.
+    static func runInMountNamespace(_ script: String, environment extra: [String: String] = [:]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["-m", "sh", "-c", script]
+        process.currentDirectoryURL = Repository.root()
+        var environment = ProcessInfo.processInfo.environment
+        environment["CASTPREP"] = CastPrepBinary.path
+        environment["NO_COLOR"] = "1"
+        environment.merge(extra) { _, new in new }
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
     }
 
     /// Preflight loads libcurl only for a request that needs it; without it, each such item
@@ -91,22 +100,7 @@ struct LibraryLoadingTests {
             mount --bind /dev/null "$(readlink -f "$library")" || exit 3
             timeout 60 "$CASTPREP" preflight "$FOLDER/catalog.json" -o "$FOLDER/out" --bind 127.0.0.1 --no-posters; echo "preflight status $?"
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = ["-m", "sh", "-c", script]
-        process.currentDirectoryURL = Repository.root()
-        var environment = ProcessInfo.processInfo.environment
-        environment["CASTPREP"] = CastPrepBinary.path
-        environment["FOLDER"] = folder
-        environment["NO_COLOR"] = "1"
-        environment["CASTPREP_NO_PROGRESS"] = "1"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let (_, text) = try Self.runInMountNamespace(script, environment: ["FOLDER": folder, "CASTPREP_NO_PROGRESS": "1"])
         #expect(text.contains("preflight status 1"), "\(text)")
         let report = (try? String(contentsOfFile: folder + "/out/report.json", encoding: .utf8)) ?? ""
         #expect(report.contains("http.libcurl-missing"), "\(text)")

@@ -231,17 +231,7 @@ enum TextDecoder {
                 index += 1
                 continue
             }
-            let length: Int
-            switch lead {
-            case 0xC2...0xDF: length = 2
-            case 0xE0...0xEF: length = 3
-            case 0xF0...0xF4: length = 4
-            default: return false
-            }
-            guard index + length <= count else { return false }
-            var decoder = UTF8()
-            var iterator = UnsafeBufferPointer(rebasing: bytes[index..<(index + length)]).makeIterator()
-            guard case .scalarValue = decoder.decode(&iterator) else { return false }
+            guard let length = multiByteSequenceLength(at: index, in: bytes) else { return false }
             index += length
         }
         return true
@@ -281,6 +271,23 @@ enum TextDecoder {
         return nil
     }
 
+    /// The length of the valid multi-byte UTF-8 sequence starting at `index`, or nil when the
+    /// bytes there are not one (a bad lead byte, a truncated or overlong sequence, a surrogate).
+    static func multiByteSequenceLength(at index: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        let length: Int
+        switch bytes[index] {
+        case 0xC2...0xDF: length = 2
+        case 0xE0...0xEF: length = 3
+        case 0xF0...0xF4: length = 4
+        default: return nil
+        }
+        guard index + length <= bytes.count else { return nil }
+        var decoder = UTF8()
+        var iterator = UnsafeBufferPointer(rebasing: bytes[index..<(index + length)]).makeIterator()
+        guard case .scalarValue = decoder.decode(&iterator) else { return nil }
+        return length
+    }
+
     static func isValidUTF8(_ bytes: some Collection<UInt8>) -> Bool {
         // Fast path: caption files are mostly ASCII, so skip ASCII eight bytes at a time and
         // only run the decoder over the rest.
@@ -301,19 +308,7 @@ enum TextDecoder {
                     index += 1
                     continue
                 }
-                // Validate one multi-byte sequence.
-                let lead = buffer[index]
-                let length: Int
-                switch lead {
-                case 0xC2...0xDF: length = 2
-                case 0xE0...0xEF: length = 3
-                case 0xF0...0xF4: length = 4
-                default: return false
-                }
-                guard index + length <= count else { return false }
-                var decoder = UTF8()
-                var iterator = UnsafeBufferPointer(rebasing: buffer[index..<(index + length)]).makeIterator()
-                guard case .scalarValue = decoder.decode(&iterator) else { return false }
+                guard let length = multiByteSequenceLength(at: index, in: buffer) else { return false }
                 index += length
             }
             return true
