@@ -13,8 +13,49 @@ public enum BlockingWork {
         }
     }
 
+    /// Runs every one of `works` at once, each on a thread of its own, and returns their
+    /// results in order. For calls that wait on the file system, not the CPU (renames that
+    /// free a large file's blocks): the shared queue runs about one per core, so five of them
+    /// would wait for each other.
+    public static func runSideBySide<T: Sendable>(_ works: [@Sendable () -> T]) async -> [T] {
+        guard works.count > 1 else { return works.map { $0() } }
+        return await withCheckedContinuation { continuation in
+            let collector = SideBySideResults<T>(count: works.count, continuation: continuation)
+            for (index, work) in works.enumerated() {
+                let thread = Thread { collector.finish(index, with: work()) }
+                // These threads only make system calls: a small stack is plenty.
+                thread.stackSize = 1 << 18
+                thread.start()
+            }
+        }
+    }
+
     /// The bytes of the file at `path`; nil when unreadable.
     public static func contents(of path: String) async -> [UInt8]? {
         try? await run { FileManager.default.contents(atPath: path).map { Array($0) } }
+    }
+}
+
+/// Results of ``BlockingWork/runSideBySide(_:)`` as its threads finish; the last one resumes
+/// the caller.
+private final class SideBySideResults<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [T?]
+    private var remaining: Int
+    private let continuation: CheckedContinuation<[T], Never>
+
+    init(count: Int, continuation: CheckedContinuation<[T], Never>) {
+        results = Array(repeating: nil, count: count)
+        remaining = count
+        self.continuation = continuation
+    }
+
+    func finish(_ index: Int, with result: T) {
+        let finished: [T]? = lock.withLock {
+            results[index] = result
+            remaining -= 1
+            return remaining == 0 ? results.map { $0! } : nil
+        }
+        if let finished { continuation.resume(returning: finished) }
     }
 }

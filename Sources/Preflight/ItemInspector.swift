@@ -276,6 +276,13 @@ struct ItemInspector: Sendable {
         else { return nil }
         let name = "fixed/\(OutputNames.safe(item.id)).\(URLSyntax.pathExtension(of: arguments[arguments.count - 1]) ?? "mp4")"
         let output = outputDirectory + "/" + name
+        // A catalog corrected by an earlier --fix run points at the fixed copy itself.
+        if (try? await BlockingWork.run { CaptionFileWriter.isSameFile(output, as: path) }) ?? true {
+            findings.append(Diagnostic(.note, "preflight.fix-skipped", "--fix: \(path) is the fixed copy \(name) itself; it is cast as it is",
+                                       fix: "run --fix on the original catalog, or write the outputs to another folder with -o DIR",
+                                       location: item.location, path: item.path))
+            return nil
+        }
         arguments[arguments.count - 1] = output
         arguments.insert(contentsOf: ["-hide_banner", "-loglevel", "error", "-y"], at: 1)
         let command = arguments
@@ -308,7 +315,9 @@ struct ItemInspector: Sendable {
         let output = outputDirectory + "/" + name
         do {
             let jpeg = try await BlockingWork.run { try PosterFrame(maximumWidth: 480).jpeg(from: path) }
-            try await BlockingWork.run { try CaptionFileWriter.write(bytes: jpeg, to: output) }
+            // Never over the media or one of the item's own images (an image kept in posters/).
+            let inputs = [path] + item.images.compactMap { LocalServing.filePath(of: $0.url) }
+            try await BlockingWork.run { try CaptionFileWriter.write(bytes: jpeg, to: output, inputs: inputs) }
             return name
         } catch {
             findings.append(Diagnostic(.note, "preflight.poster-failed", "no poster frame for \(path): \(error)", location: item.location))

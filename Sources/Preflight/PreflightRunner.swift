@@ -216,12 +216,14 @@ struct PreflightRunner: Sendable {
                     writers.append(ready)
                     nextToWrite += 1
                     written += 1
+                    // Written out as they fill, so the buffers keep one size and their memory
+                    // (a batch of cached items is hundreds of kilobytes).
+                    if writers.wantsFlush { await writers.flush() }
                 }
                 if written > 0 {
                     completed += written
                     progress(completed, total)
                 }
-                if writers.wantsFlush { await writers.flush() }
                 schedule()
             }
         }

@@ -61,6 +61,17 @@ enum ReportPage {
         return html
     }
 
+    /// How many bytes to keep for ``header(title:summary:devices:catalog:)`` before its
+    /// summary is known: the header with every count at its widest, plus room for the eight
+    /// most common finding codes. A longer header still works, at the cost of a copy.
+    static func headerReservation(title: String, devices: [(id: String, name: String)], catalog: String) -> Int {
+        var widest = PreflightSummary()
+        (widest.items, widest.ready, widest.readyWithWarnings, widest.blocked, widest.cached) = (Int.max, Int.max, Int.max, Int.max, Int.max)
+        for device in devices { widest.playableOnDevice[device.id] = Int.max }
+        let codeRoom = 8 * (#"<code></code> ×, "#.utf8.count + String(Int.max).count + 96) + #"<p class="common">Most common findings: </p>"#.utf8.count + 1
+        return header(title: title, summary: widest, devices: devices, catalog: catalog).utf8.count + codeRoom
+    }
+
     /// One item's card. `posterData` is the JPEG to inline, when there is one.
     static func card(_ item: ItemReport, posterData: [UInt8]?) -> String {
         let blockedOn = item.devices.filter { $0.readiness == .blocked }.map(\.device)

@@ -65,6 +65,13 @@ public enum CaptionFileWriter {
         return true
     }
 
+    /// Whether `path` and `other` name the same existing file (by device and inode, so hard
+    /// links and symbolic links count) or resolve to the same path.
+    public static func isSameFile(_ path: String, as other: String) -> Bool {
+        let (one, two) = (identity(of: path), identity(of: other))
+        return (one.inode != nil && one.inode == two.inode) || (one.resolved != nil && one.resolved == two.resolved)
+    }
+
     /// Who `path` is: device and inode when it exists, and the resolved path.
     static func identity(of path: String) -> (inode: [UInt64]?, resolved: String?) {
         var info = stat()
