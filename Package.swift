@@ -87,7 +87,7 @@ let package = Package(
             dependencies: ["CastReceiver", "CastChannel", "CastDiscovery", "HTTPCheck", "MediaServer", "CastModel", "JSONSupport"]),
 
         // MARK: - Tests
-        .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
+        .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport", "TestSupport"]),
         .testTarget(name: "CastModelTests", dependencies: ["CastModel", "JSONSupport"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .target(name: "CastTestSupport", dependencies: ["CastChannel", "CastModel", "JSONSupport"], path: "Tests/CastTestSupport"),

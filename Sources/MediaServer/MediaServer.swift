@@ -162,6 +162,14 @@ public final class MediaServer: Sendable {
 
     /// Closes every connection and stops the server threads. Blocks until they have ended,
     /// which takes milliseconds; call it off the cooperative pool in async code.
+    /// Loads libmicrohttpd (and its TLS dependencies) now, if it is not loaded yet, so a
+    /// server started later does not wait for it. Blocks for a few milliseconds: call it off
+    /// the cooperative pool, on a core that is otherwise idle. A missing library is reported
+    /// by ``start()``, not here.
+    public static func loadLibrary() {
+        _ = castprep_microhttpd_load_error()
+    }
+
     public func stop() {
         let daemon = running.withLock { $0.take() }
         daemon?.shutdown()

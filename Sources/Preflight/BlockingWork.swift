@@ -13,6 +13,12 @@ public enum BlockingWork {
         }
     }
 
+    /// Starts `work` on the same queue without waiting for it: for work whose only effect is
+    /// that something later is faster (loading a library ahead of its first use).
+    public static func start(_ work: @escaping @Sendable () -> Void) {
+        queue.async(execute: work)
+    }
+
     /// Runs every one of `works` at once, each on a thread of its own, and returns their
     /// results in order. For calls that wait on the file system, not the CPU (renames that
     /// free a large file's blocks): the shared queue runs about one per core, so five of them

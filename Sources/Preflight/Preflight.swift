@@ -21,6 +21,9 @@ public enum Preflight {
         async throws(PreflightError) -> PreflightOutcome
     {
         let path = configuration.catalogPath
+        // The built-in server's library takes milliseconds to load: loaded on the other core
+        // while the catalog is read, since most catalogs have a local file to serve.
+        BlockingWork.start { MediaServer.loadLibrary() }
         let read: CatalogReadResult
         do {
             read = try await BlockingWork.run {

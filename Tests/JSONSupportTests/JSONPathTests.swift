@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import JSONSupport
+import TestSupport
 
 /// A path and the text it must print as.
 struct PathCase: Sendable, CustomTestStringConvertible {
@@ -145,6 +146,52 @@ struct JSONSourceLocatorTests {
         let second = try #require(positions[b])
         #expect(second.line == 3)
         #expect(second.column == 8)
+    }
+
+    /// A random document: objects with names that need escapes, arrays, every scalar kind.
+    private static func randomValue(depth: Int, _ random: inout SeededGenerator) -> JSONValue {
+        let names = ["a", "items", "é\"quote\"", "tab\there", "back\\slash", "🎬", "", "k\u{1}"]
+        switch depth > 3 ? random.next() % 4 : random.next() % 6 {
+        case 0: return .string(random.pick(["", "plain", "with \"quotes\" and \\", "línea\nnueva", "{[,:]}"]))
+        case 1: return .number(JSONNumber(Int(random.next() % 2000) - 1000))
+        case 2: return random.next() % 2 == 0 ? .bool(random.next() % 2 == 0) : .null
+        case 3: return .number(JSONNumber(validatedLiteral: random.pick(["-0.5e-3", "1E+9", "0", "12.25"])))
+        case 4:
+            var members: [String: JSONValue] = [:]
+            for _ in 0..<(random.next() % 5) { members[random.pick(names) + String(random.next() % 3)] = randomValue(depth: depth + 1, &random) }
+            return .object(members)
+        default:
+            return .array((0..<(random.next() % 5)).map { _ in randomValue(depth: depth + 1, &random) })
+        }
+    }
+
+    /// Every path in `value` with the value found there.
+    private static func allPaths(of value: JSONValue, at path: JSONPath = .root) -> [(JSONPath, JSONValue)] {
+        var found = [(path, value)]
+        switch value {
+        case .object(let members):
+            for (key, member) in members { found += allPaths(of: member, at: path.appending(key)) }
+        case .array(let elements):
+            for (index, element) in elements.enumerated() { found += allPaths(of: element, at: path.appending(index: index)) }
+        default: break
+        }
+        return found
+    }
+
+    @Test("every value of a random document is found where its text starts, compact or indented", arguments: 0..<40)
+    func everyValueFound(seed: Int) throws {
+        var random = SeededGenerator(seed: UInt64(seed))
+        let document = JSONValue.object(["items": Self.randomValue(depth: 0, &random), "other": Self.randomValue(depth: 1, &random)])
+        for writer in [JSONWriter.compact, JSONWriter.pretty] {
+            let bytes = writer.bytes(from: document)
+            let paths = Self.allPaths(of: document)
+            let positions = JSONSourceLocator(bytes: bytes).positions(of: paths.map(\.0))
+            for (path, value) in paths {
+                let position = try #require(positions[path], "\(path) not found")
+                let (parsed, _) = try JSONParser().parsePrefixString(Array(bytes[position.offset...]))
+                #expect(parsed == value, "\(path)")
+            }
+        }
     }
 
     @Test("no paths, no work")
