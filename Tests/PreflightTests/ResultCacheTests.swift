@@ -39,6 +39,63 @@ struct ResultCacheTests {
         #expect(await reopened.value(kind: "item", key: "k", validator: "v") == Array("hello".utf8))
     }
 
+    /// Runs a Python script with the cache file as its argument (Python's sqlite3 stands in
+    /// for another program, or an earlier CastPrep, that wrote the file).
+    private func python(_ script: String, _ path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("a row found by its key's hash but holding another key is a miss, never another item's result",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func hashCollisionIsAMiss() async throws {
+        let path = temporaryPath()
+        let cache = try ResultCache(path: path)
+        #expect(await cache.store([1, 2], kind: "item", key: "the key", validator: "v"))
+        #expect(await cache.value(kind: "item", key: "the key", validator: "v") == [1, 2])
+        // Make the row hold another key under the same id, as a colliding key would.
+        _ = try python("import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE entries SET key = 'other key'\"); c.commit()", path)
+        #expect(await cache.value(kind: "item", key: "the key", validator: "v") == nil)
+        _ = try python("import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE entries SET key = 'the key', kind = 'poster'\"); c.commit()", path)
+        #expect(await cache.value(kind: "item", key: "the key", validator: "v") == nil)
+        #expect(ResultCache.rowID(kind: "item", key: "the key") == ResultCache.rowID(kind: "item", key: "the key"))
+        #expect(ResultCache.rowID(kind: "item", key: "a") != ResultCache.rowID(kind: "itema", key: ""))
+    }
+
+    @Test("a cache written by an earlier layout is emptied and rebuilt with 16 KiB pages",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func earlierLayoutRebuilt() async throws {
+        let path = temporaryPath()
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        _ = try python("""
+            import sqlite3, sys
+            c = sqlite3.connect(sys.argv[1])
+            c.execute("PRAGMA journal_mode=WAL")
+            c.execute("CREATE TABLE entries (kind TEXT NOT NULL, key TEXT NOT NULL, validator TEXT NOT NULL, value BLOB NOT NULL, stored_at REAL NOT NULL, PRIMARY KEY (kind, key)) WITHOUT ROWID")
+            c.execute("INSERT INTO entries VALUES ('item', 'k', 'v', x'01', 0)")
+            c.execute("PRAGMA user_version=3")
+            c.commit()
+            """, path)
+        do {
+            let cache = try ResultCache(path: path)
+            #expect(await cache.count() == 0)
+            #expect(await cache.value(kind: "item", key: "k", validator: "v") == nil)
+            #expect(await cache.store([7], kind: "item", key: "k", validator: "v"))
+            #expect(await cache.value(kind: "item", key: "k", validator: "v") == [7])
+        }
+        #expect(try python("import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA page_size').fetchone()[0])", path) == "16384")
+        let reopened = try ResultCache(path: path)
+        #expect(await reopened.value(kind: "item", key: "k", validator: "v") == [7])
+    }
+
     @Test("a file that is not a database is refused with a fix, never overwritten silently")
     func refusesForeignFile() throws {
         let path = temporaryPath()
