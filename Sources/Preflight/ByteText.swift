@@ -23,21 +23,24 @@ enum ByteText {
 
     /// The offset of the first `needle` in `text` at or after `start`, or nil.
     static func firstOffset(of needle: [UInt8], in text: [UInt8], from start: Int) -> Int? {
+        text.withUnsafeBufferPointer { firstOffset(of: needle, in: $0, from: start) }
+    }
+
+    /// The offset of the first `needle` in the bytes at `text` at or after `start`, or nil.
+    static func firstOffset(of needle: [UInt8], in text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         guard !needle.isEmpty, start >= 0, text.count - start >= needle.count else { return nil }
-        return text.withUnsafeBytes { haystack -> Int? in
-            needle.withUnsafeBytes { pattern -> Int? in
-                guard let base = haystack.baseAddress, let patternBase = pattern.baseAddress else { return nil }
-                let last = haystack.count - pattern.count
-                var offset = start
-                while offset <= last {
-                    // memchr finds the next candidate first byte at memory speed.
-                    guard let candidate = memchr(base + offset, Int32(pattern[0]), last - offset + 1) else { return nil }
-                    offset = base.distance(to: UnsafeRawPointer(candidate))
-                    if memcmp(base + offset, patternBase, pattern.count) == 0 { return offset }
-                    offset += 1
-                }
-                return nil
+        return needle.withUnsafeBytes { pattern -> Int? in
+            guard let base = UnsafeRawBufferPointer(text).baseAddress, let patternBase = pattern.baseAddress else { return nil }
+            let last = text.count - pattern.count
+            var offset = start
+            while offset <= last {
+                // memchr finds the next candidate first byte at memory speed.
+                guard let candidate = memchr(base + offset, Int32(pattern[0]), last - offset + 1) else { return nil }
+                offset = base.distance(to: UnsafeRawPointer(candidate))
+                if memcmp(base + offset, patternBase, pattern.count) == 0 { return offset }
+                offset += 1
             }
+            return nil
         }
     }
 }

@@ -76,10 +76,25 @@ struct LocalServing: Sendable {
     /// Puts the current base URLs back into text made by ``abstracting(_:)``, in one pass:
     /// every cached item of every run goes through here.
     func concretizing(_ text: [UInt8]) -> [UInt8] {
-        let marker = Self.placeholderStart
-        guard var found = ByteText.firstOffset(of: marker, in: text, from: 0) else { return text }
         var output: [UInt8] = []
         output.reserveCapacity(text.count + 64)
+        concretize(text[...], into: &output)
+        return output
+    }
+
+    /// ``concretizing(_:)`` appending to `output`: cached items put all their texts in one
+    /// buffer this way.
+    func concretize(_ field: ArraySlice<UInt8>, into output: inout [UInt8]) {
+        field.withUnsafeBufferPointer { text in
+            Self.concretize(text, marker: Self.placeholderStart, mounts: mounts, into: &output)
+        }
+    }
+
+    private static func concretize(_ text: UnsafeBufferPointer<UInt8>, marker: [UInt8], mounts: [Mount], into output: inout [UInt8]) {
+        guard var found = ByteText.firstOffset(of: marker, in: text, from: 0) else {
+            output.append(contentsOf: text)
+            return
+        }
         var start = 0
         while true {
             // "{{served:" digits "}}/"; anything else is copied as it is.
@@ -93,15 +108,14 @@ struct LocalServing: Sendable {
             let closes = digits > 0 && (digits == 1 || text[found + marker.count] != UInt8(ascii: "0")) && end + 3 <= text.count
                 && text[end] == UInt8(ascii: "}") && text[end + 1] == UInt8(ascii: "}") && text[end + 2] == UInt8(ascii: "/")
             if closes, index < mounts.count {
-                output.append(contentsOf: text[start..<found])
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: text[start..<found]))
                 output.append(contentsOf: mounts[index].baseURL.utf8)
                 start = end + 3
             }
             guard let next = ByteText.firstOffset(of: marker, in: text, from: max(start, found + 1)) else { break }
             found = next
         }
-        output.append(contentsOf: text[start...])
-        return output
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: text[start...]))
     }
 
     private static let placeholderStart = Array("{{served:".utf8)

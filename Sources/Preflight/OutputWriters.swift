@@ -361,7 +361,7 @@ struct QueueDocumentWriter {
     /// Each kind of message, indented, split where its empty `"items": []` is.
     private let loadEnvelope: (head: [UInt8], tail: [UInt8])?
     private let insertEnvelope: (head: [UInt8], tail: [UInt8])?
-    private var batch: [[UInt8]] = []
+    private var batch: [ArraySlice<UInt8>] = []
     private var used: Int
     private var messages = 0
     /// Set when an item alone is too large for a message: then, as with the planner, there
@@ -389,7 +389,7 @@ struct QueueDocumentWriter {
 
     /// Adds the next item; appends a finished message to `output` when this item starts the
     /// next one.
-    mutating func add(compact: [UInt8], pretty: [UInt8], into output: inout [UInt8]) {
+    mutating func add(compact: ArraySlice<UInt8>, pretty: ArraySlice<UInt8>, into output: inout [UInt8]) {
         guard !failed else { return }
         let size = compact.count + 1  // +1 for the separating comma
         // An item may end up in either kind of message, so it must fit the larger envelope.
@@ -424,21 +424,21 @@ struct QueueDocumentWriter {
             return
         }
         output.append(contentsOf: (messages == 0 ? "{\n  \"format\": 1,\n  \"messages\": [\n    " : ",\n    ").utf8)
-        Self.append(head, indentedBy: 4, to: &output)
+        Self.append(head[...], indentedBy: 4, to: &output)
         for (position, item) in batch.enumerated() {
             output.append(contentsOf: (position == 0 ? "\n        " : ",\n        ").utf8)
             Self.append(item, indentedBy: 8, to: &output)
         }
         output.append(contentsOf: "\n      ".utf8)
-        Self.append(tail, indentedBy: 4, to: &output)
+        Self.append(tail[...], indentedBy: 4, to: &output)
         messages += 1
         batch.removeAll(keepingCapacity: true)
     }
 
     /// Appends `text` with `spaces` more indentation after each line break (JSON text holds
     /// no raw line breaks inside strings).
-    private static func append(_ text: [UInt8], indentedBy spaces: Int, to output: inout [UInt8]) {
-        var start = 0
+    private static func append(_ text: ArraySlice<UInt8>, indentedBy spaces: Int, to output: inout [UInt8]) {
+        var start = text.startIndex
         while let newline = text[start...].firstIndex(of: 0x0A) {
             output.append(contentsOf: text[start...newline])
             output.append(contentsOf: repeatElement(0x20, count: spaces))

@@ -5,33 +5,35 @@ import JSONSupport
 /// An inspected item in the form the output files need, rendered where it was inspected (in
 /// parallel) and stored whole in the cache, so a cached item is written without re-encoding.
 /// Texts are kept as UTF-8 bytes: that is what the files get, and a cached item never has to
-/// be validated as a Swift string.
+/// be validated as a Swift string. A cached item's texts are slices of one buffer, filled in
+/// one pass over the cache value, so answering 1,000 items from the cache copies each text
+/// once on its way to the files instead of three times.
 struct RenderedItem: Sendable {
     var digest: ItemDigest
     /// The LOAD request's wire JSON, or nil when no request could be built.
-    var loadJSON: [UInt8]?
+    var loadJSON: ArraySlice<UInt8>?
     /// The queue item's wire JSON, compact and indented, for `queue.json`.
-    var queueItemJSON: [UInt8]?
-    var queueItemPrettyJSON: [UInt8]?
+    var queueItemJSON: ArraySlice<UInt8>?
+    var queueItemPrettyJSON: ArraySlice<UInt8>?
     /// The corrected catalog entry.
-    var catalogEntryJSON: [UInt8]
+    var catalogEntryJSON: ArraySlice<UInt8>
     /// The item's entry in report.json.
-    var reportJSON: [UInt8]
+    var reportJSON: ArraySlice<UInt8>
     /// The item's card in report.html.
-    var cardHTML: [UInt8]
+    var cardHTML: ArraySlice<UInt8>
 
     init(_ inspected: InspectedItem, outputDirectory: String) {
         let report = inspected.report
         digest = ItemDigest(report)
-        loadJSON = inspected.loadJSON.map { Array($0.utf8) }
-        queueItemJSON = inspected.queueItemJSON.map { Array($0.utf8) }
-        queueItemPrettyJSON = inspected.queueItemPrettyJSON.map { Array($0.utf8) }
-        catalogEntryJSON = Array(inspected.catalogEntryJSON.utf8)
+        loadJSON = inspected.loadJSON.map { Array($0.utf8)[...] }
+        queueItemJSON = inspected.queueItemJSON.map { Array($0.utf8)[...] }
+        queueItemPrettyJSON = inspected.queueItemPrettyJSON.map { Array($0.utf8)[...] }
+        catalogEntryJSON = Array(inspected.catalogEntryJSON.utf8)[...]
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        reportJSON = (try? encoder.encode(report)).map { Array($0) } ?? Array("null".utf8)
+        reportJSON = ((try? encoder.encode(report)).map { Array($0) } ?? Array("null".utf8))[...]
         let poster = report.poster.flatMap { FileManager.default.contents(atPath: outputDirectory + "/" + $0) }.map { Array($0) }
-        cardHTML = Array(ReportPage.card(report, posterData: poster).utf8)
+        cardHTML = Array(ReportPage.card(report, posterData: poster).utf8)[...]
     }
 
     /// What the cache stores: the item as a later run writes it (marked as answered from the
@@ -43,11 +45,11 @@ struct RenderedItem: Sendable {
         var record = CacheRecord()
         digest.write(into: &record)
         for text in [loadJSON, queueItemJSON, queueItemPrettyJSON] {
-            record.append(text.map(serving.abstracting))
+            record.append(text.map { serving.abstracting(Array($0)) })
         }
-        record.append(serving.abstracting(catalogEntryJSON))
-        record.append(serving.abstracting(ByteText.replacing(Self.freshReportMark, with: Self.cachedReportMark, in: reportJSON)))
-        record.append(serving.abstracting(ByteText.replacing(Self.freshCardMark, with: Self.cachedCardMark, in: cardHTML)))
+        record.append(serving.abstracting(Array(catalogEntryJSON)))
+        record.append(serving.abstracting(ByteText.replacing(Self.freshReportMark, with: Self.cachedReportMark, in: Array(reportJSON))))
+        record.append(serving.abstracting(ByteText.replacing(Self.freshCardMark, with: Self.cachedCardMark, in: Array(cardHTML))))
         return record.bytes
     }
 
@@ -59,13 +61,24 @@ struct RenderedItem: Sendable {
             var digest = try ItemDigest(from: &reader)
             digest.fromCache = true
             self.digest = digest
-            loadJSON = try reader.optionalBytes().map(serving.concretizing)
-            queueItemJSON = try reader.optionalBytes().map(serving.concretizing)
-            queueItemPrettyJSON = try reader.optionalBytes().map(serving.concretizing)
-            catalogEntryJSON = serving.concretizing(try reader.bytes())
-            reportJSON = serving.concretizing(try reader.bytes())
-            cardHTML = serving.concretizing(try reader.bytes())
-            guard reader.isAtEnd else { return nil }
+            // Every text goes into one buffer, the servers' URLs put back on the way.
+            var texts: [UInt8] = []
+            texts.reserveCapacity(cacheValue.count + 512)
+            var ranges: [Range<Int>?] = []
+            for _ in 0..<6 {
+                ranges.append(try reader.optionalSlice().map { field in
+                    let start = texts.count
+                    serving.concretize(field, into: &texts)
+                    return start..<texts.count
+                })
+            }
+            guard reader.isAtEnd, let catalogEntry = ranges[3], let report = ranges[4], let card = ranges[5] else { return nil }
+            loadJSON = ranges[0].map { texts[$0] }
+            queueItemJSON = ranges[1].map { texts[$0] }
+            queueItemPrettyJSON = ranges[2].map { texts[$0] }
+            catalogEntryJSON = texts[catalogEntry]
+            reportJSON = texts[report]
+            cardHTML = texts[card]
         } catch {
             return nil
         }
@@ -160,21 +173,17 @@ struct CacheRecordReader {
 
     var isAtEnd: Bool { offset == storage.count }
 
-    mutating func optionalBytes() throws(Malformed) -> [UInt8]? {
+    /// The next field where it lies in the record (no copy); nil when absent.
+    mutating func optionalSlice() throws(Malformed) -> ArraySlice<UInt8>? {
         let length = try word()
         if length == UInt32.max { return nil }
         guard Int(length) <= storage.count - offset else { throw Malformed() }
         defer { offset += Int(length) }
-        return Array(storage[offset..<offset + Int(length)])
-    }
-
-    mutating func bytes() throws(Malformed) -> [UInt8] {
-        guard let field = try optionalBytes() else { throw Malformed() }
-        return field
+        return storage[offset..<offset + Int(length)]
     }
 
     mutating func optionalString() throws(Malformed) -> String? {
-        guard let field = try optionalBytes() else { return nil }
+        guard let field = try optionalSlice() else { return nil }
         guard let text = String(validating: field, as: UTF8.self) else { throw Malformed() }
         return text
     }

@@ -33,7 +33,11 @@ struct StreamedOutputTests {
         var writer = QueueDocumentWriter(maximumPayloadSize: budget)
         var output: [UInt8] = []
         for item in items {
-            writer.add(compact: Array(item.jsonText.utf8), pretty: JSONWriter(indentWidth: 2).bytes(from: item.jsonValue), into: &output)
+            // As a cached item hands them over: slices in the middle of one larger buffer.
+            let compact = Array(item.jsonText.utf8)
+            let pretty = JSONWriter(indentWidth: 2).bytes(from: item.jsonValue)
+            let shared = Array("{\n".utf8) + compact + Array("\n".utf8) + pretty + Array("\n}".utf8)
+            writer.add(compact: shared[2..<(2 + compact.count)], pretty: shared[(3 + compact.count)..<(3 + compact.count + pretty.count)], into: &output)
         }
         guard writer.finish(into: &output) else { return nil }
         return String(decoding: output, as: UTF8.self)
