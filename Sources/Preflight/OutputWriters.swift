@@ -246,7 +246,11 @@ final class OutputFile: Sendable {
     /// previous file, or a file system without it) this is a plain rename.
     func commit() -> String? {
         if let problem = failure.withLock({ $0 }) { return problem }
-        if castprep_exchange_files(temporaryPath, finalPath) == 0 {
+        // Only a regular file is swapped out: anything else in the way (a folder) is left for
+        // rename(2) to refuse, with its error.
+        var existing = stat()
+        let replacesFile = lstat(finalPath, &existing) == 0 && existing.st_mode & S_IFMT == S_IFREG
+        if replacesFile, castprep_exchange_files(temporaryPath, finalPath) == 0 {
             // The previous content is at the partial name now.
             unlink(temporaryPath)
             return nil

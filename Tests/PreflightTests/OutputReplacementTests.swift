@@ -85,6 +85,26 @@ struct OutputReplacementTests {
         #expect(left.isEmpty, "partial files left: \(left)")
     }
 
+    @Test("a folder where an output file goes is an error naming it, and is left as it was")
+    func folderInTheWay() async throws {
+        let output = Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let folder = Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let catalog = folder + "/catalog.json"
+        try Self.catalogText.write(toFile: catalog, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: output + "/report.json/kept", withIntermediateDirectories: true)
+        await #expect {
+            _ = try await Preflight.run(Self.configuration(catalog: catalog, output: output))
+        } throws: { error in
+            guard let error = error as? PreflightError else { return false }
+            return error.code == "preflight.output-not-writable" && error.message.contains("report.json")
+        }
+        #expect(FileManager.default.fileExists(atPath: output + "/report.json/kept"))
+        let left = try FileManager.default.contentsOfDirectory(atPath: output).filter { $0.hasSuffix(".partial") }
+        #expect(left.isEmpty, "partial files left: \(left)")
+    }
+
     private static func rendered(id: String, codes: [String]) -> RenderedItem {
         let report = ItemReport(
             id: id, index: 0, title: "Item \(id)",
