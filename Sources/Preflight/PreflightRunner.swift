@@ -227,7 +227,16 @@ struct PreflightRunner: Sendable {
                 schedule()
             }
         }
-        let files = try await writers.finish()
+        // Every store is done: the cache closes while the outputs are finished.
+        async let cacheClosed: Void = cache?.close() ?? ()
+        let files: [String]
+        do {
+            files = try await writers.finish()
+        } catch {
+            await cacheClosed
+            throw error
+        }
+        await cacheClosed
         var worst = catalogFindings.map(\.severity).max()
         if let itemWorst = writers.worstSeverity { worst = max(worst ?? itemWorst, itemWorst) }
         return PreflightOutcome(summary: writers.summary, catalogFindings: catalogFindings, rows: writers.rows, worstSeverity: worst,

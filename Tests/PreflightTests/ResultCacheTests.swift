@@ -96,6 +96,21 @@ struct ResultCacheTests {
         #expect(await reopened.value(kind: "item", key: "k", validator: "v") == [7])
     }
 
+    @Test("a closed cache answers every lookup with a miss and stores nothing; its entries are still there when reopened")
+    func closedCache() async throws {
+        let path = temporaryPath()
+        let cache = try ResultCache(path: path)
+        #expect(await cache.store([1], kind: "item", key: "k", validator: "v"))
+        await cache.close()
+        await cache.close()
+        #expect(await cache.value(kind: "item", key: "k", validator: "v") == nil)
+        #expect(await cache.store([2], kind: "item", key: "other", validator: "v") == false)
+        #expect(await cache.count() == 0)
+        let reopened = try ResultCache(path: path)
+        #expect(await reopened.value(kind: "item", key: "k", validator: "v") == [1])
+        #expect(await reopened.count() == 1)
+    }
+
     @Test("a file that is not a database is refused with a fix, never overwritten silently")
     func refusesForeignFile() throws {
         let path = temporaryPath()
