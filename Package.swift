@@ -50,8 +50,6 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", path: "Sources/CShims/CMicroHTTPD",
             providers: [.apt(["libmicrohttpd-dev"])]),
-        // Linux calls that glibc declares only with _GNU_SOURCE (renameat2); nothing to link.
-        .systemLibrary(name: "CLinux", path: "Sources/CShims/CLinux"),
 
         // MARK: - Swift modules
         .target(name: "JSONSupport"),
@@ -63,7 +61,7 @@ let package = Package(
         .target(name: "HTTPCheck", dependencies: ["CastModel", "CCurl", "CLibXML2"]),
         .target(
             name: "Preflight",
-            dependencies: ["CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "CSQLite", "CLinux"]),
+            dependencies: ["CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "CSQLite"]),
         .target(name: "MediaServer", dependencies: ["CastModel", "CMicroHTTPD"]),
         .target(name: "CastSender", dependencies: ["CastModel", "JSONSupport", "CastChannel"]),
         .target(

@@ -1,5 +1,4 @@
 import CastModel
-internal import CLinux
 import Foundation
 import Glibc
 import JSONSupport
@@ -237,6 +236,14 @@ final class OutputFile: Sendable {
         }
     }
 
+    /// renameat2(2), looked up in libc at run time: Swift's Glibc module is built without
+    /// _GNU_SOURCE, which glibc requires to declare it (since 2.28). Nil where libc lacks it;
+    /// then every commit is a plain rename.
+    private static let exchangeFiles: (@convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32)? =
+        dlsym(nil, "renameat2").map { unsafeBitCast($0, to: (@convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32).self) }
+    /// RENAME_EXCHANGE, the kernel's value.
+    private static let renameExchange: UInt32 = 1 << 1
+
     /// Puts the file in place of the previous one in one atomic step; returns why not, or nil.
     ///
     /// A previous file is swapped out (RENAME_EXCHANGE) and then removed, rather than renamed
@@ -250,7 +257,7 @@ final class OutputFile: Sendable {
         // rename(2) to refuse, with its error.
         var existing = stat()
         let replacesFile = lstat(finalPath, &existing) == 0 && existing.st_mode & S_IFMT == S_IFREG
-        if replacesFile, castprep_exchange_files(temporaryPath, finalPath) == 0 {
+        if replacesFile, let exchange = Self.exchangeFiles, exchange(AT_FDCWD, temporaryPath, AT_FDCWD, finalPath, Self.renameExchange) == 0 {
             // The previous content is at the partial name now.
             unlink(temporaryPath)
             return nil
