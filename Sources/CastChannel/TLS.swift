@@ -90,6 +90,7 @@ public struct TLSIdentity: Sendable, Hashable {
                 ChannelError.Code.certificateFailed, "a certificate validity of \(validity) is not positive",
                 fix: "pass a validity of at least one second; devices use up to four days")
         }
+        OpenSSLSetup.ensure()
         guard let key = castprep_EVP_EC_gen("P-256") else { throw OpenSSLErrors.failure("generating a P-256 key") }
         defer { EVP_PKEY_free(key) }
         guard let certificate = X509_new() else { throw OpenSSLErrors.failure("allocating a certificate") }
@@ -119,6 +120,7 @@ enum TLSContexts {
     /// A client context: TLS 1.2 or later, no certificate verification (devices present
     /// self-signed certificates; see ``ChannelOptions/pinnedCertificateSHA256`` for pinning).
     static func makeClientContext() throws(ChannelError) -> OpaquePointer {
+        OpenSSLSetup.ensure()
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw OpenSSLErrors.failure("creating the TLS client context")
         }
@@ -129,6 +131,7 @@ enum TLSContexts {
 
     /// A server context presenting `identity`.
     static func makeServerContext(_ identity: TLSIdentity) throws(ChannelError) -> OpaquePointer {
+        OpenSSLSetup.ensure()
         guard let context = SSL_CTX_new(TLS_server_method()) else {
             throw OpenSSLErrors.failure("creating the TLS server context")
         }
@@ -168,9 +171,21 @@ enum TLSContexts {
     }
 }
 
+/// OpenSSL initialized once, before any other call into it, without its exit-time cleanup.
+/// By default OpenSSL frees its global state from an atexit handler; a process that exits
+/// (`castprep receiver` on SIGTERM) while another thread is still in libcrypto then crashes in
+/// the freed state. The operating system reclaims that memory at exit anyway.
+enum OpenSSLSetup {
+    private static let initialized = OPENSSL_init_ssl(UInt64(OPENSSL_INIT_NO_ATEXIT), nil) == 1
+
+    /// Call first in every path into OpenSSL.
+    static func ensure() { _ = initialized }
+}
+
 /// Hashing through OpenSSL's EVP interface.
 enum Digest {
     static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+        OpenSSLSetup.ensure()
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         let status = bytes.withUnsafeBytes { input in
