@@ -160,8 +160,6 @@ public final class MediaServer: Sendable {
         }
     }
 
-    /// Closes every connection and stops the server threads. Blocks until they have ended,
-    /// which takes milliseconds; call it off the cooperative pool in async code.
     /// Loads libmicrohttpd (and its TLS dependencies) now, if it is not loaded yet, so a
     /// server started later does not wait for it. Blocks for a few milliseconds: call it off
     /// the cooperative pool, on a core that is otherwise idle. A missing library is reported
@@ -170,6 +168,8 @@ public final class MediaServer: Sendable {
         _ = castprep_microhttpd_load_error()
     }
 
+    /// Closes every connection and stops the server threads. Blocks until they have ended,
+    /// which takes milliseconds; call it off the cooperative pool in async code.
     public func stop() {
         let daemon = running.withLock { $0.take() }
         daemon?.shutdown()

@@ -24,7 +24,7 @@ public enum BlockingWork {
     /// free a large file's blocks): the shared queue runs about one per core, so five of them
     /// would wait for each other.
     public static func runSideBySide<T: Sendable>(_ works: [@Sendable () -> T]) async -> [T] {
-        guard works.count > 1 else { return works.map { $0() } }
+        guard !works.isEmpty else { return [] }
         return await withCheckedContinuation { continuation in
             let collector = SideBySideResults<T>(count: works.count, continuation: continuation)
             for (index, work) in works.enumerated() {

@@ -23,6 +23,8 @@ import Synchronization
 final class OutputWriters {
     /// The format version of `report.json`; bumped on incompatible changes.
     static let reportFormatVersion = 1
+    /// The files written, in ``Slot`` order, relative to the output folder.
+    static let fileNames = ["load-requests.ndjson", "report.json", "catalog.json", "report.html", "queue.json"]
     /// Buffered bytes per file that make ``wantsFlush`` true.
     static let flushThreshold = 1 << 16
 
@@ -70,8 +72,9 @@ final class OutputWriters {
         queue = QueueDocumentWriter(maximumPayloadSize: queuePayloadLimit)
         // report.html is written under another partial name: if its header outgrows the space
         // kept for it, the page is assembled from it into report.html.partial.
-        let paths = [("/load-requests.ndjson", ".partial"), ("/report.json", ".partial"), ("/catalog.json", ".partial"),
-                     ("/report.html", ".cards.partial"), ("/queue.json", ".partial")].map { (directory + $0, directory + $0 + $1) }
+        let paths = Self.fileNames.map { name in
+            (directory + "/" + name, directory + "/" + name + (name == "report.html" ? ".cards.partial" : ".partial"))
+        }
         let opened: [OutputFile]
         do {
             opened = try await BlockingWork.run { () throws(PreflightError) -> [OutputFile] in

@@ -20,6 +20,21 @@ struct OutputReplacementTests {
 
     private static let catalogText = #"{"castprep": 1, "title": "replace test", "items": [{"id": "a", "url": "http://127.0.0.1:9/a.mp4"}]}"#
 
+    /// The `.partial` files left in `folder`.
+    private static func partialFiles(in folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".partial") }
+    }
+
+    /// An empty output folder and, in a folder of its own, the test catalog; both removed by
+    /// the caller.
+    private static func outputAndCatalog() throws -> (output: String, catalogFolder: String, catalog: String) {
+        let output = temporaryFolder()
+        let folder = temporaryFolder()
+        let catalog = folder + "/catalog.json"
+        try catalogText.write(toFile: catalog, atomically: true, encoding: .utf8)
+        return (output, folder, catalog)
+    }
+
     private static func configuration(catalog: String, output: String) -> PreflightConfiguration {
         var configuration = PreflightConfiguration(catalogPath: catalog, outputDirectory: output, probeTimeout: 2, makePosters: false)
         configuration.bindAddress = "127.0.0.1"
@@ -61,14 +76,10 @@ struct OutputReplacementTests {
 
     @Test("a rerun replaces every file whole, keeps no earlier content and leaves no partial file")
     func rerunReplacesEverything() async throws {
-        let output = Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        let folder = Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let catalog = folder + "/catalog.json"
-        try Self.catalogText.write(toFile: catalog, atomically: true, encoding: .utf8)
+        let (output, folder, catalog) = try Self.outputAndCatalog()
+        defer { for path in [output, folder] { try? FileManager.default.removeItem(atPath: path) } }
         // Files from some earlier run, longer than what this run writes: nothing of them may remain.
-        for name in Preflight.replacedFiles {
+        for name in OutputWriters.fileNames {
             try String(repeating: "stale ", count: 200_000).write(toFile: output + "/" + name, atomically: true, encoding: .utf8)
         }
         let first = try await Preflight.run(Self.configuration(catalog: catalog, output: output))
@@ -81,18 +92,13 @@ struct OutputReplacementTests {
         for name in ["report.json", "catalog.json", "queue.json"] where first.files.contains(name) {
             _ = try JSONParser().parse(try String(contentsOfFile: output + "/" + name, encoding: .utf8))
         }
-        let left = try FileManager.default.contentsOfDirectory(atPath: output).filter { $0.hasSuffix(".partial") }
-        #expect(left.isEmpty, "partial files left: \(left)")
+        #expect(try Self.partialFiles(in: output).isEmpty)
     }
 
     @Test("a folder where an output file goes is an error naming it, and is left as it was")
     func folderInTheWay() async throws {
-        let output = Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        let folder = Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let catalog = folder + "/catalog.json"
-        try Self.catalogText.write(toFile: catalog, atomically: true, encoding: .utf8)
+        let (output, folder, catalog) = try Self.outputAndCatalog()
+        defer { for path in [output, folder] { try? FileManager.default.removeItem(atPath: path) } }
         try FileManager.default.createDirectory(atPath: output + "/report.json/kept", withIntermediateDirectories: true)
         await #expect {
             _ = try await Preflight.run(Self.configuration(catalog: catalog, output: output))
@@ -101,8 +107,7 @@ struct OutputReplacementTests {
             return error.code == "preflight.output-not-writable" && error.message.contains("report.json")
         }
         #expect(FileManager.default.fileExists(atPath: output + "/report.json/kept"))
-        let left = try FileManager.default.contentsOfDirectory(atPath: output).filter { $0.hasSuffix(".partial") }
-        #expect(left.isEmpty, "partial files left: \(left)")
+        #expect(try Self.partialFiles(in: output).isEmpty)
     }
 
     private static func rendered(id: String, codes: [String]) -> RenderedItem {
@@ -150,8 +155,7 @@ struct OutputReplacementTests {
         }
         #expect(cards.components(separatedBy: "<article").count - 1 == 3)
         #expect(codeLength < 100 ? headerLength <= reserved : headerLength > reserved)
-        let left = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".partial") }
-        #expect(left.isEmpty)
+        #expect(try Self.partialFiles(in: folder).isEmpty)
     }
 
     @Test("side-by-side work runs every job at once, each on its own thread, and returns results in order")
