@@ -66,6 +66,10 @@ enum CastCommand {
             printer.print([error.diagnostic])
             return 1
         }
+        // What preflight found cannot play stays out, one line each, unless forced.
+        for skipped in inputs.setAsideBlocked(force: values.flag("force")) {
+            io.writeErrorLine("castprep: \(skipped.line)")
+        }
         let preference = MediaSource.Kind.preference(first: values.option("source").map(MediaSource.Kind.init(rawValue:)))
         // Local media is probed for its exact type with codecs and its duration; remote media is left to the device.
         inputs.diagnostics += await ProbeEnrichment.enrich(&inputs.items, builder: CastRequestBuilder(options: .init(sourcePreference: preference)), width: 2)
@@ -97,7 +101,10 @@ enum CastCommand {
         }
         // --start counts items as given; blocked items before it do not shift it.
         let startIndex = sendable.firstIndex { $0.position >= start } ?? 0
-        let asQueue = values.flag("queue") || arguments.count > 1 && inputs.catalogPath == nil || values.isSet("repeat")
+        // Several items are one queue: a catalog, a playlist, a request file or several inputs;
+        // a single LOAD from a request file is sent as the LOAD it is.
+        let isSingleLoad = inputs.requests?.isSingleLoad == true && sendable.count == 1
+        let asQueue = values.flag("queue") || values.isSet("repeat") || (sendable.count > 1 && !isSingleLoad)
         if let endpoint = plan.serverEndpoint {
             io.writeErrorLine("castprep: serving local files at \(endpoint.baseURL) (\(endpoint.addressChoice.explanation))")
         }
@@ -110,13 +117,15 @@ enum CastCommand {
                                     supportedAppTypes: appTypes, credentialsData: credentials, force: force)
             await sender.reconfigure { $0.loadTimeout = .milliseconds(Int(timeout * 1000)) }
             if asQueue {
-                let repeatMode = CommonOptions.repeatMode(values)
+                let repeatMode = values.isSet("repeat") ? CommonOptions.repeatMode(values) : (inputs.requests?.repeatMode ?? CommonOptions.repeatMode(values))
                 let result = try await sender.queueLoad(items: sendable.map(\.queueItem), startIndex: startIndex, repeatMode: repeatMode, force: force)
                 if result.progress.totalMessages > 1 {
                     io.writeErrorLine("castprep: \(result.progress.totalItems) items sent in \(result.progress.totalMessages) messages (QUEUE_LOAD and QUEUE_INSERTs under the 64 KiB limit)")
                 }
             } else {
-                try await sender.load(plan.loadRequest(for: sendable[startIndex]), force: force)
+                var load = plan.loadRequest(for: sendable[startIndex])
+                if isSingleLoad, let item = inputs.requests?.items.first { load.customData = load.customData ?? item.customData }
+                try await sender.load(load, force: force)
             }
             try await waitUntilPlaying(sender, timeout: .milliseconds(Int(timeout * 1000)))
         } catch {
@@ -127,8 +136,8 @@ enum CastCommand {
         let state = await sender.state
         io.writeLine(PlaybackSummary(state: state, device: target.name).line)
 
-        if values.flag("wait") || plan.server != nil {
-            if plan.server != nil, !values.flag("wait") {
+        if values.flag("wait") || plan.isServing {
+            if plan.isServing, !values.flag("wait") {
                 io.writeErrorLine("castprep: keeping the local files served until playback ends (Ctrl-C stops)")
             }
             await followUntilFinished(sender, device: target.name, io: io)

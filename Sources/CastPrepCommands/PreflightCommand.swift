@@ -37,6 +37,8 @@ enum PreflightCommand {
                 .flag("fix", help: "Run the ffmpeg fix for local media some device cannot play; cast the fixed copy (DIR/fixed/)."),
                 .option("origin", valueName: "origin", help: "The Origin the receiver sends.", default: "https://www.gstatic.com"),
                 .option("bind", valueName: "address", help: "Address the built-in server listens on and advertises (default: the LAN address)."),
+                .option("base-url", valueName: "url",
+                        help: "Where the local files will be published: catalog.json, load-requests.ndjson and queue.json name them by URLs under it (default: paths relative to DIR, which castprep cast serves)."),
                 .option("timeout", valueName: "seconds", help: "Per-file probe and per-request timeout.", default: "15"),
                 CommonOptions.color,
             ],
@@ -66,6 +68,15 @@ enum PreflightCommand {
         configuration.probeTimeout = try values.number("timeout", in: 0.1...3600) ?? 15
         configuration.origin = values.option("origin") ?? configuration.origin
         configuration.bindAddress = values.option("bind")
+        if let base = values.option("base-url") {
+            guard let url = URL(string: base), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false,
+                  url.query == nil, url.fragment == nil
+            else {
+                throw values.usageError("--base-url must be an absolute http(s) URL such as https://cdn.example.com/library/, not '\(base)'",
+                                        concerning: "base-url")
+            }
+            configuration.publishBaseURL = base
+        }
         configuration.cachePath = values.flag("no-cache") ? nil : (values.option("cache") ?? output + "/cache.sqlite")
         configuration.makePosters = !values.flag("no-posters")
         configuration.applyFixes = values.flag("fix")

@@ -3,6 +3,8 @@ import CommandParsing
 import Foundation
 import JSONSupport
 import Preflight
+import Casting
+import Catalog
 
 /// `castprep validate FILE…`: check Cast requests written by anyone.
 enum ValidateCommand {
@@ -12,8 +14,11 @@ enum ValidateCommand {
             abstract: "Check LOAD, QUEUE_LOAD and other Cast requests for what a receiver would reject.",
             discussion: """
                 Each FILE holds one JSON request, a JSON array of requests, or one request per line (NDJSON). \
-                Recognised: LOAD, QUEUE_LOAD, QUEUE_INSERT, EDIT_TRACKS_INFO, LAUNCH and a bare MediaInformation. \
-                Use - to read standard input. Exit status 1 when any error was found.
+                Recognised: LOAD, QUEUE_LOAD, QUEUE_INSERT, EDIT_TRACKS_INFO, LAUNCH and a bare MediaInformation; \
+                preflight's queue.json (its messages); and a catalog (.json in any shape castprep reads), whose LOAD \
+                requests are built and checked as castprep load builds them. Local files named by relative paths \
+                (as preflight writes them) are checked on disk: castprep cast serves them. Use - to read standard input. \
+                Exit status 1 when any error was found.
                 """,
             options: [
                 .flag("json", help: "Print one JSON document with every finding."),
@@ -88,10 +93,52 @@ enum ValidateCommand {
             bytes = Array(data)
         }
         let isNDJSON = file.hasSuffix(".ndjson") || file.hasSuffix(".jsonl") || looksLikeNDJSON(bytes)
+        var report: FileReport
         if isNDJSON {
-            return validateLines(bytes, file: file)
+            report = validateLines(bytes, file: file)
+        } else if file != "-", RequestDocument.kind(of: bytes, file: file) == .catalog, let catalog = validateCatalog(bytes, file: file) {
+            report = catalog
+        } else {
+            report = validateDocument(bytes, file: file, lineOffset: 0)
         }
-        return validateDocument(bytes, file: file, lineOffset: 0)
+        if file != "-" {
+            report.diagnostics = LocalReferences.check(report.diagnostics, folder: URL(fileURLWithPath: file).deletingLastPathComponent(), file: file)
+        }
+        return report
+    }
+
+    /// A catalog's LOAD requests, built as `castprep load` builds them and validated; nil when
+    /// the JSON is no catalog shape either (then it is reported as a request document).
+    static func validateCatalog(_ bytes: [UInt8], file: String) -> FileReport? {
+        let result: CatalogReadResult
+        do {
+            result = try CatalogReader().read(bytes, file: file, resolver: URLResolver(catalogPath: file))
+        } catch let error as CatalogError where error.diagnostic.code == "catalog.format-unknown" {
+            return nil
+        } catch let error as CatalogError {
+            return FileReport(file: file, messages: [], diagnostics: [error.diagnostic])
+        } catch {
+            return nil
+        }
+        var report = FileReport(file: file, messages: [], diagnostics: result.diagnostics)
+        let builder = CastRequestBuilder()
+        let validator = CastValidator()
+        var blocked: [String] = []
+        for item in result.items {
+            let (load, found) = builder.loadRequest(for: item)
+            report.messages.append("LOAD")
+            report.diagnostics += found.map { item.locating($0, inRequest: "LOAD") }
+            report.diagnostics += validator.validate(load).map { item.locating($0, inRequest: "LOAD") }
+            if item.preflight?.isBlocked == true { blocked.append(item.id) }
+        }
+        if !blocked.isEmpty {
+            report.diagnostics.append(Diagnostic(
+                .note, "catalog.preflight-blocked",
+                "preflight marked \(blocked.count) item\(blocked.count == 1 ? "" : "s") blocked (\(blocked.prefix(5).joined(separator: ", "))\(blocked.count > 5 ? ", …" : "")); castprep cast leaves them out",
+                fix: "see the report.html preflight wrote next to this catalog", location: .init(file: file)))
+        }
+        report.diagnostics = result.locating(report.diagnostics)
+        return report
     }
 
     /// Several top-level objects, one per line, is NDJSON even without the extension.
@@ -136,9 +183,18 @@ enum ValidateCommand {
             Diagnostic(.warning, "json.duplicate-key", "a member appears twice in one object; the receiver uses the last one",
                        fix: "remove one of them", path: $0.path)
         }
-        let values: [(JSONValue, JSONPath)]
+        var values: [(JSONValue, JSONPath)]
         if case .array(let elements) = document.value {
             values = elements.enumerated().map { ($0.element, JSONPath.root.appending(index: $0.offset)) }
+        } else if document.value["type"] == nil, case .array(let messages)? = document.value["messages"] {
+            // preflight's queue.json: {"format": 1, "messages": [...], "skipped": [...]}.
+            values = messages.enumerated().map { ($0.element, JSONPath.root.appending("messages").appending(index: $0.offset)) }
+            if let skipped = document.value["skipped"]?.arrayValue, !skipped.isEmpty {
+                findings.append(Diagnostic(
+                    .note, "queue.preflight-skipped",
+                    "\(skipped.count) item\(skipped.count == 1 ? "" : "s") that preflight blocked \(skipped.count == 1 ? "is" : "are") listed under \"skipped\", not queued",
+                    fix: "castprep cast --force sends them anyway", path: JSONPath.root.appending("skipped")))
+            }
         } else {
             values = [(document.value, .root)]
         }
@@ -158,5 +214,48 @@ enum ValidateCommand {
             return finding
         }
         return report
+    }
+}
+
+/// References to local files in requests preflight wrote (relative to the file, or `file:`
+/// URLs): a device cannot fetch them, but `castprep cast` serves them. So `validate` checks
+/// them on disk instead of calling them wrong URLs: each missing file is an error, and the
+/// files that exist are one note for the whole file.
+enum LocalReferences {
+    static func check(_ findings: [Diagnostic], folder: URL, file: String) -> [Diagnostic] {
+        var kept: [Diagnostic] = []
+        var local: [String] = []
+        for finding in findings {
+            guard finding.code == "url.not-absolute" || finding.code == "url.scheme", let reference = finding.url,
+                  let path = localPath(of: reference, folder: folder)
+            else {
+                kept.append(finding)
+                continue
+            }
+            if FileManager.default.fileExists(atPath: path) {
+                if !local.contains(reference) { local.append(reference) }
+            } else {
+                var missing = finding
+                missing.code = "media.file-missing"
+                missing.message = "\(reference) names the local file \(path), which does not exist"
+                missing.fix = "restore the file, or fix the path and run castprep preflight again"
+                kept.append(missing)
+            }
+        }
+        if let first = local.first {
+            kept.append(Diagnostic(
+                .note, "url.local-file",
+                "\(local.count) local file\(local.count == 1 ? "" : "s") (\(first)\(local.count > 1 ? ", …" : "")) named relative to this file: castprep cast serves them to the device",
+                fix: "for other senders, publish the files and write absolute URLs: castprep preflight CATALOG --base-url https://cdn.example.com/",
+                location: .init(file: file)))
+        }
+        return kept
+    }
+
+    /// The path a relative reference or `file:` URL names, or nil for anything else.
+    static func localPath(of reference: String, folder: URL) -> String? {
+        if reference.hasPrefix("file:") { return URL(string: reference)?.standardizedFileURL.path }
+        guard URLSyntax.scheme(of: reference) == nil, !reference.isEmpty, let url = URL(string: reference, relativeTo: folder) else { return nil }
+        return url.standardizedFileURL.path
     }
 }

@@ -18,6 +18,12 @@ public struct CastInputs: Sendable {
     public var catalogPath: String?
     /// The catalog's title, if any.
     public var title: String?
+    /// How the catalog asks its local files to be served (`serve`), kept so a folder it
+    /// serves without CORS is served without CORS again.
+    public var serving: CatalogServing?
+    /// Requests read from a request file (preflight's queue.json or load-requests.ndjson),
+    /// cast as written; nil for catalogs, playlists, files and URLs.
+    public var requests: RequestDocument?
 
     /// Caption file extensions looked for next to a media file.
     static let sideCarExtensions = ["vtt", "srt", "ttml", "dfxp", "xml", "ass", "ssa", "scc"]
@@ -70,11 +76,58 @@ public struct CastInputs: Sendable {
         return CastInputs(items: items, diagnostics: diagnostics, catalogPath: nil, title: nil)
     }
 
+    /// Whether the JSON file at `path` holds Cast requests rather than a catalog (reads at most
+    /// the request file limit; an unreadable file is left to the catalog reader to report).
+    static func isRequestFile(_ path: String) -> Bool {
+        let ext = URLSyntax.pathExtension(of: path)
+        if ext == "ndjson" || ext == "jsonl" { return true }
+        guard ext == "json", let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: RequestDocument.maximumFileSize + 1), data.count <= RequestDocument.maximumFileSize else { return false }
+        return RequestDocument.kind(of: Array(data), file: path) == .requests
+    }
+
+    /// Takes out what preflight marked blocked — catalog items whose `preflight` verdict is
+    /// blocked, and a request file's `skipped` entries — and returns them, in order, for the
+    /// one line each says. With `force` they stay (skipped queue items go back to their
+    /// catalog positions) and nothing is returned.
+    public mutating func setAsideBlocked(force: Bool) -> [SkippedItem] {
+        if var document = requests {
+            defer { requests = document }
+            guard force else { return document.skipped }
+            // Preflight lists every blocked item, so queued and skipped items together fill
+            // the catalog's positions: each queued item takes the next free one.
+            var queued = document.items[...]
+            var merged: [QueueItem] = []
+            let placed = Dictionary(document.skipped.compactMap { entry in entry.index.map { ($0, entry) } }) { first, _ in first }
+            for position in 0..<(document.items.count + placed.count) {
+                if let entry = placed[position] {
+                    if let item = entry.queueItem { merged.append(item) }
+                } else if let next = queued.popFirst() {
+                    merged.append(next)
+                }
+            }
+            merged += queued
+            merged += document.skipped.filter { $0.index == nil }.compactMap(\.queueItem)
+            document.items = merged
+            document.skipped = []
+            return []
+        }
+        guard !force else { return [] }
+        var skipped: [SkippedItem] = []
+        items.removeAll { item in
+            guard let mark = item.preflight, mark.isBlocked else { return false }
+            skipped.append(SkippedItem(id: item.id, title: item.title, codes: mark.codes, why: mark.why, index: item.index))
+            return true
+        }
+        return skipped
+    }
+
     /// Whether `argument` names a catalog or playlist file rather than one piece of media.
     static func isCatalog(_ argument: String) -> Bool {
         if argument.hasPrefix("http://") || argument.hasPrefix("https://") { return false }
         switch URLSyntax.pathExtension(of: argument) {
-        case "json": return true
+        case "json", "ndjson", "jsonl": return true
         case "m3u": return !isHLSStream(argument)
         case "m3u8": return !isHLSStream(argument)
         default: return false
@@ -90,9 +143,13 @@ public struct CastInputs: Sendable {
     }
 
     static func readCatalog(_ path: String) throws(CastingError) -> CastInputs {
+        if isRequestFile(path) {
+            let document = try RequestDocument.read(contentsOf: path)
+            return CastInputs(items: [], diagnostics: document.diagnostics, catalogPath: path, title: nil, requests: document)
+        }
         do {
             let result = try CatalogReader().read(contentsOf: path)
-            return CastInputs(items: result.items, diagnostics: result.diagnostics, catalogPath: path, title: result.title)
+            return CastInputs(items: result.items, diagnostics: result.diagnostics, catalogPath: path, title: result.title, serving: result.serving)
         } catch let error as CatalogError {
             throw CastingError(error.diagnostic)
         } catch {

@@ -75,6 +75,9 @@ public struct CastPlan: Sendable {
     public var server: MediaServer?
     /// Where the server listens.
     public var serverEndpoint: MediaServer.Endpoint?
+    /// A second server, without CORS headers, for the folders a catalog's `serve.withoutCORS`
+    /// names: a rehearsal of a misconfigured CDN plays (or fails) as it did in preflight.
+    public var plainServer: MediaServer?
     /// `credentials` to send with the LOAD or QUEUE_LOAD.
     public var credentials: String?
 
@@ -89,8 +92,14 @@ public struct CastPlan: Sendable {
         return load
     }
 
-    /// Stops the server, if one was started.
-    public func stopServing() { server?.stop() }
+    /// Whether files are being served that the device still needs.
+    public var isServing: Bool { server != nil || plainServer != nil }
+
+    /// Stops the servers, if any were started.
+    public func stopServing() {
+        server?.stop()
+        plainServer?.stop()
+    }
 }
 
 /// Builds a ``CastPlan``: local media and images are published by a built-in server on the
@@ -108,23 +117,19 @@ public struct CastPlanner: Sendable {
     /// own threads; remote captions are fetched with the shared HTTP transport.
     /// - Throws: ``CastingError`` when the server cannot start.
     public func plan(_ inputs: CastInputs) async throws(CastingError) -> CastPlan {
+        if let requests = inputs.requests { return try await plan(requests, serving: inputs.serving) }
         var items = inputs.items
         var diagnostics = inputs.diagnostics
-        let folders = Self.localFolders(of: items)
-        var server: MediaServer?
-        var endpoint: MediaServer.Endpoint?
-        let needsServer = !folders.isEmpty || items.contains { $0.captions.contains { Self.needsConversion($0) } }
-        if needsServer {
-            let started = try await startServer(folders: folders)
-            server = started.0
-            endpoint = started.1
-        }
+        let files = items.flatMap { item in (item.sources.map(\.url) + item.images.map(\.url)).compactMap(Self.filePath(of:)) }
+        let needsServer = !files.isEmpty || items.contains { $0.captions.contains { Self.needsConversion($0) } }
+        let servers = needsServer ? try await startServers(files: files, withoutCORS: inputs.serving?.withoutCORS ?? []) : nil
         // Only remote captions in another format need fetching; most casts never start the transport.
         let needsFetching = items.contains { $0.captions.contains { Self.needsConversion($0) && Self.filePath(of: $0.url) == nil } }
         if needsFetching {
             do {
                 try await HTTPTransport.requireLibrary()
             } catch {
+                servers?.stop()
                 throw CastingError(error.diagnostic)
             }
         }
@@ -134,9 +139,9 @@ public struct CastPlanner: Sendable {
         let validator = CastValidator(loopbackIsReachable: CastEndpoint(host: options.deviceHost).isLoopback)
         for index in items.indices {
             var findings: [Diagnostic] = []
-            if let server, let endpoint {
-                await publishCaptions(of: &items[index], on: server, endpoint: endpoint, transport: transport, findings: &findings)
-                rebase(&items[index], folders: folders, endpoint: endpoint, findings: &findings)
+            if let servers {
+                await publishCaptions(of: &items[index], on: servers.main, endpoint: servers.endpoint, transport: transport, findings: &findings)
+                rebase(&items[index], servers: servers, findings: &findings)
             }
             let item = items[index]
             var (queueItem, built) = builder.queueItem(for: item)
@@ -155,25 +160,73 @@ public struct CastPlanner: Sendable {
             }
             planned.append(PlannedItem(position: index, id: item.id, title: item.title ?? item.id, queueItem: queueItem, isBlocked: blocked))
         }
-        return CastPlan(items: planned, diagnostics: diagnostics, server: server, serverEndpoint: endpoint, credentials: options.credentials)
+        return CastPlan(items: planned, diagnostics: diagnostics, server: servers?.main, serverEndpoint: servers?.endpoint,
+                        plainServer: servers?.plain, credentials: options.credentials)
+    }
+
+    /// Plans requests read from a file: each queue item is sent as written, its local files
+    /// (media, tracks, images) served and its URLs rewritten to the served ones; the caption
+    /// choice and style apply as for any cast, and every item is validated.
+    func plan(_ document: RequestDocument, serving: CatalogServing?) async throws(CastingError) -> CastPlan {
+        var diagnostics = document.diagnostics
+        let files = document.items.flatMap(Self.localURLs(of:)).compactMap(Self.filePath(of:))
+        let servers = files.isEmpty ? nil : try await startServers(files: files, withoutCORS: serving?.withoutCORS ?? [])
+        let validator = CastValidator(loopbackIsReachable: CastEndpoint(host: options.deviceHost).isLoopback)
+        var planned: [PlannedItem] = []
+        for (position, original) in document.items.enumerated() {
+            var queueItem = original
+            var findings: [Diagnostic] = []
+            let location = Diagnostic.SourceLocation(file: document.file)
+            let title = queueItem.media?.metadata?.title ?? queueItem.media?.contentID ?? "item \(position + 1)"
+            if let servers, var media = queueItem.media {
+                func served(_ url: String?) -> String? {
+                    url.map { servers.url(for: $0, location: location, findings: &findings) }
+                }
+                media.contentID = served(media.contentID)
+                media.contentURL = served(media.contentURL)
+                if var tracks = media.tracks {
+                    for index in tracks.indices { tracks[index].trackContentID = served(tracks[index].trackContentID) }
+                    media.tracks = tracks
+                }
+                if var metadata = media.metadata, var images = metadata.images {
+                    for index in images.indices { images[index].url = served(images[index].url) ?? images[index].url }
+                    metadata.images = images
+                    media.metadata = metadata
+                }
+                queueItem.media = media
+            }
+            if var media = queueItem.media {
+                if let style = options.textTrackStyle { media.textTrackStyle = style }
+                queueItem.media = media
+                let catalogItem = CatalogItem(id: "item-\(position + 1)", index: position, title: title, sources: [])
+                queueItem.activeTrackIDs = chooseTracks(for: catalogItem, media: media, default: queueItem.activeTrackIDs, findings: &findings)
+                findings += validator.validate(media, at: JSONPath.root.appending("media")).map { finding in
+                    var finding = finding
+                    finding.message = "\"\(title)\": " + finding.message
+                    return finding
+                }
+            } else {
+                findings.append(Diagnostic(.error, "load.media-missing", "\"\(title)\" has no media", fix: "add media to the request"))
+            }
+            diagnostics += findings.map { finding in
+                var finding = finding
+                if finding.location == nil { finding.location = location }
+                return finding
+            }
+            planned.append(PlannedItem(position: position, id: "item-\(position + 1)", title: title, queueItem: queueItem, isBlocked: findings.containsErrors))
+        }
+        return CastPlan(items: planned, diagnostics: diagnostics, server: servers?.main, serverEndpoint: servers?.endpoint,
+                        plainServer: servers?.plain, credentials: options.credentials)
+    }
+
+    /// Every URL of a queue item that may name a local file.
+    static func localURLs(of item: QueueItem) -> [String] {
+        guard let media = item.media else { return [] }
+        return [media.contentID, media.contentURL].compactMap { $0 } + (media.tracks ?? []).compactMap(\.trackContentID)
+            + (media.metadata?.images ?? []).map(\.url)
     }
 
     // MARK: - Serving
-
-    /// The distinct folders holding local media, images and captions, each mounted at `/fN/`.
-    static func localFolders(of items: [CatalogItem]) -> [String] {
-        var folders: [String] = []
-        func note(_ url: String) {
-            guard let path = filePath(of: url) else { return }
-            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            if !folders.contains(folder) { folders.append(folder) }
-        }
-        for item in items {
-            item.sources.forEach { note($0.url) }
-            item.images.forEach { note($0.url) }
-        }
-        return folders
-    }
 
     /// The local path of a `file:` URL.
     static func filePath(of url: String) -> String? {
@@ -187,8 +240,10 @@ public struct CastPlanner: Sendable {
         filePath(of: track.url) != nil || track.castContentType != "text/vtt"
     }
 
-    /// Starts the server on the local address that routes to the device, on a free port.
-    func startServer(folders: [String]) async throws(CastingError) -> (MediaServer, MediaServer.Endpoint) {
+    /// Starts the servers for `files` on the local address that routes to the device, on free
+    /// ports: each distinct folder is mounted at `/fN/`; folders under one of `withoutCORS`
+    /// go to a second server that sends no CORS header.
+    func startServers(files: [String], withoutCORS: [String]) async throws(CastingError) -> LocalFileServers {
         let source: String
         do {
             source = try LANAddress.sourceAddress(toward: options.deviceHost)
@@ -196,11 +251,34 @@ public struct CastPlanner: Sendable {
             throw CastingError("cast.no-route", "no local address routes to \(options.deviceHost): \(error)",
                                fix: "check that this machine is on the device's network")
         }
-        let mounts = folders.enumerated().map { MediaServerConfiguration.Mount(urlPrefix: "/f\($0.offset)/", directory: $0.element) }
-        let server = MediaServer(configuration: MediaServerConfiguration(
-            mounts: mounts, bindAddress: source, port: 0, reachableFrom: options.deviceHost, advertisedHost: options.advertisedHost))
+        var folders: [String] = []
+        for file in files {
+            let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
+            if !folders.contains(folder) { folders.append(folder) }
+        }
+        let plainFolders = folders.filter { folder in withoutCORS.contains { folder == $0 || folder.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") } }
+        func configuration(_ folders: [(offset: Int, element: String)], cors: CORSPolicy) -> MediaServerConfiguration {
+            var configuration = MediaServerConfiguration(
+                mounts: folders.map { MediaServerConfiguration.Mount(urlPrefix: "/f\($0.offset)/", directory: $0.element) },
+                bindAddress: source, port: 0, reachableFrom: options.deviceHost, advertisedHost: options.advertisedHost)
+            configuration.cors = cors
+            return configuration
+        }
+        let indexed = Array(folders.enumerated())
+        let main = MediaServer(configuration: configuration(indexed.filter { !plainFolders.contains($0.element) }, cors: CORSPolicy()))
+        let plain = plainFolders.isEmpty
+            ? nil : MediaServer(configuration: configuration(indexed.filter { plainFolders.contains($0.element) }, cors: CORSPolicy(allowedOrigins: .only([]))))
         do {
-            return (server, try await BlockingWork.run { try server.start() })
+            let (endpoint, plainEndpoint) = try await BlockingWork.run { () throws -> (MediaServer.Endpoint, MediaServer.Endpoint?) in
+                let endpoint = try main.start()
+                do {
+                    return (endpoint, try plain?.start())
+                } catch {
+                    main.stop()
+                    throw error
+                }
+            }
+            return LocalFileServers(main: main, endpoint: endpoint, plain: plain, plainEndpoint: plainEndpoint, folders: folders, plainFolders: plainFolders)
         } catch let error as MediaServerError where error.code == MediaServerError.libraryMissingCode {
             throw CastingError(error.diagnostic)
         } catch {
@@ -209,19 +287,14 @@ public struct CastPlanner: Sendable {
     }
 
     /// Rewrites the item's local media and image URLs to served ones.
-    func rebase(_ item: inout CatalogItem, folders: [String], endpoint: MediaServer.Endpoint, findings: inout [Diagnostic]) {
-        func served(_ url: String) -> String {
-            guard let path = Self.filePath(of: url) else { return url }
-            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            guard let index = folders.firstIndex(of: folder) else { return url }
-            if !FileManager.default.isReadableFile(atPath: path) {
-                findings.append(Diagnostic(.error, "media.file-missing", "\(path) cannot be read", fix: "check the path and its permissions",
-                                           location: item.location, path: item.path))
-            }
-            return endpoint.url(forPath: "f\(index)/" + URL(fileURLWithPath: path).lastPathComponent)
+    func rebase(_ item: inout CatalogItem, servers: LocalFileServers, findings: inout [Diagnostic]) {
+        let (location, path) = (item.location, item.path)
+        for index in item.sources.indices {
+            item.sources[index].url = servers.url(for: item.sources[index].url, location: location, path: path, findings: &findings)
         }
-        for index in item.sources.indices { item.sources[index].url = served(item.sources[index].url) }
-        for index in item.images.indices { item.images[index].url = served(item.images[index].url) }
+        for index in item.images.indices {
+            item.images[index].url = servers.url(for: item.images[index].url, location: location, path: path, findings: &findings)
+        }
     }
 
     /// Converts each caption track that needs it to WebVTT and publishes the result at
@@ -322,5 +395,36 @@ public struct CastPlanner: Sendable {
         guard let language = language?.lowercased() else { return false }
         let wanted = wanted.lowercased()
         return language == wanted || language.hasPrefix(wanted + "-")
+    }
+}
+
+/// The built-in servers of one cast: every folder holding a local file is mounted at `/fN/`,
+/// on the main server, or on the plain one (no CORS) for a catalog's `serve.withoutCORS`.
+struct LocalFileServers: Sendable {
+    var main: MediaServer
+    var endpoint: MediaServer.Endpoint
+    var plain: MediaServer?
+    var plainEndpoint: MediaServer.Endpoint?
+    var folders: [String]
+    var plainFolders: [String]
+
+    /// The served URL of a `file:` URL (other URLs are returned as they are); a file that
+    /// cannot be read is an error finding, since the device would get a 404.
+    func url(for url: String, location: Diagnostic.SourceLocation?, path: JSONPath? = nil, findings: inout [Diagnostic]) -> String {
+        guard let file = CastPlanner.filePath(of: url) else { return url }
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
+        guard let index = folders.firstIndex(of: folder) else { return url }
+        if !FileManager.default.isReadableFile(atPath: file) {
+            findings.append(Diagnostic(.error, "media.file-missing", "\(file) cannot be read", fix: "check the path and its permissions",
+                                       location: location, path: path))
+        }
+        let name = "f\(index)/" + URL(fileURLWithPath: file).lastPathComponent
+        if plainFolders.contains(folder), let plainEndpoint { return plainEndpoint.url(forPath: name) }
+        return endpoint.url(forPath: name)
+    }
+
+    func stop() {
+        main.stop()
+        plain?.stop()
     }
 }

@@ -36,6 +36,9 @@ public struct CatalogItem: Sendable, Hashable {
     public var startTime: Double?
     public var preloadTime: Double?
     public var playbackDuration: Double?
+    /// What `castprep preflight` concluded about the item, when the catalog is one it wrote
+    /// (its corrected `catalog.json`): `castprep cast` skips blocked items unless forced.
+    public var preflight: PreflightMark?
     /// Where the item was defined: file and line, and its JSON path.
     public var location: Diagnostic.SourceLocation?
     public var path: JSONPath?
@@ -77,6 +80,38 @@ extension CatalogItem {
             guard diagnostic.severity == .error, let path = diagnostic.path else { return false }
             return path.components.starts(with: itemPath.components)
         }
+    }
+}
+
+/// Preflight's verdict on an item, as the corrected catalog records it:
+/// `"preflight": {"verdict": "blocked", "codes": ["media.file-missing"], "why": "…"}`.
+///
+/// It travels with the item so that a later `castprep cast` of the catalog can leave out what
+/// preflight found cannot play, and say why, without running preflight again.
+public struct PreflightMark: Sendable, Hashable {
+    /// `ready`, `ready-with-warnings` or `blocked` (the report's verdicts); unknown words are kept.
+    public var verdict: String
+    /// The finding codes behind the verdict, most severe first.
+    public var codes: [String]
+    /// The first reason in words, as the report's table shows it.
+    public var why: String?
+
+    /// Creates a mark.
+    public init(verdict: String, codes: [String] = [], why: String? = nil) {
+        self.verdict = verdict
+        self.codes = codes
+        self.why = why
+    }
+
+    /// Whether preflight found the item cannot play on any chosen device.
+    public var isBlocked: Bool { verdict == "blocked" }
+
+    /// The member's JSON.
+    public var jsonValue: JSONValue {
+        var members: [String: JSONValue] = ["verdict": .string(verdict)]
+        if !codes.isEmpty { members["codes"] = .array(codes.map(JSONValue.string)) }
+        if let why { members["why"] = .string(why) }
+        return .object(members)
     }
 }
 

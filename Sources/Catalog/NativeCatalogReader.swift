@@ -149,6 +149,26 @@ public struct NativeCatalogReader: Sendable {
         return CatalogServing(root: root.standardizedFileURL.path, withoutCORS: withoutCORS)
     }
 
+    /// Reads an item's `preflight` member, written by `castprep preflight` into its corrected
+    /// catalog.
+    func readPreflightMark(_ value: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> PreflightMark? {
+        guard var reader = JSONObjectReader(value, at: path, typeName: "preflight", diagnostics: &diagnostics) else { return nil }
+        let verdict = reader.string("verdict")
+        let codes = reader.value("codes")
+        let why = reader.string("why")
+        _ = reader.finish(into: &diagnostics)
+        guard let verdict else {
+            diagnostics.append(Diagnostic(.warning, "catalog.preflight-verdict-missing", "the item's preflight member has no verdict; it is ignored",
+                                          fix: "run castprep preflight again, or remove the member", path: path))
+            return nil
+        }
+        var codeList: [String] = []
+        if case .array(let entries)? = codes {
+            codeList = entries.compactMap(\.stringValue)
+        }
+        return PreflightMark(verdict: verdict, codes: codeList, why: why)
+    }
+
     func readItem(_ json: JSONValue, at path: JSONPath, baseURL: String?, index: Int, diagnostics: inout [Diagnostic]) -> CatalogItem? {
         guard var reader = JSONObjectReader(json, at: path, typeName: "item", diagnostics: &diagnostics) else { return nil }
         var local: [Diagnostic] = []
@@ -248,6 +268,9 @@ public struct NativeCatalogReader: Sendable {
         item.startTime = reader.double("startTime")
         item.preloadTime = reader.double("preloadTime")
         item.playbackDuration = reader.double("playbackDuration")
+        if let mark = reader.value("preflight") {
+            item.preflight = readPreflightMark(mark, at: path.appending("preflight"), diagnostics: &diagnostics)
+        }
         item.path = path
         _ = reader.finish(into: &diagnostics)
         diagnostics += local

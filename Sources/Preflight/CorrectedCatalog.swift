@@ -7,8 +7,9 @@ import JSONSupport
 /// of local files. `castprep cast` and `castprep load` read it back unchanged.
 enum CorrectedCatalog {
     /// One item's entry.
-    static func entry(for item: CatalogItem, media: MediaInformation?) -> JSONValue {
+    static func entry(for item: CatalogItem, media: MediaInformation?, mark: PreflightMark? = nil) -> JSONValue {
         var entry: [String: JSONValue] = ["id": .string(item.id)]
+        if let mark { entry["preflight"] = mark.jsonValue }
         if let title = item.title { entry["title"] = .string(title) }
         if let subtitle = item.subtitle { entry["subtitle"] = .string(subtitle) }
         if let description = item.description { entry["description"] = .string(description) }
@@ -43,5 +44,16 @@ enum CorrectedCatalog {
 
     private static func number(_ value: Double) -> JSONValue {
         JSONNumber(value).map(JSONValue.number) ?? .null
+    }
+}
+
+extension PreflightMark {
+    /// The mark for an item's report: its verdict, the codes of its warnings and errors (most
+    /// severe first, each once) and the most severe finding's message.
+    init(_ report: ItemReport) {
+        let findings = report.allFindings.filter { $0.severity != .note }.sorted { $0.severity > $1.severity }
+        var codes: [String] = []
+        for finding in findings where !codes.contains(finding.code.rawValue) { codes.append(finding.code.rawValue) }
+        self.init(verdict: report.readiness.rawValue, codes: codes, why: findings.first?.message)
     }
 }

@@ -171,7 +171,7 @@ struct ItemInspector: Sendable {
             loadJSON: load.media == nil ? nil : JSONWriter(indentWidth: nil).string(from: load.jsonValue),
             queueItemJSON: load.media == nil ? nil : JSONWriter(indentWidth: nil).string(from: queueItem.jsonValue),
             queueItemPrettyJSON: load.media == nil ? nil : JSONWriter(indentWidth: 2).string(from: queueItem.jsonValue),
-            catalogEntryJSON: JSONWriter(indentWidth: nil).string(from: CorrectedCatalog.entry(for: item, media: load.media)))
+            catalogEntryJSON: JSONWriter(indentWidth: nil).string(from: CorrectedCatalog.entry(for: item, media: load.media, mark: PreflightMark(report))))
     }
 
     /// Converts one side-loaded track to WebVTT in the output folder (local files and any

@@ -46,6 +46,11 @@ final class OutputWriters {
     /// and so is known only at the end; the cards follow straight into the file.
     private let reservedHeader: Int
     private var queue: QueueDocumentWriter
+    /// How catalog.json, load-requests.ndjson and queue.json name local files.
+    private let published: PublishedLocations
+    /// queue.json's `skipped` entries: blocked items kept out of the queue, each with the
+    /// queue item `castprep cast --force` sends anyway.
+    private var blockedEntries: [UInt8] = []
     private var firstItem = true
     private var isFinished = false
     private(set) var summary = PreflightSummary()
@@ -63,8 +68,9 @@ final class OutputWriters {
     ///   - rowLimit: how many rows to keep for ``rows``.
     ///   - queuePayloadLimit: the Cast message budget queue.json is planned against.
     init(directory: String, catalog: String, title: String?, devices: [DeviceProfile], catalogFindings: [Diagnostic], rowLimit: Int,
-         queuePayloadLimit: Int = CastFrame.maximumPayloadSize(namespace: .media)) async throws(PreflightError) {
+         published: PublishedLocations = .none, queuePayloadLimit: Int = CastFrame.maximumPayloadSize(namespace: .media)) async throws(PreflightError) {
         self.directory = directory
+        self.published = published
         self.title = title
         self.devices = devices
         self.catalogPath = catalog
@@ -106,6 +112,7 @@ final class OutputWriters {
         buffers[Slot.reportItems.rawValue].bytes.append(contentsOf: head.utf8)
         var catalogHead = "{\n\"castprep\": 1,\n"
         if let title { catalogHead += "\"title\": \(JSONWriter(indentWidth: nil).string(from: .string(title))),\n" }
+        if let serve = published.serveMember { catalogHead += "\"serve\": \(JSONWriter(indentWidth: nil).string(from: serve)),\n" }
         catalogHead += "\"items\": ["
         buffers[Slot.catalogEntries.rawValue].bytes.append(contentsOf: catalogHead.utf8)
         reservedHeader = ReportPage.headerReservation(title: title ?? Self.untitled, devices: devices.map { ($0.id, $0.name) }, catalog: catalog)
@@ -130,19 +137,34 @@ final class OutputWriters {
                                      playableOn: digest.playableDevices.count, headline: digest.headline))
         }
         if let load = item.loadJSON {
-            buffers[Slot.requests.rawValue].bytes.append(contentsOf: load)
+            buffers[Slot.requests.rawValue].bytes.append(contentsOf: published.rewrite(load))
             buffers[Slot.requests.rawValue].bytes.append(0x0A)
         }
-        if digest.readiness != .blocked, let compact = item.queueItemJSON, let pretty = item.queueItemPrettyJSON {
-            queue.add(compact: compact, pretty: pretty, into: &buffers[Slot.queue.rawValue].bytes)
+        if digest.readiness == .blocked {
+            appendBlocked(digest, index: summary.items - 1, queueItem: item.queueItemJSON.map(published.rewrite))
+        } else if let compact = item.queueItemJSON, let pretty = item.queueItemPrettyJSON {
+            queue.add(compact: published.rewrite(compact)[...], pretty: published.rewrite(pretty)[...], into: &buffers[Slot.queue.rawValue].bytes)
         }
         let separator: [UInt8] = firstItem ? [0x0A] : [0x2C, 0x0A]
         buffers[Slot.reportItems.rawValue].bytes.append(contentsOf: separator)
         buffers[Slot.reportItems.rawValue].bytes.append(contentsOf: item.reportJSON)
         buffers[Slot.catalogEntries.rawValue].bytes.append(contentsOf: separator)
-        buffers[Slot.catalogEntries.rawValue].bytes.append(contentsOf: item.catalogEntryJSON)
+        buffers[Slot.catalogEntries.rawValue].bytes.append(contentsOf: published.rewrite(item.catalogEntryJSON))
         buffers[Slot.cards.rawValue].bytes.append(contentsOf: item.cardHTML)
         firstItem = false
+    }
+
+    /// Records a blocked item for queue.json's `skipped`: its id, title, catalog position,
+    /// codes (most severe first), the most severe finding's message, and its queue item.
+    private func appendBlocked(_ digest: ItemDigest, index: Int, queueItem: [UInt8]?) {
+        var codes = digest.headline.map { [$0] } ?? []
+        for code in digest.codes where !codes.contains(code) { codes.append(code) }
+        var entry: [String: JSONValue] = ["id": .string(digest.id), "index": .number(JSONNumber(index)), "codes": .array(codes.map(JSONValue.string))]
+        if let title = digest.title { entry["title"] = .string(title) }
+        if let why = digest.why { entry["why"] = .string(why) }
+        if let queueItem, let item = try? JSONParser().parse(queueItem).value { entry["item"] = item }
+        blockedEntries += blockedEntries.isEmpty ? Array("\n    ".utf8) : Array(",\n    ".utf8)
+        blockedEntries += JSONWriter(indentWidth: nil).bytes(from: .object(entry))
     }
 
     /// Whether a buffer has grown enough to be written out.
@@ -169,7 +191,7 @@ final class OutputWriters {
         buffers[Slot.reportItems.rawValue].bytes.append(contentsOf: "\n],\n\"summary\": \(Self.encode(summary))\n}\n".utf8)
         buffers[Slot.catalogEntries.rawValue].bytes.append(contentsOf: "\n]\n}\n".utf8)
         buffers[Slot.cards.rawValue].bytes.append(contentsOf: ReportPage.footer.utf8)
-        let hasQueue = queue.finish(into: &buffers[Slot.queue.rawValue].bytes)
+        let hasQueue = queue.finish(skipped: blockedEntries, into: &buffers[Slot.queue.rawValue].bytes)
         await flush()
 
         let header = Array(ReportPage.header(title: title ?? Self.untitled, summary: summary,
@@ -420,12 +442,20 @@ struct QueueDocumentWriter {
     }
 
     /// Writes the last message and closes the document; false when there is no queue (no
-    /// item, or one that cannot be queued).
-    mutating func finish(into output: inout [UInt8]) -> Bool {
+    /// item, or one that cannot be queued). `skipped` holds the entries of the items left out
+    /// as blocked, already separated; they follow the messages as `"skipped"` (the keys stay
+    /// in sorted order).
+    mutating func finish(skipped: [UInt8] = [], into output: inout [UInt8]) -> Bool {
         guard !failed, !batch.isEmpty || messages > 0 else { return false }
         if !batch.isEmpty { emit(into: &output) }
         guard !failed else { return false }
-        output.append(contentsOf: "\n  ]\n}\n".utf8)
+        output.append(contentsOf: "\n  ]".utf8)
+        if !skipped.isEmpty {
+            output.append(contentsOf: ",\n  \"skipped\": [".utf8)
+            output.append(contentsOf: skipped)
+            output.append(contentsOf: "\n  ]".utf8)
+        }
+        output.append(contentsOf: "\n}\n".utf8)
         return true
     }
 

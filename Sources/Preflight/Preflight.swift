@@ -41,6 +41,7 @@ public enum Preflight {
         // Creating the folder and starting the servers (binding sockets, starting their
         // threads) block: off the cooperative pool, like stopping them at the end.
         let bind = configuration.bindAddress
+        let publishBase = configuration.publishBaseURL
         let started: ServedFolders.Started
         do {
             started = try await BlockingWork.run { () throws -> ServedFolders.Started in
@@ -52,8 +53,10 @@ public enum Preflight {
                 }
                 var servers = ServedFolders()
                 do throws(PreflightError) {
-                    let serving = try servers.start(for: read, output: output, bind: bind)
-                    return ServedFolders.Started(servers: servers, serving: serving)
+                    let folders = try servers.start(for: read, output: output, bind: bind)
+                    return ServedFolders.Started(
+                        servers: servers, serving: LocalServing(mounts: folders.map { LocalServing.Mount(root: $0.path, baseURL: $0.baseURL) }),
+                        published: PublishedLocations(folders: folders, outputDirectory: output, baseURL: publishBase))
                 } catch {
                     servers.stop()
                     throw error
@@ -69,7 +72,7 @@ public enum Preflight {
         var configuration = configuration
         configuration.outputDirectory = output
         let checker = HTTPReceiverChecking(origin: configuration.origin, timeout: configuration.probeTimeout, allowsLoopback: serving.isLoopback)
-        let runner = PreflightRunner(configuration: configuration, serving: serving, checker: checker)
+        let runner = PreflightRunner(configuration: configuration, serving: serving, published: started.published, checker: checker)
         let outcome: Result<PreflightOutcome, PreflightError>
         do {
             outcome = .success(try await runner.run(read: read, progress: progress))
@@ -92,27 +95,46 @@ struct ServedFolders {
     struct Started {
         var servers: ServedFolders
         var serving: LocalServing
+        /// How the written files name what was served.
+        var published: PublishedLocations
     }
 
-    /// Starts what `catalog` needs and returns the mapping from local files to URLs.
-    mutating func start(for catalog: CatalogReadResult, output: String, bind: String?) throws(PreflightError) -> LocalServing {
+    /// Starts what `catalog` needs and returns every served folder with its role and URL.
+    ///
+    /// The catalog's `serve.root` (or the folder holding every local file) is served at `/`,
+    /// the output folder at `/_castprep/`. A catalog with a `serve` member may also name files
+    /// outside its root — a corrected catalog names its converted captions in the output
+    /// folder beside media elsewhere — so the folder of each such file is served too, at
+    /// `/_castprep/files/N/`, rather than widening the root to a common ancestor.
+    mutating func start(for catalog: CatalogReadResult, output: String, bind: String?) throws(PreflightError) -> [PublishedLocations.ServedFolder] {
         let localFiles = catalog.items.flatMap { item in
             (item.sources.map(\.url) + item.captions.map(\.url) + item.images.map(\.url)).compactMap(LocalServing.filePath(of:))
         }
-        guard !localFiles.isEmpty || catalog.serving != nil else { return LocalServing(mounts: []) }
+        guard !localFiles.isEmpty || catalog.serving != nil else { return [] }
         let root = catalog.serving?.root ?? Self.commonFolder(of: localFiles)
-        var mounts: [LocalServing.Mount] = []
-        let main = try launch(MediaServerConfiguration(
-            mounts: [.init(urlPrefix: "/", directory: root), .init(urlPrefix: "/_castprep/", directory: output)],
-            bindAddress: bind, port: 0, cors: CORSPolicy()))
-        mounts.append(.init(root: root, baseURL: main.baseURL))
-        mounts.append(.init(root: output, baseURL: main.baseURL + "_castprep/"))
+        var outside: [String] = []
+        for file in localFiles where !Self.folder(root, contains: file) && !Self.folder(output, contains: file) {
+            let folder = (file as NSString).deletingLastPathComponent
+            if !outside.contains(folder) { outside.append(folder) }
+        }
+        var mounts: [MediaServerConfiguration.Mount] = [.init(urlPrefix: "/", directory: root), .init(urlPrefix: "/_castprep/", directory: output)]
+        mounts += outside.enumerated().map { .init(urlPrefix: "/_castprep/files/\($0.offset)/", directory: $0.element) }
+        let main = try launch(MediaServerConfiguration(mounts: mounts, bindAddress: bind, port: 0, cors: CORSPolicy()))
+        var folders: [PublishedLocations.ServedFolder] = [
+            .init(path: root, role: .root, baseURL: main.baseURL), .init(path: output, role: .output, baseURL: main.baseURL + "_castprep/"),
+        ]
+        folders += outside.enumerated().map { .init(path: $0.element, role: .extra, baseURL: main.baseURL + "_castprep/files/\($0.offset)/") }
         for folder in catalog.serving?.withoutCORS ?? [] {
             let plain = try launch(MediaServerConfiguration(
                 mounts: [.init(urlPrefix: "/", directory: folder)], bindAddress: bind, port: 0, cors: CORSPolicy(allowedOrigins: .only([]))))
-            mounts.append(.init(root: folder, baseURL: plain.baseURL))
+            folders.append(.init(path: folder, role: .withoutCORS, baseURL: plain.baseURL))
         }
-        return LocalServing(mounts: mounts)
+        return folders
+    }
+
+    /// Whether `path` lies inside `folder`.
+    static func folder(_ folder: String, contains path: String) -> Bool {
+        path.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/")
     }
 
     private mutating func launch(_ configuration: MediaServerConfiguration) throws(PreflightError) -> MediaServer.Endpoint {

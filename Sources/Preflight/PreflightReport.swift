@@ -162,6 +162,8 @@ struct ItemDigest: Sendable, Hashable, Codable {
     var deviceCount: Int
     /// The most severe finding's code.
     var headline: String?
+    /// The most severe finding's message: the "why" of a skipped item.
+    var why: String?
     var worstSeverity: Diagnostic.Severity?
     /// Codes of every warning and error.
     var codes: [String]
@@ -176,7 +178,9 @@ struct ItemDigest: Sendable, Hashable, Codable {
         fromCache = report.fromCache
         playableDevices = report.devices.filter { $0.readiness != .blocked }.map(\.device)
         deviceCount = report.devices.count
-        headline = findings.filter { $0.severity != .note }.max { $0.severity < $1.severity }?.code.rawValue
+        let worst = findings.filter { $0.severity != .note }.max { $0.severity < $1.severity }
+        headline = worst?.code.rawValue
+        why = worst?.message
         worstSeverity = findings.map(\.severity).max()
         codes = findings.filter { $0.severity != .note }.map(\.code.rawValue)
         outputFiles = report.outputFiles

@@ -26,6 +26,10 @@ public struct PreflightConfiguration: Sendable {
     public var applyFixes: Bool = false
     /// The address the built-in server listens on and puts in URLs; nil picks the LAN address.
     public var bindAddress: String?
+    /// Where the local files will be published (`--base-url`): the files written for casting
+    /// then name them by absolute URLs under it. Nil names them relative to the output folder,
+    /// which `castprep cast` serves again.
+    public var publishBaseURL: String?
     /// How many rows ``PreflightOutcome/rows`` keeps (the first ones, in catalog order): the
     /// terminal's table shows no more, and a catalog of 100,000 items must not be held twice.
     public var rowLimit = 200
@@ -79,6 +83,7 @@ public struct PreflightOutcome: Sendable {
 struct PreflightRunner: Sendable {
     var configuration: PreflightConfiguration
     var serving: LocalServing
+    var published: PublishedLocations = .none
     var checker: (any ReceiverChecking)?
 
     func run(read catalog: CatalogReadResult, progress: @escaping @Sendable (Int, Int) -> Void) async throws(PreflightError) -> PreflightOutcome {
@@ -131,7 +136,8 @@ struct PreflightRunner: Sendable {
             }
         }
         let writers = try await OutputWriters(directory: output, catalog: configuration.catalogPath, title: catalog.title,
-                                              devices: configuration.devices, catalogFindings: catalogFindings, rowLimit: configuration.rowLimit)
+                                              devices: configuration.devices, catalogFindings: catalogFindings, rowLimit: configuration.rowLimit,
+                                              published: published)
 
         let inspector = ItemInspector(
             devices: configuration.devices, outputDirectory: output, serving: serving,

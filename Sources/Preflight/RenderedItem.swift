@@ -101,6 +101,7 @@ extension ItemDigest {
         record.append(playableDevices)
         record.append(deviceCount)
         record.append(headline)
+        record.append(why)
         record.append(worstSeverity?.rawValue)
         record.append(codes)
         record.append(outputFiles)
@@ -116,6 +117,7 @@ extension ItemDigest {
         playableDevices = try reader.strings()
         deviceCount = try reader.integer()
         headline = try reader.optionalString()
+        why = try reader.optionalString()
         let severity = try reader.optionalString()
         worstSeverity = try severity.map { text throws(CacheRecordReader.Malformed) in
             guard let value = Diagnostic.Severity(rawValue: text) else { throw CacheRecordReader.Malformed() }
