@@ -163,8 +163,9 @@ final class OutputWriters {
         if let title = digest.title { entry["title"] = .string(title) }
         if let why = digest.why { entry["why"] = .string(why) }
         if let queueItem, let item = try? JSONParser().parse(queueItem).value { entry["item"] = item }
+        // Laid out as the messages are: two-space indents, an entry two levels deep.
         blockedEntries += blockedEntries.isEmpty ? Array("\n    ".utf8) : Array(",\n    ".utf8)
-        blockedEntries += JSONWriter(indentWidth: nil).bytes(from: .object(entry))
+        QueueDocumentWriter.append(JSONWriter(indentWidth: 2).bytes(from: .object(entry))[...], indentedBy: 4, to: &blockedEntries)
     }
 
     /// Whether a buffer has grown enough to be written out.
@@ -481,7 +482,7 @@ struct QueueDocumentWriter {
 
     /// Appends `text` with `spaces` more indentation after each line break (JSON text holds
     /// no raw line breaks inside strings).
-    private static func append(_ text: ArraySlice<UInt8>, indentedBy spaces: Int, to output: inout [UInt8]) {
+    static func append(_ text: ArraySlice<UInt8>, indentedBy spaces: Int, to output: inout [UInt8]) {
         var start = text.startIndex
         while let newline = text[start...].firstIndex(of: 0x0A) {
             output.append(contentsOf: text[start...newline])

@@ -146,7 +146,11 @@ struct CachedRunTests {
             }
         }
         let plan = try QueuePlanner().plan(items: items)
-        let planned: JSONValue = .object(["format": .number(JSONNumber(1)), "messages": .array([plan.queueLoad.jsonValue] + plan.inserts.map(\.jsonValue))])
+        // Blocked items follow the messages under "skipped", laid out the same way.
+        var document: [String: JSONValue] = ["format": .number(JSONNumber(1)), "messages": .array([plan.queueLoad.jsonValue] + plan.inserts.map(\.jsonValue))]
+        document["skipped"] = queue["skipped"]
+        #expect(queue["skipped"]?.arrayValue?.count == first.summary.blocked)
+        let planned: JSONValue = .object(document)
         #expect(JSONWriter(indentWidth: 2).string(from: planned) + "\n" == queueText)
     }
 

@@ -1,6 +1,7 @@
 import CastModel
 import Foundation
 import JSONSupport
+import Catalog
 @testable import Preflight
 import Testing
 import TestSupport
@@ -79,7 +80,8 @@ struct DemoPreflightTests {
         }
         #expect(outcome.summary.items == 12)
 
-        // Every LOAD in load-requests.ndjson passes the validator but for the loopback notes.
+        // Every LOAD in load-requests.ndjson passes the validator, but for its local media:
+        // named relative to the output folder, as castprep cast serves them again.
         let lines = try String(contentsOfFile: output + "/load-requests.ndjson", encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 12)
         var loads: [String: LoadRequest] = [:]
@@ -90,16 +92,18 @@ struct DemoPreflightTests {
             loads[load.media?.contentID ?? ""] = load
         }
         let ladder = try #require(loads.values.first { $0.media?.contentID?.hasSuffix("hls-fmp4/index.m3u8") == true })
-        #expect(ladder.media?.contentID?.hasPrefix("http://127.0.0.1:") == true)
+        let reference = try #require(ladder.media?.contentID)
+        #expect(!reference.contains("://"))
+        #expect(FileManager.default.fileExists(atPath: URL(fileURLWithPath: output + "/" + reference).standardizedFileURL.path))
         #expect(ladder.media?.hlsSegmentFormat?.rawValue == "fmp4")
-        // Loopback URLs are what --bind 127.0.0.1 asks for; nothing else may be wrong.
-        #expect(CastValidator().validate(ladder).filter { $0.severity == .error && $0.code != "url.loopback" }.isEmpty)
+        #expect(CastValidator().validate(ladder).filter { $0.severity == .error && $0.code != "url.not-absolute" }.isEmpty)
 
         // The SRT and TTML tracks were converted, written and referenced by URL.
         let captioned = try #require(loads.values.first { $0.media?.contentID?.hasSuffix("h264-aac-faststart.mp4") == true })
         let tracks = captioned.media?.tracks ?? []
         #expect(tracks.count == 2)
         #expect(tracks.allSatisfy { $0.trackContentType == "text/vtt" && $0.trackContentID?.hasSuffix(".vtt") == true })
+        #expect(tracks.first?.trackContentID == "captions/captioned-mp4-1.en.vtt")
         #expect(captioned.activeTrackIDs == [tracks[0].trackID])
         let converted = try String(contentsOfFile: output + "/captions/captioned-mp4-1.en.vtt", encoding: .utf8)
         #expect(converted.hasPrefix("WEBVTT"))
@@ -110,6 +114,17 @@ struct DemoPreflightTests {
         guard case .array(let entries)? = corrected["items"] else { Issue.record("catalog.json has no items"); return }
         #expect(entries.count == 12)
         #expect(entries.contains { $0["contentType"] == .string("video/mp4; codecs=\"avc1.640028, mp4a.40.2\"") })
+        // It keeps serving the demo's media from where it is, and says what preflight found.
+        let root = try #require(corrected["serve"]?["root"]?.stringValue)
+        #expect(URL(fileURLWithPath: output + "/" + root).standardizedFileURL.path == Repository.root().appendingPathComponent("Samples").path)
+        #expect(corrected["serve"]?["withoutCORS"] == .array(["cdn-without-cors"]))
+        let missing = try #require(entries.first { $0["id"] == "missing-file" })
+        #expect(missing["preflight"]?["verdict"] == "blocked")
+        #expect(missing["preflight"]?["codes"]?[0] == "media.file-missing")
+        #expect(entries.first { $0["id"] == "tone" }?["preflight"] == .object(["verdict": "ready"]))
+        let read = try CatalogReader().read(contentsOf: output + "/catalog.json")
+        #expect(read.items.filter { $0.preflight?.isBlocked == true }.map(\.id) == ["cdn-without-cors", "high10", "surround", "missing-file", "broken-ladder"])
+        #expect(read.items.first { $0.id == "captioned-mp4" }?.captions.first?.url == URL(fileURLWithPath: output + "/captions/captioned-mp4-1.en.vtt").absoluteString)
 
         // The queue holds every item that is not blocked.
         let queue = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: output + "/queue.json")))).value
@@ -117,6 +132,32 @@ struct DemoPreflightTests {
             Issue.record("queue.json has no QUEUE_LOAD"); return
         }
         #expect(items.count == outcome.summary.ready + outcome.summary.readyWithWarnings)
+        // The blocked ones are listed with their catalog position, codes and queue item.
+        let skipped = try #require(queue["skipped"]?.arrayValue)
+        #expect(skipped.compactMap { $0["id"]?.stringValue } == ["cdn-without-cors", "high10", "surround", "missing-file", "broken-ladder"])
+        #expect(skipped.compactMap { $0["index"]?.intValue } == [5, 6, 7, 9, 10])
+        #expect(skipped.allSatisfy { $0["item"]?["media"]?["contentId"] != nil && $0["why"] != nil })
+    }
+
+    @Test("--base-url names local media under the publishing base, laid out as the built-in server laid it out")
+    func publishingBase() async throws {
+        let output = NSTemporaryDirectory() + "castprep-preflight-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        var configuration = PreflightConfiguration(catalogPath: Self.catalog, outputDirectory: output)
+        configuration.bindAddress = "127.0.0.1"
+        configuration.makePosters = false
+        configuration.publishBaseURL = "https://cdn.example.com/library"
+        _ = try await Preflight.run(configuration)
+        let catalog = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: output + "/catalog.json")))).value
+        #expect(catalog["serve"] == nil)
+        let entries = try #require(catalog["items"]?.arrayValue)
+        #expect(entries.first { $0["id"] == "ladder-fmp4" }?["url"] == "https://cdn.example.com/library/hls-fmp4/index.m3u8")
+        #expect(entries.first { $0["id"] == "cdn-without-cors" }?["url"] == "https://cdn.example.com/library/cdn-without-cors/lecture.mp4")
+        #expect(entries.first { $0["id"] == "captioned-mp4" }?["captions"]?[0]?["src"] == "https://cdn.example.com/library/_castprep/captions/captioned-mp4-1.en.vtt")
+        let requests = try String(contentsOfFile: output + "/load-requests.ndjson", encoding: .utf8)
+        #expect(!requests.contains("127.0.0.1"))
+        let queue = try String(contentsOfFile: output + "/queue.json", encoding: .utf8)
+        #expect(!queue.contains("127.0.0.1") && queue.contains("https://cdn.example.com/library/tone.mp3"))
     }
 
     @Test("--fix re-encodes what devices cannot play and casts the fixed copy")
