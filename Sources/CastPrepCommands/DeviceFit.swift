@@ -13,6 +13,9 @@ enum DeviceFit {
     static func judge(_ probes: [Int: ProbeResult], items: [CatalogItem], model: String?, force: Bool)
         -> (diagnostics: [Diagnostic], refused: Set<Int>) {
         guard let model, let match = DeviceModelMatch(model: model) else { return ([], []) }
+        let device = match.candidates.count == 1
+            ? "\(match.candidates[0].name) (model \"\(model)\")"
+            : "any device whose model is \"\(model)\" (\(match.candidates.map(\.name).joined(separator: ", ")))"
         var diagnostics: [Diagnostic] = []
         var refused: Set<Int> = []
         for index in probes.keys.sorted() {
@@ -24,7 +27,7 @@ enum DeviceFit {
             for reason in verdict.reasons where reason.severity == .error {
                 var finding = reason
                 finding.severity = force ? .warning : .error
-                finding.message = "\(label) will not play on \(verdict.device.name) (model \"\(model)\"): \(reason.message)"
+                finding.message = "\(label) will not play on \(device): \(reason.message)"
                 finding.fix = reason.fix ?? verdict.fix
                 finding.location = items[index].location ?? reason.location
                 diagnostics.append(finding)

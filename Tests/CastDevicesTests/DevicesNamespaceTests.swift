@@ -301,7 +301,7 @@ extension InsideDevicesNamespace {
         let refused = try await run(castprepBinary, ["cast", "--host", "127.0.0.1", high10])
         #expect(refused.status == 1)
         #expect(refused.error.contains("[device.h264-high10]") && refused.error.contains("will not play on"), "\(refused.error)")
-        #expect(refused.error.contains("(model \"Chromecast\")"), "\(refused.error)")
+        #expect(refused.error.contains("will not play on any device whose model is \"Chromecast\" (Chromecast (1st and 2nd gen), "), "\(refused.error)")
         #expect(refused.error.contains("fix: ffmpeg -i "), "the fix is the ffmpeg command: \(refused.error)")
         #expect(refused.error.contains("nothing to cast"), "\(refused.error)")
         let forced = try await run(castprepBinary, ["cast", "--host", "127.0.0.1", high10, "--force"])

@@ -36,9 +36,11 @@ struct SenderUXEndToEndTests {
         let cast = try CastPrepBinary.start(["cast", "--host", device.hostArgument, folder.path, "--seek", "0:20", "--volume", "35"])
         try await device.waitUntil("the first item plays") { $0.mediaStatus?.playerState == .playing }
         let status = try #require(await device.device.mediaStatus)
-        let titles = (status.items ?? []).compactMap { $0.media?.metadata?.title }
+        let sent = try #require(device.received("QUEUE_LOAD").first?["items"]?.arrayValue)
+        let titles = sent.compactMap { $0["media"]?["metadata"]?["title"]?.stringValue }
         #expect(titles == ["movie", "part 2", "part 10", "song"], "natural order: \(titles)")
-        #expect(status.items?.first?.media?.tracks?.count == 2, "movie.mp4 brings its two side-car caption files")
+        #expect(status.items?.count == 4)
+        #expect(sent.first?["media"]?["tracks"]?.arrayValue?.count == 2, "movie.mp4 brings its two side-car caption files")
         #expect((status.currentTime ?? 0) >= 19.5, "--seek 0:20 starts 20 s in: \(status.currentTime ?? -1)")
         #expect(await device.device.volume.level == 0.35, "--volume 35 is 35%")
         let volumeAt = try #require(device.log.firstIndex { $0.direction == .incoming && $0.payload?["type"] == "SET_VOLUME" })
@@ -65,7 +67,9 @@ struct SenderUXEndToEndTests {
         let cast = try CastPrepBinary.start(["cast", "--host", device.hostArgument, playlist.path, "--leave-playing"])
         try await device.waitUntil("the playlist plays") { $0.mediaStatus?.playerState == .playing }
         let status = try #require(await device.device.mediaStatus)
-        #expect((status.items ?? []).compactMap { $0.media?.metadata?.title } == ["First", "Second", "Third"])
+        let sent = try #require(device.received("QUEUE_LOAD").first?["items"]?.arrayValue)
+        #expect(sent.compactMap { $0["media"]?["metadata"]?["title"]?.stringValue } == ["First", "Second", "Third"])
+        #expect(status.items?.count == 3)
         cast.interrupt()
         let ended = try await cast.finish(timeout: .seconds(20))
         #expect(ended.status == 130)
