@@ -75,7 +75,7 @@ public enum CastDeviceMatcher {
     }
 
     /// Lower-cased with surrounding white space removed: names are typed by people.
-    static func fold(_ text: String) -> String {
+    public static func fold(_ text: String) -> String {
         String(text.lowercased().drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
     }
 }

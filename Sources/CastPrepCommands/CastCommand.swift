@@ -7,6 +7,7 @@ import Foundation
 import JSONSupport
 import MediaServer
 import Preflight
+import Synchronization
 
 /// `castprep cast ITEM|CATALOG|PLAYLIST|FILES…`: validate, serve what is local, launch the
 /// receiver app and load the media or the queue; wait for PLAYING and say so, or explain why not.
@@ -19,14 +20,21 @@ enum CastCommand {
                 Builds the LOAD (one item) or QUEUE_LOAD (--queue, or several files) the device needs, validates it, and sends \
                 it over Cast v2. Local files are served by a built-in server on the address the device reaches; caption \
                 tracks of any format (SRT, TTML, ASS, SCC…) are converted to WebVTT and served with them, and side-car \
-                captions next to a media file (movie.en.srt) are picked up. Requests the validator rejects are not sent \
-                unless --force. The command returns once the device plays; while it serves local files, or with --wait, it \
-                stays until playback ends (Ctrl-C stops it). A device error is explained with its likely cause and the \
-                castprep command that diagnoses it.
+                captions next to a media file (movie.en.srt) are picked up. A playlist (.m3u) or a folder is cast as one \
+                queue of all its items (a folder's media files in name order, ep2 before ep10). Requests the validator \
+                rejects are not sent unless --force; nor is local media the device's model cannot decode (High 10 H.264, \
+                HEVC before the Chromecast Ultra, …), which is refused with the ffmpeg command that fixes it. The command \
+                returns once the device plays; while it serves local files, or with --wait, it stays until playback ends. \
+                Ctrl-C then stops the media on the device (the files are about to go away) and exits with status 130; \
+                --leave-playing leaves it playing. A device error is explained with its likely cause and the castprep \
+                command that diagnoses it.
                 """,
             options: DeviceTarget.options + [
                 .flag("queue", help: "Cast every item as one queue (implied by several files or URLs)."),
                 .option("start", valueName: "index", help: "The item to start with (0-based, in the order given).", default: "0"),
+                .option("seek", valueName: "time", help: "Start this far into the (first) item: seconds or [h:]mm:ss."),
+                .option("title", valueName: "text", help: "The title to show for a single item, instead of the file name or catalog title."),
+                .option("volume", valueName: "level", help: "Set the device volume before loading: 40 or 40% (percent), 0.4, +10/-10, up/down."),
                 .option("repeat", valueName: "mode", help: "The queue's repeat mode.", allowedValues: ["off", "all", "one", "shuffle"]),
                 .option("captions", valueName: "lang|off", help: "Show the text track in this language (en matches en-US), or none."),
                 .option("style", valueName: "file", help: "A TextTrackStyle JSON file applied to the captions."),
@@ -37,6 +45,7 @@ enum CastCommand {
                 .option("credentials", valueName: "json", help: "CredentialsData JSON for the launch and the LOAD ({\"credentials\":\"…\",\"credentialsType\":\"android\"})."),
                 .option("advertise", valueName: "host", help: "Host name or address to put in served URLs instead of the one chosen."),
                 .flag("wait", help: "Stay until playback ends, printing the status on each change."),
+                .flag("leave-playing", help: "On Ctrl-C, leave the media playing instead of stopping it."),
                 .flag("force", help: "Also send requests that failed validation."),
                 .option("timeout", valueName: "seconds", help: "How long to wait for the device to load and play.", default: "30"),
                 CommonOptions.color,
@@ -56,6 +65,17 @@ enum CastCommand {
         case "off", "none": .off
         case let language?: .language(language)
         }
+        let seek = try values.option("seek").map { text in
+            guard let seconds = PlaybackTime.seconds(parsing: text), seconds >= 0 else {
+                throw values.usageError("'\(text)' is not a start position; use seconds (90), m:ss (1:30) or h:mm:ss (1:02:03)", concerning: "seek")
+            }
+            return seconds
+        }
+        let volume = try values.option("volume").map { try ControlCommand.volume($0, values: values, option: "volume") }
+        let title = values.option("title")
+        if let title, title.isEmpty || title.utf8.count > 1024 {
+            throw values.usageError("--title needs 1 to 1024 bytes of text", concerning: "title")
+        }
         guard let target = try await DeviceTarget.resolve(values, io: io, printer: printer) else { return 1 }
 
         let arguments = values.arguments("inputs")
@@ -70,13 +90,21 @@ enum CastCommand {
         for skipped in inputs.setAsideBlocked(force: values.flag("force")) {
             io.writeErrorLine("castprep: \(skipped.line)")
         }
+        if let title {
+            guard inputs.items.count == 1 else {
+                throw values.usageError("--title names a single item; \(inputs.items.count) items were given", concerning: "title")
+            }
+            inputs.items[0].title = title
+        }
         let preference = MediaSource.Kind.preference(first: values.option("source").map(MediaSource.Kind.init(rawValue:)))
         // Local media is probed for its exact type with codecs and its duration; remote media is left to the device.
-        inputs.diagnostics += await ProbeEnrichment.enrich(&inputs.items, builder: CastRequestBuilder(options: .init(sourcePreference: preference)), width: 2)
+        let probing = await ProbeEnrichment.enrichKeepingProbes(&inputs.items, builder: CastRequestBuilder(options: .init(sourcePreference: preference)), width: 2)
+        inputs.diagnostics += probing.diagnostics
+        let fit = DeviceFit.judge(probing.probes, items: inputs.items, model: target.model, force: values.flag("force"))
         let planner = CastPlanner(options: CastPlanOptions(
             sourcePreference: preference, captions: captions, textTrackStyle: style, credentials: credentials?.credentials,
             deviceHost: target.endpoint.host, advertisedHost: values.option("advertise")))
-        let plan: CastPlan
+        var plan: CastPlan
         do throws(CastingError) {
             plan = try await planner.plan(inputs)
         } catch {
@@ -84,10 +112,11 @@ enum CastCommand {
             return 1
         }
         defer { plan.stopServing() }
-        printer.print(plan.diagnostics)
+        printer.print(plan.diagnostics + fit.diagnostics)
+        for index in plan.items.indices where fit.refused.contains(plan.items[index].position) { plan.items[index].isBlocked = true }
 
         let force = values.flag("force")
-        let sendable = plan.sendable(force: force)
+        var sendable = plan.sendable(force: force)
         guard !sendable.isEmpty else {
             io.writeErrorLine("castprep: nothing to cast: every item has errors (fix them, or send anyway with --force)")
             return 1
@@ -101,14 +130,19 @@ enum CastCommand {
         }
         // --start counts items as given; blocked items before it do not shift it.
         let startIndex = sendable.firstIndex { $0.position >= start } ?? 0
-        // Several items are one queue: a catalog, a playlist, a request file or several inputs;
-        // a single LOAD from a request file is sent as the LOAD it is.
+        if let seek { sendable[startIndex].queueItem.startTime = seek }
+        // Several items are one queue: a catalog, a playlist, a request file, a folder or several
+        // inputs; a single LOAD from a request file is sent as the LOAD it is.
         let isSingleLoad = inputs.requests?.isSingleLoad == true && sendable.count == 1
-        let asQueue = values.flag("queue") || values.isSet("repeat") || (sendable.count > 1 && !isSingleLoad)
+        let asQueue = values.flag("queue") || values.isSet("repeat") || (inputs.queuesEveryItem && sendable.count > 1)
         if let endpoint = plan.serverEndpoint {
             io.writeErrorLine("castprep: serving local files at \(endpoint.baseURL) (\(endpoint.addressChoice.explanation))")
         }
 
+        // Ctrl-C from here on is held until the command follows playback, and then stops it:
+        // a signal that came while loading must not kill the process before the device is told.
+        let following = values.flag("wait") || plan.isServing
+        let termination = following ? TerminationSignal.install() : nil
         let sender = target.makeSender()
         let appTypes: [ReceiverAppType]? = values.flag("android-tv") ? [.web, .androidTV] : nil
         do {
@@ -116,6 +150,10 @@ enum CastCommand {
             try await sender.launch(appID: values.option("app-id") ?? LaunchRequest.defaultMediaReceiverAppID,
                                     supportedAppTypes: appTypes, credentialsData: credentials, force: force)
             await sender.reconfigure { $0.loadTimeout = .milliseconds(Int(timeout * 1000)) }
+            if let volume {
+                let current = await sender.state.deviceVolume
+                try await sender.setVolume(volume.level(from: current?.level, stepInterval: current?.stepInterval))
+            }
             if asQueue {
                 let repeatMode = values.isSet("repeat") ? CommonOptions.repeatMode(values) : (inputs.requests?.repeatMode ?? CommonOptions.repeatMode(values))
                 let result = try await sender.queueLoad(items: sendable.map(\.queueItem), startIndex: startIndex, repeatMode: repeatMode, force: force)
@@ -136,11 +174,25 @@ enum CastCommand {
         let state = await sender.state
         io.writeLine(PlaybackSummary(state: state, device: target.name).line)
 
-        if values.flag("wait") || plan.isServing {
+        if following {
             if plan.isServing, !values.flag("wait") {
                 io.writeErrorLine("castprep: keeping the local files served until playback ends (Ctrl-C stops)")
             }
-            await followUntilFinished(sender, device: target.name, io: io)
+            if await followUntilFinished(sender, device: target.name, io: io, termination: termination) {
+                // Interrupted: the served files are about to go away, so the device stops playing them.
+                let leave = values.flag("leave-playing")
+                if !leave, (await sender.state.media) != nil {
+                    await sender.reconfigure { $0.requestTimeout = .seconds(3) }
+                    var stopped = true
+                    do { try await sender.stop() } catch { stopped = false }
+                    io.writeErrorLine(stopped ? "castprep: interrupted; stopped playback on \(target.name)"
+                                              : "castprep: interrupted; could not stop playback on \(target.name) (castprep control stop --host \(target.endpoint) stops it)")
+                } else {
+                    io.writeErrorLine("castprep: interrupted; left \(target.name) playing" + (plan.server != nil ? " (the local files are no longer served)" : ""))
+                }
+                await sender.close()
+                return 130
+            }
         }
         await sender.close()
         return 0
@@ -200,9 +252,9 @@ enum CastCommand {
         if case .failure(let error) = outcome { throw error }
     }
 
-    /// Prints the status on every change until the queue ends, the app goes away or Ctrl-C.
-    static func followUntilFinished(_ sender: CastSender, device: String, io: CommandIO) async {
-        let termination = TerminationSignal.install()
+    /// Prints the status on every change until the queue ends, the app goes away or Ctrl-C;
+    /// true when SIGINT or SIGTERM ended it.
+    static func followUntilFinished(_ sender: CastSender, device: String, io: CommandIO, termination: TerminationSignal?) async -> Bool {
         let events = await sender.events()
         let follow = Task {
             var last = ""
@@ -228,7 +280,7 @@ enum CastCommand {
                 }
             }
         }
-        await SignalStop.run(follow, until: termination)
+        return await SignalStop.run(follow, until: termination)
     }
 }
 
@@ -256,14 +308,23 @@ enum TextTrackStyleFile {
 /// The signal wait blocks a thread of its own, so it is never a child the caller must
 /// await: a structured group would hang waiting for a signal that never comes.
 enum SignalStop {
-    static func run(_ follow: Task<Void, Never>, until termination: TerminationSignal?) async {
+    /// Returns true when a signal ended the task, false when it ended by itself.
+    @discardableResult
+    static func run(_ follow: Task<Void, Never>, until termination: TerminationSignal?) async -> Bool {
+        let signalled = SignalledFlag()
         let stopper = termination.map { termination in
             Task {
                 _ = await termination.wait()
+                signalled.value.store(true, ordering: .sequentiallyConsistent)
                 follow.cancel()
             }
         }
         await follow.value
         stopper?.cancel()
+        return signalled.value.load(ordering: .sequentiallyConsistent)
+    }
+
+    private final class SignalledFlag: Sendable {
+        let value = Atomic<Bool>(false)
     }
 }

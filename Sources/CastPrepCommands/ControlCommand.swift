@@ -12,7 +12,7 @@ enum ControlCommand {
         ("play", nil, "resume"), ("pause", nil, "pause"), ("toggle", nil, "pause when playing, else play"),
         ("seek", "T", "go to T (90, 1:30, 1:02:03)"), ("forward", "S", "skip S seconds ahead"), ("rewind", "S", "go S seconds back"),
         ("next", nil, "next queue item"), ("prev", nil, "previous queue item"),
-        ("volume", "L", "device volume, 0–1 or a percentage (0.4, 40%)"), ("mute", nil, "mute the device"), ("unmute", nil, "unmute it"),
+        ("volume", "L", "device volume: 40 or 40% is percent (1 is 1%), 0.4 a fraction, +10/-10 percent more or less, up/down one device step"), ("mute", nil, "mute the device"), ("unmute", nil, "unmute it"),
         ("captions", "LANG|off", "show the text track in LANG, or none"), ("style", "FILE", "apply a TextTrackStyle JSON file"),
         ("stop", nil, "stop playback"),
     ]
@@ -25,6 +25,11 @@ enum ControlCommand {
                 Joins the media session running on the device (started by castprep cast or any other sender), sends one \
                 command, waits for the device to confirm it and prints the resulting status line. Actions: \
                 \(actions.map { action in action.value.map { "\(action.name) \($0)" } ?? action.name }.joined(separator: ", ")).
+
+                Volume: `volume 40` and `volume 40%` set 40% (`volume 1` is 1%, never full volume); `volume 0.4` is the \
+                same level as a fraction (a decimal point from 0 to 1); `volume +10` and `volume -10` move it 10 points; \
+                `volume up` and `volume down` move one step of the device (its stepInterval, 5% when it does not say). \
+                The level stays within 0–100%.
                 """,
             options: DeviceTarget.options + [CommonOptions.color],
             arguments: [
@@ -78,7 +83,7 @@ enum ControlCommand {
     /// One parsed action.
     enum Command {
         case play, pause, toggle, next, previous, mute, unmute, stop, hideCaptions
-        case seek(Double), skip(Double), volume(Double), showCaptions(String), style(TextTrackStyle)
+        case seek(Double), skip(Double), volume(VolumeSetting), showCaptions(String), style(TextTrackStyle)
 
         var needsMedia: Bool {
             switch self {
@@ -111,15 +116,7 @@ enum ControlCommand {
         case "forward": return .skip(abs(try time(value!)))
         case "rewind": return .skip(-abs(try time(value!)))
         case "volume":
-            var text = value!.trimmingCharacters(in: .whitespaces)
-            let percent = text.hasSuffix("%")
-            if percent { text.removeLast() }
-            guard var level = Double(text), level >= 0 else {
-                throw values.usageError("volume needs a level from 0 to 1, or a percentage (40%), not '\(value!)'")
-            }
-            if percent || level > 1 { level /= 100 }
-            guard level <= 1 else { throw values.usageError("volume \(value!) is over 100%") }
-            return .volume(level)
+            return .volume(try volume(value!, values: values, option: nil))
         case "captions":
             let language = value!.trimmingCharacters(in: .whitespaces)
             return ["off", "none"].contains(language.lowercased()) ? .hideCaptions : .showCaptions(language)
@@ -127,6 +124,15 @@ enum ControlCommand {
             return .style(try TextTrackStyleFile.read(value!, values: values, option: nil))
         default:
             throw values.usageError("unknown action '\(name)'")
+        }
+    }
+
+    /// Reads a volume for `control volume` and `cast --volume`, as a usage error when it is not one.
+    static func volume(_ text: String, values: ParsedValues, option: String?) throws -> VolumeSetting {
+        do {
+            return try VolumeSetting(parsing: text)
+        } catch {
+            throw values.usageError(error.diagnostic.message + "; " + (error.diagnostic.fix ?? ""), concerning: option)
         }
     }
 
@@ -143,7 +149,9 @@ enum ControlCommand {
         case .stop: try await sender.stop()
         case .seek(let seconds): try await sender.seek(to: seconds)
         case .skip(let seconds): try await sender.seek(by: seconds)
-        case .volume(let level): try await sender.setVolume(level)
+        case .volume(let setting):
+            let current = await sender.state.deviceVolume
+            try await sender.setVolume(setting.level(from: current?.level, stepInterval: current?.stepInterval))
         case .showCaptions(let language): try await sender.showCaptions(language: language)
         case .hideCaptions: try await sender.hideCaptions()
         case .style(let style): try await sender.setTextTrackStyle(style)
@@ -159,8 +167,11 @@ enum StatusCommand {
             abstract: "Show what a Cast device is playing.",
             discussion: """
                 Prints one line: the device, the app, the player state, the title, position and duration, the queue \
-                position, captions and volume. With --watch it follows the device until Ctrl-C: on a terminal the line \
-                is rewritten in place every second; otherwise (or with --json) each change is printed as a JSON line.
+                position, captions and volume (--json prints the same as a JSON object). With --watch it follows the \
+                device until Ctrl-C: on a terminal the line is rewritten in place every second; otherwise each change is \
+                printed as a line (a JSON line with --json). When the link is lost it says "disconnected, reconnecting…" \
+                and reconnects with growing pauses (up to 10 s) until the device is back; whatever plays then — or \
+                whatever any sender starts meanwhile, a new app or a new media session — is followed.
                 """,
             options: DeviceTarget.options + [
                 .flag("watch", short: "w", help: "Keep following the device until Ctrl-C."),
@@ -177,7 +188,7 @@ enum StatusCommand {
         do {
             let status = try await sender.connect()
             // A running app with a media channel is joined; the idle screen has nothing to join.
-            if (status.applications ?? []).contains(where: { $0.isIdleScreen != true && !($0.transportID ?? "").isEmpty }) {
+            if joinableApp(in: status) != nil {
                 try await sender.join()
             }
         } catch {
@@ -185,37 +196,96 @@ enum StatusCommand {
             await sender.close()
             return 1
         }
-        let asJSON = values.flag("json") || !io.stdoutIsTerminal
+        let asJSON = values.flag("json")
         let summary = PlaybackSummary(state: await sender.state, device: target.name)
         guard values.flag("watch") else {
             io.writeLine(asJSON ? JSONWriter.compact.string(from: summary.jsonValue) : summary.line)
             await sender.close()
             return 0
         }
-        await watch(sender, device: target.name, asJSON: asJSON, io: io)
+        // Watching never gives up on the device: reconnect with backoff until Ctrl-C.
+        await sender.reconfigure { $0.reconnect = watchReconnectPolicy }
+        let style: WatchStyle = asJSON ? .json : io.stdoutIsTerminal ? .liveLine : .lines
+        await watch(sender, device: target.name, style: style, io: io)
         await sender.close()
         return 0
     }
 
-    /// Follows the device until SIGINT/SIGTERM or the link is lost for good.
-    static func watch(_ sender: CastSender, device: String, asJSON: Bool, io: CommandIO) async {
+    /// How `status --watch` reconnects: 0.5, 1, 2, 4, 8, then every 10 s, without end.
+    static let watchReconnectPolicy = ReconnectPolicy(initialDelay: .milliseconds(500), multiplier: 2, maximumDelay: .seconds(10), maximumAttempts: nil)
+
+    /// How `--watch` prints.
+    enum WatchStyle {
+        /// One line rewritten in place each second (a terminal).
+        case liveLine
+        /// A text line per change (a pipe or a file).
+        case lines
+        /// A JSON line per change.
+        case json
+    }
+
+    /// The app a status watcher follows: the first one with a transport id that is not the idle screen.
+    static func joinableApp(in status: ReceiverStatus?) -> ReceiverApplication? {
+        (status?.applications ?? []).first { $0.isIdleScreen != true && !($0.transportID ?? "").isEmpty }
+    }
+
+    /// One watched moment: the summary, or the link being down.
+    struct WatchLine: Equatable {
+        var summary: PlaybackSummary
+        var isReconnecting: Bool
+
+        init(state: CastSenderState, device: String) {
+            summary = PlaybackSummary(state: state, device: device)
+            isReconnecting = switch state.connection {
+            case .reconnecting, .connecting: true
+            default: false
+            }
+        }
+
+        var text: String { isReconnecting ? "\(summary.device) · disconnected, reconnecting…" : summary.line }
+
+        var json: String {
+            guard isReconnecting else { return JSONWriter.compact.string(from: summary.jsonValue) }
+            return JSONWriter.compact.string(from: ["device": .string(summary.device), "connection": "reconnecting"])
+        }
+    }
+
+    /// Follows the device until SIGINT/SIGTERM: prints changes, and after a reconnect or a
+    /// RECEIVER_STATUS showing another app, joins whatever runs now.
+    static func watch(_ sender: CastSender, device: String, style: WatchStyle, io: CommandIO) async {
         let termination = TerminationSignal.install()
         let events = await sender.events()
-        if asJSON { io.writeLine(JSONWriter.compact.string(from: PlaybackSummary(state: await sender.state, device: device).jsonValue)) }
+        // Joining is its own task so that a slow join never holds up the printing.
+        let joiner = Task {
+            for await event in events {
+                switch event {
+                case .receiverStatusChanged, .sessionChanged(nil), .connectionChanged(.connected), .sessionResumed:
+                    let state = await sender.state
+                    guard state.connection == .connected, let app = joinableApp(in: state.receiver) else { continue }
+                    if state.session?.transportID != app.transportID {
+                        _ = try? await sender.join()
+                    }
+                default:
+                    continue
+                }
+            }
+        }
         let follow: Task<Void, Never>
-        if asJSON {
+        switch style {
+        case .json, .lines:
+            let changes = await sender.events()
             follow = Task {
-                var last = PlaybackSummary(state: await sender.state, device: device)
-                for await event in events {
-                    if case .connectionChanged(.failed) = event { return }
-                    let summary = PlaybackSummary(state: await sender.state, device: device)
-                    if summary != last {
-                        last = summary
-                        io.writeLine(JSONWriter.compact.string(from: summary.jsonValue))
+                var last = WatchLine(state: await sender.state, device: device)
+                io.writeLine(style == .json ? last.json : last.text)
+                for await _ in changes {
+                    let line = WatchLine(state: await sender.state, device: device)
+                    if line != last {
+                        last = line
+                        io.writeLine(style == .json ? line.json : line.text)
                     }
                 }
             }
-        } else {
+        case .liveLine:
             // On a terminal the line is redrawn each second, the position moving with the clock.
             follow = Task {
                 var lastStatus: MediaStatus?
@@ -231,13 +301,13 @@ enum StatusCommand {
                         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                         state.media?.currentTime = time + seconds * (media.playbackRate ?? 1)
                     }
-                    io.write("\r\u{1B}[K" + PlaybackSummary(state: state, device: device).line)
-                    if case .failed = state.connection { return }
+                    io.write("\r\u{1B}[K" + WatchLine(state: state, device: device).text)
                     try? await Task.sleep(for: .seconds(1))
                 }
             }
         }
         await SignalStop.run(follow, until: termination)
-        if !asJSON { io.writeLine("") }
+        joiner.cancel()
+        if style == .liveLine { io.writeLine("") }
     }
 }

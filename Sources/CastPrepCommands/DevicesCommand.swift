@@ -2,6 +2,7 @@ import CastDevices
 import CastDiscovery
 import CastModel
 import CommandParsing
+import Foundation
 import JSONSupport
 
 /// `castprep devices`: list the Cast devices and groups on the network, or ask given hosts.
@@ -22,12 +23,21 @@ enum DevicesCommand {
 
                 When nothing answers, the exit status is 1 and the likely cause — worked out from what the browser sent \
                 and received — is printed to stderr with what to try.
+
+                --save records the devices found (name, id, model, address) in the configuration file, \
+                $XDG_CONFIG_HOME/castprep/config.json (~/.config/castprep/config.json by default), so that --device NAME \
+                connects to the last known address at once; --default NAME makes a device the one used when a command \
+                names none; --alias ALIAS=NAME gives a device a short name. --default and --alias alone change the file \
+                without browsing.
                 """,
             options: [
                 .option("timeout", valueName: "seconds", help: "How long to browse, or to wait for each --host answer.", default: "3"),
                 .repeating("host", valueName: "ip[:port]", help: "Ask this device directly instead of browsing (repeatable; port 8009 unless given)."),
                 .repeating("interface", valueName: "name", help: "Browse on this interface only (repeatable; default: every usable one)."),
                 .flag("json", help: "Print one JSON document with every device."),
+                .flag("save", help: "Remember the devices found (name, id, model, address) in the configuration file."),
+                .option("default", valueName: "name", help: "Make this device (a name, alias or host:port) the default in the configuration file."),
+                .repeating("alias", valueName: "alias=name", help: "Record a short name for a device (name or host:port) in the configuration file (repeatable)."),
                 CommonOptions.color,
             ],
             run: { values, io in try await run(values, io: io) })
@@ -55,15 +65,92 @@ enum DevicesCommand {
         }
         let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
         let json = values.flag("json")
-        if !hosts.isEmpty {
-            return await listHosts(hosts, timeout: timeout, json: json, io: io, printer: printer)
+        let edits = try ConfigEdits(values)
+        guard values.flag("save") || edits.isEmpty else {
+            // --default and --alias alone edit the file without browsing.
+            return await edits.apply(found: [], io: io, printer: printer)
         }
-        return await browse(interfaceNames: interfaceNames, timeout: timeout, json: json, io: io, printer: printer)
+        var found: [LocatedCastDevice] = []
+        let status: Int32
+        if !hosts.isEmpty {
+            status = await listHosts(hosts, timeout: timeout, json: json, io: io, printer: printer, found: &found)
+        } else {
+            status = await browse(interfaceNames: interfaceNames, timeout: timeout, json: json, io: io, printer: printer, found: &found)
+        }
+        let saved = await edits.apply(found: found, io: io, printer: printer)
+        return status == 0 ? saved : status
+    }
+
+    /// What `--save`, `--default` and `--alias` ask to change in the configuration file.
+    struct ConfigEdits {
+        var save: Bool
+        var defaultDevice: String?
+        var aliases: [(alias: String, target: String)]
+
+        init(_ values: ParsedValues) throws {
+            save = values.flag("save")
+            defaultDevice = values.option("default")
+            if let name = defaultDevice, CastDeviceMatcher.fold(name).isEmpty || name.count > CastDeviceConfig.maximumTextLength {
+                throw values.usageError("--default needs a device name, alias or host:port of 1 to \(CastDeviceConfig.maximumTextLength) characters", concerning: "default")
+            }
+            aliases = []
+            for text in values.options("alias") {
+                let parts = text.split(separator: "=", maxSplits: 1).map { String($0).trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, parts[0].count <= CastDeviceConfig.maximumTextLength,
+                      parts[1].count <= CastDeviceConfig.maximumTextLength
+                else {
+                    throw values.usageError("--alias takes ALIAS=NAME, such as --alias tv=\"Living Room TV\" or --alias den=192.168.1.30 (got '\(text.prefix(60))')",
+                                            concerning: "alias")
+                }
+                aliases.append((parts[0], parts[1]))
+            }
+        }
+
+        var isEmpty: Bool { !save && defaultDevice == nil && aliases.isEmpty }
+
+        /// Applies the edits and says what changed on stderr; 0, or 1 when the file cannot be read or written.
+        func apply(found: [LocatedCastDevice], io: CommandIO, printer: DiagnosticPrinter) async -> Int32 {
+            guard !isEmpty else { return 0 }
+            var book: DeviceBook
+            do {
+                book = try await DeviceBook.open(environment: io.environment)
+            } catch {
+                printer.print([error.diagnostic])
+                return 1
+            }
+            var changes: [String] = []
+            if save {
+                let seen = DeviceBook.timestamp()
+                for device in found { book.config.record(device, seen: seen) }
+                changes.append("\(found.count) device\(found.count == 1 ? "" : "s") saved")
+            }
+            for (alias, target) in aliases {
+                book.config.aliases[alias] = target
+                changes.append("alias \(alias) → \(target)")
+            }
+            if let defaultDevice {
+                book.config.defaultDevice = defaultDevice
+                changes.append("default device \(defaultDevice)")
+                let resolved = book.config.resolvingAlias(defaultDevice)
+                if case .name(let name) = CastDeviceReference(resolved), book.config.knownDevice(name) == nil {
+                    io.writeErrorLine("castprep: note: \(name) is not a saved device; it will be looked up with mDNS (castprep devices --save records it)")
+                }
+            }
+            do {
+                try await book.save()
+            } catch {
+                printer.print([error.diagnostic])
+                return 1
+            }
+            io.writeErrorLine("castprep: \(changes.joined(separator: ", ")) in \(book.path ?? "the configuration")")
+            return 0
+        }
     }
 
     // MARK: - Discovery
 
-    static func browse(interfaceNames: [String], timeout: Duration, json: Bool, io: CommandIO, printer: DiagnosticPrinter) async -> Int32 {
+    static func browse(interfaceNames: [String], timeout: Duration, json: Bool, io: CommandIO, printer: DiagnosticPrinter,
+                       found: inout [LocatedCastDevice]) async -> Int32 {
         let locator = CastDeviceLocator(configuration: CastDeviceLocator.Configuration(timeout: timeout, interfaceNames: interfaceNames))
         let run: CastDiscoveryRun
         do {
@@ -74,6 +161,7 @@ enum DevicesCommand {
             return 1
         }
         let listings = run.devices.map(CastDeviceListing.init)
+        found = run.devices.map(LocatedCastDevice.init)
         let diagnostics = run.nothingFoundDiagnostic.map { [$0] } ?? []
         if json {
             io.writeLine(JSONWriter.pretty.string(from: document(listings: listings, method: "mdns", details: discoveryDetails(run), diagnostics: diagnostics)))
@@ -112,7 +200,8 @@ enum DevicesCommand {
 
     // MARK: - Hosts
 
-    static func listHosts(_ hosts: [CastHostAddress], timeout: Duration, json: Bool, io: CommandIO, printer: DiagnosticPrinter) async -> Int32 {
+    static func listHosts(_ hosts: [CastHostAddress], timeout: Duration, json: Bool, io: CommandIO, printer: DiagnosticPrinter,
+                          found: inout [LocatedCastDevice]) async -> Int32 {
         let inspector = CastDeviceInspector(options: CastDeviceInspector.Options(timeout: timeout))
         var inspections = [CastHostInspection?](repeating: nil, count: hosts.count)
         await withTaskGroup(of: (Int, CastHostInspection).self) { group in
@@ -130,6 +219,11 @@ enum DevicesCommand {
             }
         }
         let answered = inspections.compactMap { $0 }
+        found = answered.filter(\.answered).map { inspection in
+            let info = inspection.eurekaInfo
+            return LocatedCastDevice(host: inspection.address.host, port: inspection.address.port, friendlyName: info?.name, id: info?.id,
+                                     model: info?.modelName, source: .host)
+        }
         let listings = answered.compactMap(CastDeviceListing.init)
         let diagnostics = answered.flatMap(\.diagnostics)
         if json {

@@ -6,9 +6,10 @@ import Foundation
 /// file, or any number of media files and URLs.
 ///
 /// A single `.json` argument is a catalog; an `.m3u`/`.m3u8` argument is a playlist unless it
-/// is an HLS stream itself (it carries `#EXT-X-` tags); anything else is one item. Media
-/// files bring their side-car captions along (`movie.srt`, `movie.en.vtt`, `movie.fr.ass`
-/// next to `movie.mp4`), as desktop players pick them up.
+/// is an HLS stream itself (it carries `#EXT-X-` tags); a folder stands for its media files
+/// (by extension, in natural name order: `ep2` before `ep10`); anything else is one item.
+/// Media files bring their side-car captions along (`movie.srt`, `movie.en.vtt`,
+/// `movie.fr.ass` next to `movie.mp4`), as desktop players pick them up.
 public struct CastInputs: Sendable {
     /// The items, in the order given.
     public var items: [CatalogItem]
@@ -24,9 +25,35 @@ public struct CastInputs: Sendable {
     /// Requests read from a request file (preflight's queue.json or load-requests.ndjson),
     /// cast as written; nil for catalogs, playlists, files and URLs.
     public var requests: RequestDocument?
+    /// Whether every item is meant to play, as one queue: a catalog, a playlist, a request
+    /// file, a folder, or several inputs.
+    public var queuesEveryItem: Bool
+
+    /// Creates inputs.
+    public init(items: [CatalogItem], diagnostics: [Diagnostic] = [], catalogPath: String? = nil, title: String? = nil, queuesEveryItem: Bool = false,
+                serving: CatalogServing? = nil, requests: RequestDocument? = nil) {
+        self.items = items
+        self.diagnostics = diagnostics
+        self.catalogPath = catalogPath
+        self.title = title
+        self.queuesEveryItem = queuesEveryItem
+        self.serving = serving
+        self.requests = requests
+    }
 
     /// Caption file extensions looked for next to a media file.
     static let sideCarExtensions = ["vtt", "srt", "ttml", "dfxp", "xml", "ass", "ssa", "scc"]
+
+    /// Extensions of the files a folder argument casts: video, audio, streams and pictures.
+    /// Containers Cast does not play (MKV, MOV) are included so that the validator says why
+    /// they are left out, rather than skipping them silently.
+    public static let folderMediaExtensions: Set<String> = [
+        "mp4", "m4v", "mov", "webm", "mkv", "mp3", "m4a", "aac", "flac", "ogg", "oga", "opus", "wav", "m3u8", "mpd",
+        "jpg", "jpeg", "png", "gif", "webp", "bmp",
+    ]
+
+    /// The most files one folder may contribute.
+    public static let maximumFolderItems = 10_000
 
     /// Reads `arguments` (paths or http(s) URLs).
     ///
@@ -49,22 +76,9 @@ public struct CastInputs: Sendable {
         }
         var items: [CatalogItem] = []
         var diagnostics: [Diagnostic] = []
-        for (index, argument) in arguments.enumerated() {
-            if argument.hasPrefix("http://") || argument.hasPrefix("https://") {
-                var item = CatalogItem(id: "item-\(index + 1)", index: index, title: URL(string: argument)?.deletingPathExtension().lastPathComponent,
-                                       sources: [MediaSource(kind: .guess(fromURL: argument), url: argument)])
-                item.metadataType = .generic
-                items.append(item)
-                continue
-            }
-            let path = URL(fileURLWithPath: argument).standardizedFileURL.path
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-                diagnostics.append(
-                    Diagnostic(.error, "media.file-missing", "\(argument) is not a file", fix: "check the path (a folder cannot be cast; list its files)",
-                               location: .init(file: argument)))
-                continue
-            }
+        var sawFolder = false
+        func add(file path: String, argument: String) {
+            let index = items.count
             let url = URL(fileURLWithPath: path).absoluteString
             var item = CatalogItem(id: "item-\(index + 1)", index: index, title: URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent,
                                    sources: [MediaSource(kind: .guess(fromURL: url), url: url)])
@@ -73,7 +87,104 @@ public struct CastInputs: Sendable {
             item.location = .init(file: argument)
             items.append(item)
         }
-        return CastInputs(items: items, diagnostics: diagnostics, catalogPath: nil, title: nil)
+        for argument in arguments {
+            if argument.hasPrefix("http://") || argument.hasPrefix("https://") {
+                let index = items.count
+                var item = CatalogItem(id: "item-\(index + 1)", index: index, title: URL(string: argument)?.deletingPathExtension().lastPathComponent,
+                                       sources: [MediaSource(kind: .guess(fromURL: argument), url: argument)])
+                item.metadataType = .generic
+                items.append(item)
+                continue
+            }
+            let path = URL(fileURLWithPath: argument).standardizedFileURL.path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                diagnostics.append(
+                    Diagnostic(.error, "media.file-missing", "\(argument) does not exist", fix: "check the path",
+                               location: .init(file: argument)))
+                continue
+            }
+            if isDirectory.boolValue {
+                sawFolder = true
+                let files = folderMedia(path, argument: argument, diagnostics: &diagnostics)
+                for file in files { add(file: file, argument: argument) }
+                continue
+            }
+            add(file: path, argument: argument)
+        }
+        return CastInputs(items: items, diagnostics: diagnostics, queuesEveryItem: sawFolder || arguments.count > 1)
+    }
+
+    /// The media files directly inside `folder` (not its subfolders; hidden files skipped), in
+    /// natural name order. An empty folder is an error finding, a too-full one a warning.
+    static func folderMedia(_ folder: String, argument: String, diagnostics: inout [Diagnostic]) -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+            diagnostics.append(Diagnostic(.error, "media.folder-unreadable", "cannot list the folder \(argument)",
+                                          fix: "check the folder's permissions", location: .init(file: argument)))
+            return []
+        }
+        var media = names.filter { name in
+            !name.hasPrefix(".") && folderMediaExtensions.contains(URLSyntax.pathExtension(of: name) ?? "")
+        }
+        media.sort(by: naturalOrder)
+        if media.isEmpty {
+            diagnostics.append(Diagnostic(
+                .error, "media.folder-empty", "the folder \(argument) holds no media files",
+                fix: "cast a folder with video, audio or picture files (\(folderMediaExtensions.sorted().joined(separator: ", ")))",
+                location: .init(file: argument)))
+            return []
+        }
+        if media.count > maximumFolderItems {
+            diagnostics.append(Diagnostic(
+                .warning, "media.folder-too-big", "the folder \(argument) holds \(media.count) media files; the first \(maximumFolderItems) are cast",
+                fix: "cast a smaller folder, or a playlist", location: .init(file: argument)))
+            media = Array(media.prefix(maximumFolderItems))
+        }
+        return media.map { URL(fileURLWithPath: folder).appendingPathComponent($0).path }.filter { path in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+        }
+    }
+
+    /// Natural order, as file managers sort: runs of digits compare by value (`ep2` < `ep10`),
+    /// the rest without regard to case; ties fall back to the plain names.
+    public static func naturalOrder(_ lhs: String, _ rhs: String) -> Bool {
+        let left = naturalKey(lhs), right = naturalKey(rhs)
+        for (a, b) in zip(left, right) where a != b {
+            switch (a, b) {
+            case (.number(let x, let xText), .number(let y, let yText)):
+                return x != y ? x < y : xText < yText
+            case (.number, .text): return true
+            case (.text, .number): return false
+            case (.text(let x), .text(let y)): return x < y
+            }
+        }
+        return left.count != right.count ? left.count < right.count : lhs < rhs
+    }
+
+    enum NaturalPart: Equatable {
+        case number(Double, String)
+        case text(String)
+    }
+
+    static func naturalKey(_ name: String) -> [NaturalPart] {
+        var parts: [NaturalPart] = []
+        var run = ""
+        var digits = false
+        func flush() {
+            guard !run.isEmpty else { return }
+            // Digit runs longer than a Double holds exactly still order by length, then text.
+            parts.append(digits ? .number(Double(run) ?? .infinity, run) : .text(run.lowercased()))
+            run = ""
+        }
+        for character in name {
+            let isDigit = character.isASCII && character.isNumber
+            if isDigit != digits { flush() }
+            digits = isDigit
+            run.append(character)
+        }
+        flush()
+        return parts
     }
 
     /// Whether the JSON file at `path` holds Cast requests rather than a catalog (reads at most
@@ -145,11 +256,24 @@ public struct CastInputs: Sendable {
     static func readCatalog(_ path: String) throws(CastingError) -> CastInputs {
         if isRequestFile(path) {
             let document = try RequestDocument.read(contentsOf: path)
-            return CastInputs(items: [], diagnostics: document.diagnostics, catalogPath: path, title: nil, requests: document)
+            return CastInputs(items: [], diagnostics: document.diagnostics, catalogPath: path, title: nil, queuesEveryItem: !document.isSingleLoad,
+                              requests: document)
         }
         do {
             let result = try CatalogReader().read(contentsOf: path)
-            return CastInputs(items: result.items, diagnostics: result.diagnostics, catalogPath: path, title: result.title, serving: result.serving)
+            let isPlaylist = result.format == .m3u
+            var items = result.items
+            if isPlaylist {
+                // Local entries of a playlist bring their side-car captions, as files given one by one do.
+                for index in items.indices where items[index].captions.isEmpty {
+                    guard let source = items[index].sources.first, let url = URL(string: source.url), url.isFileURL else { continue }
+                    items[index].captions = sideCarCaptions(of: url.path)
+                }
+            }
+            // A catalog, like a playlist, casts as one queue (what preflight found blocked is
+            // set aside first); --start picks where it begins.
+            return CastInputs(items: items, diagnostics: result.diagnostics, catalogPath: path, title: result.title, queuesEveryItem: true,
+                              serving: result.serving)
         } catch let error as CatalogError {
             throw CastingError(error.diagnostic)
         } catch {

@@ -17,6 +17,8 @@ enum DevicesScenario: String, CaseIterable, Sendable, CustomTestStringConvertibl
     case locatorFindsEmulatorByName
     case hostSkipsDiscovery
     case castsToDeviceByName
+    case refusesWhatTheModelCannotPlay
+    case savedDevicesAndDefaults
 
     var testDescription: String { rawValue }
 }
@@ -77,6 +79,8 @@ struct InsideDevicesNamespace {
         case .locatorFindsEmulatorByName: try await locatorFindsEmulatorByName()
         case .hostSkipsDiscovery: try await hostSkipsDiscovery()
         case .castsToDeviceByName: try await castsToDeviceByName()
+        case .refusesWhatTheModelCannotPlay: try await refusesWhatTheModelCannotPlay()
+        case .savedDevicesAndDefaults: try await savedDevicesAndDefaults()
         }
     }
 
@@ -282,6 +286,106 @@ struct InsideDevicesNamespace {
 
         await sender.close()
         try await emulator.stop()
+    }
+}
+
+// MARK: - Device models and saved devices
+
+extension InsideDevicesNamespace {
+    /// `cast` learns the model from eureka_info and refuses local media that model cannot decode,
+    /// with the verdict and the ffmpeg fix; `--force` sends it; an unknown model judges nothing.
+    func refusesWhatTheModelCannotPlay() async throws {
+        let high10 = Repository.root().appendingPathComponent("Samples/h264-high10.mp4").path
+        let hevc = Repository.root().appendingPathComponent("Samples/hevc-aac.mp4").path
+        let chromecast = try await EmulatorProcess.start(name: "Old TV", id: Self.livingRoomID, bind: "127.0.0.1", advertise: false)
+        let refused = try await run(castprepBinary, ["cast", "--host", "127.0.0.1", high10])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("[device.h264-high10]") && refused.error.contains("will not play on"), "\(refused.error)")
+        #expect(refused.error.contains("will not play on any device whose model is \"Chromecast\" (Chromecast (1st and 2nd gen), "), "\(refused.error)")
+        #expect(refused.error.contains("fix: ffmpeg -i "), "the fix is the ffmpeg command: \(refused.error)")
+        #expect(refused.error.contains("nothing to cast"), "\(refused.error)")
+        let forced = try await run(castprepBinary, ["cast", "--host", "127.0.0.1", high10, "--force"])
+        #expect(forced.status == 0, "\(forced.error)")
+        #expect(forced.error.contains("warning: [device.h264-high10]"), "\(forced.error)")
+        #expect(forced.output.contains("\"h264-high10\""), "\(forced.output)")
+        try await chromecast.stop()
+
+        // A name that is one older dongle: HEVC is refused there, and plays on an Ultra.
+        let gen3 = try await EmulatorProcess.start(name: "Den", id: Self.livingRoomID, bind: "127.0.0.1", model: "Chromecast (3rd gen)", advertise: false)
+        let noHEVC = try await run(castprepBinary, ["cast", "--host", "127.0.0.1", hevc])
+        #expect(noHEVC.status == 1)
+        #expect(noHEVC.error.contains("[device.video-codec]") || noHEVC.error.contains("hevc"), "\(noHEVC.error)")
+        try await gen3.stop()
+        let ultra = try await EmulatorProcess.start(name: "Den", id: Self.livingRoomID, bind: "127.0.0.1", model: "Chromecast Ultra", advertise: false)
+        let plays = try await run(castprepBinary, ["cast", "--host", "127.0.0.1", hevc])
+        #expect(plays.status == 0, "\(plays.error)")
+        #expect(!plays.error.contains("will not play"))
+        try await ultra.stop()
+
+        let unknown = try await EmulatorProcess.start(name: "Box", id: Self.livingRoomID, bind: "127.0.0.1", model: "Mystery Box 9000", advertise: false)
+        let unjudged = try await run(castprepBinary, ["cast", "--host", "127.0.0.1", high10])
+        #expect(unjudged.status == 0, "\(unjudged.error)")
+        #expect(!unjudged.error.contains("will not play"), "an unknown model applies no profile: \(unjudged.error)")
+        try await unknown.stop()
+    }
+
+    /// `devices --save --default --alias` write the configuration; commands then use the default,
+    /// the alias and CASTPREP_DEVICE, connect to the saved address at once, and fall back to
+    /// mDNS (updating the address) when the device moved. A damaged file is a clear error.
+    func savedDevicesAndDefaults() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-xdg-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = home.path
+        environment["CASTPREP_DEVICE"] = nil
+        let configPath = home.appendingPathComponent("castprep/config.json").path
+        func config() throws -> JSONValue {
+            try JSONParser().parse(String(decoding: try Data(contentsOf: URL(fileURLWithPath: configPath)), as: UTF8.self)).value
+        }
+
+        var living = try await EmulatorProcess.start(name: "Living Room TV", id: Self.livingRoomID, bind: "127.0.0.2")
+        let saved = try await run(castprepBinary, ["devices", "--interface", "lo", "--timeout", "2", "--save", "--default", "Living Room TV",
+                                                   "--alias", "tv=Living Room TV", "--alias", "lab=127.0.0.2:8009"], environment: environment)
+        #expect(saved.status == 0, "\(saved.error)")
+        #expect(saved.error.contains("1 device saved, alias tv → Living Room TV, alias lab → 127.0.0.2:8009, default device Living Room TV in \(configPath)"),
+                "\(saved.error)")
+        var document = try config()
+        #expect(document["defaultDevice"] == "Living Room TV")
+        #expect(document["aliases"]?["tv"] == "Living Room TV")
+        #expect(document["devices"]?["Living Room TV"]?["lastAddress"] == "127.0.0.2:8009")
+        #expect(document["devices"]?["Living Room TV"]?["id"] == .string(Self.livingRoomID))
+        #expect(document["devices"]?["Living Room TV"]?["model"] == "Chromecast")
+
+        // No --device: the default, at its saved address, without browsing (there is no usable interface here).
+        var started = ContinuousClock.now
+        let byDefault = try await run(castprepBinary, ["status", "--json"], environment: environment)
+        #expect(byDefault.status == 0, "\(byDefault.error)")
+        #expect(byDefault.output.contains("\"device\":\"Living Room TV\""), "\(byDefault.output)")
+        #expect(ContinuousClock.now - started < .seconds(2), "the saved address is used at once")
+        var withVariable = environment
+        withVariable["CASTPREP_DEVICE"] = "lab"
+        let byVariable = try await run(castprepBinary, ["status", "--json"], environment: withVariable)
+        #expect(byVariable.status == 0 && byVariable.output.contains("\"device\":\"Living Room TV\""), "\(byVariable.output)\(byVariable.error)")
+
+        // The device moves: the saved address is silent, mDNS finds it, and the new address is kept.
+        try await living.stop()
+        living = try await EmulatorProcess.start(name: "Living Room TV", id: Self.livingRoomID, bind: "127.0.0.3")
+        started = ContinuousClock.now
+        let moved = try await run(castprepBinary, ["status", "--device", "tv", "--interface", "lo", "--json"], environment: environment)
+        #expect(moved.status == 0, "\(moved.error)")
+        #expect(moved.error.contains("\"Living Room TV\" does not answer at 127.0.0.2:8009 any more; looking for it with mDNS"), "\(moved.error)")
+        document = try config()
+        #expect(document["devices"]?["Living Room TV"]?["lastAddress"] == "127.0.0.3:8009")
+        let again = try await run(castprepBinary, ["status", "--device", "living room tv", "--json"], environment: environment)
+        #expect(again.status == 0 && again.error.isEmpty, "\(again.error)")
+        try await living.stop()
+
+        // A damaged file: exit 1, the path and the fix, no crash.
+        try Data("{\"devices\": [1, 2".utf8).write(to: URL(fileURLWithPath: configPath))
+        let damaged = try await run(castprepBinary, ["status"], environment: environment)
+        #expect(damaged.status == 1)
+        #expect(damaged.error.contains("[config.invalid]") && damaged.error.contains(configPath) && damaged.error.contains("castprep devices --save"),
+                "\(damaged.error)")
     }
 }
 

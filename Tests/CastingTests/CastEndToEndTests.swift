@@ -87,7 +87,9 @@ struct CastEndToEndTests {
 
         cast.interrupt()
         let ended = try await cast.finish(timeout: .seconds(20))
-        #expect(ended.status == 0)
+        #expect(ended.status == 130, "Ctrl-C while serving local files: \(ended.error)")
+        #expect(ended.error.contains("interrupted; stopped playback on 127.0.0.1:"), "\(ended.error)")
+        #expect(device.received("STOP").count == 1, "the media is stopped before its files go away")
         #expect(ended.output.contains("PLAYING \"movie\""))
         #expect(ended.error.contains("serving local files at http://127.0.0.1:"))
         #expect(device.received("LOAD").isEmpty && device.received("QUEUE_LOAD").count == 1, "one QUEUE_LOAD, never a reload")
@@ -215,7 +217,7 @@ struct CastEndToEndTests {
         #expect(launch["credentialsData"]?["credentialsType"] == "android")
         #expect(device.received("LOAD").first?["credentials"] == "token-1")
 
-        let watch = try CastPrepBinary.start(["status", "--host", device.hostArgument, "--watch"])
+        let watch = try CastPrepBinary.start(["status", "--host", device.hostArgument, "--watch", "--json"])
         let deadline = ContinuousClock.now + .seconds(10)
         while !watch.outputSoFar.contains("\"playerState\""), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         _ = try await CastPrepBinary.run(["control", "--host", device.hostArgument, "volume", "0.25"])

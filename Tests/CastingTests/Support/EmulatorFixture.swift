@@ -22,13 +22,13 @@ final class EmulatedDevice: Sendable {
         self.endpoints = endpoints
     }
 
-    static func start(faults: ReceiverFaults = ReceiverFaults()) async throws -> EmulatedDevice {
+    static func start(faults: ReceiverFaults = ReceiverFaults(), castPort: Int = 0) async throws -> EmulatedDevice {
         let holder = Mutex<EmulatedDevice?>(nil)
         var server = ReceiverEmulator.deviceServerOptions
         server.inboundFrameRecorder = { frame in holder.withLock { $0?.frames.withLock { $0.append(frame) } } }
         var configuration = ReceiverEmulator.Configuration(
             identity: DeviceIdentity(id: CastDeviceID("0c1d2e3f4a5b46778899aabbccddeeff")!, friendlyName: "Test Lounge"), bindAddress: "127.0.0.1",
-            castPort: 0, httpPort: 0, receiver: ReceiverConfiguration(bufferingTime: .milliseconds(100), seed: 11), faults: faults,
+            castPort: castPort, httpPort: 0, receiver: ReceiverConfiguration(bufferingTime: .milliseconds(100), seed: 11), faults: faults,
             fetch: .init(loopbackIsReachable: true, requestTimeout: .seconds(3), totalTimeout: .seconds(30)), server: server)
         configuration.log = { entry in holder.withLock { $0?.entries.withLock { $0.append(entry) } } }
         let emulator = ReceiverEmulator(configuration: configuration)
