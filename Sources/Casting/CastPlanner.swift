@@ -169,7 +169,7 @@ public struct CastPlanner: Sendable {
     /// choice and style apply as for any cast, and every item is validated.
     func plan(_ document: RequestDocument, serving: CatalogServing?) async throws(CastingError) -> CastPlan {
         var diagnostics = document.diagnostics
-        let files = document.items.flatMap(Self.localURLs(of:)).compactMap(Self.filePath(of:))
+        let files = document.items.flatMap(\.fetchedURLs).compactMap(Self.filePath(of:))
         let servers = files.isEmpty ? nil : try await startServers(files: files, withoutCORS: serving?.withoutCORS ?? [])
         let validator = CastValidator(loopbackIsReachable: CastEndpoint(host: options.deviceHost).isLoopback)
         var planned: [PlannedItem] = []
@@ -178,22 +178,8 @@ public struct CastPlanner: Sendable {
             var findings: [Diagnostic] = []
             let location = Diagnostic.SourceLocation(file: document.file)
             let title = queueItem.media?.metadata?.title ?? queueItem.media?.contentID ?? "item \(position + 1)"
-            if let servers, var media = queueItem.media {
-                func served(_ url: String?) -> String? {
-                    url.map { servers.url(for: $0, location: location, findings: &findings) }
-                }
-                media.contentID = served(media.contentID)
-                media.contentURL = served(media.contentURL)
-                if var tracks = media.tracks {
-                    for index in tracks.indices { tracks[index].trackContentID = served(tracks[index].trackContentID) }
-                    media.tracks = tracks
-                }
-                if var metadata = media.metadata, var images = metadata.images {
-                    for index in images.indices { images[index].url = served(images[index].url) ?? images[index].url }
-                    metadata.images = images
-                    media.metadata = metadata
-                }
-                queueItem.media = media
+            if let servers {
+                queueItem.mapURLs { servers.url(for: $0, location: location, findings: &findings) }
             }
             if var media = queueItem.media {
                 if let style = options.textTrackStyle { media.textTrackStyle = style }
@@ -217,13 +203,6 @@ public struct CastPlanner: Sendable {
         }
         return CastPlan(items: planned, diagnostics: diagnostics, server: servers?.main, serverEndpoint: servers?.endpoint,
                         plainServer: servers?.plain, credentials: options.credentials)
-    }
-
-    /// Every URL of a queue item that may name a local file.
-    static func localURLs(of item: QueueItem) -> [String] {
-        guard let media = item.media else { return [] }
-        return [media.contentID, media.contentURL].compactMap { $0 } + (media.tracks ?? []).compactMap(\.trackContentID)
-            + (media.metadata?.images ?? []).map(\.url)
     }
 
     // MARK: - Serving

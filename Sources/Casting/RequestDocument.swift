@@ -175,25 +175,36 @@ public struct RequestDocument: Sendable {
 
     /// Resolves every URL without a scheme (media, tracks, images) against `folder`.
     static func resolveLocalReferences(in item: inout QueueItem, folder: URL) {
-        func resolved(_ reference: String?) -> String? {
-            guard let reference, !reference.isEmpty, URLSyntax.scheme(of: reference) == nil,
-                  let url = URL(string: reference, relativeTo: folder)
-            else { return reference }
+        item.mapURLs { reference in
+            guard !reference.isEmpty, URLSyntax.scheme(of: reference) == nil, let url = URL(string: reference, relativeTo: folder) else { return reference }
             return url.absoluteURL.standardized.absoluteString
         }
-        guard var media = item.media else { return }
-        media.contentID = resolved(media.contentID)
-        media.contentURL = resolved(media.contentURL)
+    }
+}
+
+extension QueueItem {
+    /// Every URL the device fetches for this item: media, text tracks, images.
+    var fetchedURLs: [String] {
+        guard let media else { return [] }
+        return [media.contentID, media.contentURL].compactMap { $0 } + (media.tracks ?? []).compactMap(\.trackContentID)
+            + (media.metadata?.images ?? []).map(\.url)
+    }
+
+    /// Replaces each URL of ``fetchedURLs`` by `transform` of it, in place.
+    mutating func mapURLs(_ transform: (String) -> String) {
+        guard var media else { return }
+        media.contentID = media.contentID.map(transform)
+        media.contentURL = media.contentURL.map(transform)
         if var tracks = media.tracks {
-            for index in tracks.indices { tracks[index].trackContentID = resolved(tracks[index].trackContentID) }
+            for index in tracks.indices { tracks[index].trackContentID = tracks[index].trackContentID.map(transform) }
             media.tracks = tracks
         }
         if var metadata = media.metadata, var images = metadata.images {
-            for index in images.indices { images[index].url = resolved(images[index].url) ?? images[index].url }
+            for index in images.indices { images[index].url = transform(images[index].url) }
             metadata.images = images
             media.metadata = metadata
         }
-        item.media = media
+        self.media = media
     }
 }
 
