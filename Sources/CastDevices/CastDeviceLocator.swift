@@ -336,6 +336,9 @@ public struct CastDeviceLocator: Sendable {
 
     /// The error for a browse that found nothing at all.
     static func nothingFound(_ run: CastDiscoveryRun) -> CastDeviceLocatorError {
+        // cast, control and status take the listening time as --discovery-timeout.
+        var run = run
+        run.timeoutOption = "--discovery-timeout"
         let diagnostic = run.nothingFoundDiagnostic
             ?? Diagnostic(.error, .discoveryNoCastDevice, "no Cast device answered", fix: "connect to the device directly with --host IP")
         let others = (try? NetworkInterface.usable().map(\.name)) ?? []

@@ -17,6 +17,11 @@ public struct CastDiscoveryRun: Sendable, Hashable {
     /// How long it browsed.
     public var waited: Duration
 
+    /// The command-line option that sets how long to listen, named in the advice: `devices`
+    /// calls it `--timeout`; the commands that find a device to talk to call it
+    /// `--discovery-timeout`, since their `--timeout` is the device's.
+    public var timeoutOption = "--timeout"
+
     /// Creates a result.
     public init(devices: [CastDeviceRecord], statistics: CastBrowserStatistics, interfaces: [NetworkInterface], waited: Duration) {
         self.devices = devices
@@ -32,7 +37,7 @@ public struct CastDiscoveryRun: Sendable, Hashable {
         var diagnostic = CastDeviceBrowser.nothingFoundDiagnostic(statistics: statistics, interfaces: interfaces, waited: waited)
         diagnostic.message += " (\(statisticsSummary))"
         let names = interfaces.map(\.name).joined(separator: ", ")
-        diagnostic.fix = (diagnostic.fix ?? "") + "; or listen longer (--timeout 10), or name the interface that faces the devices (--interface NAME; browsed: \(names))"
+        diagnostic.fix = (diagnostic.fix ?? "") + "; or listen longer (\(timeoutOption) 10), or name the interface that faces the devices (--interface NAME; browsed: \(names))"
         return diagnostic
     }
 
@@ -84,7 +89,8 @@ public struct CastDiscoveryRun: Sendable, Hashable {
         var tries = ["--host IP[:PORT]   ask a device directly (its address is in the Google Home app, device settings)"]
         let others = otherInterfaces.filter { name in !interfaces.contains { $0.name == name } }
         tries.append("--interface NAME   browse another interface" + (others.isEmpty ? "" : " (also up here: \(others.joined(separator: ", ")))"))
-        tries.append("--timeout 10       listen longer")
+        let listen = "\(timeoutOption) 10"
+        tries.append(listen + String(repeating: " ", count: max(1, 19 - listen.count)) + "listen longer")
         return ["Likely causes:"] + causes.map { "  - " + $0 } + ["Try:"] + tries.map { "  " + $0 }
     }
 }

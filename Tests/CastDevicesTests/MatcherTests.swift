@@ -75,6 +75,21 @@ struct MatcherTests {
                                 waited: .seconds(3))
     }
 
+    @Test("when nothing answers, cast/control/status advise their own option, --discovery-timeout; devices advises --timeout")
+    func listeningAdviceNamesTheCommandsOption() throws {
+        do {
+            _ = try CastDeviceLocator.choose(.onlyDevice, from: Self.run([]))
+            Issue.record("an empty discovery chose a device")
+        } catch {
+            let advice = error.troubleshooting.joined(separator: "\n")
+            #expect(advice.contains("--discovery-timeout 10") && !advice.contains(" --timeout"), "\(advice)")
+            #expect(error.diagnostic.fix?.contains("--discovery-timeout 10") == true)
+        }
+        let devices = Self.run([])
+        #expect(devices.troubleshooting().contains { $0.contains("--timeout 10") })
+        #expect(devices.nothingFoundDiagnostic?.fix?.contains("(--timeout 10)") == true)
+    }
+
     @Test("choosing by name returns where to connect and who it is")
     func chooseFound() throws {
         let device = try CastDeviceLocator.choose(.named("whole"), from: Self.run(Self.devices))
