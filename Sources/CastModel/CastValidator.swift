@@ -779,10 +779,13 @@ public struct CastValidator: Sendable {
         default:
             break
         }
-        if contentType != contentType.lowercased(), family != .unknown, family != .unsupported {
+        // Only where case does not matter: codec strings (avc1.6E000C) are written as their
+        // specifications write them, and lower-casing them would be no fix.
+        if Self.hasUpperCaseOutsideValues(contentType), family != .unknown, family != .unsupported, parsed.description != contentType {
             findings.append(
                 Diagnostic(
-                    .note, "media.content-type-case", "contentType \"\(contentType)\" has upper-case letters; MIME types are case-insensitive but lower case is safest",
+                    .note, "media.content-type-case",
+                    "contentType \"\(contentType)\" has upper-case letters in its type or parameter names; they are case-insensitive but lower case is safest",
                     fix: "write \"\(parsed.description)\"", path: path))
         }
         // Does the URL's extension agree?
@@ -803,6 +806,26 @@ public struct CastValidator: Sendable {
             }
         }
         return findings
+    }
+
+    /// Whether a MIME type has an upper-case letter where case does not matter: the type, the
+    /// subtype or a parameter name. Parameter values (codec strings) are left as written.
+    static func hasUpperCaseOutsideValues(_ text: String) -> Bool {
+        var inValue = false
+        var inQuotes = false
+        for scalar in text.unicodeScalars {
+            if inQuotes {
+                if scalar == "\"" { inQuotes = false }
+                continue
+            }
+            switch scalar {
+            case "\"" where inValue: inQuotes = true
+            case ";": inValue = false
+            case "=": inValue = true
+            default: if !inValue, scalar.properties.isUppercase { return true }
+            }
+        }
+        return false
     }
 
     /// Checks that a URL is one the device can fetch: absolute http(s), no spaces, not localhost.

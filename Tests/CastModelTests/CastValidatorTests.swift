@@ -336,6 +336,27 @@ struct CastValidatorMessageTests {
         #expect(diagnostics.isEmpty, "\(diagnostics)")
     }
 
+    @Test("content type case: a note only where case does not matter and the fix differs; codec strings are left as written", arguments: [
+        ("video/mp4; codecs=\"avc1.6E000C, mp4a.40.2\"", nil),
+        ("Video/MP4", "video/mp4"),
+        ("video/mp4; Codecs=\"avc1.640028\"", "video/mp4; codecs=avc1.640028"),
+        ("application/x-mpegURL", "application/x-mpegurl"),
+    ] as [(String, String?)])
+    func contentTypeCase(contentType: String, fix: String?) throws {
+        let text = Fixture.load(media: {
+            $0["contentId"] = "https://media.example.com/a.mp4"
+            $0["contentType"] = .string(contentType)
+        })
+        let notes = try findings(text).filter { $0.code == "media.content-type-case" }
+        if let fix {
+            #expect(notes.count == 1)
+            #expect(notes.first?.fix == "write \"\(fix)\"")
+            #expect(notes.first?.fix != "write \"\(contentType)\"")
+        } else {
+            #expect(notes.isEmpty, "\(notes)")
+        }
+    }
+
     @Test("a valid HLS LOAD with queue data produces no diagnostics")
     func hlsQueueIsClean() throws {
         let text = Fixture.load(
