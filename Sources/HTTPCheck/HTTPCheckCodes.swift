@@ -81,6 +81,9 @@ public enum HTTPCheckCode {
     public static let keyLength: DiagnosticCode = "http.key-length"
     /// A text track whose body is not WebVTT although it is served or named as such.
     public static let trackNotWebVTT: DiagnosticCode = "http.track-not-webvtt"
+    /// A text track in a format Cast receivers do not render at all (SRT, SSA/ASS, SCC…): no
+    /// Content-Type makes it play; it must be converted.
+    public static let trackFormatUnsupported: DiagnosticCode = "http.track-format-unsupported"
     /// libcurl, which sends every request, could not be loaded: nothing was checked.
     public static let libcurlMissing: DiagnosticCode = "http.libcurl-missing"
 
@@ -161,7 +164,7 @@ public enum HTTPCheckCode {
             "check the references that were not walked by passing them as targets"
         case keyLength:
             "serve the 16-byte AES-128 key itself, not a page or an encoded text"
-        case trackNotWebVTT:
+        case trackNotWebVTT, trackFormatUnsupported:
             "convert the track to WebVTT (castprep captions convert) and serve it as text/vtt"
         case libcurlMissing:
             CurlLibrary.fix

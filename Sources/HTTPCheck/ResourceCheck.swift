@@ -293,9 +293,45 @@ struct ResourceCheck {
         }
     }
 
+    /// The caption format a text track is in when it is one Cast receivers cannot render at
+    /// all, from its name, its served type or its first bytes; nil for WebVTT, TTML and unknown.
+    static func unrenderableTrackFormat(extension ext: String, servedType: String?, body: ArraySlice<UInt8>) -> String? {
+        switch ext {
+        case "srt": return "SRT (SubRip)"
+        case "ass", "ssa": return "SSA/ASS"
+        case "scc": return "SCC"
+        case "sbv", "sub": return ext.uppercased()
+        default: break
+        }
+        switch servedType {
+        case "application/x-subrip", "text/srt", "application/srt": return "SRT (SubRip)"
+        case "text/x-ssa", "text/x-ass", "application/x-ssa", "application/x-ass": return "SSA/ASS"
+        default: break
+        }
+        // An SRT body: a cue number, then a timing line with commas before the milliseconds.
+        let head = String(decoding: body.prefix(256), as: UTF8.self)
+        if head.firstMatch(of: /^\s*\d+\s*\r?\n\d{1,2}:\d{2}:\d{2},\d{3}\s*-->/) != nil { return "SRT (SubRip)" }
+        if head.hasPrefix("[Script Info]") { return "SSA/ASS" }
+        return nil
+    }
+
     /// The served `Content-Type` against the resource's role (and the declared type).
     mutating func checkContentType(_ response: HTTPResponse, exchange: HTTPExchange) {
         guard (200..<300).contains(response.status), let (expected, accepts) = acceptableTypes() else { return }
+        if resource.kind == .textTrack {
+            let served = response.headers["content-type"].flatMap { try? MediaType.parse($0).get() }?.essence
+            var body = response.body[...]
+            if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+            if let format = Self.unrenderableTrackFormat(extension: resource.url.pathExtension ?? "", servedType: served, body: body) {
+                // Said once: another Content-Type would not help, so no type finding follows.
+                let name = resource.url.path.split(separator: "/").last.map(String.init) ?? "FILE"
+                report(.error, HTTPCheckCode.trackFormatUnsupported,
+                       "the text track is \(format), which Cast receivers do not render (they render WebVTT and TTML); no Content-Type makes it play",
+                       exchange: exchange, url: exchange.url,
+                       fix: "convert it: castprep captions convert \(name) -o \(Self.webVTTName(for: name)), publish the .vtt and use its URL")
+                return
+            }
+        }
         let severity: Diagnostic.Severity = resource.kind.isSegment ? .note : .warning
         guard let raw = response.headers["content-type"] else {
             report(severity, HTTPCheckCode.contentTypeMissing, "\(resource.kind.label) is served without a Content-Type; expected \(expected)",
@@ -321,6 +357,12 @@ struct ResourceCheck {
                    "media named .\(resource.url.pathExtension ?? "") is served as \(served.essence); expected \(implied)", exchange: exchange,
                    url: exchange.url)
         }
+    }
+
+    /// `subs.en.srt` → `subs.en.vtt`.
+    static func webVTTName(for name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name + ".vtt" }
+        return name[..<dot] + ".vtt"
     }
 
     /// A container name shared by the MIME types that mean the same container.

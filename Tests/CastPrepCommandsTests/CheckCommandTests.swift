@@ -41,6 +41,25 @@ final class CheckCommandTests {
         #expect(result.error.contains("castprep: 9 URLs checked with"))
     }
 
+    @Test("an SRT or ASS track needs converting, not another Content-Type: one error whose fix names castprep captions convert",
+          arguments: ["subs.en.srt", "subs.fr.ass"])
+    func trackNeedsConverting(name: String) throws {
+        let samples = Repository.root().appendingPathComponent("Samples")
+        let copy = fixtures.appendingPathComponent("captions-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: copy) }
+        try FileManager.default.copyItem(at: samples.appendingPathComponent(name), to: copy.appendingPathComponent(name))
+        let track = nginx.url("cors", "/\(copy.lastPathComponent)/\(name)")
+        let result = try runBinary(["check", nginx.url("cors", "/movie.mp4"), "--track", track, "--allow-loopback"])
+        #expect(result.status == 1)
+        let findings = result.error.split(separator: "\n").filter { $0.hasPrefix("error: ") || $0.hasPrefix("warning: ") }
+        #expect(findings.count == 1, "\(result.error)")
+        #expect(findings.first?.contains("[http.track-format-unsupported]") == true)
+        let stem = name.split(separator: ".").dropLast().joined(separator: ".")
+        #expect(result.error.contains("fix: convert it: castprep captions convert \(name) -o \(stem).vtt"))
+        #expect(!result.error.contains("content-type-mismatch"))
+    }
+
     @Test("--fix-config nginx prints only the configuration on stdout")
     func fixConfig() throws {
         let result = try runBinary(["check", nginx.url("plain", "/hls-ts/master.m3u8"), "--allow-loopback", "--fix-config", "nginx"])
