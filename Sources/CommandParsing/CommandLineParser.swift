@@ -37,7 +37,7 @@ struct CommandLineParser {
 
     /// Reads every token and decides what the invocation asks for.
     mutating func parse() throws(UsageError) -> ParseOutcome {
-        if let helpTarget = commandForHelpFlag() {
+        if let helpTarget = try commandForHelpFlag() {
             return .help(HelpFormatter.helpText(for: helpTarget.spec, path: helpTarget.path, width: width))
         }
         while index < tokens.count {
@@ -86,8 +86,10 @@ struct CommandLineParser {
 
     /// The command whose help `-h` or `--help` asks for, or `nil` when neither is given
     /// before `--`. Help wins over every other problem, so this walk is lenient: it only
-    /// follows subcommand names and skips option values it recognises.
-    private func commandForHelpFlag() -> (spec: CommandSpec, path: [String])? {
+    /// follows subcommand names and skips option values it recognises. A word where only a
+    /// subcommand can stand is the exception: `castprep frobnicate --help` must not show the
+    /// top-level help as if it had worked, so it is the unknown-subcommand error.
+    private func commandForHelpFlag() throws(UsageError) -> (spec: CommandSpec, path: [String])? {
         let end = tokens.firstIndex(of: "--") ?? tokens.endIndex
         guard tokens[..<end].contains(where: { $0 == "-h" || $0 == "--help" }) else { return nil }
 
@@ -116,6 +118,8 @@ struct CommandLineParser {
             } else if !hasPositional, let subcommand = spec.subcommand(named: token) {
                 spec = subcommand
                 path.append(token)
+            } else if !hasPositional, token != "help", !spec.subcommands.isEmpty, spec.arguments.isEmpty {
+                throw unknownSubcommand(token, of: spec, path: path)
             } else {
                 hasPositional = true
             }

@@ -105,6 +105,8 @@ struct CommandLineTests {
         (["load", "Catalogs/demo.json", "--source", "avi"], "Error: The value 'avi' is invalid for '--source <kind>'"),
         (["load"], "Error: Missing expected argument '<catalog>'"),
         (["lod", "x"], "Did you mean 'load'?"),
+        (["frobnicate", "--help"], "Error: Unknown subcommand 'frobnicate'."),
+        (["prefligt", "--help"], "Did you mean 'preflight'?"),
         (["load", "Catalogs/demo.json", "--json", "--ndjson"], "Error: --json and --ndjson cannot be used together"),
     ])
     func usageErrors(arguments: [String], expected: String) async {

@@ -55,6 +55,13 @@ struct ErrorMessageTests {
             arguments: ["xyzzy"],
             expected: "Error: Unknown subcommand 'xyzzy'. Expected one of: load, fetch, captions, fail, status\n"
                 + Usage.root),
+        // --help after an unknown command is no way to make it known.
+        ErrorCase(
+            arguments: ["lod", "--help"],
+            expected: "Error: Unknown subcommand 'lod'. Did you mean 'load'?\n" + Usage.root),
+        ErrorCase(
+            arguments: ["captions", "conver", "-h"],
+            expected: "Error: Unknown subcommand 'conver'. Did you mean 'convert'?\n" + Usage.captions),
         ErrorCase(
             arguments: ["captions", "conver", "in.srt"],
             expected: "Error: Unknown subcommand 'conver'. Did you mean 'convert'?\n" + Usage.captions),
