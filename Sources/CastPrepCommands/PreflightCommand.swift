@@ -93,17 +93,26 @@ enum PreflightCommand {
             return 1
         }
         progress.finish()
-        printer.print(outcome.catalogFindings)
+        var findings = outcome.catalogFindings
+        if outcome.summary.items == 0 {
+            // Nothing checked is no pass: a pipeline gating on preflight must notice.
+            findings.append(Diagnostic(.warning, "preflight.catalog-empty", "\(catalog) has no items; nothing was checked",
+                                       fix: "add items to the catalog, or name another one", location: .init(file: catalog)))
+        }
+        printer.print(findings)
         if values.flag("json") {
             // report.json of a large catalog is hundreds of megabytes: copied in pieces, off the pool.
             let path = output + "/report.json"
             _ = try? await BlockingWork.run { copyText(atPath: path, to: io) }
         } else {
             io.write(SummaryTable.render(outcome, colored: io.colorEnabled(for: .standardOutput, mode: CommonOptions.colorMode(values))))
-            io.writeLine("Report: \(output)/report.html · requests: \(output)/load-requests.ndjson · queue: \(output)/queue.json")
+            var written = ["Report: \(output)/report.html", "requests: \(output)/load-requests.ndjson"]
+            // Without an item that can be queued there is no queue.json.
+            if outcome.files.contains("queue.json") { written.append("queue: \(output)/queue.json") }
+            io.writeLine(written.joined(separator: " · "))
         }
         let failed = outcome.worstSeverity.map { $0 >= failOn } ?? false
-        return failed ? 1 : 0
+        return failed || outcome.summary.items == 0 ? 1 : 0
     }
 }
 

@@ -103,6 +103,14 @@ public struct CatalogReader: Sendable {
     /// - Throws: ``CatalogError`` when the file cannot be read or is not a catalog at all.
     public func read(contentsOf path: String) throws -> CatalogReadResult {
         let url = URL(fileURLWithPath: path)
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            throw CatalogError(
+                diagnostic: Diagnostic(
+                    .error, "catalog.is-folder", "\(path) is a folder, not a catalog",
+                    fix: "name the catalog file in it (a .json catalog or an .m3u playlist); to cast a folder of media files, use castprep cast FOLDER",
+                    location: .init(file: path)))
+        }
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         if let size = attributes?[.size] as? Int, size > options.maximumFileSize {
             throw CatalogError(

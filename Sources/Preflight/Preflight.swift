@@ -32,7 +32,7 @@ public enum Preflight {
             }
         } catch let error as CatalogError {
             throw PreflightError(code: error.diagnostic.code, message: error.diagnostic.message,
-                                 fix: error.diagnostic.fix ?? "fix the catalog and run again")
+                                 fix: error.diagnostic.fix ?? "fix the catalog and run again", location: error.diagnostic.location)
         } catch {
             throw PreflightError(code: "preflight.catalog-unreadable", message: "cannot read \(path): \(error)", fix: "check the path")
         }

@@ -8,15 +8,19 @@ public struct PreflightError: Error, Sendable, Hashable, CustomStringConvertible
     public var message: String
     /// What to do about it.
     public var fix: String
+    /// Where in which file, when the catalog itself is at fault (a JSON syntax error's
+    /// file:line:column).
+    public var location: Diagnostic.SourceLocation?
 
-    public init(code: DiagnosticCode, message: String, fix: String) {
+    public init(code: DiagnosticCode, message: String, fix: String, location: Diagnostic.SourceLocation? = nil) {
         self.code = code
         self.message = message
         self.fix = fix
+        self.location = location
     }
 
     /// The same, as a diagnostic for printing.
-    public var diagnostic: Diagnostic { Diagnostic(.error, code, message, fix: fix) }
+    public var diagnostic: Diagnostic { Diagnostic(.error, code, message, fix: fix, location: location) }
 
     public var description: String { "\(message) [\(code)] — fix: \(fix)" }
 }

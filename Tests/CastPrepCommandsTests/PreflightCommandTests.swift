@@ -41,4 +41,25 @@ struct PreflightCommandTests {
         #expect(strict.status == 1)
         #expect(strict.output.contains("(1 from cache)"))
     }
+
+    @Test("catalog errors: a JSON syntax error has file:line:column, a folder says it is one, an empty catalog warns and exits 1", arguments: [
+        ("syntax", "{\"castprep\": 1,\n \"items\": [ {\"url\": \"a.mp4\",} ]}", "catalog.json:2:29: error: [json.unexpected-character]", 1),
+        ("folder", nil, "error: [catalog.is-folder]", 1),
+        ("empty", #"{"castprep": 1, "items": []}"#, "warning: [preflight.catalog-empty]", 1),
+    ] as [(String, String?, String, Int32)])
+    func catalogErrors(name: String, text: String?, expected: String, status: Int32) throws {
+        let folder = NSTemporaryDirectory() + "castprep-preflight-cli-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder + "/in", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var catalog = folder + "/in"
+        if let text {
+            catalog += "/catalog.json"
+            try Data(text.utf8).write(to: URL(fileURLWithPath: catalog))
+        }
+        let result = try runBinary(["preflight", catalog, "--bind", "127.0.0.1", "-o", folder + "/out", "--no-posters"])
+        #expect(result.status == status)
+        #expect(result.error.contains(expected), "\(result.error)")
+        #expect(!result.error.contains("NSCocoaErrorDomain"))
+        if name == "empty" { #expect(!result.output.contains("queue.json"), "no queue is written, so none is named") }
+    }
 }
