@@ -47,6 +47,7 @@ enum CastCommand {
                 .flag("wait", help: "Stay until playback ends, printing the status on each change."),
                 .flag("leave-playing", help: "On Ctrl-C, leave the media playing instead of stopping it."),
                 .flag("force", help: "Also send requests that failed validation."),
+                .flag("verbose", short: "v", help: "Also print notes (types guessed from extensions and the like), not only what needs acting on."),
                 .option("timeout", valueName: "seconds", help: "How long to wait for the device to load and play.", default: "30"),
                 CommonOptions.color,
             ],
@@ -112,7 +113,9 @@ enum CastCommand {
             return 1
         }
         defer { plan.stopServing() }
-        printer.print(plan.diagnostics + fit.diagnostics)
+        // Notes are bookkeeping (a type guessed from the extension…): shown only when asked.
+        let shown = (plan.diagnostics + fit.diagnostics).filter { values.flag("verbose") || $0.severity > .note }
+        printer.print(shown)
         for index in plan.items.indices where fit.refused.contains(plan.items[index].position) { plan.items[index].isBlocked = true }
 
         let force = values.flag("force")

@@ -104,4 +104,14 @@ struct PreflightToCastTests {
         #expect(result.status == 1)
         #expect(result.error.contains("[cast.no-requests]"), "\(result.error)")
     }
+
+    @Test("cast URL prints only what can be acted on; notes such as a guessed content type show with -v")
+    func notesOnlyWhenVerbose() async throws {
+        // Nothing listens on port 9 of loopback: the notes are printed before connecting.
+        let quiet = try await Self.run(["cast", "--host", "127.0.0.1:9", "http://127.0.0.1:9/a.mp4"])
+        #expect(quiet.status == 1)
+        #expect(!quiet.error.contains("content-type-guessed"), "\(quiet.error)")
+        let verbose = try await Self.run(["cast", "--host", "127.0.0.1:9", "http://127.0.0.1:9/a.mp4", "-v"])
+        #expect(verbose.error.contains("note: [catalog.content-type-guessed]"), "\(verbose.error)")
+    }
 }
