@@ -61,6 +61,14 @@ final class ReceiverProcess: Sendable {
         httpPort = Int(started.firstMatch(of: /eureka_info: http:\/\/127\.0\.0\.1:(\d+)/)?.1 ?? "") ?? 0
     }
 
+    /// Kills a receiver a failed test left running.
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
     /// Sends SIGTERM, waits for the exit, and returns the status with the rest of stdout and stderr.
     func stop() async throws -> (status: Int32, output: String, error: String) {
         let (process, output, errors) = (process, output, errors)
