@@ -260,8 +260,8 @@ struct ReceiverInteropTests {
         return paths.contains { FileManager.default.isExecutableFile(atPath: "\($0)/catt") } ? nil : "catt is not installed (Scripts/bootstrap)"
     }
 
-    @Test("catt casts a served sample by IP (streamType null) and its status shows PLAYING",
-          .enabled(if: cattUnavailable == nil, "\(cattUnavailable ?? "")"), .timeLimit(.minutes(2)))
+    @Test("catt casts a served file by IP (streamType null) and its status shows PLAYING",
+          .enabled(if: cattUnavailable == nil, "\(cattUnavailable ?? "")"), .timeLimit(.minutes(6)))
     func catt() async throws {
         let (status, output) = try await onOwnThread { () -> (Int32, String) in
             let process = Process()
@@ -279,6 +279,7 @@ struct ReceiverInteropTests {
         #expect(status == 0, "\(output)")
         #expect(output.contains("ok     catt sends streamType null, and the emulator accepts it"), "\(output)")
         #expect(output.contains("ok     catt status shows PLAYING"), "\(output)")
+        #expect(output.contains("ok     the emulator answered with PLAYING and streamType BUFFERED"), "\(output)")
         #expect(!output.contains("FAILED"), "\(output)")
     }
 }
