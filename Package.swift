@@ -82,7 +82,7 @@ let package = Package(
         .target(name: "CastReceiver", dependencies: ["CastModel", "JSONSupport"]),
         .target(
             name: "CastReceiverRuntime",
-            dependencies: ["CastReceiver", "CastChannel", "CastDiscovery", "HTTPCheck", "MediaServer", "CastModel", "JSONSupport"]),
+            dependencies: ["CastReceiver", "CastChannel", "CastDiscovery", "HTTPCheck", "MediaServer", "MediaProbe", "CastModel", "JSONSupport"]),
 
         // MARK: - Tests
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport", "TestSupport"]),
@@ -125,8 +125,8 @@ let package = Package(
         .testTarget(
             name: "CastReceiverRuntimeTests",
             dependencies: [
-                "CastReceiverRuntime", "CastReceiver", "CastChannel", "CastDiscovery", "HTTPCheck", "MediaServer", "CastModel", "JSONSupport",
-                "TestSupport", "CastTestSupport",
+                "CastReceiverRuntime", "CastReceiver", "CastChannel", "CastDiscovery", "HTTPCheck", "MediaServer", "MediaProbe", "CastModel",
+                "JSONSupport", "TestSupport", "CastTestSupport",
             ],
             exclude: ["Support"]),
         .testTarget(

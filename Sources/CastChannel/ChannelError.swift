@@ -72,6 +72,9 @@ public struct ChannelError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let connectFailed: DiagnosticCode = "channel.connect-failed"
         /// Connecting (resolution, TCP and TLS together) took longer than allowed.
         public static let connectTimeout: DiagnosticCode = "channel.connect-timeout"
+        /// The address answered, but not as a Cast device: plain HTTP, HTTPS, text or other
+        /// bytes that are neither TLS nor CASTV2 frames (see ``PeerIdentification``).
+        public static let notCastDevice: DiagnosticCode = "channel.not-cast-device"
         /// The TLS handshake failed.
         public static let handshakeFailed: DiagnosticCode = "channel.tls-handshake-failed"
         /// The device's certificate is not the one the caller pinned.

@@ -29,12 +29,30 @@ private final class LoopConnection {
     var addresses: [SocketAddress] = []
     var nextAddress = 0
     var connectFailures: [String] = []
+    /// Records the first bytes the server sends before TLS is up, to tell a server that is no
+    /// Cast device (``PeerIdentification``) from a broken handshake.
+    var rawRecorder: RawReadRecorder?
+
+    /// What the server sent before TLS was up: the bytes OpenSSL read, then those still
+    /// waiting on the socket (peeked, not consumed), at most ``PeerIdentification/sampleSize``.
+    var rawSample: [UInt8] {
+        var bytes = rawRecorder?.bytes ?? []
+        let room = PeerIdentification.sampleSize - bytes.count
+        guard room > 0, descriptor >= 0 else { return bytes }
+        var waiting = [UInt8](repeating: 0, count: room)
+        let count = waiting.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_PEEK | MSG_DONTWAIT)) }
+        if count > 0 { bytes += waiting.prefix(count) }
+        return bytes
+    }
 
     // Open link
     var core: ConnectionCore?
     var decoder = ChannelFrameDecoder()
     /// Receives each complete inbound frame's bytes (``CastChannelServer/Options/inboundFrameRecorder``).
     var frameRecorder: (@Sendable ([UInt8]) -> Void)?
+    /// The first decrypted bytes, kept until a message has been delivered, for the same purpose.
+    var plaintextSample: [UInt8] = []
+    var hasDeliveredMessage = false
     /// Bytes being written; only replaced once fully written, as OpenSSL requires a retried
     /// write to cover at least the bytes of the attempt that blocked.
     var writeBuffer: [UInt8] = []
@@ -357,6 +375,7 @@ final class LoopState {
         }
         connection.ssl = ssl
         SSL_set_fd(ssl, connection.descriptor)
+        connection.rawRecorder = RawReadRecorder(ssl: ssl)
         SSL_set_connect_state(ssl)
         if Sockets.numericAddresses(host: host, port: 0) == nil {
             _ = castprep_SSL_set_tlsext_host_name(ssl, host)
@@ -380,9 +399,24 @@ final class LoopState {
         case SSL_ERROR_WANT_WRITE: connection.handshakeWantsWrite = true
         case let code:
             let reason = describeFailure(code: code, status: status)
+            if case .client = connection.role {
+                if let foreign = PeerIdentification.foreignProtocol(connection.rawSample, insideTLS: false) {
+                    teardown(connection, reason: PeerIdentification.error(peer: "\(connection.peer)", description: foreign, insideTLS: false))
+                    return
+                }
+                if code == SSL_ERROR_SYSCALL, status == 0, connection.rawSample.isEmpty {
+                    teardown(
+                        connection,
+                        reason: handshakeError(
+                            connection,
+                            "\(connection.peer) accepted the TCP connection and closed it without answering the TLS handshake; Cast devices answer it, so this port is probably not a Cast device's"))
+                    return
+                }
+            }
             teardown(connection, reason: handshakeError(connection, "the TLS handshake with \(connection.peer) failed: \(reason)"))
         }
     }
+
 
     private func handshakeError(_ connection: LoopConnection, _ message: String) -> ChannelError {
         ChannelError(
@@ -391,6 +425,8 @@ final class LoopState {
     }
 
     private func handshakeCompleted(_ connection: LoopConnection, ssl: OpaquePointer) {
+        connection.rawRecorder?.detach()
+        connection.rawRecorder = nil
         let certificate = TLSContexts.peerCertificate(of: ssl)
         if let pinned = connection.options.pinnedCertificateSHA256, certificate?.sha256 != pinned {
             teardown(
@@ -445,6 +481,10 @@ final class LoopState {
             let count = SSL_read(ssl, scratch.baseAddress, Int32(scratch.count))
             if count > 0 {
                 total += Int(count)
+                if !connection.hasDeliveredMessage, connection.plaintextSample.count < PeerIdentification.sampleSize {
+                    let room = PeerIdentification.sampleSize - connection.plaintextSample.count
+                    connection.plaintextSample += UnsafeBufferPointer(start: scratch.baseAddress, count: min(Int(count), room))
+                }
                 do {
                     let chunk = UnsafeBufferPointer(start: scratch.baseAddress, count: Int(count))
                     if let recorder = connection.frameRecorder {
@@ -458,7 +498,7 @@ final class LoopState {
                         }
                     }
                 } catch {
-                    teardown(connection, reason: error)
+                    teardown(connection, reason: identifiedFailure(error, on: connection))
                     return
                 }
                 continue
@@ -491,6 +531,15 @@ final class LoopState {
         if let ssl = connection.ssl, SSL_has_pending(ssl) == 1 { connection.readPending = true }
     }
 
+    /// A decoding failure before the first message: when the bytes are not CASTV2 at all, the
+    /// peer is another kind of server, which says more than the frame or codec error.
+    private func identifiedFailure(_ error: ChannelError, on connection: LoopConnection) -> ChannelError {
+        guard case .client = connection.role, !connection.hasDeliveredMessage,
+            let foreign = PeerIdentification.foreignProtocol(connection.plaintextSample, insideTLS: true)
+        else { return error }
+        return PeerIdentification.error(peer: "\(connection.peer)", description: foreign, insideTLS: true)
+    }
+
     private func peerClosed(_ connection: LoopConnection) {
         do {
             try connection.decoder.finish()
@@ -500,7 +549,7 @@ final class LoopState {
                     ChannelError.Code.peerClosed, "\(connection.peer) closed the connection",
                     fix: "reconnect if the session should continue"))
         } catch {
-            teardown(connection, reason: error)
+            teardown(connection, reason: identifiedFailure(error, on: connection))
         }
     }
 
@@ -508,6 +557,10 @@ final class LoopState {
     /// registry, everything else goes to the consumer.
     private func deliver(_ message: ChannelMessage, on connection: LoopConnection) throws(ChannelError) {
         guard let core = connection.core else { return }
+        if !connection.hasDeliveredMessage {
+            connection.hasDeliveredMessage = true
+            connection.plaintextSample = []
+        }
         if message.namespace == .heartbeat {
             switch message.payloadType {
             case "PING" where connection.options.answersPings:
@@ -656,6 +709,8 @@ final class LoopState {
         let wasOpen = connection.phase == .open || connection.phase == .closing
         connection.phase = .closed
         connections[connection.id] = nil
+        connection.rawRecorder?.detach()
+        connection.rawRecorder = nil
         if let ssl = connection.ssl {
             if wasOpen, !connection.shutdownSent, reason == nil || reason?.code == ChannelError.Code.peerClosed {
                 // One non-blocking call sends close_notify; the peer's answer is not awaited.
@@ -778,10 +833,23 @@ final class LoopState {
                 case .resolving, .connecting, .handshaking:
                     let timeout: ChannelError
                     if case .client(let host, let port, _) = connection.role {
-                        timeout = ChannelError(
-                            ChannelError.Code.connectTimeout,
-                            "connecting to \(host) port \(port) did not finish in time (stopped while \(connection.phase == .handshaking ? "in the TLS handshake" : connection.phase == .resolving ? "resolving the name" : "waiting for TCP"))",
-                            fix: "check that the device is on the same network and awake; raise the timeout on slow links")
+                        if connection.phase == .handshaking,
+                            let foreign = PeerIdentification.foreignProtocol(connection.rawSample, insideTLS: false)
+                        {
+                            teardown(connection, reason: PeerIdentification.error(peer: "\(connection.peer)", description: foreign, insideTLS: false))
+                            continue
+                        }
+                        if connection.phase == .handshaking, connection.rawSample.isEmpty {
+                            timeout = ChannelError(
+                                ChannelError.Code.connectTimeout,
+                                "connecting to \(host) port \(port) did not finish in time: the TCP connection was accepted but nothing answered the TLS handshake; a Cast device answers at once, so this port is probably not a Cast device's",
+                                fix: "Cast devices speak CASTV2 over TLS on port 8009 (a speaker group on a port of its own): check the address and port; `castprep devices` lists the devices that answer")
+                        } else {
+                            timeout = ChannelError(
+                                ChannelError.Code.connectTimeout,
+                                "connecting to \(host) port \(port) did not finish in time (stopped while \(connection.phase == .handshaking ? "in the TLS handshake" : connection.phase == .resolving ? "resolving the name" : "waiting for TCP"))",
+                                fix: "check that the device is on the same network and awake; raise the timeout on slow links")
+                        }
                     } else {
                         timeout = handshakeError(connection, "\(connection.peer) did not finish the TLS handshake in time")
                     }
@@ -836,5 +904,56 @@ final class LoopState {
         guard seconds >= 0, attoseconds >= 0 || seconds > 0 else { return 0 }
         let total = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
         return Int32(clamping: max(0, total))
+    }
+}
+
+/// Copies the first bytes OpenSSL reads from a client's socket, through a callback on its
+/// read BIO, so the loop can tell what kind of server answered when the handshake fails:
+/// once OpenSSL has read a record header the bytes are gone from the socket.
+///
+/// Lives on the loop thread with its connection; ``detach()`` must run before the SSL object
+/// is freed or the recorder dropped.
+final class RawReadRecorder {
+    private let bio: OpaquePointer
+    /// The count (one byte), then up to ``PeerIdentification/sampleSize`` bytes.
+    private let storage: UnsafeMutablePointer<UInt8>
+    private var isAttached = true
+
+    init?(ssl: OpaquePointer) {
+        guard let bio = SSL_get_rbio(ssl) else { return nil }
+        self.bio = bio
+        storage = .allocate(capacity: 1 + PeerIdentification.sampleSize)
+        storage.initialize(repeating: 0, count: 1 + PeerIdentification.sampleSize)
+        BIO_set_callback_arg(bio, UnsafeMutableRawPointer(storage).assumingMemoryBound(to: CChar.self))
+        BIO_set_callback_ex(bio) { bio, operation, data, _, _, _, status, processed in
+            // Before an operation the callback must return a positive value to let it run;
+            // after it, the operation's own status.
+            guard operation == Int32(BIO_CB_READ | BIO_CB_RETURN) else { return operation & Int32(BIO_CB_RETURN) != 0 ? Int(status) : 1 }
+            guard status > 0, let bio, let data, let processed, let context = BIO_get_callback_arg(bio) else { return Int(status) }
+            let storage = UnsafeMutableRawPointer(context).assumingMemoryBound(to: UInt8.self)
+            let kept = Int(storage.pointee)
+            let count = min(processed.pointee, PeerIdentification.sampleSize - kept)
+            if count > 0 {
+                UnsafeMutableRawPointer(storage + 1 + kept).copyMemory(from: data, byteCount: count)
+                storage.pointee = UInt8(kept + count)
+            }
+            return Int(status)
+        }
+    }
+
+    /// The bytes recorded so far.
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: storage + 1, count: Int(storage.pointee))) }
+
+    /// Removes the callback; later reads are not recorded.
+    func detach() {
+        guard isAttached else { return }
+        isAttached = false
+        BIO_set_callback_ex(bio, nil)
+        BIO_set_callback_arg(bio, nil)
+    }
+
+    deinit {
+        detach()
+        storage.deallocate()
     }
 }

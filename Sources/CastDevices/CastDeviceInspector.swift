@@ -14,6 +14,10 @@ public import JSONSupport
 ///   friendly name, model, manufacturer and UUID. Devices refuse it (403) to a sender on another
 ///   subnet, and some firmware serves it only over HTTPS on 8443, so it is best effort.
 ///
+/// Only the CASTV2 answer makes the address a Cast device: an HTTP server answering
+/// eureka_info on port 8008 while the Cast port is closed or speaks something else is not one
+/// (a wrong port, or another kind of server), and says so with an error.
+///
 /// Nothing is thrown: what failed is in ``CastHostInspection/diagnostics``.
 ///
 /// ```swift
@@ -57,7 +61,7 @@ public struct CastDeviceInspector: Sendable {
         async let status: Answer<ReceiverStatus>? = options.asksReceiverStatus ? receiverStatus(at: address) : nil
         async let eureka: Answer<CastEurekaInfo>? = options.asksEurekaInfo ? eurekaInfo(at: address) : nil
         let (statusAnswer, eurekaAnswer) = await (status, eureka)
-        var inspection = CastHostInspection(address: address)
+        var inspection = CastHostInspection(address: address, askedReceiverStatus: options.asksReceiverStatus)
         var problems: [Diagnostic] = []
         switch statusAnswer {
         case .value(let value)?: inspection.receiverStatus = value
@@ -69,13 +73,22 @@ public struct CastDeviceInspector: Sendable {
         case .problem(let diagnostic)?: problems.append(diagnostic)
         case nil: break
         }
-        if inspection.answered {
+        if inspection.answered, options.asksReceiverStatus, inspection.receiverStatus == nil, let failure = problems.first {
+            // eureka_info answered, CASTV2 did not: whatever serves HTTP there, the Cast port is wrong or not a device's.
+            let named = inspection.eurekaInfo?.name.map { " (\"\(CastDeviceListing.printable($0))\")" } ?? ""
+            var error = failure
+            error.message = "\(failure.message); eureka_info on port \(options.eurekaPort) answered\(named), but a Cast device must also answer CASTV2 on \(address)"
+            inspection.diagnostics = [error]
+        } else if inspection.answered {
             // One channel is enough to list the device; the other's failure is worth a warning.
             inspection.diagnostics = problems.map { problem in
                 var softened = problem
                 softened.severity = .warning
                 return softened
             }
+        } else if let foreign = problems.first(where: { $0.code == ChannelError.Code.notCastDevice }) {
+            // Something answered on the Cast port: that says more than "no answer".
+            inspection.diagnostics = [foreign]
         } else if !problems.isEmpty {
             let reasons = problems.map { "\($0.message)" }.joined(separator: "; ")
             inspection.diagnostics = [Diagnostic(
@@ -94,9 +107,7 @@ public struct CastDeviceInspector: Sendable {
             link = try await CastChannelConnection.connect(
                 host: address.host, port: address.port, timeout: options.timeout, options: ChannelOptions(heartbeat: nil))
         } catch {
-            return .problem(Diagnostic(
-                .error, .devicesCastUnavailable, "CASTV2 on \(address) failed: \(Self.describe(error))",
-                fix: "check the port: devices use 8009, groups a port of their own (castprep devices shows it)"))
+            return .problem(Self.problem(error, at: address, fix: "check the port: devices use 8009, groups a port of their own (castprep devices shows it)"))
         }
         let deadline = started + options.timeout
         let status = await withDeadline(deadline) { () async -> Answer<ReceiverStatus> in
@@ -118,8 +129,7 @@ public struct CastDeviceInspector: Sendable {
                 return .problem(Diagnostic(.error, .devicesCastUnavailable, "\(address) closed the CASTV2 connection before answering GET_STATUS",
                                            fix: "check that the address is a Cast device and the port its Cast port"))
             } catch {
-                return .problem(Diagnostic(.error, .devicesCastUnavailable, "CASTV2 on \(address) failed: \(Self.describe(error))",
-                                           fix: "check that the address is a Cast device and the port its Cast port"))
+                return .problem(Self.problem(error, at: address, fix: "check that the address is a Cast device and the port its Cast port"))
             }
         }
         await link.close()
@@ -158,6 +168,15 @@ public struct CastDeviceInspector: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// The diagnostic for a CASTV2 failure: a peer that is no Cast device keeps the channel's
+    /// code and fix, since they say what is wrong better than "unavailable".
+    static func problem(_ error: any Error, at address: CastHostAddress, fix: String) -> Diagnostic {
+        if let channel = error as? ChannelError, channel.code == ChannelError.Code.notCastDevice {
+            return Diagnostic(.error, channel.code, channel.message, fix: channel.fix)
+        }
+        return Diagnostic(.error, .devicesCastUnavailable, "CASTV2 on \(address) failed: \(describe(error))", fix: fix)
+    }
 
     static func describe(_ error: any Error) -> String {
         if let channel = error as? ChannelError { return "\(channel.message) [\(channel.code.rawValue)]" }
@@ -198,20 +217,29 @@ public struct CastHostInspection: Sendable, Hashable {
     public var receiverStatus: ReceiverStatus?
     /// `/setup/eureka_info`, when HTTP answered.
     public var eurekaInfo: CastEurekaInfo?
-    /// What failed: warnings when the other question was answered, one error
-    /// (`devices.host-unreachable`) when neither was.
+    /// What failed: warnings when the device answered, one error when it did not
+    /// (`devices.host-unreachable` when nothing answered, the CASTV2 failure when only
+    /// eureka_info did).
     public var diagnostics: [Diagnostic]
+    /// Whether RECEIVER_STATUS was asked for; then only its answer makes the address a device.
+    public var askedReceiverStatus: Bool
 
     /// Creates an inspection result.
-    public init(address: CastHostAddress, receiverStatus: ReceiverStatus? = nil, eurekaInfo: CastEurekaInfo? = nil, diagnostics: [Diagnostic] = []) {
+    public init(address: CastHostAddress, receiverStatus: ReceiverStatus? = nil, eurekaInfo: CastEurekaInfo? = nil, diagnostics: [Diagnostic] = [],
+                askedReceiverStatus: Bool = true) {
         self.address = address
         self.receiverStatus = receiverStatus
         self.eurekaInfo = eurekaInfo
         self.diagnostics = diagnostics
+        self.askedReceiverStatus = askedReceiverStatus
     }
 
-    /// Whether the device answered either question.
+    /// Whether either question was answered.
     public var answered: Bool { receiverStatus != nil || eurekaInfo != nil }
+
+    /// Whether the address is a Cast device: it answered RECEIVER_STATUS, or, when that was not
+    /// asked, eureka_info.
+    public var isCastDevice: Bool { askedReceiverStatus ? receiverStatus != nil : eurekaInfo != nil }
 
     /// The app in the foreground: the first one that is not the idle screen (Backdrop).
     public var runningApp: ReceiverApplication? {

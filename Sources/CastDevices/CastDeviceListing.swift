@@ -56,9 +56,10 @@ public struct CastDeviceListing: Sendable, Hashable {
         inspection = nil
     }
 
-    /// A row for a device asked by address; nil when it answered neither question.
+    /// A row for a device asked by address; nil when it is not a Cast device (see
+    /// ``CastHostInspection/isCastDevice``).
     public init?(_ inspection: CastHostInspection) {
-        guard inspection.answered else { return nil }
+        guard inspection.isCastDevice else { return nil }
         let info = inspection.eurekaInfo
         name = info?.name.flatMap { $0.isEmpty ? nil : $0 }
         model = info?.modelName.flatMap { $0.isEmpty ? nil : $0 }

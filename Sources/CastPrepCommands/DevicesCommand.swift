@@ -228,14 +228,14 @@ enum DevicesCommand {
         let diagnostics = answered.flatMap(\.diagnostics)
         if json {
             let details: [String: JSONValue] = [
-                "hosts": .array(answered.map { ["address": .string($0.address.description), "answered": .bool($0.answered)] }),
+                "hosts": .array(answered.map { ["address": .string($0.address.description), "answered": .bool($0.isCastDevice)] }),
             ]
             io.writeLine(JSONWriter.pretty.string(from: document(listings: listings, method: "host", details: details, diagnostics: diagnostics)))
         } else if !listings.isEmpty {
             io.write(CastDeviceListing.table(listings))
         }
         printer.print(diagnostics)
-        let silent = answered.filter { !$0.answered }.count
+        let silent = answered.filter { !$0.isCastDevice }.count
         io.writeErrorLine("castprep: \(listings.count) of \(hosts.count) host\(hosts.count == 1 ? "" : "s") answered")
         return silent == 0 ? 0 : 1
     }

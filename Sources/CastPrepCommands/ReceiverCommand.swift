@@ -4,6 +4,7 @@ import CastReceiver
 import CastReceiverRuntime
 import CommandParsing
 import Foundation
+import MediaProbe
 import Preflight
 
 /// `castprep receiver`: run the Cast device emulator until interrupted.
@@ -18,7 +19,9 @@ enum ReceiverCommand {
                 serves /setup/eureka_info on the HTTP port, and advertises itself over mDNS (_googlecast._tcp with the \
                 TXT keys devices send). Media in a LOAD is fetched the way the receiver fetches it — Origin, Range, \
                 CORS on manifests, segments and tracks — so a server without CORS fails the load with the \
-                detailedErrorCode a TV reports.
+                detailedErrorCode a TV reports. The media's codecs (declared in contentType, then probed) must fit the \
+                decoders of --profile, the device profiles castprep probe and preflight judge against: what that device \
+                cannot decode fails with 104 MEDIA_SRC_NOT_SUPPORTED.
 
                 When bound to a loopback address, senders and media servers are on this machine, so loopback media \
                 URLs are fetched; otherwise they fail as on a TV, which would ask itself. --log writes one JSON line \
@@ -30,6 +33,7 @@ enum ReceiverCommand {
             options: [
                 .option("name", short: "n", valueName: "name", help: "Friendly name senders show (TXT fn).", default: "CastPrep Receiver"),
                 .option("model", valueName: "model", help: "Model name (TXT md); senders treat 'Chromecast' as a video device.", default: "Chromecast"),
+                .option("profile", valueName: "id", help: "Decoders to emulate, as castprep probe --devices names them (\(DeviceProfile.all.map(\.id).joined(separator: ", ")), or none); default: the --model's, else the strictest."),
                 .option("id", valueName: "uuid", help: "Device UUID (32 hex digits, hyphens allowed; default: random)."),
                 .option("port", short: "p", valueName: "n", help: "CASTV2 TLS port; 0 picks a free one.", default: "8009"),
                 .option("http-port", valueName: "n", help: "Port of /setup/eureka_info; 0 picks a free one.", default: "8008"),
@@ -55,6 +59,17 @@ enum ReceiverCommand {
         let model = values.option("model") ?? "Chromecast"
         guard !model.isEmpty, model.utf8.count <= 60 else { throw values.usageError("the model must have 1 to 60 bytes", concerning: "model") }
         var identity = DeviceIdentity(friendlyName: name, model: model)
+        let profile: DeviceProfile?
+        switch values.option("profile") {
+        case nil: profile = DeviceProfile.matching(model: model) ?? DeviceProfile.strictest
+        case "none": profile = nil
+        case let id?:
+            guard let chosen = DeviceProfile.all.first(where: { $0.id == id }) else {
+                throw values.usageError(
+                    "'\(id)' is not a device profile (\(DeviceProfile.all.map(\.id).joined(separator: ", ")), or none)", concerning: "profile")
+            }
+            profile = chosen
+        }
         if let text = values.option("id") {
             guard let id = CastDeviceID(text) else {
                 throw values.usageError("'\(text)' is not a UUID (32 hex digits, with or without hyphens)", concerning: "id")
@@ -103,7 +118,7 @@ enum ReceiverCommand {
         var configuration = ReceiverEmulator.Configuration(
             identity: identity, bindAddress: bind, castPort: castPort, httpPort: httpPort, advertisedInterfaces: interfaces,
             receiver: ReceiverConfiguration(bufferingTime: .milliseconds(Int(buffering * 1000)), loopbackMediaIsReachable: isLoopback), faults: faults,
-            fetch: ReceiverMediaFetcher.Options(loopbackIsReachable: isLoopback))
+            fetch: ReceiverMediaFetcher.Options(loopbackIsReachable: isLoopback, decodeProfile: profile))
         if let log { configuration.log = { entry in log.write(entry.jsonLine) } }
         let emulator = ReceiverEmulator(configuration: configuration)
         let endpoints: ReceiverEmulator.Endpoints
@@ -119,7 +134,7 @@ enum ReceiverCommand {
             io.writeErrorLine("Error: cannot listen for SIGINT and SIGTERM: \(String(cString: strerror(errno)))")
             return 1
         }
-        io.write(describe(endpoints, identity: identity, logPath: values.option("log"), faults: faults))
+        io.write(describe(endpoints, identity: identity, profile: profile, logPath: values.option("log"), faults: faults))
         io.writeErrorLine("castprep: receiving until interrupted (Ctrl-C or SIGTERM)")
         let signal = await termination.wait()
         await emulator.stop()
@@ -149,10 +164,13 @@ enum ReceiverCommand {
     }
 
     /// The lines printed on start: where senders reach the device and how it is advertised.
-    static func describe(_ endpoints: ReceiverEmulator.Endpoints, identity: DeviceIdentity, logPath: String?, faults: ReceiverFaults) -> String {
+    static func describe(
+        _ endpoints: ReceiverEmulator.Endpoints, identity: DeviceIdentity, profile: DeviceProfile?, logPath: String?, faults: ReceiverFaults
+    ) -> String {
         let host = endpoints.bindAddress.contains(":") ? "[\(endpoints.bindAddress)]" : endpoints.bindAddress
         var text = "Cast receiver \"\(identity.friendlyName)\" (\(identity.model)) listening on \(host):\(endpoints.castPort)\n"
         text += "  id: \(identity.id.hex)\n"
+        text += "  decodes: \(profile.map { "as \($0.name) (\($0.id))" } ?? "anything (--profile none)")\n"
         if let httpPort = endpoints.httpPort {
             text += "  eureka_info: http://\(host):\(httpPort)/setup/eureka_info\n"
         }

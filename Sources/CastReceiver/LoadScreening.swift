@@ -14,6 +14,13 @@ import JSONSupport
 /// - **the receiver shrugs** (a broken caption track, a bad colour, metadata out of range):
 ///   playback works and the finding is only logged, because a device never reports these.
 ///
+/// Two members the validator asks every sender for are tolerated, as devices do: a missing or
+/// null `streamType` plays as BUFFERED (catt sends `"streamType": null`); a missing
+/// `contentType` lets the player go by the URL's extension (`.m3u8`, `.mpd`, `.mp4`…), and
+/// fails the item with 104 only when the extension says nothing either — the reference is
+/// silent on that case, so this is the emulator's choice. The fetch and the decode check still
+/// fail media the device cannot play.
+///
 /// Warnings and notes never change the answer.
 enum LoadScreening {
     /// What happens to one finding.
@@ -45,6 +52,10 @@ enum LoadScreening {
             return .ignore
         }
         switch code {
+        case "media.stream-type-missing":
+            return .ignore
+        case "media.content-type-missing" where family != .unknown:
+            return .ignore
         case "media.content-type-unknown", "media.content-type-unsupported", "media.content-type-malformed",
             "media.content-type-mismatch", "media.content-type-missing", "media.container-unsupported":
             return .failItem(.mediaSourceNotSupported)

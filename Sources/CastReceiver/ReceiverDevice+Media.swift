@@ -173,7 +173,7 @@ extension ReceiverDevice {
         reply pending: MediaSession.PendingReply
     ) {
         interruptMediaSession()
-        var numbered = items
+        var numbered = items.map(Self.withDeviceDefaults)
         for index in numbered.indices { numbered[index].itemID = index + 1 }
         media = MediaSession(
             mediaSessionID: 0, items: numbered, currentIndex: 0, repeatMode: repeatMode, nextItemID: numbered.count + 1,
@@ -182,6 +182,14 @@ extension ReceiverDevice {
             duration: nil, endPosition: nil, pendingReply: nil, preload: nil, customData: customData)
         beginItem(at: min(max(0, startIndex), numbered.count - 1), startPosition: startTime, reply: pending,
                   autoplay: autoplay, activeTrackIDs: activeTrackIDs)
+    }
+
+    /// The item as the device keeps and reports it: media sent without `streamType` (or with
+    /// null) plays, and shows in MEDIA_STATUS, as BUFFERED.
+    static func withDeviceDefaults(_ item: QueueItem) -> QueueItem {
+        var item = item
+        if item.media != nil, item.media?.streamType == nil { item.media?.streamType = .buffered }
+        return item
     }
 
     /// A new LOAD replaces the session: a LOAD still loading is answered LOAD_CANCELLED, media
@@ -574,7 +582,7 @@ extension ReceiverDevice {
         }
         noteIgnoredErrors(findings, sender: connection.sender)
         var inserted: [QueueItem] = []
-        for var item in request.items {
+        for var item in request.items.map(Self.withDeviceDefaults) {
             item.itemID = session.nextItemID
             session.nextItemID += 1
             inserted.append(item)

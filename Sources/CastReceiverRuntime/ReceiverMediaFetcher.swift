@@ -1,6 +1,7 @@
 public import CastModel
 public import CastReceiver
 public import HTTPCheck
+public import MediaProbe
 
 /// The emulator's ``CastReceiver/MediaFetching``: it fetches a LOAD's media the way the
 /// receiver's Chromium does, through HTTPCheck's ``HTTPCheck/ReceiverFetchChecker``, and fails
@@ -14,6 +15,14 @@ public import HTTPCheck
 /// `Range`) is passed on as notes for the log. In parallel it reads the media's duration (the
 /// first media playlist's `EXTINF` sum, the MPD's `mediaPresentationDuration`, a fast-start
 /// MP4's `mvhd`), which the device uses for the end of the item when the sender declared none.
+///
+/// With a ``Options/decodeProfile``, it also fails what that device cannot decode, judged by
+/// MediaProbe's ``MediaProbe/DeviceJudge`` as `castprep probe` and `castprep preflight` judge
+/// it: first the `codecs` the LOAD's `contentType` declares (a receiver asks its media stack
+/// about them before fetching), then, once the fetch check passed, the media itself probed
+/// with FFmpeg. Either failure is LOAD_FAILED 104 MEDIA_SRC_NOT_SUPPORTED, what the player
+/// reports when its media element or MSE refuses a codec. A probe that cannot read the media
+/// becomes a note; the fetch check is the judge of reachability.
 ///
 /// Every request goes through one ``HTTPCheck/HTTPTransport`` (a libcurl multi handle on its
 /// own thread), so no Swift task blocks while the device waits.
@@ -32,17 +41,20 @@ public struct ReceiverMediaFetcher: MediaFetching {
         public var maximumTextTracks: Int
         /// How much of a progressive file is read for its duration (a fast-start `moov`).
         public var durationProbeBytes: Int
+        /// The device whose decoders the media must fit; nil skips the decode check.
+        public var decodeProfile: DeviceProfile?
 
         /// Creates options.
         public init(
             loopbackIsReachable: Bool = false, requestTimeout: Duration = .seconds(8), totalTimeout: Duration = .seconds(20),
-            maximumTextTracks: Int = 8, durationProbeBytes: Int = 256 << 10
+            maximumTextTracks: Int = 8, durationProbeBytes: Int = 256 << 10, decodeProfile: DeviceProfile? = nil
         ) {
             self.loopbackIsReachable = loopbackIsReachable
             self.requestTimeout = requestTimeout
             self.totalTimeout = totalTimeout
             self.maximumTextTracks = maximumTextTracks
             self.durationProbeBytes = durationProbeBytes
+            self.decodeProfile = decodeProfile
         }
     }
 
@@ -60,6 +72,11 @@ public struct ReceiverMediaFetcher: MediaFetching {
             return .failed(code: .mediaSourceNotSupported, reason: "the media has no contentId or contentUrl", diagnostics: [])
         }
         let family = ReceiverFetchVerdict.family(of: media)
+        if let profile = options.decodeProfile, let contentType = media.contentType,
+            let verdict = DeclaredCodecs.verdict(for: contentType, source: url, on: profile), verdict.outcome == .willNotPlay
+        {
+            return Self.undecodable(verdict, what: "the codecs the contentType declares (\(contentType))")
+        }
         let tracks = media.tracks ?? []
         var targets = [
             CheckTarget(
@@ -77,8 +94,35 @@ public struct ReceiverMediaFetcher: MediaFetching {
         async let report = checker.check(targets, origin: origin, options: checkOptions)
         async let measured = DurationReader(transport: transport, origin: origin, options: options).duration(of: url, family: family)
         let (checked, duration) = await (report, measured)
-        return ReceiverFetchVerdict(family: family, loopbackIsReachable: options.loopbackIsReachable)
+        let outcome = ReceiverFetchVerdict(family: family, loopbackIsReachable: options.loopbackIsReachable)
             .outcome(of: checked, duration: duration.seconds, notes: duration.notes)
+        guard let profile = options.decodeProfile, family != .smooth, case .available(let seconds, let notes) = outcome else { return outcome }
+        return await decodeCheck(url, on: profile, duration: seconds, notes: notes)
+    }
+
+    /// Probes the fetched media and judges it on `profile`.
+    func decodeCheck(_ url: String, on profile: DeviceProfile, duration: Double?, notes: [Diagnostic]) async -> MediaFetchOutcome {
+        let seconds = Double(options.requestTimeout.components.seconds) + Double(options.requestTimeout.components.attoseconds) / 1e18
+        let prober = MediaProber(limits: MediaProber.Limits(probeBytes: 2_000_000, timeout: max(1, seconds)))
+        switch await prober.probe(path: url) {
+        case .success(let probe):
+            let verdict = DeviceJudge().verdict(for: probe, on: profile)
+            if verdict.outcome == .willNotPlay { return Self.undecodable(verdict, what: "the media") }
+            return .available(duration: duration, notes: notes)
+        case .failure(let error):
+            let note = Diagnostic(
+                .note, "receiver.decode-unchecked", "whether \(profile.name) decodes \(url) was not checked: \(error.message)",
+                fix: error.fix)
+            return .available(duration: duration, notes: notes + [note])
+        }
+    }
+
+    /// LOAD_FAILED 104 for media `verdict` says the device cannot decode.
+    static func undecodable(_ verdict: DeviceVerdict, what: String) -> MediaFetchOutcome {
+        let blocking = verdict.reasons.filter { $0.severity == .error }
+        let reasons = blocking.map(\.message).joined(separator: "; ")
+        return .failed(
+            code: .mediaSourceNotSupported, reason: "\(verdict.device.name) cannot decode \(what): \(reasons)", diagnostics: blocking)
     }
 }
 

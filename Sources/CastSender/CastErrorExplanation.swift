@@ -172,7 +172,7 @@ public struct CastErrorExplanation: Sendable, Hashable, CustomStringConvertible 
                    cause: "the device could not fetch the URL: a host it cannot reach (localhost, another subnet), a TLS error or an HTTP error status",
                    tool: .checkMedia),
         104: Entry(name: "MEDIA_SRC_NOT_SUPPORTED", title: "The device does not accept this media",
-                   cause: "the URL returns an error page or a wrong Content-Type, or the container or contentType is not one Cast plays (MKV, AVI)",
+                   cause: "the URL returns an error page or a wrong Content-Type, the container or contentType is not one Cast plays (MKV, AVI), or a codec the device cannot decode (castprep probe judges it per device)",
                    tool: .checkThenProbe),
         110: Entry(name: "SOURCE_BUFFER_FAILURE", title: "The player rejected media data",
                    cause: "the stream's codecs differ from the ones declared in contentType or the manifest, or the segment packaging is not what the player expected",

@@ -251,6 +251,8 @@ public actor CastSender {
         let transport: any CastSenderTransport
         do {
             transport = try await factory.makeTransport(to: endpoint)
+        } catch let error as CastSenderError {
+            throw error
         } catch {
             throw CastSenderError(code: CastSenderError.Code.sendFailed, message: "cannot open a link to \(endpoint): \(error)")
         }
@@ -296,6 +298,12 @@ public actor CastSender {
         link = nil
         generation += 1
         Task { await dead.transport.close() }
+        if let permanent = error as? CastSenderError {
+            // The transport found the peer is no Cast device: retrying cannot help.
+            failAllPending(permanent)
+            setConnection(.failed(permanent.message))
+            return
+        }
         let reason = error.map { String(describing: $0) } ?? "the device closed the connection"
         failAllPending(
             CastSenderError(

@@ -23,9 +23,21 @@ public struct ChannelTransportFactory: CastSenderTransportFactory {
         let heartbeat = HeartbeatPolicy(
             interval: heartbeatInterval, maximumMissedPongs: 3, sourceID: CastEndpointID.platformSender,
             destinationID: CastEndpointID.platformReceiver)
-        let connection = try await CastChannelConnection.connect(
-            host: endpoint.host, port: endpoint.port, timeout: connectTimeout, options: ChannelOptions(heartbeat: heartbeat))
+        let connection: CastChannelConnection
+        do {
+            connection = try await CastChannelConnection.connect(
+                host: endpoint.host, port: endpoint.port, timeout: connectTimeout, options: ChannelOptions(heartbeat: heartbeat))
+        } catch let error as ChannelError {
+            throw Self.permanentFailure(error) ?? error
+        }
         return ChannelSenderTransport(connection: connection)
+    }
+
+    /// The channel failures no reconnect can fix, as the sender's permanent link failure: the
+    /// address answered, but it is not a Cast device.
+    static func permanentFailure(_ error: any Error) -> CastSenderError? {
+        guard let channel = error as? ChannelError, channel.code == ChannelError.Code.notCastDevice else { return nil }
+        return CastSenderError(code: channel.code, message: channel.message, fix: channel.fix)
     }
 }
 
@@ -54,7 +66,7 @@ final class ChannelSenderTransport: CastSenderTransport {
                 }
                 continuation.finish()
             } catch {
-                continuation.finish(throwing: error)
+                continuation.finish(throwing: ChannelTransportFactory.permanentFailure(error) ?? error)
             }
         }
     }

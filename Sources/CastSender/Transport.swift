@@ -36,6 +36,9 @@ public struct SenderMessage: Sendable, Hashable, CustomStringConvertible {
 ///   the connection namespace (how the sender learns that an app went away). Heartbeat
 ///   messages may be left out. The stream finishes, normally by throwing, when the link dies
 ///   (socket error, heartbeat timeout, ``close()``); the sender consumes it exactly once.
+/// - A ``CastSenderError`` thrown by ``CastSenderTransportFactory/makeTransport(to:)`` or
+///   ending ``incoming`` is a failure no reconnect can fix (the address is not a Cast device):
+///   the sender reports it as it is and does not retry.
 /// - ``send(_:)`` writes one message or throws when the link is gone.
 /// - ``connectVirtual(to:from:)`` opens a virtual connection (CONNECT) and
 ///   ``closeVirtual(to:from:)`` closes it (CLOSE); both are fire-and-forget on the wire.

@@ -135,6 +135,43 @@ public struct DeviceProfile: Sendable, Hashable, Codable, Identifiable {
             video: [], hasVideo: false, hdr: [], dolbyVision: false, hasHDMI: false, droppedMultichannelAAC: false, source: .quotedDocs),
     ]
 
+    /// The profile of a device that announces `model` (its mDNS `md`, eureka_info
+    /// `model_name`), or a profile's own id or name. "Chromecast" is the name the 1st to 3rd
+    /// generation dongles share; it maps to the 3rd generation, the one still sold longest.
+    /// Other names no table lists get nil: judge those against the strictest profile, as
+    /// preflight does.
+    ///
+    /// ```swift
+    /// DeviceProfile.matching(model: "Chromecast Ultra")?.id   // "chromecast-ultra"
+    /// DeviceProfile.matching(model: "Google Nest Mini")?.id   // "audio"
+    /// ```
+    public static func matching(model: String) -> DeviceProfile? {
+        let key = model.lowercased()
+        if let profile = all.first(where: { $0.id == key || $0.name.lowercased() == key }) { return profile }
+        let byModelName: [String: String] = [
+            "chromecast": "chromecast-gen3",
+            "chromecast ultra": "chromecast-ultra",
+            "chromecast hd": "google-tv-hd",
+            "chromecast with google tv": "google-tv-4k",
+            "google tv streamer": "google-tv-streamer",
+            "google nest hub": "nest-hub",
+            "nest hub": "nest-hub",
+            "google nest hub max": "nest-hub-max",
+            "chromecast audio": "audio",
+            "google home": "audio",
+            "google home mini": "audio",
+            "google home max": "audio",
+            "google nest mini": "audio",
+            "nest audio": "audio",
+            "google cast group": "audio",
+        ]
+        guard let id = byModelName[key] else { return nil }
+        return all.first { $0.id == id }
+    }
+
+    /// The profile with the strictest limits, for devices no profile names.
+    public static var strictest: DeviceProfile { all[0] }
+
     /// Looks profiles up by id; unknown ids are returned separately.
     public static func select(_ ids: [String]) -> (profiles: [DeviceProfile], unknown: [String]) {
         var profiles: [DeviceProfile] = []

@@ -457,13 +457,21 @@ public struct MediaProber: Sendable {
     }
 
     static func error(for status: Int32, stage: String, path: String, timedOut: Bool) -> ProbeError {
+        let isURL = path.hasPrefix("http://") || path.hasPrefix("https://")
         if timedOut {
+            if isURL {
+                return ProbeError("http.timeout", "the server did not answer within the probe timeout",
+                                  fix: "check that the server is up and answers; raise the timeout for slow links", source: path)
+            }
             return ProbeError("probe.timeout", "gave up after the probe timeout while trying to \(stage) the media",
                               fix: "check that the file is complete and the server answers; raise the timeout for slow links", source: path)
         }
         var buffer = [CChar](repeating: 0, count: 256)
         castprep_av_strerror(status, &buffer, buffer.count)
         let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if isURL, let network = networkError(for: status, text: text, url: path) {
+            return network
+        }
         if status == castprep_AVERROR(2) {  // ENOENT
             return ProbeError("probe.not-found", "no such file", fix: "check the path", source: path)
         }
@@ -478,6 +486,68 @@ public struct MediaProber: Sendable {
         return ProbeError(
             "probe.not-media", "FFmpeg cannot \(stage) this as media: \(text)",
             fix: "the file is not audio or video, or it is truncated or corrupt; re-export or re-download it", source: path)
+    }
+}
+
+extension MediaProber {
+    /// A failure to reach a URL, with the code HTTPCheck gives the same failure
+    /// (`http.connect-failed`, `http.dns-failed`, `http.timeout`, `http.transfer-failed`), or nil
+    /// when `status` is not a network error.
+    ///
+    /// FFmpeg's network protocols return `AVERROR(errno)` from the socket calls; a name that does
+    /// not resolve comes back as `AVERROR(EIO)` (FFmpeg logs the resolver's reason and returns
+    /// EIO), so on EIO the host is resolved once more here to tell the two apart.
+    static func networkError(for status: Int32, text: String, url: String) -> ProbeError? {
+        let host = urlHost(url) ?? url
+        switch -status {
+        case ECONNREFUSED:
+            return ProbeError("http.connect-failed", "the connection to \(host) was refused: nothing listens on that port",
+                              fix: "start the server, or check the URL's host and port", source: url)
+        case EHOSTUNREACH, ENETUNREACH, EADDRNOTAVAIL, ENETDOWN, EHOSTDOWN:
+            return ProbeError("http.connect-failed", "\(host) cannot be reached: \(text)",
+                              fix: "check the URL's host, and that this machine has a route to it", source: url)
+        case ETIMEDOUT:
+            return ProbeError("http.timeout", "\(host) did not answer in time",
+                              fix: "check that the server is up and answers; raise the timeout for slow links", source: url)
+        case ECONNRESET, EPIPE, ECONNABORTED:
+            return ProbeError("http.transfer-failed", "\(host) dropped the connection: \(text)",
+                              fix: "check the server and anything in front of it (proxy, CDN)", source: url)
+        case EIO:
+            if !resolves(host) {
+                return ProbeError("http.dns-failed", "the host name \(host) does not resolve",
+                                  fix: "check the URL's host name, and the DNS settings of this machine", source: url)
+            }
+            return ProbeError("http.transfer-failed", "reading \(host) failed: \(text) (a broken connection or a failed TLS handshake)",
+                              fix: "check the server and anything in front of it (proxy, CDN); try castprep check URL", source: url)
+        default:
+            return nil
+        }
+    }
+
+    /// The host of an http(s) URL (brackets kept for IPv6), without user info or port.
+    static func urlHost(_ url: String) -> String? {
+        let parts = url.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts[0].hasSuffix(":"), parts[1].isEmpty else { return nil }
+        var authority = parts[2].prefix { $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            return String(authority[...close])
+        }
+        let host = authority.prefix { $0 != ":" }
+        return host.isEmpty ? nil : String(host)
+    }
+
+    /// Whether `host` resolves to an address (a literal address always does). Blocks for the
+    /// resolver: called only on the prober's own queue.
+    static func resolves(_ host: String) -> Bool {
+        let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(name, nil, &hints, &result)
+        if let result { freeaddrinfo(result) }
+        return status == 0
     }
 }
 

@@ -284,6 +284,17 @@ struct InsideDevicesNamespace {
         #expect(silent.error.contains("[devices.host-unreachable]") && silent.error.contains("127.0.0.9:8009"), "\(silent.error)")
         #expect(silent.error.hasSuffix("castprep: 0 of 1 host answered\n"))
 
+        // eureka_info answers on 8008, but nothing speaks CASTV2 on the port given: not a device.
+        let wrongPort = try await run(castprepBinary, ["devices", "--host", "127.0.0.1:8010", "--timeout", "2"])
+        #expect(wrongPort.status == 1)
+        #expect(wrongPort.output.isEmpty, "\(wrongPort.output)")
+        #expect(wrongPort.error.contains("eureka_info on port 8008 answered (\"Host Only TV\")") && wrongPort.error.contains("127.0.0.1:8010"),
+                "\(wrongPort.error)")
+        // The device's own HTTP port is no Cast port.
+        let httpPort = try await run(castprepBinary, ["devices", "--host", "127.0.0.1:8008", "--timeout", "2"])
+        #expect(httpPort.status == 1)
+        #expect(httpPort.error.contains("[channel.not-cast-device]") || httpPort.error.contains("nothing answered the TLS handshake"), "\(httpPort.error)")
+
         await sender.close()
         try await emulator.stop()
     }

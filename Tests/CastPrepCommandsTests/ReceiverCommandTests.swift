@@ -61,6 +61,14 @@ final class ReceiverProcess: Sendable {
         httpPort = Int(started.firstMatch(of: /eureka_info: http:\/\/127\.0\.0\.1:(\d+)/)?.1 ?? "") ?? 0
     }
 
+    /// Kills a receiver a failed test left running.
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
     /// Sends SIGTERM, waits for the exit, and returns the status with the rest of stdout and stderr.
     func stop() async throws -> (status: Int32, output: String, error: String) {
         let (process, output, errors) = (process, output, errors)
@@ -244,6 +252,35 @@ struct ReceiverInteropTests {
         #expect(output.contains("ok     discovered: the player state reaches PLAYING"))
         #expect(output.contains("ok     known host: the player state reaches PLAYING"))
         #expect(output.contains(" 0 failed"))
+    }
+
+    static var cattUnavailable: String? {
+        if let reason = unavailableReason { return reason }
+        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+        return paths.contains { FileManager.default.isExecutableFile(atPath: "\($0)/catt") } ? nil : "catt is not installed (Scripts/bootstrap)"
+    }
+
+    @Test("catt casts a served file by IP (streamType null) and its status shows PLAYING",
+          .enabled(if: cattUnavailable == nil, "\(cattUnavailable ?? "")"), .timeLimit(.minutes(6)))
+    func catt() async throws {
+        let (status, output) = try await onOwnThread { () -> (Int32, String) in
+            let process = Process()
+            process.executableURL = Repository.root().appendingPathComponent("Scripts/interop/receiver-catt")
+            process.arguments = [castprepBinary]
+            process.currentDirectoryURL = Repository.root()
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("ok     catt sends streamType null, and the emulator accepts it"), "\(output)")
+        #expect(output.contains("ok     catt status shows PLAYING"), "\(output)")
+        #expect(output.contains("ok     the emulator answered with PLAYING and streamType BUFFERED"), "\(output)")
+        #expect(!output.contains("FAILED"), "\(output)")
     }
 }
 

@@ -137,8 +137,8 @@ struct MediaTests {
     @Test("LOADs that a device refuses outright are INVALID_REQUEST / INVALID_PARAMS", arguments: [
         #"{"type":"LOAD","requestId":3}"#,
         #"{"type":"LOAD","requestId":3,"media":"http://media.example/a.mp4"}"#,
-        #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4"}}"#,
         #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"STREAMING"}}"#,
+        #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":3}}"#,
         #"{"type":"LOAD","requestId":3,"currentTime":-4,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED"}}"#,
         #"{"type":"LOAD","requestId":3,"activeTrackIds":[7],"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED"}}"#,
         #"{"type":"LOAD","requestId":3,"queueData":{"items":[{"itemId":1,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED"}}]}}"#,
@@ -152,6 +152,32 @@ struct MediaTests {
         #expect(harness.device.mediaStatus == nil)
         #expect(harness.fetcher.requests.isEmpty)
         #expect(harness.log.contains { !$0.diagnostics.isEmpty }, "the log says why")
+    }
+
+    @Test("LOADs with members devices do without play: null or missing streamType, customData, metadata, currentTime; contentType from the URL", arguments: [
+        // catt: "streamType": null.
+        #"{"type":"LOAD","requestId":3,"autoplay":true,"currentTime":0,"customData":{},"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":null,"metadata":{"metadataType":0,"title":"a"}}}"#,
+        #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4"}}"#,
+        #"{"type":"LOAD","requestId":3,"customData":null,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED","customData":null,"metadata":null}}"#,
+        #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.mp4","streamType":"BUFFERED"}}"#,
+        #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.m3u8","contentType":null}}"#,
+    ])
+    func loadTolerated(payload: String) async throws {
+        var harness = Harness()
+        await harness.launchDefaultMediaReceiver()
+        let outputs = await harness.media(payload)
+        #expect(outputs.replies.first?.mediaStatus?["playerState"] == "BUFFERING", "\(outputs.messages.map(\.payload))")
+        #expect(outputs.replies.first?.mediaStatus?["media"]?["streamType"] == "BUFFERED", "a device reports what it plays as")
+        #expect(harness.fetcher.requests.count == 1)
+    }
+
+    @Test("a LOAD without contentType whose URL has no known extension fails with 104, as there is no player to pick")
+    func loadWithoutAnyType() async throws {
+        var harness = Harness()
+        await harness.launchDefaultMediaReceiver()
+        let outputs = await harness.media(#"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/stream","streamType":"BUFFERED"}}"#)
+        #expect(outputs.replies.map(\.payload) == [["type": "LOAD_FAILED", "requestId": 3, "detailedErrorCode": 104, "itemId": 1]])
+        #expect(harness.fetcher.requests.isEmpty)
     }
 
     @Test("LOADs whose media cannot play fail with LOAD_FAILED and the device's detailedErrorCode", arguments: [

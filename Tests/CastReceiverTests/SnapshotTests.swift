@@ -36,7 +36,7 @@ struct SnapshotTests {
         var harness = Harness()
         await harness.launchDefaultMediaReceiver()
         var messages = await harness.media(#"{"type":"LOAD","requestId":2,"media":{"contentId":"http://media.example/a.mkv","contentType":"video/x-matroska","streamType":"BUFFERED"}}"#).messages
-        messages += await harness.media(#"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.mp4"}}"#).messages
+        messages += await harness.media(#"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"STREAMING"}}"#).messages
         Snapshot.assertMatches(pretty(messages), named: "load-errors.json")
     }
 
