@@ -175,7 +175,8 @@ enum SenderErrorReport {
             io.writeErrorLine("Error: \(error)")
             return
         }
-        io.writeErrorLine("Error: " + error.description)
+        // The findings are printed by the printer, not a second time inside the description.
+        io.writeErrorLine("Error: " + error.summary)
         printer.print(error.diagnostics)
     }
 }

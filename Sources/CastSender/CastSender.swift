@@ -216,8 +216,10 @@ public actor CastSender {
             let reason = (error as? CastSenderError)?.message ?? String(describing: error)
             setConnection(.failed(reason))
             if let error = error as? CastSenderError, error.code != CastSenderError.Code.sendFailed { throw error }
+            // One message: the channel's reason already names the address when it says it
+            // could not connect.
             throw CastSenderError(
-                code: CastSenderError.Code.connectFailed, message: "cannot connect to \(endpoint): \(reason)",
+                code: CastSenderError.Code.connectFailed, message: reason.hasPrefix("cannot connect") ? reason : "cannot connect to \(endpoint): \(reason)",
                 fix: "check that the device is on, on this network and reachable on port \(endpoint.port) (castprep devices lists the devices that answer)")
         }
     }

@@ -28,7 +28,8 @@ public struct ChannelTransportFactory: CastSenderTransportFactory {
             connection = try await CastChannelConnection.connect(
                 host: endpoint.host, port: endpoint.port, timeout: connectTimeout, options: ChannelOptions(heartbeat: heartbeat))
         } catch let error as ChannelError {
-            throw Self.permanentFailure(error) ?? error
+            // The channel's own words and fix, not its description nested in the sender's.
+            throw Self.permanentFailure(error) ?? CastSenderError(code: CastSenderError.Code.sendFailed, message: error.message, fix: error.fix)
         }
         return ChannelSenderTransport(connection: connection)
     }

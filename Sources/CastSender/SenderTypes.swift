@@ -29,13 +29,22 @@ public struct CastSenderError: Error, Sendable, Hashable, CustomStringConvertibl
         self.diagnostics = diagnostics
     }
 
-    public var description: String {
+    /// The message with the likely cause, the command that diagnoses it and the fix, each said
+    /// once (a fix that only repeats the diagnosing command is left out), without the findings.
+    public var summary: String {
         var text = "[\(code.rawValue)] \(message)"
+        var command: String?
         if let explanation {
             text += "\n  likely cause: \(explanation.likelyCause)"
-            if let command = explanation.command { text += "\n  diagnose: \(command)" }
+            command = explanation.command
+            if let command { text += "\n  diagnose: \(command)" }
         }
-        if let fix { text += "\n  fix: \(fix)" }
+        if let fix, fix != command.map({ "run \($0)" }) { text += "\n  fix: \(fix)" }
+        return text
+    }
+
+    public var description: String {
+        var text = summary
         for diagnostic in diagnostics where diagnostic.severity == .error {
             text += "\n  " + diagnostic.description.split(separator: "\n").joined(separator: "\n  ")
         }

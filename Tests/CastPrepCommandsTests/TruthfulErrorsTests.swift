@@ -40,6 +40,16 @@ struct TruthfulErrorsTests {
         #expect(result.error.hasSuffix("castprep: 0 of 1 host answered\n"))
     }
 
+    @Test("a refused connection is one message and one fix, not a nested error with a second fix", arguments: [["control", "play"], ["status"]])
+    func refusedConnectionSaidOnce(command: [String]) async throws {
+        let port = try NginxServer.freePort()
+        let result = try await onOwnThread { try runBinary(command + ["--host", "127.0.0.1:\(port)"]) }
+        #expect(result.status == 1)
+        #expect(result.error.components(separatedBy: "cannot connect").count == 2, "\(result.error)")
+        #expect(result.error.components(separatedBy: "fix:").count == 2, "\(result.error)")
+        #expect(!result.error.contains("(fix:") && !result.error.contains("cannot open a link"), "\(result.error)")
+    }
+
     @Test("a refused URL is a network finding in probe and preflight, never probe.not-media")
     func refusedURL() async throws {
         let url = "http://127.0.0.1:\(try NginxServer.freePort())/movie.mp4"

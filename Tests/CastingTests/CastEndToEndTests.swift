@@ -111,6 +111,9 @@ struct CastEndToEndTests {
         #expect(result.error.contains("LOAD_FAILED 311 HLS_NETWORK_MASTER_PLAYLIST"))
         #expect(result.error.contains("likely cause: the .m3u8 lacks Access-Control-Allow-Origin"))
         #expect(result.error.contains("diagnose: castprep check \(url)"))
+        // Said once: no fix line that only repeats the diagnosing command.
+        #expect(result.error.components(separatedBy: "castprep check \(url)").count == 2, "\(result.error)")
+        #expect(!result.error.contains("fix: run castprep check"))
         #expect(result.output.isEmpty)
         // Nothing plays after the failure: control says so and how to start something.
         let control = try await CastPrepBinary.run(["control", "--host", device.hostArgument, "pause"])
