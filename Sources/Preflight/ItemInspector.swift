@@ -98,9 +98,11 @@ struct ItemInspector: Sendable {
             tracks[index].url = track.trackContentID
         }
 
-        // 5. Fetch as the receiver does.
+        // 5. Fetch as the receiver does. What the probe already found about a URL (a refused
+        // connection, a name that does not resolve) is said once, not again by the fetch.
         if let checker, let media = load.media {
-            findings.append(contentsOf: await checker.check(media: media, origin: nil).map { located($0, item) })
+            let fetched = await checker.check(media: media, origin: nil).map { located($0, item) }
+            findings.append(contentsOf: fetched.filter { !Self.repeats($0, of: findings) })
         }
 
         if serving.isLoopback {
@@ -172,6 +174,14 @@ struct ItemInspector: Sendable {
             queueItemJSON: load.media == nil ? nil : JSONWriter(indentWidth: nil).string(from: queueItem.jsonValue),
             queueItemPrettyJSON: load.media == nil ? nil : JSONWriter(indentWidth: 2).string(from: queueItem.jsonValue),
             catalogEntryJSON: JSONWriter(indentWidth: nil).string(from: CorrectedCatalog.entry(for: item, media: load.media, mark: PreflightMark(report))))
+    }
+
+    /// Whether `finding` says again what one of `earlier` says about the same URL: the same
+    /// code, or the fetch's loopback note beside the validator's loopback error.
+    static func repeats(_ finding: Diagnostic, of earlier: [Diagnostic]) -> Bool {
+        guard let url = finding.url else { return false }
+        let code = finding.code == "http.loopback-url" ? "url.loopback" : finding.code.rawValue
+        return earlier.contains { $0.url == url && $0.code.rawValue == code }
     }
 
     /// Converts one side-loaded track to WebVTT in the output folder (local files and any
