@@ -7,8 +7,16 @@ import Foundation
 /// `tvg-logo` becomes the image and `group-title` the subtitle. Relative entries resolve
 /// against the playlist's location. An HLS *media* or *master* playlist (one with
 /// `#EXT-X-` stream tags) is not a list of items: it becomes a single HLS item.
+///
+/// Bounded: a line longer than ``maximumLineBytes`` is refused with `catalog.m3u-line-too-long`
+/// (with its entry) before anything else reads it, and a duration past
+/// ``CatalogItem/maximumDuration`` with `catalog.duration-out-of-range`.
 public struct M3UPlaylistReader: Sendable {
     public var resolver: URLResolver
+
+    /// The longest line read, in UTF-8 bytes. URLs with tokens run to a few KiB; one of
+    /// megabytes (a 50 MB attribute, say) would cost seconds of CPU and gigabytes downstream.
+    public static let maximumLineBytes = 64 << 10
 
     /// Creates a reader.
     public init(resolver: URLResolver) { self.resolver = resolver }
@@ -28,7 +36,22 @@ public struct M3UPlaylistReader: Sendable {
                 Diagnostic(.note, "catalog.m3u-latin1", "the playlist is not UTF-8; read as Latin-1",
                            fix: "save it as UTF-8 (.m3u8) so titles with accents survive", location: .init(file: file)))
         }
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        // Long lines are dropped here, before any per-character work; an #EXTINF line that is
+        // dropped takes its entry with it (the URL line after it is marked by this set).
+        var refused: Set<Int> = []
+        for (offset, line) in lines.enumerated() where line.utf8.count > Self.maximumLineBytes {
+            diagnostics.append(
+                Diagnostic(.error, "catalog.m3u-line-too-long",
+                           "line \(offset + 1) is \(line.utf8.count) bytes; the limit is \(Self.maximumLineBytes); its entry is skipped",
+                           fix: "keep each line under 64 KiB: shorten the URL or the #EXTINF attributes (put logos in files and refer to them by URL)",
+                           location: .init(file: file, line: offset + 1, column: 1)))
+            refused.insert(offset)
+            if line.hasPrefix("#EXTINF:"), let next = lines[(offset + 1)...].firstIndex(where: { !$0.hasPrefix("#") && !$0.allSatisfy(\.isWhitespace) }) {
+                refused.insert(next)
+            }
+            lines[offset] = ""
+        }
         let streamTags = ["#EXT-X-TARGETDURATION", "#EXT-X-STREAM-INF", "#EXT-X-MEDIA-SEQUENCE", "#EXT-X-MEDIA:"]
         if lines.contains(where: { line in streamTags.contains { line.hasPrefix($0) } }) {
             let url = resolver.documentURL.absoluteString
@@ -46,6 +69,10 @@ public struct M3UPlaylistReader: Sendable {
         var pending: (duration: Double?, title: String?, attributes: [String: String], line: Int)?
         for (offset, rawLine) in lines.enumerated() {
             let lineNumber = offset + 1
+            if refused.contains(offset) {
+                if !rawLine.hasPrefix("#") { pending = nil }
+                continue
+            }
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line == "#EXTM3U" || line.hasPrefix("#EXTM3U ") { continue }
             if line.hasPrefix("#EXTINF:") {
@@ -68,7 +95,12 @@ public struct M3UPlaylistReader: Sendable {
                 ?? URL(string: url)?.deletingPathExtension().lastPathComponent.removingPercentEncoding
             var item = CatalogItem(id: "item-\(items.count + 1)", index: items.count, title: title,
                                    sources: [MediaSource(kind: .guess(fromURL: url), url: url)])
-            if let duration = pending?.duration, duration > 0 { item.duration = duration }
+            if let duration = CatalogItem.checkedDuration(
+                pending?.duration, diagnostics: &diagnostics, location: .init(file: file, line: pending?.line ?? lineNumber, column: 1)),
+                duration > 0
+            {
+                item.duration = duration
+            }
             if let attributes = pending?.attributes {
                 if let logo = attributes["tvg-logo"], let logoURL = resolver.resolve(logo) { item.images = [CastImage(url: logoURL)] }
                 item.subtitle = attributes["group-title"]
