@@ -27,30 +27,34 @@ public struct M3UPlaylistReader: Sendable {
         let text: String
         var body = bytes[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-        if let utf8 = String(validating: body, as: UTF8.self) {
+        // Long lines are cut out of the bytes before anything decodes or splits them, which
+        // would cost seconds of CPU on a 50 MB line.
+        let (bounded, longLines) = Self.removingLongLines(body)
+        if let utf8 = String(validating: bounded, as: UTF8.self) {
             text = utf8
         } else {
             // .m3u files from older tools are Latin-1; decode rather than fail.
-            text = String(body.map { Character(Unicode.Scalar($0)) })
+            text = String(bounded.map { Character(Unicode.Scalar($0)) })
             diagnostics.append(
                 Diagnostic(.note, "catalog.m3u-latin1", "the playlist is not UTF-8; read as Latin-1",
                            fix: "save it as UTF-8 (.m3u8) so titles with accents survive", location: .init(file: file)))
         }
-        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
-        // Long lines are dropped here, before any per-character work; an #EXTINF line that is
-        // dropped takes its entry with it (the URL line after it is marked by this set).
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        // A refused line is empty now; an #EXTINF that was refused takes its entry (the next
+        // URL line) with it.
         var refused: Set<Int> = []
-        for (offset, line) in lines.enumerated() where line.utf8.count > Self.maximumLineBytes {
+        for long in longLines {
             diagnostics.append(
                 Diagnostic(.error, "catalog.m3u-line-too-long",
-                           "line \(offset + 1) is \(line.utf8.count) bytes; the limit is \(Self.maximumLineBytes); its entry is skipped",
+                           "line \(long.offset + 1) is \(long.size) bytes; the limit is \(Self.maximumLineBytes); its entry is skipped",
                            fix: "keep each line under 64 KiB: shorten the URL or the #EXTINF attributes (put logos in files and refer to them by URL)",
-                           location: .init(file: file, line: offset + 1, column: 1)))
-            refused.insert(offset)
-            if line.hasPrefix("#EXTINF:"), let next = lines[(offset + 1)...].firstIndex(where: { !$0.hasPrefix("#") && !$0.allSatisfy(\.isWhitespace) }) {
+                           location: .init(file: file, line: long.offset + 1, column: 1)))
+            refused.insert(long.offset)
+            if long.isExtinf, long.offset + 1 < lines.count,
+                let next = lines[(long.offset + 1)...].firstIndex(where: { !$0.hasPrefix("#") && !$0.allSatisfy(\.isWhitespace) })
+            {
                 refused.insert(next)
             }
-            lines[offset] = ""
         }
         let streamTags = ["#EXT-X-TARGETDURATION", "#EXT-X-STREAM-INF", "#EXT-X-MEDIA-SEQUENCE", "#EXT-X-MEDIA:"]
         if lines.contains(where: { line in streamTags.contains { line.hasPrefix($0) } }) {
@@ -119,6 +123,43 @@ public struct M3UPlaylistReader: Sendable {
             diagnostics.append(Diagnostic(.warning, "catalog.empty", "the playlist has no entries", fix: nil, location: .init(file: file)))
         }
         return CatalogReadResult(format: .m3u, items: items, diagnostics: diagnostics)
+    }
+
+    /// `bytes` with every line longer than ``maximumLineBytes`` emptied (its line break kept,
+    /// so line numbers stay), and those lines' 0-based numbers, sizes and whether each was an
+    /// `#EXTINF`. Line breaks are `\n`, `\r\n` and `\r`, as in the text split that follows.
+    static func removingLongLines(_ bytes: ArraySlice<UInt8>) -> (bytes: [UInt8], long: [(offset: Int, size: Int, isExtinf: Bool)]) {
+        bytes.withUnsafeBufferPointer { buffer in
+            var output: [UInt8] = []
+            var long: [(offset: Int, size: Int, isExtinf: Bool)] = []
+            var line = 0
+            var start = 0
+            var index = 0
+            func emit(upTo end: Int) {
+                let size = end - start
+                if size > maximumLineBytes {
+                    long.append((line, size, buffer[start..<end].starts(with: Array("#EXTINF:".utf8))))
+                } else {
+                    output.append(contentsOf: buffer[start..<end])
+                }
+            }
+            while index < buffer.count {
+                let byte = buffer[index]
+                guard byte == 0x0A || byte == 0x0D else {
+                    index += 1
+                    continue
+                }
+                emit(upTo: index)
+                var next = index + 1
+                if byte == 0x0D, next < buffer.count, buffer[next] == 0x0A { next += 1 }
+                output.append(contentsOf: buffer[index..<next])
+                line += 1
+                start = next
+                index = next
+            }
+            emit(upTo: buffer.count)
+            return (output, long)
+        }
     }
 
     /// Parses `-1 tvg-logo="x" group-title="y",Title, with comma`.
