@@ -92,6 +92,17 @@ public struct HLSReferences: Sendable, Hashable {
     /// The media segments, in order.
     public var segments: [Reference] { references.filter { $0.role == .segment } }
 
+    /// The segments a sampling check fetches: the first, the middle and the last (fewer when
+    /// there are fewer, none when a live playlist has none yet).
+    public var sampledSegments: [Reference] { Self.sample(segments) }
+
+    static func sample<Element>(_ items: [Element]) -> [Element] {
+        guard let last = items.indices.last else { return [] }
+        var indexes: [Int] = []
+        for index in [0, items.count / 2, last] where !indexes.contains(index) { indexes.append(index) }
+        return indexes.map { items[$0] }
+    }
+
     /// Reads playlist text; nil when it does not start with `#EXTM3U` (an HTML error page, a
     /// DASH manifest, or garbage).
     public static func parse(_ text: String) -> HLSReferences? {

@@ -672,7 +672,7 @@ struct ResourceCheck {
                            exchange: exchange)
                 }
             }
-            let picked = context.options.segmentSampling == .all ? segments : Self.sample(segments)
+            let picked = context.options.segmentSampling == .all ? segments : playlist.sampledSegments
             let keys = playlist.references.filter { $0.role == .key }
             let maps = playlist.references.filter { $0.role == .initSegment }
             for reference in Self.distinct(maps).prefix(16) + Self.distinct(keys).prefix(16) + picked {
@@ -699,14 +699,6 @@ struct ResourceCheck {
             report(.note, HTTPCheckCode.walkIncomplete, "\(playlist.cutOff) lines or references past the playlist limits were not read",
                    exchange: nil)
         }
-    }
-
-    /// The first, middle and last segments (fewer when there are fewer; none of none).
-    static func sample<Element>(_ segments: [Element]) -> [Element] {
-        guard let last = segments.indices.last else { return [] }
-        var indexes: [Int] = []
-        for index in [0, segments.count / 2, last] where !indexes.contains(index) { indexes.append(index) }
-        return indexes.map { segments[$0] }
     }
 
     static func distinct(_ references: [HLSReferences.Reference]) -> [HLSReferences.Reference] {
