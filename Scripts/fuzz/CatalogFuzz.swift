@@ -35,6 +35,11 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             else { continue }
             let builder = CastRequestBuilder()
             for item in result.items.prefix(64) {
+                // Reports and status lines format durations as whole seconds: every reader must
+                // hand over only durations that convert (1e300 once trapped the report).
+                if let duration = item.duration, !(0...CatalogItem.maximumDuration).contains(duration) {
+                    fatalError("item duration \(duration) passed the readers")
+                }
                 let (load, found) = builder.loadRequest(for: item)
                 _ = result.locating(found + CastValidator().validate(load))
             }

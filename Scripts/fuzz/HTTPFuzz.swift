@@ -1,6 +1,8 @@
 // libFuzzer entry point for HTTPCheck's parsers of untrusted server output: response heads,
-// header lists, Content-Range, URL resolution, and the HLS and DASH reference walkers. The
-// first byte picks the parser. Built by Scripts/fuzz/http.
+// header lists, Content-Range, URL resolution, and the HLS and DASH reference walkers (byte
+// ranges, durations, segment numbers and times from hostile manifests, and the segment sample a
+// check fetches, which once indexed an empty live playlist). The first byte picks the parser.
+// Built by Scripts/fuzz/http.
 import HTTPCheck
 
 let fuzzBase = WebURL("https://cdn.example/media/master.m3u8")
@@ -24,11 +26,19 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case 2:
         if let playlist = HLSReferences.parse(text) {
             for reference in playlist.references.prefix(1000) { _ = base.resolving(reference.uri) }
+            for segment in playlist.sampledSegments {
+                // A kept byte range is a real range: first <= last, both from overflow-checked sums.
+                if case .closed(let first, let last)? = segment.byteRange, first > last { fatalError("range \(first)-\(last)") }
+            }
+            _ = playlist.problems.map(\.message)
         }
     case 3:
-        _ = try? DASHReferences.parse(bytes, url: base, allSegments: false)
+        if let manifest = try? DASHReferences.parse(bytes, url: base, allSegments: false) { _ = manifest.outOfRange }
     default:
-        _ = try? DASHReferences.parse(bytes, url: base, allSegments: true)
+        if let manifest = try? DASHReferences.parse(bytes, url: base, allSegments: true) {
+            guard manifest.references.count <= manifest.representationCount * (DASHReferences.maximumSegmentsPerRepresentation + 2)
+            else { fatalError("\(manifest.references.count) references for \(manifest.representationCount) representations") }
+        }
     }
     return 0
 }

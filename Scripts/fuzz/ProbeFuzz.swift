@@ -1,5 +1,6 @@
 // libFuzzer entry point for the media probe: each input is written to a file and probed, then
-// judged against every device profile. Built by Scripts/fuzz/probe.
+// judged against every device profile; HLS media playlists are also read for their duration and
+// packaging. Built by Scripts/fuzz/probe.
 import Foundation
 import MediaProbe
 
@@ -18,6 +19,10 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if let result = try? MediaProber(limits: .init(probeBytes: 1_000_000, timeout: 5)).probeBlocking(path: url.path) {
         _ = DeviceJudge().verdicts(for: result)
     }
-    if let text = String(data: bytes, encoding: .utf8) { _ = HLSPlaylist.parse(text) }
+    if let text = String(data: bytes, encoding: .utf8), case .media(let playlist)? = HLSPlaylist.parse(text) {
+        // EXTINF values past a day count as unknown, so the sum stays a duration a player holds.
+        guard playlist.duration.isFinite, playlist.duration >= 0 else { fatalError("playlist duration \(playlist.duration)") }
+        _ = (playlist.segmentPackaging, playlist.isLive)
+    }
     return 0
 }

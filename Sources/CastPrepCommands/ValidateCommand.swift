@@ -77,20 +77,37 @@ enum ValidateCommand {
         return counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
     }
 
+    /// The most bytes read from one file or from standard input (256 MiB, several hundred
+    /// thousand requests). Input is counted while it is read, so a larger stream stops there
+    /// instead of filling memory.
+    static let maximumInputBytes = 256 << 20
+
     /// Reads and validates one file; never throws: unreadable files are findings too.
-    static func validate(file: String) -> FileReport {
+    static func validate(file: String, limit: Int = maximumInputBytes) -> FileReport {
+        let descriptor = file == "-" ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let exists = FileManager.default.fileExists(atPath: file)
+            return FileReport(file: file, messages: [], diagnostics: [
+                Diagnostic(.error, exists ? "file.unreadable" : "file.not-found", exists ? "cannot read \(file)" : "no such file: \(file)",
+                           fix: exists ? "check the permissions" : "check the path", location: .init(file: file)),
+            ])
+        }
+        defer { if descriptor != STDIN_FILENO { close(descriptor) } }
         let bytes: [UInt8]
-        if file == "-" {
-            bytes = Array(FileHandle.standardInput.readDataToEndOfFile())
-        } else {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                let exists = FileManager.default.fileExists(atPath: file)
-                return FileReport(file: file, messages: [], diagnostics: [
-                    Diagnostic(.error, exists ? "file.unreadable" : "file.not-found", exists ? "cannot read \(file)" : "no such file: \(file)",
-                               fix: exists ? "check the permissions" : "check the path", location: .init(file: file)),
-                ])
-            }
-            bytes = Array(data)
+        switch readBounded(descriptor, limit: limit) {
+        case .success(let read):
+            bytes = read
+        case .failure(.tooLarge):
+            let what = file == "-" ? "standard input" : file
+            return FileReport(file: file, messages: [], diagnostics: [
+                Diagnostic(.error, "file.too-large", "\(what) is larger than \(limit) bytes; nothing was validated",
+                           fix: "split the requests into several files (NDJSON splits at any line: split -l 100000)", location: .init(file: file)),
+            ])
+        case .failure(.unreadable(let code)):
+            return FileReport(file: file, messages: [], diagnostics: [
+                Diagnostic(.error, "file.unreadable", "cannot read \(file): \(String(cString: strerror(code)))",
+                           fix: "check that it is a readable file", location: .init(file: file)),
+            ])
         }
         let isNDJSON = file.hasSuffix(".ndjson") || file.hasSuffix(".jsonl") || looksLikeNDJSON(bytes)
         var report: FileReport
@@ -139,6 +156,28 @@ enum ValidateCommand {
         }
         report.diagnostics = result.locating(report.diagnostics)
         return report
+    }
+
+    enum ReadFailure: Error {
+        case tooLarge
+        case unreadable(errno: Int32)
+    }
+
+    /// Everything `descriptor` gives until its end, or ``ReadFailure/tooLarge`` as soon as
+    /// more than `limit` bytes have come (a pipe has no size to check up front).
+    static func readBounded(_ descriptor: Int32, limit: Int) -> Result<[UInt8], ReadFailure> {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return .success(bytes) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(.unreadable(errno: errno))
+            }
+            guard bytes.count + count <= limit else { return .failure(.tooLarge) }
+            bytes.append(contentsOf: chunk[..<count])
+        }
     }
 
     /// Several top-level objects, one per line, is NDJSON even without the extension.

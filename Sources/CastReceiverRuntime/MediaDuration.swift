@@ -66,7 +66,8 @@ struct DurationReader: Sendable {
 /// Durations from the bytes a player reads first.
 enum MediaDuration {
     /// The `EXTINF` sum of a finished media playlist (one with `#EXT-X-ENDLIST`); a live
-    /// playlist has no length.
+    /// playlist has no length, and neither has one with a duration outside
+    /// `0...`\(``HLSReferences/maximumSegmentSeconds``) (the HTTP check refuses those).
     static func hls(_ text: String) -> Double? {
         var total = 0.0
         var ended = false
@@ -74,7 +75,9 @@ enum MediaDuration {
             let line = rawLine.drop { $0 == " " || $0 == "\t" }
             if line.hasPrefix("#EXTINF:") {
                 let value = line.dropFirst("#EXTINF:".count).prefix { $0 != "," }.filter { $0 != " " && $0 != "\t" }
-                if let seconds = Double(value), seconds.isFinite, seconds >= 0 { total += seconds }
+                guard let seconds = Double(value) else { continue }
+                guard (0...HLSReferences.maximumSegmentSeconds).contains(seconds) else { return nil }
+                total += seconds
             } else if line.hasPrefix("#EXT-X-ENDLIST") {
                 ended = true
             }
@@ -97,9 +100,10 @@ enum MediaDuration {
         return nil
     }
 
-    /// Seconds in an ISO 8601 duration such as `PT1H2M3.5S` or `P1DT2H`.
+    /// Seconds in an ISO 8601 duration such as `PT1H2M3.5S` or `P1DT2H`; nil past 64
+    /// characters or ``DASHReferences/maximumPresentationSeconds`` (the HTTP check refuses those).
     static func seconds(iso8601 text: String) -> Double? {
-        guard text.hasPrefix("P") else { return nil }
+        guard text.hasPrefix("P"), text.utf8.count <= 64 else { return nil }
         var total = 0.0
         var number = ""
         var inTime = false
@@ -122,7 +126,7 @@ enum MediaDuration {
                 }
             }
         }
-        return number.isEmpty && total > 0 ? total : nil
+        return number.isEmpty && total > 0 && total <= DASHReferences.maximumPresentationSeconds ? total : nil
     }
 
     /// Whether the bytes start like an ISO BMFF file.

@@ -143,9 +143,15 @@ public struct ReceiverMediaFetcher: MediaFetching {
 /// | HLS media playlist | 312 HLS_NETWORK_PLAYLIST | 412 HLS_MANIFEST_PLAYLIST |
 /// | HLS segment, init section | 301 SEGMENT_NETWORK | — |
 /// | HLS key | 314 HLS_NETWORK_KEY_LOAD | — |
-/// | DASH manifest | 321 DASH_NETWORK | 420 DASH_MANIFEST_UNKNOWN / 421 DASH_MANIFEST_NO_PERIODS |
+/// | DASH manifest | 321 DASH_NETWORK | 420 DASH_MANIFEST_UNKNOWN / 421 DASH_MANIFEST_NO_PERIODS / 423 DASH_INVALID_SEGMENT_INFO |
 /// | DASH segment, init segment | 321 DASH_NETWORK | — |
 /// | Smooth manifest | 331 SMOOTH_NETWORK | — |
+///
+/// "Not a manifest" includes values no player can use (``HTTPCheckCode/manifestValueOutOfRange``,
+/// ``HTTPCheckCode/manifestLineTooLong``: overflowing byte ranges, segment numbers or times,
+/// absurd durations): the HLS codes above, and 423 DASH_INVALID_SEGMENT_INFO for DASH. A live
+/// HLS playlist with no segments yet (``HTTPCheckCode/livePlaylistEmpty``) fails with 412 as
+/// well: the emulator reads the playlist once and does not wait for a first segment.
 ///
 /// Text tracks and images never fail a load: the device plays without the captions (a
 /// warning in the log says why they will not show).
@@ -169,7 +175,14 @@ public struct ReceiverFetchVerdict: Sendable, Hashable {
         HTTPCheckCode.preflightCORSMissing, HTTPCheckCode.preflightHeadersMissing, HTTPCheckCode.statusError,
         HTTPCheckCode.mixedContent, HTTPCheckCode.tlsCertificate, HTTPCheckCode.tlsFailed, HTTPCheckCode.timeout,
         HTTPCheckCode.dnsFailed, HTTPCheckCode.connectFailed, HTTPCheckCode.transferFailed, HTTPCheckCode.invalidURL,
-        HTTPCheckCode.manifestInvalid, HTTPCheckCode.manifestEmpty,
+        HTTPCheckCode.manifestInvalid, HTTPCheckCode.manifestEmpty, HTTPCheckCode.manifestValueOutOfRange,
+        HTTPCheckCode.manifestLineTooLong,
+    ]
+
+    /// Codes that say the manifest's content (not its transfer) is what the player refuses.
+    static let contentCodes: Set<DiagnosticCode> = [
+        HTTPCheckCode.manifestInvalid, HTTPCheckCode.manifestEmpty, HTTPCheckCode.manifestValueOutOfRange,
+        HTTPCheckCode.manifestLineTooLong, HTTPCheckCode.livePlaylistEmpty,
     ]
 
     /// The outcome a device reaches from `report`.
@@ -194,11 +207,13 @@ public struct ReceiverFetchVerdict: Sendable, Hashable {
     /// finding does not stop playback.
     func failureCode(for finding: HTTPFinding, kind: ResourceKind) -> DetailedErrorCode? {
         let code = finding.diagnostic.code
-        let isFatal = finding.diagnostic.severity == .error && Self.fatalCodes.contains(code)
+        // A live playlist with nothing in it is only a warning for a server check, but the
+        // player has nothing to start.
+        let isFatal = finding.diagnostic.severity == .error && Self.fatalCodes.contains(code) || code == HTTPCheckCode.livePlaylistEmpty
         // A URL on this machine's loopback: a device asks itself, which fails like a refused connection.
         let isUnreachableLoopback = code == HTTPCheckCode.loopbackURL && !loopbackIsReachable
         guard isFatal || isUnreachableLoopback else { return nil }
-        let isContent = code == HTTPCheckCode.manifestInvalid || code == HTTPCheckCode.manifestEmpty
+        let isContent = Self.contentCodes.contains(code)
         switch kind {
         case .media:
             return family == .smooth ? .smoothNetwork : .mediaSourceNotSupported
@@ -212,6 +227,7 @@ public struct ReceiverFetchVerdict: Sendable, Hashable {
             return .hlsNetworkKeyLoad
         case .dashManifest:
             if code == HTTPCheckCode.manifestEmpty { return .dashManifestNoPeriods }
+            if code == HTTPCheckCode.manifestValueOutOfRange { return .dashInvalidSegmentInfo }
             return isContent ? .dashManifestUnknown : .dashNetwork
         case .dashSegment, .dashInitSegment:
             return .dashNetwork

@@ -84,7 +84,7 @@ public struct PlaybackSummary: Sendable, Hashable {
         if let queuePosition { parts.append("\(queuePosition.index)/\(queuePosition.count)" + (repeatMode.map { " repeat \(Self.repeatWord($0))" } ?? "")) }
         if playerState != nil { parts.append(captions.isEmpty ? "captions off" : "captions " + captions.joined(separator: ",")) }
         if let volume {
-            parts.append("vol \(Int((volume * 100).rounded()))%" + (muted == true ? " muted" : ""))
+            parts.append("vol \(Self.percent(volume))" + (muted == true ? " muted" : ""))
         }
         return parts.joined(separator: " · ")
     }
@@ -106,13 +106,24 @@ public struct PlaybackSummary: Sendable, Hashable {
         return .object(members)
     }
 
-    /// `1:02:03` or `4:05`.
+    /// The longest time ``clock(_:)`` shows (about 31 years); a device reporting more (1e300,
+    /// 1e19) is showing nonsense, which is shown as `–` rather than converted to `Int`.
+    static let longestClock = 1e9
+
+    /// `1:02:03` or `4:05`; `–` for what is not a time a player can be at.
     static func clock(_ seconds: Double) -> String {
-        guard seconds.isFinite, seconds >= 0 else { return "–" }
+        guard seconds.isFinite, seconds >= 0, seconds < longestClock else { return "–" }
         let whole = Int(seconds)
         let hours = whole / 3600, minutes = whole / 60 % 60, rest = whole % 60
         let two = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
         return hours > 0 ? "\(hours):\(two(minutes)):\(two(rest))" : "\(minutes):\(two(rest))"
+    }
+
+    /// `40%` for a volume level of 0.4; `–` for a level outside 0…1 (a device's 1e17 or an
+    /// infinity), which has no percentage.
+    static func percent(_ level: Double) -> String {
+        guard level.isFinite, (0...1).contains(level) else { return "–" }
+        return "\(Int((level * 100).rounded()))%"
     }
 
     static func repeatWord(_ mode: String) -> String {

@@ -85,7 +85,7 @@ public struct CastVideosCatalogReader: Sendable {
         }
         let description = video.string("subtitle")
         let studio = video.string("studio")
-        let duration = video.double("duration")
+        let duration = CatalogItem.checkedDuration(video.double("duration"), diagnostics: &local, path: path)
         var images: [CastImage] = []
         if let thumb = video.string("image-480x270"), let url = resolver.resolve(thumb, base: bases["images"]) {
             images.append(CastImage(url: url, width: 480, height: 270))
@@ -231,7 +231,7 @@ public struct CastVideosCatalogReader: Sendable {
             let title = reader.string("title")
             let subtitle = reader.string("subtitle")
             let thumb = reader.string("thumb")
-            let duration = reader.double("duration")
+            let duration = CatalogItem.checkedDuration(reader.double("duration"), diagnostics: &diagnostics, path: path)
             _ = reader.finish(into: &diagnostics)
             guard let reference, let url = resolver.resolve(reference) else {
                 diagnostics.append(Diagnostic(.error, "catalog.item-no-source", "entry has no contentUrl; skipped", fix: "add \"contentUrl\"", path: path))

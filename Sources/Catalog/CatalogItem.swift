@@ -58,6 +58,31 @@ public struct CatalogItem: Sendable, Hashable {
 }
 
 extension CatalogItem {
+    /// The longest duration a catalog may declare, in seconds (about 31 years). Longer values
+    /// (1e300, a typo'd `#EXTINF`) are not durations of any media; each is refused with
+    /// `catalog.duration-out-of-range` instead of reaching the LOAD and the report.
+    public static let maximumDuration = 1_000_000_000.0
+
+    /// `value` when it is a duration the catalog may declare (finite, 0…``maximumDuration``),
+    /// else nil with a `catalog.duration-out-of-range` warning appended to `diagnostics`.
+    /// Negative values mean "unknown" in M3U and are dropped without a word.
+    public static func checkedDuration(
+        _ value: Double?, diagnostics: inout [Diagnostic], location: Diagnostic.SourceLocation? = nil, path: JSONPath? = nil
+    ) -> Double? {
+        guard let value else { return nil }
+        if value.isFinite, value < 0 { return nil }
+        guard value.isFinite, value <= maximumDuration else {
+            let message = "the duration \(value) s is longer than any media (the limit is \(Int(maximumDuration)) s); it is ignored"
+            let fix = "give the duration in seconds (5400 for 1 h 30 min), or leave it out: preflight measures it"
+            diagnostics.append(
+                Diagnostic(.warning, "catalog.duration-out-of-range", message, fix: fix, location: location, path: path?.appending("duration")))
+            return nil
+        }
+        return value
+    }
+}
+
+extension CatalogItem {
     /// Moves a finding about a request built from this item onto the item: its message is
     /// prefixed with the item's title and the place inside the request (`"Intro" LOAD
     /// media.contentId: …`), and it takes the item's JSON path and file position, since the

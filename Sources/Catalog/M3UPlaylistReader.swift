@@ -7,8 +7,16 @@ import Foundation
 /// `tvg-logo` becomes the image and `group-title` the subtitle. Relative entries resolve
 /// against the playlist's location. An HLS *media* or *master* playlist (one with
 /// `#EXT-X-` stream tags) is not a list of items: it becomes a single HLS item.
+///
+/// Bounded: a line longer than ``maximumLineBytes`` is refused with `catalog.m3u-line-too-long`
+/// (with its entry) before anything else reads it, and a duration past
+/// ``CatalogItem/maximumDuration`` with `catalog.duration-out-of-range`.
 public struct M3UPlaylistReader: Sendable {
     public var resolver: URLResolver
+
+    /// The longest line read, in UTF-8 bytes. URLs with tokens run to a few KiB; one of
+    /// megabytes (a 50 MB attribute, say) would cost seconds of CPU and gigabytes downstream.
+    public static let maximumLineBytes = 64 << 10
 
     /// Creates a reader.
     public init(resolver: URLResolver) { self.resolver = resolver }
@@ -19,16 +27,35 @@ public struct M3UPlaylistReader: Sendable {
         let text: String
         var body = bytes[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-        if let utf8 = String(validating: body, as: UTF8.self) {
+        // Long lines are cut out of the bytes before anything decodes or splits them, which
+        // would cost seconds of CPU on a 50 MB line.
+        let (bounded, longLines) = Self.removingLongLines(body)
+        if let utf8 = String(validating: bounded, as: UTF8.self) {
             text = utf8
         } else {
             // .m3u files from older tools are Latin-1; decode rather than fail.
-            text = String(body.map { Character(Unicode.Scalar($0)) })
+            text = String(bounded.map { Character(Unicode.Scalar($0)) })
             diagnostics.append(
                 Diagnostic(.note, "catalog.m3u-latin1", "the playlist is not UTF-8; read as Latin-1",
                            fix: "save it as UTF-8 (.m3u8) so titles with accents survive", location: .init(file: file)))
         }
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        // A refused line is empty now; an #EXTINF that was refused takes its entry (the next
+        // URL line) with it.
+        var refused: Set<Int> = []
+        for long in longLines {
+            diagnostics.append(
+                Diagnostic(.error, "catalog.m3u-line-too-long",
+                           "line \(long.offset + 1) is \(long.size) bytes; the limit is \(Self.maximumLineBytes); its entry is skipped",
+                           fix: "keep each line under 64 KiB: shorten the URL or the #EXTINF attributes (put logos in files and refer to them by URL)",
+                           location: .init(file: file, line: long.offset + 1, column: 1)))
+            refused.insert(long.offset)
+            if long.isExtinf, long.offset + 1 < lines.count,
+                let next = lines[(long.offset + 1)...].firstIndex(where: { !$0.hasPrefix("#") && !$0.allSatisfy(\.isWhitespace) })
+            {
+                refused.insert(next)
+            }
+        }
         let streamTags = ["#EXT-X-TARGETDURATION", "#EXT-X-STREAM-INF", "#EXT-X-MEDIA-SEQUENCE", "#EXT-X-MEDIA:"]
         if lines.contains(where: { line in streamTags.contains { line.hasPrefix($0) } }) {
             let url = resolver.documentURL.absoluteString
@@ -46,6 +73,10 @@ public struct M3UPlaylistReader: Sendable {
         var pending: (duration: Double?, title: String?, attributes: [String: String], line: Int)?
         for (offset, rawLine) in lines.enumerated() {
             let lineNumber = offset + 1
+            if refused.contains(offset) {
+                if !rawLine.hasPrefix("#") { pending = nil }
+                continue
+            }
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line == "#EXTM3U" || line.hasPrefix("#EXTM3U ") { continue }
             if line.hasPrefix("#EXTINF:") {
@@ -68,7 +99,12 @@ public struct M3UPlaylistReader: Sendable {
                 ?? URL(string: url)?.deletingPathExtension().lastPathComponent.removingPercentEncoding
             var item = CatalogItem(id: "item-\(items.count + 1)", index: items.count, title: title,
                                    sources: [MediaSource(kind: .guess(fromURL: url), url: url)])
-            if let duration = pending?.duration, duration > 0 { item.duration = duration }
+            if let duration = CatalogItem.checkedDuration(
+                pending?.duration, diagnostics: &diagnostics, location: .init(file: file, line: pending?.line ?? lineNumber, column: 1)),
+                duration > 0
+            {
+                item.duration = duration
+            }
             if let attributes = pending?.attributes {
                 if let logo = attributes["tvg-logo"], let logoURL = resolver.resolve(logo) { item.images = [CastImage(url: logoURL)] }
                 item.subtitle = attributes["group-title"]
@@ -87,6 +123,43 @@ public struct M3UPlaylistReader: Sendable {
             diagnostics.append(Diagnostic(.warning, "catalog.empty", "the playlist has no entries", fix: nil, location: .init(file: file)))
         }
         return CatalogReadResult(format: .m3u, items: items, diagnostics: diagnostics)
+    }
+
+    /// `bytes` with every line longer than ``maximumLineBytes`` emptied (its line break kept,
+    /// so line numbers stay), and those lines' 0-based numbers, sizes and whether each was an
+    /// `#EXTINF`. Line breaks are `\n`, `\r\n` and `\r`, as in the text split that follows.
+    static func removingLongLines(_ bytes: ArraySlice<UInt8>) -> (bytes: [UInt8], long: [(offset: Int, size: Int, isExtinf: Bool)]) {
+        bytes.withUnsafeBufferPointer { buffer in
+            var output: [UInt8] = []
+            var long: [(offset: Int, size: Int, isExtinf: Bool)] = []
+            var line = 0
+            var start = 0
+            var index = 0
+            func emit(upTo end: Int) {
+                let size = end - start
+                if size > maximumLineBytes {
+                    long.append((line, size, buffer[start..<end].starts(with: Array("#EXTINF:".utf8))))
+                } else {
+                    output.append(contentsOf: buffer[start..<end])
+                }
+            }
+            while index < buffer.count {
+                let byte = buffer[index]
+                guard byte == 0x0A || byte == 0x0D else {
+                    index += 1
+                    continue
+                }
+                emit(upTo: index)
+                var next = index + 1
+                if byte == 0x0D, next < buffer.count, buffer[next] == 0x0A { next += 1 }
+                output.append(contentsOf: buffer[index..<next])
+                line += 1
+                start = next
+                index = next
+            }
+            emit(upTo: buffer.count)
+            return (output, long)
+        }
     }
 
     /// Parses `-1 tvg-logo="x" group-title="y",Title, with comma`.

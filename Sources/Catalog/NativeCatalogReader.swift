@@ -209,7 +209,7 @@ public struct NativeCatalogReader: Sendable {
         item.description = reader.string("description")
         item.studio = reader.string("studio")
         item.streamType = reader.vocabulary("streamType")
-        item.duration = reader.double("duration")
+        item.duration = CatalogItem.checkedDuration(reader.double("duration"), diagnostics: &local, path: path)
         if let raw = reader.value("metadataType") {
             switch raw {
             case .number(let number):

@@ -8,7 +8,9 @@ internal import CLibXML2
 /// Parsed with libxml2 without network access, entity substitution or DTD loading, so a
 /// hostile manifest cannot make the checker fetch or expand anything. Bounded: at most
 /// ``maximumRepresentations`` representations and ``maximumSegmentsPerRepresentation``
-/// segments each are listed.
+/// segments each are listed. Segment numbers and times are computed with overflow checks,
+/// and durations longer than ``maximumPresentationSeconds`` are refused: a value that does not
+/// fit is listed in ``outOfRange`` instead of trapping.
 public struct DASHReferences: Sendable, Hashable {
     /// One URL the manifest makes the player fetch.
     public struct Reference: Sendable, Hashable {
@@ -47,6 +49,10 @@ public struct DASHReferences: Sendable, Hashable {
     public static let maximumRepresentations = 2_000
     /// Segments listed per representation when every segment is wanted.
     public static let maximumSegmentsPerRepresentation = 20_000
+    /// The longest presentation, period or period start accepted, in seconds (about 31
+    /// years). Real manifests last hours; anything longer is a broken or hostile value, and
+    /// beyond it a player's millisecond clock loses exactness.
+    public static let maximumPresentationSeconds = 1_000_000_000.0
 
     /// Whether the manifest is live (`type="dynamic"`): its segment numbers depend on the clock,
     /// so only initialisation segments are listed.
@@ -57,6 +63,9 @@ public struct DASHReferences: Sendable, Hashable {
     public var references: [Reference]
     /// Things that keep some segments from being listed, one sentence each.
     public var problems: [String]
+    /// Values no player can use — durations past ``maximumPresentationSeconds``, segment
+    /// numbers or times past 64 bits — one sentence each. A player refuses such a manifest.
+    public var outOfRange: [String] = []
 
     /// Reads a manifest fetched from `url`.
     ///
@@ -84,7 +93,7 @@ public struct DASHReferences: Sendable, Hashable {
         walker.walk(mpd: root, url: url)
         return DASHReferences(
             isLive: walker.isLive, representationCount: walker.representationCount, references: walker.references,
-            problems: walker.problems)
+            problems: walker.problems, outOfRange: walker.outOfRange)
     }
 
     /// The inheritable `SegmentTemplate` attributes, merged from Period to Representation.
@@ -114,6 +123,7 @@ public struct DASHReferences: Sendable, Hashable {
         var representationCount = 0
         var references: [Reference] = []
         var problems: [String] = []
+        var outOfRange: [String] = []
 
         init(allSegments: Bool, isLive: Bool) {
             self.allSegments = allSegments
@@ -122,13 +132,13 @@ public struct DASHReferences: Sendable, Hashable {
 
         mutating func walk(mpd: xmlNodePtr, url: WebURL) {
             let mpdBase = base(of: mpd, relativeTo: url)
-            let totalDuration = XMLNode.attribute(mpd, "mediaPresentationDuration").flatMap(isoDuration)
+            let totalDuration = seconds(mpd, "mediaPresentationDuration", element: "MPD")
             let periods = XMLNode.children(mpd, named: "Period")
             var start = 0.0
             for (index, period) in periods.enumerated() {
-                start = XMLNode.attribute(period, "start").flatMap(isoDuration) ?? start
-                var duration = XMLNode.attribute(period, "duration").flatMap(isoDuration)
-                if duration == nil, index + 1 < periods.count, let next = XMLNode.attribute(periods[index + 1], "start").flatMap(isoDuration) {
+                start = seconds(period, "start", element: "Period") ?? start
+                var duration = seconds(period, "duration", element: "Period")
+                if duration == nil, index + 1 < periods.count, let next = seconds(periods[index + 1], "start", element: "Period") {
                     duration = next - start
                 }
                 if duration == nil, let totalDuration { duration = totalDuration - start }
@@ -151,6 +161,20 @@ public struct DASHReferences: Sendable, Hashable {
             if representationCount > maximumRepresentations {
                 problems.append("only the first \(maximumRepresentations) of \(representationCount) representations were walked")
             }
+        }
+
+        /// An ISO 8601 duration attribute in seconds; nil when absent, malformed or longer than
+        /// ``DASHReferences/maximumPresentationSeconds`` (which is recorded in ``outOfRange``).
+        mutating func seconds(_ node: xmlNodePtr, _ key: String, element: String) -> Double? {
+            guard let text = XMLNode.attribute(node, key), let value = isoDuration(text) else { return nil }
+            guard value <= maximumPresentationSeconds else {
+                if outOfRange.count < 20 {
+                    outOfRange.append(
+                        "<\(element) \(key)=\"\(text.prefix(80))\"> is \(value) s; the longest a player accepts is \(Int(maximumPresentationSeconds)) s")
+                }
+                return nil
+            }
+            return value
         }
 
         /// The first `BaseURL` child resolved against `parent`, or `parent`.
@@ -219,11 +243,34 @@ public struct DASHReferences: Sendable, Hashable {
             add(nil, .segment)
         }
 
-        /// The numbers and times of the segments to list: first and last, or all.
+        /// The numbers and times of the segments to list: first and last, or all. Numbers and
+        /// times come from the manifest, so every sum and product is checked: one that
+        /// overflows lists nothing for the representation and is recorded in ``outOfRange``.
         mutating func segmentPositions(_ template: Template, periodDuration: Double?, id: String) -> [(Int, Int)] {
+            do {
+                return try checkedSegmentPositions(template, periodDuration: periodDuration, id: id)
+            } catch {
+                if outOfRange.count < 20 {
+                    outOfRange.append("representation \(id): \(error.message)")
+                }
+                return []
+            }
+        }
+
+        private mutating func checkedSegmentPositions(
+            _ template: Template, periodDuration: Double?, id: String
+        ) throws(Overflow) -> [(Int, Int)] {
             let startNumber = template.attributes["startNumber"].flatMap(Int.init) ?? 1
             let timescale = max(1, template.attributes["timescale"].flatMap(Int.init) ?? 1)
-            let periodEnd = periodDuration.map { Int(($0 * Double(timescale)).rounded(.up)) }
+            var periodEnd: Int?
+            if let periodDuration {
+                let scaled = (periodDuration * Double(timescale)).rounded(.up)
+                // Double(Int.max) is 2^63, the first value that no longer converts.
+                guard scaled.magnitude < Double(Int.max) else {
+                    throw Overflow("the period's \(periodDuration) s at timescale \(timescale) is past 64-bit segment time")
+                }
+                periodEnd = Int(scaled)
+            }
             if let timeline = template.timeline, !timeline.isEmpty {
                 // Walk S elements arithmetically; repeats are only enumerated when all are wanted.
                 var positions: [(Int, Int)] = []
@@ -234,20 +281,32 @@ public struct DASHReferences: Sendable, Hashable {
                     if let t = entry.t { time = t }
                     var repeats = entry.r
                     if repeats < 0 {
+                        // Up to the next S@t or the period's end: ceil((end - time) / d) - 1.
                         let end = index + 1 < timeline.count ? timeline[index + 1].t ?? periodEnd : periodEnd
-                        repeats = end.map { max(0, ($0 - time + entry.d - 1) / entry.d - 1) } ?? 0
+                        if let end {
+                            let span = try Overflow.subtract(end, time, "S@t \(time) to \(end)")
+                            repeats = span > 0 ? span / entry.d + (span % entry.d == 0 ? 0 : 1) - 1 : 0
+                        } else {
+                            repeats = 0
+                        }
                     }
                     repeats = min(repeats, 10_000_000)
-                    if allSegments {
-                        for step in 0...repeats where positions.count < maximumSegmentsPerRepresentation {
-                            positions.append((number + step, time + step * entry.d))
+                    if allSegments, positions.count < maximumSegmentsPerRepresentation {
+                        for step in 0...min(repeats, maximumSegmentsPerRepresentation - positions.count - 1) {
+                            positions.append((
+                                try Overflow.add(number, step, "segment number \(number) + \(step)"),
+                                try Overflow.multiplyAdd(time, step, entry.d, "S@t \(time) + \(step) × S@d \(entry.d)"),
+                            ))
                         }
-                    } else if positions.isEmpty {
+                    } else if !allSegments, positions.isEmpty {
                         positions.append((number, time))
                     }
-                    last = (number + repeats, time + repeats * entry.d)
-                    number += repeats + 1
-                    time += (repeats + 1) * entry.d
+                    last = (
+                        try Overflow.add(number, repeats, "segment number \(number) + S@r \(repeats)"),
+                        try Overflow.multiplyAdd(time, repeats, entry.d, "S@t \(time) + S@r \(repeats) × S@d \(entry.d)")
+                    )
+                    number = try Overflow.add(number, repeats + 1, "segment number \(number) + S@r \(repeats) + 1")
+                    time = try Overflow.multiplyAdd(time, repeats + 1, entry.d, "S@t \(time) + (S@r \(repeats) + 1) × S@d \(entry.d)")
                 }
                 if !allSegments, let last, last.0 != positions.first?.0 { positions.append(last) }
                 return positions
@@ -260,17 +319,56 @@ public struct DASHReferences: Sendable, Hashable {
                 problems.append("representation \(id): the period has no duration, so the last segment number is unknown")
                 return [(startNumber, 0)]
             }
-            let count = max(1, min((periodEnd + duration - 1) / duration, 100_000_000))
+            // ceil(periodEnd / duration) without the overflow of periodEnd + duration - 1.
+            let whole = periodEnd / duration + (periodEnd % duration > 0 ? 1 : 0)
+            let count = max(1, min(whole, 100_000_000))
             if allSegments {
-                return (0..<min(count, maximumSegmentsPerRepresentation)).map { (startNumber + $0, $0 * duration) }
+                var positions: [(Int, Int)] = []
+                for index in 0..<min(count, maximumSegmentsPerRepresentation) {
+                    positions.append((
+                        try Overflow.add(startNumber, index, "startNumber \(startNumber) + \(index)"),
+                        try Overflow.multiplyAdd(0, index, duration, "\(index) × @duration \(duration)"),
+                    ))
+                }
+                return positions
             }
-            return count == 1 ? [(startNumber, 0)] : [(startNumber, 0), (startNumber + count - 1, (count - 1) * duration)]
+            guard count > 1 else { return [(startNumber, 0)] }
+            return [
+                (startNumber, 0),
+                (try Overflow.add(startNumber, count - 1, "startNumber \(startNumber) + \(count - 1)"),
+                 try Overflow.multiplyAdd(0, count - 1, duration, "\(count - 1) × @duration \(duration)")),
+            ]
         }
 
         func sample(count: Int) -> [Int] {
             guard count > 0 else { return [] }
             if allSegments { return Array(0..<min(count, maximumSegmentsPerRepresentation)) }
             return count == 1 ? [0] : [0, count - 1]
+        }
+    }
+
+    /// A segment number or time that does not fit in 64 bits, with the sum that overflowed.
+    struct Overflow: Error {
+        var message: String
+        init(_ message: String) { self.message = message }
+
+        static func add(_ a: Int, _ b: Int, _ what: @autoclosure () -> String) throws(Overflow) -> Int {
+            let (sum, overflow) = a.addingReportingOverflow(b)
+            if overflow { throw Overflow(what() + " is past 64 bits") }
+            return sum
+        }
+
+        static func subtract(_ a: Int, _ b: Int, _ what: @autoclosure () -> String) throws(Overflow) -> Int {
+            let (difference, overflow) = a.subtractingReportingOverflow(b)
+            if overflow { throw Overflow(what() + " is past 64 bits") }
+            return difference
+        }
+
+        /// `base + count × step`.
+        static func multiplyAdd(_ base: Int, _ count: Int, _ step: Int, _ what: @autoclosure () -> String) throws(Overflow) -> Int {
+            let (product, overflow) = count.multipliedReportingOverflow(by: step)
+            if overflow { throw Overflow(what() + " is past 64 bits") }
+            return try add(base, product, what())
         }
     }
 

@@ -75,6 +75,14 @@ public enum HTTPCheckCode {
     public static let manifestInvalid: DiagnosticCode = "http.manifest-invalid"
     /// A media playlist or representation without segments.
     public static let manifestEmpty: DiagnosticCode = "http.manifest-empty"
+    /// A live media playlist (no `#EXT-X-ENDLIST`) that lists no segments yet.
+    public static let livePlaylistEmpty: DiagnosticCode = "http.live-playlist-empty"
+    /// A number in a manifest that no player can use: a byte range ending past the largest
+    /// file offset, a duration outside what a player's clock holds, segment numbers or times
+    /// that overflow 64 bits.
+    public static let manifestValueOutOfRange: DiagnosticCode = "http.manifest-value-out-of-range"
+    /// A playlist line longer than ``HLSReferences/maximumLineBytes``.
+    public static let manifestLineTooLong: DiagnosticCode = "http.manifest-line-too-long"
     /// Some references were not walked (limits, live manifests, unexpandable templates).
     public static let walkIncomplete: DiagnosticCode = "http.walk-incomplete"
     /// An AES-128 key that is not 16 bytes.
@@ -160,6 +168,12 @@ public enum HTTPCheckCode {
             "serve the manifest itself (not an error page): an HLS playlist starts with #EXTM3U, a DASH manifest is <MPD> XML"
         case manifestEmpty:
             "list the segments in the playlist or representation"
+        case livePlaylistEmpty:
+            "start the cast once the packager has written the first segments (a player cannot start a stream with nothing to buffer), or check that the encoder feeding the packager is running"
+        case manifestValueOutOfRange:
+            "regenerate the manifest with the packager: byte ranges, durations, timescales and segment numbers must be the real, small values of the media"
+        case manifestLineTooLong:
+            "keep every playlist line under 64 KiB: shorten the URIs (signed-URL tokens belong in cookies or a short query) and the attribute values"
         case walkIncomplete:
             "check the references that were not walked by passing them as targets"
         case keyLength:

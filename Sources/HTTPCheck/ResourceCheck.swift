@@ -705,17 +705,16 @@ struct ResourceCheck {
         } else {
             resource.kind = .hlsMediaPlaylist
             let segments = playlist.segments
-            if segments.isEmpty {
-                report(.warning, HTTPCheckCode.manifestEmpty, "the media playlist lists no segments", exchange: exchange)
+            if segments.isEmpty, playlist.problems.isEmpty {
+                if playlist.hasEndList {
+                    report(.warning, HTTPCheckCode.manifestEmpty, "the media playlist lists no segments", exchange: exchange)
+                } else {
+                    report(.warning, HTTPCheckCode.livePlaylistEmpty,
+                           "the live playlist lists no segments yet (no #EXT-X-ENDLIST, no media): a player has nothing to buffer",
+                           exchange: exchange)
+                }
             }
-            var picked: [HLSReferences.Reference] = []
-            if context.options.segmentSampling == .all {
-                picked = segments
-            } else {
-                var indexes: [Int] = []
-                for index in [0, segments.count / 2, segments.count - 1] where index >= 0 && !indexes.contains(index) { indexes.append(index) }
-                picked = indexes.map { segments[$0] }
-            }
+            let picked = context.options.segmentSampling == .all ? segments : playlist.sampledSegments
             let keys = playlist.references.filter { $0.role == .key }
             let maps = playlist.references.filter { $0.role == .initSegment }
             for reference in Self.distinct(maps).prefix(16) + Self.distinct(keys).prefix(16) + picked {
@@ -733,6 +732,10 @@ struct ResourceCheck {
                        "keys \(playlist.skippedKeyURIs.prefix(3).joined(separator: ", ")) are not fetched over HTTP (FairPlay skd: keys do not play on Cast; data: keys are inline)",
                        exchange: nil)
             }
+        }
+        for problem in playlist.problems {
+            report(.error, problem.code, problem.message, exchange: exchange,
+                   location: Diagnostic.SourceLocation(file: resource.url.description, line: problem.line))
         }
         if playlist.cutOff > 0 {
             report(.note, HTTPCheckCode.walkIncomplete, "\(playlist.cutOff) lines or references past the playlist limits were not read",
@@ -755,6 +758,9 @@ struct ResourceCheck {
         }
         if manifest.representationCount == 0 {
             report(.error, HTTPCheckCode.manifestEmpty, "the DASH manifest has no representations", exchange: exchange)
+        }
+        for problem in manifest.outOfRange {
+            report(.error, HTTPCheckCode.manifestValueOutOfRange, "DASH manifest: \(problem)", exchange: exchange)
         }
         for problem in manifest.problems.prefix(20) {
             report(.note, HTTPCheckCode.walkIncomplete, "DASH manifest: \(problem)", exchange: nil)

@@ -2,7 +2,10 @@
 /// playlist with segments.
 ///
 /// Parsing is line-based and bounded: unknown tags are ignored as the RFC requires, attribute
-/// lists are read with quoted strings honoured, and at most ``maximumLines`` lines are read.
+/// lists are read with quoted strings honoured, at most ``maximumLines`` lines are read, and
+/// lines longer than ``maximumLineBytes`` are skipped (the HTTP check reports them as
+/// `http.manifest-line-too-long`). `#EXTINF` values outside `0...`\(``maximumSegmentSeconds``)
+/// count as unknown (0), so ``HLSMediaPlaylist/duration`` stays finite.
 public enum HLSPlaylist: Sendable, Hashable {
     case master(HLSMasterPlaylist)
     case media(HLSMediaPlaylist)
@@ -10,11 +13,17 @@ public enum HLSPlaylist: Sendable, Hashable {
     /// Lines beyond this are not read: no real playlist comes close, and a hostile one must not
     /// cost unbounded time.
     public static let maximumLines = 1_000_000
+    /// Lines longer than this (in UTF-8 bytes) are skipped, as ``HLSReferences`` does.
+    public static let maximumLineBytes = 64 << 10
+    /// The longest `#EXTINF` read as a duration, in seconds (a day, as ``HLSReferences``).
+    public static let maximumSegmentSeconds = 86_400.0
+    /// Attribute-list characters read per tag.
+    static let maximumAttributeCharacters = 16_384
 
     /// Parses playlist text. Returns nil when the text does not start with `#EXTM3U`.
     public static func parse(_ text: String) -> HLSPlaylist? {
         var lines = text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" })
-            .prefix(maximumLines).map { $0.trimmingBlanks() }
+            .prefix(maximumLines).filter { $0.utf8.count <= maximumLineBytes }.map { $0.trimmingBlanks() }
         if let first = lines.first, first.hasPrefix("\u{FEFF}") { lines[0] = String(first.dropFirst()) }
         guard lines.first?.hasPrefix("#EXTM3U") == true else { return nil }
         if lines.contains(where: { $0.hasPrefix("#EXT-X-STREAM-INF") || $0.hasPrefix("#EXT-X-MEDIA:") }) {
@@ -64,7 +73,9 @@ public enum HLSPlaylist: Sendable, Hashable {
         var duration: Double?
         for line in lines {
             if line.hasPrefix("#EXTINF:") {
-                duration = Double(line.dropFirst(8).prefix { $0 != "," }.trimmingBlanks())
+                duration = Double(line.dropFirst(8).prefix { $0 != "," }.trimmingBlanks()).flatMap {
+                    (0...maximumSegmentSeconds).contains($0) ? $0 : nil
+                }
             } else if line.hasPrefix("#EXT-X-TARGETDURATION:") {
                 playlist.targetDuration = Double(line.dropFirst("#EXT-X-TARGETDURATION:".count).trimmingBlanks())
             } else if line.hasPrefix("#EXT-X-MAP:") {
@@ -97,7 +108,7 @@ public enum HLSPlaylist: Sendable, Hashable {
             value = ""
             readingKey = true
         }
-        for character in text {
+        for character in text.prefix(maximumAttributeCharacters) {
             if readingKey {
                 if character == "=" { readingKey = false } else if character == "," { flush() } else { key.append(character) }
             } else if character == "\"" {

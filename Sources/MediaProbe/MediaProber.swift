@@ -280,7 +280,8 @@ public struct MediaProber: Sendable {
                 read += 1
                 let index = Int(packet.pointee.stream_index)
                 if media.contains(index), let stream = context.pointee.streams[index], packet.pointee.pts != castprep_AV_NOPTS_VALUE {
-                    let end = Double(packet.pointee.pts + max(0, packet.pointee.duration)) * double(stream.pointee.time_base)
+                    // Both come from the file: add them as Doubles, which cannot trap.
+                    let end = (Double(packet.pointee.pts) + Double(max(0, packet.pointee.duration))) * double(stream.pointee.time_base)
                     latest = max(latest ?? 0, end)
                 }
                 castprep_av_packet_unref(packet)

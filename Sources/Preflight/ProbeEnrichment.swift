@@ -45,11 +45,14 @@ public enum ProbeEnrichment {
             if conflicts == .preferProbe { source.declaredContentType = probe.contentType }
         }
         item.sources[sourceIndex] = source
+        // A file's header can claim any length (an mvhd of 2^64 − 2 units); past the longest a
+        // catalog may declare it is no duration at all.
+        let probedDuration = probe.duration.flatMap { (0...CatalogItem.maximumDuration).contains($0) ? $0 : nil }
         switch conflicts {
         case .keepCatalog:
-            if item.duration == nil, probe.streamType == "BUFFERED" { item.duration = probe.duration }
+            if item.duration == nil, probe.streamType == "BUFFERED" { item.duration = probedDuration }
         case .preferProbe:
-            if let duration = probe.duration, probe.streamType == "BUFFERED" {
+            if let duration = probedDuration, probe.streamType == "BUFFERED" {
                 if let declaredDuration = item.duration, abs(declaredDuration - duration) > max(2, duration * 0.02) {
                     findings.append(Diagnostic(.warning, "catalog.duration-differs",
                                                "the catalog says \(ReportPage.formatDuration(declaredDuration)) but the media lasts \(ReportPage.formatDuration(duration))",
@@ -70,9 +73,10 @@ public enum ProbeEnrichment {
         return findings
     }
 
-    /// Seconds as a catalog writes them: whole when whole, else to the millisecond.
+    /// Seconds as a catalog writes them: whole when whole, else to the millisecond (values too
+    /// large for an `Int` are written as the `Double` they are).
     static func seconds(_ value: Double) -> String {
         let rounded = (value * 1000).rounded() / 1000
-        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+        return rounded == rounded.rounded() && rounded.magnitude < 1e15 ? String(Int(rounded)) : String(rounded)
     }
 }

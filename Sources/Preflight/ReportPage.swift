@@ -1,4 +1,5 @@
 import CastModel
+import Catalog
 import Foundation
 
 /// Writes `report.html`: one self-contained page (no network, no external files) with the
@@ -169,8 +170,10 @@ enum ReportPage {
         return out
     }
 
+    /// `1:02:03` or `4:05`; empty for what is not a duration (negative, infinite, or past
+    /// ``CatalogItem/maximumDuration``, which a catalog or probe can still hand over).
     static func formatDuration(_ seconds: Double) -> String {
-        guard seconds.isFinite, seconds >= 0 else { return "" }
+        guard seconds.isFinite, seconds >= 0, seconds <= CatalogItem.maximumDuration else { return "" }
         let total = Int(seconds.rounded())
         let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
         let twoDigits = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }

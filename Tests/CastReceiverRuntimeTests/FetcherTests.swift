@@ -263,6 +263,10 @@ struct VerdictTests {
         (.dashSegment, HTTPCheckCode.mixedContent, .dash, 321),
         (.dashInitSegment, HTTPCheckCode.preflightFailed, .dash, 321),
         (.media, HTTPCheckCode.corsMissing, .smooth, 331),
+        (.hlsMasterPlaylist, HTTPCheckCode.manifestLineTooLong, .hls, 411),
+        (.hlsMediaPlaylist, HTTPCheckCode.manifestValueOutOfRange, .hls, 412),
+        (.hlsMediaPlaylist, HTTPCheckCode.manifestLineTooLong, .hls, 412),
+        (.dashManifest, HTTPCheckCode.manifestValueOutOfRange, .dash, 423),
     ])
     func codes(kind: ResourceKind, code: DiagnosticCode, family: CastMediaTypes.Family, expected: Int) {
         let report = CheckReport(origin: "https://www.gstatic.com", findings: [finding(code, on: kind)])
@@ -288,6 +292,13 @@ struct VerdictTests {
         #expect(outcome.diagnosticCodes == (severity >= .warning ? [code.rawValue] : []))
     }
 
+    @Test("a live playlist without segments yet is only a warning for the server check, but the player has nothing to start: 412")
+    func emptyLivePlaylist() {
+        let report = CheckReport(origin: "https://www.gstatic.com", findings: [finding(HTTPCheckCode.livePlaylistEmpty, .warning, on: .hlsMediaPlaylist)])
+        let outcome = ReceiverFetchVerdict(family: .hls, loopbackIsReachable: false).outcome(of: report, duration: nil)
+        #expect(outcome.code == 412)
+    }
+
     @Test("the first finding that stops the player decides the code")
     func firstFatalFindingWins() {
         let report = CheckReport(origin: "https://www.gstatic.com", findings: [
@@ -307,7 +318,11 @@ struct DurationTests {
         #expect(MediaDuration.seconds(iso8601: text) == seconds)
     }
 
-    @Test("malformed ISO 8601 durations give nothing", arguments: ["1M", "PTXS", "PT", "P1X"])
+    @Test("malformed ISO 8601 durations give nothing", arguments: [
+        "1M", "PTXS", "PT", "P1X",
+        "PT" + String(repeating: "1", count: 60) + "S",  // 60 digits: 1e59 s, past the longest presentation
+        "P99999999999Y",  // past the longest presentation
+    ])
     func badDurations(text: String) {
         #expect(MediaDuration.seconds(iso8601: text) == nil)
     }
@@ -325,6 +340,7 @@ struct DurationTests {
     func hls() {
         #expect(MediaDuration.hls("\u{FEFF}#EXTM3U\r\n#EXTINF:2.5,title\r\na.ts\r\n#EXTINF: 2.5 ,\r\nb.ts\r\n#EXT-X-ENDLIST\r\n") == 5)
         #expect(MediaDuration.hls("#EXTM3U\n#EXTINF:4,\na.ts\n") == nil)
+        #expect(MediaDuration.hls("#EXTM3U\n#EXTINF:1e15,\na.ts\n#EXT-X-ENDLIST\n") == nil, "a duration no player holds")
     }
 
     @Test("DASH: mediaPresentationDuration of a static MPD; a dynamic one has none")

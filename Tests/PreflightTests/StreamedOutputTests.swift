@@ -177,4 +177,19 @@ struct StreamedOutputTests {
         #expect(bare.sources[0].declaredContentType == #"video/mp4; codecs="avc1.640028, mp4a.40.2""#)
         #expect(bare.duration == probe.duration)
     }
+
+    @Test("a probed duration no media has (a header's 2^64 − 2 units) is not taken, and the report formats none",
+          arguments: [ProbeEnrichment.Conflicts.keepCatalog, .preferProbe])
+    func absurdProbedDuration(conflicts: ProbeEnrichment.Conflicts) async throws {
+        let path = Repository.root().appendingPathComponent("Samples/h264-aac-faststart.mp4").path
+        var probe = try await MediaProber().probe(path: path).get()
+        probe.duration = 1.8e19
+        var item = CatalogItem(id: "m", index: 0, sources: [MediaSource(kind: .mp4, url: "file://" + path)])
+        item.duration = conflicts == .preferProbe ? 100 : nil
+        _ = ProbeEnrichment.apply(probe, toSourceAt: 0, of: &item, conflicts: conflicts)
+        #expect(item.duration == (conflicts == .preferProbe ? 100 : nil))
+        #expect(ProbeEnrichment.seconds(1.8e19) == "1.8e+19")
+        #expect(ReportPage.formatDuration(1e300).isEmpty)
+        #expect(ReportPage.formatDuration(3723) == "1:02:03")
+    }
 }
