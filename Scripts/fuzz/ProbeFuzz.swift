@@ -1,11 +1,12 @@
 // libFuzzer entry point for the media probe: each input is written to a file and probed, then
-// judged against every device profile. Built by Scripts/fuzz/probe.
+// judged against every device profile, and read as an HLS playlist and a DASH manifest.
+// Built by Scripts/fuzz/probe.
 import Foundation
 import MediaProbe
 
 let fuzzDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-probe-fuzz-\(getpid())")
 let fuzzPrepared: Void = { try? FileManager.default.createDirectory(at: fuzzDirectory, withIntermediateDirectories: true) }()
-let fuzzExtensions = ["mp4", "mkv", "ts", "webm", "mp3", "m3u8"]
+let fuzzExtensions = ["mp4", "mkv", "ts", "webm", "mp3", "m3u8", "mpd"]
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -19,5 +20,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = DeviceJudge().verdicts(for: result)
     }
     if let text = String(data: bytes, encoding: .utf8) { _ = HLSPlaylist.parse(text) }
+    // DASH manifests through CLibXML2's hardened reader (entities declared empty, then refused).
+    _ = try? DASHManifest.parse(Array(bytes))
     return 0
 }
