@@ -110,14 +110,15 @@ struct OutputFolderTests {
         let inputs = Self.temporaryFolder()
         defer { for path in [output, inputs] { try? FileManager.default.removeItem(atPath: path) } }
         try Self.writeCatalog(ids: ["a"], url: "http://127.0.0.1:9/a.mp4", to: inputs + "/catalog.json")
-        let held = try OutputLock.acquire(folder: output)
+        var held: OutputLock? = try OutputLock.acquire(folder: output)
         await #expect {
             _ = try await Preflight.run(Self.configuration(catalog: inputs + "/catalog.json", output: output))
         } throws: { error in
             (error as? PreflightError)?.code == "preflight.output-in-use"
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: output) == [OutputLock.fileName])
-        withExtendedLifetime(held) {}
+        #expect(held != nil)
+        held = nil
         // Released: the folder is free again.
         let outcome = try await Preflight.run(Self.configuration(catalog: inputs + "/catalog.json", output: output))
         #expect(outcome.summary.items == 1)
