@@ -1,12 +1,12 @@
 // libFuzzer entry point for the media probe: each input is written to a file and probed, then
-// judged against every device profile; HLS media playlists are also read for their duration and
-// packaging. Built by Scripts/fuzz/probe.
+// judged against every device profile, read as an HLS playlist (its duration and packaging too)
+// and as a DASH manifest. Built by Scripts/fuzz/probe.
 import Foundation
 import MediaProbe
 
 let fuzzDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-probe-fuzz-\(getpid())")
 let fuzzPrepared: Void = { try? FileManager.default.createDirectory(at: fuzzDirectory, withIntermediateDirectories: true) }()
-let fuzzExtensions = ["mp4", "mkv", "ts", "webm", "mp3", "m3u8"]
+let fuzzExtensions = ["mp4", "mkv", "ts", "webm", "mp3", "m3u8", "mpd"]
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -24,5 +24,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         guard playlist.duration.isFinite, playlist.duration >= 0 else { fatalError("playlist duration \(playlist.duration)") }
         _ = (playlist.segmentPackaging, playlist.isLive)
     }
+    // DASH manifests through CLibXML2's hardened reader (entities declared empty, then refused).
+    _ = try? DASHManifest.parse(Array(bytes))
     return 0
 }

@@ -77,13 +77,16 @@ public struct DASHReferences: Sendable, Hashable {
         guard bytes.count <= maximumBytes else {
             throw ParseError(message: "the manifest is \(bytes.count) bytes; the limit is \(maximumBytes)")
         }
-        let flags = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
+        var failure = castprep_xml_failure()
         let document = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { xmlReadMemory($0.baseAddress, Int32($0.count), "manifest.mpd", nil, flags) }
+            buffer.withMemoryRebound(to: CChar.self) { castprep_xml_read($0.baseAddress, Int32($0.count), "manifest.mpd", &failure) }
         }
         guard let document else {
-            let line = xmlGetLastError().map { Int($0.pointee.line) }
-            throw ParseError(message: "the manifest is not well-formed XML", line: line)
+            if failure.refusedEntities != 0 {
+                throw ParseError(message: "the manifest declares XML entities (<!ENTITY>), which are refused: a browser expands them (to gigabytes in a hostile manifest)",
+                                 line: failure.line > 0 ? Int(failure.line) : nil)
+            }
+            throw ParseError(message: "the manifest is not well-formed XML", line: failure.line > 0 ? Int(failure.line) : nil)
         }
         defer { xmlFreeDoc(document) }
         guard let root = xmlDocGetRootElement(document), XMLNode.name(root) == "MPD" else {

@@ -123,10 +123,15 @@ public struct HTTPResponse: Sendable, Hashable {
     public var firstByteSeconds: Double
     /// Seconds the whole transfer took.
     public var totalSeconds: Double
+    /// Why the body stopped before its end when that was not the body limit: a server that
+    /// sent the head and then stalled (``TransferFailure/Kind/timeout``) or broke the
+    /// connection. Nil when the body ended normally or was cut off on purpose.
+    public var bodyFailure: TransferFailure?
 
     /// Creates a response.
     public init(status: Int, reason: String = "", version: String = "HTTP/1.1", headers: HTTPHeaders = HTTPHeaders(),
-                body: [UInt8] = [], isBodyTruncated: Bool = false, firstByteSeconds: Double = 0, totalSeconds: Double = 0) {
+                body: [UInt8] = [], isBodyTruncated: Bool = false, firstByteSeconds: Double = 0, totalSeconds: Double = 0,
+                bodyFailure: TransferFailure? = nil) {
         self.status = status
         self.reason = reason
         self.version = version
@@ -135,6 +140,7 @@ public struct HTTPResponse: Sendable, Hashable {
         self.isBodyTruncated = isBodyTruncated
         self.firstByteSeconds = firstByteSeconds
         self.totalSeconds = totalSeconds
+        self.bodyFailure = bodyFailure
     }
 
     /// Whether the status is 3xx with a `Location` to follow.

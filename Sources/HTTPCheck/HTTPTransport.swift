@@ -596,14 +596,19 @@ final class RunningTransfer {
         let message = errorBuffer.pointee == 0 ? String(cString: castprep_curl_easy_strerror(code)) : String(cString: errorBuffer)
         // Once a complete response head is in, a failure while reading the body (cut off on
         // purpose, or the server closing early) still leaves everything the checks need.
-        if code == CURLE_OK || isHeadComplete || (isBodyTruncated && code == CURLE_WRITE_ERROR),
-           let head = HTTPResponseHead.parse(headerBytes) {
+        let cutOnPurpose = isBodyTruncated && code == CURLE_WRITE_ERROR
+        if code == CURLE_OK || isHeadComplete || cutOnPurpose, let head = HTTPResponseHead.parse(headerBytes) {
             return .success(
                 HTTPResponse(
                     status: head.status, reason: head.reason, version: head.version, headers: head.headers, body: body,
-                    isBodyTruncated: isBodyTruncated || code != CURLE_OK, firstByteSeconds: firstByte, totalSeconds: total))
+                    isBodyTruncated: isBodyTruncated || code != CURLE_OK, firstByteSeconds: firstByte, totalSeconds: total,
+                    bodyFailure: code == CURLE_OK || cutOnPurpose ? nil : TransferFailure(Self.failureKind(code), message)))
         }
-        let kind: TransferFailure.Kind = switch code {
+        return .failure(TransferFailure(Self.failureKind(code), message))
+    }
+
+    static func failureKind(_ code: CURLcode) -> TransferFailure.Kind {
+        switch code {
         case CURLE_COULDNT_RESOLVE_HOST: .dns
         case CURLE_COULDNT_CONNECT: .connect
         case CURLE_OPERATION_TIMEDOUT: .timeout
@@ -615,7 +620,6 @@ final class RunningTransfer {
             .protocolError
         default: .other
         }
-        return .failure(TransferFailure(kind, message))
     }
 
     /// Frees the C buffers; called once, when curl no longer uses them.

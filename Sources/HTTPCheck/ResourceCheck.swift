@@ -153,6 +153,19 @@ struct ResourceCheck {
         report(severity, code, "\(resource.kind.label) could not be fetched: \(failure.message)", exchange: exchange, url: exchange.url)
     }
 
+    /// A body that stalled after its head: the player waits for it as for a head that never
+    /// comes, so it is the same timeout finding (a stall is not the transport's own cut at
+    /// the body limit, which leaves ``HTTPResponse/bodyFailure`` nil). Returns whether it stalled.
+    @discardableResult
+    mutating func checkBodyStall(_ response: HTTPResponse, exchange: HTTPExchange) -> Bool {
+        guard let failure = response.bodyFailure, failure.kind == .timeout else { return false }
+        let kept = response.isBodyTruncated && response.body.isEmpty ? "" : " (\(response.body.count) bytes of it arrived)"
+        report(resource.kind == .image ? .warning : .error, HTTPCheckCode.timeout,
+               "\(resource.kind.label) answered \(response.status), then its body stalled and did not finish in time\(kept): \(failure.message)",
+               exchange: exchange, url: exchange.url)
+        return true
+    }
+
     // MARK: - Judgements
 
     /// Status: 2xx is fine; anything else after redirects is reported. Returns whether the
@@ -498,6 +511,7 @@ struct ResourceCheck {
                   originIsNull: primary.originIsNull, severity: resource.requiresCORS ? .error : .note)
         checkContentType(response, exchange: primary.exchange)
         checkTiming(response, exchange: primary.exchange)
+        checkBodyStall(response, exchange: primary.exchange)
         let length = checkRange(.open(0), response, exchange: primary.exchange, severity: .error)
         result.length = length ?? response.headers["content-length"].flatMap { ContentRange.decimal(Substring($0)) }
         if resource.requiresCORS { checkExposed(response, exchange: primary.exchange, severity: .note) }
@@ -579,6 +593,7 @@ struct ResourceCheck {
                   originIsNull: fetched.originIsNull, severity: .error)
         checkContentType(response, exchange: fetched.exchange)
         checkTiming(response, exchange: fetched.exchange)
+        checkBodyStall(response, exchange: fetched.exchange)
         if let range = resource.byteRange {
             result.length = checkRange(range, response, exchange: fetched.exchange, severity: .error)
         } else {
@@ -618,6 +633,7 @@ struct ResourceCheck {
                   originIsNull: fetched.originIsNull, severity: .error)
         checkTiming(response, exchange: fetched.exchange)
         result.length = response.body.count
+        if checkBodyStall(response, exchange: fetched.exchange) { return }
         if response.isBodyTruncated {
             report(.error, HTTPCheckCode.manifestInvalid,
                    "\(resource.kind.label) is larger than \(Self.manifestLimit) bytes, or its transfer broke off", exchange: fetched.exchange,

@@ -3,7 +3,7 @@ internal import CLibXML2
 /// A DASH MPD reduced to what a Cast preflight needs: whether it is live, its duration, and
 /// each adaptation set's representations with their codecs and segment addressing.
 ///
-/// Parsed with libxml2 without network access, entity substitution or DTD loading, so a
+/// Parsed with CLibXML2's hardened reader (no network access, no entity declarations, no DTD loading), so a
 /// hostile manifest cannot make CastPrep fetch or expand anything. (This module does not use
 /// Foundation: libxml2's headers pull in the system ICU, which clashes with Foundation's.)
 public struct DASHManifest: Sendable, Hashable {
@@ -31,13 +31,16 @@ public struct DASHManifest: Sendable, Hashable {
     /// Parses MPD bytes (at most 16 MiB).
     public static func parse(_ bytes: [UInt8]) throws(ParseError) -> DASHManifest {
         guard bytes.count <= 16 << 20 else { throw ParseError(message: "the manifest is larger than 16 MiB") }
-        let flags = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
+        var failure = castprep_xml_failure()
         let document = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { xmlReadMemory($0.baseAddress, Int32($0.count), "manifest.mpd", nil, flags) }
+            buffer.withMemoryRebound(to: CChar.self) { castprep_xml_read($0.baseAddress, Int32($0.count), "manifest.mpd", &failure) }
         }
         guard let document else {
-            let line = xmlGetLastError().map { Int($0.pointee.line) }
-            throw ParseError(message: "the manifest is not well-formed XML", line: line)
+            if failure.refusedEntities != 0 {
+                throw ParseError(message: "the manifest declares XML entities (<!ENTITY>), which are refused: a browser expands them (to gigabytes in a hostile manifest)",
+                                 line: failure.line > 0 ? Int(failure.line) : nil)
+            }
+            throw ParseError(message: "the manifest is not well-formed XML", line: failure.line > 0 ? Int(failure.line) : nil)
         }
         defer { xmlFreeDoc(document) }
         guard let root = xmlDocGetRootElement(document), name(root) == "MPD" else {

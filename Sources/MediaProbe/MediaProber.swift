@@ -8,8 +8,11 @@ import Glibc
 ///
 /// FFmpeg calls block, so ``probe(paths:width:)`` runs them on a dedicated Dispatch queue with
 /// a bounded number in flight, never on Swift's cooperative pool. Hostile input is bounded:
-/// FFmpeg reads at most ``Limits/probeBytes`` to find streams and is interrupted after
-/// ``Limits/timeout``.
+/// FFmpeg reads at most ``Limits/probeBytes`` to find streams, and everything the probe of one
+/// path reads (FFmpeg's opens and reads, the HLS playlists and DASH manifest read again here)
+/// shares one deadline, ``Limits/timeout`` from the start, and one budget of
+/// ``Limits/maximumRequests`` opened URLs: a server that trickles a byte a second or a master
+/// playlist that lists itself ends in `probe.timeout` or `probe.too-many-requests`.
 public struct MediaProber: Sendable {
     /// Bounds on the work one probe may do.
     public struct Limits: Sendable, Hashable {
@@ -17,11 +20,14 @@ public struct MediaProber: Sendable {
         public var probeBytes: Int
         /// Seconds after which a probe is abandoned, so a pathological file cannot hang a batch.
         public var timeout: Double
+        /// URLs (and files) one probe may open: playlists, segments, redirects FFmpeg reopens.
+        public var maximumRequests: Int
 
         /// Creates limits.
-        public init(probeBytes: Int = 5_000_000, timeout: Double = 15) {
+        public init(probeBytes: Int = 5_000_000, timeout: Double = 15, maximumRequests: Int = 200) {
             self.probeBytes = probeBytes
             self.timeout = timeout
+            self.maximumRequests = maximumRequests
         }
     }
 
@@ -70,6 +76,8 @@ public struct MediaProber: Sendable {
     /// Probes one file on the calling thread (blocks).
     public func probeBlocking(path: String) throws(ProbeError) -> ProbeResult {
         try FFmpegLibrary.requireLoaded(source: path)
+        let budget = ProbeBudget.make(timeout: limits.timeout, maximumRequests: limits.maximumRequests)
+        defer { budget.deallocate() }
         _ = Self.quietLogging
         let isURL = path.hasPrefix("http://") || path.hasPrefix("https://")
         if !isURL {
@@ -87,35 +95,32 @@ public struct MediaProber: Sendable {
         if path.lowercased().hasSuffix(".mpd") {
             // A manifest is not media: read it with libxml2 (FFmpeg's DASH demuxer is not in
             // every build, and it would fetch every segment).
-            return try Self.probeDASH(path: path, timeout: limits.timeout)
+            return try Self.probeDASH(path: path, budget: budget)
         }
         guard var context = castprep_avformat_alloc_context() else {
             throw ProbeError("probe.out-of-memory", "FFmpeg could not allocate a format context", source: path)
         }
-        // Interrupt FFmpeg once the deadline passes: a crafted file or a stalled server must not
-        // hang the batch.
-        let deadline = UnsafeMutablePointer<Double>.allocate(capacity: 1)
-        deadline.initialize(to: Self.monotonicSeconds() + limits.timeout)
-        defer { deadline.deallocate() }
-        context.pointee.interrupt_callback.callback = { opaque in
-            guard let opaque else { return 0 }
-            return MediaProber.monotonicSeconds() > opaque.assumingMemoryBound(to: Double.self).pointee ? 1 : 0
-        }
-        context.pointee.interrupt_callback.opaque = UnsafeMutableRawPointer(deadline)
+        // Interrupt FFmpeg once the deadline passes or the request budget is spent: a crafted
+        // file, a stalled or trickling server or a playlist listing itself must not hang the
+        // batch. Every URL FFmpeg opens, nested demuxers' included, goes through io_open.
+        budget.install(on: context)
         var options: OpaquePointer?
         castprep_av_dict_set(&options, "probesize", String(limits.probeBytes), 0)
         castprep_av_dict_set(&options, "rw_timeout", String(Int(limits.timeout * 1_000_000)), 0)
+        // HLS: without persistent connections every playlist and segment request is a new
+        // io_open, so the budget sees each one.
+        castprep_av_dict_set(&options, "http_persistent", "0", 0)
         var optionalContext: UnsafeMutablePointer<AVFormatContext>? = context
         let openStatus = castprep_avformat_open_input(&optionalContext, path, nil, &options)
         castprep_av_dict_free(&options)
         guard openStatus >= 0, let opened = optionalContext else {
-            throw Self.error(for: openStatus, stage: "open", path: path, timedOut: Self.monotonicSeconds() > deadline.pointee)
+            throw budget.error(for: openStatus, stage: "open", path: path)
         }
         context = opened
         defer { castprep_avformat_close_input(&optionalContext) }
         let infoStatus = castprep_avformat_find_stream_info(context, nil)
         if infoStatus < 0 {
-            throw Self.error(for: infoStatus, stage: "read", path: path, timedOut: Self.monotonicSeconds() > deadline.pointee)
+            throw budget.error(for: infoStatus, stage: "read", path: path)
         }
         let formatName = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
         var streams: [StreamInfo] = []
@@ -158,7 +163,7 @@ public struct MediaProber: Sendable {
                                  duration: mediaDuration.map { ($0 * 1000).rounded() / 1000 }, bitRate: bitRate,
                                  isFastStart: fastStart, streams: streams)
         if container == "hls" {
-            result.hls = Self.hlsInfo(path: path, timeout: limits.timeout)
+            result.hls = try Self.hlsInfo(path: path, budget: budget)
         }
         return result
     }
@@ -293,10 +298,10 @@ public struct MediaProber: Sendable {
 
     // MARK: - DASH
 
-    static func probeDASH(path: String, timeout: Double) throws(ProbeError) -> ProbeResult {
+    static func probeDASH(path: String, budget: ProbeBudget) throws(ProbeError) -> ProbeResult {
         var result = ProbeResult(source: path, formatName: "dash", container: "dash", contentType: "application/dash+xml",
                                  duration: nil, bitRate: nil, isFastStart: nil, streams: [])
-        guard let text = readText(path, timeout: timeout) else {
+        guard let text = try readText(path, budget: budget) else {
             throw ProbeError("probe.unreadable", "cannot read the manifest", fix: "check the path and permissions", source: path)
         }
         do {
@@ -346,10 +351,10 @@ public struct MediaProber: Sendable {
 
     /// Reads a master (or media) playlist and the first media playlist of each kind to learn
     /// how segments are packaged. Local paths and http(s) URLs; at most 16 MiB per playlist.
-    static func hlsInfo(path: String, timeout: Double) -> HLSInfo? {
-        guard let text = readText(path, timeout: timeout), let playlist = HLSPlaylist.parse(text) else { return nil }
-        func media(_ uri: String?) -> HLSMediaPlaylist? {
-            guard let uri, let resolved = resolveReference(uri, against: path), let text = readText(resolved, timeout: timeout),
+    static func hlsInfo(path: String, budget: ProbeBudget) throws(ProbeError) -> HLSInfo? {
+        guard let text = try readText(path, budget: budget), let playlist = HLSPlaylist.parse(text) else { return nil }
+        func media(_ uri: String?) throws(ProbeError) -> HLSMediaPlaylist? {
+            guard let uri, let resolved = resolveReference(uri, against: path), let text = try readText(resolved, budget: budget),
                   case .media(let playlist)? = HLSPlaylist.parse(text)
             else { return nil }
             return playlist
@@ -358,8 +363,8 @@ public struct MediaProber: Sendable {
         case .media(let playlist):
             return HLSInfo(variants: [], renditions: [], videoPackaging: playlist.segmentPackaging, audioPackaging: nil, isLive: playlist.isLive)
         case .master(let master):
-            let video = media(master.variants.first?.uri)
-            let audio = media(master.renditions.first { $0.type == "AUDIO" && $0.uri != nil }?.uri)
+            let video = try media(master.variants.first?.uri)
+            let audio = try media(master.renditions.first { $0.type == "AUDIO" && $0.uri != nil }?.uri)
             return HLSInfo(variants: master.variants, renditions: master.renditions, videoPackaging: video?.segmentPackaging,
                            audioPackaging: audio?.segmentPackaging, isLive: video?.isLive ?? false)
         }
@@ -382,21 +387,32 @@ public struct MediaProber: Sendable {
         return String(directory[...slash]) + reference
     }
 
-    /// The text of a local file or an http(s) URL (read through FFmpeg's protocols, with the
-    /// probe's timeout), or nil; refuses anything over 16 MiB.
-    static func readText(_ path: String, timeout: Double) -> String? {
+    /// The text of a local file or an http(s) URL (read through FFmpeg's protocols within the
+    /// probe's deadline and request budget), or nil; refuses anything over 16 MiB.
+    ///
+    /// - Throws: `probe.timeout` or `probe.too-many-requests` when the budget ran out.
+    static func readText(_ path: String, budget: ProbeBudget) throws(ProbeError) -> String? {
         guard path.hasPrefix("http://") || path.hasPrefix("https://") else { return readText(path) }
+        try budget.spendRequest(path: path)
         var options: OpaquePointer?
-        castprep_av_dict_set(&options, "rw_timeout", String(Int(timeout * 1_000_000)), 0)
+        castprep_av_dict_set(&options, "rw_timeout", String(Int(max(0.001, budget.remainingSeconds) * 1_000_000)), 0)
         defer { castprep_av_dict_free(&options) }
         var context: UnsafeMutablePointer<AVIOContext>?
-        guard castprep_avio_open2(&context, path, 1, nil, &options) >= 0, let io = context else { return nil }  // AVIO_FLAG_READ
+        var interrupt = budget.interruptCallback
+        let opened = castprep_avio_open2(&context, path, 1, &interrupt, &options)  // AVIO_FLAG_READ
+        guard opened >= 0, let io = context else {
+            if budget.isSpent { throw budget.error(for: opened, stage: "read", path: path) }
+            return nil
+        }
         defer { castprep_avio_closep(&context) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while bytes.count <= 16 << 20 {
             let count = chunk.withUnsafeMutableBufferPointer { castprep_avio_read(io, $0.baseAddress, Int32($0.count)) }
-            if count <= 0 { break }
+            if count <= 0 {
+                if count < 0, budget.isSpent { throw budget.error(for: count, stage: "read", path: path) }
+                break
+            }
             bytes.append(contentsOf: chunk.prefix(Int(count)))
         }
         guard bytes.count <= 16 << 20 else { return nil }

@@ -33,6 +33,9 @@ struct ItemInspector: Sendable {
     /// Whether to run the ffmpeg fix for local media that some device cannot play, and cast
     /// the fixed copy (written to the output folder) instead.
     var applyFixes: Bool = false
+    /// The files preflight wrote in the output folder; a caption, poster or fixed copy is
+    /// written only where nothing else is in the way, and recorded. Nil writes without asking.
+    var manifest: OutputManifest?
 
     func inspect(_ original: CatalogItem, catalogFindings: [Diagnostic]) async -> InspectedItem {
         var item = original
@@ -209,11 +212,13 @@ struct ItemInspector: Sendable {
         report.format = format.rawValue
         let name = OutputNames.caption(itemID: item.id, index: index, language: track.language)
         let output = outputDirectory + "/" + name
+        guard await mayWrite(name, for: item, findings: &findings) else { return (track, report) }
         do {
             let conversion = try await BlockingWork.run {
                 try CaptionConverter.convert(data: data, format: format, readOptions: CaptionReadOptions(fileName: path))
             }
             try await BlockingWork.run { try CaptionFileWriter.write(bytes: Array(conversion.webVTT.utf8), to: output, inputs: [path]) }
+            await recordWritten(name)
             findings.append(contentsOf: conversion.report.diagnostics.filter { $0.severity >= .warning })
             if format != .webVTT {
                 findings.append(Diagnostic(.warning, "captions.not-webvtt",
@@ -255,10 +260,12 @@ struct ItemInspector: Sendable {
             }
             let name = OutputNames.caption(itemID: item.id, index: existing + result.count, language: stream.language, stream: stream.index)
             let output = outputDirectory + "/" + name
+            guard await mayWrite(name, for: item, findings: &findings) else { continue }
             do {
                 let read = try await EmbeddedSubtitleExtractor.extract(path: path, stream: stream.index)
                 let conversion = try await BlockingWork.run { try CaptionConverter.convert(read, fileName: path) }
                 try await BlockingWork.run { try CaptionFileWriter.write(bytes: Array(conversion.webVTT.utf8), to: output, inputs: [path]) }
+                await recordWritten(name)
                 report.cues = conversion.report.cuesWritten
                 report.webVTT = name
                 let track = CaptionTrack(url: URL(fileURLWithPath: output).absoluteString, language: stream.language,
@@ -293,6 +300,7 @@ struct ItemInspector: Sendable {
                                        location: item.location, path: item.path))
             return nil
         }
+        guard await mayWrite(name, for: item, severity: .warning, findings: &findings) else { return nil }
         arguments[arguments.count - 1] = output
         arguments.insert(contentsOf: ["-hide_banner", "-loglevel", "error", "-y"], at: 1)
         let command = arguments
@@ -315,6 +323,7 @@ struct ItemInspector: Sendable {
             return nil
         }
         _ = message
+        await recordWritten(name)
         let note = Diagnostic(.note, "preflight.fixed", "--fix: cast \(name), made from \(path) with: \(chosen.fix ?? "")",
                               location: item.location, path: item.path)
         return (output, note)
@@ -323,16 +332,36 @@ struct ItemInspector: Sendable {
     private func writePoster(for item: CatalogItem, from path: String, findings: inout [Diagnostic]) async -> String? {
         let name = OutputNames.poster(itemID: item.id)
         let output = outputDirectory + "/" + name
+        guard await mayWrite(name, for: item, severity: .warning, findings: &findings) else { return nil }
         do {
             let jpeg = try await BlockingWork.run { try PosterFrame(maximumWidth: 480).jpeg(from: path) }
             // Never over the media or one of the item's own images (an image kept in posters/).
             let inputs = [path] + item.images.compactMap { LocalServing.filePath(of: $0.url) }
             try await BlockingWork.run { try CaptionFileWriter.write(bytes: jpeg, to: output, inputs: inputs) }
+            await recordWritten(name)
             return name
         } catch {
             findings.append(Diagnostic(.note, "preflight.poster-failed", "no poster frame for \(path): \(error)", location: item.location))
             return nil
         }
+    }
+
+    /// Whether `name` (relative to the output folder) may be written: nothing is there, or a
+    /// file preflight wrote. Otherwise the refusal, naming the file, is a finding: an error for
+    /// a caption track (it is not cast), a warning for a poster or a fixed copy (the item is
+    /// cast without them).
+    private func mayWrite(_ name: String, for item: CatalogItem, severity: Diagnostic.Severity = .error, findings: inout [Diagnostic]) async -> Bool {
+        guard let manifest else { return true }
+        if (try? await BlockingWork.run { manifest.mayReplace(name) }) == true { return true }
+        let (message, fix) = manifest.refusal(name)
+        findings.append(Diagnostic(severity, OutputManifest.notOursCode, message, fix: fix, location: item.location, path: item.path))
+        return false
+    }
+
+    /// Notes that preflight wrote `name` (one stat, off the cooperative pool).
+    private func recordWritten(_ name: String) async {
+        guard let manifest else { return }
+        _ = try? await BlockingWork.run { manifest.record(name) }
     }
 
     private func located(_ diagnostic: Diagnostic, _ item: CatalogItem) -> Diagnostic {

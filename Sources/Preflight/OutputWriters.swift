@@ -48,6 +48,8 @@ final class OutputWriters {
     private var queue: QueueDocumentWriter
     /// How catalog.json, load-requests.ndjson and queue.json name local files.
     private let published: PublishedLocations
+    /// Where the files put in place are recorded as preflight's own.
+    private let manifest: OutputManifest?
     /// queue.json's `skipped` entries: blocked items kept out of the queue, each with the
     /// queue item `castprep cast --force` sends anyway.
     private var blockedEntries: [UInt8] = []
@@ -68,9 +70,11 @@ final class OutputWriters {
     ///   - rowLimit: how many rows to keep for ``rows``.
     ///   - queuePayloadLimit: the Cast message budget queue.json is planned against.
     init(directory: String, catalog: String, title: String?, devices: [DeviceProfile], catalogFindings: [Diagnostic], rowLimit: Int,
-         published: PublishedLocations = .none, queuePayloadLimit: Int = CastFrame.maximumPayloadSize(namespace: .media)) async throws(PreflightError) {
+         published: PublishedLocations = .none, manifest: OutputManifest? = nil,
+         queuePayloadLimit: Int = CastFrame.maximumPayloadSize(namespace: .media)) async throws(PreflightError) {
         self.directory = directory
         self.published = published
+        self.manifest = manifest
         self.title = title
         self.devices = devices
         self.catalogPath = catalog
@@ -202,8 +206,20 @@ final class OutputWriters {
         let files = hasQueue ? [requests, reportItems, catalogEntries, queueFile] : [requests, reportItems, catalogEntries]
         // Renames that replace a large file wait while the old one's blocks are freed: side
         // by side on threads of their own, not one after another.
-        var works: [@Sendable () -> String?] = files.map { file in { file.commit() } }
-        works.append { cards.commit(header: header, reserved: reserved) }
+        let manifest = manifest
+        let directory = directory
+        // Each file is recorded as it lands (one stat, the manifest is written at the end).
+        func recorded(_ file: OutputFile, _ commit: @escaping @Sendable () -> String?) -> @Sendable () -> String? {
+            {
+                let problem = commit()
+                if problem == nil, let manifest, file.finalPath.hasPrefix(directory + "/") {
+                    manifest.record(String(file.finalPath.dropFirst(directory.count + 1)))
+                }
+                return problem
+            }
+        }
+        var works: [@Sendable () -> String?] = files.map { file in recorded(file) { file.commit() } }
+        works.append(recorded(cards) { cards.commit(header: header, reserved: reserved) })
         // Without a queue the previous queue.json, if any, stays as it was.
         if !hasQueue { works.append { queueFile.discard() } }
         let results = await BlockingWork.runSideBySide(works)

@@ -15,7 +15,9 @@ public enum Preflight {
     /// Runs preflight; `progress` is called with (done, total) as items finish.
     ///
     /// - Throws: ``PreflightError`` only when nothing can be done (unreadable catalog, output
-    ///   folder not writable, server cannot start); every per-item problem is in the report.
+    ///   folder not writable, in use by another run (`preflight.output-in-use`) or holding a
+    ///   report file preflight did not write (`preflight.output-not-ours`), server cannot
+    ///   start); every per-item problem is in the report.
     public static func run(_ configuration: PreflightConfiguration, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in })
         async throws(PreflightError) -> PreflightOutcome
     {
@@ -51,12 +53,20 @@ public enum Preflight {
                     throw PreflightError(code: "preflight.output-not-writable", message: "cannot create \(output): \(error.localizedDescription)",
                                          fix: "choose another folder with -o DIR")
                 }
+                // One run per folder, and only files this tool wrote are replaced: both are
+                // settled before anything is written.
+                let lock = try OutputLock.acquire(folder: output)
+                let manifest = OutputManifest.load(folder: output)
+                if let foreign = OutputWriters.fileNames.first(where: { !manifest.mayReplace($0) }) {
+                    throw manifest.refusalError(foreign)
+                }
                 var servers = ServedFolders()
                 do throws(PreflightError) {
                     let folders = try servers.start(for: read, output: output, bind: bind)
                     return ServedFolders.Started(
                         servers: servers, serving: LocalServing(mounts: folders.map { LocalServing.Mount(root: $0.path, baseURL: $0.baseURL) }),
-                        published: PublishedLocations(folders: folders, outputDirectory: output, baseURL: publishBase))
+                        published: PublishedLocations(folders: folders, outputDirectory: output, baseURL: publishBase), lock: lock,
+                        manifest: manifest)
                 } catch {
                     servers.stop()
                     throw error
@@ -72,15 +82,26 @@ public enum Preflight {
         var configuration = configuration
         configuration.outputDirectory = output
         let checker = HTTPReceiverChecking(origin: configuration.origin, timeout: configuration.probeTimeout, allowsLoopback: serving.isLoopback)
-        let runner = PreflightRunner(configuration: configuration, serving: serving, published: started.published, checker: checker)
-        let outcome: Result<PreflightOutcome, PreflightError>
+        let manifest = started.manifest
+        let runner = PreflightRunner(configuration: configuration, serving: serving, published: started.published, checker: checker,
+                                     manifest: manifest)
+        var outcome: Result<PreflightOutcome, PreflightError>
         do {
             outcome = .success(try await runner.run(read: read, progress: progress))
         } catch {
             outcome = .failure(error)
         }
         let servers = started.servers
-        _ = try? await BlockingWork.run { servers.stop() }
+        // Whatever was written is ours, whether or not the run got to its end.
+        let saved = try? await BlockingWork.run { () -> String? in
+            servers.stop()
+            return manifest.save()
+        }
+        if case .success = outcome, let problem = saved ?? nil {
+            outcome = .failure(PreflightError(code: "preflight.output-not-writable", message: problem, fix: "check the folder's permissions and free space"))
+        }
+        // Held until here: the next run may start once the manifest is in place.
+        withExtendedLifetime(started.lock) {}
         return try outcome.get()
     }
 }
@@ -97,6 +118,10 @@ struct ServedFolders {
         var serving: LocalServing
         /// How the written files name what was served.
         var published: PublishedLocations
+        /// The output folder's lock, held for the run.
+        var lock: OutputLock
+        /// The files preflight wrote in the output folder.
+        var manifest: OutputManifest
     }
 
     /// Starts what `catalog` needs and returns every served folder with its role and URL.

@@ -85,6 +85,9 @@ struct PreflightRunner: Sendable {
     var serving: LocalServing
     var published: PublishedLocations = .none
     var checker: (any ReceiverChecking)?
+    /// The files preflight wrote in the output folder: captions, posters and fixed copies
+    /// replace only those, and every file written is recorded. Nil writes without asking.
+    var manifest: OutputManifest?
 
     func run(read catalog: CatalogReadResult, progress: @escaping @Sendable (Int, Int) -> Void) async throws(PreflightError) -> PreflightOutcome {
         let output = configuration.outputDirectory
@@ -137,12 +140,12 @@ struct PreflightRunner: Sendable {
         }
         let writers = try await OutputWriters(directory: output, catalog: configuration.catalogPath, title: catalog.title,
                                               devices: configuration.devices, catalogFindings: catalogFindings, rowLimit: configuration.rowLimit,
-                                              published: published)
+                                              published: published, manifest: manifest)
 
         let inspector = ItemInspector(
             devices: configuration.devices, outputDirectory: output, serving: serving,
             prober: MediaProber(limits: .init(timeout: configuration.probeTimeout)), builder: CastRequestBuilder(),
-            checker: checker, makePosters: configuration.makePosters, applyFixes: configuration.applyFixes)
+            checker: checker, makePosters: configuration.makePosters, applyFixes: configuration.applyFixes, manifest: manifest)
         let fingerprint = ItemFingerprint(
             devices: configuration.devices.map(\.id), origin: configuration.origin, fixes: configuration.applyFixes,
             posters: configuration.makePosters, probeTimeout: configuration.probeTimeout, serving: serving)
@@ -264,7 +267,10 @@ struct PreflightRunner: Sendable {
     {
         let rendered = RenderedItem(inspected, outputDirectory: output)
         // A result with a finding about a server's answers is not kept: see CacheResolver.
-        let isKept = !inspected.report.allFindings.contains { CacheResolver.isServerFinding($0.code.rawValue) }
+        // A file in the way of an output is not kept either: it is gone once moved away.
+        let isKept = !inspected.report.allFindings.contains {
+            CacheResolver.isServerFinding($0.code.rawValue) || $0.code == OutputManifest.notOursCode
+        }
         let entry = isKept ? storage.map {
             ResultCache.Entry(kind: "item", key: $0.key, validator: $0.validator, value: rendered.cacheValue(serving: serving))
         } : nil

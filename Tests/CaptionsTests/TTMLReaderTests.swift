@@ -1,5 +1,6 @@
 import CastModel
 import Foundation
+import Glibc
 import Testing
 
 @testable import Captions
@@ -76,6 +77,32 @@ struct TTMLReaderTests {
         #expect(text == "a &xxe; b &lol; c")
         #expect(!conversion.webVTT.contains("root:"))
         #expect(conversion.report.diagnostics.codes.contains("captions.ttml-entity-not-expanded"))
+    }
+
+    @Test("entity expansion bombs are read at once, every reference kept as its name", arguments: ["text", "attribute", "nested"])
+    func entityBombs(kind: String) throws {
+        let declarations = kind == "nested"
+            ? "<!ENTITY l0 \"lol\">" + (1...9).map { "<!ENTITY l\($0) \"" + String(repeating: "&l\($0 - 1);", count: 10) + "\">" }.joined()
+            : "<!ENTITY big \"" + String(repeating: "A", count: 50_000) + "\">"
+        let references = kind == "nested" ? String(repeating: "&l9;", count: 100) : String(repeating: "&big;", count: 20_000)
+        let text = "<?xml version=\"1.0\"?><!DOCTYPE tt [\(declarations)]>\n"
+            + "<tt xmlns=\"http://www.w3.org/ns/ttml\" xmlns:tts=\"http://www.w3.org/ns/ttml#styling\"><body><div>"
+            + "<p begin=\"1s\" end=\"2s\"\(kind == "attribute" ? " tts:color=\"\(references)\"" : "")>"
+            + "\(kind == "attribute" ? "plain words" : references)</p></div></body></tt>"
+        #expect(text.utf8.count < 200_000)
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let peakBefore = usage.ru_maxrss
+        let start = ContinuousClock.now
+        let conversion = try CaptionConverter.convert(data: Array(text.utf8), format: .ttml, readOptions: CaptionReadOptions(fileName: "bomb.ttml"))
+        #expect(ContinuousClock.now - start < .seconds(2))
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #expect(usage.ru_maxrss - peakBefore < 300_000, "peak memory grew by \(usage.ru_maxrss - peakBefore) KiB")
+        #expect(conversion.webVTT.utf8.count < 400_000)
+        #expect(!conversion.webVTT.contains("AAAAAAAA") && !conversion.webVTT.contains("lollol"))
+        if kind != "attribute" {
+            #expect(conversion.report.diagnostics.codes.contains("captions.ttml-entity-not-expanded"))
+        }
     }
 
     @Test("a non-TTML XML root is refused")

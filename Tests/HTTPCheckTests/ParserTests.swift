@@ -266,10 +266,53 @@ struct DASHReferencesTests {
         #expect(throws: DASHReferences.ParseError.self) { try DASHReferences.parse(Array(text.utf8), url: base) }
     }
 
-    @Test("external entities are neither loaded nor expanded")
+    @Test("a manifest that declares entities is refused: external ones are never loaded, none is expanded")
     func entities() throws {
         let text = #"<!DOCTYPE MPD [<!ENTITY e SYSTEM "file:///etc/passwd">]><MPD><BaseURL>&e;</BaseURL><Period><AdaptationSet><Representation id="r"/></AdaptationSet></Period></MPD>"#
-        let manifest = try DASHReferences.parse(Array(text.utf8), url: base)
-        #expect(manifest.references.map(\.url.description) == ["https://cdn.example/movie/manifest.mpd"])
+        let error = #expect(throws: DASHReferences.ParseError.self) { try DASHReferences.parse(Array(text.utf8), url: base) }
+        #expect(error?.message.contains("entities") == true)
+    }
+
+    @Test("entity expansion bombs end at once with an error", arguments: XMLBomb.allCases)
+    func entityBombs(bomb: XMLBomb) {
+        let bytes = bomb.mpd
+        #expect(bytes.count < 200_000)
+        let start = ContinuousClock.now
+        let error = #expect(throws: DASHReferences.ParseError.self) { try DASHReferences.parse(bytes, url: base) }
+        #expect(error?.message.contains("entities") == true)
+        #expect(ContinuousClock.now - start < .seconds(1))
+    }
+}
+
+/// Entity expansion attacks, each under 200 KB: one 50 KB entity referenced 20,000 times in
+/// text or in an attribute (1 GB expanded), and the nested "billion laughs".
+enum XMLBomb: String, CaseIterable, Sendable {
+    case largeEntityInText, largeEntityInAttribute, nestedLaughs
+
+    var declarations: String {
+        switch self {
+        case .largeEntityInText, .largeEntityInAttribute:
+            return "<!ENTITY big \"" + String(repeating: "A", count: 50_000) + "\">"
+        case .nestedLaughs:
+            var text = "<!ENTITY l0 \"lol\">"
+            for level in 1...9 { text += "<!ENTITY l\(level) \"" + String(repeating: "&l\(level - 1);", count: 10) + "\">" }
+            return text
+        }
+    }
+
+    var references: String {
+        switch self {
+        case .largeEntityInText, .largeEntityInAttribute: String(repeating: "&big;", count: 20_000)
+        case .nestedLaughs: String(repeating: "&l9;", count: 100)
+        }
+    }
+
+    var mpd: [UInt8] {
+        let inAttribute = self == .largeEntityInAttribute
+        let text = "<?xml version=\"1.0\"?>\n<!DOCTYPE MPD [\(declarations)]>\n"
+            + "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" type=\"static\"\(inAttribute ? " id=\"\(references)\"" : "")>"
+            + "<BaseURL>\(inAttribute ? "a/" : references)</BaseURL><Period><AdaptationSet mimeType=\"video/mp4\">"
+            + "<Representation id=\"v\" codecs=\"avc1.64001f\"/></AdaptationSet></Period></MPD>\n"
+        return Array(text.utf8)
     }
 }

@@ -34,6 +34,7 @@ final class TransportTests {
                 location /short { echo_sleep 0.25; echo ok; }
                 location /first-byte { echo_sleep 0.4; echo ok; }
                 location /stall { echo_sleep 3; echo late; }
+                location /stall-body { default_type text/vtt; echo "WEBVTT"; echo_flush; echo_sleep 3; echo late; }
                 """,
             "tls": """
                 listen 127.0.0.1:{port:tls-port} ssl;
@@ -82,6 +83,18 @@ final class TransportTests {
             [CheckTarget(url: nginx.url("slow", "/stall/track.vtt"), kind: .textTrack(contentType: nil))],
             options: CheckOptions(requestTimeout: .milliseconds(300), allowsLoopback: true))
         #expect(report.findings.map(\.diagnostic.code) == [HTTPCheckCode.timeout])
+    }
+
+    @Test("a text track whose body stalls after WEBVTT is a timeout, not ok")
+    func stalledTrackBody() async {
+        let start = ContinuousClock.now
+        let report = await ReceiverFetchChecker().check(
+            [CheckTarget(url: nginx.url("slow", "/stall-body/track.vtt"), kind: .textTrack(contentType: "text/vtt"))],
+            options: CheckOptions(requestTimeout: .milliseconds(400), allowsLoopback: true))
+        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(report.findings.map(\.diagnostic.code) == [HTTPCheckCode.timeout])
+        #expect(report.findings.first?.diagnostic.message.contains("body stalled") == true)
+        #expect(report.hasErrors)
     }
 
     @Test("the overall time limit fails requests still waiting for a connection")

@@ -54,4 +54,21 @@ struct DASHManifestTests {
             #expect(!error.message.isEmpty)
         }
     }
+
+    @Test("entity expansion bombs end at once with an error", arguments: ["text", "attribute", "nested"])
+    func entityBombs(kind: String) throws {
+        let declarations = kind == "nested"
+            ? "<!ENTITY l0 \"lol\">" + (1...9).map { "<!ENTITY l\($0) \"" + String(repeating: "&l\($0 - 1);", count: 10) + "\">" }.joined()
+            : "<!ENTITY big \"" + String(repeating: "A", count: 50_000) + "\">"
+        let references = kind == "nested" ? String(repeating: "&l9;", count: 100) : String(repeating: "&big;", count: 20_000)
+        let text = "<?xml version=\"1.0\"?><!DOCTYPE MPD [\(declarations)]>"
+            + "<MPD type=\"static\" mediaPresentationDuration=\"\(kind == "attribute" ? references : "PT2S")\"><Period>"
+            + "<AdaptationSet mimeType=\"video/mp4\" codecs=\"\(kind == "text" ? "" : "avc1")\"><Representation id=\"v\">"
+            + "<BaseURL>\(kind == "attribute" ? "v.mp4" : references)</BaseURL></Representation></AdaptationSet></Period></MPD>"
+        #expect(text.utf8.count < 200_000)
+        let start = ContinuousClock.now
+        let error = #expect(throws: DASHManifest.ParseError.self) { try DASHManifest.parse(Array(text.utf8)) }
+        #expect(error?.message.contains("entities") == true)
+        #expect(ContinuousClock.now - start < .seconds(1))
+    }
 }

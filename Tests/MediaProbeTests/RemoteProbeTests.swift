@@ -92,6 +92,32 @@ struct RemoteProbeTests {
         #expect(Date().timeIntervalSince(started) < 10)
     }
 
+    @Test("--timeout bounds the whole probe of a URL, every read included, against a server that trickles a byte a second",
+          arguments: ["/trickle-after-0/dash/manifest.mpd", "/trickle-after-1/hls-ts/master.m3u8", "/trickle-after-0/hls-ts/master.m3u8"])
+    func tricklingServer(path: String) throws {
+        let server = try LoopbackServer(serving: Repository.root().appendingPathComponent("Samples"))
+        let started = ContinuousClock.now
+        let error = #expect(throws: ProbeError.self) {
+            try MediaProber(limits: .init(timeout: 2)).probeBlocking(path: "http://127.0.0.1:\(server.port)\(path)")
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(error?.code == "probe.timeout")
+        #expect(elapsed >= .seconds(2) && elapsed < .seconds(4), "took \(elapsed)")
+    }
+
+    @Test("a master playlist that lists itself ends within the request budget")
+    func selfReferencingMaster() throws {
+        let server = try LoopbackServer(serving: Repository.root().appendingPathComponent("Samples"))
+        let started = ContinuousClock.now
+        let error = #expect(throws: ProbeError.self) {
+            try MediaProber(limits: .init(timeout: 15, maximumRequests: 50)).probeBlocking(path: "http://127.0.0.1:\(server.port)/self/master.m3u8")
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(error?.code == "probe.too-many-requests" || error?.code == "probe.unreadable" || error?.code == "probe.invalid-data",
+                "\(String(describing: error))")
+        #expect(server.requests.filter { $0.hasPrefix("/self/") }.count <= 51)
+    }
+
     @Test("remote HLS and DASH manifests are read: ladder, renditions, segment formats")
     func remoteManifests() throws {
         let server = try LoopbackServer(serving: Repository.root().appendingPathComponent("Samples"))

@@ -79,9 +79,12 @@ struct OutputReplacementTests {
         let (output, folder, catalog) = try Self.outputAndCatalog()
         defer { for path in [output, folder] { try? FileManager.default.removeItem(atPath: path) } }
         // Files from some earlier run, longer than what this run writes: nothing of them may remain.
+        let manifest = OutputManifest.load(folder: output)
         for name in OutputWriters.fileNames {
             try String(repeating: "stale ", count: 200_000).write(toFile: output + "/" + name, atomically: true, encoding: .utf8)
+            manifest.record(name)
         }
+        #expect(manifest.save() == nil)
         let first = try await Preflight.run(Self.configuration(catalog: catalog, output: output))
         #expect(first.summary.items == 1)
         _ = try await Preflight.run(Self.configuration(catalog: catalog, output: output))
@@ -104,7 +107,7 @@ struct OutputReplacementTests {
             _ = try await Preflight.run(Self.configuration(catalog: catalog, output: output))
         } throws: { error in
             guard let error = error as? PreflightError else { return false }
-            return error.code == "preflight.output-not-writable" && error.message.contains("report.json")
+            return error.code == "preflight.output-not-ours" && error.message.contains("report.json")
         }
         #expect(FileManager.default.fileExists(atPath: output + "/report.json/kept"))
         #expect(try Self.partialFiles(in: output).isEmpty)

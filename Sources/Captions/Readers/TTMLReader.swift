@@ -3,9 +3,10 @@ internal import CastModel
 
 /// Reads TTML, DFXP and the IMSC1 text profile with libxml2.
 ///
-/// The XML is parsed with `XML_PARSE_NONET`, without entity substitution and without
-/// loading DTDs, so a hostile file cannot reach the network, read local files or expand
-/// entities; libxml2's own errors are reported with line and column.
+/// The XML is read by CLibXML2's hardened reader (`XML_PARSE_NONET`, no DTD loading, every
+/// declared entity empty), so a hostile file cannot reach the network, read local files or
+/// expand entities (a reference is kept as its name, with `captions.ttml-entity-not-expanded`);
+/// libxml2's own errors are reported with line and column.
 ///
 /// Timing follows TTML's rules: `begin`/`end`/`dur` on `body`, `div`, `p` and `span`, relative
 /// to the parent (`par`, the default) or to the previous sibling (`seq`); clock times
@@ -140,9 +141,11 @@ private final class XMLDocument {
                 (Int(error.pointee.level.rawValue), Int(error.pointee.line), Int(error.pointee.int2),
                  message.trimmingASCIIWhitespace()))
         }
-        // No network, no entity substitution (no XML_PARSE_NOENT), no DTD loading
-        // (no XML_PARSE_DTDLOAD); CDATA merged into text.
-        let flags = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue)
+        // CLibXML2's hardened reading: no network, every declared entity empty (so nothing
+        // expands; references stay as nodes the reader names), no DTD loading; CDATA merged
+        // into text.
+        castprep_xml_harden(context)
+        let flags = castprep_xml_options(Int32(XML_PARSE_NOCDATA.rawValue))
         let document = data.withUnsafeBufferPointer { buffer -> xmlDocPtr? in
             buffer.withMemoryRebound(to: CChar.self) { chars in
                 xmlCtxtReadMemory(context, chars.baseAddress, Int32(chars.count), options.fileName, nil, flags)

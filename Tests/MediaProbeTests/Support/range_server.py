@@ -1,5 +1,9 @@
 """A loopback HTTP server for the probe tests: serves a directory with Range support and logs
-every request's path and Range header, or (with --stall) accepts connections and never answers."""
+every request's path and Range header, or (with --stall) accepts connections and never answers.
+
+Hostile paths: /trickle-after-N/PATH serves PATH the first N times it is asked for, then
+answers with headers and one byte a second; /self/master.m3u8 is a master playlist whose only
+variant is itself."""
 import http.server, os, re, socket, sys, threading, time
 
 root, log_path = sys.argv[1], sys.argv[2]
@@ -22,6 +26,7 @@ if stall:
     sys.exit(0)
 
 log = open(log_path, "a", buffering=1)
+counts, counts_lock = {}, threading.Lock()
 
 class Handler(http.server.SimpleHTTPRequestHandler):
     def __init__(self, *args, **kwargs):
@@ -30,7 +35,37 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def trickle(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", "100000")
+        self.end_headers()
+        try:
+            for _ in range(120):
+                self.wfile.write(b"#")
+                self.wfile.flush()
+                time.sleep(1)  # the server's behaviour under test, not synchronisation
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
     def do_GET(self):
+        if self.path.startswith("/self/"):
+            log.write(f"{self.path} -\n")
+            body = b"#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000\nmaster.m3u8\n"
+            self.send_response(200)
+            self.send_header("Content-Type", "application/vnd.apple.mpegurl")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        match = re.match(r"/trickle-after-(\d+)(/.*)$", self.path)
+        if match:
+            with counts_lock:
+                served = counts.get(self.path, 0)
+                counts[self.path] = served + 1
+            if served >= int(match.group(1)):
+                return self.trickle()
+            self.path = match.group(2)
         path = self.translate_path(self.path)
         if not os.path.isfile(path):
             return self.send_error(404)
