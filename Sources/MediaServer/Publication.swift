@@ -124,7 +124,8 @@ public struct ClientAllowList: Sendable, Hashable {
         /// Parses `ADDR` or `ADDR/BITS`; nil when it is neither.
         public init?(_ text: String) {
             let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-            let address = String(parts[0])
+            // A zone (`fe80::1%eth0`) does not take part in matching.
+            let address = String(parts[0].split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)[0])
             var bytes: [UInt8]
             if address.contains(":") {
                 var parsed = in6_addr()
