@@ -40,7 +40,7 @@ struct IOSCommandTests {
         #expect(document["infoPlists"]?[0]?["fixableKeys"] == .array([.string("NSBonjourServices")]))
         #expect(document["sdk"]?["manager"] == .string("swiftpm"))
         #expect(document["sdk"]?["version"] == .string("4.7.1"))
-        let codes = document["diagnostics"]?.arrayValue?.compactMap { $0["code"]?.stringValue }
+        let codes = document["diagnostics"]?.arrayValue?.compactMap { $0["code"]?.stringValue }.sorted()
         #expect(codes == ["ios.bonjour-services-missing", "ios.cast-sdk-not-recommended"])
         #expect(document["summary"]?["errors"] == .number(JSONNumber(1)))
     }
