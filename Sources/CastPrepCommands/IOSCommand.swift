@@ -67,7 +67,8 @@ enum IOSCommand {
         DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values)).print(findings)
         let fixedCount = fixes.filter(\.isWritten).count
         let fixedText = fixing ? "; \(fixedCount) Info.plist file\(fixedCount == 1 ? "" : "s") fixed" : ""
-        io.writeErrorLine("castprep: \(path) checked (\(report.kind.rawValue))\(fixedText); \(DiagnosticPrinter.tally(findings))")
+        let what = findings.contains { $0.code == IOSCheckCode.pathNotFound } ? "nothing checked" : "checked (\(report.kind.rawValue))"
+        io.writeErrorLine("castprep: \(path) \(what)\(fixedText); \(DiagnosticPrinter.tally(findings))")
         return findings.containsErrors ? 1 : 0
     }
 

@@ -84,7 +84,8 @@ enum PreflightCommand {
         configuration.applyFixes = values.flag("fix")
         configuration.rowLimit = SummaryTable.maximumRows
         let failOn: Diagnostic.Severity = values.option("fail-on") == "warning" ? .warning : .error
-        if let app = values.option("ios") {
+        let app = values.option("ios")
+        if let app {
             configuration.additionalFindings = try await BlockingWork.run { IOSAppChecker.check(path: app).findings }
         }
 
@@ -115,6 +116,7 @@ enum PreflightCommand {
             // Without an item that can be queued there is no queue.json.
             if outcome.files.contains("queue.json") { written.append("queue: \(output)/queue.json") }
             io.writeLine(written.joined(separator: " · "))
+            if let app { io.writeLine("iOS app \(app): \(DiagnosticPrinter.tally(configuration.additionalFindings)) (castprep ios check \(app))") }
         }
         let failed = outcome.worstSeverity.map { $0 >= failOn } ?? false
         return failed || outcome.summary.items == 0 ? 1 : 0

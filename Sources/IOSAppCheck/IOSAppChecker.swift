@@ -157,7 +157,8 @@ public enum IOSAppChecker {
         case .bundle: "the app bundle"
         }
         if let version = sdk.version {
-            let how = sdk.requirement.map { "the Podfile asks for '\($0)' (no Podfile.lock says which version was installed)" } ?? "\(managerName) pins \(sdk.name) \(version)"
+            let pinned = sdk.manager == .bundle ? "the app bundle holds \(sdk.name) \(version)" : "\(managerName) pins \(sdk.name) \(version)"
+            let how = sdk.requirement.map { "the Podfile asks for '\($0)' (no Podfile.lock says which version was installed)" } ?? pinned
             if version < .minimumForIOS14 {
                 findings.append(Diagnostic(
                     .error, IOSCheckCode.castSDKTooOld,

@@ -139,7 +139,7 @@ struct InfoPlistRules {
             let missingID = expectedIDs.isEmpty ? " (and _<APPID>._googlecast._tcp for the app's receiver: pass --app-id ID to have it filled in)" : ""
             result.findings.append(Diagnostic(
                 .error, IOSCheckCode.bonjourServicesMissing,
-                "\(path) has no \(Self.bonjourKey): since iOS 14 the app may browse only for the Bonjour types listed there, so it finds no Cast device",
+                "the Info.plist has no \(Self.bonjourKey): since iOS 14 the app may browse only for the Bonjour types listed there, so it finds no Cast device",
                 fix: "add to Info.plist\(missingID):\n" + wantedXML, location: .init(file: path)))
         } else if strings != nil {
             if !hasGeneric {
@@ -185,7 +185,7 @@ struct InfoPlistRules {
         guard let value = plist.value[Self.localNetworkKey] else {
             result.findings.append(Diagnostic(
                 .error, IOSCheckCode.localNetworkUsageMissing,
-                "\(path) has no \(Self.localNetworkKey): the local-network prompt then shows no reason, and the Cast documentation requires it",
+                "the Info.plist has no \(Self.localNetworkKey): the local-network prompt then shows no reason, and the Cast documentation requires it",
                 fix: "add to Info.plist:\n" + suggested, location: .init(file: path)))
             result.changes.append(PropertyListEntry(key: Self.localNetworkKey, value: .string(IOSAppChecker.recommendedLocalNetworkText)))
             result.fixedCodes.append(IOSCheckCode.localNetworkUsageMissing)
