@@ -76,26 +76,28 @@ public enum InfoPlistFixer {
             throw PlistError(code: IOSCheckCode.fixNotVerified.rawValue, message: "the root <dict> of the Info.plist was not found", fix: "edit it in Xcode")
         }
         let unit = layout.indentUnit
+        // The file's own line ends: CRLF when its first line ends so.
+        let newline = bytes.firstIndex(of: 0x0A).map { $0 > 0 && bytes[$0 - 1] == 0x0D } == true ? "\r\n" : "\n"
         var splices: [(range: Range<Int>, text: String)] = []
         var added = ""
         for change in changes {
             if let member = layout.member(change.key) {
-                splices.append((member.valueRange, render(change.value, indentation: member.indentation, unit: unit)))
+                splices.append((member.valueRange, render(change.value, indentation: member.indentation, unit: unit, newline: newline)))
             } else {
-                added += "\(unit)<key>\(XMLPlistLayout.escape(change.key))</key>\n\(unit)\(render(change.value, indentation: unit, unit: unit))\n"
+                added += "\(unit)<key>\(XMLPlistLayout.escape(change.key))</key>\(newline)\(unit)\(render(change.value, indentation: unit, unit: unit, newline: newline))\(newline)"
             }
         }
         if !added.isEmpty {
             if layout.rootIsEmptyElement {
                 // <dict/> becomes <dict>…</dict>.
                 let end = (bytes[rootClose...].firstIndex(of: UInt8(ascii: ">")) ?? rootClose) + 1
-                splices.append((rootClose..<end, "<dict>\n" + added + "</dict>"))
+                splices.append((rootClose..<end, "<dict>" + newline + added + "</dict>"))
             } else {
                 // Before the line of </dict> when only indentation precedes it there.
                 let lineStart = XMLPlistLayout.lineStart(of: rootClose, in: bytes)
                 let onlySpace = bytes[lineStart..<rootClose].allSatisfy { $0 == 0x20 || $0 == 0x09 }
                 let position = onlySpace ? lineStart : rootClose
-                splices.append((position..<position, onlySpace ? added : "\n" + added))
+                splices.append((position..<position, onlySpace ? added : newline + added))
             }
         }
         var result = bytes
@@ -106,11 +108,11 @@ public enum InfoPlistFixer {
     }
 
     /// The XML of a value whose first line is already indented by `indentation`.
-    static func render(_ value: PropertyListValue, indentation: String, unit: String) -> String {
+    static func render(_ value: PropertyListValue, indentation: String, unit: String, newline: String) -> String {
         switch value {
         case .array(let elements):
-            var text = "<array>\n"
-            for element in elements { text += "\(indentation)\(unit)<string>\(XMLPlistLayout.escape(element.stringValue ?? ""))</string>\n" }
+            var text = "<array>" + newline
+            for element in elements { text += "\(indentation)\(unit)<string>\(XMLPlistLayout.escape(element.stringValue ?? ""))</string>" + newline }
             return text + "\(indentation)</array>"
         default:
             return "<string>\(XMLPlistLayout.escape(value.stringValue ?? ""))</string>"

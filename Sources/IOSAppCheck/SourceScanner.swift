@@ -26,12 +26,17 @@ struct SourceFacts: Sendable {
     static let defaultReceiverConstant = "kGCKDefaultMediaReceiverApplicationID"
     static let defaultReceiverID = "CC1AD845"
     static let fileLimit = 2 << 20
+    /// Bytes read from all sources together; an app's own code is a few megabytes.
+    static let totalLimit = 256 << 20
 
-    /// Scans `paths`; unreadable or oversized files are skipped.
+    /// Scans `paths`; unreadable or oversized files are skipped, and reading stops after ``totalLimit`` bytes.
     static func scan(_ paths: [String]) -> SourceFacts {
         var facts = SourceFacts()
+        var total = 0
         for path in paths {
             guard let text = BoundedFile.text(path, limit: fileLimit) else { continue }
+            total += text.utf8.count
+            guard total <= totalLimit else { break }
             facts.read(text, path: path)
         }
         return facts

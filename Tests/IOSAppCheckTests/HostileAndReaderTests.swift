@@ -72,6 +72,44 @@ struct HostileInfoPlistTests {
     }
 }
 
+@Suite("castprep ios check --fix on unusual files")
+struct UnusualFixTests {
+    private func withFile(_ text: String, _ body: (String) throws -> Void) throws {
+        let folder = NSTemporaryDirectory() + "castprep-ios-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/Info.plist"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        try body(path)
+    }
+
+    @Test("a member written twice is not fixed: the result would not read back as written")
+    func duplicateKey() throws {
+        let text = "<?xml version=\"1.0\"?>\n<plist version=\"1.0\">\n<dict>\n\t<key>NSLocalNetworkUsageDescription</key>\n\t<string></string>\n"
+            + "\t<key>NSLocalNetworkUsageDescription</key>\n\t<string></string>\n</dict>\n</plist>\n"
+        try withFile(text) { (path: String) throws in
+            let results = InfoPlistFixer.apply(IOSAppChecker.check(path: path, appID: "CC1AD845"))
+            #expect(results.map { $0.refusal?.code } == [IOSCheckCode.fixNotVerified])
+            let after = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(after == text)
+            #expect(!FileManager.default.fileExists(atPath: path + ".orig"))
+        }
+    }
+
+    @Test("CRLF line ends, entities and comments survive; added lines end in CRLF too")
+    func crlf() throws {
+        let text = "<?xml version=\"1.0\"?>\r\n<plist version=\"1.0\">\r\n<dict>\r\n  <!-- a <comment> -->\r\n  <key>A&amp;B</key>\r\n  <string>&lt;x&gt;</string>\r\n</dict>\r\n</plist>\r\n"
+        try withFile(text) { (path: String) throws in
+            #expect(InfoPlistFixer.apply(IOSAppChecker.check(path: path, appID: "CC1AD845")).allSatisfy { $0.isWritten })
+            let fixed = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(fixed.hasPrefix("<?xml version=\"1.0\"?>\r\n<plist version=\"1.0\">\r\n<dict>\r\n  <!-- a <comment> -->\r\n  <key>A&amp;B</key>\r\n  <string>&lt;x&gt;</string>\r\n  <key>NSBonjourServices</key>\r\n  <array>\r\n    <string>_googlecast._tcp</string>\r\n"))
+            #expect(fixed.hasSuffix("</string>\r\n</dict>\r\n</plist>\r\n"))
+            #expect(!fixed.replacingOccurrences(of: "\r\n", with: "").contains("\n"))
+            #expect(IOSAppChecker.check(path: path, appID: "CC1AD845").findings.isEmpty)
+        }
+    }
+}
+
 @Suite("castprep ios check: package manager files and sources")
 struct ReaderTests {
     private func project(_ files: [String: String], appID: String? = nil) throws -> IOSCheckReport {
