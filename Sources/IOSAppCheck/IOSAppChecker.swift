@@ -67,8 +67,11 @@ public enum IOSAppChecker {
         } else {
             for plistPath in inputs.infoPlists {
                 guard let bytes = BoundedFile.read(plistPath, limit: infoPlistLimit) else {
-                    findings.append(Diagnostic(.error, IOSCheckCode.infoPlistUnreadable, "\(plistPath) cannot be read (or is over \(infoPlistLimit) bytes)",
-                                               fix: "check the file's permissions, or name the app's Info.plist", location: .init(file: plistPath)))
+                    let tooLarge = BoundedFile.size(plistPath).map { $0 > infoPlistLimit } ?? false
+                    findings.append(Diagnostic(
+                        .error, tooLarge ? IOSCheckCode.infoPlistTooLarge : IOSCheckCode.infoPlistUnreadable,
+                        tooLarge ? "\(plistPath) is over \(infoPlistLimit) bytes; an Info.plist is a few kilobytes" : "\(plistPath) cannot be read",
+                        fix: tooLarge ? "name the app's Info.plist" : "check the file's permissions, or name the app's Info.plist", location: .init(file: plistPath)))
                     unreadable += 1
                     continue
                 }

@@ -20,7 +20,6 @@ public enum IOSCheckCode {
     // Application ID
     public static let appIDMismatch: DiagnosticCode = "ios.app-id-mismatch"
     public static let appIDMalformed: DiagnosticCode = "ios.app-id-malformed"
-    public static let appIDUnknown: DiagnosticCode = "ios.app-id-unknown"
     public static let appIDUnresolved: DiagnosticCode = "ios.app-id-unresolved"
     // NSLocalNetworkUsageDescription
     public static let localNetworkUsageMissing: DiagnosticCode = "ios.local-network-usage-missing"

@@ -105,6 +105,11 @@ enum BoundedFile {
         return [UInt8](data)
     }
 
+    /// The file's size in bytes, when it can be asked.
+    static func size(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
+    }
+
     static func text(_ path: String, limit: Int) -> String? {
         read(path, limit: limit).map { String(decoding: $0, as: UTF8.self) }
     }

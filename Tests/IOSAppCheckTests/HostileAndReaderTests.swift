@@ -50,6 +50,12 @@ struct HostileInfoPlistTests {
         #expect(report.infoPlists.isEmpty)
     }
 
+    @Test("an Info.plist over 4 MiB is not read")
+    func tooLarge() throws {
+        let report = try checkPlist([UInt8](repeating: 0x20, count: (4 << 20) + 1))
+        #expect(report.findings.map(\.code) == [IOSCheckCode.infoPlistTooLarge])
+    }
+
     @Test("a root that is not a dictionary, and a missing path")
     func wrongShapes() throws {
         let array = try checkPlist(Array("<?xml version=\"1.0\"?><plist version=\"1.0\"><array><string>x</string></array></plist>".utf8))
