@@ -79,7 +79,8 @@ struct SourceFacts: Sendable {
         if startsHere, keepsFlag { filesWithStartAndFlag.insert(path) }
     }
 
-    /// `let NAME = "…"`, `static let NAME = "…"`, `NSString *const NAME = @"…";`, `#define NAME @"…"`.
+    /// `let NAME = "…"`, `static let NAME = "…"`, `NSString *const NAME = @"…";`, `#define NAME @"…"`,
+    /// and `let NAME = kGCKDefaultMediaReceiverApplicationID`.
     static func constantDefinition(_ line: String) -> (name: String, value: String)? {
         let trimmed = line.trimmingCharactersInSet(" \t\r")
         if trimmed.hasPrefix("#define ") {
@@ -90,7 +91,9 @@ struct SourceFacts: Sendable {
         guard let equals = trimmed.firstIndex(of: "="), !trimmed[equals...].hasPrefix("==") else { return nil }
         let left = trimmed[..<equals].trimmingCharactersInSet(" \t")
         let right = trimmed[trimmed.index(after: equals)...].trimmingCharactersInSet(" \t;")
-        guard right.hasPrefix("\"") || right.hasPrefix("@\""), let value = CastSDKReaders.quotedStrings(in: right).first else { return nil }
+        let isDefaultReceiver = right == defaultReceiverConstant || right.hasSuffix("." + defaultReceiverConstant)
+        guard let value = isDefaultReceiver ? defaultReceiverID : (right.hasPrefix("\"") || right.hasPrefix("@\""))
+            ? CastSDKReaders.quotedStrings(in: right).first : nil else { return nil }
         // The name is the last identifier before "=", without a type annotation.
         let beforeColon = left.split(separator: ":").first.map(String.init) ?? left
         guard let name = beforeColon.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).last.map(String.init),

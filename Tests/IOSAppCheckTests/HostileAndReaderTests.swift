@@ -189,6 +189,13 @@ struct ReaderTests {
         ])
         #expect(objectiveC.findings.map(\.code).contains(IOSCheckCode.appIDMismatch))
 
+        let aliased = try project([
+            "App/Info.plist": Self.goodPlist,
+            "App/Cast.swift": "let receiver = kGCKDefaultMediaReceiverApplicationID\nlet criteria = GCKDiscoveryCriteria(applicationID: receiver)\n",
+        ])
+        #expect(aliased.appIDs.map(\.id) == ["CC1AD845"])
+        #expect(aliased.findings.map(\.code).contains(IOSCheckCode.appIDMismatch))
+
         let unresolved = try project(["App/Info.plist": Self.goodPlist, "App/Cast.swift": "GCKDiscoveryCriteria(applicationID: Settings.receiver)\n"])
         #expect(unresolved.findings.map(\.code).contains(IOSCheckCode.appIDUnresolved))
     }
