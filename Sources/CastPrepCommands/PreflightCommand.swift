@@ -214,6 +214,11 @@ enum SummaryTable {
         text += "\n\(summary.items) item\(summary.items == 1 ? "" : "s"): \(summary.ready) ready, \(summary.readyWithWarnings) ready with warnings, "
         text += "\(summary.blocked) blocked"
         if summary.cached > 0 { text += " (\(summary.cached) from cache)" }
-        return text + "\n"
+        text += "\n"
+        // A fix that failed left the original in place: say so where everyone looks.
+        if let failed = summary.codes["preflight.fix-failed"], failed > 0 {
+            text += "--fix failed for \(failed) item\(failed == 1 ? "" : "s") (preflight.fix-failed): the original is cast; see report.html for ffmpeg's errors\n"
+        }
+        return text
     }
 }
