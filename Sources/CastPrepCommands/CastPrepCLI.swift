@@ -27,7 +27,9 @@ public enum CastPrepCLI {
                 ServeCommand.spec,
                 ReceiverCommand.spec,
                 DevicesCommand.spec, CastCommand.spec, ControlCommand.spec, StatusCommand.spec,
-            ])
+                CompletionsCommand.spec,
+            ],
+            examples: examples)
     }
 
     /// Runs `castprep` with `arguments` (without the program name) and returns the exit status:

@@ -72,6 +72,13 @@ extension CommandSpec {
             if argument.arity.maximumCount == nil { seenVariadic = true }
         }
 
+        for argument in arguments where argument.allowedValues?.isEmpty == true {
+            report("argument '<\(argument.name)>' allows no value at all")
+        }
+        for example in examples where example.command != place && !example.command.hasPrefix(place + " ") {
+            report("example '\(example.command)' does not start with '\(place)'")
+        }
+
         var subcommandNames: Set<String> = []
         for subcommand in subcommands where !subcommandNames.insert(subcommand.name).inserted {
             report("subcommand '\(subcommand.name)' is declared twice")

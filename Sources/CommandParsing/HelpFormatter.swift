@@ -63,6 +63,18 @@ enum HelpFormatter {
             sections.append(lines)
         }
 
+        if !command.examples.isEmpty {
+            var lines = ["EXAMPLES:"]
+            for (position, example) in command.examples.enumerated() {
+                if position > 0 { lines.append("") }
+                lines += wrap(example.explanation, width: width, indent: entryIndent + 2).map {
+                    String(repeating: " ", count: entryIndent) + "# " + $0.dropFirst(entryIndent + 2)
+                }
+                lines.append(String(repeating: " ", count: entryIndent) + example.command)
+            }
+            sections.append(lines)
+        }
+
         return sections.map { $0.joined(separator: "\n") }.joined(separator: "\n\n")
     }
 
