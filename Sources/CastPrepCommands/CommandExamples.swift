@@ -92,7 +92,8 @@ extension CheckCommand {
 extension ServeCommand {
     static let examples: [CommandExample] = [
         CommandExample("Serve a folder to the Cast devices on the LAN", "castprep serve ~/Movies"),
-        CommandExample("Serve only to one device, under a random path", "castprep serve media --device 192.168.1.20 --token"),
+        CommandExample("Answer one device only, under a random secret path, with the URL that device reaches",
+                       "castprep serve media --device 192.168.1.20 --allow 192.168.1.20 --token"),
         CommandExample("Serve on this machine only, for the emulated receiver", "castprep serve media --bind 127.0.0.1 --port 8000 --quiet"),
     ]
 }

@@ -168,7 +168,7 @@ struct CompletionTests {
             source <("$CASTPREP" completions zsh) || exit 1
             print -r -- "registered: $_comps[castprep]"
             compadd() { [[ $1 == -a ]] && print -r -- "values: ${(P)2}" }
-            _describe() { print -r -- "$2: ${${(P)4}%%:*}" }
+            _describe() { print -r -- $2: ${${(P)4}%%:*} }
             _files() { print -r -- "files" }
             compset() { PREFIX=${PREFIX#*=} }
             try() { words=("$@"); CURRENT=$#; PREFIX=$words[-1]; print -r -- "> $*"; _castprep }

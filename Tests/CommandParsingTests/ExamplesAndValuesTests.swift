@@ -74,12 +74,12 @@ struct ExamplesAndValuesTests {
                 CommandSpec(
                     name: "go", abstract: "Go.",
                     arguments: [ArgumentSpec(name: "where", help: "Where.", allowedValues: [])],
-                    examples: [CommandExample("Elsewhere", "tool stop now")],
+                    examples: [CommandExample("Elsewhere", "tool stop now"), CommandExample("Piped", "tool stop | tool go -")],
                     run: { _, _ in 0 }),
             ])
         #expect(broken.problems == [
             "tool go: argument '<where>' allows no value at all",
-            "tool go: example 'tool stop now' does not start with 'tool go'",
+            "tool go: example 'tool stop now' does not run 'tool go'",
         ])
     }
 }
