@@ -15,7 +15,8 @@ enum CheckCommand {
                 manifests to every variant and rendition playlist, a sample of segments (first, middle and last), \
                 keys and initialisation segments. CORS is required for manifests, segments, keys and text tracks, \
                 and for progressive media once the LOAD has --track text tracks. Each finding names the request and \
-                response headers that show it and the fix; --fix-config prints the server configuration that fixes \
+                response headers that show it and the fix; identical findings on one host (a segment ladder without \
+                CORS) are printed once, listing their URLs, and each URL's line names its findings' codes; --fix-config prints the server configuration that fixes \
                 what was found. Exit status 1 when an error-level finding exists.
                 """,
             options: [

@@ -15,7 +15,8 @@ enum ProbeCommand {
                 Probes each file with FFmpeg (libavformat), several at a time, and prints the contentType a Cast \
                 LOAD needs (with RFC 6381 codecs when they are known), the duration of the audio and video, whether \
                 an MP4 is fast-start, and every stream, then whether each Cast device plays it, why not, and the \
-                smallest ffmpeg command that fixes it (re-encoding only the streams that need it). \
+                smallest ffmpeg command that fixes it (re-encoding only the streams that need it); devices judged alike \
+                are listed together and each fix is printed once. \
                 Exit status 1 when a file could not be probed.
 
                 Device profiles: \(DeviceProfile.all.map(\.id).joined(separator: ", ")).
