@@ -10,7 +10,8 @@ enum CaptionsCommand {
         CommandSpec(
             name: "captions",
             abstract: "Convert captions to WebVTT, or check WebVTT files.",
-            subcommands: [convertSpec, checkSpec])
+            subcommands: [convertSpec, checkSpec],
+            examples: examples)
     }
 
     /// Media containers whose text subtitle streams can be extracted.
@@ -39,6 +40,7 @@ enum CaptionsCommand {
                 CommonOptions.color,
             ],
             arguments: [ArgumentSpec(name: "input", help: "Caption files, or MP4/MKV/TS files with text subtitle streams.", arity: .oneOrMore)],
+            examples: convertExamples,
             run: { values, io in try await convert(values, io: io) })
     }
 
@@ -49,6 +51,7 @@ enum CaptionsCommand {
             discussion: "Reports errors and warnings with line:column. Exit status 1 when any file has an error.",
             options: [.flag("quiet", short: "q", help: "Print nothing for files without findings."), CommonOptions.color],
             arguments: [ArgumentSpec(name: "file", help: "WebVTT files.", arity: .oneOrMore)],
+            examples: checkExamples,
             run: { values, io in try await check(values, io: io) })
     }
 

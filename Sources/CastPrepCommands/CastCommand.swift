@@ -55,6 +55,7 @@ enum CastCommand {
                 CommonOptions.color,
             ],
             arguments: [ArgumentSpec(name: "inputs", help: "Media files, http(s) URLs, one catalog (.json) or one playlist (.m3u).", arity: .oneOrMore)],
+            examples: examples,
             run: { values, io in try await run(values, io: io) })
     }
 

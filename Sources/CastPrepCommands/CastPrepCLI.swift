@@ -28,7 +28,9 @@ public enum CastPrepCLI {
                 IOSCommand.spec,
                 ReceiverCommand.spec,
                 DevicesCommand.spec, CastCommand.spec, ControlCommand.spec, StatusCommand.spec,
-            ])
+                CompletionsCommand.spec,
+            ],
+            examples: examples)
     }
 
     /// Runs `castprep` with `arguments` (without the program name) and returns the exit status:

@@ -15,7 +15,8 @@ enum CheckCommand {
                 manifests to every variant and rendition playlist, a sample of segments (first, middle and last), \
                 keys and initialisation segments. CORS is required for manifests, segments, keys and text tracks, \
                 and for progressive media once the LOAD has --track text tracks. Each finding names the request and \
-                response headers that show it and the fix; --fix-config prints the server configuration that fixes \
+                response headers that show it and the fix; identical findings on one host (a segment ladder without \
+                CORS) are printed once, listing their URLs, and each URL's line names its findings' codes; --fix-config prints the server configuration that fixes \
                 what was found. Exit status 1 when an error-level finding exists.
                 """,
             options: [
@@ -37,6 +38,7 @@ enum CheckCommand {
                 CommonOptions.color,
             ],
             arguments: [ArgumentSpec(name: "url", help: "Media, manifest, track or image URLs (http or https).", arity: .oneOrMore)],
+            examples: examples,
             run: { values, io in try await run(values, io: io) })
     }
 
@@ -80,18 +82,25 @@ enum CheckCommand {
         } else if let format = values.option("fix-config").flatMap(FixConfigFormat.init(rawValue:)) {
             io.write(FixConfigGenerator.configuration(for: report, format: format))
         } else {
-            io.write(render(report.results))
+            io.write(render(report.results, findings: report.findings))
         }
-        printer.print(report.findings.map(\.diagnostic), evidence: Dictionary(
-            report.findings.map { ($0.diagnostic, $0.exchange?.evidenceLines ?? []) }, uniquingKeysWith: { first, _ in first }))
+        let groups = FindingGroup.grouping(report.findings)
+        if !groups.isEmpty {
+            io.writeError(groups.map { $0.rendered(colored: printer.colored) + "\n" }.joined())
+        }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         io.writeErrorLine(
             "castprep: \(report.results.count) URL\(report.results.count == 1 ? "" : "s") checked with \(report.requestCount) request\(report.requestCount == 1 ? "" : "s") in \((seconds * 100).rounded() / 100) s; \(DiagnosticPrinter.tally(report.diagnostics))")
         return report.hasErrors ? 1 : 0
     }
 
-    /// One line per URL: verdict, status, role, URL.
-    static func render(_ results: [ResourceResult]) -> String {
+    /// One line per URL: verdict, status, role, URL, then the codes of its findings.
+    static func render(_ results: [ResourceResult], findings: [HTTPFinding]) -> String {
+        var codes: [String: [DiagnosticCode]] = [:]
+        for finding in findings {
+            guard let url = finding.diagnostic.url else { continue }
+            if !codes[url, default: []].contains(finding.diagnostic.code) { codes[url, default: []].append(finding.diagnostic.code) }
+        }
         var text = ""
         for result in results {
             let verdict = switch result.worstSeverity {
@@ -104,6 +113,9 @@ enum CheckCommand {
             var line = "\(verdict) \(status) \(result.kind.rawValue.padding(to: 20)) \(result.url)"
             if let range = result.byteRange { line += " [\(range)]" }
             if let final = result.finalURL { line += " → \(final)" }
+            var found = codes[result.url] ?? []
+            for code in result.finalURL.flatMap({ codes[$0] }) ?? [] where !found.contains(code) { found.append(code) }
+            if !found.isEmpty { line += "  " + found.map { "[\($0.rawValue)]" }.joined(separator: " ") }
             text += line + "\n"
         }
         return text
@@ -168,6 +180,78 @@ enum CheckCommand {
             members["failure"] = ["kind": .string(failure.kind.rawValue), "message": .string(failure.message)]
         }
         return .object(members)
+    }
+}
+
+/// Identical findings on one host, said once: the same code, severity, message and fix on
+/// several URLs (a segment ladder without CORS) print as one finding listing the URLs, with
+/// the request and response of the first as evidence.
+struct FindingGroup {
+    /// The first finding of the group, whose message, fix and evidence are printed.
+    var finding: HTTPFinding
+    /// Every URL the finding was made on, in the order found.
+    var urls: [String]
+
+    /// How many URLs are listed before the rest are counted.
+    static let listedURLs = 10
+
+    /// What makes findings identical (a message naming its own URL differs from URL to URL).
+    private struct Key: Hashable {
+        var host: String?
+        var code: DiagnosticCode
+        var severity: Diagnostic.Severity
+        var message: String
+        var fix: String?
+        var path: String?
+        var location: String?
+    }
+
+    /// The groups in the order their first finding comes.
+    static func grouping(_ findings: [HTTPFinding]) -> [FindingGroup] {
+        var groups: [FindingGroup] = []
+        var indices: [Key: Int] = [:]
+        var listed: [Int: Set<String>] = [:]
+        for finding in findings {
+            let diagnostic = finding.diagnostic
+            let host = diagnostic.url.flatMap(WebURL.init)?.hostAndPort ?? diagnostic.url
+            let key = Key(host: host, code: diagnostic.code, severity: diagnostic.severity, message: diagnostic.message,
+                          fix: diagnostic.fix, path: diagnostic.path?.description,
+                          location: diagnostic.location?.description)
+            if let index = indices[key] {
+                // The same finding on the same URL again is said once already.
+                if let url = diagnostic.url, listed[index, default: []].insert(url).inserted { groups[index].urls.append(url) }
+            } else {
+                indices[key] = groups.count
+                listed[groups.count] = Set(diagnostic.url.map { [$0] } ?? [])
+                groups.append(FindingGroup(finding: finding, urls: diagnostic.url.map { [$0] } ?? []))
+            }
+        }
+        return groups
+    }
+
+    /// The finding as the printer shows it, its URLs listed when there are several, then the
+    /// request and response headers of the first.
+    func rendered(colored: Bool) -> String {
+        var text: String
+        if urls.count > 1 {
+            var head = finding.diagnostic
+            head.url = nil
+            head.fix = nil
+            text = head.rendered(colored: colored)
+            let label = "    urls (\(urls.count)): "
+            let indent = String(repeating: " ", count: label.count)
+            for (position, url) in urls.prefix(Self.listedURLs).enumerated() {
+                text += "\n" + (position == 0 ? label : indent) + url
+            }
+            if urls.count > Self.listedURLs {
+                text += "\n" + indent + "… and \(urls.count - Self.listedURLs) more (--json lists each)"
+            }
+            if let fix = finding.diagnostic.fix { text += "\n    fix: \(fix)" }
+        } else {
+            text = finding.diagnostic.rendered(colored: colored)
+        }
+        for line in finding.exchange?.evidenceLines ?? [] { text += "\n    " + line }
+        return text
     }
 }
 

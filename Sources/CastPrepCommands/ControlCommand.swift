@@ -33,9 +33,11 @@ enum ControlCommand {
                 """,
             options: DeviceTarget.options + [CommonOptions.color],
             arguments: [
-                ArgumentSpec(name: "action", help: "What to do: " + actions.map(\.name).joined(separator: ", ") + "."),
+                ArgumentSpec(name: "action", help: "What to do: " + actions.map(\.name).joined(separator: ", ") + ".",
+                             allowedValues: actions.map(\.name)),
                 ArgumentSpec(name: "value", help: "The action's value (a time, a volume, a language, a file).", arity: .optional),
             ],
+            examples: examples,
             run: { values, io in try await run(values, io: io) })
     }
 
@@ -178,6 +180,7 @@ enum StatusCommand {
                 .flag("json", help: "Print JSON (one object per line with --watch)."),
                 CommonOptions.color,
             ],
+            examples: examples,
             run: { values, io in try await run(values, io: io) })
     }
 

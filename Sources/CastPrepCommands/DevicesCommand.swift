@@ -40,6 +40,7 @@ enum DevicesCommand {
                 .repeating("alias", valueName: "alias=name", help: "Record a short name for a device (name or host:port) in the configuration file (repeatable)."),
                 CommonOptions.color,
             ],
+            examples: examples,
             run: { values, io in try await run(values, io: io) })
     }
 

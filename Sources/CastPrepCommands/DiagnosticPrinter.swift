@@ -21,19 +21,6 @@ struct DiagnosticPrinter {
         io.writeError(text)
     }
 
-    /// Prints diagnostics in the given order, each followed by its evidence lines (indented
-    /// like the `url:` and `fix:` lines), as `castprep check` does with request and response headers.
-    func print(_ diagnostics: [Diagnostic], evidence: [Diagnostic: [String]]) {
-        guard !diagnostics.isEmpty else { return }
-        var text = ""
-        for diagnostic in diagnostics {
-            text += diagnostic.rendered(colored: colored)
-            for line in evidence[diagnostic] ?? [] { text += "\n    " + line }
-            text += "\n"
-        }
-        io.writeError(text)
-    }
-
     /// "2 errors, 1 warning" (nothing when there are none).
     static func tally(_ diagnostics: [Diagnostic]) -> String {
         let errors = diagnostics.filter { $0.severity == .error }.count

@@ -8,7 +8,8 @@ import Preflight
 /// checked against what iOS 14+ local-network discovery needs.
 enum IOSCommand {
     static var spec: CommandSpec {
-        CommandSpec(name: "ios", abstract: "Check an iOS sender app for what Cast discovery on iOS 14 and later needs.", subcommands: [checkSpec])
+        CommandSpec(name: "ios", abstract: "Check an iOS sender app for what Cast discovery on iOS 14 and later needs.", subcommands: [checkSpec],
+                    examples: checkExamples)
     }
 
     static var checkSpec: CommandSpec {
@@ -27,11 +28,6 @@ enum IOSCommand {
                 --fix writes the missing Info.plist entries in the file's own format (XML stays XML, binary stays \
                 binary), changing nothing else, keeps the original as Info.plist.orig, and checks again. A file that \
                 does not read back identically is not written. Exit status 1 when an error-level finding remains.
-
-                EXAMPLES:
-                  castprep ios check MyApp/
-                  castprep ios check MyApp/MyApp/Info.plist --app-id CC1AD845 --fix
-                  castprep ios check build/MyApp.app --json
                 """,
             options: [
                 .option("app-id", valueName: "id", help: "The receiver application ID (8 hexadecimal digits) instead of the one in the sources."),
@@ -40,6 +36,7 @@ enum IOSCommand {
                 CommonOptions.color,
             ],
             arguments: [ArgumentSpec(name: "path", help: "An Info.plist, a .app bundle or the app's project folder.")],
+            examples: checkExamples,
             run: { values, io in try await check(values, io: io) })
     }
 

@@ -32,6 +32,7 @@ enum LoadCommand {
                 CommonOptions.color,
             ],
             arguments: [ArgumentSpec(name: "catalog", help: "The catalog file (.json, .m3u, .m3u8).")],
+            examples: examples,
             run: { values, io in try await run(values, io: io) })
     }
 

@@ -24,6 +24,9 @@ enum PreflightCommand {
                 probed or fetched again.
 
                 Exit status 0 when nothing reaches the --fail-on level (error by default), 1 otherwise.
+
+                Device profiles for --devices (comma-separated ids; default: all):
+                \(deviceList)
                 """,
             options: [
                 .option("output", short: "o", valueName: "dir", help: "Where the report and files go.", default: "preflight"),
@@ -45,6 +48,7 @@ enum PreflightCommand {
                 CommonOptions.color,
             ],
             arguments: [ArgumentSpec(name: "catalog", help: "The catalog (default: the bundled demo).", arity: .optional)],
+            examples: examples,
             run: { values, io in try await run(values, io: io) })
     }
 

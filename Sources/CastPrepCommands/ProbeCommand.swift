@@ -15,7 +15,8 @@ enum ProbeCommand {
                 Probes each file with FFmpeg (libavformat), several at a time, and prints the contentType a Cast \
                 LOAD needs (with RFC 6381 codecs when they are known), the duration of the audio and video, whether \
                 an MP4 is fast-start, and every stream, then whether each Cast device plays it, why not, and the \
-                smallest ffmpeg command that fixes it (re-encoding only the streams that need it). \
+                smallest ffmpeg command that fixes it (re-encoding only the streams that need it); devices judged alike \
+                are listed together and each fix is printed once. \
                 Exit status 1 when a file could not be probed.
 
                 Device profiles: \(DeviceProfile.all.map(\.id).joined(separator: ", ")).
@@ -29,6 +30,7 @@ enum ProbeCommand {
                 CommonOptions.color,
             ],
             arguments: [ArgumentSpec(name: "path", help: "Media files (local paths or http(s) URLs).", arity: .oneOrMore)],
+            examples: examples,
             run: { values, io in try await run(values, io: io) })
     }
 
@@ -159,23 +161,74 @@ enum ProbeCommand {
         return text
     }
 
-    /// One line per device, with the reasons and the fix under the ones that need it.
+    /// Devices with the same verdict and the same reasons share one entry, and each distinct fix
+    /// is printed once after them, naming the devices it is for when the fixes differ.
     static func render(_ verdicts: [DeviceVerdict]) -> String {
         guard !verdicts.isEmpty else { return "" }
         var text = "  devices:\n"
-        for verdict in verdicts {
-            let mark = switch verdict.outcome {
+        for group in VerdictGroup.grouping(verdicts) {
+            let mark = switch group.outcome {
             case .plays: "plays          "
             case .playsWithCaveats: "plays, caveats "
             case .willNotPlay: "WILL NOT PLAY  "
             }
-            text += "    \(mark) \(verdict.device.name)\n"
-            for reason in verdict.reasons {
-                text += "      - \(reason.message)\n"
+            text += "    \(mark) \(group.devices.map(\.name).joined(separator: ", "))\n"
+            for reason in group.reasons {
+                text += "      - \(reason)\n"
             }
-            if verdict.outcome == .willNotPlay, let fix = verdict.fix { text += "      fix: \(fix)\n" }
+        }
+        var fixes: [(fix: String, devices: [DeviceProfile])] = []
+        for verdict in verdicts where verdict.outcome == .willNotPlay {
+            guard let fix = verdict.fix else { continue }
+            if let index = fixes.firstIndex(where: { $0.fix == fix }) {
+                fixes[index].devices.append(verdict.device)
+            } else {
+                fixes.append((fix, [verdict.device]))
+            }
+        }
+        if fixes.count == 1 {
+            text += "  fix: \(fixes[0].fix)\n"
+        } else {
+            for entry in fixes {
+                text += "  fix for \(entry.devices.map(\.name).joined(separator: ", ")): \(entry.fix)\n"
+            }
         }
         return text
+    }
+
+    /// Devices judged alike: the same outcome, the same reasons (read without the device's own
+    /// name) and the same fix.
+    struct VerdictGroup: Equatable {
+        var outcome: DeviceVerdict.Outcome
+        var devices: [DeviceProfile]
+        /// The reasons as printed: with the device's name for one device, neutral for several.
+        var reasons: [String]
+        var fix: String?
+        /// The reasons with each device's name replaced, which is what makes devices alike.
+        var neutralReasons: [String]
+
+        /// The groups in the order their first device comes in `verdicts`.
+        static func grouping(_ verdicts: [DeviceVerdict]) -> [VerdictGroup] {
+            var groups: [VerdictGroup] = []
+            for verdict in verdicts {
+                let neutral = verdict.reasons.map { neutralMessage($0.message, device: verdict.device) }
+                let fix = verdict.outcome == .willNotPlay ? verdict.fix : nil
+                if let index = groups.firstIndex(where: { $0.outcome == verdict.outcome && $0.neutralReasons == neutral && $0.fix == fix }) {
+                    groups[index].devices.append(verdict.device)
+                    groups[index].reasons = neutral
+                } else {
+                    groups.append(VerdictGroup(outcome: verdict.outcome, devices: [verdict.device], reasons: verdict.reasons.map(\.message),
+                                               fix: fix, neutralReasons: neutral))
+                }
+            }
+            return groups
+        }
+
+        /// A reason as it reads for any device: "Google Nest Hub does not decode HEVC video"
+        /// becomes "the device does not decode HEVC video".
+        static func neutralMessage(_ message: String, device: DeviceProfile) -> String {
+            message.replacingOccurrences(of: device.name, with: "the device")
+        }
     }
 
     /// Up to three decimals, without trailing zeros.

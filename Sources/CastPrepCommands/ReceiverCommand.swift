@@ -45,6 +45,7 @@ enum ReceiverCommand {
                 .option("faults", valueName: "file", help: "Script faults from a JSON file (see above)."),
                 CommonOptions.color,
             ],
+            examples: examples,
             run: { values, io in try await run(values, io: io) })
     }
 

@@ -43,6 +43,7 @@ enum ServeCommand {
                 CommonOptions.color,
             ],
             arguments: [ArgumentSpec(name: "dir", help: "The directory to serve at /.")],
+            examples: examples,
             run: { values, io in try await run(values, io: io) })
     }
 

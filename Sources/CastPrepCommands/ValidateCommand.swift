@@ -26,6 +26,7 @@ enum ValidateCommand {
                 CommonOptions.color,
             ],
             arguments: [ArgumentSpec(name: "file", help: "Request files (.json or .ndjson), or - for standard input.", arity: .oneOrMore)],
+            examples: examples,
             run: { values, io in try await run(values, io: io) })
     }
 

@@ -216,8 +216,9 @@ struct CommandLineParser {
             throw usageError("Missing value for '\(label)'", option: option)
         }
         if let allowed = option.allowedValues, !allowed.contains(value) {
+            let hint = Suggestion.closest(to: value, among: allowed).map { " Did you mean '\($0)'?" } ?? ""
             throw usageError(
-                "The value '\(value)' is invalid for '\(label)'. Expected one of: \(allowed.joined(separator: ", "))",
+                "The value '\(value)' is invalid for '\(label)'.\(hint) Expected one of: \(allowed.joined(separator: ", "))",
                 option: option)
         }
         state.values.optionValues[option.long, default: []].append(value)
@@ -334,7 +335,13 @@ struct CommandLineParser {
             guard taken >= argument.arity.minimumCount else {
                 throw usageError("Missing expected argument '\(HelpFormatter.missingArgumentLabel(for: argument))'")
             }
-            state.values.argumentValues[argument.name] = Array(remaining.prefix(taken))
+            let given = Array(remaining.prefix(taken))
+            if let allowed = argument.allowedValues {
+                for value in given where !allowed.contains(where: { $0.lowercased() == value.lowercased() }) {
+                    throw unknownArgumentValue(value, of: argument, allowed: allowed)
+                }
+            }
+            state.values.argumentValues[argument.name] = given
             remaining = remaining.dropFirst(taken)
         }
         guard remaining.isEmpty else {
@@ -354,6 +361,18 @@ struct CommandLineParser {
     private func unknownOption(_ spelled: String, suggestion: String?) -> UsageError {
         let hint = suggestion.map { ". Did you mean '\($0)'?" } ?? ""
         return usageError("Unknown option '\(spelled)'\(hint)")
+    }
+
+    /// A value outside an argument's allowed values: "Unknown action 'volum'. Did you mean
+    /// 'volume'?", or the list of values when nothing is close.
+    private func unknownArgumentValue(_ value: String, of argument: ArgumentSpec, allowed: [String]) -> UsageError {
+        let hint: String
+        if let suggestion = Suggestion.closest(to: value.lowercased(), among: allowed) {
+            hint = " Did you mean '\(suggestion)'?"
+        } else {
+            hint = " Expected one of: \(allowed.joined(separator: ", "))"
+        }
+        return usageError("Unknown \(argument.name) '\(value)'.\(hint)")
     }
 
     /// A flag written with `=value`.

@@ -28,6 +28,8 @@ public struct CommandSpec: Sendable {
     public var defaultSubcommand: String?
     /// What the command does; `nil` for a group that only dispatches to subcommands.
     public var run: Action?
+    /// Real invocations shown last in this command's help, under `EXAMPLES:`.
+    public var examples: [CommandExample]
 
     /// Describes a command; every part except the name and abstract is optional so
     /// small commands stay short to declare.
@@ -35,7 +37,7 @@ public struct CommandSpec: Sendable {
         name: String, abstract: String, discussion: String? = nil, version: String? = nil,
         options: [OptionSpec] = [], arguments: [ArgumentSpec] = [],
         subcommands: [CommandSpec] = [], defaultSubcommand: String? = nil,
-        run: Action? = nil
+        examples: [CommandExample] = [], run: Action? = nil
     ) {
         self.name = name
         self.abstract = abstract
@@ -45,6 +47,7 @@ public struct CommandSpec: Sendable {
         self.arguments = arguments
         self.subcommands = subcommands
         self.defaultSubcommand = defaultSubcommand
+        self.examples = examples
         self.run = run
     }
 
@@ -90,6 +93,22 @@ public struct CommandSpec: Sendable {
             current = next
         }
         return chain
+    }
+}
+
+/// One invocation shown under `EXAMPLES:` in a command's help: what it does, then the
+/// command line to type.
+public struct CommandExample: Sendable, Hashable {
+    /// What the invocation does, shown as a shell comment above it.
+    public var explanation: String
+    /// The whole command line, starting with the tool's name; never wrapped, so it can be
+    /// copied as it stands.
+    public var command: String
+
+    /// Describes one example.
+    public init(_ explanation: String, _ command: String) {
+        self.explanation = explanation
+        self.command = command
     }
 }
 
@@ -214,11 +233,15 @@ public struct ArgumentSpec: Sendable, Hashable {
     public var help: String
     /// How many values the argument takes.
     public var arity: Arity
+    /// The only values accepted (compared ignoring case), checked while parsing with a
+    /// "Did you mean" for typos, and offered by shell completion; `nil` accepts anything.
+    public var allowedValues: [String]?
 
     /// Describes a positional argument; most are required, so that is the default.
-    public init(name: String, help: String, arity: Arity = .required) {
+    public init(name: String, help: String, arity: Arity = .required, allowedValues: [String]? = nil) {
         self.name = name
         self.help = help
         self.arity = arity
+        self.allowedValues = allowedValues
     }
 }

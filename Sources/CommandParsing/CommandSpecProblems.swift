@@ -72,6 +72,19 @@ extension CommandSpec {
             if argument.arity.maximumCount == nil { seenVariadic = true }
         }
 
+        for argument in arguments where argument.allowedValues?.isEmpty == true {
+            report("argument '<\(argument.name)>' allows no value at all")
+        }
+        for example in examples {
+            // An example may feed this command from another one: `tool load x | tool validate -`.
+            let commands = example.command.split(separator: "|").map { piece in
+                String(piece.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+            }
+            if !commands.contains(where: { $0 == place || $0.hasPrefix(place + " ") }) {
+                report("example '\(example.command)' does not run '\(place)'")
+            }
+        }
+
         var subcommandNames: Set<String> = []
         for subcommand in subcommands where !subcommandNames.insert(subcommand.name).inserted {
             report("subcommand '\(subcommand.name)' is declared twice")

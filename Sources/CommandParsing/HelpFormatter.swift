@@ -63,6 +63,18 @@ enum HelpFormatter {
             sections.append(lines)
         }
 
+        if !command.examples.isEmpty {
+            var lines = ["EXAMPLES:"]
+            for (position, example) in command.examples.enumerated() {
+                if position > 0 { lines.append("") }
+                lines += wrap(example.explanation, width: width, indent: entryIndent + 2).map {
+                    String(repeating: " ", count: entryIndent) + "# " + $0.dropFirst(entryIndent + 2)
+                }
+                lines.append(String(repeating: " ", count: entryIndent) + example.command)
+            }
+            sections.append(lines)
+        }
+
         return sections.map { $0.joined(separator: "\n") }.joined(separator: "\n\n")
     }
 
@@ -191,7 +203,8 @@ enum HelpFormatter {
         return lines
     }
 
-    /// Wraps text line by line, keeping blank lines and each line's leading indentation.
+    /// Wraps text line by line, keeping blank lines and each line's leading indentation; a
+    /// line that fits is kept as written, so aligned columns (a list of ids and names) stay aligned.
     static func wrapParagraphs(_ text: String, width: Int) -> [String] {
         var lines: [String] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -199,6 +212,8 @@ enum HelpFormatter {
             let content = line.dropFirst(leading)
             if content.isEmpty {
                 lines.append("")
+            } else if line.count <= width {
+                lines.append(String(line))
             } else {
                 lines += wrap(String(content), width: width, indent: leading)
             }
@@ -207,25 +222,41 @@ enum HelpFormatter {
     }
 
     /// Greedy word wrap: words are never split, so an overlong word gets its own line.
-    /// Explicit newlines in `text` start new lines.
+    /// Explicit newlines in `text` start new lines. Runs of spaces between words are kept
+    /// (aligned columns stay aligned); spaces where a line breaks are dropped.
     static func wrap(_ text: String, width: Int, indent: Int = 0) -> [String] {
         let indentText = String(repeating: " ", count: indent)
         let available = max(width - indent, 1)
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var current = ""
-            for word in paragraph.split(separator: " ") {
-                if current.isEmpty {
+            var hasWord = false
+            // An empty piece is one more space between the words around it.
+            for word in paragraph.split(separator: " ", omittingEmptySubsequences: false) {
+                if !hasWord {
+                    guard !word.isEmpty else { continue }
                     current = String(word)
+                    hasWord = true
                 } else if current.count + 1 + word.count <= available {
                     current += " " + word
+                } else if word.isEmpty {
+                    continue
                 } else {
-                    lines.append(indentText + current)
+                    lines.append(indentText + current.trimmingTrailingSpaces)
                     current = String(word)
                 }
             }
-            lines.append(current.isEmpty ? "" : indentText + current)
+            lines.append(hasWord ? indentText + current.trimmingTrailingSpaces : "")
         }
         return lines
+    }
+}
+
+extension String {
+    /// The string without the spaces at its end.
+    fileprivate var trimmingTrailingSpaces: String {
+        var result = self
+        while result.last == " " { result.removeLast() }
+        return result
     }
 }

@@ -41,6 +41,33 @@ final class CheckCommandTests {
         #expect(result.error.contains("castprep: 9 URLs checked with"))
     }
 
+    @Test("identical findings on one host are said once: the segments without CORS are one finding listing their URLs")
+    func identicalFindingsGrouped() throws {
+        let result = try runBinary(["check", nginx.url("plain", "/hls-ts/master.m3u8"), "--allow-loopback"])
+        #expect(result.status == 1)
+        let segments = ["v0/seg0.ts", "v0/seg1.ts", "v1/seg0.ts", "v1/seg1.ts"].map { nginx.url("plain", "/hls-ts/\($0)") }
+        let headline = "error: [http.cors-missing] HLS segment has no Access-Control-Allow-Origin in its 200 answer to Origin: https://www.gstatic.com; the receiver's player cannot read it"
+        let lines = result.error.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0 == headline }.count == 1, "\(result.error)")
+        let start = try #require(lines.firstIndex(of: headline))
+        #expect(Array(lines[(start + 1)...].prefix(4)) == [
+            "    urls (4): \(segments[0])",
+            "              \(segments[1])",
+            "              \(segments[2])",
+            "              \(segments[3])",
+        ])
+        #expect(lines[start + 5].hasPrefix("    fix: send Access-Control-Allow-Origin"))
+        // The evidence of the first URL only.
+        #expect(lines[start + 6] == "    request: GET \(segments[0])  Origin: https://www.gstatic.com")
+        #expect(lines[start + 7].hasPrefix("    response: 200"))
+        #expect(!result.error.contains("request: GET \(segments[1])"))
+        // Every finding still counts, and every URL's line on stdout names its codes.
+        #expect(result.error.contains("castprep: 9 URLs checked with"))
+        for line in result.output.split(separator: "\n") where line.hasPrefix("ERROR") {
+            #expect(line.contains("  [http.cors-missing]"), "\(line)")
+        }
+    }
+
     @Test("an SRT or ASS track needs converting, not another Content-Type: one error whose fix names castprep captions convert",
           arguments: ["subs.en.srt", "subs.fr.ass"])
     func trackNeedsConverting(name: String) throws {

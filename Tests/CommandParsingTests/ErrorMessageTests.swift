@@ -125,7 +125,7 @@ struct ErrorMessageTests {
         ErrorCase(
             arguments: ["captions", "convert", "x", "--format", "txt"],
             expected: """
-                Error: The value 'txt' is invalid for '--format <format>'. Expected one of: vtt, srt
+                Error: The value 'txt' is invalid for '--format <format>'. Did you mean 'vtt'? Expected one of: vtt, srt
                 Help:  -f, --format <format>  Target format.
                 Usage: tool captions convert <input> [<output>] [--format <format>]
                   See 'tool captions convert --help' for more information.
