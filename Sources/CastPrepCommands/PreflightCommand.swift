@@ -94,12 +94,35 @@ enum PreflightCommand {
         }
 
         let progress = ProgressLine(io: io)
+        // Ctrl-C or SIGTERM cancels the run: it stops starting items, stores what it checked,
+        // removes its partial files and replaces nothing (exit 130, as shells expect).
+        let termination = TerminationSignal.install()
+        let run = Task { [configuration] in
+            try await Preflight.run(configuration) { done, total in progress.update(done, of: total) }
+        }
+        let stopper = termination.map { termination in
+            Task {
+                _ = await termination.wait()
+                run.cancel()
+            }
+        }
+        let result = await run.result
+        stopper?.cancel()
         let outcome: PreflightOutcome
-        do {
-            outcome = try await Preflight.run(configuration) { done, total in progress.update(done, of: total) }
-        } catch {
+        switch result {
+        case .success(let value):
+            outcome = value
+        case .failure(let error as PreflightError) where error.code == "preflight.interrupted":
+            progress.finish()
+            io.writeErrorLine("castprep: \(error.message) (\(error.fix))")
+            return 130
+        case .failure(let error as PreflightError):
             progress.finish()
             printer.print([error.diagnostic])
+            return 1
+        case .failure(let error):
+            progress.finish()
+            io.writeErrorLine("Error: \(error)")
             return 1
         }
         progress.finish()

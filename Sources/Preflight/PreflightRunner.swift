@@ -173,6 +173,20 @@ struct PreflightRunner: Sendable {
 
         await withTaskGroup(of: RunStep.self) { group in
             func schedule() {
+                // Interrupted: nothing new starts; what was inspected is still stored, so a
+                // rerun answers it from the cache.
+                if Task.isCancelled {
+                    if let cache, !isStoring, !unstored.isEmpty {
+                        let entries = unstored
+                        unstored = []
+                        isStoring = true
+                        group.addTask {
+                            await cache.store(entries)
+                            return .stored
+                        }
+                    }
+                    return
+                }
                 // Look up the next batches while earlier ones are inspected or written; four at
                 // once, so there are always HEAD requests queued while a batch is decoded.
                 while resolving < 4, resolvedUpTo < total, resolvedUpTo - nextToWrite < window {
@@ -239,6 +253,14 @@ struct PreflightRunner: Sendable {
                 }
                 schedule()
             }
+        }
+        if Task.isCancelled {
+            // The cache is checkpointed and closed; the writers, unfinished, remove their
+            // partial files as they go, so no output is replaced by half a run.
+            await cache?.close()
+            throw PreflightError(
+                code: "preflight.interrupted", message: "interrupted after \(completed) of \(total) items; no output was replaced",
+                fix: "run the same command again: what was checked is answered from the cache")
         }
         // Every store is done: the cache closes while the outputs are finished.
         async let cacheClosed: Void = cache?.close() ?? ()

@@ -62,4 +62,39 @@ struct PreflightCommandTests {
         #expect(!result.error.contains("NSCocoaErrorDomain"))
         if name == "empty" { #expect(!result.output.contains("queue.json"), "no queue is written, so none is named") }
     }
+
+    @Test("Ctrl-C stops the run in one line with exit 130: no partial file is left, nothing is replaced, the cache stays usable")
+    func interrupted() async throws {
+        let silent = try ForeignServer(.silent)
+        let folder = NSTemporaryDirectory() + "castprep-preflight-cli-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Items on a server that accepts and never answers: the run is still busy when interrupted.
+        let items = (0..<20).map { "{\"id\": \"i\($0)\", \"title\": \"Item \($0)\", \"url\": \"http://127.0.0.1:\(silent.port)/m\($0).mp4\"}" }
+        try Data("{\"castprep\": 1, \"items\": [\(items.joined(separator: ","))]}".utf8).write(to: URL(fileURLWithPath: folder + "/catalog.json"))
+        let output = folder + "/out"
+        let (process, stdout, stderr) = CastPrepBinary.process(["preflight", folder + "/catalog.json", "-o", output, "--bind", "127.0.0.1", "--timeout", "3",
+                                                                "--no-posters"])
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // Interrupt once the run holds its output folder (its lock file is there).
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !FileManager.default.fileExists(atPath: output + "/.castprep-lock"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        kill(process.processIdentifier, SIGINT)
+        let (error, _) = try await onOwnThread {
+            let error = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (error, output)
+        }
+        #expect(process.terminationStatus == 130, "\(error)")
+        let lines = error.split(separator: "\n").filter { $0.hasPrefix("castprep: interrupted") }
+        #expect(lines.count == 1, "\(error)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: output)
+        #expect(!names.contains { $0.hasSuffix(".partial") }, "\(names)")
+        #expect(!names.contains("report.json") && !names.contains("catalog.json"), "nothing replaced or half-written: \(names)")
+        #expect(names.contains("cache.sqlite"))
+    }
 }
