@@ -234,9 +234,20 @@ struct ReceiverInteropTests {
     @Test("pychromecast discovers the emulator over zeroconf, plays a sample to PLAYING, and sees rs change",
           .enabled(if: unavailableReason == nil, "\(unavailableReason ?? "")"), .timeLimit(.minutes(2)))
     func pychromecast() async throws {
-        let (status, output) = try await onOwnThread { () -> (Int32, String) in
+        let (status, output) = try await Self.runInterop("Scripts/interop/receiver")
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("ok     zeroconf discovery finds the device by its friendly name"), "\(output)")
+        #expect(output.contains("ok     discovered: the player state reaches PLAYING"))
+        #expect(output.contains("ok     known host: the player state reaches PLAYING"))
+        #expect(output.contains(" 0 failed"))
+    }
+
+    /// Runs an interop script (it makes its own network namespace) with the built binary and
+    /// returns its status and everything it printed.
+    static func runInterop(_ script: String) async throws -> (Int32, String) {
+        try await onOwnThread { () -> (Int32, String) in
             let process = Process()
-            process.executableURL = Repository.root().appendingPathComponent("Scripts/interop/receiver")
+            process.executableURL = Repository.root().appendingPathComponent(script)
             process.arguments = [castprepBinary]
             process.currentDirectoryURL = Repository.root()
             let pipe = Pipe()
@@ -247,11 +258,6 @@ struct ReceiverInteropTests {
             process.waitUntilExit()
             return (process.terminationStatus, String(decoding: data, as: UTF8.self))
         }
-        #expect(status == 0, "\(output)")
-        #expect(output.contains("ok     zeroconf discovery finds the device by its friendly name"), "\(output)")
-        #expect(output.contains("ok     discovered: the player state reaches PLAYING"))
-        #expect(output.contains("ok     known host: the player state reaches PLAYING"))
-        #expect(output.contains(" 0 failed"))
     }
 
     static var cattUnavailable: String? {
@@ -263,19 +269,7 @@ struct ReceiverInteropTests {
     @Test("catt casts a served file by IP (streamType null) and its status shows PLAYING",
           .enabled(if: cattUnavailable == nil, "\(cattUnavailable ?? "")"), .timeLimit(.minutes(6)))
     func catt() async throws {
-        let (status, output) = try await onOwnThread { () -> (Int32, String) in
-            let process = Process()
-            process.executableURL = Repository.root().appendingPathComponent("Scripts/interop/receiver-catt")
-            process.arguments = [castprepBinary]
-            process.currentDirectoryURL = Repository.root()
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
+        let (status, output) = try await Self.runInterop("Scripts/interop/receiver-catt")
         #expect(status == 0, "\(output)")
         #expect(output.contains("ok     catt sends streamType null, and the emulator accepts it"), "\(output)")
         #expect(output.contains("ok     catt status shows PLAYING"), "\(output)")
