@@ -169,7 +169,9 @@ struct ItemInspector: Sendable {
         let report = ItemReport(
             id: item.id, index: item.index, title: item.title, subtitle: item.subtitle, contentID: load.media?.contentID,
             contentType: load.media?.contentType, streamType: load.media?.streamType?.rawValue, duration: load.media?.duration,
-            mediaSummary: probe.map(Self.summary(of:)), poster: poster, tracks: tracks, diagnostics: findings,
+            mediaSummary: probe.map(Self.summary(of:)), poster: poster,
+            hasVideo: probe.map { !$0.videoStreams.isEmpty } ?? Self.hasVideo(contentType: load.media?.contentType, url: load.media?.contentID),
+            tracks: tracks, diagnostics: findings,
             devices: deviceReports, readiness: readiness, fixes: fixes)
         return InspectedItem(
             report: report,
@@ -369,6 +371,22 @@ struct ItemInspector: Sendable {
         if located.location == nil { located.location = item.location }
         if located.path == nil { located.path = item.path }
         return located
+    }
+
+    /// Whether media that was not probed has pictures, as its content type or else its URL's
+    /// extension says: a `video/` type or a video codec listed; nil when neither tells.
+    static func hasVideo(contentType: String?, url: String?) -> Bool? {
+        let declared = contentType.flatMap { try? MediaType.parse($0).get() }
+        if let declared {
+            let videoCodecs = ["avc1", "avc3", "hvc1", "hev1", "dvh1", "dvhe", "vp8", "vp09", "vp9", "av01"]
+            if declared.codecs.contains(where: { codec in videoCodecs.contains { codec.lowercased().hasPrefix($0) } }) { return true }
+            if !declared.codecs.isEmpty { return false }
+            if declared.type == "video" { return true }
+            if declared.type == "audio" { return false }
+        }
+        guard let url, let path = URL(string: url)?.path, let implied = CastMediaTypes.contentType(forExtension: (path as NSString).pathExtension)
+        else { return nil }
+        return implied.hasPrefix("video/") ? true : implied.hasPrefix("audio/") ? false : nil
     }
 
     static func summary(of probe: ProbeResult) -> String {

@@ -59,6 +59,8 @@ final class OutputWriters {
     /// The first `rowLimit` rows, in catalog order.
     private(set) var rows: [PreflightRow] = []
     private(set) var worstSeverity: Diagnostic.Severity?
+    /// report.html's "by problem" view: one group per finding code.
+    private var problems: [String: ProblemGroup] = [:]
 
     private enum Slot: Int { case requests, reportItems, catalogEntries, cards, queue }
 
@@ -135,6 +137,10 @@ final class OutputWriters {
     func append(_ item: RenderedItem) {
         let digest = item.digest
         summary.add(digest)
+        let itemName = digest.title ?? digest.id
+        for problem in digest.problems {
+            problems[problem.code, default: ProblemGroup(problem, itemName: itemName)].add(problem, itemName: itemName)
+        }
         if let worst = digest.worstSeverity { worstSeverity = max(worstSeverity ?? worst, worst) }
         if rows.count < rowLimit {
             rows.append(PreflightRow(id: digest.id, title: digest.title, readiness: digest.readiness,
@@ -195,12 +201,12 @@ final class OutputWriters {
     func finish() async throws(PreflightError) -> [String] {
         buffers[Slot.reportItems.rawValue].bytes.append(contentsOf: "\n],\n\"summary\": \(Self.encode(summary))\n}\n".utf8)
         buffers[Slot.catalogEntries.rawValue].bytes.append(contentsOf: "\n]\n}\n".utf8)
-        buffers[Slot.cards.rawValue].bytes.append(contentsOf: ReportPage.footer.utf8)
+        buffers[Slot.cards.rawValue].bytes.append(contentsOf: ReportPage.footer(problems: Array(problems.values)).utf8)
         let hasQueue = queue.finish(skipped: blockedEntries, into: &buffers[Slot.queue.rawValue].bytes)
         await flush()
 
         let header = Array(ReportPage.header(title: title ?? Self.untitled, summary: summary,
-                                             devices: devices.map { ($0.id, $0.name) }, catalog: catalogPath).utf8)
+                                             devices: devices.map { ($0.id, $0.name) }, catalog: catalogPath, problems: problems).utf8)
         let reserved = reservedHeader
         let (requests, reportItems, catalogEntries, cards, queueFile) = (requests, reportItems, catalogEntries, cards, queueFile)
         let files = hasQueue ? [requests, reportItems, catalogEntries, queueFile] : [requests, reportItems, catalogEntries]

@@ -1,5 +1,6 @@
 import CastModel
 import Foundation
+import MediaProbe
 @testable import Preflight
 import Testing
 
@@ -34,13 +35,82 @@ struct ReportPieceTests {
             diagnostics: [Diagnostic(.error, "http.cors-missing", "no <CORS>", fix: "add_header …")],
             devices: [DeviceReadiness(device: "chromecast-gen3", name: "Chromecast (3rd gen)", readiness: .blocked, reasons: [])],
             readiness: .blocked, fixes: ["add_header Access-Control-Allow-Origin *;"])
-        let html = ReportPage.card(item, posterData: [0xFF, 0xD8])
+        let html = ReportPage.card(item)
         #expect(html.contains("A &amp; B"))
         #expect(html.contains("no &lt;CORS&gt;"))
         #expect(html.contains("data-readiness=\"blocked\""))
         #expect(html.contains("data-blocked-on=\"chromecast-gen3\""))
-        #expect(html.contains("data:image/jpeg;base64,/9g="))
+        #expect(html.contains("data-codes=\"http.cors-missing\""))
         #expect(html.contains("add_header Access-Control-Allow-Origin *;"))
+    }
+
+    @Test("a poster is the file beside the page, never inlined; without one, the placeholder says video, audio or live",
+          arguments: [(true, nil, "\"poster none video\""), (false, nil, "\"poster none audio\""), (nil, nil, "\"poster none media\""),
+                      (true, "LIVE", "\"poster none live\""), (true, "posters/a_b.jpg", "src=\"posters/a_b.jpg\"")])
+    func poster(hasVideo: Bool?, extra: String?, expected: String) {
+        var item = ItemReport(id: "a b", index: 0, hasVideo: hasVideo)
+        if extra == "LIVE" { item.streamType = "LIVE" } else { item.poster = extra }
+        let html = ReportPage.card(item)
+        #expect(html.contains(expected), "\(html)")
+        #expect(!html.contains("data:image"))
+    }
+
+    @Test("a card blocked on every device says so in one line; one blocked on some lists each device")
+    func blockedEverywhere() {
+        let missing = Diagnostic(.error, "media.file-missing", "the media file is gone", fix: "restore the file")
+        let everywhere = ItemReport(id: "x", index: 0, diagnostics: [missing], devices: DeviceProfile.all.map {
+            DeviceReadiness(device: $0.id, name: $0.name, readiness: .blocked, reasons: [])
+        }, readiness: .blocked)
+        let html = ReportPage.card(everywhere)
+        #expect(html.contains("Blocked on every device: <code>media.file-missing</code>"))
+        #expect(!html.contains("device-verdicts"))
+        var some = everywhere
+        some.devices[0].readiness = .ready
+        let mixed = ReportPage.card(some)
+        #expect(!mixed.contains("Blocked on every device"))
+        #expect(mixed.components(separatedBy: "<li class=\"blocked\"").count - 1 == DeviceProfile.all.count - 1)
+    }
+
+    @Test("an item counts once per code, however many devices report it, and the problem groups keep one fix")
+    func perItemCounts() {
+        let reasons = [Diagnostic(.warning, "device.video-codec", "VP9 does not play", fix: "ffmpeg -i 'a.webm' a.mp4")]
+        let devices = DeviceProfile.all.prefix(4).map { device in
+            DeviceReadiness(device: device.id, name: device.name, readiness: .readyWithWarnings,
+                            reasons: reasons.map { reason in
+                                var copy = reason
+                                copy.message += " on \(device.name)"
+                                return copy
+                            })
+        }
+        let item = ItemReport(id: "a", index: 0, title: "A", devices: devices, readiness: .readyWithWarnings)
+        let digest = ItemDigest(item)
+        #expect(digest.codes == ["device.video-codec"])
+        var summary = PreflightSummary()
+        summary.add(digest)
+        summary.add(digest)
+        #expect(summary.codes == ["device.video-codec": 2])
+        var group = ProblemGroup(digest.problems[0], itemName: "A")
+        group.add(digest.problems[0], itemName: "A")
+        var other = digest.problems[0]
+        other.fix = "ffmpeg -i 'b.webm' b.mp4"
+        group.add(other, itemName: "B")
+        #expect(group.items == 2)
+        #expect(group.fix == "ffmpeg -i 'a.webm' a.mp4")
+        #expect(group.fixesDiffer)
+        let footer = ReportPage.footer(problems: [group])
+        #expect(footer.contains("<code>device.video-codec</code> · 2 items"))
+        #expect(footer.contains("as for “A”"))
+    }
+
+    @Test("media that was not probed is video or audio by its content type or extension")
+    func mediaKind() {
+        #expect(ItemInspector.hasVideo(contentType: "video/mp4", url: nil) == true)
+        #expect(ItemInspector.hasVideo(contentType: "audio/mpeg", url: nil) == false)
+        #expect(ItemInspector.hasVideo(contentType: "application/x-mpegurl; codecs=\"avc1.64001f,mp4a.40.2\"", url: nil) == true)
+        #expect(ItemInspector.hasVideo(contentType: "application/x-mpegurl; codecs=\"mp4a.40.2\"", url: nil) == false)
+        #expect(ItemInspector.hasVideo(contentType: "application/x-mpegurl", url: "http://h/a/master.m3u8") == nil)
+        #expect(ItemInspector.hasVideo(contentType: nil, url: "http://h/a/episode.mp4?x=1") == true)
+        #expect(ItemInspector.hasVideo(contentType: nil, url: "file:///music/song.flac") == false)
     }
 
     @Test("local files map to the deepest served folder, and cached text survives a new port")
