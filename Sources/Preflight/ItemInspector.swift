@@ -4,6 +4,7 @@ import Catalog
 import Foundation
 import JSONSupport
 import MediaProbe
+import Synchronization
 
 /// What one item became after every stage: its report, the LOAD request that casts it, and
 /// its entry in the corrected catalog.
@@ -36,6 +37,8 @@ struct ItemInspector: Sendable {
     /// The files preflight wrote in the output folder; a caption, poster or fixed copy is
     /// written only where nothing else is in the way, and recorded. Nil writes without asking.
     var manifest: OutputManifest?
+    /// The poster frames written in this run, shared by every copy of the inspector.
+    var writtenPosters = WrittenPosters()
 
     func inspect(_ original: CatalogItem, catalogFindings: [Diagnostic]) async -> InspectedItem {
         var item = original
@@ -331,18 +334,33 @@ struct ItemInspector: Sendable {
         return (output, note)
     }
 
+    /// Writes the item's poster frame into `posters/`, named by its content: items whose
+    /// frames are the same image (one file linked under several names, a shared opening)
+    /// share one file, written once per run.
     private func writePoster(for item: CatalogItem, from path: String, findings: inout [Diagnostic]) async -> String? {
-        let name = OutputNames.poster(itemID: item.id)
-        let output = outputDirectory + "/" + name
-        guard await mayWrite(name, for: item, severity: .warning, findings: &findings) else { return nil }
+        let jpeg: [UInt8]
         do {
-            let jpeg = try await BlockingWork.run { try PosterFrame(maximumWidth: 480).jpeg(from: path) }
+            jpeg = try await BlockingWork.run { try PosterFrame(maximumWidth: 480).jpeg(from: path) }
+        } catch {
+            findings.append(Diagnostic(.note, "preflight.poster-failed", "no poster frame for \(path): \(error)", location: item.location))
+            return nil
+        }
+        let name = OutputNames.poster(content: jpeg)
+        // Another item of this run has written it, or is writing it now.
+        guard writtenPosters.claim(name) else { return name }
+        guard await mayWrite(name, for: item, severity: .warning, findings: &findings) else {
+            writtenPosters.release(name)
+            return nil
+        }
+        do {
             // Never over the media or one of the item's own images (an image kept in posters/).
             let inputs = [path] + item.images.compactMap { LocalServing.filePath(of: $0.url) }
+            let output = outputDirectory + "/" + name
             try await BlockingWork.run { try CaptionFileWriter.write(bytes: jpeg, to: output, inputs: inputs) }
             await recordWritten(name)
             return name
         } catch {
+            writtenPosters.release(name)
             findings.append(Diagnostic(.note, "preflight.poster-failed", "no poster frame for \(path): \(error)", location: item.location))
             return nil
         }
@@ -403,6 +421,18 @@ struct ItemInspector: Sendable {
     }
 }
 
+/// The poster frames a run has written, by name, so that items showing the same image write
+/// its file once.
+final class WrittenPosters: Sendable {
+    private let names = Mutex<Set<String>>([])
+
+    /// True the first time `name` is claimed: the caller writes the file.
+    func claim(_ name: String) -> Bool { names.withLock { $0.insert(name).inserted } }
+
+    /// Gives `name` up after a failed write, so the next item showing it tries again.
+    func release(_ name: String) { names.withLock { _ = $0.remove(name) } }
+}
+
 /// File names inside the output folder, stable across runs so a cached result still points
 /// at its files.
 enum OutputNames {
@@ -413,7 +443,18 @@ enum OutputNames {
         return name + ".vtt"
     }
 
-    static func poster(itemID: String) -> String { "posters/\(safe(itemID)).jpg" }
+    /// A poster frame's name: a 64-bit FNV-1a hash of its JPEG bytes, so one image is one
+    /// file however many items show it. (Not a defence against crafted collisions, which
+    /// would only show one item's frame on another's card.)
+    static func poster(content: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in content {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return "posters/" + String(repeating: "0", count: 16 - hex.count) + hex + ".jpg"
+    }
 
     /// Keeps letters, digits, `-`, `_` and `.`; anything else (slashes, `..`) becomes `_`, so
     /// an item id can never name a file outside the output folder.

@@ -101,14 +101,16 @@ enum ReportPage {
     static func card(_ item: ItemReport) -> String {
         let blockedOn = item.devices.filter { $0.readiness == .blocked }.map(\.device)
         let problems = item.problems
-        let searchable = ([item.id, item.title ?? "", item.subtitle ?? ""] + item.allFindings.map(\.code.rawValue))
-            .joined(separator: " ").lowercased()
+        // Searched together with data-codes, which holds the other codes.
+        var notes: [String] = []
+        for finding in item.allFindings where finding.severity == .note && !notes.contains(finding.code.rawValue) { notes.append(finding.code.rawValue) }
+        let searchable = ([item.id, item.title ?? "", item.subtitle ?? ""] + notes).joined(separator: " ").lowercased()
         var html = "<article class=\"card \(item.readiness.rawValue)\" id=\"item-\(escape(item.id))\" data-readiness=\"\(item.readiness.rawValue)\""
         html += " data-blocked-on=\"\(escape(blockedOn.joined(separator: " ")))\" data-codes=\"\(escape(problems.map(\.code).joined(separator: " ")))\""
         html += " data-search=\"\(escape(searchable))\">\n"
         if let poster = item.poster, !poster.isEmpty {
             let reference = poster.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? poster
-            html += "<img class=\"poster\" alt=\"\" loading=\"lazy\" decoding=\"async\" width=\"480\" height=\"270\" src=\"\(escape(reference))\">\n"
+            html += "<img class=\"poster\" alt=\"\" loading=\"lazy\" width=\"480\" height=\"270\" src=\"\(escape(reference))\">\n"
         } else {
             let (symbol, kind) = placeholder(for: item)
             html += "<div class=\"poster none \(kind)\" role=\"img\" aria-label=\"\(kind), no poster\">\(symbol)</div>\n"
@@ -138,35 +140,91 @@ enum ReportPage {
             // Nine red pills saying the same thing are one line.
             let errors = problems.filter { $0.severity == .error }.map { "<code>\(escape($0.code))</code>" }
             html += "<p class=\"everywhere blocked\">Blocked on every device\(errors.isEmpty ? "" : ": " + errors.joined(separator: ", "))</p>\n"
+        } else if let first = item.devices.first, item.devices.count > 1, item.devices.allSatisfy({ $0.readiness == first.readiness }) {
+            html += "<p class=\"everywhere \(first.readiness.rawValue)\">\(escape(capitalized(first.readiness.label))) on every device</p>\n"
         } else if !item.devices.isEmpty {
+            // One line per verdict naming its devices, not a pill per device; the ready ones
+            // are named only when no other line does.
             let playable = item.devices.count - blockedOn.count
-            html += "<details class=\"devices-detail\"\(playable < item.devices.count ? " open" : "")><summary>Plays on \(playable) of \(item.devices.count) devices</summary>"
+            html += "<details class=\"devices-detail\" open><summary>Plays on \(playable) of \(item.devices.count) devices</summary>"
             html += "<ul class=\"device-verdicts\">\n"
-            for device in item.devices {
-                let reasons = device.reasons.filter { $0.severity != .note }.map { escape($0.message) }.joined(separator: "; ")
-                html += "<li class=\"\(device.readiness.rawValue)\" title=\"\(reasons)\"><span>\(escape(device.name))</span> \(escape(device.readiness.label))</li>\n"
+            for readiness in Readiness.allCases.reversed() {
+                let names = item.devices.filter { $0.readiness == readiness }.map { escape($0.name) }
+                guard !names.isEmpty else { continue }
+                let named = readiness == .ready && names.count > 2 && names.count < item.devices.count ? "the other \(names.count)" : names.joined(separator: ", ")
+                html += "<li class=\"\(readiness.rawValue)\"><b>\(escape(capitalized(readiness.label)))</b> on \(named)</li>\n"
             }
             html += "</ul></details>\n"
         }
-        let sorted = item.allFindings.sorted { ($0.severity, $1.code) > ($1.severity, $0.code) }
-        for (findings, notes) in [(sorted.filter { $0.severity != .note }, false), (sorted.filter { $0.severity == .note }, true)] where !findings.isEmpty {
+        let lines = findingLines(item)
+        for (findings, notes) in [(lines.filter { $0.severity != .note }, false), (lines.filter { $0.severity == .note }, true)] where !findings.isEmpty {
             if notes { html += "<details class=\"notes\"><summary>\(findings.count) note\(findings.count == 1 ? "" : "s")</summary>" }
             html += "<ul class=\"findings\">\n"
-            for finding in findings {
-                html += "<li class=\"\(finding.severity.rawValue)\"><code>\(escape(finding.code.rawValue))</code> \(escape(finding.message))"
-                if let url = finding.url { html += " <small><code>\(escape(url))</code></small>" }
+            for line in findings {
+                html += "<li class=\"\(line.severity.rawValue)\"><code>\(escape(line.code))</code> \(escape(line.message))"
+                if !line.devices.isEmpty {
+                    html += line.devices.count == item.devices.count && item.devices.count > 1
+                        ? " <small>— every device</small>" : " <small>— \(line.devices.map(escape).joined(separator: ", "))</small>"
+                }
+                // The media's URL is on the card already.
+                if let url = line.url, url != item.contentID { html += " <small><code>\(escape(url))</code></small>" }
                 html += "</li>\n"
             }
             html += notes ? "</ul></details>\n" : "</ul>\n"
         }
-        if !item.fixes.isEmpty {
+        // A fix only a note asks for (the loopback address the emulator is fine with) is not
+        // something to do.
+        let wanted = Set(item.allFindings.filter { $0.severity != .note }.compactMap(\.fix) + item.devices.compactMap(\.fix))
+        let noteFixes = Set(item.allFindings.filter { $0.severity == .note }.compactMap(\.fix)).subtracting(wanted)
+        let fixes = item.fixes.filter { !noteFixes.contains($0) }
+        if !fixes.isEmpty {
             html += "<details class=\"fixes\" open><summary>How to fix</summary><ol>\n"
-            for fix in item.fixes { html += "<li><pre>\(escape(fix))</pre></li>\n" }
+            for fix in fixes { html += "<li><pre>\(escape(fix))</pre></li>\n" }
             html += "</ol></details>\n"
         }
         html += "</div>\n</article>\n"
         return html
     }
+
+    /// A finding as the card shows it: said once, with the devices it was found on.
+    struct FindingLine: Equatable {
+        var severity: Diagnostic.Severity
+        var code: String
+        var message: String
+        var url: String?
+        /// The devices that reported it; empty for a finding about the item itself.
+        var devices: [String] = []
+    }
+
+    /// The item's findings, most severe first, each said once: a device's finding that other
+    /// devices report too (the same code and message once the device's own name is taken off
+    /// the front) is one line naming those devices.
+    static func findingLines(_ item: ItemReport) -> [FindingLine] {
+        var lines: [FindingLine] = []
+        for finding in item.diagnostics {
+            let line = FindingLine(severity: finding.severity, code: finding.code.rawValue, message: finding.message, url: finding.url)
+            if !lines.contains(line) { lines.append(line) }
+        }
+        for device in item.devices {
+            for reason in device.reasons {
+                var message = reason.message
+                for separator in [" ", ": "] where message.hasPrefix(device.name + separator) {
+                    let rest = message.dropFirst(device.name.count + separator.count)
+                    message = rest.prefix(1).uppercased() + rest.dropFirst()
+                }
+                if let index = lines.firstIndex(where: {
+                    ($0.severity, $0.code, $0.message, $0.url) == (reason.severity, reason.code.rawValue, message, reason.url)
+                }) {
+                    if !lines[index].devices.contains(device.name) { lines[index].devices.append(device.name) }
+                } else {
+                    lines.append(FindingLine(severity: reason.severity, code: reason.code.rawValue, message: message, url: reason.url, devices: [device.name]))
+                }
+            }
+        }
+        return lines.enumerated().sorted { ($0.element.severity, $1.element.code, $1.offset) > ($1.element.severity, $0.element.code, $0.offset) }.map(\.element)
+    }
+
+    private static func capitalized(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }
 
     /// What stands in for a missing poster: live, audio or video (from the probe's streams,
     /// or the content type or extension when there was no probe), or unknown.
@@ -257,14 +315,14 @@ enum ReportPage {
         .filters input,.filters select{font:inherit;padding:4px 6px;min-width:0;max-width:100%}.filters select{width:14em}.filters input{width:12em}
         .view{display:flex}.view button{padding:4px 10px;border-radius:0}.view button:first-child{border-radius:8px 0 0 8px}.view button:last-child{border-radius:0 8px 8px 0;border-left:0}
         main{display:grid;gap:12px;grid-template-columns:repeat(auto-fill,minmax(min(320px,100%),1fr))}
-        .card{min-width:0;background:var(--card);color:var(--ink);border-radius:12px;border-top:6px solid currentColor;overflow:hidden;box-shadow:0 1px 3px #0002}
+        .card{min-width:0;content-visibility:auto;contain-intrinsic-size:auto 640px;background:var(--card);color:var(--ink);border-radius:12px;border-top:6px solid currentColor;overflow:hidden;box-shadow:0 1px 3px #0002}
         .card.blocked{order:0;border-top-color:var(--bad)}.card.ready-with-warnings{order:1;border-top-color:var(--warn)}.card.ready{order:2;border-top-color:var(--ok)}
         .poster{display:block;width:100%;height:auto;aspect-ratio:16/9;object-fit:cover;background:#000}
         .poster.none{display:flex;align-items:center;justify-content:center;color:#fff;font-size:2em}.poster.video{background:#263238}.poster.audio{background:#3e2723}
         .body{padding:10px 14px}h2{margin:0 0 4px;font-size:1.1em}.verdict{margin:0 0 6px;font-weight:600}.cached{font-weight:normal;color:var(--muted);font-size:.85em}
         .url{overflow-wrap:anywhere;margin:4px 0}.type{color:var(--muted)}ul{padding-left:18px;margin:6px 0}.everywhere{font-weight:600;margin:6px 0}
-        .device-verdicts{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:4px}.device-verdicts li{border:1px solid currentColor;border-radius:12px;padding:0 8px;font-size:.82em}
-        .device-verdicts li span{color:var(--ink)}.findings li.error{color:var(--bad)}.findings li.warning{color:var(--warn)}.findings li.note{color:var(--muted)}
+        .device-verdicts{list-style:none;padding:0;font-size:.9em}.device-verdicts li{color:var(--ink)}.device-verdicts b{font-weight:600}
+        .device-verdicts .blocked b{color:var(--bad)}.device-verdicts .ready-with-warnings b{color:var(--warn)}.device-verdicts .ready b{color:var(--ok)}.findings li.error{color:var(--bad)}.findings li.warning{color:var(--warn)}.findings li.note{color:var(--muted)}
         .findings li code,.everywhere code{color:var(--ink)}pre{white-space:pre-wrap;overflow-wrap:break-word;background:var(--bg);padding:6px;border-radius:6px;margin:2px 0}
         .problem{background:var(--card);border-radius:12px;border-left:6px solid currentColor;padding:8px 14px;margin:0 0 10px}.problem.error{color:var(--bad)}.problem.warning{color:var(--warn)}
         .problem>*:not(summary){color:var(--ink)}.problem summary code{color:var(--ink);font-size:1em}.problem button{padding:4px 10px}.problem .example{color:var(--muted)}
@@ -284,7 +342,7 @@ enum ReportPage {
             var text=search.value.trim().toLowerCase(),dev=device.value,count=0;
             cards.forEach(function(card){
               var ok=(!wanted||card.dataset.readiness===wanted)&&(!code||has(card.dataset.codes,code))
-                &&(!text||card.dataset.search.indexOf(text)>=0)&&(!dev||!has(card.dataset.blockedOn,dev));
+                &&(!text||(card.dataset.search+' '+card.dataset.codes).indexOf(text)>=0)&&(!dev||!has(card.dataset.blockedOn,dev));
               card.hidden=!ok;if(ok){count++;}
             });
             shown.textContent=count+' of '+cards.length+' shown';

@@ -68,17 +68,19 @@ struct ReportPieceTests {
         some.devices[0].readiness = .ready
         let mixed = ReportPage.card(some)
         #expect(!mixed.contains("Blocked on every device"))
-        #expect(mixed.components(separatedBy: "<li class=\"blocked\"").count - 1 == DeviceProfile.all.count - 1)
+        // One line per verdict, naming its devices.
+        #expect(mixed.contains("<li class=\"blocked\"><b>Blocked</b> on \(DeviceProfile.all.dropFirst().map { ReportPage.escape($0.name) }.joined(separator: ", "))</li>"))
+        #expect(mixed.contains("<li class=\"ready\"><b>Ready</b> on \(ReportPage.escape(DeviceProfile.all[0].name))</li>"))
     }
 
     @Test("an item counts once per code, however many devices report it, and the problem groups keep one fix")
     func perItemCounts() {
-        let reasons = [Diagnostic(.warning, "device.video-codec", "VP9 does not play", fix: "ffmpeg -i 'a.webm' a.mp4")]
+        let reasons = [Diagnostic(.warning, "device.video-codec", "vP9 does not play", fix: "ffmpeg -i 'a.webm' a.mp4")]
         let devices = DeviceProfile.all.prefix(4).map { device in
             DeviceReadiness(device: device.id, name: device.name, readiness: .readyWithWarnings,
                             reasons: reasons.map { reason in
                                 var copy = reason
-                                copy.message += " on \(device.name)"
+                                copy.message = device.name + " " + copy.message
                                 return copy
                             })
         }
@@ -97,6 +99,11 @@ struct ReportPieceTests {
         #expect(group.items == 2)
         #expect(group.fix == "ffmpeg -i 'a.webm' a.mp4")
         #expect(group.fixesDiffer)
+        // On the card: one line naming the four devices, the device's name taken off the front.
+        let lines = ReportPage.findingLines(item)
+        #expect(lines.count == 1)
+        #expect(lines.first?.message == "VP9 does not play")
+        #expect(lines.first?.devices == DeviceProfile.all.prefix(4).map(\.name))
         let footer = ReportPage.footer(problems: [group])
         #expect(footer.contains("<code>device.video-codec</code> · 2 items"))
         #expect(footer.contains("as for “A”"))
