@@ -105,12 +105,12 @@ enum ReportPage {
         var notes: [String] = []
         for finding in item.allFindings where finding.severity == .note && !notes.contains(finding.code.rawValue) { notes.append(finding.code.rawValue) }
         let searchable = ([item.id, item.title ?? "", item.subtitle ?? ""] + notes).joined(separator: " ").lowercased()
-        var html = "<article class=\"card \(item.readiness.rawValue)\" id=\"item-\(escape(item.id))\" data-readiness=\"\(item.readiness.rawValue)\""
+        var html = "<article class=\"card \(item.readiness.rawValue)\" id=\"item-\(escape(item.id))\""
         html += " data-blocked-on=\"\(escape(blockedOn.joined(separator: " ")))\" data-codes=\"\(escape(problems.map(\.code).joined(separator: " ")))\""
         html += " data-search=\"\(escape(searchable))\">\n"
         if let poster = item.poster, !poster.isEmpty {
             let reference = poster.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? poster
-            html += "<img class=\"poster\" alt=\"\" loading=\"lazy\" width=\"480\" height=\"270\" src=\"\(escape(reference))\">\n"
+            html += "<img class=\"poster\" alt=\"\" loading=\"lazy\" src=\"\(escape(reference))\">\n"
         } else {
             let (symbol, kind) = placeholder(for: item)
             html += "<div class=\"poster none \(kind)\" role=\"img\" aria-label=\"\(kind), no poster\">\(symbol)</div>\n"
@@ -162,10 +162,7 @@ enum ReportPage {
             html += "<ul class=\"findings\">\n"
             for line in findings {
                 html += "<li class=\"\(line.severity.rawValue)\"><code>\(escape(line.code))</code> \(escape(line.message))"
-                if !line.devices.isEmpty {
-                    html += line.devices.count == item.devices.count && item.devices.count > 1
-                        ? " <small>— every device</small>" : " <small>— \(line.devices.map(escape).joined(separator: ", "))</small>"
-                }
+                if !line.devices.isEmpty { html += " <small>— \(escape(deviceList(line.devices, of: item.devices.map(\.name))))</small>" }
                 // The media's URL is on the card already.
                 if let url = line.url, url != item.contentID { html += " <small><code>\(escape(url))</code></small>" }
                 html += "</li>\n"
@@ -179,7 +176,7 @@ enum ReportPage {
         let fixes = item.fixes.filter { !noteFixes.contains($0) }
         if !fixes.isEmpty {
             html += "<details class=\"fixes\" open><summary>How to fix</summary><ol>\n"
-            for fix in fixes { html += "<li><pre>\(escape(fix))</pre></li>\n" }
+            for fix in fixes { html += "<li><pre>\(fixHTML(fix))</pre></li>\n" }
             html += "</ol></details>\n"
         }
         html += "</div>\n</article>\n"
@@ -224,6 +221,37 @@ enum ReportPage {
         return lines.enumerated().sorted { ($0.element.severity, $1.element.code, $1.offset) > ($1.element.severity, $0.element.code, $0.offset) }.map(\.element)
     }
 
+    /// The devices a finding was found on, in the fewest words: every device, every device
+    /// but one to three, or their names.
+    static func deviceList(_ names: [String], of all: [String]) -> String {
+        if all.count > 1, Set(all).isSubset(of: names) { return "every device" }
+        let others = all.filter { !names.contains($0) }
+        if all.count > 3, others.count <= 3, others.count < names.count { return "every device but " + others.joined(separator: ", ") }
+        return names.joined(separator: ", ")
+    }
+
+    /// A fix as the page shows it: escaped, each word with a hyphen kept whole (browsers
+    /// break lines after a hyphen, which would split `-movflags` or a file name; a word
+    /// longer than the line still wraps inside itself).
+    static func fixHTML(_ fix: String) -> String {
+        var html = ""
+        var word = ""
+        func endWord() {
+            html += word.contains("-") ? "<span>" + escape(word) + "</span>" : escape(word)
+            word = ""
+        }
+        for character in fix {
+            if character.isWhitespace {
+                endWord()
+                html.append(character)
+            } else {
+                word.append(character)
+            }
+        }
+        endWord()
+        return html
+    }
+
     private static func capitalized(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }
 
     /// What stands in for a missing poster: live, audio or video (from the probe's streams,
@@ -254,7 +282,7 @@ enum ReportPage {
             html += "<p class=\"example\">\(escape(group.message))</p>\n"
             if let fix = group.fix {
                 html += "<p class=\"fix-label\">How to fix\(group.fixesDiffer ? " (as for “\(escape(group.fixShownFor))”; each card has the command for its own files)" : "")</p>"
-                html += "<pre>\(escape(fix))</pre>\n"
+                html += "<pre>\(fixHTML(fix))</pre>\n"
             }
             html += "<p><button type=\"button\" data-show-code=\"\(escape(group.code))\">Show the \(items) as cards</button></p>"
             html += "<ul class=\"problem-items\"></ul></details>\n"
@@ -324,6 +352,7 @@ enum ReportPage {
         .device-verdicts{list-style:none;padding:0;font-size:.9em}.device-verdicts li{color:var(--ink)}.device-verdicts b{font-weight:600}
         .device-verdicts .blocked b{color:var(--bad)}.device-verdicts .ready-with-warnings b{color:var(--warn)}.device-verdicts .ready b{color:var(--ok)}.findings li.error{color:var(--bad)}.findings li.warning{color:var(--warn)}.findings li.note{color:var(--muted)}
         .findings li code,.everywhere code{color:var(--ink)}pre{white-space:pre-wrap;overflow-wrap:break-word;background:var(--bg);padding:6px;border-radius:6px;margin:2px 0}
+        pre span{display:inline-block;max-width:100%}.findings li>code,.everywhere code,.chip code,.problem summary code{white-space:nowrap}
         .problem{background:var(--card);border-radius:12px;border-left:6px solid currentColor;padding:8px 14px;margin:0 0 10px}.problem.error{color:var(--bad)}.problem.warning{color:var(--warn)}
         .problem>*:not(summary){color:var(--ink)}.problem summary code{color:var(--ink);font-size:1em}.problem button{padding:4px 10px}.problem .example{color:var(--muted)}
         .problem-items li.blocked::marker{color:var(--bad)}.problem-items li.ready-with-warnings::marker{color:var(--warn)}a{color:inherit}
@@ -341,7 +370,7 @@ enum ReportPage {
           function apply(){
             var text=search.value.trim().toLowerCase(),dev=device.value,count=0;
             cards.forEach(function(card){
-              var ok=(!wanted||card.dataset.readiness===wanted)&&(!code||has(card.dataset.codes,code))
+              var ok=(!wanted||card.classList.contains(wanted))&&(!code||has(card.dataset.codes,code))
                 &&(!text||(card.dataset.search+' '+card.dataset.codes).indexOf(text)>=0)&&(!dev||!has(card.dataset.blockedOn,dev));
               card.hidden=!ok;if(ok){count++;}
             });
@@ -360,7 +389,7 @@ enum ReportPage {
               if(!has(card.dataset.codes,group.dataset.code)){return;}
               count++;if(count>limit){return;}
               var li=document.createElement('li'),a=document.createElement('a');
-              li.className=card.dataset.readiness;a.href='#'+card.id;a.textContent=card.querySelector('h2').textContent;
+              li.className=card.classList[1];a.href='#'+card.id;a.textContent=card.querySelector('h2').textContent;
               li.appendChild(a);list.appendChild(li);
             });
             if(count>limit){var more=document.createElement('li');more.textContent='and '+(count-limit)+' more';list.appendChild(more);}

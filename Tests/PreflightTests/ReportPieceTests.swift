@@ -38,10 +38,24 @@ struct ReportPieceTests {
         let html = ReportPage.card(item)
         #expect(html.contains("A &amp; B"))
         #expect(html.contains("no &lt;CORS&gt;"))
-        #expect(html.contains("data-readiness=\"blocked\""))
+        #expect(html.contains("<article class=\"card blocked\""))
         #expect(html.contains("data-blocked-on=\"chromecast-gen3\""))
         #expect(html.contains("data-codes=\"http.cors-missing\""))
-        #expect(html.contains("add_header Access-Control-Allow-Origin *;"))
+        #expect(html.contains("add_header <span>Access-Control-Allow-Origin</span> *;"))
+    }
+
+    @Test("a fix wraps at spaces only: each word with a hyphen is kept whole, and escaped")
+    func fixWords() {
+        #expect(ReportPage.fixHTML("ffmpeg -i 'a<b>.mp4' -c copy -movflags +faststart out.mp4")
+            == "ffmpeg <span>-i</span> &#39;a&lt;b&gt;.mp4&#39; <span>-c</span> copy <span>-movflags</span> +faststart out.mp4")
+        #expect(ReportPage.fixHTML("two\nlines") == "two\nlines")
+    }
+
+    @Test("a finding's devices in the fewest words", arguments: [
+        (["a", "b", "c", "d", "e"], "every device"), (["a", "b", "c", "d"], "every device but e"), (["a", "b"], "a, b"), (["a"], "a"),
+    ])
+    func deviceList(names: [String], expected: String) {
+        #expect(ReportPage.deviceList(names, of: ["a", "b", "c", "d", "e"]) == expected)
     }
 
     @Test("a poster is the file beside the page, never inlined; without one, the placeholder says video, audio or live",
