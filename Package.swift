@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
         .library(name: "CastReceiverRuntime", targets: ["CastReceiverRuntime"]),
         .library(name: "CastDevices", targets: ["CastDevices"]),
+        .library(name: "IOSAppCheck", targets: ["IOSAppCheck"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -50,6 +51,10 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", path: "Sources/CShims/CMicroHTTPD",
             providers: [.apt(["libmicrohttpd-dev"])]),
+        // No pkgConfig for libplist either: CPlist.h loads it when an Info.plist is read.
+        .systemLibrary(
+            name: "CPlist", path: "Sources/CShims/CPlist",
+            providers: [.apt(["libplist-dev"])]),
 
         // MARK: - Swift modules
         .target(name: "JSONSupport"),
@@ -69,6 +74,7 @@ let package = Package(
             dependencies: ["CastModel", "Catalog", "Captions", "CastSender", "HTTPCheck", "JSONSupport", "MediaServer", "Preflight"]),
         .target(name: "CastChannel", dependencies: ["CastModel", "JSONSupport", "COpenSSL"]),
         .target(name: "CastDiscovery", dependencies: ["CastModel"]),
+        .target(name: "IOSAppCheck", dependencies: ["CastModel", "JSONSupport", "CPlist"]),
         .target(name: "CastDevices", dependencies: ["CastDiscovery", "CastChannel", "HTTPCheck", "CastModel", "JSONSupport"]),
         .target(
             name: "CastPrepCommands",
@@ -76,7 +82,7 @@ let package = Package(
                 "CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "Preflight",
                 "CastReceiver", "CastReceiverRuntime", "CastDiscovery",
                 "CastSender", "Casting",
-                "CastDevices",
+                "CastDevices", "IOSAppCheck",
             ]),
         .executableTarget(name: "castprep", dependencies: ["CastPrepCommands"]),
         .target(name: "CastReceiver", dependencies: ["CastModel", "JSONSupport"]),
@@ -135,6 +141,7 @@ let package = Package(
                 "Casting", "CastSender", "CastChannel", "CastReceiverRuntime", "CastReceiver", "CastDiscovery", "MediaServer", "CastModel",
                 "JSONSupport", "TestSupport", "HTTPCheck",
             ]),
+        .testTarget(name: "IOSAppCheckTests", dependencies: ["IOSAppCheck", "CastModel", "TestSupport"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CFFmpeg", "CLibXML2", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),

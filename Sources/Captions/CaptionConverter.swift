@@ -7,11 +7,18 @@ public struct ConversionOptions: Sendable, Hashable {
     /// Fail instead of writing when the conversion would lose anything: any warning or
     /// error (an unsupported style, a clamped position, a dropped cue with content).
     public var strict: Bool
+    /// Fold a cue into an earlier one that is still on screen (or just ended) when both have
+    /// the same text and settings (the CLI's `--merge-duplicates`); each fold is counted as
+    /// merged. Off by default: a browser keeps such cues apart (it shows both, and each keeps
+    /// its identifier for `::cue(#id)` and `getCueById`), so the faithful output keeps them too.
+    public var mergeDuplicates: Bool
 
-    /// Creates options; the defaults shift nothing and allow lossy conversion with warnings.
-    public init(offset: CaptionTime = .zero, strict: Bool = false) {
+    /// Creates options; the defaults shift nothing, merge nothing and allow lossy conversion
+    /// with warnings.
+    public init(offset: CaptionTime = .zero, strict: Bool = false, mergeDuplicates: Bool = false) {
         self.offset = offset
         self.strict = strict
+        self.mergeDuplicates = mergeDuplicates
     }
 }
 
@@ -202,8 +209,9 @@ public enum CaptionConverter {
     /// (the SRT streaming converter uses the same window).
     static let mergeWindow = 32
 
-    /// Applies the offset, drops what cannot be shown, sorts by start time, merges repeats and
-    /// makes identifiers unique; every change is counted and reported.
+    /// Applies the offset, drops what cannot be shown, sorts by start time, merges repeats when
+    /// asked to (``ConversionOptions/mergeDuplicates``) and removes identifiers WebVTT cannot
+    /// hold; every change is counted and reported.
     ///
     /// `read` is consumed so that its cue array can be edited in place when the caller gives
     /// it up: copying 100,000 cues (and retaining their text) was a visible part of the time.
@@ -247,9 +255,35 @@ public enum CaptionConverter {
             log.add(.note, "captions.cues-reordered", "cues were not in time order; they are written sorted by start time")
         }
 
-        // Merge candidates are the cues still on screen when this one starts. The window is
-        // capped, so a file of 100,000 mutually overlapping cues stays linear. Kept cues are
-        // compacted in place (`written` trails `index`), so no second array of cues is built.
+        if options.mergeDuplicates { mergeRepeats(&kept, report: &report, log: &log) }
+        var merged = kept
+        kept = []
+
+        // A repeated identifier stays: a browser keeps it on every cue (`::cue(#id)` styles them
+        // all, `getCueById` finds the first), and the WebVTT reader has warned about it already.
+        for index in merged.indices {
+            guard let identifier = merged[index].identifier, !WebVTTWriter.isSafeIdentifier(identifier) else { continue }
+            log.add(
+                .warning, "captions.identifier-removed",
+                "cue identifier \"\(identifier)\" contains -->, a line break, starts like a NOTE comment, or is empty; removed",
+                line: merged[index].sourceLine)
+            merged[index].identifier = nil
+        }
+
+        document.cues = merged
+        report.cuesWritten = merged.count
+        report.diagnostics = log.finished()
+        return (document, report)
+    }
+
+    /// Folds each cue into an earlier one still on screen when it starts (or ending just then)
+    /// with the same identifier, settings and content; the earlier cue's end becomes the later
+    /// of the two. Only with ``ConversionOptions/mergeDuplicates``.
+    ///
+    /// Candidates are the cues still on screen when this one starts. The window is capped, so
+    /// a file of 100,000 mutually overlapping cues stays linear. Kept cues are compacted in
+    /// place (`written` trails `index`), so no second array of cues is built.
+    static func mergeRepeats(_ kept: inout [Cue], report: inout ConversionReport, log: inout DiagnosticLog) {
         var active: [Int] = []
         var written = 0
         for index in kept.indices {
@@ -258,7 +292,8 @@ public enum CaptionConverter {
                 active.removeAll { kept[$0].end < start }
             }
             if let target = active.first(where: {
-                kept[$0].settings == kept[index].settings && kept[$0].content == kept[index].content
+                kept[$0].settings == kept[index].settings && kept[$0].identifier == kept[index].identifier
+                    && kept[$0].content == kept[index].content
             }) {
                 let previousStart = kept[target].start
                 kept[target].end = max(kept[target].end, kept[index].end)
@@ -275,31 +310,6 @@ public enum CaptionConverter {
             written += 1
         }
         kept.removeSubrange(written...)
-        var merged = kept
-        kept = []
-
-        var identifiers: Set<String> = []
-        for index in merged.indices {
-            guard let identifier = merged[index].identifier else { continue }
-            if !WebVTTWriter.isSafeIdentifier(identifier) {
-                log.add(
-                    .warning, "captions.identifier-removed",
-                    "cue identifier \"\(identifier)\" contains -->, a line break, starts like a NOTE comment, or is empty; removed",
-                    line: merged[index].sourceLine)
-                merged[index].identifier = nil
-            } else if !identifiers.insert(identifier).inserted {
-                log.add(
-                    .warning, "captions.duplicate-identifier",
-                    "cue identifier \"\(identifier)\" is used by an earlier cue; removed from this one",
-                    line: merged[index].sourceLine)
-                merged[index].identifier = nil
-            }
-        }
-
-        document.cues = merged
-        report.cuesWritten = merged.count
-        report.diagnostics = log.finished()
-        return (document, report)
     }
 
     /// The first step of ``normalize(_:options:fileName:)`` for one cue, shared with the SRT

@@ -25,6 +25,9 @@ public final class CastChannelServer: Sendable {
         public var handshakeTimeout: Duration
         /// Connections accepted beyond this many are closed at once.
         public var maximumConnections: Int
+        /// Connections held at once from one IP address; more from it are closed at once, so
+        /// one host cannot lock every sender out (0: no per-address limit).
+        public var maximumConnectionsPerAddress: Int
         /// The kernel's queue of connections not yet accepted.
         public var backlog: Int32
         /// Called on the event-loop thread with the bytes of every frame a sender sends
@@ -35,8 +38,10 @@ public final class CastChannelServer: Sendable {
         /// Creates options.
         public init(
             channel: ChannelOptions = .device, identity: TLSIdentity? = nil, handshakeTimeout: Duration = .seconds(10),
-            maximumConnections: Int = 1024, backlog: Int32 = 256, inboundFrameRecorder: (@Sendable ([UInt8]) -> Void)? = nil
+            maximumConnections: Int = 1024, backlog: Int32 = 256, inboundFrameRecorder: (@Sendable ([UInt8]) -> Void)? = nil,
+            maximumConnectionsPerAddress: Int = 32
         ) {
+            self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
             self.inboundFrameRecorder = inboundFrameRecorder
             self.channel = channel
             self.identity = identity

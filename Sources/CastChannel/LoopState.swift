@@ -81,6 +81,8 @@ private final class LoopListener {
     let core: ListenerCore
     let context: OpaquePointer
     var live: Set<UInt64> = []
+    /// Live connections per peer host.
+    var perAddress: [String: Int] = [:]
     var pausedUntil: ContinuousClock.Instant?
     var stopWaiter: CheckedContinuation<Void, Never>?
     var isStopping = false
@@ -732,7 +734,10 @@ final class LoopState {
                 throwing: reason ?? ChannelError(ChannelError.Code.closed, "the connection closed while connecting", fix: "retry"))
         case .server(let listenerID):
             if let listener = listeners[listenerID] {
-                listener.live.remove(connection.id)
+                if listener.live.remove(connection.id) != nil {
+                    let count = (listener.perAddress[connection.peer.host] ?? 1) - 1
+                    listener.perAddress[connection.peer.host] = count > 0 ? count : nil
+                }
                 finishStopIfDone(listener)
             }
         }
@@ -778,6 +783,14 @@ final class LoopState {
                 close(descriptor)
                 continue
             }
+            let peer = withUnsafePointer(to: &storage) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketAddress($0, length: length).peerAddress }
+            }
+            if options.maximumConnectionsPerAddress > 0, listener.perAddress[peer.host, default: 0] >= options.maximumConnectionsPerAddress {
+                SSL_free(ssl)
+                close(descriptor)
+                continue
+            }
             Sockets.setOption(descriptor, level: Int32(IPPROTO_TCP), TCP_NODELAY)
             SSL_set_fd(ssl, descriptor)
             SSL_set_accept_state(ssl)
@@ -786,12 +799,11 @@ final class LoopState {
             connection.descriptor = descriptor
             connection.ssl = ssl
             connection.frameRecorder = options.inboundFrameRecorder
-            connection.peer = withUnsafePointer(to: &storage) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketAddress($0, length: length).peerAddress }
-            }
+            connection.peer = peer
             connection.deadline = clock.now.advanced(by: options.handshakeTimeout)
             connections[connection.id] = connection
             listener.live.insert(connection.id)
+            listener.perAddress[peer.host, default: 0] += 1
             driveHandshake(connection)
         }
     }

@@ -149,16 +149,41 @@ public enum CastMediaTypes {
 
     /// Containers that exist but no Cast device plays, with the fix.
     public static let unsupported: [String: String] = [
-        "video/x-matroska": "Matroska (MKV) is not a Cast container; remux to MP4: ffmpeg -i IN.mkv -map 0:v -map 0:a -c copy -movflags +faststart OUT.mp4",
-        "video/quicktime": "QuickTime (MOV) is not a Cast container; remux to MP4: ffmpeg -i IN.mov -c copy -movflags +faststart OUT.mp4",
-        "video/x-msvideo": "AVI is not a Cast container; transcode to MP4 (H.264 + AAC)",
-        "video/x-flv": "FLV is not a Cast container; remux to MP4: ffmpeg -i IN.flv -c copy -movflags +faststart OUT.mp4",
-        "video/x-ms-wmv": "WMV is not playable on Cast; transcode to MP4 (H.264 + AAC)",
-        "audio/x-ms-wma": "WMA is not playable on Cast; transcode to AAC or MP3",
-        "video/mpeg": "MPEG-PS is not a Cast container; transcode to MP4 (H.264 + AAC)",
+        "video/x-matroska": "Matroska (MKV) is not a Cast container; remux to MP4: " + conversionCommands["video/x-matroska", default: ""] + probeAfterRemux,
+        "video/quicktime": "QuickTime (MOV) is not a Cast container; remux to MP4: " + conversionCommands["video/quicktime", default: ""] + probeAfterRemux,
+        "video/x-msvideo": "AVI is not a Cast container; transcode to MP4 (H.264 + AAC): " + conversionCommands["video/x-msvideo", default: ""],
+        "video/x-flv": "FLV is not a Cast container; transcode to MP4 (H.264 + AAC): " + conversionCommands["video/x-flv", default: ""],
+        "video/x-ms-wmv": "WMV is not playable on Cast; transcode to MP4 (H.264 + AAC): " + conversionCommands["video/x-ms-wmv", default: ""],
+        "audio/x-ms-wma": "WMA is not playable on Cast; transcode to AAC: " + conversionCommands["audio/x-ms-wma", default: ""],
+        "video/mpeg": "MPEG-PS is not a Cast container; transcode to MP4 (H.264 + AAC): " + conversionCommands["video/mpeg", default: ""],
         "application/x-subrip": "SRT is not a Cast text format; convert to WebVTT: castprep captions convert IN.srt",
         "text/srt": "SRT is not a Cast text format; convert to WebVTT: castprep captions convert IN.srt",
     ]
+
+    /// The ffmpeg command behind each fix in ``unsupported``, with `IN.<ext>` and `OUT.mp4` (or
+    /// `OUT.m4a`) for the files. Matroska and MOV keep their video (a remux; `castprep probe
+    /// OUT.mp4` then says whether a device needs it re-encoded) and re-encode audio to AAC,
+    /// because MP4 does not take every codec those containers carry (PCM, Vorbis, DTS); the
+    /// others are re-encoded to H.264/AAC, because their usual codecs (Sorenson, VP6, MPEG-4
+    /// Part 2, WMV, MPEG-2) do not play on Cast. Tests run every one on a sample.
+    public static let conversionCommands: [String: String] = [
+        "video/x-matroska": "ffmpeg -i IN.mkv " + remuxArguments,
+        "video/quicktime": "ffmpeg -i IN.mov " + remuxArguments,
+        "video/x-msvideo": "ffmpeg -i IN.avi " + transcodeArguments,
+        "video/x-flv": "ffmpeg -i IN.flv " + transcodeArguments,
+        "video/x-ms-wmv": "ffmpeg -i IN.wmv " + transcodeArguments,
+        "video/mpeg": "ffmpeg -i IN.mpg " + transcodeArguments,
+        "audio/x-ms-wma": "ffmpeg -i IN.wma -map 0:a:0 -c:a aac -b:a 192k -movflags +faststart OUT.m4a",
+    ]
+
+    private static let probeAfterRemux = " (then castprep probe OUT.mp4 says whether a device needs the video re-encoded)"
+
+    /// Moves an MP4 file's index (moov) to the front without touching its streams.
+    public static let fastStartCommand = "ffmpeg -i IN.mp4 -map 0 -c copy -movflags +faststart OUT.mp4"
+
+    private static let remuxArguments = "-map '0:v?' -map '0:a?' -c:v copy -c:a aac -ac 2 -b:a 192k -movflags +faststart OUT.mp4"
+    private static let transcodeArguments =
+        "-map '0:v?' -map '0:a?' -c:v libx264 -profile:v high -pix_fmt yuv420p -crf 20 -preset medium -c:a aac -ac 2 -b:a 192k -movflags +faststart OUT.mp4"
 
     /// Every type a LOAD's `contentType` may sensibly carry.
     public static var playable: Set<String> { hls.union(dash).union(smooth).union(progressive).union(images) }

@@ -21,8 +21,9 @@ enum CaptionsCommand {
             name: "convert",
             abstract: "Convert SRT, WebVTT, TTML/DFXP/IMSC1, SSA/ASS, SCC or an embedded text stream to WebVTT.",
             discussion: """
-                Every input cue is accounted for: written, merged (an exact repeat) or dropped with a reason; every \
-                lossy change is a warning with the cue's line. Output is UTF-8 without BOM, LF line ends, written \
+                Every input cue is accounted for: written, merged (with --merge-duplicates) or dropped with a reason; \
+                every lossy change is a warning with the cue's line. Cues are kept as a browser reads them: repeats \
+                and identifiers included. Output is UTF-8 without BOM, LF line ends, written \
                 atomically, never over an input. By default IN.srt becomes IN.vtt beside it; -o - writes to stdout. \
                 Exit status 1 when a file could not be converted (or, with --strict, when anything would be lost).
                 """,
@@ -34,6 +35,7 @@ enum CaptionsCommand {
                 .option("offset", valueName: "time", help: "Shift every cue, e.g. +2s, -250ms, -00:00:01.500."),
                 .option("stream", valueName: "index", help: "Subtitle stream to extract from a media file (default: the first text stream)."),
                 .flag("strict", help: "Fail instead of writing when anything would be lost."),
+                .flag("merge-duplicates", help: "Fold a cue into an identical one still on screen (counted as merged)."),
                 CommonOptions.color,
             ],
             arguments: [ArgumentSpec(name: "input", help: "Caption files, or MP4/MKV/TS files with text subtitle streams.", arity: .oneOrMore)],
@@ -87,7 +89,8 @@ enum CaptionsCommand {
         for input in inputs {
             let ext = URL(fileURLWithPath: input).pathExtension.lowercased()
             let readOptions = CaptionReadOptions(fileName: input, encoding: encoding)
-            let options = ConversionOptions(offset: offset, strict: values.flag("strict"))
+            let options = ConversionOptions(
+                offset: offset, strict: values.flag("strict"), mergeDuplicates: values.flag("merge-duplicates"))
             do {
                 // Bytes and report only: the command writes the file and has no use for the cue model,
                 // which lets SRT take the streaming converter.

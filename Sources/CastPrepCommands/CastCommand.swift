@@ -25,6 +25,8 @@ enum CastCommand {
                 rejects are not sent unless --force; nor is local media the device's model cannot decode (High 10 H.264, \
                 HEVC before the Chromecast Ultra, …), which is refused with the ffmpeg command that fixes it. The command \
                 returns once the device plays; while it serves local files, or with --wait, it stays until playback ends. \
+                The built-in server publishes only the files cast (with their captions and images, and for an HLS or DASH \
+                playlist the files of its folder), under a random path, to the device's address alone. \
                 Ctrl-C then stops the media on the device (the files are about to go away) and exits with status 130; \
                 --leave-playing leaves it playing. A device error is explained with its likely cause and the castprep \
                 command that diagnoses it.
@@ -44,6 +46,7 @@ enum CastCommand {
                 .flag("android-tv", help: "Cast Connect: let a device with the app's Android TV version launch it (supportedAppTypes WEB, ANDROID_TV)."),
                 .option("credentials", valueName: "json", help: "CredentialsData JSON for the launch and the LOAD ({\"credentials\":\"…\",\"credentialsType\":\"android\"})."),
                 .option("advertise", valueName: "host", help: "Host name or address to put in served URLs instead of the one chosen."),
+                .flag("allow-any-client", help: "Let any address fetch the served local files (default: only the device; others get 403)."),
                 .flag("wait", help: "Stay until playback ends, printing the status on each change."),
                 .flag("leave-playing", help: "On Ctrl-C, leave the media playing instead of stopping it."),
                 .flag("force", help: "Also send requests that failed validation."),
@@ -104,7 +107,7 @@ enum CastCommand {
         let fit = DeviceFit.judge(probing.probes, items: inputs.items, model: target.model, force: values.flag("force"))
         let planner = CastPlanner(options: CastPlanOptions(
             sourcePreference: preference, captions: captions, textTrackStyle: style, credentials: credentials?.credentials,
-            deviceHost: target.endpoint.host, advertisedHost: values.option("advertise")))
+            deviceHost: target.endpoint.host, advertisedHost: values.option("advertise"), allowsAnyClient: values.flag("allow-any-client")))
         var plan: CastPlan
         do throws(CastingError) {
             plan = try await planner.plan(inputs)

@@ -25,6 +25,7 @@ public enum CastPrepCLI {
             subcommands: [
                 PreflightCommand.spec, LoadCommand.spec, ValidateCommand.spec, CaptionsCommand.spec, ProbeCommand.spec, CheckCommand.spec,
                 ServeCommand.spec,
+                IOSCommand.spec,
                 ReceiverCommand.spec,
                 DevicesCommand.spec, CastCommand.spec, ControlCommand.spec, StatusCommand.spec,
             ])

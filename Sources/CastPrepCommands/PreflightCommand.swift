@@ -1,6 +1,7 @@
 import CastModel
 import CommandParsing
 import Foundation
+import IOSAppCheck
 import MediaProbe
 import Preflight
 
@@ -40,6 +41,7 @@ enum PreflightCommand {
                 .option("base-url", valueName: "url",
                         help: "Where the local files will be published: catalog.json, load-requests.ndjson and queue.json name them by URLs under it (default: paths relative to DIR, which castprep cast serves)."),
                 .option("timeout", valueName: "seconds", help: "Per-file probe and per-request timeout.", default: "15"),
+                .option("ios", valueName: "path", help: "Also check the iOS sender app (as castprep ios check PATH) and report its findings."),
                 CommonOptions.color,
             ],
             arguments: [ArgumentSpec(name: "catalog", help: "The catalog (default: the bundled demo).", arity: .optional)],
@@ -82,6 +84,10 @@ enum PreflightCommand {
         configuration.applyFixes = values.flag("fix")
         configuration.rowLimit = SummaryTable.maximumRows
         let failOn: Diagnostic.Severity = values.option("fail-on") == "warning" ? .warning : .error
+        let app = values.option("ios")
+        if let app {
+            configuration.additionalFindings = try await BlockingWork.run { IOSAppChecker.check(path: app).findings }
+        }
 
         let progress = ProgressLine(io: io)
         let outcome: PreflightOutcome
@@ -110,6 +116,7 @@ enum PreflightCommand {
             // Without an item that can be queued there is no queue.json.
             if outcome.files.contains("queue.json") { written.append("queue: \(output)/queue.json") }
             io.writeLine(written.joined(separator: " · "))
+            if let app { io.writeLine("iOS app \(app): \(DiagnosticPrinter.tally(configuration.additionalFindings)) (castprep ios check \(app))") }
         }
         let failed = outcome.worstSeverity.map { $0 >= failOn } ?? false
         return failed || outcome.summary.items == 0 ? 1 : 0
@@ -207,6 +214,11 @@ enum SummaryTable {
         text += "\n\(summary.items) item\(summary.items == 1 ? "" : "s"): \(summary.ready) ready, \(summary.readyWithWarnings) ready with warnings, "
         text += "\(summary.blocked) blocked"
         if summary.cached > 0 { text += " (\(summary.cached) from cache)" }
-        return text + "\n"
+        text += "\n"
+        // A fix that failed left the original in place: say so where everyone looks.
+        if let failed = summary.codes["preflight.fix-failed"], failed > 0 {
+            text += "--fix failed for \(failed) item\(failed == 1 ? "" : "s") (preflight.fix-failed): the original is cast; see report.html for ffmpeg's errors\n"
+        }
+        return text
     }
 }

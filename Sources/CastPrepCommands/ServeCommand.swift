@@ -21,6 +21,9 @@ enum ServeCommand {
 
                 The printed URL uses the address a Cast device can reach: the one the kernel routes to --device \
                 when given, else the first LAN interface (every candidate is listed), or the --bind address. \
+                By default anyone who can reach this machine may read every file below DIR, from any web page (CORS \
+                '*'), which the first line says; --bind, --allow, --token and --origin restrict that.
+
                 Runs until interrupted (Ctrl-C or SIGTERM). One line per request goes to stderr unless --quiet.
                 """,
             options: [
@@ -34,6 +37,8 @@ enum ServeCommand {
                 .option("max-connections", valueName: "n", help: "Connections open at once, in total.", default: "256"),
                 .option("max-per-address", valueName: "n", help: "Connections open at once from one address (0: no limit).", default: "64"),
                 .option("timeout", valueName: "seconds", help: "Close a connection after this long without traffic.", default: "30"),
+                .repeating("allow", valueName: "addr|cidr", help: "Answer only these clients, e.g. 192.168.1.50 or 192.168.1.0/24 or fd00::/8 (repeatable); others get 403."),
+                .flag("token", help: "Serve under a random secret path prefix, printed in the URL; requests without it get 404."),
                 .flag("quiet", short: "q", help: "Do not log requests."),
                 CommonOptions.color,
             ],
@@ -59,6 +64,15 @@ enum ServeCommand {
         configuration.limits.maximumConnections = try values.integer("max-connections", in: 1...65_536) ?? 256
         configuration.limits.maximumConnectionsPerAddress = try values.integer("max-per-address", in: 0...65_536) ?? 64
         configuration.limits.idleTimeoutSeconds = try values.integer("timeout", in: 1...86_400) ?? 30
+        let allowed = values.options("allow")
+        if !allowed.isEmpty {
+            do {
+                configuration.allowedClients = try ClientAllowList(allowed)
+            } catch {
+                throw values.usageError(error.message, concerning: "allow")
+            }
+        }
+        if values.flag("token") { configuration.pathToken = PathToken.random() }
         // One write per batch of lines rather than per request: a write costs more than a HEAD.
         let requestLog = values.flag("quiet") ? nil : BatchedLineWriter { io.writeError($0) }
         if let requestLog {
@@ -89,6 +103,7 @@ enum ServeCommand {
             io.writeErrorLine("Error: cannot listen for SIGINT and SIGTERM: \(String(cString: strerror(errno)))")
             return 1
         }
+        io.writeErrorLine(exposure(endpoint, configuration: configuration))
         io.write(describe(endpoint, configuration: configuration))
         io.writeErrorLine("castprep: serving until interrupted (Ctrl-C or SIGTERM)")
         let signal = await termination.wait()
@@ -100,6 +115,17 @@ enum ServeCommand {
         }
         io.writeErrorLine("castprep: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM"))")
         return 0
+    }
+
+    /// One line saying who can read what is served, printed before the URL.
+    static func exposure(_ endpoint: MediaServer.Endpoint, configuration: MediaServerConfiguration) -> String {
+        let everyInterface = endpoint.boundAddress == "0.0.0.0" || endpoint.boundAddress == "::"
+        let listening = everyInterface ? "every interface" : hostPort(endpoint.boundAddress, endpoint.port)
+        let clients = configuration.allowedClients.map { "clients \($0.ranges.map(\.description).joined(separator: ", ")) only" } ?? "any client"
+        let origins = configuration.cors.allowedOrigins == .any ? "any web page (Access-Control-Allow-Origin: *)" : "the --origin pages only"
+        let paths = configuration.pathToken == nil ? "every file by its path" : "files under the secret path only"
+        return "castprep: listening on \(listening), answering \(clients), \(paths), for \(origins)"
+            + (configuration.allowedClients == nil && configuration.pathToken == nil ? "; restrict with --bind, --allow, --token, --origin" : "")
     }
 
     /// The origin of Google's Default Media Receiver and styled receivers.

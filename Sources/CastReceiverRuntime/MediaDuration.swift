@@ -38,7 +38,7 @@ struct DurationReader: Sendable {
             let note = Diagnostic(
                 .note, "receiver.moov-not-at-start",
                 "the MP4's moov box is not in its first \(options.durationProbeBytes / 1024) KiB, so the player needs another request before it can start",
-                fix: "remux with ffmpeg -i IN.mp4 -c copy -movflags +faststart OUT.mp4", url: text)
+                fix: "remux with " + CastMediaTypes.fastStartCommand, url: text)
             return (nil, [note])
         }
     }

@@ -2,6 +2,7 @@ public import CastChannel
 public import CastDiscovery
 public import CastModel
 public import CastReceiver
+import HTTPCheck
 import JSONSupport
 import Foundation
 import MediaServer
@@ -129,7 +130,14 @@ public final class ReceiverEmulator: Sendable {
         self.clock = clock
         host = ReceiverHost(
             device: ReceiverDevice(configuration: receiver, faults: configuration.faults),
-            fetcher: ReceiverMediaFetcher(options: fetchOptions), clock: clock, log: configuration.log)
+            fetcher: ReceiverMediaFetcher(options: fetchOptions, transport: HTTPTransport(sourceAddress: Self.sourceAddress(bound: configuration.bindAddress))),
+            clock: clock, log: configuration.log)
+    }
+
+    /// The address media requests leave from: the one the emulator is bound to, as a device's
+    /// requests come from the device; the system's choice when bound to every address.
+    static func sourceAddress(bound: String) -> String? {
+        ["0.0.0.0", "::", "[::]", ""].contains(bound) ? nil : bound
     }
 
     /// Listens on the Cast port, serves eureka_info, starts advertising, and returns where.

@@ -34,11 +34,15 @@ public struct CastPlanOptions: Sendable {
     public var advertisedHost: String?
     /// Largest remote caption file fetched for conversion.
     public var maximumCaptionBytes: Int
+    /// Whether the built-in server answers any client (`--allow-any-client`); by default it
+    /// answers only the device's address and gives everyone else 403.
+    public var allowsAnyClient: Bool
 
     /// Creates options.
     public init(sourcePreference: [MediaSource.Kind] = [.hls, .dash, .mp4], captions: CaptionChoice = .catalogDefault,
                 textTrackStyle: TextTrackStyle? = nil, credentials: String? = nil, deviceHost: String,
-                advertisedHost: String? = nil, maximumCaptionBytes: Int = 32 << 20) {
+                advertisedHost: String? = nil, maximumCaptionBytes: Int = 32 << 20, allowsAnyClient: Bool = false) {
+        self.allowsAnyClient = allowsAnyClient
         self.sourcePreference = sourcePreference
         self.captions = captions
         self.textTrackStyle = textTrackStyle
@@ -222,6 +226,10 @@ public struct CastPlanner: Sendable {
     /// Starts the servers for `files` on the local address that routes to the device, on free
     /// ports: each distinct folder is mounted at `/fN/`; folders under one of `withoutCORS`
     /// go to a second server that sends no CORS header.
+    ///
+    /// Only `files` are published (for an HLS or DASH manifest, with the files of its
+    /// folder), under a random token made for this cast, and only to the device's address
+    /// unless ``CastPlanOptions/allowsAnyClient``: other clients get 403.
     func startServers(files: [String], withoutCORS: [String]) async throws(CastingError) -> LocalFileServers {
         let source: String
         do {
@@ -236,10 +244,19 @@ public struct CastPlanner: Sendable {
             if !folders.contains(folder) { folders.append(folder) }
         }
         let plainFolders = folders.filter { folder in withoutCORS.contains { folder == $0 || folder.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") } }
+        let clients: ClientAllowList?
+        do {
+            clients = options.allowsAnyClient ? nil : try ClientAllowList([options.deviceHost])
+        } catch {
+            throw CastingError(error.diagnostic)
+        }
+        let token = PathToken.random()
+        let published = PublishedFiles.forMedia(files)
         func configuration(_ folders: [(offset: Int, element: String)], cors: CORSPolicy) -> MediaServerConfiguration {
             var configuration = MediaServerConfiguration(
                 mounts: folders.map { MediaServerConfiguration.Mount(urlPrefix: "/f\($0.offset)/", directory: $0.element) },
-                bindAddress: source, port: 0, reachableFrom: options.deviceHost, advertisedHost: options.advertisedHost)
+                bindAddress: source, port: 0, reachableFrom: options.deviceHost, advertisedHost: options.advertisedHost,
+                publishedFiles: published, pathToken: token, allowedClients: clients)
             configuration.cors = cors
             return configuration
         }

@@ -27,6 +27,8 @@ public enum FixConfigGenerator {
         var vary = false
         var credentials = false
         var extensions: Set<String> = []
+        /// Extensions of the URLs whose Content-Type was wrong or missing: the types to declare.
+        var typeExtensions: Set<String> = []
         /// First path segments of the URLs seen (bucket or container names in path-style URLs).
         var firstSegments: Set<String> = []
         var codes: [DiagnosticCode: Int] = [:]
@@ -102,6 +104,7 @@ public enum FixConfigGenerator {
                 server.ranges = true
             } else if code == HTTPCheckCode.contentTypeMismatch || code == HTTPCheckCode.contentTypeMissing {
                 server.types = true
+                if let ext = url.pathExtension { server.typeExtensions.insert(ext.lowercased()) }
             } else if code == HTTPCheckCode.corsWildcardWithCredentials {
                 if report.usesCredentials { server.replaceWildcard = true } else { server.removeCredentials = true }
             } else if code == HTTPCheckCode.corsOriginMultiple {
@@ -146,11 +149,14 @@ public enum FixConfigGenerator {
     static let allowedHeaders = "Range, Content-Type, Accept-Encoding"
     static let allowedMethods = "GET, HEAD, OPTIONS"
 
-    /// The media types to declare: the whole Cast table (nginx's `types` replaces the inherited
-    /// table, so a partial one would lose the others), the extensions seen first.
+    /// The media types to declare: those of the extensions whose Content-Type was found wrong;
+    /// when none had a known extension, those of every URL checked on the server, else the
+    /// whole Cast table.
     static func typeTable(_ server: Needs) -> [(String, String)] {
+        let needed = mediaTypes.filter { server.typeExtensions.contains($0.1) }
+        if !needed.isEmpty { return needed }
         let seen = mediaTypes.filter { server.extensions.contains($0.1) }
-        return seen + mediaTypes.filter { !server.extensions.contains($0.1) }
+        return seen.isEmpty ? mediaTypes : seen
     }
 
     static func originValue(_ server: Needs, receiverOrigin: String) -> String {
@@ -204,8 +210,15 @@ public enum FixConfigGenerator {
             ]
         }
         if server.types {
-            lines.append("# Media types (a types block replaces the inherited table for this server, so it lists them all).")
-            lines.append("types {")
+            // A types block in a context replaces the whole table it inherits (HTML would become
+            // the default type), so the stock table is included again in the same context first;
+            // a later entry for the same extension overrides the stock one.
+            lines += [
+                "# Media types: a types block here would replace the table inherited from http { }, so the stock",
+                "# table is included again first (mime.types beside nginx.conf), then only the types that were wrong.",
+                "include mime.types;",
+                "types {",
+            ]
             for (type, ext) in typeTable(server) { lines.append("    \(type) \(ext);") }
             lines.append("}")
         }
@@ -286,7 +299,7 @@ public enum FixConfigGenerator {
             lines.append("# Byte ranges: file_server serves them; a reverse_proxy backend must answer Range itself.")
         }
         if server.types {
-            for (type, ext) in typeTable(server) where server.extensions.contains(ext) {
+            for (type, ext) in typeTable(server) {
                 lines.append("@castprepType_\(ext) path *.\(ext)")
                 lines.append("header @castprepType_\(ext) Content-Type \"\(type)\"")
             }
@@ -334,7 +347,7 @@ public enum FixConfigGenerator {
         }
         if server.ranges { lines.append("# Byte ranges: S3 always serves them; check a proxy or CDN in front of it.") }
         if server.types {
-            for (type, ext) in typeTable(server) where server.extensions.contains(ext) {
+            for (type, ext) in typeTable(server) {
                 lines.append(
                     "aws s3 cp s3://\(bucket)/ s3://\(bucket)/ --recursive --exclude '*' --include '*.\(ext)' --content-type '\(type)' --metadata-directive REPLACE")
             }
@@ -358,7 +371,7 @@ public enum FixConfigGenerator {
         }
         if server.ranges { lines.append("# Byte ranges: Cloud Storage always serves them; check a proxy or CDN in front of it.") }
         if server.types {
-            for (type, ext) in typeTable(server) where server.extensions.contains(ext) {
+            for (type, ext) in typeTable(server) {
                 lines.append("gcloud storage objects update 'gs://\(bucket)/**.\(ext)' --content-type='\(type)'")
             }
         }
@@ -380,7 +393,7 @@ public enum FixConfigGenerator {
         if server.types {
             // Each blob keeps the Content-Type it was uploaded with; set it per container and extension.
             for container in server.firstSegments.sorted() {
-                for (type, ext) in typeTable(server) where server.extensions.contains(ext) {
+                for (type, ext) in typeTable(server) {
                     lines.append(
                         "az storage blob list --account-name \(account) --container-name \(container) --query \"[?ends_with(name, '.\(ext)')].name\" -o tsv | while read -r blob; do az storage blob update --account-name \(account) --container-name \(container) --name \"$blob\" --content-type '\(type)'; done")
                 }

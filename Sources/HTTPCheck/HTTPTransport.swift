@@ -45,8 +45,11 @@ public final class HTTPTransport: Sendable {
     ///   - certificateAuthorities: a PEM file of CA certificates to trust instead of the
     ///     system's, for servers with a private CA. Cast devices trust only public CAs, so a
     ///     check with this option says nothing about whether a device accepts the certificate.
-    public init(limits: TransportLimits = TransportLimits(), certificateAuthorities: String? = nil) {
-        shared = TransportShared(limits: limits, certificateAuthorities: certificateAuthorities)
+    ///   - sourceAddress: the local address requests leave from, nil for the system's choice.
+    ///     The receiver emulator bound to one address fetches from it, as a device's requests
+    ///     come from the device's own address (a server that answers only the device relies on it).
+    public init(limits: TransportLimits = TransportLimits(), certificateAuthorities: String? = nil, sourceAddress: String? = nil) {
+        shared = TransportShared(limits: limits, certificateAuthorities: certificateAuthorities, sourceAddress: sourceAddress)
         CurlEventLoop.start(shared)
     }
 
@@ -197,6 +200,7 @@ final class TransferBatch: Sendable {
 final class TransportShared: Sendable {
     let limits: TransportLimits
     let certificateAuthorities: String?
+    let sourceAddress: String?
     /// Wakes the loop from `curl_multi_poll`.
     let wakePipe = WakePipe()
     private struct State {
@@ -208,9 +212,10 @@ final class TransportShared: Sendable {
     }
     private let state = Mutex(State())
 
-    init(limits: TransportLimits, certificateAuthorities: String?) {
+    init(limits: TransportLimits, certificateAuthorities: String?, sourceAddress: String?) {
         self.limits = limits
         self.certificateAuthorities = certificateAuthorities
+        self.sourceAddress = sourceAddress
     }
 
     // The pipe is closed only when neither the transport nor the loop thread holds this any
@@ -418,6 +423,8 @@ final class CurlEventLoop {
         // A Cast device does not go through the computer's proxy; neither do the checks.
         _ = castprep_curl_easy_setopt_string(handle, CURLOPT_PROXY, "")
         _ = castprep_curl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+        // "host!" makes libcurl take the value as an address, never an interface name.
+        if let source = shared.sourceAddress { _ = castprep_curl_easy_setopt_string(handle, CURLOPT_INTERFACE, "host!" + source) }
         if let authorities = shared.certificateAuthorities {
             _ = castprep_curl_easy_setopt_string(handle, CURLOPT_CAINFO, authorities)
         }

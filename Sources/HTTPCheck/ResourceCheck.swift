@@ -612,7 +612,9 @@ struct ResourceCheck {
             let isWebVTT = served == "text/vtt" || ["vtt", "webvtt"].contains(resource.url.pathExtension ?? "")
             var body = response.body[...]
             if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-            if isWebVTT, !response.body.isEmpty, !body.starts(with: Array("WEBVTT".utf8)) {
+            // A body in a format no receiver renders was reported with the type: said once.
+            let unrenderable = Self.unrenderableTrackFormat(extension: resource.url.pathExtension ?? "", servedType: served, body: body) != nil
+            if isWebVTT, !unrenderable, !response.body.isEmpty, !body.starts(with: Array("WEBVTT".utf8)) {
                 let head = String(decoding: body.prefix(24), as: UTF8.self).replacing("\n", with: "⏎")
                 report(.error, HTTPCheckCode.trackNotWebVTT,
                        "the text track does not start with WEBVTT (it starts '\(head)'); the receiver shows no captions",

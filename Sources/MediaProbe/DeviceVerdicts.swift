@@ -66,8 +66,10 @@ public struct DeviceJudge: Sendable {
                 plan.remuxToMP4 = true
             }
         }
+        // A master lists its codecs; a media playlist has only the streams FFmpeg found.
         if let hls = probe.hls, hls.videoPackaging == .ts,
-           hls.codecs.contains(where: { $0.hasPrefix("hvc1") || $0.hasPrefix("hev1") || $0.hasPrefix("dvh") }) {
+           hls.codecs.contains(where: { $0.hasPrefix("hvc1") || $0.hasPrefix("hev1") || $0.hasPrefix("dvh") })
+            || (hls.variants.isEmpty && probe.videoStreams.contains { $0.codec == "hevc" }) {
             add(.error, "device.hevc-in-ts", "HEVC in MPEG-TS HLS segments does not play on Cast: HLS TS carries H.264 only; HEVC needs fMP4 segments")
             plan.hlsFMP4 = true
         }
@@ -137,6 +139,8 @@ public struct DeviceJudge: Sendable {
 
         let outcome: DeviceVerdict.Outcome = reasons.contains { $0.severity == .error }
             ? .willNotPlay : reasons.contains { $0.severity == .warning } ? .playsWithCaveats : .plays
+        plan.audioCodecs = probe.audioStreams.map(\.codec)
+        plan.hlsMaster = !(probe.hls?.variants.isEmpty ?? true)
         let fix = plan.isEmpty ? nil : plan.command(input: probe.source, container: probe.container)
         for index in reasons.indices where reasons[index].fix == nil && reasons[index].severity != .note {
             if reasons[index].code == "device.embedded-subtitles" || reasons[index].code == "device.bitmap-subtitles"
@@ -224,6 +228,10 @@ public struct DeviceJudge: Sendable {
 }
 
 /// What an ffmpeg fix must change; everything else is copied.
+///
+/// A fix that changes a codec always writes MP4 (H.264/AAC, `+faststart`): WebM, Ogg and
+/// other containers refuse H.264 or AAC, so keeping the input's container would make a
+/// command ffmpeg rejects.
 struct FixPlan {
     enum VideoChange { case h264(index: Int, maxHeight: Int?) }
     enum AudioChange { case stereoAAC(index: Int) }
@@ -234,29 +242,62 @@ struct FixPlan {
     var fastStart = false
     /// HLS that must be repackaged with fMP4 segments.
     var hlsFMP4 = false
+    /// Whether the HLS source is a master playlist (variants), which one command cannot repackage.
+    var hlsMaster = false
+    /// The codecs of the input's audio streams, to know which ones MP4 takes as they are.
+    var audioCodecs: [String] = []
 
     var isEmpty: Bool { video == nil && audio == nil && !remuxToMP4 && !fastStart && !hlsFMP4 }
 
-    /// `ffmpeg -i IN -map … -c copy -c:v:N libx264 … OUT.mp4`.
+    /// Audio codecs that go into MP4 unchanged and play on Cast.
+    static let mp4Audio: Set<String> = ["aac", "mp3"]
+
+    /// `ffmpeg -i IN -map … -c copy -c:v libx264 … OUT.mp4`, quoted for a POSIX shell.
     func command(input: String, container: String) -> String {
-        if hlsFMP4 {
-            return "ffmpeg -i \(DeviceJudge.quoted(input)) -map 0 -c copy -f hls -hls_segment_type fmp4 -hls_playlist_type vod fmp4/index.m3u8"
+        if hlsFMP4, hlsMaster {
+            return "repackage every variant playlist with fMP4 segments (castprep probe VARIANT.m3u8 prints the ffmpeg command for one), "
+                + "then point the master playlist at the new playlists"
         }
-        var arguments = arguments(input: input, container: container) ?? []
+        guard var arguments = arguments(input: input, container: container) else { return "" }
         // Only the paths can hold characters the shell cares about; the options are fixed text.
-        if arguments.count > 3 {
-            arguments[2] = DeviceJudge.quoted(arguments[2])
-            arguments[arguments.count - 1] = DeviceJudge.quoted(arguments[arguments.count - 1])
+        for index in arguments.indices where index > 0 && (arguments[index - 1] == "-i" || index == arguments.count - 1
+            || arguments[index - 1] == "-hls_segment_filename" || arguments[index - 1] == "-hls_fmp4_init_filename"
+            || arguments[index].contains("?")) {
+            arguments[index] = DeviceJudge.quoted(arguments[index])
         }
         return arguments.joined(separator: " ")
     }
 
-    /// The command's arguments, unquoted; the output (`IN.cast.mp4` beside the input) is last.
+    /// The command's arguments, unquoted; the output (`IN.cast.mp4` beside a local input, in
+    /// the current folder for a URL) is last. Nil for HLS with variants.
     func arguments(input: String, container: String) -> [String]? {
-        guard !hlsFMP4 else { return nil }
+        let base = input.split(separator: "/").last.map(String.init) ?? input
+        // A URL's folder cannot be written to: its fix writes into the current folder.
+        let directory = input.contains("/") && !input.contains("://") ? String(input.dropLast(base.count)) : ""
+        let name = base.split(separator: "?").first.map(String.init) ?? base
+        let stem = name.split(separator: ".").count > 1 ? name.split(separator: ".").dropLast().joined(separator: ".") : name
         var arguments = ["ffmpeg", "-i", input]
-        // Subtitle streams cannot be copied into MP4 as they are, so a remux keeps only audio and video.
-        if remuxToMP4 {
+        if hlsFMP4 {
+            guard !hlsMaster else { return nil }
+            // TS carries ADTS AAC; fMP4 needs it as AudioSpecificConfig, which the hls muxer does
+            // not convert by itself (the mp4 muxer does).
+            arguments += ["-map", "0:v?", "-map", "0:a?", "-c", "copy", "-tag:v", "hvc1"]
+            if audioCodecs.contains("aac") { arguments += ["-bsf:a", "aac_adtstoasc"] }
+            let output = directory + stem + ".fmp4"
+            arguments += [
+                "-f", "hls", "-hls_segment_type", "fmp4", "-hls_playlist_type", "vod",
+                // Relative to the playlist's folder.
+                "-hls_fmp4_init_filename", stem + ".fmp4-init.mp4",
+                "-hls_segment_filename", output + "-%d.m4s", output + ".m3u8",
+            ]
+            return arguments
+        }
+        let changesCodec = video != nil || audio != nil
+        let inputIsMP4 = ["mp4", "mov"].contains(container) && !remuxToMP4
+        let outputIsMP4 = remuxToMP4 || changesCodec || inputIsMP4 || container == "matroska"
+        // Subtitle, data and attachment streams of other containers cannot be copied into MP4,
+        // so a change of container keeps only audio and video.
+        if outputIsMP4 && !inputIsMP4 {
             arguments += ["-map", "0:v?", "-map", "0:a?"]
         } else {
             arguments += ["-map", "0"]
@@ -266,16 +307,13 @@ struct FixPlan {
             arguments += ["-c:v", "libx264", "-profile:v", "high", "-pix_fmt", "yuv420p", "-crf", "20", "-preset", "medium"]
             if let maxHeight { arguments += ["-vf", "scale=-2:\(maxHeight)"] }
         }
-        if case .stereoAAC = audio {
+        let audioNeedsAAC = outputIsMP4 && !inputIsMP4 && audioCodecs.contains { !Self.mp4Audio.contains($0) }
+        if audio != nil || audioNeedsAAC {
             arguments += ["-c:a", "aac", "-ac", "2", "-b:a", "192k"]
         }
-        let outputIsMP4 = remuxToMP4 || ["mp4", "mov", "matroska"].contains(container)
         if outputIsMP4 { arguments += ["-movflags", "+faststart"] }
-        let base = input.split(separator: "/").last.map(String.init) ?? input
-        let directory = input.contains("/") ? String(input.dropLast(base.count)) : ""
-        let stem = base.split(separator: ".").dropLast().joined(separator: ".")
-        let ext = outputIsMP4 ? "mp4" : (base.split(separator: ".").last.map(String.init) ?? "mp4")
-        arguments.append(directory + (stem.isEmpty ? base : stem) + ".cast." + ext)
+        let ext = outputIsMP4 ? "mp4" : (name.split(separator: ".").count > 1 ? name.split(separator: ".").last.map(String.init) ?? "mp4" : "mp4")
+        arguments.append(directory + stem + ".cast." + ext)
         return arguments
     }
 }

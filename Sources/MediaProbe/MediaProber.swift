@@ -477,7 +477,7 @@ public struct MediaProber: Sendable {
         let isURL = path.hasPrefix("http://") || path.hasPrefix("https://")
         if timedOut {
             if isURL {
-                return ProbeError("http.timeout", "the server did not answer within the probe timeout",
+                return ProbeError("http.timeout", "the server did not finish answering within the probe's timeout (one deadline for every read of the URL)",
                                   fix: "check that the server is up and answers; raise the timeout for slow links", source: path)
             }
             return ProbeError("probe.timeout", "gave up after the probe timeout while trying to \(stage) the media",

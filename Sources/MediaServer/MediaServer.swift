@@ -205,15 +205,25 @@ private struct RunningDaemon: ~Copyable {
         guard let bindAddress = SocketAddress(bindText, port: configuration.port) else { throw .badAddress(bindText, role: "bind") }
         let choice = try LANAddress.choose(advertised: configuration.advertisedHost, boundTo: configuration.bindAddress,
                                            reachableFrom: configuration.reachableFrom)
-        let listener = try Self.listen(on: bindAddress, text: bindText, port: configuration.port)
 
-        let handler = RequestHandler(mounts: mounts, published: published, cors: configuration.cors)
-        let context = Unmanaged.passRetained(DaemonContext(handler: handler, log: configuration.requestLog))
+        var handler = RequestHandler(mounts: mounts, published: published, cors: configuration.cors)
+        handler.publication = configuration.publishedFiles.map(ResolvedPublication.init)
+        if let token = configuration.pathToken {
+            guard PathToken.isValid(token) else {
+                throw MediaServerError("serve.token-invalid", "the path token must be 1 to 128 letters, digits, '-' or '_'",
+                                       fix: "leave the token out to have a random one made")
+            }
+            handler.token = Array(token.utf8)
+        }
         let limits = configuration.limits
+        let listener = try Self.listen(on: bindAddress, text: bindText, port: configuration.port, backlog: limits.listenBacklog)
+        let context = Unmanaged.passRetained(DaemonContext(
+            handler: handler, log: configuration.requestLog, clients: configuration.allowedClients,
+            headerTimeout: UInt32(clamping: max(1, min(limits.headerTimeoutSeconds, limits.idleTimeoutSeconds))), idleTimeout: UInt32(clamping: max(1, limits.idleTimeoutSeconds))))
         var flags = MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_USE_ITC.rawValue
         if bindAddress.family == AF_INET6 { flags |= MHD_USE_IPv6.rawValue }
         guard let daemon = castprep_MHD_start_daemon_on_socket(
-            flags, listener.descriptor, daemonAccessHandler, context.toOpaque(), keepPathEscaped, nil,
+            flags, listener.descriptor, daemonAccessHandler, context.toOpaque(), keepPathEscaped, nil, connectionNotice, context.toOpaque(),
             UInt32(clamping: max(1, limits.maximumConnections)), UInt32(clamping: max(0, limits.maximumConnectionsPerAddress)),
             UInt32(clamping: max(1, limits.idleTimeoutSeconds)), max(4096, limits.connectionMemoryBytes),
             UInt32(clamping: max(1, limits.threads)))
@@ -226,7 +236,8 @@ private struct RunningDaemon: ~Copyable {
         self.daemon = daemon
         self.context = context
         let urlHost = SocketAddress.urlHost(choice.host)
-        endpoint = MediaServer.Endpoint(baseURL: "http://\(urlHost):\(listener.port)/", port: listener.port,
+        let path = configuration.pathToken.map { "/\($0)/" } ?? "/"
+        endpoint = MediaServer.Endpoint(baseURL: "http://\(urlHost):\(listener.port)\(path)", port: listener.port,
                                         boundAddress: bindText, addressChoice: choice)
     }
 
@@ -237,7 +248,7 @@ private struct RunningDaemon: ~Copyable {
     }
 
     /// Opens, binds and listens on a TCP socket, so every failure has its own errno.
-    private static func listen(on address: SocketAddress, text: String, port: UInt16) throws(MediaServerError) -> (descriptor: Int32, port: UInt16) {
+    private static func listen(on address: SocketAddress, text: String, port: UInt16, backlog: Int) throws(MediaServerError) -> (descriptor: Int32, port: UInt16) {
         let descriptor = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { throw .listenFailed(text, port: port, call: "socket", errno: errno) }
         var on: Int32 = 1
@@ -250,7 +261,9 @@ private struct RunningDaemon: ~Copyable {
             close(descriptor)
             throw .listenFailed(text, port: port, call: "bind", errno: code)
         }
-        guard Glibc.listen(descriptor, SOMAXCONN) == 0 else {
+        // A short queue: connections the server cannot take soon are refused at once (the
+        // client retries) instead of waiting behind a burst the kernel would keep for minutes.
+        guard Glibc.listen(descriptor, Int32(clamping: max(1, backlog))) == 0 else {
             let code = errno
             close(descriptor)
             throw .listenFailed(text, port: port, call: "listen", errno: code)
@@ -268,10 +281,18 @@ private struct RunningDaemon: ~Copyable {
 final class DaemonContext: Sendable {
     let handler: RequestHandler
     let log: (@Sendable (RequestLogEntry) -> Void)?
+    /// The clients answered; nil for everyone.
+    let clients: ClientAllowList?
+    /// Seconds a connection has for its first request's headers, then between requests.
+    let headerTimeout: UInt32
+    let idleTimeout: UInt32
 
-    init(handler: RequestHandler, log: (@Sendable (RequestLogEntry) -> Void)?) {
+    init(handler: RequestHandler, log: (@Sendable (RequestLogEntry) -> Void)?, clients: ClientAllowList?, headerTimeout: UInt32, idleTimeout: UInt32) {
         self.handler = handler
         self.log = log
+        self.clients = clients
+        self.headerTimeout = headerTimeout
+        self.idleTimeout = idleTimeout
     }
 }
 
@@ -282,6 +303,48 @@ final class DaemonContext: Sendable {
 private let keepPathEscaped: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = { _, _, text in
     guard let text else { return 0 }
     return strlen(text)
+}
+
+/// Gives each new connection the header deadline: until its first request's headers are in,
+/// it is closed after ``DaemonContext/headerTimeout`` seconds without progress rather than
+/// the longer idle timeout, so a burst of connections that send a byte and stop (or whose
+/// peers are gone) frees its places quickly.
+private let connectionNotice: MHD_NotifyConnectionCallback = { context, connection, _, code in
+    guard let context, let connection, castprep_MHD_is_connection_start(code) != 0 else { return }
+    let server = Unmanaged<DaemonContext>.fromOpaque(context).takeUnretainedValue()
+    castprep_MHD_set_connection_timeout(connection, server.headerTimeout)
+    let socket = castprep_MHD_connection_socket(connection)
+    // libmicrohttpd reads what arrived with the connection and then waits for more, so a peer
+    // that sent part of a request and closed before it was accepted would hold its place
+    // until the timeout. Shutting the socket down makes the library see the end at once.
+    if socket >= 0, AbandonedConnection.isAbandoned(socket) { shutdown(socket, Int32(SHUT_RDWR)) }
+}
+
+/// Tells a connection whose peer has stopped sending before its request was complete.
+enum AbandonedConnection {
+    /// `POLLRDHUP` (Linux; glibc shows it only under _GNU_SOURCE): the peer shut down writing.
+    static let peerClosedWriting: Int16 = 0x2000
+
+    /// Whether the peer of `socket` has shut down its side (or reset) without having sent a
+    /// whole request head: such a request can never complete. A peer that sent a full request
+    /// and then shut down writing (`nc -N`, some HTTP/1.0 clients) still gets its answer.
+    static func isAbandoned(_ socket: Int32) -> Bool {
+        var entry = pollfd(fd: socket, events: Int16(POLLIN) | peerClosedWriting, revents: 0)
+        guard poll(&entry, 1, 0) == 1 else { return false }
+        if entry.revents & (Int16(POLLERR) | Int16(POLLHUP)) != 0 { return true }
+        guard entry.revents & peerClosedWriting != 0 else { return false }
+        // What arrived before the end: abandoned unless it holds the blank line ending a head.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16 * 1024) { buffer in
+            let count = recv(socket, buffer.baseAddress, buffer.count, Int32(MSG_PEEK | MSG_DONTWAIT))
+            guard count > 0 else { return count == 0 }
+            let received = UnsafeBufferPointer(rebasing: buffer[..<count])
+            let ending: [UInt8] = [13, 10, 13, 10]
+            return received.count < 4 || !(0...(received.count - 4)).contains { offset in
+                received[offset] == ending[0] && received[offset + 1] == ending[1] && received[offset + 2] == ending[2]
+                    && received[offset + 3] == ending[3]
+            }
+        }
+    }
 }
 
 /// Answers each request once it has been read in full, so the connection stays open for the
@@ -296,6 +359,9 @@ private let daemonAccessHandler: MHD_AccessHandlerCallback = { context, connecti
         let hasBody = castprep_MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").map { strcmp($0, "0") != 0 } ?? false
             || castprep_MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") != nil
         let isKnownMethod = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0 || strcmp(method, "OPTIONS") == 0
+        // The headers are in: from now on the connection has the idle timeout.
+        let server = Unmanaged<DaemonContext>.fromOpaque(context).takeUnretainedValue()
+        if server.headerTimeout != server.idleTimeout { castprep_MHD_set_connection_timeout(connection, server.idleTimeout) }
         if !hasBody && isKnownMethod {
             requestState.pointee = context
             return .YES
@@ -313,7 +379,12 @@ private let daemonAccessHandler: MHD_AccessHandlerCallback = { context, connecti
             String(decoding: UnsafeRawBufferPointer(start: value, count: strlen(value)), as: UTF8.self)
         }
     }
-    let plan = server.handler.respond(to: request)
+    let plan: ResponsePlan
+    if let clients = server.clients, !(castprep_MHD_client_address(connection).map(clients.permits) ?? false) {
+        plan = ResponsePlan(status: 403, headers: server.handler.cors.responseHeaders(origin: request[.origin]), body: .none)
+    } else {
+        plan = server.handler.respond(to: request)
+    }
 
     let response: OpaquePointer?
     switch plan.body {

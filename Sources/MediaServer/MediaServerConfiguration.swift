@@ -36,15 +36,23 @@ public struct MediaServerConfiguration: Sendable {
         public var connectionMemoryBytes: Int
         /// Threads answering requests; each serves many connections with epoll.
         public var threads: Int
+        /// Seconds a new connection has to send its first request's headers in full; a
+        /// connection that sends a byte and goes quiet (or whose peer is gone) is closed
+        /// then instead of holding its place for the idle timeout.
+        public var headerTimeoutSeconds: Int
+        /// The kernel's queue of connections not yet accepted (`listen` backlog).
+        public var listenBacklog: Int
 
         /// Creates limits; the defaults suit one household of Cast devices.
         public init(maximumConnections: Int = 256, maximumConnectionsPerAddress: Int = 64, idleTimeoutSeconds: Int = 30,
-                    connectionMemoryBytes: Int = 32 * 1024, threads: Int = 2) {
+                    connectionMemoryBytes: Int = 32 * 1024, threads: Int = 2, headerTimeoutSeconds: Int = 10, listenBacklog: Int = 128) {
             self.maximumConnections = maximumConnections
             self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
             self.idleTimeoutSeconds = idleTimeoutSeconds
             self.connectionMemoryBytes = connectionMemoryBytes
             self.threads = threads
+            self.headerTimeoutSeconds = headerTimeoutSeconds
+            self.listenBacklog = listenBacklog
         }
     }
 
@@ -66,11 +74,23 @@ public struct MediaServerConfiguration: Sendable {
     public var advertisedHost: String?
     /// Called once per answered request, on a server thread; keep it quick.
     public var requestLog: (@Sendable (RequestLogEntry) -> Void)?
+    /// The files the mounts publish; nil publishes every regular, non-hidden file below them.
+    /// Published in-memory resources are not affected.
+    public var publishedFiles: PublishedFiles?
+    /// A secret first path segment (see ``PathToken``): every request must start with
+    /// `/TOKEN/`, and ``MediaServer/Endpoint/baseURL`` ends with it; other requests get 404.
+    public var pathToken: String?
+    /// The clients answered; others get 403. nil answers every client.
+    public var allowedClients: ClientAllowList?
 
     /// Creates a configuration serving `mounts`; every other setting has a safe default.
     public init(mounts: [Mount] = [], bindAddress: String? = nil, port: UInt16 = 8000, cors: CORSPolicy = CORSPolicy(),
                 limits: Limits = Limits(), reachableFrom: String? = nil, advertisedHost: String? = nil,
-                requestLog: (@Sendable (RequestLogEntry) -> Void)? = nil) {
+                requestLog: (@Sendable (RequestLogEntry) -> Void)? = nil, publishedFiles: PublishedFiles? = nil,
+                pathToken: String? = nil, allowedClients: ClientAllowList? = nil) {
+        self.publishedFiles = publishedFiles
+        self.pathToken = pathToken
+        self.allowedClients = allowedClients
         self.mounts = mounts
         self.bindAddress = bindAddress
         self.port = port

@@ -110,6 +110,10 @@ struct RequestHandler: Sendable {
     var mounts: [ResolvedMount]
     var published: PublishedStore
     var cors: CORSPolicy
+    /// The files the mounts publish; nil for every file below them.
+    var publication: ResolvedPublication? = nil
+    /// The first segment every path must start with, or nil.
+    var token: [UInt8]? = nil
 
     /// Headers every successful or validating response carries: `no-cache` makes receivers
     /// revalidate (files in the tree may be rewritten, e.g. re-converted captions), and
@@ -171,10 +175,14 @@ struct RequestHandler: Sendable {
     /// The published resource or file a target names; a file is opened only when `opening`
     /// (a body will be sent), otherwise only looked at.
     func locate(_ target: String, opening: Bool = true) -> Result<Representation, RequestPath.Rejection> {
-        let segments: [[UInt8]]
+        var segments: [[UInt8]]
         switch RequestPath.segments(of: target) {
         case .failure(let rejection): return .failure(rejection)
         case .success(let found): segments = found
+        }
+        if let token {
+            guard segments.first == token else { return .failure(.notFound) }
+            segments.removeFirst()
         }
         if let resource = published.resource(at: Self.key(segments)) {
             return .success(Representation(
@@ -186,7 +194,7 @@ struct RequestHandler: Sendable {
             longest = mount
         }
         guard let mount = longest else { return .failure(.notFound) }
-        switch RequestPath.openFile(segments.dropFirst(mount.prefix.count), under: mount.root, opening: opening) {
+        switch RequestPath.openFile(segments.dropFirst(mount.prefix.count), under: mount.root, opening: opening, publication: publication) {
         case .failure(let rejection):
             return .failure(rejection)
         case .success(let file):

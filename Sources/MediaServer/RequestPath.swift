@@ -122,19 +122,21 @@ enum RequestPath {
     ///
     /// - Parameter opening: false when no body will be read (HEAD): the file is then only
     ///   looked at (`fstatat`) and checked to be readable, and ``OpenedFile/descriptor`` is nil.
-    static func openFile(_ segments: ArraySlice<[UInt8]>, under root: [UInt8], opening: Bool = true) -> Result<OpenedFile, Rejection> {
+    /// - Parameter publication: when given, only the files it permits are found: the path
+    ///   joined below the root is checked before anything is opened, and where the walk meets
+    ///   a link, the resolved path is checked too.
+    static func openFile(_ segments: ArraySlice<[UInt8]>, under root: [UInt8], opening: Bool = true,
+                         publication: ResolvedPublication? = nil) -> Result<OpenedFile, Rejection> {
         guard !segments.isEmpty else { return .failure(.notFound) }  // the directory itself: no listing
+        if let publication, !publication.permits(joined(segments, under: root)) { return .failure(.notFound) }
         switch walk(segments, under: root, opening: opening) {
         case .found(let file): return .success(file)
         case .refused: return .failure(.notFound)
         case .metLink: break
         }
-        var joined = root
-        for segment in segments {
-            joined.append(UInt8(ascii: "/"))
-            joined.append(contentsOf: segment)
-        }
-        guard let resolved = realPath(joined), isInside(resolved, root: root) else { return .failure(.notFound) }
+        guard let resolved = realPath(joined(segments, under: root)), isInside(resolved, root: root),
+              publication?.permits(resolved) ?? true
+        else { return .failure(.notFound) }
         // A link inside the tree may point at a hidden file inside the tree: still hidden.
         let relative = resolved.dropFirst(root == [UInt8(ascii: "/")] ? 0 : root.count)
             .split(separator: UInt8(ascii: "/")).map(Array.init)
@@ -143,6 +145,17 @@ enum RequestPath {
         case .found(let file): return .success(file)
         case .refused, .metLink: return .failure(.notFound)
         }
+    }
+
+    /// `root` and `segments` joined with `/`: the real path of the file when no segment is a link.
+    static func joined(_ segments: ArraySlice<[UInt8]>, under root: [UInt8]) -> [UInt8] {
+        var joined = root == [UInt8(ascii: "/")] ? [] : root
+        joined.reserveCapacity(root.count + segments.reduce(0) { $0 + $1.count + 1 })
+        for segment in segments {
+            joined.append(UInt8(ascii: "/"))
+            joined.append(contentsOf: segment)
+        }
+        return joined
     }
 
     /// How a walk without following links ended.

@@ -2,6 +2,7 @@ import Captions
 import CastModel
 import Catalog
 import Foundation
+import Glibc
 import JSONSupport
 import MediaProbe
 import Synchronization
@@ -286,8 +287,10 @@ struct ItemInspector: Sendable {
     }
 
     /// Runs the most thorough ffmpeg fix any selected device needs on a local file, writing
-    /// `fixed/ID.mp4` in the output folder; nil when nothing needs fixing or ffmpeg failed
-    /// (then the failure is a finding and the original is cast).
+    /// `fixed/ID.mp4` in the output folder; nil when nothing needs fixing or ffmpeg failed.
+    /// ffmpeg writes to `fixed/ID.mp4.partial`, renamed only when it succeeds, and stops at the
+    /// first damaged packet (`-xerror`), so a truncated input never leaves a half copy; a
+    /// failure is an error finding with ffmpeg's last lines, and the original is cast.
     private func applyFix(for item: CatalogItem, from path: String, probe: ProbeResult, findings: inout [Diagnostic])
         async -> (path: String, note: Diagnostic)?
     {
@@ -296,7 +299,8 @@ struct ItemInspector: Sendable {
             .max(by: { $0.reasons.filter { $0.severity >= .warning }.count < $1.reasons.filter { $0.severity >= .warning }.count }),
             var arguments = chosen.fixArguments, arguments.count > 3
         else { return nil }
-        let name = "fixed/\(OutputNames.safe(item.id)).\(URLSyntax.pathExtension(of: arguments[arguments.count - 1]) ?? "mp4")"
+        let ext = URLSyntax.pathExtension(of: arguments[arguments.count - 1]) ?? "mp4"
+        let name = "fixed/\(OutputNames.safe(item.id)).\(ext)"
         let output = outputDirectory + "/" + name
         // A catalog corrected by an earlier --fix run points at the fixed copy itself.
         if (try? await BlockingWork.run { CaptionFileWriter.isSameFile(output, as: path) }) ?? true {
@@ -306,28 +310,28 @@ struct ItemInspector: Sendable {
             return nil
         }
         guard await mayWrite(name, for: item, severity: .warning, findings: &findings) else { return nil }
-        arguments[arguments.count - 1] = output
-        arguments.insert(contentsOf: ["-hide_banner", "-loglevel", "error", "-y"], at: 1)
+        let partial = output + ".partial"
+        // The partial name hides the format from ffmpeg, so it is named.
+        let muxer = ["mp4": "mp4", "m4a": "ipod", "ts": "mpegts", "webm": "webm", "mkv": "matroska"][ext.lowercased()] ?? "mp4"
+        arguments[arguments.count - 1] = partial
+        arguments.insert(contentsOf: ["-f", muxer], at: arguments.count - 1)
+        arguments.insert(contentsOf: ["-nostdin", "-hide_banner", "-loglevel", "error", "-xerror", "-y"], at: 1)
         let command = arguments
-        let result = try? await BlockingWork.run { () -> (Int32, String) in
-            try FileManager.default.createDirectory(atPath: (output as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = command
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, message)
+        let run: FixRun
+        do {
+            run = try await BlockingWork.run { try FixRun.execute(command, partial: partial, output: output) }
+        } catch {
+            run = FixRun(status: -1, errorTail: "ffmpeg did not start: \(error)")
         }
-        guard let (status, message) = result, status == 0 else {
-            findings.append(Diagnostic(.warning, "preflight.fix-failed", "ffmpeg could not fix \(path): \(result?.1.prefix(300) ?? "ffmpeg did not start")",
-                                       fix: "run the fix by hand: \(chosen.fix ?? "")", location: item.location, path: item.path))
+        guard run.status == 0 else {
+            let lines = run.errorTail.split(whereSeparator: \.isNewline).suffix(FixRun.keptLines).joined(separator: "\n  ")
+            let finding = Diagnostic(.error, "preflight.fix-failed",
+                                     "--fix: ffmpeg could not fix \(path) (exit status \(run.status)); nothing was written to \(name):\n  \(lines.isEmpty ? "(no error output)" : lines)",
+                                     fix: "repair or re-export the source file, then run the fix: \(chosen.fix ?? "")",
+                                     location: item.location, path: item.path)
+            findings.insert(finding, at: 0)
             return nil
         }
-        _ = message
         await recordWritten(name)
         let note = Diagnostic(.note, "preflight.fixed", "--fix: cast \(name), made from \(path) with: \(chosen.fix ?? "")",
                               location: item.location, path: item.path)
@@ -431,6 +435,60 @@ final class WrittenPosters: Sendable {
 
     /// Gives `name` up after a failed write, so the next item showing it tries again.
     func release(_ name: String) { names.withLock { _ = $0.remove(name) } }
+}
+
+/// One run of ffmpeg for `--fix`: its exit status and the end of what it wrote to stderr.
+struct FixRun: Sendable {
+    /// ffmpeg's exit status; -1 when it did not start or its output could not be renamed.
+    var status: Int32
+    /// The last bytes of stderr (at most ``keptBytes``): a damaged input can make ffmpeg
+    /// print an error per packet, so only the end is kept.
+    var errorTail: String
+
+    static let keptBytes = 16 * 1024
+    /// Lines of ffmpeg's error output a failure finding quotes.
+    static let keptLines = 6
+
+    /// Runs `arguments` (through `/usr/bin/env`, so `ffmpeg` is found on PATH) writing to
+    /// `partial`; renames it to `output` on success and removes it on failure. Blocks: call
+    /// through ``BlockingWork``.
+    static func execute(_ arguments: [String], partial: String, output: String) throws -> FixRun {
+        try FileManager.default.createDirectory(atPath: (output as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            unlink(partial)
+            throw error
+        }
+        var tail: [UInt8] = []
+        while true {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            tail.append(contentsOf: chunk)
+            if tail.count > keptBytes { tail.removeFirst(tail.count - keptBytes) }
+        }
+        process.waitUntilExit()
+        var run = FixRun(status: process.terminationStatus, errorTail: String(decoding: tail, as: UTF8.self))
+        if process.terminationReason == .uncaughtSignal {
+            run.status = -1
+            run.errorTail += "\nffmpeg was stopped by signal \(process.terminationStatus)"
+        }
+        if run.status == 0 {
+            if rename(partial, output) != 0 {
+                run.status = -1
+                run.errorTail += "\ncannot rename \(partial) to \(output): \(String(cString: strerror(errno)))"
+            }
+        }
+        if run.status != 0 { unlink(partial) }
+        return run
+    }
 }
 
 /// File names inside the output folder, stable across runs so a cached result still points

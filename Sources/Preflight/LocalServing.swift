@@ -12,6 +12,9 @@ struct LocalServing: Sendable {
         var root: String
         /// Its URL on the server, ending in `/`.
         var baseURL: String
+        /// Whether the folder lies outside the catalog's: only the files named in it are
+        /// published, and each gets a note saying so.
+        var isOutsideCatalog = false
     }
 
     /// Longest root first, so a nested mount (the output folder inside the media folder, or a
@@ -19,7 +22,9 @@ struct LocalServing: Sendable {
     private(set) var mounts: [Mount]
 
     init(mounts: [Mount]) {
-        self.mounts = mounts.map { Mount(root: Self.normalized($0.root), baseURL: $0.baseURL.hasSuffix("/") ? $0.baseURL : $0.baseURL + "/") }
+        self.mounts = mounts.map {
+            Mount(root: Self.normalized($0.root), baseURL: $0.baseURL.hasSuffix("/") ? $0.baseURL : $0.baseURL + "/", isOutsideCatalog: $0.isOutsideCatalog)
+        }
             .sorted { $0.root.count > $1.root.count }
     }
 
@@ -40,11 +45,13 @@ struct LocalServing: Sendable {
 
     /// The served URL of a local file, or nil when no mount contains it.
     func url(forFile path: String) -> String? {
+        mount(forFile: path).map { URLResolver.rebase(URL(fileURLWithPath: Self.normalized(path)).absoluteString, fileRoot: URL(fileURLWithPath: $0.root), onto: $0.baseURL) }
+    }
+
+    /// The mount serving a local file, or nil when none contains it.
+    func mount(forFile path: String) -> Mount? {
         let path = Self.normalized(path)
-        for mount in mounts where path.hasPrefix(mount.root + "/") {
-            return URLResolver.rebase(URL(fileURLWithPath: path).absoluteString, fileRoot: URL(fileURLWithPath: mount.root), onto: mount.baseURL)
-        }
-        return nil
+        return mounts.first { path.hasPrefix($0.root == "/" ? "/" : $0.root + "/") }
     }
 
     /// Rewrites every `file:` URL of `item` (sources, captions, images) to its served URL;
@@ -52,7 +59,15 @@ struct LocalServing: Sendable {
     func rebase(_ item: inout CatalogItem, findings: inout [Diagnostic]) {
         func served(_ url: String, what: String) -> String {
             guard let path = Self.filePath(of: url) else { return url }
-            if let served = self.url(forFile: path) { return served }
+            if let mount = mount(forFile: path), let served = self.url(forFile: path) {
+                if mount.isOutsideCatalog {
+                    findings.append(Diagnostic(
+                        .note, "serve.published-outside-catalog",
+                        "\(what) \(path) lies outside the catalog's folder; the built-in server publishes this one file (for a playlist, with the files of its folder) and nothing else beside it",
+                        fix: "move it under the catalog's folder, or set serve.root to a folder that holds it", location: item.location, path: item.path))
+                }
+                return served
+            }
             findings.append(Diagnostic(.error, "media.not-served", "\(what) \(path) is a local file outside every served folder; a Cast device cannot fetch it",
                                        fix: "move it under the served folder, or publish it on a web server and use its http(s) URL",
                                        location: item.location, path: item.path))

@@ -62,9 +62,12 @@ public enum Preflight {
                 }
                 var servers = ServedFolders()
                 do throws(PreflightError) {
-                    let folders = try servers.start(for: read, output: output, bind: bind)
+                    let folders = try servers.start(for: read, catalogPath: path, output: output, bind: bind)
                     return ServedFolders.Started(
-                        servers: servers, serving: LocalServing(mounts: folders.map { LocalServing.Mount(root: $0.path, baseURL: $0.baseURL) }),
+                        servers: servers,
+                        serving: LocalServing(mounts: folders.map {
+                            LocalServing.Mount(root: $0.path, baseURL: $0.baseURL, isOutsideCatalog: $0.role == .extra)
+                        }),
                         published: PublishedLocations(folders: folders, outputDirectory: output, baseURL: publishBase), lock: lock,
                         manifest: manifest)
                 } catch {
@@ -126,32 +129,48 @@ struct ServedFolders {
 
     /// Starts what `catalog` needs and returns every served folder with its role and URL.
     ///
-    /// The catalog's `serve.root` (or the folder holding every local file) is served at `/`,
-    /// the output folder at `/_castprep/`. A catalog with a `serve` member may also name files
-    /// outside its root — a corrected catalog names its converted captions in the output
-    /// folder beside media elsewhere — so the folder of each such file is served too, at
-    /// `/_castprep/files/N/`, rather than widening the root to a common ancestor.
-    mutating func start(for catalog: CatalogReadResult, output: String, bind: String?) throws(PreflightError) -> [PublishedLocations.ServedFolder] {
+    /// The catalog's `serve.root` (or the folder holding every local file inside the catalog's
+    /// own folder) is served at `/`, the output folder at `/_castprep/`. A file outside that
+    /// root — a corrected catalog names its converted captions in the output folder beside
+    /// media elsewhere, or a catalog names any path on the machine — has its folder mounted at
+    /// `/_castprep/files/N/` rather than the root widened to a common ancestor.
+    ///
+    /// Only what the catalog names is published, whatever the mounts hold: its local files
+    /// (and, for an HLS or DASH manifest, the files of the manifest's folder), and the
+    /// folders preflight writes into (`captions/`, `posters/`, `fixed/` of the output
+    /// folder). Every URL starts with a random token made for this run, so nothing on the
+    /// host can be guessed; the written outputs never hold it (``PublishedLocations``).
+    mutating func start(for catalog: CatalogReadResult, catalogPath: String, output: String, bind: String?) throws(PreflightError) -> [PublishedLocations.ServedFolder] {
         let localFiles = catalog.items.flatMap { item in
             (item.sources.map(\.url) + item.captions.map(\.url) + item.images.map(\.url)).compactMap(LocalServing.filePath(of:))
         }
         guard !localFiles.isEmpty || catalog.serving != nil else { return [] }
-        let root = catalog.serving?.root ?? Self.commonFolder(of: localFiles)
+        let catalogFolder = URL(fileURLWithPath: catalogPath).standardizedFileURL.deletingLastPathComponent().path
+        let inside = localFiles.filter { Self.folder(catalogFolder, contains: $0) }
+        let root = catalog.serving?.root ?? (inside.isEmpty ? catalogFolder : Self.commonFolder(of: inside))
         var outside: [String] = []
         for file in localFiles where !Self.folder(root, contains: file) && !Self.folder(output, contains: file) {
             let folder = (file as NSString).deletingLastPathComponent
             if !outside.contains(folder) { outside.append(folder) }
         }
+        let token = PathToken.random()
+        let written = ["captions", "posters", "fixed"].map { (output as NSString).appendingPathComponent($0) }
+        let published = PublishedFiles.forMedia(localFiles, folders: written)
         var mounts: [MediaServerConfiguration.Mount] = [.init(urlPrefix: "/", directory: root), .init(urlPrefix: "/_castprep/", directory: output)]
         mounts += outside.enumerated().map { .init(urlPrefix: "/_castprep/files/\($0.offset)/", directory: $0.element) }
-        let main = try launch(MediaServerConfiguration(mounts: mounts, bindAddress: bind, port: 0, cors: CORSPolicy()))
+        let main = try launch(MediaServerConfiguration(mounts: mounts, bindAddress: bind, port: 0, cors: CORSPolicy(),
+                                                       publishedFiles: published, pathToken: token))
         var folders: [PublishedLocations.ServedFolder] = [
-            .init(path: root, role: .root, baseURL: main.baseURL), .init(path: output, role: .output, baseURL: main.baseURL + "_castprep/"),
+            .init(path: root, role: .root, baseURL: main.baseURL),
+            .init(path: output, role: .output, baseURL: main.baseURL + "_castprep/", layoutPath: "_castprep/"),
         ]
-        folders += outside.enumerated().map { .init(path: $0.element, role: .extra, baseURL: main.baseURL + "_castprep/files/\($0.offset)/") }
+        folders += outside.enumerated().map {
+            .init(path: $0.element, role: .extra, baseURL: main.baseURL + "_castprep/files/\($0.offset)/", layoutPath: "_castprep/files/\($0.offset)/")
+        }
         for folder in catalog.serving?.withoutCORS ?? [] {
             let plain = try launch(MediaServerConfiguration(
-                mounts: [.init(urlPrefix: "/", directory: folder)], bindAddress: bind, port: 0, cors: CORSPolicy(allowedOrigins: .only([]))))
+                mounts: [.init(urlPrefix: "/", directory: folder)], bindAddress: bind, port: 0, cors: CORSPolicy(allowedOrigins: .only([])),
+                publishedFiles: published, pathToken: token))
             folders.append(.init(path: folder, role: .withoutCORS, baseURL: plain.baseURL))
         }
         return folders

@@ -33,6 +33,9 @@ public struct PreflightConfiguration: Sendable {
     /// How many rows ``PreflightOutcome/rows`` keeps (the first ones, in catalog order): the
     /// terminal's table shows no more, and a catalog of 100,000 items must not be held twice.
     public var rowLimit = 200
+    /// Findings from outside the catalog that belong in the report with it (`--ios`: the
+    /// sender app's): listed with the catalog's own findings and counted in the verdict.
+    public var additionalFindings: [Diagnostic] = []
     /// Items whose validators and cache entries are fetched together: one stat pass, one
     /// burst of HEAD requests, one SQLite transaction per batch.
     var cacheBatchSize = 128
@@ -138,6 +141,7 @@ struct PreflightRunner: Sendable {
                 catalogFindings.append(finding)
             }
         }
+        catalogFindings += configuration.additionalFindings
         let writers = try await OutputWriters(directory: output, catalog: configuration.catalogPath, title: catalog.title,
                                               devices: configuration.devices, catalogFindings: catalogFindings, rowLimit: configuration.rowLimit,
                                               published: published, manifest: manifest)

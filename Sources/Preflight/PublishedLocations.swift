@@ -37,6 +37,9 @@ struct PublishedLocations: Sendable {
         var path: String
         var role: Role
         var baseURL: String
+        /// Where the folder lies below the server's root, without the run's token
+        /// (`_castprep/files/0/`): the layout kept under `--base-url`.
+        var layoutPath: String = ""
     }
 
     /// The rewriting for `folders` (absolute, standardized paths), relative to `outputDirectory`
@@ -56,7 +59,7 @@ struct PublishedLocations: Sendable {
                 case .withoutCORS, .extra:
                     // Published where the folder lies under the root; a folder outside it
                     // keeps the server's layout below the base.
-                    base + (Self.relativeReference(from: root.path, to: folder.path) ?? Self.path(ofBase: folder.baseURL))
+                    base + (Self.relativeReference(from: root.path, to: folder.path) ?? folder.layoutPath)
                 }
                 replacements.append((Array(folder.baseURL.utf8), Array(published.utf8)))
             }
@@ -82,12 +85,6 @@ struct PublishedLocations: Sendable {
             result = ByteText.replacing(served, with: published, in: result)
         }
         return result
-    }
-
-    /// The path of a served base URL without its leading slash: `_castprep/files/0/`.
-    private static func path(ofBase url: String) -> String {
-        guard let scheme = url.range(of: "://"), let slash = url[scheme.upperBound...].firstIndex(of: "/") else { return "" }
-        return String(url[url.index(after: slash)...])
     }
 
     /// Whether anything is rewritten.

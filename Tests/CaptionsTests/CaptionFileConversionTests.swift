@@ -75,12 +75,14 @@ struct CaptionFileConversionTests {
 
     /// Streams `data` into a file in chunks of `chunkSize`: the file's bytes and the report, or
     /// nil when the streaming converter left it to the general path.
-    static func streamed(_ data: [UInt8], chunkSize: Int, directory: URL) throws -> ([UInt8], ConversionReport)? {
+    static func streamed(
+        _ data: [UInt8], chunkSize: Int, directory: URL, options: ConversionOptions = ConversionOptions()
+    ) throws -> ([UInt8], ConversionReport)? {
         let output = directory.appendingPathComponent("chunked-\(chunkSize).vtt")
         let file = try PendingCaptionFile(path: output.path, inputs: [])
         let report = try data.withUnsafeBufferPointer { buffer throws(CaptionError) in
             try SRTStreamingConverter.convert(
-                buffer, readOptions: CaptionReadOptions(fileName: "chunks.srt"), options: ConversionOptions(),
+                buffer, readOptions: CaptionReadOptions(fileName: "chunks.srt"), options: options,
                 into: file, chunkSize: chunkSize)
         }
         guard let report else { return nil }
@@ -108,8 +110,9 @@ struct CaptionFileConversionTests {
         #expect(left.isEmpty, "temporary files left: \(left)")
     }
 
-    @Test("a cue on screen across chunks is still found when it repeats, and only its payload is kept")
+    @Test("with mergeDuplicates, a cue on screen across chunks is still found when it repeats, and only its payload is kept")
     func activeCueAcrossChunks() throws {
+        let merge = ConversionOptions(mergeDuplicates: true)
         let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let cues = Self.srt(count: 1500) { "Short cue \($0) with some text to fill the chunks" }
@@ -119,8 +122,9 @@ struct CaptionFileConversionTests {
         let repeated = "1501\n00:59:00,000 --> 00:59:30,000\nBackground\n\n"
         for (tail, streams) in [(different, true), (repeated, false)] {
             let data = Array(long.utf8) + cues + Array(tail.utf8)
-            let expected = try CaptionConverter.convertToWebVTT(data: data, format: .srt, readOptions: CaptionReadOptions(fileName: "chunks.srt"))
-            let result = try Self.streamed(data, chunkSize: 4096, directory: directory)
+            let expected = try CaptionConverter.convertToWebVTT(
+                data: data, format: .srt, readOptions: CaptionReadOptions(fileName: "chunks.srt"), options: merge)
+            let result = try Self.streamed(data, chunkSize: 4096, directory: directory, options: merge)
             if streams {
                 let (bytes, report) = try #require(result)
                 #expect(bytes == expected.bytes)
@@ -128,8 +132,12 @@ struct CaptionFileConversionTests {
             } else {
                 // The general path merges the repeat; the streaming converter must notice it.
                 #expect(result == nil)
+                // Without merging, the repeat is one more cue and the file streams.
+                let faithful = try #require(try Self.streamed(data, chunkSize: 4096, directory: directory))
+                #expect(faithful.1.cuesWritten == 1502 && faithful.1.cuesMerged == 0)
             }
             try expectSameAsInMemory(data, name: "long.srt", format: .srt)
+            try expectSameAsInMemory(data, name: "long.srt", format: .srt, options: merge)
         }
     }
 

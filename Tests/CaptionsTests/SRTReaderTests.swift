@@ -98,9 +98,9 @@ struct SRTReaderTests {
         #expect(conversion.webVTT.contains("<i>unclosed italic\nstray close strike <c.lime>green</c></i>"))
     }
 
-    @Test("repeated overlapping cues are merged and counted")
+    @Test("with mergeDuplicates, repeated overlapping cues are merged and counted")
     func merging() throws {
-        let conversion = try Fixtures.convert("srt/duplicates.srt")
+        let conversion = try Fixtures.convert("srt/duplicates.srt", options: ConversionOptions(mergeDuplicates: true))
         #expect(conversion.report.cuesRead == 4)
         #expect(conversion.report.cuesMerged == 2)
         #expect(conversion.report.cuesWritten == 2)

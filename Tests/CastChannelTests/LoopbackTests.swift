@@ -55,7 +55,8 @@ struct LoopbackTests {
     @Test("200 senders held open at once, each exchanging messages both ways")
     func twoHundredClients() async throws {
         let count = 200
-        let server = try TestServer { connection, message in
+        // Every sender comes from 127.0.0.1: no per-address limit here (PerAddressLimitTests has it).
+        let server = try TestServer(options: .init(channel: .init(heartbeat: nil), maximumConnectionsPerAddress: 0)) { connection, message in
             try? await connection.send(testMessage("echo " + (message.payloadJSON?.stringValue ?? "?"), from: "receiver-0", to: message.sourceID))
         }
         let clock = ContinuousClock()

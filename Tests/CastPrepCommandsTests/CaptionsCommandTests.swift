@@ -85,6 +85,38 @@ struct CaptionsCommandTests {
         #expect(good.status == 0)
     }
 
+    @Test("convert keeps what a browser keeps: repeated cues and their identifiers, indented timings, exact numbers")
+    func convertKeepsBrowserCues() async {
+        let result = await castprep("captions", "convert", fixture("vtt/browser-kept.vtt"), "-o", "-")
+        #expect(result.status == 0)
+        #expect(result.error.contains("read 3, written 3, merged 0, dropped 0"))
+        #expect(result.output.components(separatedBy: "intro\n00:00:01.000 --> 00:00:02.000 line:0.0001 region:a\u{0B}b\n").count == 3)
+        #expect(result.output.contains("\nREGION\nid:a\u{0B}b width:50%"))
+        #expect(result.output.contains("\n00:00:03.000 --> 00:00:04.000 size:50%\n"))
+    }
+
+    @Test("convert --merge-duplicates folds repeats and counts them in the summary")
+    func convertMergeDuplicates() async {
+        let faithful = await castprep("captions", "convert", fixture("srt/duplicates.srt"), "-o", "-")
+        #expect(faithful.error.contains("read 4, written 4, merged 0, dropped 0"))
+        let merged = await castprep("captions", "convert", fixture("srt/duplicates.srt"), "-o", "-", "--merge-duplicates")
+        #expect(merged.status == 0)
+        #expect(merged.error.contains("read 4, written 2, merged 2, dropped 0"))
+        #expect(merged.error.contains("[captions.cue-merged]"))
+        #expect(merged.output.contains("00:00:01.000 --> 00:00:04.000\nSame text\n"))
+    }
+
+    @Test("check flags what browsers read but the syntax forbids, and calls nothing they use ignored")
+    func checkBrowserKept() async {
+        let result = await castprep("captions", "check", fixture("vtt/browser-kept.vtt"))
+        #expect(result.status == 0)
+        #expect(result.error.contains("browser-kept.vtt:7:1: warning: [captions.vtt-timing-indented]"))
+        #expect(result.error.contains("browser-kept.vtt:14:1: warning: [captions.vtt-hours-one-digit]"))
+        #expect(result.error.contains("browser-kept.vtt:14:17: warning: [captions.vtt-hours-one-digit]"))
+        #expect(result.error.contains("[captions.vtt-duplicate-identifier]"))
+        #expect(!result.error.contains("ignored"))
+    }
+
     @Test("help texts match their snapshots", arguments: [["captions", "--help"], ["captions", "convert", "--help"], ["captions", "check", "--help"]])
     func help(arguments: [String]) async {
         let io = CommandIO.capturing(environment: ["COLUMNS": "100"])

@@ -17,7 +17,7 @@ func castprep(_ arguments: String...) async -> (status: Int32, output: String, e
 
 @Suite("castprep command line", .serialized)
 struct CommandLineTests {
-    @Test("help texts match their snapshots", arguments: [["--help"], ["load", "--help"], ["validate", "--help"], ["help", "load"], ["probe", "--help"], ["check", "--help"], ["preflight", "--help"]])
+    @Test("help texts match their snapshots", arguments: [["--help"], ["load", "--help"], ["validate", "--help"], ["help", "load"], ["probe", "--help"], ["check", "--help"], ["preflight", "--help"], ["ios", "--help"], ["ios", "check", "--help"]])
     func helpSnapshots(arguments: [String]) async {
         let io = CommandIO.capturing(environment: ["COLUMNS": "100"])
         let status = await CastPrepCLI.run(arguments: arguments, io: io)

@@ -101,7 +101,8 @@ struct RemoteProbeTests {
             try MediaProber(limits: .init(timeout: 2)).probeBlocking(path: "http://127.0.0.1:\(server.port)\(path)")
         }
         let elapsed = ContinuousClock.now - started
-        #expect(error?.code == "probe.timeout")
+        // A URL that does not finish answering in time is the network finding check gives too.
+        #expect(error?.code == "http.timeout")
         #expect(elapsed >= .seconds(2) && elapsed < .seconds(4), "took \(elapsed)")
     }
 

@@ -72,4 +72,47 @@ struct FixTests {
         #expect(!codes.contains("preflight.fixed"))
         #expect(FileManager.default.contentsEqual(atPath: copy, andPath: Self.samples + "/h264-aac-moov-at-end.mp4"))
     }
+
+    @Test("a fix ffmpeg cannot finish is an error finding with ffmpeg's last lines, and leaves no file behind")
+    func failedFixIsAFinding() async throws {
+        let work = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        // Index at the front, media cut in half: it probes, needs its 5.1 AAC re-encoded, and
+        // the re-encode runs into the missing half.
+        let sample = try Data(contentsOf: URL(fileURLWithPath: Self.samples + "/h264-aac51.mp4"))
+        try sample.prefix(sample.count / 2).write(to: URL(fileURLWithPath: work + "/movie.mp4"))
+        try Self.writeCatalog(media: work + "/movie.mp4", to: work + "/catalog.json")
+        let report = try await Self.run(catalog: work + "/catalog.json", output: work + "/out")
+        guard case .array(let items)? = report["items"], case .array(let findings)? = items.first?["diagnostics"] else {
+            Issue.record("no items in report.json")
+            return
+        }
+        let failure = try #require(findings.first { $0["code"] == .string("preflight.fix-failed") }, "findings: \(Self.codes(of: report))")
+        #expect(failure["severity"] == .string("error"))
+        guard case .string(let message)? = failure["message"] else { return }
+        #expect(message.contains("corrupt") || message.contains("partial file") || message.contains("Invalid data"), "\(message)")
+        #expect(!Self.codes(of: report).contains("preflight.fixed"))
+        // Nothing broken is left in place, not even the partial file.
+        let fixed = (try? FileManager.default.contentsOfDirectory(atPath: work + "/out/fixed")) ?? []
+        #expect(fixed.isEmpty, "left behind: \(fixed)")
+        // The item is cast as it was.
+        let requests = try String(contentsOfFile: work + "/out/load-requests.ndjson", encoding: .utf8)
+        #expect(!requests.contains("fixed/movie"))
+    }
+
+    @Test("VP9/WebM is fixed into an MP4 that plays, never a WebM ffmpeg refuses")
+    func webmBecomesMP4() async throws {
+        let work = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        try FileManager.default.copyItem(atPath: Self.samples + "/vp9-opus.webm", toPath: work + "/movie.webm")
+        try Self.writeCatalog(media: work + "/movie.webm", to: work + "/catalog.json")
+        let report = try await Self.run(catalog: work + "/catalog.json", output: work + "/out")
+        let codes = Self.codes(of: report)
+        #expect(codes.contains("preflight.fixed"), "findings: \(codes)")
+        #expect(!codes.contains("preflight.fix-failed"))
+        let fixed = try FileManager.default.contentsOfDirectory(atPath: work + "/out/fixed")
+        #expect(fixed == ["movie.mp4"])
+        let probe = try MediaProber().probeBlocking(path: work + "/out/fixed/movie.mp4")
+        #expect(DeviceJudge().verdict(for: probe, on: DeviceProfile.all[0]).outcome == .plays)
+    }
 }

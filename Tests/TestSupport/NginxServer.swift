@@ -92,6 +92,10 @@ public final class NginxServer {
             }
             """
         try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+        // The stock type table beside nginx.conf, where a site's `include mime.types;` finds it.
+        if FileManager.default.fileExists(atPath: "/etc/nginx/mime.types") {
+            try FileManager.default.copyItem(atPath: "/etc/nginx/mime.types", toPath: directory.appendingPathComponent("mime.types").path)
+        }
         process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["-p", path, "-c", "\(path)/nginx.conf", "-e", "\(path)/error.log"]

@@ -68,7 +68,8 @@
 #define CASTPREP_MICROHTTPD_VARIADIC(X)                                                                           \
     X(MHD_start_daemon)                                                                                           \
     X(MHD_get_connection_info)                                                                                    \
-    X(MHD_get_daemon_info)
+    X(MHD_get_daemon_info)                                                                                        \
+    X(MHD_set_connection_option)
 
 /// The resolved functions, or the reason they could not be resolved.
 typedef struct castprep_microhttpd_api {
@@ -160,27 +161,41 @@ CASTPREP_MICROHTTPD_VOID(CASTPREP_MICROHTTPD_VOID_WRAPPER)
 #undef CASTPREP_MICROHTTPD_WRAPPER
 #undef CASTPREP_MICROHTTPD_VOID_WRAPPER
 
-// MHD_start_daemon, MHD_get_connection_info and MHD_get_daemon_info are variadic, which Swift
+// MHD_start_daemon, MHD_get_connection_info, MHD_get_daemon_info and MHD_set_connection_option are variadic, which Swift
 // cannot call, so the option lists CastPrep uses are passed through fixed-argument wrappers.
 
 /// Starts a daemon on a listening socket the caller opened (so bind errors are the caller's to
 /// report precisely), with the limits a media server needs: total and per-IP connections, an
 /// idle timeout in seconds, per-connection memory (which also caps the request header size),
-/// worker threads, and an unescape callback (MHD's default one decodes %00 into the path).
+/// worker threads, an unescape callback (MHD's default one decodes %00 into the path), and a
+/// callback told of each connection as it starts and ends.
 static inline struct MHD_Daemon *castprep_MHD_start_daemon_on_socket(unsigned int flags, int listen_fd,
         MHD_AccessHandlerCallback handler, void *handler_context,
         size_t (*unescape)(void *context, struct MHD_Connection *connection, char *text), void *unescape_context,
+        MHD_NotifyConnectionCallback notify, void *notify_context,
         unsigned int connection_limit, unsigned int per_ip_limit, unsigned int timeout_seconds,
         size_t memory_limit, unsigned int thread_pool_size) {
     return (castprep_microhttpd_checked()->MHD_start_daemon)(flags, 0, NULL, NULL, handler, handler_context,
                             MHD_OPTION_LISTEN_SOCKET, (MHD_socket) listen_fd,
                             MHD_OPTION_UNESCAPE_CALLBACK, unescape, unescape_context,
+                            MHD_OPTION_NOTIFY_CONNECTION, notify, notify_context,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
                             MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
                             MHD_OPTION_END);
+}
+
+/// Whether a connection notification tells of a new connection (the enum's constants do not
+/// reach Swift by name).
+static inline int castprep_MHD_is_connection_start(enum MHD_ConnectionNotificationCode code) {
+    return code == MHD_CONNECTION_NOTIFY_STARTED;
+}
+
+/// Sets one connection's inactivity timeout in seconds (MHD_set_connection_option is variadic).
+static inline void castprep_MHD_set_connection_timeout(struct MHD_Connection *connection, unsigned int seconds) {
+    (void) (castprep_microhttpd_checked()->MHD_set_connection_option)(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds);
 }
 
 /// The body reader of a response that is never sent (HEAD): libmicrohttpd takes the
@@ -204,6 +219,13 @@ static inline const struct sockaddr *castprep_MHD_client_address(struct MHD_Conn
     const union MHD_ConnectionInfo *info =
         (castprep_microhttpd_checked()->MHD_get_connection_info)(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info != NULL ? info->client_addr : NULL;
+}
+
+/// The socket of a connection (MHD_get_connection_info is variadic); -1 when unknown.
+static inline int castprep_MHD_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        (castprep_microhttpd_checked()->MHD_get_connection_info)(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info != NULL ? (int) info->connect_fd : -1;
 }
 
 /// How many connections the daemon holds open now (MHD_get_daemon_info is variadic).

@@ -6,7 +6,7 @@ internal import CastModel
 /// ``WebVTTWriter``) builds a `Cue` with `String` runs and node arrays for every cue, then walks
 /// them again to write; on a 100,000-cue file that was nearly all of the time. This converter
 /// reads each cue, writes its WebVTT straight into the output and keeps only what later cues
-/// need (the cues still on screen, for the repeat check).
+/// need (with `mergeDuplicates`, the cues still on screen, for the repeat check).
 ///
 /// It produces exactly what the general path produces — the same bytes, counts and
 /// diagnostics in the same order — and it shares the code that decides those where it can
@@ -17,8 +17,8 @@ internal import CastModel
 ///
 /// - whole file: text outside any cue, a malformed timing line or text after the end time,
 ///   a blank line inside cue text, an over-long line, too many cues, cues out of time order
-///   (the general path sorts them), and a cue that may repeat one still on screen (the
-///   general path merges them);
+///   (the general path sorts them), and, with ``ConversionOptions/mergeDuplicates``, a cue
+///   that may repeat one still on screen (the general path merges them);
 /// - one cue: markup beyond `<i> <b> <u>`, `</font>`, `<font color=V>` and `{\anN}` is
 ///   parsed by the general markup parser for that cue alone, and written with the writer's
 ///   own node code.
@@ -607,20 +607,22 @@ private struct Pass {
         previousStart = cueStart
 
         let payloadText = payload.bytes(0..<payload.count)
-        var remaining = 0
-        for index in 0..<activeCount where active[index].end >= cueStart {
-            // A cue still on screen with the same placement and text is a repeat, which the
-            // general path merges; settings it could not index may be equal.
-            let candidate = active[index]
-            if candidate.settings == settings || candidate.settings < 0 || settings < 0,
-                Self.samePayload(body.bytes(candidate.payload), payloadText)
-            {
-                return false
+        if options.mergeDuplicates {
+            var remaining = 0
+            for index in 0..<activeCount where active[index].end >= cueStart {
+                // A cue still on screen with the same placement and text is a repeat, which the
+                // general path merges; settings it could not index may be equal.
+                let candidate = active[index]
+                if candidate.settings == settings || candidate.settings < 0 || settings < 0,
+                    Self.samePayload(body.bytes(candidate.payload), payloadText)
+                {
+                    return false
+                }
+                active[remaining] = candidate
+                remaining += 1
             }
-            active[remaining] = candidate
-            remaining += 1
+            activeCount = remaining
         }
-        activeCount = remaining
 
         // A blank line, the timing line with its settings, then the payload.
         let clocksCount = timingCopy != nil ? 29 : Self.clockLength(cueStart) + 5 + Self.clockLength(cueEnd)
@@ -651,12 +653,14 @@ private struct Pass {
         let written = body.count..<(body.count + payloadText.count)
         body.append(payloadText)
 
-        let cue = WrittenCue(end: cueEnd, settings: settings, payload: written)
-        if activeCount < active.count { active[activeCount] = cue } else { active.append(cue) }
-        activeCount += 1
-        if activeCount > CaptionConverter.mergeWindow {
-            for index in 1..<activeCount { active[index - 1] = active[index] }
-            activeCount -= 1
+        if options.mergeDuplicates {
+            let cue = WrittenCue(end: cueEnd, settings: settings, payload: written)
+            if activeCount < active.count { active[activeCount] = cue } else { active.append(cue) }
+            activeCount += 1
+            if activeCount > CaptionConverter.mergeWindow {
+                for index in 1..<activeCount { active[index - 1] = active[index] }
+                activeCount -= 1
+            }
         }
         cuesWritten += 1
         return true

@@ -283,7 +283,16 @@ enum WebVTTParser {
             var cursor = range.lowerBound
             func column() -> Int { Self.column(bytes, from: range.lowerBound, to: cursor) }
             func skipSpaces() { while cursor < range.upperBound, Bytes.isSpace(bytes[cursor]) { cursor += 1 } }
-            guard let start = timestamp(&cursor, end: range.upperBound) else {
+            // The spec's parser skips whitespace before the start time ("collect WebVTT cue
+            // timings and settings", step 3), so the cue is kept; the syntax has none there.
+            if cursor < range.upperBound, Bytes.isSpace(bytes[cursor]) {
+                log.add(
+                    .warning, "captions.vtt-timing-indented",
+                    "the timing line starts with whitespace; browsers skip it and keep the cue, but the WebVTT syntax does not allow it",
+                    fix: "remove the whitespace before the start time", line: index + 1, column: 1)
+                skipSpaces()
+            }
+            guard let start = timestamp(&cursor, end: range.upperBound, line: index + 1, lineStart: range.lowerBound) else {
                 log.add(
                     .error, "captions.vtt-bad-timestamp",
                     "cue start time is not a WebVTT timestamp (HH:MM:SS.mmm or MM:SS.mmm); cue ignored",
@@ -311,7 +320,7 @@ enum WebVTTParser {
                     line: index + 1, column: column())
             }
             skipSpaces()
-            guard let end = timestamp(&cursor, end: range.upperBound) else {
+            guard let end = timestamp(&cursor, end: range.upperBound, line: index + 1, lineStart: range.lowerBound) else {
                 log.add(
                     .error, "captions.vtt-bad-timestamp",
                     "cue end time is not a WebVTT timestamp (HH:MM:SS.mmm or MM:SS.mmm); cue ignored",
@@ -338,15 +347,20 @@ enum WebVTTParser {
             return count
         }
 
-        /// The spec's "collect a WebVTT timestamp".
-        private func timestamp(_ cursor: inout Int, end: Int) -> CaptionTime? {
+        /// The spec's "collect a WebVTT timestamp". Hours of one digit are read, as browsers
+        /// read them, with a warning: the syntax asks for two or more. Leading zeros do not
+        /// count towards the 12-digit bound on the hours.
+        private mutating func timestamp(_ cursor: inout Int, end: Int, line: Int, lineStart: Int) -> CaptionTime? {
             func digits() -> Range<Int> {
                 let start = cursor
                 while cursor < end, Bytes.isDigit(bytes[cursor]) { cursor += 1 }
                 return start..<cursor
             }
+            let timestampStart = cursor
             let first = digits()
-            guard !first.isEmpty, first.count <= 12, let value1 = Bytes.number(bytes, first) else { return nil }
+            var significant = first
+            while significant.count > 1, bytes[significant.lowerBound] == 0x30 { significant = significant.dropFirst() }
+            guard !first.isEmpty, let value1 = Bytes.number(bytes, significant) else { return nil }
             let hoursFirst = first.count != 2 || value1 > 59
             guard cursor < end, bytes[cursor] == 0x3A else { return nil }
             cursor += 1
@@ -369,9 +383,21 @@ enum WebVTTParser {
             let fraction = digits()
             guard fraction.count == 3, let millis = Bytes.number(bytes, fraction) else { return nil }
             guard minutes <= 59, seconds <= 59, hours < 100_000_000 else { return nil }
+            // One digit in the first field always makes it the hours (step 7 of the algorithm).
+            if first.count == 1 {
+                log.add(
+                    .warning, "captions.vtt-hours-one-digit",
+                    "the hours of \"\(Bytes.string(bytes, timestampStart..<cursor))\" have one digit; browsers read it, but WebVTT requires at least two",
+                    fix: "write the hours with two digits, e.g. 01:02:03.000", line: line,
+                    column: Self.column(bytes, from: lineStart, to: timestampStart))
+            }
             return CaptionTime(hours: hours, minutes: minutes, seconds: seconds, milliseconds: millis)
         }
 
+        /// The spec's "parse the WebVTT cue settings": tokens split on spaces, tabs and form
+        /// feeds, applied in order. The order matters for `region`: a later `vertical` (not
+        /// horizontal), `line` or `size` (not 100%) takes the cue out of its region, and a later
+        /// `region` puts it (back) in one.
         private mutating func parseSettings(_ cue: inout Cue, index: Int, from start: Int) {
             let range = lines[index]
             var cursor = start
@@ -380,103 +406,119 @@ enum WebVTTParser {
                 let tokenStart = cursor
                 while cursor < range.upperBound, !Bytes.isSpace(bytes[cursor]) { cursor += 1 }
                 guard tokenStart < cursor else { break }
-                let token = Bytes.string(bytes, tokenStart..<cursor)
                 let column = Self.column(bytes, from: range.lowerBound, to: tokenStart)
-                applySetting(token, to: &cue, line: index + 1, column: column)
-            }
-            if cue.settings.region != nil,
-                cue.settings.line != nil || cue.settings.size != nil || cue.settings.vertical != nil
-            {
-                log.add(
-                    .warning, "captions.vtt-region-ignored",
-                    "a cue with line, size or vertical settings cannot be in a region; region:\(cue.settings.region ?? "") is ignored",
-                    line: index + 1)
-                cue.settings.region = nil
+                applySetting(tokenStart..<cursor, to: &cue, line: index + 1, column: column)
             }
         }
 
-        private mutating func applySetting(_ token: String, to cue: inout Cue, line: Int, column: Int) {
-            guard let colon = token.firstIndex(of: ":"), colon != token.startIndex, token.index(after: colon) != token.endIndex
+        /// Whether the bytes in `range` are exactly `text`.
+        private func matches(_ range: Range<Int>, _ text: String) -> Bool {
+            bytes[range].elementsEqual(text.utf8)
+        }
+
+        /// Splits `range` at its first comma: the part before, and the part after (nil without a comma).
+        private func splitAtComma(_ range: Range<Int>) -> (Range<Int>, Range<Int>?) {
+            guard let comma = bytes[range].firstIndex(of: UInt8(ascii: ",")) else { return (range, nil) }
+            return (range.lowerBound..<comma, (comma + 1)..<range.upperBound)
+        }
+
+        /// Applies one `name:value` token, as the spec's parser does.
+        private mutating func applySetting(_ token: Range<Int>, to cue: inout Cue, line: Int, column: Int) {
+            guard let colon = bytes[token].firstIndex(of: UInt8(ascii: ":")), colon != token.lowerBound,
+                colon != token.upperBound - 1
             else {
                 log.add(
-                    .warning, "captions.vtt-bad-setting", "cue setting \"\(token)\" is not name:value; ignored",
-                    line: line, column: column)
+                    .warning, "captions.vtt-bad-setting",
+                    "cue setting \"\(Bytes.string(bytes, token))\" is not name:value; ignored", line: line, column: column)
                 return
             }
-            let name = String(token[..<colon])
-            let value = String(token[token.index(after: colon)...])
+            let nameRange = token.lowerBound..<colon
+            let valueRange = (colon + 1)..<token.upperBound
+            let name = Bytes.string(bytes, nameRange)
+            let value = Bytes.string(bytes, valueRange)
             func invalid(_ expected: String) {
                 log.add(
                     .warning, "captions.vtt-bad-setting", "cue setting \(name):\(value) is invalid (expected \(expected)); ignored",
                     line: line, column: column)
             }
+            /// The spec's "let cue's WebVTT cue region be null", said when it undoes a `region:`.
+            func leaveRegion() {
+                guard let region = cue.settings.region else { return }
+                log.add(
+                    .warning, "captions.vtt-region-ignored",
+                    "\(name):\(value) after region:\(region) takes the cue out of the region, so browsers ignore region:\(region)",
+                    fix: "drop \(name): to keep the region, or region: to keep \(name):", line: line, column: column)
+                cue.settings.region = nil
+            }
             switch name {
             case "region":
-                if value.contains("-->") {
-                    invalid("a region identifier")
-                } else if document.regions.contains(where: { $0.identifier == value }) {
-                    cue.settings.region = value
+                if let region = document.regions.last(where: { $0.identifier.utf8.elementsEqual(bytes[valueRange]) }) {
+                    cue.settings.region = region.identifier
                 } else {
+                    cue.settings.region = nil
                     log.add(
                         .warning, "captions.vtt-unknown-region", "cue refers to region \"\(value)\", which is not defined",
                         fix: "add a REGION block with id:\(value) before the first cue", line: line, column: column)
                 }
             case "vertical":
-                if let vertical = CueSettings.Vertical(rawValue: value) {
-                    cue.settings.vertical = vertical
+                if matches(valueRange, "rl") {
+                    cue.settings.vertical = .rightToLeft
+                } else if matches(valueRange, "lr") {
+                    cue.settings.vertical = .leftToRight
                 } else {
                     invalid("rl or lr")
                 }
+                // Run whether or not the value was valid (there are no vertical regions).
+                if cue.settings.vertical != nil { leaveRegion() }
             case "line":
-                var linePart = Substring(value)
-                var alignment: CueSettings.LineAlignment?
-                if let comma = value.firstIndex(of: ",") {
-                    linePart = value[..<comma]
-                    guard let parsed = CueSettings.LineAlignment(rawValue: String(value[value.index(after: comma)...]))
-                    else { return invalid("line:N or line:N% with ,start ,center or ,end") }
-                    alignment = parsed
-                }
-                if linePart == "auto" {
-                    cue.settings.line = nil
-                    cue.settings.lineAlignment = alignment
-                    return
-                }
-                if linePart.hasSuffix("%") {
-                    guard let percent = WebVTTParser.percentage(String(linePart)) else {
+                let (position, alignmentRange) = splitAtComma(valueRange)
+                // "line:auto" has no digit, which the spec skips: the default it names stays.
+                if matches(position, "auto") { return }
+                let positionText = Bytes.string(bytes, position)
+                let parsed: CueSettings.Line
+                if bytes[position].last == UInt8(ascii: "%") {
+                    guard let percent = WebVTTParser.percentage(positionText) else {
                         return invalid("a percentage 0-100%")
                     }
-                    cue.settings.line = .percentage(percent)
+                    parsed = .percentage(percent)
                 } else {
-                    guard let number = WebVTTParser.lineNumber(String(linePart)) else {
+                    guard let number = WebVTTParser.lineNumber(positionText) else {
                         return invalid("a line number such as -1 or 0")
                     }
-                    cue.settings.line = .number(number)
+                    parsed = .number(number)
                 }
-                cue.settings.lineAlignment = alignment
+                var alignment: CueSettings.LineAlignment?
+                if let alignmentRange {
+                    guard let known = CueSettings.LineAlignment(rawValue: Bytes.string(bytes, alignmentRange)) else {
+                        return invalid("line:N or line:N% with ,start ,center or ,end")
+                    }
+                    alignment = known
+                }
+                if let alignment { cue.settings.lineAlignment = alignment }
+                cue.settings.line = parsed
+                leaveRegion()
             case "position":
-                var positionPart = Substring(value)
-                var alignment: CueSettings.PositionAlignment?
-                if let comma = value.firstIndex(of: ",") {
-                    positionPart = value[..<comma]
-                    guard let parsed = CueSettings.PositionAlignment(rawValue: String(value[value.index(after: comma)...]))
-                    else { return invalid("position:N% with ,line-left ,center or ,line-right") }
-                    alignment = parsed
-                }
-                if positionPart == "auto" {
-                    cue.settings.position = nil
-                    cue.settings.positionAlignment = alignment
-                    return
-                }
-                guard let percent = WebVTTParser.percentage(String(positionPart)) else {
+                let (position, alignmentRange) = splitAtComma(valueRange)
+                // "position:auto" is no percentage, which the spec skips: the default it names stays.
+                if matches(position, "auto") { return }
+                guard let percent = WebVTTParser.percentage(Bytes.string(bytes, position)) else {
                     return invalid("a percentage 0-100%")
                 }
+                var alignment: CueSettings.PositionAlignment?
+                if let alignmentRange {
+                    guard let known = CueSettings.PositionAlignment(rawValue: Bytes.string(bytes, alignmentRange)) else {
+                        return invalid("position:N% with ,line-left ,center or ,line-right")
+                    }
+                    alignment = known
+                }
+                if let alignment { cue.settings.positionAlignment = alignment }
                 cue.settings.position = percent
-                cue.settings.positionAlignment = alignment
             case "size":
                 guard let percent = WebVTTParser.percentage(value) else { return invalid("a percentage 0-100%") }
                 cue.settings.size = percent
+                if percent != 100 { leaveRegion() }
             case "align":
-                if let alignment = CueSettings.Alignment(rawValue: value) {
+                if let alignment = CueSettings.Alignment(rawValue: value), matches(valueRange, alignment.rawValue) {
                     cue.settings.alignment = alignment
                 } else {
                     invalid(value == "middle" ? "center; \"middle\" was renamed" : "start, center, end, left or right")
@@ -490,87 +532,106 @@ enum WebVTTParser {
 
         // MARK: - Regions
 
+        /// The spec's "collect WebVTT region settings": tokens split on spaces, tabs and form
+        /// feeds; an identifier is any other text (a vertical tab or a no-break space included).
         private mutating func parseRegion(_ bufferLines: [Int]) {
             var region = CueRegion(identifier: "")
             for index in bufferLines {
-                for token in text(index).split(whereSeparator: { $0 == " " || $0 == "\t" }) {
-                    guard let colon = token.firstIndex(of: ":") else {
-                        log.add(
-                            .warning, "captions.vtt-bad-region-setting", "region setting \"\(token)\" is not name:value",
-                            line: index + 1)
-                        continue
-                    }
-                    let name = token[..<colon]
-                    let value = String(token[token.index(after: colon)...])
-                    var valid = true
-                    switch name {
-                    case "id":
-                        if value.contains("-->") || value.isEmpty { valid = false } else { region.identifier = value }
-                    case "width":
-                        if let percent = WebVTTParser.percentage(value) { region.width = percent } else { valid = false }
-                    case "lines":
-                        if !value.isEmpty, value.count <= 9, value.allSatisfy({ $0.isASCII && $0.isNumber }),
-                            let lines = Int(value)
-                        {
-                            region.lines = lines
-                        } else {
-                            valid = false
-                        }
-                    case "regionanchor", "viewportanchor":
-                        let parts = value.split(separator: ",", omittingEmptySubsequences: false)
-                        if parts.count == 2, let x = WebVTTParser.percentage(String(parts[0])),
-                            let y = WebVTTParser.percentage(String(parts[1]))
-                        {
-                            if name == "regionanchor" { region.regionAnchor = (x, y) } else { region.viewportAnchor = (x, y) }
-                        } else {
-                            valid = false
-                        }
-                    case "scroll":
-                        if value == "up" { region.scrollsUp = true } else { valid = false }
-                    default:
-                        log.add(
-                            .warning, "captions.vtt-bad-region-setting", "unknown region setting \"\(name)\"; ignored",
-                            line: index + 1)
-                        continue
-                    }
-                    if !valid {
-                        log.add(
-                            .warning, "captions.vtt-bad-region-setting", "region setting \"\(token)\" is invalid; ignored",
-                            line: index + 1)
-                    }
+                let range = lines[index]
+                var cursor = range.lowerBound
+                while cursor < range.upperBound {
+                    while cursor < range.upperBound, Bytes.isSpace(bytes[cursor]) { cursor += 1 }
+                    let tokenStart = cursor
+                    while cursor < range.upperBound, !Bytes.isSpace(bytes[cursor]) { cursor += 1 }
+                    guard tokenStart < cursor else { break }
+                    applyRegionSetting(tokenStart..<cursor, to: &region, line: index + 1)
                 }
             }
             guard !region.identifier.isEmpty else {
                 log.add(
-                    .warning, "captions.vtt-region-without-id", "REGION block has no id: setting; ignored",
-                    fix: "add id:name", line: (bufferLines.first ?? 0) + 1)
+                    .warning, "captions.vtt-region-without-id",
+                    "REGION block has no id: setting; no cue can refer to it, so it is left out", fix: "add id:name",
+                    line: (bufferLines.first ?? 0) + 1)
                 return
             }
-            document.regions.removeAll { $0.identifier == region.identifier }
+            // Cues refer to the last region of an identifier; the earlier ones are never used.
+            document.regions.removeAll { $0.identifier.utf8.elementsEqual(region.identifier.utf8) }
             document.regions.append(region)
+        }
+
+        private mutating func applyRegionSetting(_ token: Range<Int>, to region: inout CueRegion, line: Int) {
+            let text = Bytes.string(bytes, token)
+            guard let colon = bytes[token].firstIndex(of: UInt8(ascii: ":")), colon != token.lowerBound,
+                colon != token.upperBound - 1
+            else {
+                log.add(
+                    .warning, "captions.vtt-bad-region-setting", "region setting \"\(text)\" is not name:value; ignored",
+                    line: line)
+                return
+            }
+            let name = Bytes.string(bytes, token.lowerBound..<colon)
+            let valueRange = (colon + 1)..<token.upperBound
+            let value = Bytes.string(bytes, valueRange)
+            var valid = true
+            switch name {
+            case "id":
+                region.identifier = value
+            case "width":
+                if let percent = WebVTTParser.percentage(value) { region.width = percent } else { valid = false }
+            case "lines":
+                if bytes[valueRange].allSatisfy(Bytes.isDigit) {
+                    // Any number of digits is an integer to the spec; browsers keep it as an
+                    // unsigned 32-bit number (VTTRegion.lines), at most 4294967295.
+                    var digits = valueRange
+                    while digits.count > 1, bytes[digits.lowerBound] == 0x30 { digits = digits.dropFirst() }
+                    region.lines = digits.count > 10 ? Int(UInt32.max) : min(Int(Bytes.number(bytes, digits) ?? 0), Int(UInt32.max))
+                } else {
+                    valid = false
+                }
+            case "regionanchor", "viewportanchor":
+                let (first, second) = splitAtComma(valueRange)
+                if let second, let x = WebVTTParser.percentage(Bytes.string(bytes, first)),
+                    let y = WebVTTParser.percentage(Bytes.string(bytes, second))
+                {
+                    if name == "regionanchor" { region.regionAnchor = (x, y) } else { region.viewportAnchor = (x, y) }
+                } else {
+                    valid = false
+                }
+            case "scroll":
+                if value == "up" { region.scrollsUp = true } else { valid = false }
+            default:
+                log.add(
+                    .warning, "captions.vtt-bad-region-setting", "unknown region setting \"\(name)\"; ignored", line: line)
+                return
+            }
+            if !valid {
+                log.add(.warning, "captions.vtt-bad-region-setting", "region setting \"\(text)\" is invalid; ignored", line: line)
+            }
         }
     }
 
-    /// The spec's "parse a percentage string": `^\d+(\.\d+)?%$`, 0-100.
+    /// The spec's "parse a percentage string": `^\d+(\.\d+)?%$`, 0-100, with any number of
+    /// digits (the value is the nearest double, as HTML's rules for floating-point numbers give).
     static func percentage(_ text: String) -> Double? {
         guard text.hasSuffix("%") else { return nil }
         let number = text.dropLast()
         guard isDecimal(number), let value = Double(number), value >= 0, value <= 100 else { return nil }
-        return value
+        return value + 0
     }
 
-    /// A `line` number: `-?\d+(\.\d+)?`.
+    /// A `line` number: `-?\d+(\.\d+)?`, any number of digits. Values beyond the double range are
+    /// an error to HTML's rules for floating-point numbers, so the setting is ignored; `-0` is 0.
     static func lineNumber(_ text: String) -> Double? {
         var body = Substring(text)
         if body.first == "-" { body = body.dropFirst() }
         guard isDecimal(body), let value = Double(text), value.isFinite else { return nil }
-        return value
+        return value + 0
     }
 
     private static func isDecimal(_ text: Substring) -> Bool {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 1 || parts.count == 2, text.count <= 24 else { return false }
-        return parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
+        let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 1 || parts.count == 2 else { return false }
+        return parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(Bytes.isDigit) }
     }
 }
 
@@ -671,7 +732,8 @@ struct CueTextParser {
                     guard stack.count <= maxDepth else {
                         log.add(
                             .warning, "captions.nesting-too-deep",
-                            "tags nested more than \(maxDepth) deep; <\(name)> ignored", line: line, column: tagColumn)
+                            "tags nested more than \(maxDepth) deep; CastPrep leaves out <\(name)> (its text stays), which browsers would keep",
+                            line: line, column: tagColumn)
                         continue
                     }
                     flushText()

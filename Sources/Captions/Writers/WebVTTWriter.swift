@@ -233,39 +233,73 @@ public enum WebVTTWriter {
         value.isFinite ? min(100, max(0, value)) : 0
     }
 
-    /// A number with at most three decimals and no trailing zeros: `50`, `12.5`, `-1`.
+    /// A number as a browser reads it back: the shortest decimal digits that parse to exactly
+    /// `value`, written without an exponent (WebVTT numbers have none) and without trailing
+    /// zeros: `50`, `12.5`, `-1`, `0.0001`, `1000000000000000`. Infinite and NaN values, which
+    /// no reader produces, are written as `0`; so is `-0`.
     static func formatNumber(_ value: Double) -> String {
-        guard value.isFinite, abs(value) < 1e12 else { return "0" }
-        let thousandths = Int64((value * 1000).rounded())
-        let negative = thousandths < 0
-        let magnitude = thousandths.magnitude
-        var text = (negative ? "-" : "") + String(magnitude / 1000)
-        var fraction = magnitude % 1000
-        if fraction > 0 {
-            var digits = String(fraction)
-            while digits.count < 3 { digits = "0" + digits }
-            while digits.hasSuffix("0") { digits.removeLast() }
-            fraction = 0
-            text += "." + digits
+        guard value.isFinite, value != 0 else { return "0" }
+        // `description` is the shortest round-trip form, with an exponent for very large or
+        // small magnitudes: "12.5", "1e-05", "1.5e+20".
+        var text = Substring(value.description)
+        let isNegative = text.first == "-"
+        if isNegative { text = text.dropFirst() }
+        var exponent = 0
+        if let marker = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+            exponent = Int(text[text.index(after: marker)...]) ?? 0
+            text = text[..<marker]
         }
-        return text
+        let point = text.firstIndex(of: ".")
+        let integerPart = point.map { text[..<$0] } ?? text
+        let fractionPart = point.map { text[text.index(after: $0)...] } ?? ""
+        var digits = Array((integerPart + fractionPart).utf8)
+        var pointPosition = integerPart.count + exponent
+        while digits.first == UInt8(ascii: "0") {
+            digits.removeFirst()
+            pointPosition -= 1
+        }
+        while digits.last == UInt8(ascii: "0") { digits.removeLast() }
+        guard !digits.isEmpty else { return "0" }
+        var result: [UInt8] = isNegative ? [UInt8(ascii: "-")] : []
+        if pointPosition <= 0 {
+            result += Array("0.".utf8) + [UInt8](repeating: UInt8(ascii: "0"), count: -pointPosition) + digits
+        } else if pointPosition >= digits.count {
+            result += digits + [UInt8](repeating: UInt8(ascii: "0"), count: pointPosition - digits.count)
+        } else {
+            result += digits[..<pointPosition] + [UInt8(ascii: ".")] + digits[pointPosition...]
+        }
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// Identifiers must not contain `-->` or line breaks (they would be read as timing or text)
-    /// and must not look like a comment (`NOTE` followed by a space, tab or nothing).
+    /// and must not look like a comment (`NOTE` followed by a space, tab or nothing). Checked
+    /// on the bytes, as a parser reads them: `-->` followed by a combining mark is still `-->`.
     static func isSafeIdentifier(_ identifier: String) -> Bool {
-        guard !identifier.isEmpty, !identifier.contains("-->"), !identifier.contains("\n"), !identifier.contains("\r")
-        else { return false }
-        if identifier.hasPrefix("NOTE") {
-            let rest = identifier.dropFirst(4)
-            if rest.isEmpty || rest.first == " " || rest.first == "\t" { return false }
+        let utf8 = Array(identifier.utf8)
+        guard !utf8.isEmpty, !containsArrow(utf8), !utf8.contains(0x0A), !utf8.contains(0x0D) else { return false }
+        if utf8.starts(with: "NOTE".utf8) {
+            if utf8.count == 4 || utf8[4] == 0x20 || utf8[4] == 0x09 { return false }
         }
         return true
     }
 
-    /// Region identifiers and references: no whitespace, no `-->`.
+    /// Region identifiers and references: none of the whitespace that splits settings (space,
+    /// tab, form feed) or ends a line (LF, CR), and no `-->`. Anything else is an identifier
+    /// to a browser, a vertical tab or a no-break space included.
     static func isSafeToken(_ token: String) -> Bool {
-        !token.isEmpty && !token.contains("-->") && !token.unicodeScalars.contains { $0.properties.isWhitespace }
+        let utf8 = Array(token.utf8)
+        return !utf8.isEmpty && !containsArrow(utf8)
+            && !utf8.contains { $0 == 0x20 || $0 == 0x09 || $0 == 0x0C || $0 == 0x0A || $0 == 0x0D }
+    }
+
+    /// Whether `bytes` contain `-->`.
+    static func containsArrow(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 3 else { return false }
+        for index in 0...(bytes.count - 3)
+        where bytes[index] == 0x2D && bytes[index + 1] == 0x2D && bytes[index + 2] == 0x3E {
+            return true
+        }
+        return false
     }
 
     /// ``sanitizeClass(_:)`` straight into the output; names that need no change (all the

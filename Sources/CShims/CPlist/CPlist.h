@@ -1,0 +1,156 @@
+// Thin shim over libplist 2.2 (Debian 12's libplist3): run-time loading of the few functions
+// `castprep ios check` needs to read and write Info.plist files, XML and binary alike.
+//
+// Why at run time: only `castprep ios check --fix` (and `preflight --ios`) read property
+// lists, so every other command start should not map the library; and a machine without it
+// gets a finding naming the package instead of a loader error before main(). The functions
+// are resolved with dlopen/dlsym on first use, as CCurl.h does for libcurl.
+//
+// Swift calls castprep_<name>() instead of <name>(); each table entry is declared with
+// __typeof__ of the real declaration, so a wrong wrapper does not compile. Callers check
+// castprep_plist_load_error() first; a wrapper reached without that check stops the process
+// with the same message instead of calling through a null pointer.
+#ifndef CASTPREP_CPLIST_H
+#define CASTPREP_CPLIST_H
+
+#if !__has_include(<plist/plist.h>)
+#error "libplist development headers not found; install them: apt-get install libplist-dev"
+#endif
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <plist/plist.h>
+
+// libplist 2.x installs libplist-2.0.so.3 (the -dev package's libplist-2.0.so points at it).
+#if defined(__APPLE__)
+#define CASTPREP_PLIST_SONAME "libplist-2.0.3.dylib"
+#else
+#define CASTPREP_PLIST_SONAME "libplist-2.0.so.3"
+#endif
+
+/// The Debian package that installs CASTPREP_PLIST_SONAME, for fix hints.
+#define CASTPREP_PLIST_PACKAGE "libplist3"
+
+// Every libplist function CastPrep calls: return type, name, parameters, arguments.
+// CASTPREP_PLIST_VOID lists the ones returning void.
+#define CASTPREP_PLIST_FUNCTIONS(X)                                                                       \
+    X(plist_t, plist_new_dict, (void), ())                                                                \
+    X(plist_t, plist_new_array, (void), ())                                                               \
+    X(plist_t, plist_new_string, (const char *val), (val))                                                \
+    X(plist_t, plist_new_bool, (uint8_t val), (val))                                                      \
+    X(plist_t, plist_new_uint, (uint64_t val), (val))                                                     \
+    X(plist_t, plist_new_real, (double val), (val))                                                       \
+    X(plist_t, plist_new_data, (const char *val, uint64_t length), (val, length))                         \
+    X(plist_t, plist_new_date, (int32_t sec, int32_t usec), (sec, usec))                                  \
+    X(plist_t, plist_new_uid, (uint64_t val), (val))                                                      \
+    X(plist_type, plist_get_node_type, (plist_t node), (node))                                            \
+    X(uint32_t, plist_array_get_size, (plist_t node), (node))                                             \
+    X(plist_t, plist_array_get_item, (plist_t node, uint32_t n), (node, n))
+
+#define CASTPREP_PLIST_VOID(X)                                                                            \
+    X(plist_free, (plist_t plist), (plist))                                                               \
+    X(plist_array_append_item, (plist_t node, plist_t item), (node, item))                                \
+    X(plist_dict_new_iter, (plist_t node, plist_dict_iter *iter), (node, iter))                           \
+    X(plist_dict_next_item, (plist_t node, plist_dict_iter iter, char **key, plist_t *val),               \
+      (node, iter, key, val))                                                                             \
+    X(plist_dict_set_item, (plist_t node, const char *key, plist_t item), (node, key, item))              \
+    X(plist_get_string_val, (plist_t node, char **val), (node, val))                                      \
+    X(plist_get_bool_val, (plist_t node, uint8_t *val), (node, val))                                      \
+    X(plist_get_uint_val, (plist_t node, uint64_t *val), (node, val))                                     \
+    X(plist_get_real_val, (plist_t node, double *val), (node, val))                                       \
+    X(plist_get_data_val, (plist_t node, char **val, uint64_t *length), (node, val, length))              \
+    X(plist_get_date_val, (plist_t node, int32_t *sec, int32_t *usec), (node, sec, usec))                 \
+    X(plist_get_uid_val, (plist_t node, uint64_t *val), (node, val))                                      \
+    X(plist_to_bin, (plist_t plist, char **bin, uint32_t *length), (plist, bin, length))                  \
+    X(plist_to_bin_free, (char *bin), (bin))                                                              \
+    X(plist_from_xml, (const char *xml, uint32_t length, plist_t *plist), (xml, length, plist))           \
+    X(plist_from_bin, (const char *bin, uint32_t length, plist_t *plist), (bin, length, plist))
+
+/// The resolved functions, or the reason they could not be resolved.
+typedef struct castprep_plist_api {
+    /// Null once everything resolved; otherwise what went wrong.
+    const char *error;
+#define CASTPREP_PLIST_FIELD(result, name, parameters, arguments) __typeof__(name) *name;
+#define CASTPREP_PLIST_VOID_FIELD(name, parameters, arguments) __typeof__(name) *name;
+    CASTPREP_PLIST_FUNCTIONS(CASTPREP_PLIST_FIELD)
+    CASTPREP_PLIST_VOID(CASTPREP_PLIST_VOID_FIELD)
+#undef CASTPREP_PLIST_FIELD
+#undef CASTPREP_PLIST_VOID_FIELD
+} castprep_plist_api;
+
+/// The table and the message buffer; one per object file, each resolved once (see CCurl.h).
+static inline castprep_plist_api *castprep_plist_storage(void) {
+    static castprep_plist_api api;
+    return &api;
+}
+
+static inline char *castprep_plist_message(void) {
+    static char message[512];
+    return message;
+}
+
+static inline void castprep_plist_resolve(void) {
+    castprep_plist_api *api = castprep_plist_storage();
+    char *message = castprep_plist_message();
+    const size_t capacity = 512;
+    void *handle = dlopen(CASTPREP_PLIST_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        const char *reason = dlerror();
+        snprintf(message, capacity, "libplist (%s) could not be loaded (%s)", CASTPREP_PLIST_SONAME,
+                 reason ? reason : "not found");
+        api->error = message;
+        return;
+    }
+#define CASTPREP_PLIST_SYMBOL(name)                                                                        \
+    api->name = (__typeof__(name) *)dlsym(handle, #name);                                                 \
+    if (api->name == NULL) {                                                                               \
+        snprintf(message, capacity, "%s has no function %s (it is older than the headers CastPrep was built with)", \
+                 CASTPREP_PLIST_SONAME, #name);                                                            \
+        api->error = message;                                                                              \
+        return;                                                                                            \
+    }
+#define CASTPREP_PLIST_RESOLVE(result, name, parameters, arguments) CASTPREP_PLIST_SYMBOL(name)
+#define CASTPREP_PLIST_RESOLVE_VOID(name, parameters, arguments) CASTPREP_PLIST_SYMBOL(name)
+    CASTPREP_PLIST_FUNCTIONS(CASTPREP_PLIST_RESOLVE)
+    CASTPREP_PLIST_VOID(CASTPREP_PLIST_RESOLVE_VOID)
+#undef CASTPREP_PLIST_RESOLVE
+#undef CASTPREP_PLIST_RESOLVE_VOID
+#undef CASTPREP_PLIST_SYMBOL
+    api->error = NULL;
+}
+
+/// Loads libplist on first use (thread-safe); the table, with `error` set if loading failed.
+static inline const castprep_plist_api *castprep_plist(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, castprep_plist_resolve);
+    return castprep_plist_storage();
+}
+
+/// Null when libplist is loaded and complete; otherwise a message naming the missing library
+/// or function. Callers check this before any other call.
+static inline const char *castprep_plist_load_error(void) { return castprep_plist()->error; }
+
+/// The table for a wrapper: stops with the load error rather than calling a null pointer
+/// when a caller skipped castprep_plist_load_error().
+static inline const castprep_plist_api *castprep_plist_checked(void) {
+    const castprep_plist_api *api = castprep_plist();
+    if (api->error != NULL) {
+        fprintf(stderr, "castprep: %s; install it: apt-get install %s\n", api->error, CASTPREP_PLIST_PACKAGE);
+        abort();
+    }
+    return api;
+}
+
+#define CASTPREP_PLIST_WRAPPER(result, name, parameters, arguments)                                        \
+    static inline result castprep_##name parameters { return (castprep_plist_checked()->name) arguments; }
+#define CASTPREP_PLIST_VOID_WRAPPER(name, parameters, arguments)                                           \
+    static inline void castprep_##name parameters { (castprep_plist_checked()->name) arguments; }
+CASTPREP_PLIST_FUNCTIONS(CASTPREP_PLIST_WRAPPER)
+CASTPREP_PLIST_VOID(CASTPREP_PLIST_VOID_WRAPPER)
+#undef CASTPREP_PLIST_WRAPPER
+#undef CASTPREP_PLIST_VOID_WRAPPER
+
+#endif
