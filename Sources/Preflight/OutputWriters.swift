@@ -33,6 +33,8 @@ final class OutputWriters {
     private let devices: [DeviceProfile]
     private let catalogPath: String
     private let rowLimit: Int
+    /// Whether the run serves on loopback, which report.html's header says once.
+    private let servedOnLoopback: Bool
     private let requests: OutputFile
     private let reportItems: OutputFile
     private let catalogEntries: OutputFile
@@ -70,9 +72,11 @@ final class OutputWriters {
     ///   - catalogFindings: findings about the catalog as a whole, which report.json lists
     ///     before the items.
     ///   - rowLimit: how many rows to keep for ``rows``.
+    ///   - servedOnLoopback: whether the run serves on loopback (`--bind 127.0.0.1`), which
+    ///     report.html's header then says once instead of each card's `url.loopback` notes.
     ///   - queuePayloadLimit: the Cast message budget queue.json is planned against.
     init(directory: String, catalog: String, title: String?, devices: [DeviceProfile], catalogFindings: [Diagnostic], rowLimit: Int,
-         published: PublishedLocations = .none, manifest: OutputManifest? = nil,
+         published: PublishedLocations = .none, manifest: OutputManifest? = nil, servedOnLoopback: Bool = false,
          queuePayloadLimit: Int = CastFrame.maximumPayloadSize(namespace: .media)) async throws(PreflightError) {
         self.directory = directory
         self.published = published
@@ -81,6 +85,7 @@ final class OutputWriters {
         self.devices = devices
         self.catalogPath = catalog
         self.rowLimit = rowLimit
+        self.servedOnLoopback = servedOnLoopback
         queue = QueueDocumentWriter(maximumPayloadSize: queuePayloadLimit)
         // report.html is written under another partial name: if its header outgrows the space
         // kept for it, the page is assembled from it into report.html.partial.
@@ -121,7 +126,8 @@ final class OutputWriters {
         if let serve = published.serveMember { catalogHead += "\"serve\": \(JSONWriter(indentWidth: nil).string(from: serve)),\n" }
         catalogHead += "\"items\": ["
         buffers[Slot.catalogEntries.rawValue].bytes.append(contentsOf: catalogHead.utf8)
-        reservedHeader = ReportPage.headerReservation(title: title ?? Self.untitled, devices: devices.map { ($0.id, $0.name) }, catalog: catalog)
+        reservedHeader = ReportPage.headerReservation(title: title ?? Self.untitled, devices: devices.map { ($0.id, $0.name) }, catalog: catalog,
+                                                      servedOnLoopback: servedOnLoopback)
         buffers[Slot.cards.rawValue].bytes.append(contentsOf: repeatElement(0x20, count: reservedHeader))
     }
 
@@ -206,7 +212,8 @@ final class OutputWriters {
         await flush()
 
         let header = Array(ReportPage.header(title: title ?? Self.untitled, summary: summary,
-                                             devices: devices.map { ($0.id, $0.name) }, catalog: catalogPath, problems: problems).utf8)
+                                             devices: devices.map { ($0.id, $0.name) }, catalog: catalogPath, problems: problems,
+                                             servedOnLoopback: servedOnLoopback).utf8)
         let reserved = reservedHeader
         let (requests, reportItems, catalogEntries, cards, queueFile) = (requests, reportItems, catalogEntries, cards, queueFile)
         let files = hasQueue ? [requests, reportItems, catalogEntries, queueFile] : [requests, reportItems, catalogEntries]

@@ -144,7 +144,7 @@ struct PreflightRunner: Sendable {
         catalogFindings += configuration.additionalFindings
         let writers = try await OutputWriters(directory: output, catalog: configuration.catalogPath, title: catalog.title,
                                               devices: configuration.devices, catalogFindings: catalogFindings, rowLimit: configuration.rowLimit,
-                                              published: published, manifest: manifest)
+                                              published: published, manifest: manifest, servedOnLoopback: serving.isLoopback)
 
         let inspector = ItemInspector(
             devices: configuration.devices, outputDirectory: output, serving: serving,
@@ -269,7 +269,7 @@ struct PreflightRunner: Sendable {
     private static func render(_ inspected: InspectedItem, output: String, storage: CacheResolver.Storage?, serving: LocalServing)
         -> (RenderedItem, ResultCache.Entry?)
     {
-        let rendered = RenderedItem(inspected)
+        let rendered = RenderedItem(inspected, servedOnLoopback: serving.isLoopback)
         // A result with a finding about a server's answers is not kept: see CacheResolver.
         // A file in the way of an output is not kept either: it is gone once moved away.
         let isKept = !inspected.report.allFindings.contains {

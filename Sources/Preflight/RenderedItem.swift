@@ -22,7 +22,8 @@ struct RenderedItem: Sendable {
     /// The item's card in report.html.
     var cardHTML: ArraySlice<UInt8>
 
-    init(_ inspected: InspectedItem) {
+    /// `servedOnLoopback`: the run serves on loopback, which the page's header says once.
+    init(_ inspected: InspectedItem, servedOnLoopback: Bool = false) {
         let report = inspected.report
         digest = ItemDigest(report)
         loadJSON = inspected.loadJSON.map { Array($0.utf8)[...] }
@@ -32,7 +33,7 @@ struct RenderedItem: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         reportJSON = ((try? encoder.encode(report)).map { Array($0) } ?? Array("null".utf8))[...]
-        cardHTML = Array(ReportPage.card(report).utf8)[...]
+        cardHTML = Array(ReportPage.card(report, servedOnLoopback: servedOnLoopback).utf8)[...]
     }
 
     /// What the cache stores: the item as a later run writes it (marked as answered from the

@@ -19,7 +19,7 @@ enum ReportPage {
     /// Everything before the cards: styles, the summary and the filter bar. `problems` gives
     /// the chips their severity.
     static func header(title: String, summary: PreflightSummary, devices: [(id: String, name: String)], catalog: String,
-                       problems: [String: ProblemGroup] = [:]) -> String {
+                       problems: [String: ProblemGroup] = [:], servedOnLoopback: Bool = false) -> String {
         var html = """
             <!DOCTYPE html>
             <html lang="en">
@@ -41,6 +41,10 @@ enum ReportPage {
             </div>
 
             """
+        if servedOnLoopback {
+            html += "<p class=\"run-note\">Served on loopback as asked with <code>--bind</code>: every URL points at this machine, "
+                + "which suits the receiver emulator here but not a real device. Said once here, not on each card (<code>url.loopback</code>).</p>\n"
+        }
         if !devices.isEmpty {
             html += "<table class=\"devices\"><caption>Plays on each device</caption><tbody>\n"
             for device in devices {
@@ -87,18 +91,19 @@ enum ReportPage {
     /// its summary is known: the header with every count at its widest, plus room for the
     /// chips of the most common finding codes. A longer header still works, at the cost of a
     /// copy.
-    static func headerReservation(title: String, devices: [(id: String, name: String)], catalog: String) -> Int {
+    static func headerReservation(title: String, devices: [(id: String, name: String)], catalog: String, servedOnLoopback: Bool = false) -> Int {
         var widest = PreflightSummary()
         (widest.items, widest.ready, widest.readyWithWarnings, widest.blocked, widest.cached) = (Int.max, Int.max, Int.max, Int.max, Int.max)
         for device in devices { widest.playableOnDevice[device.id] = Int.max }
         let roomyCode = String(repeating: "x", count: 64)
         let chipRoom = chip(code: roomyCode, items: Int.max, severity: .warning).utf8.count + 1
         let codeRoom = chipCount * chipRoom + #"<p class="common">Items per finding: </p>"#.utf8.count + 1
-        return header(title: title, summary: widest, devices: devices, catalog: catalog).utf8.count + codeRoom
+        return header(title: title, summary: widest, devices: devices, catalog: catalog, servedOnLoopback: servedOnLoopback).utf8.count + codeRoom
     }
 
-    /// One item's card. Its poster, when there is one, is the file beside the page.
-    static func card(_ item: ItemReport) -> String {
+    /// One item's card. Its poster, when there is one, is the file beside the page. In a run
+    /// served on loopback, the header says once what each URL's `url.loopback` note would.
+    static func card(_ item: ItemReport, servedOnLoopback: Bool = false) -> String {
         let blockedOn = item.devices.filter { $0.readiness == .blocked }.map(\.device)
         let problems = item.problems
         // Searched together with data-codes, which holds the other codes.
@@ -156,7 +161,7 @@ enum ReportPage {
             }
             html += "</ul></details>\n"
         }
-        let lines = findingLines(item)
+        let lines = findingLines(item).filter { !(servedOnLoopback && $0.severity == .note && $0.code == "url.loopback") }
         for (findings, notes) in [(lines.filter { $0.severity != .note }, false), (lines.filter { $0.severity == .note }, true)] where !findings.isEmpty {
             if notes { html += "<details class=\"notes\"><summary>\(findings.count) note\(findings.count == 1 ? "" : "s")</summary>" }
             html += "<ul class=\"findings\">\n"
@@ -331,7 +336,7 @@ enum ReportPage {
         @media (prefers-color-scheme:dark){:root{--bg:#15171a;--card:#202328;--ink:#e8eaed;--muted:#9aa0a6;--ok:#5bd17d;--warn:#f5b14c;--bad:#f28b82}}
         *{box-sizing:border-box}body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:var(--bg);color:var(--ink);overflow-wrap:break-word}
         header,main,#problems,footer{max-width:1100px;margin:0 auto;padding:12px 16px}h1{margin:8px 0 4px;font-size:1.5em}
-        .catalog,.facts,.common,footer,.example{color:var(--muted)}code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.88em}
+        .catalog,.facts,.common,footer,.example,.run-note{color:var(--muted)}code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.88em}
         button{font:inherit;color:inherit;background:var(--card);border:1px solid currentColor;border-radius:8px;cursor:pointer}
         .totals{display:flex;gap:8px;flex-wrap:wrap;margin:10px 0}.total{padding:8px 12px}
         .total b{font-size:1.3em;margin-right:4px}button[aria-pressed=true]{outline:3px solid currentColor}

@@ -44,6 +44,17 @@ struct ReportPieceTests {
         #expect(html.contains("add_header <span>Access-Control-Allow-Origin</span> *;"))
     }
 
+    @Test("served on loopback, the header says so once and the cards leave out their url.loopback notes")
+    func loopbackSaidOnce() {
+        let note = Diagnostic(.note, "url.loopback", "contentId points at 127.0.0.1", url: "http://127.0.0.1:1/a.mp4")
+        let item = ItemReport(id: "a", index: 0, diagnostics: [note])
+        #expect(ReportPage.card(item).contains("<code>url.loopback</code>"))
+        #expect(!ReportPage.card(item, servedOnLoopback: true).contains("<code>url.loopback</code>"))
+        let header = ReportPage.header(title: "t", summary: PreflightSummary(), devices: [], catalog: "c.json", servedOnLoopback: true)
+        #expect(header.contains("Served on loopback"))
+        #expect(!ReportPage.header(title: "t", summary: PreflightSummary(), devices: [], catalog: "c.json").contains("Served on loopback"))
+    }
+
     @Test("a fix wraps at spaces only: each word with a hyphen is kept whole, and escaped")
     func fixWords() {
         #expect(ReportPage.fixHTML("ffmpeg -i 'a<b>.mp4' -c copy -movflags +faststart out.mp4")
