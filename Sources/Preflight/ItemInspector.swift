@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import JSONSupport
 import MediaProbe
+import Synchronization
 
 /// What one item became after every stage: its report, the LOAD request that casts it, and
 /// its entry in the corrected catalog.
@@ -37,6 +38,8 @@ struct ItemInspector: Sendable {
     /// The files preflight wrote in the output folder; a caption, poster or fixed copy is
     /// written only where nothing else is in the way, and recorded. Nil writes without asking.
     var manifest: OutputManifest?
+    /// The poster frames written in this run, shared by every copy of the inspector.
+    var writtenPosters = WrittenPosters()
 
     func inspect(_ original: CatalogItem, catalogFindings: [Diagnostic]) async -> InspectedItem {
         var item = original
@@ -170,7 +173,9 @@ struct ItemInspector: Sendable {
         let report = ItemReport(
             id: item.id, index: item.index, title: item.title, subtitle: item.subtitle, contentID: load.media?.contentID,
             contentType: load.media?.contentType, streamType: load.media?.streamType?.rawValue, duration: load.media?.duration,
-            mediaSummary: probe.map(Self.summary(of:)), poster: poster, tracks: tracks, diagnostics: findings,
+            mediaSummary: probe.map(Self.summary(of:)), poster: poster,
+            hasVideo: probe.map { !$0.videoStreams.isEmpty } ?? Self.hasVideo(contentType: load.media?.contentType, url: load.media?.contentID),
+            tracks: tracks, diagnostics: findings,
             devices: deviceReports, readiness: readiness, fixes: fixes)
         return InspectedItem(
             report: report,
@@ -333,18 +338,33 @@ struct ItemInspector: Sendable {
         return (output, note)
     }
 
+    /// Writes the item's poster frame into `posters/`, named by its content: items whose
+    /// frames are the same image (one file linked under several names, a shared opening)
+    /// share one file, written once per run.
     private func writePoster(for item: CatalogItem, from path: String, findings: inout [Diagnostic]) async -> String? {
-        let name = OutputNames.poster(itemID: item.id)
-        let output = outputDirectory + "/" + name
-        guard await mayWrite(name, for: item, severity: .warning, findings: &findings) else { return nil }
+        let jpeg: [UInt8]
         do {
-            let jpeg = try await BlockingWork.run { try PosterFrame(maximumWidth: 480).jpeg(from: path) }
+            jpeg = try await BlockingWork.run { try PosterFrame(maximumWidth: 480).jpeg(from: path) }
+        } catch {
+            findings.append(Diagnostic(.note, "preflight.poster-failed", "no poster frame for \(path): \(error)", location: item.location))
+            return nil
+        }
+        let name = OutputNames.poster(content: jpeg)
+        // Another item of this run has written it, or is writing it now.
+        guard writtenPosters.claim(name) else { return name }
+        guard await mayWrite(name, for: item, severity: .warning, findings: &findings) else {
+            writtenPosters.release(name)
+            return nil
+        }
+        do {
             // Never over the media or one of the item's own images (an image kept in posters/).
             let inputs = [path] + item.images.compactMap { LocalServing.filePath(of: $0.url) }
+            let output = outputDirectory + "/" + name
             try await BlockingWork.run { try CaptionFileWriter.write(bytes: jpeg, to: output, inputs: inputs) }
             await recordWritten(name)
             return name
         } catch {
+            writtenPosters.release(name)
             findings.append(Diagnostic(.note, "preflight.poster-failed", "no poster frame for \(path): \(error)", location: item.location))
             return nil
         }
@@ -375,6 +395,22 @@ struct ItemInspector: Sendable {
         return located
     }
 
+    /// Whether media that was not probed has pictures, as its content type or else its URL's
+    /// extension says: a `video/` type or a video codec listed; nil when neither tells.
+    static func hasVideo(contentType: String?, url: String?) -> Bool? {
+        let declared = contentType.flatMap { try? MediaType.parse($0).get() }
+        if let declared {
+            let videoCodecs = ["avc1", "avc3", "hvc1", "hev1", "dvh1", "dvhe", "vp8", "vp09", "vp9", "av01"]
+            if declared.codecs.contains(where: { codec in videoCodecs.contains { codec.lowercased().hasPrefix($0) } }) { return true }
+            if !declared.codecs.isEmpty { return false }
+            if declared.type == "video" { return true }
+            if declared.type == "audio" { return false }
+        }
+        guard let url, let path = URL(string: url)?.path, let implied = CastMediaTypes.contentType(forExtension: (path as NSString).pathExtension)
+        else { return nil }
+        return implied.hasPrefix("video/") ? true : implied.hasPrefix("audio/") ? false : nil
+    }
+
     static func summary(of probe: ProbeResult) -> String {
         var parts = [probe.container]
         if let video = probe.videoStreams.first {
@@ -387,6 +423,18 @@ struct ItemInspector: Sendable {
         if let hls = probe.hls, !hls.variants.isEmpty { parts.append("\(hls.variants.count) variant\(hls.variants.count == 1 ? "" : "s")") }
         return parts.joined(separator: ", ")
     }
+}
+
+/// The poster frames a run has written, by name, so that items showing the same image write
+/// its file once.
+final class WrittenPosters: Sendable {
+    private let names = Mutex<Set<String>>([])
+
+    /// True the first time `name` is claimed: the caller writes the file.
+    func claim(_ name: String) -> Bool { names.withLock { $0.insert(name).inserted } }
+
+    /// Gives `name` up after a failed write, so the next item showing it tries again.
+    func release(_ name: String) { names.withLock { _ = $0.remove(name) } }
 }
 
 /// One run of ffmpeg for `--fix`: its exit status and the end of what it wrote to stderr.
@@ -453,7 +501,18 @@ enum OutputNames {
         return name + ".vtt"
     }
 
-    static func poster(itemID: String) -> String { "posters/\(safe(itemID)).jpg" }
+    /// A poster frame's name: a 64-bit FNV-1a hash of its JPEG bytes, so one image is one
+    /// file however many items show it. (Not a defence against crafted collisions, which
+    /// would only show one item's frame on another's card.)
+    static func poster(content: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in content {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return "posters/" + String(repeating: "0", count: 16 - hex.count) + hex + ".jpg"
+    }
 
     /// Keeps letters, digits, `-`, `_` and `.`; anything else (slashes, `..`) becomes `_`, so
     /// an item id can never name a file outside the output folder.

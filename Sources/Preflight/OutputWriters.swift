@@ -33,6 +33,8 @@ final class OutputWriters {
     private let devices: [DeviceProfile]
     private let catalogPath: String
     private let rowLimit: Int
+    /// Whether the run serves on loopback, which report.html's header says once.
+    private let servedOnLoopback: Bool
     private let requests: OutputFile
     private let reportItems: OutputFile
     private let catalogEntries: OutputFile
@@ -59,6 +61,8 @@ final class OutputWriters {
     /// The first `rowLimit` rows, in catalog order.
     private(set) var rows: [PreflightRow] = []
     private(set) var worstSeverity: Diagnostic.Severity?
+    /// report.html's "by problem" view: one group per finding code.
+    private var problems: [String: ProblemGroup] = [:]
 
     private enum Slot: Int { case requests, reportItems, catalogEntries, cards, queue }
 
@@ -68,9 +72,11 @@ final class OutputWriters {
     ///   - catalogFindings: findings about the catalog as a whole, which report.json lists
     ///     before the items.
     ///   - rowLimit: how many rows to keep for ``rows``.
+    ///   - servedOnLoopback: whether the run serves on loopback (`--bind 127.0.0.1`), which
+    ///     report.html's header then says once instead of each card's `url.loopback` notes.
     ///   - queuePayloadLimit: the Cast message budget queue.json is planned against.
     init(directory: String, catalog: String, title: String?, devices: [DeviceProfile], catalogFindings: [Diagnostic], rowLimit: Int,
-         published: PublishedLocations = .none, manifest: OutputManifest? = nil,
+         published: PublishedLocations = .none, manifest: OutputManifest? = nil, servedOnLoopback: Bool = false,
          queuePayloadLimit: Int = CastFrame.maximumPayloadSize(namespace: .media)) async throws(PreflightError) {
         self.directory = directory
         self.published = published
@@ -79,6 +85,7 @@ final class OutputWriters {
         self.devices = devices
         self.catalogPath = catalog
         self.rowLimit = rowLimit
+        self.servedOnLoopback = servedOnLoopback
         queue = QueueDocumentWriter(maximumPayloadSize: queuePayloadLimit)
         // report.html is written under another partial name: if its header outgrows the space
         // kept for it, the page is assembled from it into report.html.partial.
@@ -119,7 +126,8 @@ final class OutputWriters {
         if let serve = published.serveMember { catalogHead += "\"serve\": \(JSONWriter(indentWidth: nil).string(from: serve)),\n" }
         catalogHead += "\"items\": ["
         buffers[Slot.catalogEntries.rawValue].bytes.append(contentsOf: catalogHead.utf8)
-        reservedHeader = ReportPage.headerReservation(title: title ?? Self.untitled, devices: devices.map { ($0.id, $0.name) }, catalog: catalog)
+        reservedHeader = ReportPage.headerReservation(title: title ?? Self.untitled, devices: devices.map { ($0.id, $0.name) }, catalog: catalog,
+                                                      servedOnLoopback: servedOnLoopback)
         buffers[Slot.cards.rawValue].bytes.append(contentsOf: repeatElement(0x20, count: reservedHeader))
     }
 
@@ -135,6 +143,10 @@ final class OutputWriters {
     func append(_ item: RenderedItem) {
         let digest = item.digest
         summary.add(digest)
+        let itemName = digest.title ?? digest.id
+        for problem in digest.problems {
+            problems[problem.code, default: ProblemGroup(problem, itemName: itemName)].add(problem, itemName: itemName)
+        }
         if let worst = digest.worstSeverity { worstSeverity = max(worstSeverity ?? worst, worst) }
         if rows.count < rowLimit {
             rows.append(PreflightRow(id: digest.id, title: digest.title, readiness: digest.readiness,
@@ -195,12 +207,13 @@ final class OutputWriters {
     func finish() async throws(PreflightError) -> [String] {
         buffers[Slot.reportItems.rawValue].bytes.append(contentsOf: "\n],\n\"summary\": \(Self.encode(summary))\n}\n".utf8)
         buffers[Slot.catalogEntries.rawValue].bytes.append(contentsOf: "\n]\n}\n".utf8)
-        buffers[Slot.cards.rawValue].bytes.append(contentsOf: ReportPage.footer.utf8)
+        buffers[Slot.cards.rawValue].bytes.append(contentsOf: ReportPage.footer(problems: Array(problems.values)).utf8)
         let hasQueue = queue.finish(skipped: blockedEntries, into: &buffers[Slot.queue.rawValue].bytes)
         await flush()
 
         let header = Array(ReportPage.header(title: title ?? Self.untitled, summary: summary,
-                                             devices: devices.map { ($0.id, $0.name) }, catalog: catalogPath).utf8)
+                                             devices: devices.map { ($0.id, $0.name) }, catalog: catalogPath, problems: problems,
+                                             servedOnLoopback: servedOnLoopback).utf8)
         let reserved = reservedHeader
         let (requests, reportItems, catalogEntries, cards, queueFile) = (requests, reportItems, catalogEntries, cards, queueFile)
         let files = hasQueue ? [requests, reportItems, catalogEntries, queueFile] : [requests, reportItems, catalogEntries]

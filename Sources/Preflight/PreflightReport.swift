@@ -109,6 +109,9 @@ public struct ItemReport: Sendable, Hashable, Codable {
     public var mediaSummary: String?
     /// The poster frame written to the output folder, relative to it.
     public var poster: String?
+    /// Whether the media has pictures: from the probe's streams, or from the content type or
+    /// the URL's extension when it was not probed; nil when nothing tells.
+    public var hasVideo: Bool?
     public var tracks: [TrackReport]
     /// Findings that concern every device: catalog, probe, captions, HTTP, validation.
     public var diagnostics: [Diagnostic]
@@ -123,8 +126,8 @@ public struct ItemReport: Sendable, Hashable, Codable {
 
     public init(id: String, index: Int, title: String? = nil, subtitle: String? = nil, contentID: String? = nil,
                 contentType: String? = nil, streamType: String? = nil, duration: Double? = nil, mediaSummary: String? = nil,
-                poster: String? = nil, tracks: [TrackReport] = [], diagnostics: [Diagnostic] = [], devices: [DeviceReadiness] = [],
-                readiness: Readiness = .ready, fixes: [String] = [], fromCache: Bool = false) {
+                poster: String? = nil, hasVideo: Bool? = nil, tracks: [TrackReport] = [], diagnostics: [Diagnostic] = [],
+                devices: [DeviceReadiness] = [], readiness: Readiness = .ready, fixes: [String] = [], fromCache: Bool = false) {
         self.id = id
         self.index = index
         self.title = title
@@ -135,6 +138,7 @@ public struct ItemReport: Sendable, Hashable, Codable {
         self.duration = duration
         self.mediaSummary = mediaSummary
         self.poster = poster
+        self.hasVideo = hasVideo
         self.tracks = tracks
         self.diagnostics = diagnostics
         self.devices = devices
@@ -148,6 +152,35 @@ public struct ItemReport: Sendable, Hashable, Codable {
         var seen = Set<Diagnostic>()
         return (diagnostics + devices.flatMap(\.reasons)).filter { seen.insert($0).inserted }
     }
+
+    /// Each warning and error code once, most severe first (then in the order found), with
+    /// the first such finding's message and fix: what the item counts for in the summary.
+    var problems: [ItemProblem] {
+        var byCode: [String: Int] = [:]
+        var problems: [ItemProblem] = []
+        for finding in allFindings where finding.severity != .note {
+            let code = finding.code.rawValue
+            if let index = byCode[code] {
+                if finding.severity > problems[index].severity { problems[index].severity = finding.severity }
+                if problems[index].fix == nil { problems[index].fix = finding.fix }
+                continue
+            }
+            byCode[code] = problems.count
+            problems.append(ItemProblem(code: code, severity: finding.severity, message: finding.message, fix: finding.fix))
+        }
+        // A stable sort: equal severities keep the order found.
+        return problems.enumerated().sorted { ($0.element.severity, $1.offset) > ($1.element.severity, $0.offset) }.map(\.element)
+    }
+}
+
+/// One finding code on one item: what the report's "by problem" view groups items under.
+struct ItemProblem: Sendable, Hashable, Codable {
+    var code: String
+    var severity: Diagnostic.Severity
+    /// The first finding's message.
+    var message: String
+    /// The first fix given for the code on this item.
+    var fix: String?
 }
 
 /// The little of an item's report the run's summary needs, so a cached item is counted without
@@ -165,8 +198,10 @@ struct ItemDigest: Sendable, Hashable, Codable {
     /// The most severe finding's message: the "why" of a skipped item.
     var why: String?
     var worstSeverity: Diagnostic.Severity?
-    /// Codes of every warning and error.
-    var codes: [String]
+    /// Each warning and error code once, most severe first.
+    var problems: [ItemProblem]
+    /// The codes of ``problems``.
+    var codes: [String] { problems.map(\.code) }
     /// Files in the output folder the report points at.
     var outputFiles: [String]
 
@@ -182,7 +217,7 @@ struct ItemDigest: Sendable, Hashable, Codable {
         headline = worst?.code.rawValue
         why = worst?.message
         worstSeverity = findings.map(\.severity).max()
-        codes = findings.filter { $0.severity != .note }.map(\.code.rawValue)
+        problems = report.problems
         outputFiles = report.outputFiles
     }
 }
@@ -195,7 +230,7 @@ public struct PreflightSummary: Sendable, Hashable, Codable {
     public var blocked: Int = 0
     /// Items answered from the cache.
     public var cached: Int = 0
-    /// How many findings of each code, for "what is most common".
+    /// How many items have a warning or error of each code, for "what is most common".
     public var codes: [String: Int] = [:]
     /// Per device profile: how many items are ready (with or without warnings) there.
     public var playableOnDevice: [String: Int] = [:]
@@ -211,7 +246,8 @@ public struct PreflightSummary: Sendable, Hashable, Codable {
         case .blocked: blocked += 1
         }
         if item.fromCache { cached += 1 }
-        for code in item.codes { codes[code, default: 0] += 1 }
+        // An item counts once per code, however many devices or URLs the code is found on.
+        for code in Set(item.codes) { codes[code, default: 0] += 1 }
         for device in item.playableDevices { playableOnDevice[device, default: 0] += 1 }
     }
 }

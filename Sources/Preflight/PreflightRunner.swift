@@ -144,7 +144,7 @@ struct PreflightRunner: Sendable {
         catalogFindings += configuration.additionalFindings
         let writers = try await OutputWriters(directory: output, catalog: configuration.catalogPath, title: catalog.title,
                                               devices: configuration.devices, catalogFindings: catalogFindings, rowLimit: configuration.rowLimit,
-                                              published: published, manifest: manifest)
+                                              published: published, manifest: manifest, servedOnLoopback: serving.isLoopback)
 
         let inspector = ItemInspector(
             devices: configuration.devices, outputDirectory: output, serving: serving,
@@ -202,7 +202,7 @@ struct PreflightRunner: Sendable {
                     inspecting += 1
                     group.addTask {
                         let inspected = await inspector.inspect(item, catalogFindings: findings)
-                        // Rendering encodes JSON, builds HTML and reads the poster file: off the cooperative pool.
+                        // Rendering encodes JSON and builds HTML: off the cooperative pool.
                         let (rendered, entry) = (try? await BlockingWork.run { Self.render(inspected, output: output, storage: storage, serving: serving) })
                             ?? Self.render(inspected, output: output, storage: storage, serving: serving)
                         return .inspected(position: position, rendered, entry)
@@ -291,7 +291,7 @@ struct PreflightRunner: Sendable {
     private static func render(_ inspected: InspectedItem, output: String, storage: CacheResolver.Storage?, serving: LocalServing)
         -> (RenderedItem, ResultCache.Entry?)
     {
-        let rendered = RenderedItem(inspected, outputDirectory: output)
+        let rendered = RenderedItem(inspected, servedOnLoopback: serving.isLoopback)
         // A result with a finding about a server's answers is not kept: see CacheResolver.
         // A file in the way of an output is not kept either: it is gone once moved away.
         let isKept = !inspected.report.allFindings.contains {

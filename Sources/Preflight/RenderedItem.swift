@@ -22,7 +22,8 @@ struct RenderedItem: Sendable {
     /// The item's card in report.html.
     var cardHTML: ArraySlice<UInt8>
 
-    init(_ inspected: InspectedItem, outputDirectory: String) {
+    /// `servedOnLoopback`: the run serves on loopback, which the page's header says once.
+    init(_ inspected: InspectedItem, servedOnLoopback: Bool = false) {
         let report = inspected.report
         digest = ItemDigest(report)
         loadJSON = inspected.loadJSON.map { Array($0.utf8)[...] }
@@ -32,8 +33,7 @@ struct RenderedItem: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         reportJSON = ((try? encoder.encode(report)).map { Array($0) } ?? Array("null".utf8))[...]
-        let poster = report.poster.flatMap { FileManager.default.contents(atPath: outputDirectory + "/" + $0) }.map { Array($0) }
-        cardHTML = Array(ReportPage.card(report, posterData: poster).utf8)[...]
+        cardHTML = Array(ReportPage.card(report, servedOnLoopback: servedOnLoopback).utf8)[...]
     }
 
     /// What the cache stores: the item as a later run writes it (marked as answered from the
@@ -103,7 +103,13 @@ extension ItemDigest {
         record.append(headline)
         record.append(why)
         record.append(worstSeverity?.rawValue)
-        record.append(codes)
+        record.append(problems.count)
+        for problem in problems {
+            record.append(problem.code)
+            record.append(problem.severity.rawValue)
+            record.append(problem.message)
+            record.append(problem.fix)
+        }
         record.append(outputFiles)
     }
 
@@ -123,7 +129,15 @@ extension ItemDigest {
             guard let value = Diagnostic.Severity(rawValue: text) else { throw CacheRecordReader.Malformed() }
             return value
         }
-        codes = try reader.strings()
+        let count = try reader.integer()
+        // Each problem takes at least four 4-byte lengths: a count beyond that is damage.
+        guard count >= 0, count <= reader.remaining / 16 else { throw CacheRecordReader.Malformed() }
+        problems = []
+        for _ in 0..<count {
+            let code = try reader.string()
+            guard let severity = Diagnostic.Severity(rawValue: try reader.string()) else { throw CacheRecordReader.Malformed() }
+            problems.append(ItemProblem(code: code, severity: severity, message: try reader.string(), fix: try reader.optionalString()))
+        }
         outputFiles = try reader.strings()
     }
 }
@@ -174,6 +188,8 @@ struct CacheRecordReader {
     init(_ bytes: [UInt8]) { storage = bytes }
 
     var isAtEnd: Bool { offset == storage.count }
+    /// Bytes not read yet.
+    var remaining: Int { storage.count - offset }
 
     /// The next field where it lies in the record (no copy); nil when absent.
     mutating func optionalSlice() throws(Malformed) -> ArraySlice<UInt8>? {

@@ -126,8 +126,13 @@ struct CachedRunTests {
         #expect(second.summary.cached == second.summary.items - checkedAgain)
         #expect(second.files == first.files)
         Self.expectSameOutputs(fresh, try Self.outputs(of: output))
+        // Posters are files beside the page, one per distinct image, that cached cards still name.
         let report = try String(contentsOfFile: output + "/report.html", encoding: .utf8)
-        #expect(report.contains("data:image/jpeg;base64,"))
+        #expect(!report.contains("data:image"))
+        let posters = Set(report.matches(of: /src="(posters\/[0-9a-f]{16}\.jpg)"/).map { String($0.output.1) })
+        #expect(!posters.isEmpty)
+        #expect(posters.count < report.matches(of: /src="posters\//).count)
+        for poster in posters { #expect(FileManager.default.fileExists(atPath: output + "/" + poster), "\(poster)") }
 
         // queue.json, written message by message, is what planning the whole queue at once
         // from the decoded items writes.

@@ -215,4 +215,49 @@ struct DemoPreflightTests {
         #expect(process.terminationStatus == 0, "\(message)")
         #expect(FileManager.default.fileExists(atPath: screenshot))
     }
+
+    /// The report of the demo, opened in headless Chromium at a phone's 360 px and a screen's
+    /// 1280 px by Scripts/check-report-dom: no element wider than the viewport (as opened,
+    /// with every card's details open, and in the "by problem" view), nothing on the console,
+    /// blocked cards first, each finding chip showing as many cards as it counts. The
+    /// screenshots stay in a temporary folder, whose paths are printed, to be looked at.
+    @Test("report.html fits 360 and 1280 px, writes nothing to the console, and its chips filter what they count",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "chromium is not installed"))
+    func reportLayout() async throws {
+        let output = NSTemporaryDirectory() + "castprep-preflight-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        _ = try await Self.run(into: output, cache: false)
+        let page = try String(contentsOfFile: output + "/report.html", encoding: .utf8)
+        #expect(!page.contains("data:image"))
+        #expect(page.contains("src=\"posters/"))
+        let artifacts = NSTemporaryDirectory() + "castprep-report-screenshots-\(UUID().uuidString)"
+        let script = Repository.root().appendingPathComponent("Scripts/check-report-dom")
+        let (status, results, errors) = try await BlockingWork.run { () throws -> (Int32, String, String) in
+            let process = Process()
+            process.executableURL = script
+            process.arguments = [output + "/report.html", artifacts, "360", "1280"]
+            let (out, err) = (Pipe(), Pipe())
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let results = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, results, errors)
+        }
+        #expect(status == 0, "\(errors)")
+        let widths = try results.split(separator: "\n").map { try JSONParser().parse(Array($0.utf8)).value }
+        #expect(widths.compactMap { $0["width"]?.doubleValue } == [360, 1280])
+        for width in widths {
+            guard case .array(let shots)? = width["screenshots"] else {
+                Issue.record("no screenshots in \(width)")
+                continue
+            }
+            for case .string(let shot) in shots {
+                print("report.html screenshot: \(shot)")
+                #expect(FileManager.default.fileExists(atPath: shot))
+            }
+            #expect(width["firstCards"]?[0] == .string("blocked"))
+        }
+    }
 }

@@ -120,7 +120,7 @@ struct OutputReplacementTests {
             devices: [DeviceReadiness(device: "chromecast-gen3", name: "Chromecast", readiness: .readyWithWarnings, reasons: [])],
             readiness: .readyWithWarnings, fixes: [])
         let inspected = InspectedItem(report: report, loadJSON: nil, queueItemJSON: nil, queueItemPrettyJSON: nil, catalogEntryJSON: #"{"id":"x"}"#)
-        return RenderedItem(inspected, outputDirectory: "/nonexistent")
+        return RenderedItem(inspected)
     }
 
     /// Writes report.html for items with these finding codes; returns the page.
@@ -133,7 +133,7 @@ struct OutputReplacementTests {
     }
 
     @Test("report.html's header goes into the room kept for it, or in front of the cards when it is longer",
-          arguments: [8, 400])
+          arguments: [8, 48, 400])
     func headerFitsOrMoves(codeLength: Int) async throws {
         let folder = Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -145,7 +145,7 @@ struct OutputReplacementTests {
         #expect(page.hasPrefix("<!DOCTYPE html>"))
         #expect(page.hasSuffix("</html>\n"))
         // Every code is in the header's "most common" line, whatever its length.
-        for code in codes { #expect(page[..<header.upperBound].contains("<code>\(code)</code> ×3")) }
+        for code in codes { #expect(page[..<header.upperBound].contains("<code>\(code)</code> <b>3</b>")) }
         let cards = page[header.upperBound...]
         let firstCard = try #require(cards.range(of: "<article"))
         let gap = cards[..<firstCard.lowerBound]

@@ -75,7 +75,7 @@ struct StreamedOutputTests {
                                       queueItemJSON: #"{"media":{"contentId":"http://10.0.0.2:8000/_castprep/a.vtt"}}"#,
                                       queueItemPrettyJSON: "{\n  \"media\": {\n    \"contentId\": \"http://10.0.0.2:8000/_castprep/a.vtt\"\n  }\n}",
                                       catalogEntryJSON: #"{"id":"x"}"#)
-        return RenderedItem(inspected, outputDirectory: "/nonexistent")
+        return RenderedItem(inspected)
     }
 
     @Test("a cache value reads back as the item marked from the cache, on the current servers' URLs")
