@@ -2,6 +2,7 @@ import Captions
 import CastModel
 import CommandParsing
 import Foundation
+import JSONSupport
 import Preflight
 
 /// `castprep captions convert|check`: any caption format to correct WebVTT, and a WebVTT checker.
@@ -37,6 +38,7 @@ enum CaptionsCommand {
                 .option("stream", valueName: "index", help: "Subtitle stream to extract from a media file (default: the first text stream)."),
                 .flag("strict", help: "Fail instead of writing when anything would be lost."),
                 .flag("merge-duplicates", help: "Fold a cue into an identical one still on screen (counted as merged)."),
+                .flag("json", help: "Print one JSON document with each file's counts and findings instead of the lines."),
                 CommonOptions.color,
             ],
             arguments: [ArgumentSpec(name: "input", help: "Caption files, or MP4/MKV/TS files with text subtitle streams.", arity: .oneOrMore)],
@@ -49,7 +51,11 @@ enum CaptionsCommand {
             name: "check",
             abstract: "Check WebVTT files against the W3C parsing rules.",
             discussion: "Reports errors and warnings with line:column. Exit status 1 when any file has an error.",
-            options: [.flag("quiet", short: "q", help: "Print nothing for files without findings."), CommonOptions.color],
+            options: [
+                .flag("quiet", short: "q", help: "Print nothing for files without findings."),
+                .flag("json", help: "Print one JSON document with each file's verdict and findings."),
+                CommonOptions.color,
+            ],
             arguments: [ArgumentSpec(name: "file", help: "WebVTT files.", arity: .oneOrMore)],
             examples: checkExamples,
             run: { values, io in try await check(values, io: io) })
@@ -87,8 +93,22 @@ enum CaptionsCommand {
         if output == "-", inputs.count > 1 {
             throw values.usageError("-o - writes one file to standard output; give a single input", concerning: "output")
         }
+        let asJSON = values.flag("json")
+        if asJSON, output == "-" {
+            throw values.usageError("--json and -o - both write to standard output; write the WebVTT to a file or folder", concerning: "json")
+        }
 
         var failed = false
+        // With --json each file's outcome becomes one member of the document instead of lines.
+        var results: [JSONValue] = []
+        func record(_ input: String, destination: String?, report: ConversionReport?, diagnostics: [Diagnostic]) {
+            if asJSON {
+                results.append(Self.json(input: input, output: destination, report: report, diagnostics: diagnostics))
+            } else {
+                printer.print(diagnostics)
+                if let destination, let report, output != "-" { io.writeLine("\(input) → \(destination): \(report.summary)") }
+            }
+        }
         for input in inputs {
             let ext = URL(fileURLWithPath: input).pathExtension.lowercased()
             let readOptions = CaptionReadOptions(fileName: input, encoding: encoding)
@@ -100,8 +120,9 @@ enum CaptionsCommand {
                 if format == nil, mediaExtensions.contains(ext) {
                     let read = try await EmbeddedSubtitleExtractor.extract(path: input, stream: stream, options: readOptions)
                     let conversion = try CaptionConverter.convertToWebVTT(read, options: options, fileName: input)
-                    printer.print(conversion.report.diagnostics)
-                    try await finish(conversion, input: input, output: output, outputIsDirectory: outputIsDirectory, inputs: inputs, io: io)
+                    let destination = try await finish(conversion, input: input, output: output, outputIsDirectory: outputIsDirectory,
+                                                       inputs: inputs, io: io)
+                    record(input, destination: destination, report: conversion.report, diagnostics: conversion.report.diagnostics)
                     if conversion.report.diagnostics.containsErrors { failed = true }
                     continue
                 }
@@ -125,34 +146,79 @@ enum CaptionsCommand {
                 let report: ConversionReport
                 switch outcome {
                 case .unreadable:
-                    printer.print([Diagnostic(.error, "file.not-found", "cannot read \(input)", fix: "check the path",
-                                              location: .init(file: input))])
+                    record(input, destination: nil, report: nil, diagnostics: [Diagnostic(.error, "file.not-found", "cannot read \(input)",
+                                                                                          fix: "check the path", location: .init(file: input))])
                     failed = true
                     continue
                 case .unknownFormat:
-                    printer.print([Diagnostic(.error, "captions.format-unknown", "\(input) is not a caption format CastPrep recognises",
-                                              fix: "name the format with --from srt|vtt|ttml|ass|scc", location: .init(file: input))])
+                    record(input, destination: nil, report: nil, diagnostics: [
+                        Diagnostic(.error, "captions.format-unknown", "\(input) is not a caption format CastPrep recognises",
+                                   fix: "name the format with --from srt|vtt|ttml|ass|scc", location: .init(file: input)),
+                    ])
                     failed = true
                     continue
                 case .inMemory(let conversion):
-                    printer.print(conversion.report.diagnostics)
-                    try await finish(conversion, input: input, output: output, outputIsDirectory: outputIsDirectory, inputs: inputs, io: io)
+                    let written = try await finish(conversion, input: input, output: output, outputIsDirectory: outputIsDirectory,
+                                                   inputs: inputs, io: io)
+                    record(input, destination: written, report: conversion.report, diagnostics: conversion.report.diagnostics)
                     report = conversion.report
                 case .written(let written):
-                    printer.print(written.diagnostics)
-                    io.writeLine("\(input) → \(destination): \(written.summary)")
+                    record(input, destination: destination, report: written, diagnostics: written.diagnostics)
                     report = written
                 }
                 if report.diagnostics.containsErrors { failed = true }
             } catch let error as CaptionError {
-                printer.print(error.diagnostics.isEmpty ? [error.diagnostic] : error.diagnostics + [error.diagnostic])
+                record(input, destination: nil, report: nil,
+                       diagnostics: error.diagnostics.isEmpty ? [error.diagnostic] : error.diagnostics + [error.diagnostic])
                 failed = true
             } catch {
-                printer.print([Diagnostic(.error, "captions.failed", "\(input): \(error)", location: .init(file: input))])
+                record(input, destination: nil, report: nil,
+                       diagnostics: [Diagnostic(.error, "captions.failed", "\(input): \(error)", location: .init(file: input))])
                 failed = true
             }
         }
+        if asJSON {
+            io.writeLine(JSONWriter.pretty.string(from: JSONEnvelope.document(kind: "castprep.captions-convert", body: [
+                "files": .array(results),
+                "summary": Self.jsonSummary(results),
+            ])))
+        }
         return failed ? 1 : 0
+    }
+
+    /// One converted (or failed) file in `captions convert --json`.
+    static func json(input: String, output: String?, report: ConversionReport?, diagnostics: [Diagnostic]) -> JSONValue {
+        var members: [String: JSONValue] = [
+            "input": .string(input),
+            "output": output.map(JSONValue.string) ?? .null,
+            "converted": .bool(report != nil && !diagnostics.containsErrors),
+            "diagnostics": .array(diagnostics.sortedForDisplay().map(DiagnosticJSON.encode)),
+        ]
+        if let report {
+            // Reasons are values, not keys: every key of a document is lowerCamelCase.
+            let dropped: [JSONValue] = CueDropReason.allCases.compactMap { reason in
+                guard let count = report.dropped[reason], count > 0 else { return nil }
+                return ["reason": .string(reason.rawValue), "count": JSONValue(count)]
+            }
+            members["cues"] = [
+                "read": JSONValue(report.cuesRead), "written": JSONValue(report.cuesWritten), "merged": JSONValue(report.cuesMerged),
+                "dropped": JSONValue(report.cuesDropped), "droppedBy": .array(dropped),
+            ]
+            members["encoding"] = report.sourceEncoding.map { .string($0.rawValue) } ?? .null
+        }
+        return .object(members)
+    }
+
+    /// Totals over the files of a captions document: how many failed and the findings by severity.
+    static func jsonSummary(_ files: [JSONValue]) -> JSONValue {
+        let severities = files.flatMap { $0["diagnostics"]?.arrayValue ?? [] }.compactMap { $0["severity"]?.stringValue }
+        let failed = files.filter { $0["converted"] == .bool(false) || $0["valid"] == .bool(false) }.count
+        return [
+            "files": JSONValue(files.count), "failed": JSONValue(failed),
+            "errors": JSONValue(severities.filter { $0 == "error" }.count),
+            "warnings": JSONValue(severities.filter { $0 == "warning" }.count),
+            "notes": JSONValue(severities.filter { $0 == "note" }.count),
+        ]
     }
 
     /// What converting one caption file gave.
@@ -165,17 +231,17 @@ enum CaptionsCommand {
         case written(ConversionReport)
     }
 
-    /// Writes a conversion done in memory to standard output or its file.
+    /// Writes a conversion done in memory to standard output or its file; returns the file written.
     static func finish(_ conversion: ConvertedWebVTT, input: String, output: String?, outputIsDirectory: Bool, inputs: [String],
-                       io: CommandIO) async throws {
+                       io: CommandIO) async throws -> String? {
         if output == "-" {
             io.write(String(decoding: conversion.bytes, as: UTF8.self))
             io.writeErrorLine("\(input): \(conversion.report.summary)")
-        } else {
-            let destination = outputPath(for: input, output: output, outputIsDirectory: outputIsDirectory)
-            try await BlockingWork.run { try CaptionFileWriter.write(conversion, to: destination, inputs: inputs) }
-            io.writeLine("\(input) → \(destination): \(conversion.report.summary)")
+            return nil
         }
+        let destination = outputPath(for: input, output: output, outputIsDirectory: outputIsDirectory)
+        try await BlockingWork.run { try CaptionFileWriter.write(conversion, to: destination, inputs: inputs) }
+        return destination
     }
 
     /// IN.srt → IN.vtt beside it, DIR/IN.vtt, or the file given. An input that is already
@@ -193,19 +259,35 @@ enum CaptionsCommand {
 
     static func check(_ values: ParsedValues, io: CommandIO) async throws -> Int32 {
         let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
+        let asJSON = values.flag("json")
         var failed = false
+        var results: [JSONValue] = []
         for file in values.arguments("file") {
-            guard let bytes = await BlockingWork.contents(of: file) else {
-                printer.print([Diagnostic(.error, "file.not-found", "cannot read \(file)", fix: "check the path", location: .init(file: file))])
-                failed = true
+            let findings: [Diagnostic]
+            if let bytes = await BlockingWork.contents(of: file) {
+                findings = try await BlockingWork.run { WebVTTValidator.check(data: bytes, file: file) }
+            } else {
+                findings = [Diagnostic(.error, "file.not-found", "cannot read \(file)", fix: "check the path", location: .init(file: file))]
+            }
+            if findings.containsErrors { failed = true }
+            if asJSON {
+                results.append([
+                    "file": .string(file), "valid": .bool(!findings.containsErrors),
+                    "diagnostics": .array(findings.sortedForDisplay().map(DiagnosticJSON.encode)),
+                ])
                 continue
             }
-            let findings = try await BlockingWork.run { WebVTTValidator.check(data: bytes, file: file) }
             printer.print(findings)
-            if findings.containsErrors { failed = true }
-            if !(values.flag("quiet") && findings.isEmpty) {
+            // An unreadable file has its error and no verdict line.
+            if !(values.flag("quiet") && findings.isEmpty), !findings.contains(where: { $0.code == "file.not-found" }) {
                 io.writeLine("\(file): \(findings.containsErrors ? "FAILED" : "ok") (\(DiagnosticPrinter.tally(findings)))")
             }
+        }
+        if asJSON {
+            io.writeLine(JSONWriter.pretty.string(from: JSONEnvelope.document(kind: "castprep.captions-check", body: [
+                "files": .array(results),
+                "summary": Self.jsonSummary(results),
+            ])))
         }
         return failed ? 1 : 0
     }

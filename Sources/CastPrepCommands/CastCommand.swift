@@ -50,6 +50,7 @@ enum CastCommand {
                 .flag("wait", help: "Stay until playback ends, printing the status on each change."),
                 .flag("leave-playing", help: "On Ctrl-C, leave the media playing instead of stopping it."),
                 .flag("force", help: "Also send requests that failed validation."),
+                .flag("json", help: "Print the final playback status as one JSON document, with the findings (status lines are not printed)."),
                 .flag("verbose", short: "v", help: "Also print notes (types guessed from extensions and the like), not only what needs acting on."),
                 .option("timeout", valueName: "seconds", help: "How long to wait for the device to load and play.", default: "30"),
                 CommonOptions.color,
@@ -84,12 +85,23 @@ enum CastCommand {
         guard let target = try await DeviceTarget.resolve(values, io: io, printer: printer) else { return 1 }
 
         let arguments = values.arguments("inputs")
+        // With --json the findings are also collected for the document printed at the end.
+        let asJSON = values.flag("json")
+        var findings: [Diagnostic] = []
+        func finish(_ status: Int32, summary: PlaybackSummary?) -> Int32 {
+            if asJSON {
+                io.writeLine(JSONWriter.pretty.string(from: PlaybackDocument.json(
+                    kind: "castprep.cast", device: target.name, summary: summary, diagnostics: findings)))
+            }
+            return status
+        }
         var inputs: CastInputs
         do {
             inputs = try await BlockingWork.run { try CastInputs.read(arguments) }
         } catch let error as CastingError {
             printer.print([error.diagnostic])
-            return 1
+            findings.append(error.diagnostic)
+            return finish(1, summary: nil)
         }
         // What preflight found cannot play stays out, one line each, unless forced.
         for skipped in inputs.setAsideBlocked(force: values.flag("force")) {
@@ -114,19 +126,23 @@ enum CastCommand {
             plan = try await planner.plan(inputs)
         } catch {
             printer.print([error.diagnostic])
-            return 1
+            findings.append(error.diagnostic)
+            return finish(1, summary: nil)
         }
         defer { plan.stopServing() }
         // Notes are bookkeeping (a type guessed from the extension…): shown only when asked.
         let shown = (plan.diagnostics + fit.diagnostics).filter { values.flag("verbose") || $0.severity > .note }
         printer.print(shown)
+        findings += shown
         for index in plan.items.indices where fit.refused.contains(plan.items[index].position) { plan.items[index].isBlocked = true }
 
         let force = values.flag("force")
         var sendable = plan.sendable(force: force)
         guard !sendable.isEmpty else {
             io.writeErrorLine("castprep: nothing to cast: every item has errors (fix them, or send anyway with --force)")
-            return 1
+            findings.append(Diagnostic(.error, "cast.nothing-to-send", "nothing to cast: every item has errors",
+                                       fix: "fix them, or send anyway with --force"))
+            return finish(1, summary: nil)
         }
         let blocked = plan.items.count - sendable.count
         if blocked > 0 {
@@ -175,17 +191,19 @@ enum CastCommand {
             try await waitUntilPlaying(sender, timeout: .milliseconds(Int(timeout * 1000)))
         } catch {
             SenderErrorReport.print(error, io: io, printer: printer)
+            findings += SenderErrorReport.diagnostics(for: error)
+            let summary = PlaybackSummary(state: await sender.state, device: target.name)
             await sender.close()
-            return 1
+            return finish(1, summary: summary)
         }
         let state = await sender.state
-        io.writeLine(PlaybackSummary(state: state, device: target.name).line)
+        if !asJSON { io.writeLine(PlaybackSummary(state: state, device: target.name).line) }
 
         if following {
             if plan.isServing, !values.flag("wait") {
                 io.writeErrorLine("castprep: keeping the local files served until playback ends (Ctrl-C stops)")
             }
-            if await followUntilFinished(sender, device: target.name, io: io, termination: termination) {
+            if await followUntilFinished(sender, device: target.name, io: io, printsChanges: !asJSON, termination: termination) {
                 // Interrupted: the served files are about to go away, so the device stops playing them.
                 let leave = values.flag("leave-playing")
                 if !leave, (await sender.state.media) != nil {
@@ -197,12 +215,14 @@ enum CastCommand {
                 } else {
                     io.writeErrorLine("castprep: interrupted; left \(target.name) playing" + (plan.server != nil ? " (the local files are no longer served)" : ""))
                 }
+                let summary = PlaybackSummary(state: await sender.state, device: target.name)
                 await sender.close()
-                return 130
+                return finish(130, summary: summary)
             }
         }
+        let summary = PlaybackSummary(state: await sender.state, device: target.name)
         await sender.close()
-        return 0
+        return finish(0, summary: summary)
     }
 
     /// Reads `--style FILE` as a TextTrackStyle.
@@ -259,9 +279,10 @@ enum CastCommand {
         if case .failure(let error) = outcome { throw error }
     }
 
-    /// Prints the status on every change until the queue ends, the app goes away or Ctrl-C;
-    /// true when SIGINT or SIGTERM ended it.
-    static func followUntilFinished(_ sender: CastSender, device: String, io: CommandIO, termination: TerminationSignal?) async -> Bool {
+    /// Prints the status on every change (unless `printsChanges` is false) until the queue ends,
+    /// the app goes away or Ctrl-C; true when SIGINT or SIGTERM ended it.
+    static func followUntilFinished(_ sender: CastSender, device: String, io: CommandIO, printsChanges: Bool = true,
+                                    termination: TerminationSignal?) async -> Bool {
         let events = await sender.events()
         let follow = Task {
             var last = ""
@@ -271,7 +292,7 @@ enum CastCommand {
                     let summary = PlaybackSummary(state: await sender.state, device: device)
                     if summary.line != last {
                         last = summary.line
-                        io.writeLine(summary.line)
+                        if printsChanges { io.writeLine(summary.line) }
                     }
                     // The queue is over when the player idles with nothing left to load.
                     if let status, status.playerState == .idle, let reason = status.idleReason {

@@ -1,4 +1,5 @@
 public import CommandParsing
+import JSONSupport
 
 /// The `castprep` command line: the command tree, and the entry point tests call in-process.
 ///
@@ -6,10 +7,10 @@ public import CommandParsing
 /// in its own file as a `CommandSpec` plus a run function.
 public enum CastPrepCLI {
     /// The version printed by `castprep --version` and written into JSON documents.
-    public static let version = "0.1.0"
+    public static let version = JSONEnvelope.toolkitVersion
 
     /// The version of the `--json` documents' layout; bumped on incompatible changes.
-    public static let jsonFormatVersion = 1
+    public static let jsonFormatVersion = JSONEnvelope.format
 
     /// The root command.
     public static var root: CommandSpec {

@@ -132,8 +132,7 @@ enum CheckCommand {
             case .note: notes += 1
             }
         }
-        return [
-            "castprep": ["version": .string(CastPrepCLI.version), "format": JSONValue(CastPrepCLI.jsonFormatVersion)],
+        return JSONEnvelope.document(kind: "castprep.check", body: [
             "origin": .string(report.origin),
             "credentials": .bool(report.usesCredentials),
             "results": .array(report.results.map { result in
@@ -144,7 +143,7 @@ enum CheckCommand {
                 ]
                 if let parent = result.parent { members["parent"] = .string(parent) }
                 if let status = result.status { members["status"] = JSONValue(status) }
-                if let final = result.finalURL { members["finalURL"] = .string(final) }
+                if let final = result.finalURL { members["finalUrl"] = .string(final) }
                 if let type = result.contentType { members["contentType"] = .string(type) }
                 if let length = result.length { members["length"] = JSONValue(length) }
                 if let range = result.byteRange { members["range"] = .string(range.description) }
@@ -161,7 +160,7 @@ enum CheckCommand {
                 "urls": JSONValue(report.results.count), "requests": JSONValue(report.requestCount), "errors": JSONValue(errors),
                 "warnings": JSONValue(warnings), "notes": JSONValue(notes),
             ],
-        ]
+        ])
     }
 
     static func json(_ exchange: HTTPExchange) -> JSONValue {

@@ -31,7 +31,10 @@ enum ControlCommand {
                 `volume up` and `volume down` move one step of the device (its stepInterval, 5% when it does not say). \
                 The level stays within 0–100%.
                 """,
-            options: DeviceTarget.options + [CommonOptions.color],
+            options: DeviceTarget.options + [
+                .flag("json", help: "Print the status after the command as one JSON document, with any findings."),
+                CommonOptions.color,
+            ],
             arguments: [
                 ArgumentSpec(name: "action", help: "What to do: " + actions.map(\.name).joined(separator: ", ") + ".",
                              allowedValues: actions.map(\.name)),
@@ -57,6 +60,16 @@ enum ControlCommand {
         let command = try parse(name, value: value, values: values)
         guard let target = try await DeviceTarget.resolve(values, io: io, printer: printer) else { return 1 }
         let sender = target.makeSender()
+        let asJSON = values.flag("json")
+        func failed(_ error: any Error) async -> Int32 {
+            SenderErrorReport.print(error, io: io, printer: printer)
+            if asJSON {
+                io.writeLine(JSONWriter.pretty.string(from: PlaybackDocument.json(
+                    kind: "castprep.control", device: target.name, summary: nil, diagnostics: SenderErrorReport.diagnostics(for: error))))
+            }
+            await sender.close()
+            return 1
+        }
         do {
             let status = try await sender.connect()
             // Media commands need the media session; device volume does not, but joining a
@@ -69,15 +82,17 @@ enum ControlCommand {
             try await perform(command, on: sender)
         } catch var error as CastSenderError where [CastSenderError.Code.appNotRunning, CastSenderError.Code.noMediaSession].contains(error.code) {
             error.fix = "nothing is playing on \(target.name); start something with castprep cast FILE|URL --host \(target.endpoint) (castprep status shows what runs)"
-            SenderErrorReport.print(error, io: io, printer: printer)
-            await sender.close()
-            return 1
+            return await failed(error)
         } catch {
-            SenderErrorReport.print(error, io: io, printer: printer)
-            await sender.close()
-            return 1
+            return await failed(error)
         }
-        io.writeLine(PlaybackSummary(state: await sender.state, device: target.name).line)
+        let summary = PlaybackSummary(state: await sender.state, device: target.name)
+        if asJSON {
+            io.writeLine(JSONWriter.pretty.string(from: PlaybackDocument.json(kind: "castprep.control", device: target.name, summary: summary,
+                                                                              diagnostics: [])))
+        } else {
+            io.writeLine(summary.line)
+        }
         await sender.close()
         return 0
     }

@@ -5,6 +5,7 @@ import CommandParsing
 import CastDevices
 import CastDiscovery
 import Foundation
+import JSONSupport
 import Preflight
 
 /// The device a `cast`, `control` or `status` command talks to, and the sender that talks to it.
@@ -178,5 +179,27 @@ enum SenderErrorReport {
         // The findings are printed by the printer, not a second time inside the description.
         io.writeErrorLine("Error: " + error.summary)
         printer.print(error.diagnostics)
+    }
+}
+
+extension SenderErrorReport {
+    /// The findings `print(_:io:printer:)` shows, for a `--json` document: the error itself, then its details.
+    static func diagnostics(for error: any Error) -> [Diagnostic] {
+        guard let error = error as? CastSenderError else {
+            return [Diagnostic(.error, "cast.failed", "\(error)")]
+        }
+        return [Diagnostic(.error, error.code, error.message, fix: error.fix)] + error.diagnostics
+    }
+}
+
+/// The `--json` document of `cast` and `control`: the playback summary at the end (null when
+/// nothing could be played or controlled) and every finding.
+enum PlaybackDocument {
+    static func json(kind: String, device: String, summary: PlaybackSummary?, diagnostics: [Diagnostic]) -> JSONValue {
+        JSONEnvelope.document(kind: kind, body: [
+            "device": .string(device),
+            "playback": summary?.jsonValue ?? .null,
+            "diagnostics": .array(diagnostics.map(DiagnosticJSON.encode)),
+        ])
     }
 }

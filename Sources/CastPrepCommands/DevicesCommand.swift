@@ -247,12 +247,11 @@ enum DevicesCommand {
     static func document(listings: [CastDeviceListing], method: String, details: [String: JSONValue], diagnostics: [Diagnostic]) -> JSONValue {
         var discovery = details
         discovery["method"] = .string(method)
-        return [
-            "castprep": ["version": .string(CastPrepCLI.version), "format": JSONValue(CastPrepCLI.jsonFormatVersion)],
+        return JSONEnvelope.document(kind: "castprep.devices", body: [
             "devices": .array(listings.map(\.jsonValue)),
             "discovery": .object(discovery),
             "diagnostics": .array(diagnostics.map(DiagnosticJSON.encode)),
-        ]
+        ])
     }
 
     static func seconds(_ duration: Duration) -> Double {

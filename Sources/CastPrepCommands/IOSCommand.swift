@@ -91,7 +91,6 @@ enum IOSCommand {
 
     static func json(_ report: IOSCheckReport, fixes: [InfoPlistFixResult], findings: [Diagnostic]) -> JSONValue {
         var document: [String: JSONValue] = [
-            "castprep": ["version": .string(CastPrepCLI.version), "format": JSONValue(CastPrepCLI.jsonFormatVersion)],
             "path": .string(report.path),
             "kind": .string(report.kind.rawValue),
             "infoPlists": .array(report.infoPlists.map { plist in
@@ -100,7 +99,7 @@ enum IOSCommand {
                     "fixableKeys": .array(plist.changes.map { .string($0.key) }),
                 ]
             }),
-            "appIDs": .array(report.appIDs.map { reference in
+            "appIds": .array(report.appIDs.map { reference in
                 var members: [String: JSONValue] = ["id": .string(reference.id), "origin": .string(reference.origin.rawValue)]
                 if let location = reference.location { members["location"] = .string(location.description) }
                 return .object(members)
@@ -132,6 +131,6 @@ enum IOSCommand {
         } else {
             document["sdk"] = .null
         }
-        return .object(document)
+        return JSONEnvelope.document(kind: "castprep.ios-check", body: document)
     }
 }

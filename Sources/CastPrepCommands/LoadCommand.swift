@@ -132,12 +132,11 @@ enum LoadCommand {
 
         // Output.
         if values.flag("json") {
-            let document: JSONValue = [
-                "castprep": ["version": .string(CastPrepCLI.version), "format": JSONValue(CastPrepCLI.jsonFormatVersion)],
+            let document = JSONEnvelope.document(kind: "castprep.load", body: [
                 "catalog": ["path": .string(path), "format": .string(result.format.rawValue), "items": JSONValue(result.items.count)],
                 "requests": .array(requests),
                 "diagnostics": .array(diagnostics.sortedForDisplay().map(DiagnosticJSON.encode)),
-            ]
+            ])
             io.writeLine(JSONWriter.pretty.string(from: document))
         } else {
             let writer = values.flag("ndjson") ? JSONWriter.compact : JSONWriter.pretty

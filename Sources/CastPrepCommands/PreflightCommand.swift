@@ -138,13 +138,15 @@ enum PreflightCommand {
             let path = output + "/report.json"
             _ = try? await BlockingWork.run { copyText(atPath: path, to: io) }
         } else {
+            // The table is the result (stdout); the totals and where the files went are a summary (stderr).
             io.write(SummaryTable.render(outcome, colored: io.colorEnabled(for: .standardOutput, mode: CommonOptions.colorMode(values))))
-            var written = ["Report: \(output)/report.html", "requests: \(output)/load-requests.ndjson"]
-            // Without an item that can be queued there is no queue.json.
-            if outcome.files.contains("queue.json") { written.append("queue: \(output)/queue.json") }
-            io.writeLine(written.joined(separator: " · "))
-            if let app { io.writeLine("iOS app \(app): \(DiagnosticPrinter.tally(configuration.additionalFindings)) (castprep ios check \(app))") }
         }
+        io.writeError((values.flag("json") ? "" : "\n") + SummaryTable.totals(outcome))
+        var written = ["Report: \(output)/report.html", "requests: \(output)/load-requests.ndjson"]
+        // Without an item that can be queued there is no queue.json.
+        if outcome.files.contains("queue.json") { written.append("queue: \(output)/queue.json") }
+        io.writeErrorLine(written.joined(separator: " · "))
+        if let app { io.writeErrorLine("iOS app \(app): \(DiagnosticPrinter.tally(configuration.additionalFindings)) (castprep ios check \(app))") }
         let failed = outcome.worstSeverity.map { $0 >= failOn } ?? false
         return failed || outcome.summary.items == 0 ? 1 : 0
     }
@@ -209,7 +211,8 @@ final class ProgressLine: Sendable {
     }
 }
 
-/// The table printed at the end: one row per item, then the totals.
+/// What is printed at the end: the table, one row per item (the result, on standard output),
+/// and the totals (a summary, on standard error).
 enum SummaryTable {
     /// Rows beyond this are summarised; the full list is in report.json.
     static let maximumRows = 200
@@ -237,8 +240,13 @@ enum SummaryTable {
         }
         // The outcome keeps only the first rows; the summary counts every item.
         if outcome.summary.items > rows.count { text += "… and \(outcome.summary.items - rows.count) more items (see report.json)\n" }
+        return text
+    }
+
+    /// The totals printed after the table (on standard error, with the other summaries).
+    static func totals(_ outcome: PreflightOutcome) -> String {
         let summary = outcome.summary
-        text += "\n\(summary.items) item\(summary.items == 1 ? "" : "s"): \(summary.ready) ready, \(summary.readyWithWarnings) ready with warnings, "
+        var text = "\(summary.items) item\(summary.items == 1 ? "" : "s"): \(summary.ready) ready, \(summary.readyWithWarnings) ready with warnings, "
         text += "\(summary.blocked) blocked"
         if summary.cached > 0 { text += " (\(summary.cached) from cache)" }
         text += "\n"

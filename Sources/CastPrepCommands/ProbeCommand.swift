@@ -82,15 +82,14 @@ enum ProbeCommand {
             }
         }
         if values.flag("json") {
-            let document: JSONValue = [
-                "castprep": ["version": .string(CastPrepCLI.version), "format": JSONValue(CastPrepCLI.jsonFormatVersion)],
+            let document = JSONEnvelope.document(kind: "castprep.probe", body: [
                 "results": .array(zip(paths, results).map { path, result in
                     switch result {
                     case .success(let probe): json(probe, verdicts: judge.verdicts(for: probe, devices: devices))
                     case .failure(let error): ["source": .string(path), "error": DiagnosticJSON.encode(error.diagnostic)]
                     }
                 }),
-            ]
+            ])
             io.writeLine(JSONWriter.pretty.string(from: document))
         } else {
             for result in results {

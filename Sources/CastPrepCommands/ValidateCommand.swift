@@ -55,8 +55,7 @@ enum ValidateCommand {
         }
         let all = reports.flatMap(\.diagnostics)
         if values.flag("json") {
-            let document: JSONValue = [
-                "castprep": ["version": .string(CastPrepCLI.version), "format": JSONValue(CastPrepCLI.jsonFormatVersion)],
+            let document = JSONEnvelope.document(kind: "castprep.validate", body: [
                 "files": .array(reports.map { report in
                     [
                         "file": .string(report.file),
@@ -66,7 +65,7 @@ enum ValidateCommand {
                     ]
                 }),
                 "valid": .bool(!all.containsErrors),
-            ]
+            ])
             io.writeLine(JSONWriter.pretty.string(from: document))
         }
         return all.containsErrors ? 1 : 0

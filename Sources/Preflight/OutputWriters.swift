@@ -21,8 +21,8 @@ import Synchronization
 /// copying bytes into buffers); the file writes run through ``BlockingWork`` in ``flush()``
 /// and ``finish()``, never on the cooperative pool.
 final class OutputWriters {
-    /// The format version of `report.json`; bumped on incompatible changes.
-    static let reportFormatVersion = 1
+    /// The kind named in `report.json`'s envelope (``JSONEnvelope``).
+    static let reportKind = "castprep.preflight-report"
     /// The files written, in ``Slot`` order, relative to the output folder.
     static let fileNames = ["load-requests.ndjson", "report.json", "catalog.json", "report.html", "queue.json"]
     /// Buffered bytes per file that make ``wantsFlush`` true.
@@ -116,10 +116,11 @@ final class OutputWriters {
 
         // report.json's keys are in sorted order and "summary" comes after "items", so all of
         // the head is known now and the items can follow it straight into the file.
-        var head = "{\n\"catalog\": \(JSONWriter(indentWidth: nil).string(from: .string(catalog))),\n"
+        var head = "{\n\"castprep\": \(JSONWriter(indentWidth: nil).string(from: JSONEnvelope.header(kind: Self.reportKind))),\n"
+        head += "\"catalog\": \(JSONWriter(indentWidth: nil).string(from: .string(catalog))),\n"
         head += "\"catalogFindings\": \(Self.encode(catalogFindings)),\n"
         head += "\"devices\": \(JSONWriter(indentWidth: nil).string(from: .array(devices.map { .string($0.id) }))),\n"
-        head += "\"format\": \(Self.reportFormatVersion),\n\"generator\": \"castprep\",\n\"items\": ["
+        head += "\"items\": ["
         buffers[Slot.reportItems.rawValue].bytes.append(contentsOf: head.utf8)
         var catalogHead = "{\n\"castprep\": 1,\n"
         if let title { catalogHead += "\"title\": \(JSONWriter(indentWidth: nil).string(from: .string(title))),\n" }

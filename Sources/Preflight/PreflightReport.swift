@@ -78,6 +78,13 @@ public struct TrackReport: Sendable, Hashable, Codable {
     /// Cues written.
     public var cues: Int?
 
+    /// Keys in lowerCamelCase with Cast's spelling (`trackId`), like every castprep document.
+    enum CodingKeys: String, CodingKey {
+        case trackID = "trackId"
+        case webVTT = "webVtt"
+        case language, name, kind, source, format, url, cues
+    }
+
     public init(trackID: Int, language: String? = nil, name: String? = nil, kind: String, source: String, format: String? = nil,
                 webVTT: String? = nil, url: String? = nil, cues: Int? = nil) {
         self.trackID = trackID
@@ -123,6 +130,13 @@ public struct ItemReport: Sendable, Hashable, Codable {
     public var fixes: [String]
     /// Whether the result came from the cache rather than fresh probing and checking.
     public var fromCache: Bool
+
+    /// report.json spells the URL as Cast does (`contentId`), like every castprep document.
+    enum CodingKeys: String, CodingKey {
+        case id, index, title, subtitle
+        case contentID = "contentId"
+        case contentType, streamType, duration, mediaSummary, poster, tracks, diagnostics, devices, readiness, fixes, fromCache
+    }
 
     public init(id: String, index: Int, title: String? = nil, subtitle: String? = nil, contentID: String? = nil,
                 contentType: String? = nil, streamType: String? = nil, duration: Double? = nil, mediaSummary: String? = nil,

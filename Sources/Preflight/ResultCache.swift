@@ -23,7 +23,7 @@ import Foundation
 /// once, so a run over thousands of cached items spends microseconds per item here.
 public final class ResultCache: Sendable {
     /// Bumped whenever the stored value's layout changes; an older file is emptied, not read.
-    public static let schemaVersion: Int32 = 7
+    public static let schemaVersion: Int32 = 8
 
     /// One entry to store.
     public struct Entry: Sendable, Hashable {

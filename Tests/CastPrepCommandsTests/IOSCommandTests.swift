@@ -86,7 +86,7 @@ struct IOSCommandTests {
         let result = try runBinary(["preflight", catalog, "--bind", "127.0.0.1", "-o", output, "--no-posters", "--ios", "Samples/ios/no-bonjour"])
         #expect(result.status == 1, "the app's errors fail the run")
         #expect(result.error.contains("Samples/ios/no-bonjour/MyCastApp/Info.plist: error: [ios.bonjour-services-missing]"))
-        #expect(result.output.contains("iOS app Samples/ios/no-bonjour: 2 errors, 0 warnings (castprep ios check Samples/ios/no-bonjour)"))
+        #expect(result.error.contains("iOS app Samples/ios/no-bonjour: 2 errors, 0 warnings (castprep ios check Samples/ios/no-bonjour)"))
         let report = try JSONParser().parse(try Data(contentsOf: URL(fileURLWithPath: output + "/report.json")).map { $0 }).value
         let codes = report["catalogFindings"]?.arrayValue?.compactMap { $0["code"]?.stringValue } ?? []
         #expect(codes.contains("ios.bonjour-services-missing"))
