@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Catalog", targets: ["Catalog"]),
         .library(name: "CommandParsing", targets: ["CommandParsing"]),
         .library(name: "Captions", targets: ["Captions"]),
+        .library(name: "StreamingFormats", targets: ["StreamingFormats"]),
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
         .library(name: "Preflight", targets: ["Preflight"]),
         .library(name: "HTTPCheck", targets: ["HTTPCheck"]),
@@ -62,8 +63,9 @@ let package = Package(
         .target(name: "Catalog", dependencies: ["CastModel", "JSONSupport"]),
         .target(name: "CommandParsing"),
         .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
-        .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "CLibXML2"]),
-        .target(name: "HTTPCheck", dependencies: ["CastModel", "CCurl", "CLibXML2"]),
+        .target(name: "StreamingFormats", dependencies: ["CLibXML2"]),
+        .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "StreamingFormats"]),
+        .target(name: "HTTPCheck", dependencies: ["CastModel", "CCurl", "StreamingFormats"]),
         .target(
             name: "Preflight",
             dependencies: ["CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "CSQLite"]),
@@ -79,7 +81,8 @@ let package = Package(
         .target(
             name: "CastPrepCommands",
             dependencies: [
-                "CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "Preflight",
+                "CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe", "StreamingFormats", "HTTPCheck",
+                "MediaServer", "Preflight",
                 "CastReceiver", "CastReceiverRuntime", "CastDiscovery",
                 "CastSender", "Casting",
                 "CastDevices", "IOSAppCheck",
@@ -88,7 +91,10 @@ let package = Package(
         .target(name: "CastReceiver", dependencies: ["CastModel", "JSONSupport"]),
         .target(
             name: "CastReceiverRuntime",
-            dependencies: ["CastReceiver", "CastChannel", "CastDiscovery", "HTTPCheck", "MediaServer", "MediaProbe", "CastModel", "JSONSupport"]),
+            dependencies: [
+                "CastReceiver", "CastChannel", "CastDiscovery", "HTTPCheck", "MediaServer", "MediaProbe", "StreamingFormats", "CastModel",
+                "JSONSupport",
+            ]),
 
         // MARK: - Tests
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport", "TestSupport"]),
@@ -99,7 +105,7 @@ let package = Package(
             name: "CatalogTests", dependencies: ["Catalog", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "CommandParsingTests", dependencies: ["CommandParsing"]),
         .testTarget(
-            name: "MediaProbeTests", dependencies: ["MediaProbe", "CastModel", "JSONSupport", "TestSupport"],
+            name: "MediaProbeTests", dependencies: ["MediaProbe", "StreamingFormats", "CastModel", "JSONSupport", "TestSupport"],
             exclude: ["Snapshots", "Support"]),
         .testTarget(
             name: "CaptionsTests", dependencies: ["Captions", "CastModel", "TestSupport"],
@@ -118,8 +124,9 @@ let package = Package(
         .testTarget(
             name: "PreflightTests", dependencies: ["Preflight", "CastModel", "JSONSupport", "TestSupport", "Catalog", "MediaProbe", "MediaServer"]),
         .testTarget(name: "MediaServerTests", dependencies: ["MediaServer", "CastModel", "TestSupport"]),
+        .testTarget(name: "StreamingFormatsTests", dependencies: ["StreamingFormats", "TestSupport"]),
         .testTarget(
-            name: "HTTPCheckTests", dependencies: ["HTTPCheck", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
+            name: "HTTPCheckTests", dependencies: ["HTTPCheck", "StreamingFormats", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(
             name: "CastSenderTests", dependencies: ["CastSender", "CastModel", "JSONSupport", "TestSupport"],
             exclude: ["Snapshots"]),

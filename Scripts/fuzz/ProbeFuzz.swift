@@ -1,8 +1,10 @@
 // libFuzzer entry point for the media probe: each input is written to a file and probed, then
-// judged against every device profile, read as an HLS playlist (its duration and packaging too)
-// and as a DASH manifest. Built by Scripts/fuzz/probe.
+// judged against every device profile, read as an HLS playlist (its duration and packaging too),
+// as a DASH manifest and as the first bytes of an MP4 (its movie duration). Built by
+// Scripts/fuzz/probe.
 import Foundation
 import MediaProbe
+import StreamingFormats
 
 let fuzzDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-probe-fuzz-\(getpid())")
 let fuzzPrepared: Void = { try? FileManager.default.createDirectory(at: fuzzDirectory, withIntermediateDirectories: true) }()
@@ -26,5 +28,6 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     // DASH manifests through CLibXML2's hardened reader (entities declared empty, then refused).
     _ = try? DASHManifest.parse(Array(bytes))
+    if let seconds = MP4Boxes.movieDuration(Array(bytes)), !(seconds.isFinite && seconds > 0) { fatalError("movie duration \(seconds)") }
     return 0
 }

@@ -4,6 +4,7 @@ import Foundation
 import JSONSupport
 import MediaProbe
 import Preflight
+import StreamingFormats
 
 /// `castprep probe PATH…`: what FFmpeg finds in each file, with the Cast content type.
 enum ProbeCommand {

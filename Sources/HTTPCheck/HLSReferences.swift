@@ -1,12 +1,14 @@
 public import CastModel
+internal import StreamingFormats
 
 /// The URLs an HLS playlist makes a player fetch, read line by line (RFC 8216 §4).
 ///
 /// This is a reference walker, not a full playlist model: it keeps what the receiver will
 /// request — variant and rendition playlists from a master playlist; segments with their byte
 /// ranges, `EXT-X-MAP` initialisation sections and `EXT-X-KEY` keys from a media playlist —
-/// with the line each came from, so findings can point into the playlist. (MediaProbe has a
-/// fuller parser, but it links FFmpeg, which this module must not.)
+/// with the line each came from, so findings can point into the playlist. Lines, tags,
+/// attribute lists, durations and byte ranges are read by StreamingFormats' `HLSLines`, which
+/// MediaProbe's playlist model and the receiver's duration reader share.
 ///
 /// Bounded for hostile input: at most ``maximumLines`` lines and ``maximumReferences``
 /// references are read; the rest is counted as cut off. Lines longer than
@@ -61,15 +63,11 @@ public struct HLSReferences: Sendable, Hashable {
     }
 
     /// Lines beyond this are not read.
-    public static let maximumLines = 500_000
-    /// The longest line read, in UTF-8 bytes. Signed segment URLs run to a few KiB; a line
-    /// of megabytes is an attack or a broken packager, and reading it costs time and memory.
-    public static let maximumLineBytes = 64 << 10
-    /// The longest `#EXTINF` accepted, in seconds (a day). RFC 8216 §4.3.3.1 caps each
-    /// segment at the target duration, which packagers set to seconds; a day leaves room for
-    /// single-segment audio playlists while keeping every sum of durations exact in a player's
-    /// microsecond clock.
-    public static let maximumSegmentSeconds = 86_400.0
+    public static let maximumLines = HLSLines.maximumLines
+    /// The longest line read, in UTF-8 bytes (a signed segment URL runs to a few KiB).
+    public static let maximumLineBytes = HLSLines.maximumLineBytes
+    /// The longest `#EXTINF` accepted, in seconds (a day).
+    public static let maximumSegmentSeconds = HLSLines.maximumSegmentSeconds
     /// Problems beyond this are counted in ``cutOff`` but not kept.
     public static let maximumProblems = 32
     /// References beyond this are not kept.
@@ -106,11 +104,11 @@ public struct HLSReferences: Sendable, Hashable {
     /// Reads playlist text; nil when it does not start with `#EXTM3U` (an HTML error page, a
     /// DASH manifest, or garbage).
     public static func parse(_ text: String) -> HLSReferences? {
+        guard let lines = HLSLines(text) else { return nil }
         var result = HLSReferences(isMaster: false, hasEndList: false, references: [], cutOff: 0, skippedKeyURIs: [])
-        var lineNumber = 0
-        var sawHeader = false
+        var lineNumber = 1
         var pendingVariant = false
-        var pendingRange: (length: Int, offset: Int?)?
+        var pendingRange: HLSByteRange?
         /// Set when the segment's own tags were refused, so its URI line is skipped too.
         var pendingRefused = false
         var nextOffset: [String: Int] = [:]
@@ -128,44 +126,33 @@ public struct HLSReferences: Sendable, Hashable {
                 result.cutOff += 1
             }
         }
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            lineNumber += 1
-            if lineNumber > maximumLines {
+        for line in lines {
+            lineNumber = line.number
+            switch line.content {
+            case .cutOff:
                 result.cutOff += 1
-                break
-            }
-            let size = rawLine.utf8.count
-            guard size <= maximumLineBytes else {
-                guard sawHeader else { return nil }
+            case .comment:
+                continue
+            case .tooLong(let size, let kind):
                 refuse(HTTPCheckCode.manifestLineTooLong, "line \(lineNumber) is \(size) bytes; the limit is \(maximumLineBytes)")
-                if rawLine.hasPrefix("#EXT") {
+                switch kind {
+                case .tag:
                     // A refused tag takes its segment with it.
                     pendingRefused = true
-                } else if !rawLine.hasPrefix("#") {
+                case .uri:
                     // A refused URI line takes its segment's tags with it.
                     (pendingRange, pendingVariant, pendingRefused) = (nil, false, false)
+                case .comment:
+                    break
                 }
-                continue
-            }
-            var line = Substring(rawLine.trimmingHTTPSpaces())
-            if line.hasSuffix("\r") { line = line.dropLast() }
-            if !sawHeader {
-                if line.hasPrefix("\u{FEFF}") { line = line.dropFirst() }
-                guard line.hasPrefix("#EXTM3U") else { return nil }
-                sawHeader = true
-                continue
-            }
-            guard !line.isEmpty else { continue }
-            if line.hasPrefix("#") {
-                guard line.hasPrefix("#EXT") else { continue }  // a comment
-                let (tag, value) = split(tag: line)
+            case .tag(let tag, let value):
                 switch tag {
                 case "#EXT-X-STREAM-INF":
                     result.isMaster = true
                     pendingVariant = true
                 case "#EXT-X-MEDIA":
                     result.isMaster = true
-                    let attributes = attributeList(value)
+                    let attributes = HLSLines.attributes(value)
                     if let uri = attributes["URI"], !uri.isEmpty {
                         let type = attributes["TYPE"]?.uppercased() ?? ""
                         add(Reference(uri: uri, role: type == "SUBTITLES" ? .subtitles : .rendition, line: lineNumber))
@@ -174,30 +161,30 @@ public struct HLSReferences: Sendable, Hashable {
                     // Trick-play playlists and session data are not fetched for playback.
                     result.isMaster = true
                 case "#EXTINF":
-                    let number = value.prefix { $0 != "," }.trimmingHTTPSpaces()
-                    if let seconds = Double(number), !(0...maximumSegmentSeconds).contains(seconds) {
+                    if case .outOfRange(let number) = HLSLines.segmentDuration(value) {
                         refuse(HTTPCheckCode.manifestValueOutOfRange,
-                               "line \(lineNumber): #EXTINF:\(number.prefix(40)) is not a segment duration between 0 and \(Int(maximumSegmentSeconds)) s")
+                               "line \(lineNumber): #EXTINF:\(number) is not a segment duration between 0 and \(Int(maximumSegmentSeconds)) s")
                         pendingRefused = true
                     }
                 case "#EXT-X-BYTERANGE":
-                    pendingRange = byteRange(value)
+                    pendingRange = HLSLines.byteRange(value)
                 case "#EXT-X-MAP":
-                    let attributes = attributeList(value)
+                    let attributes = HLSLines.attributes(value)
                     if let uri = attributes["URI"], !uri.isEmpty {
                         var range: ByteRangeRequest?
-                        if let (length, offset) = attributes["BYTERANGE"].flatMap(byteRange), length > 0 {
-                            guard let last = lastByte(from: offset ?? 0, length: length) else {
+                        if let map = attributes["BYTERANGE"].flatMap(HLSLines.byteRange), map.length > 0 {
+                            let first = map.offset ?? 0
+                            guard let last = HLSByteRange.lastByte(from: first, length: map.length) else {
                                 refuse(HTTPCheckCode.manifestValueOutOfRange,
-                                       "line \(lineNumber): the EXT-X-MAP BYTERANGE \(length)@\(offset ?? 0) ends past the largest file offset")
+                                       "line \(lineNumber): the EXT-X-MAP BYTERANGE \(map.length)@\(first) ends past the largest file offset")
                                 continue
                             }
-                            range = .closed(offset ?? 0, last)
+                            range = .closed(first, last)
                         }
                         add(Reference(uri: uri, role: .initSegment, byteRange: range, line: lineNumber))
                     }
                 case "#EXT-X-KEY":
-                    let attributes = attributeList(value)
+                    let attributes = HLSLines.attributes(value)
                     let method = attributes["METHOD"]?.uppercased() ?? "NONE"
                     if method != "NONE", let uri = attributes["URI"], !uri.isEmpty {
                         let format = attributes["KEYFORMAT"] ?? "identity"
@@ -213,89 +200,35 @@ public struct HLSReferences: Sendable, Hashable {
                 default:
                     break
                 }
-                continue
-            }
-            let uri = String(line)
-            if pendingVariant {
-                add(Reference(uri: uri, role: .variant, line: lineNumber))
-                pendingVariant = false
-                continue
-            }
-            var range: ByteRangeRequest?
-            if let (length, offset) = pendingRange, length > 0 {
-                // Without an offset the sub-range starts where the previous one of the same
-                // resource ended (RFC 8216 §4.3.2.2).
-                let first = offset ?? nextOffset[uri] ?? 0
-                if let last = lastByte(from: first, length: length) {
-                    range = .closed(first, last)
-                    nextOffset[uri] = last + 1
-                } else {
-                    refuse(HTTPCheckCode.manifestValueOutOfRange,
-                           "line \(lineNumber): the #EXT-X-BYTERANGE of \(length) bytes from offset \(first) ends past the largest file offset")
-                    pendingRefused = true
+            case .uri(let text):
+                let uri = String(text)
+                if pendingVariant {
+                    add(Reference(uri: uri, role: .variant, line: lineNumber))
+                    pendingVariant = false
+                    continue
                 }
-            }
-            pendingRange = nil
-            if pendingRefused {
-                pendingRefused = false
-                continue
-            }
-            add(Reference(uri: uri, role: .segment, byteRange: range, line: lineNumber))
-        }
-        return sawHeader ? result : nil
-    }
-
-    /// The offset of the last byte of `length` bytes from `first`, or nil when it is past
-    /// `Int.max` (lengths and offsets come from the server; their sum must not trap).
-    static func lastByte(from first: Int, length: Int) -> Int? {
-        let (end, overflow) = first.addingReportingOverflow(length)
-        return overflow ? nil : end - 1
-    }
-
-    /// `#EXT-X-TAG:value` → (`#EXT-X-TAG`, `value`).
-    static func split(tag line: Substring) -> (Substring, Substring) {
-        guard let colon = line.firstIndex(of: ":") else { return (line, "") }
-        return (line[..<colon], line[line.index(after: colon)...])
-    }
-
-    /// `<length>[@<offset>]`, both decimal; nil when malformed.
-    static func byteRange<S: StringProtocol>(_ text: S) -> (length: Int, offset: Int?)? {
-        let parts = text.trimmingHTTPSpaces().split(separator: "@", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), let length = ContentRange.decimal(parts[0]) else { return nil }
-        if parts.count == 2 {
-            guard let offset = ContentRange.decimal(parts[1]) else { return nil }
-            return (length, offset)
-        }
-        return (length, nil)
-    }
-
-    /// An attribute list, `KEY=value,KEY="quoted, value"` (RFC 8216 §4.2). Keys are upper-cased;
-    /// quotes are removed.
-    static func attributeList<S: StringProtocol>(_ text: S) -> [String: String] {
-        var result: [String: String] = [:]
-        var key = ""
-        var value = ""
-        var readingKey = true
-        var inQuotes = false
-        func flush() {
-            let name = key.trimmingHTTPSpaces().uppercased()
-            if !name.isEmpty, result.count < 64 { result[name] = value.trimmingHTTPSpaces() }
-            key = ""
-            value = ""
-            readingKey = true
-        }
-        for character in text.prefix(16_384) {
-            if readingKey {
-                if character == "=" { readingKey = false } else if character == "," { flush() } else { key.append(character) }
-            } else if character == "\"" {
-                inQuotes.toggle()
-            } else if character == ",", !inQuotes {
-                flush()
-            } else {
-                value.append(character)
+                var range: ByteRangeRequest?
+                if let pending = pendingRange, pending.length > 0 {
+                    // Without an offset the sub-range starts where the previous one of the same
+                    // resource ended (RFC 8216 §4.3.2.2).
+                    let first = pending.offset ?? nextOffset[uri] ?? 0
+                    if let last = HLSByteRange.lastByte(from: first, length: pending.length) {
+                        range = .closed(first, last)
+                        nextOffset[uri] = last + 1
+                    } else {
+                        refuse(HTTPCheckCode.manifestValueOutOfRange,
+                               "line \(lineNumber): the #EXT-X-BYTERANGE of \(pending.length) bytes from offset \(first) ends past the largest file offset")
+                        pendingRefused = true
+                    }
+                }
+                pendingRange = nil
+                if pendingRefused {
+                    pendingRefused = false
+                    continue
+                }
+                add(Reference(uri: uri, role: .segment, byteRange: range, line: lineNumber))
             }
         }
-        flush()
         return result
     }
 }

@@ -1,4 +1,5 @@
 public import CastModel
+import StreamingFormats
 
 /// Whether one device can play one probed file, and why not.
 public struct DeviceVerdict: Sendable, Hashable {

@@ -2,6 +2,7 @@ internal import CFFmpeg
 import CastModel
 import Dispatch
 import Glibc
+import StreamingFormats
 
 /// Probes media files with libavformat: container, Cast content type with codecs, duration,
 /// fast start, and every stream.

@@ -1,3 +1,5 @@
+public import StreamingFormats
+
 /// What probing one media file found: the facts a Cast LOAD and a device verdict need.
 public struct ProbeResult: Sendable, Hashable {
     /// The path or URL probed.

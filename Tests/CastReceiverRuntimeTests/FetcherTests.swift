@@ -314,18 +314,14 @@ struct VerdictTests {
 
 @Suite("Durations from the first bytes a player reads")
 struct DurationTests {
-    @Test("ISO 8601 durations", arguments: [("PT1M2.5S", 62.5), ("PT2H", 7200.0), ("P1DT1S", 86401.0), ("PT0.25S", 0.25)])
-    func isoDurations(text: String, seconds: Double) {
-        #expect(MediaDuration.seconds(iso8601: text) == seconds)
-    }
-
-    @Test("malformed ISO 8601 durations give nothing", arguments: [
-        "1M", "PTXS", "PT", "P1X",
-        "PT" + String(repeating: "1", count: 60) + "S",  // 60 digits: 1e59 s, past the longest presentation
-        "P99999999999Y",  // past the longest presentation
+    // ISO 8601 durations themselves are tested with StreamingFormats (ISO8601DurationTests).
+    @Test("a DASH duration past the longest presentation is no duration", arguments: [
+        "PT" + String(repeating: "1", count: 60) + "S",  // 60 digits: 1e59 s
+        "P99999999999Y",  // calendar units are refused
+        "P99999999999D",  // past the longest presentation
     ])
-    func badDurations(text: String) {
-        #expect(MediaDuration.seconds(iso8601: text) == nil)
+    func absurdDASHDurations(text: String) {
+        #expect(MediaDuration.dash(#"<MPD type="static" mediaPresentationDuration="\#(text)"/>"#) == nil)
     }
 
     @Test("an MP4 whose moov is not in the bytes read has no duration")
@@ -346,8 +342,11 @@ struct DurationTests {
 
     @Test("DASH: mediaPresentationDuration of a static MPD; a dynamic one has none")
     func dash() {
-        #expect(MediaDuration.dash(#"<MPD type="static" mediaPresentationDuration='PT10S'>"#) == 10)
-        #expect(MediaDuration.dash(#"<MPD type="dynamic" mediaPresentationDuration="PT10S">"#) == nil)
+        #expect(MediaDuration.dash(#"<MPD type="static" mediaPresentationDuration='PT10S'/>"#) == 10)
+        #expect(MediaDuration.dash(#"<MPD type="dynamic" mediaPresentationDuration="PT10S"/>"#) == nil)
         #expect(MediaDuration.dash("<html>") == nil)
+        // Read as XML, not searched as text: a duration in a comment or another element is not the MPD's.
+        #expect(MediaDuration.dash(#"<!-- <MPD mediaPresentationDuration="PT10S"> --><MPD type="static"/>"#) == nil)
+        #expect(MediaDuration.dash(#"<MPD type="static" mediaPresentationDuration="PT10S""#) == nil, "not well-formed")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCheck
+import StreamingFormats
 import Testing
 import TestSupport
 

@@ -1,5 +1,6 @@
 import CastModel
 import MediaProbe
+import StreamingFormats
 import Testing
 
 @Suite("DASH manifests")

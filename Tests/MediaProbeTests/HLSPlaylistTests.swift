@@ -1,5 +1,6 @@
 import CastModel
 @testable import MediaProbe
+import StreamingFormats
 import Testing
 
 @Suite("HLS playlists")

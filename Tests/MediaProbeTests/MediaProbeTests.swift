@@ -2,6 +2,7 @@ import CastModel
 import Foundation
 import JSONSupport
 import MediaProbe
+import StreamingFormats
 import Testing
 import TestSupport
 

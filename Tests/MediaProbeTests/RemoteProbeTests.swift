@@ -2,6 +2,7 @@ import CastModel
 import Foundation
 import Glibc
 import MediaProbe
+import StreamingFormats
 import Testing
 import TestSupport
 

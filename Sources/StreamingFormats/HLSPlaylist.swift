@@ -1,56 +1,44 @@
 /// An HLS playlist (RFC 8216): a master playlist with variants and renditions, or a media
 /// playlist with segments.
 ///
-/// Parsing is line-based and bounded: unknown tags are ignored as the RFC requires, attribute
-/// lists are read with quoted strings honoured, at most ``maximumLines`` lines are read, and
-/// lines longer than ``maximumLineBytes`` are skipped (the HTTP check reports them as
-/// `http.manifest-line-too-long`). `#EXTINF` values outside `0...`\(``maximumSegmentSeconds``)
-/// count as unknown (0), so ``HLSMediaPlaylist/duration`` stays finite.
+/// Read through ``HLSLines``, with its bounds: unknown tags are ignored as the RFC requires,
+/// at most ``HLSLines/maximumLines`` lines are read, and lines longer than
+/// ``HLSLines/maximumLineBytes`` are skipped. `#EXTINF` values outside
+/// `0...`\(``HLSLines/maximumSegmentSeconds``) count as unknown (0) and are counted in
+/// ``HLSMediaPlaylist/outOfRangeDurations``, so ``HLSMediaPlaylist/duration`` stays finite.
 public enum HLSPlaylist: Sendable, Hashable {
     case master(HLSMasterPlaylist)
     case media(HLSMediaPlaylist)
 
-    /// Lines beyond this are not read: no real playlist comes close, and a hostile one must not
-    /// cost unbounded time.
-    public static let maximumLines = 1_000_000
-    /// Lines longer than this (in UTF-8 bytes) are skipped, as ``HLSReferences`` does.
-    public static let maximumLineBytes = 64 << 10
-    /// The longest `#EXTINF` read as a duration, in seconds (a day, as ``HLSReferences``).
-    public static let maximumSegmentSeconds = 86_400.0
-    /// Attribute-list characters read per tag.
-    static let maximumAttributeCharacters = 16_384
-
     /// Parses playlist text. Returns nil when the text does not start with `#EXTM3U`.
     public static func parse(_ text: String) -> HLSPlaylist? {
-        var lines = text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" })
-            .prefix(maximumLines).filter { $0.utf8.count <= maximumLineBytes }.map { $0.trimmingBlanks() }
-        if let first = lines.first, first.hasPrefix("\u{FEFF}") { lines[0] = String(first.dropFirst()) }
-        guard lines.first?.hasPrefix("#EXTM3U") == true else { return nil }
-        if lines.contains(where: { $0.hasPrefix("#EXT-X-STREAM-INF") || $0.hasPrefix("#EXT-X-MEDIA:") }) {
-            return .master(parseMaster(lines))
+        guard let lines = HLSLines(text) else { return nil }
+        let isMaster = lines.contains { line in
+            guard case .tag(let name, _) = line.content else { return false }
+            return name == "#EXT-X-STREAM-INF" || name == "#EXT-X-MEDIA"
         }
-        return .media(parseMedia(lines))
+        return isMaster ? .master(parseMaster(lines)) : .media(parseMedia(lines))
     }
 
-    static func parseMaster(_ lines: [String]) -> HLSMasterPlaylist {
+    static func parseMaster(_ lines: HLSLines) -> HLSMasterPlaylist {
         var playlist = HLSMasterPlaylist()
         var pending: [String: String]?
         for line in lines {
-            if line.hasPrefix("#EXT-X-STREAM-INF:") {
-                pending = attributes(String(line.dropFirst("#EXT-X-STREAM-INF:".count)))
-            } else if line.hasPrefix("#EXT-X-MEDIA:") {
-                let values = attributes(String(line.dropFirst("#EXT-X-MEDIA:".count)))
+            switch line.content {
+            case .tag("#EXT-X-STREAM-INF", let value):
+                pending = HLSLines.attributes(value)
+            case .tag("#EXT-X-MEDIA", let value):
+                let values = HLSLines.attributes(value)
                 playlist.renditions.append(
                     HLSRendition(
                         type: values["TYPE"] ?? "", groupID: values["GROUP-ID"] ?? "", name: values["NAME"] ?? "",
                         language: values["LANGUAGE"], uri: values["URI"], isDefault: values["DEFAULT"] == "YES",
                         isAutoselect: values["AUTOSELECT"] == "YES", isForced: values["FORCED"] == "YES"))
-            } else if line.hasPrefix("#EXT-X-I-FRAME-STREAM-INF") {
-                continue
-            } else if !line.hasPrefix("#"), let values = pending {
-                var variant = HLSVariant(uri: line, bandwidth: values["BANDWIDTH"].flatMap { Int($0) } ?? 0)
+            case .uri(let uri):
+                guard let values = pending else { continue }
+                var variant = HLSVariant(uri: String(uri), bandwidth: values["BANDWIDTH"].flatMap { Int($0) } ?? 0)
                 variant.averageBandwidth = values["AVERAGE-BANDWIDTH"].flatMap { Int($0) }
-                variant.codecs = values["CODECS"].map { $0.split(separator: ",").map { $0.trimmingBlanks() } } ?? []
+                variant.codecs = values["CODECS"].map { $0.split(separator: ",").map { String(HLSLines.trimmingBlanks($0)) } } ?? []
                 if let resolution = values["RESOLUTION"] {
                     let parts = resolution.lowercased().split(separator: "x").compactMap { Int($0) }
                     if parts.count == 2 {
@@ -63,64 +51,45 @@ public enum HLSPlaylist: Sendable, Hashable {
                 variant.subtitlesGroup = values["SUBTITLES"]
                 playlist.variants.append(variant)
                 pending = nil
+            default:
+                continue
             }
         }
         return playlist
     }
 
-    static func parseMedia(_ lines: [String]) -> HLSMediaPlaylist {
+    static func parseMedia(_ lines: HLSLines) -> HLSMediaPlaylist {
         var playlist = HLSMediaPlaylist()
         var duration: Double?
         for line in lines {
-            if line.hasPrefix("#EXTINF:") {
-                duration = Double(line.dropFirst(8).prefix { $0 != "," }.trimmingBlanks()).flatMap {
-                    (0...maximumSegmentSeconds).contains($0) ? $0 : nil
+            switch line.content {
+            case .tag("#EXTINF", let value):
+                switch HLSLines.segmentDuration(value) {
+                case .seconds(let seconds): duration = seconds
+                case .outOfRange:
+                    duration = nil
+                    playlist.outOfRangeDurations += 1
+                case .unreadable: duration = nil
                 }
-            } else if line.hasPrefix("#EXT-X-TARGETDURATION:") {
-                playlist.targetDuration = Double(line.dropFirst("#EXT-X-TARGETDURATION:".count).trimmingBlanks())
-            } else if line.hasPrefix("#EXT-X-MAP:") {
-                playlist.initializationSegment = attributes(String(line.dropFirst("#EXT-X-MAP:".count)))["URI"]
-            } else if line.hasPrefix("#EXT-X-KEY:") {
-                let values = attributes(String(line.dropFirst("#EXT-X-KEY:".count)))
+            case .tag("#EXT-X-TARGETDURATION", let value):
+                playlist.targetDuration = Double(HLSLines.trimmingBlanks(value))
+            case .tag("#EXT-X-MAP", let value):
+                playlist.initializationSegment = HLSLines.attributes(value)["URI"]
+            case .tag("#EXT-X-KEY", let value):
+                let values = HLSLines.attributes(value)
                 if let uri = values["URI"], values["METHOD"] != "NONE" { playlist.keys.append(uri) }
-            } else if line == "#EXT-X-ENDLIST" {
+            case .tag("#EXT-X-ENDLIST", _):
                 playlist.hasEndList = true
-            } else if line.hasPrefix("#EXT-X-PLAYLIST-TYPE:") {
-                playlist.playlistType = line.dropFirst("#EXT-X-PLAYLIST-TYPE:".count).trimmingBlanks()
-            } else if !line.hasPrefix("#") {
-                playlist.segments.append(HLSSegment(uri: line, duration: duration ?? 0))
+            case .tag("#EXT-X-PLAYLIST-TYPE", let value):
+                playlist.playlistType = String(HLSLines.trimmingBlanks(value))
+            case .uri(let uri):
+                playlist.segments.append(HLSSegment(uri: String(uri), duration: duration ?? 0))
                 duration = nil
+            default:
+                continue
             }
         }
         return playlist
-    }
-
-    /// Parses an attribute list: `KEY=value,KEY="quoted, value"`.
-    static func attributes(_ text: String) -> [String: String] {
-        var result: [String: String] = [:]
-        var key = ""
-        var value = ""
-        var readingKey = true
-        var inQuotes = false
-        func flush() {
-            if !key.isEmpty { result[key.trimmingBlanks().uppercased()] = value }
-            key = ""
-            value = ""
-            readingKey = true
-        }
-        for character in text.prefix(maximumAttributeCharacters) {
-            if readingKey {
-                if character == "=" { readingKey = false } else if character == "," { flush() } else { key.append(character) }
-            } else if character == "\"" {
-                inQuotes.toggle()
-            } else if character == ",", !inQuotes {
-                flush()
-            } else {
-                value.append(character)
-            }
-        }
-        flush()
-        return result
     }
 }
 
@@ -173,6 +142,9 @@ public struct HLSMediaPlaylist: Sendable, Hashable {
     public var keys: [String] = []
     public var hasEndList = false
     public var playlistType: String?
+    /// How many `#EXTINF` values were outside `0...`\(``HLSLines/maximumSegmentSeconds``) (their
+    /// segments count as 0 s).
+    public var outOfRangeDurations = 0
 
     /// VOD and EVENT playlists that have ended are BUFFERED; anything else is LIVE.
     public var isLive: Bool { !hasEndList && playlistType != "VOD" }
@@ -208,14 +180,4 @@ public struct HLSSegment: Sendable, Hashable {
 /// Segment packaging, which decides the LOAD's `hlsSegmentFormat` / `hlsVideoSegmentFormat`.
 public enum HLSPackaging: String, Sendable, Hashable, Codable {
     case ts, fmp4, aac, ac3, eac3, mp3, webvtt, unknown
-}
-
-extension StringProtocol {
-    /// Without leading and trailing spaces and tabs.
-    func trimmingBlanks() -> String {
-        var view = Substring(self)
-        while let first = view.first, first == " " || first == "\t" { view.removeFirst() }
-        while let last = view.last, last == " " || last == "\t" { view.removeLast() }
-        return String(view)
-    }
 }

@@ -1,0 +1,32 @@
+/// A segment number, time or offset from a manifest that does not fit in 64 bits, with the
+/// computation that overflowed. Manifest values are untrusted, so every sum and product of them
+/// goes through these functions instead of trapping.
+public struct ArithmeticOverflow: Error, Sendable, Hashable {
+    /// The computation, e.g. `segment number 9223372036854775807 + 1 is past 64 bits`.
+    public var message: String
+
+    public init(_ message: String) { self.message = message }
+
+    /// `a + b`.
+    public static func add(_ a: Int, _ b: Int, _ what: @autoclosure () -> String) throws(ArithmeticOverflow) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        if overflow { throw ArithmeticOverflow(what() + " is past 64 bits") }
+        return sum
+    }
+
+    /// `a - b`.
+    public static func subtract(_ a: Int, _ b: Int, _ what: @autoclosure () -> String) throws(ArithmeticOverflow) -> Int {
+        let (difference, overflow) = a.subtractingReportingOverflow(b)
+        if overflow { throw ArithmeticOverflow(what() + " is past 64 bits") }
+        return difference
+    }
+
+    /// `base + count × step`.
+    public static func multiplyAdd(
+        _ base: Int, _ count: Int, _ step: Int, _ what: @autoclosure () -> String
+    ) throws(ArithmeticOverflow) -> Int {
+        let (product, overflow) = count.multipliedReportingOverflow(by: step)
+        if overflow { throw ArithmeticOverflow(what() + " is past 64 bits") }
+        return try add(base, product, what())
+    }
+}
