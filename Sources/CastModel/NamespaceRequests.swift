@@ -28,16 +28,18 @@ public enum MediaRequest: Sendable, Hashable {
 
     /// Every media `type` CastPrep decodes.
     public static let messageTypes: [String] = [
-        MediaGetStatusRequest.messageType, LoadRequest.messageType, QueueLoadRequest.messageType, PlayRequest.messageType,
-        PauseRequest.messageType, MediaStopRequest.messageType, SeekRequest.messageType, SetPlaybackRateRequest.messageType,
-        MediaSetVolumeRequest.messageType, EditTracksInfoRequest.messageType, QueueInsertRequest.messageType,
-        QueueUpdateRequest.messageType, QueueRemoveRequest.messageType, QueueReorderRequest.messageType,
-        QueueNextRequest.messageType, QueuePrevRequest.messageType, QueueGetItemIDsRequest.messageType,
-        QueueGetItemsRequest.messageType,
+        MediaGetStatusRequest.messageType, LoadRequest.messageType, QueueLoadRequest.messageType,
+        PlayRequest.messageType, PauseRequest.messageType, MediaStopRequest.messageType,
+        SeekRequest.messageType, SetPlaybackRateRequest.messageType, MediaSetVolumeRequest.messageType,
+        EditTracksInfoRequest.messageType, QueueInsertRequest.messageType, QueueUpdateRequest.messageType,
+        QueueRemoveRequest.messageType, QueueReorderRequest.messageType, QueueNextRequest.messageType,
+        QueuePrevRequest.messageType, QueueGetItemIDsRequest.messageType, QueueGetItemsRequest.messageType,
     ]
 
     /// Decodes `json` by its `type`; nil when it is not a JSON object.
-    public static func decode(from json: JSONValue, at path: JSONPath = .root, diagnostics: inout [Diagnostic]) -> MediaRequest? {
+    public static func decode(from json: JSONValue, at path: JSONPath = .root, diagnostics: inout [Diagnostic])
+        -> MediaRequest?
+    {
         guard case .object(let members) = json else { return nil }
         let type = members["type"]?.stringValue ?? ""
         func typed<R: CastRequest>(_ request: R.Type, _ wrap: (R) -> MediaRequest) -> MediaRequest? {
@@ -154,18 +156,23 @@ public enum ReceiverRequest: Sendable, Hashable {
     ]
 
     /// Decodes `json` by its `type`; nil when it is not a JSON object.
-    public static func decode(from json: JSONValue, at path: JSONPath = .root, diagnostics: inout [Diagnostic]) -> ReceiverRequest? {
+    public static func decode(from json: JSONValue, at path: JSONPath = .root, diagnostics: inout [Diagnostic])
+        -> ReceiverRequest?
+    {
         guard case .object(let members) = json else { return nil }
         let type = members["type"]?.stringValue
         func typed<R: CastRequest>(_ request: R.Type, _ wrap: (R) -> ReceiverRequest) -> ReceiverRequest? {
             R.decode(from: json, at: path, diagnostics: &diagnostics).map(wrap)
         }
         switch type {
-        case ReceiverGetStatusRequest.messageType: return typed(ReceiverGetStatusRequest.self, ReceiverRequest.getStatus)
+        case ReceiverGetStatusRequest.messageType:
+            return typed(ReceiverGetStatusRequest.self, ReceiverRequest.getStatus)
         case LaunchRequest.messageType: return typed(LaunchRequest.self, ReceiverRequest.launch)
         case ReceiverStopRequest.messageType: return typed(ReceiverStopRequest.self, ReceiverRequest.stop)
-        case ReceiverSetVolumeRequest.messageType: return typed(ReceiverSetVolumeRequest.self, ReceiverRequest.setVolume)
-        case AppAvailabilityRequest.messageType: return typed(AppAvailabilityRequest.self, ReceiverRequest.getAppAvailability)
+        case ReceiverSetVolumeRequest.messageType:
+            return typed(ReceiverSetVolumeRequest.self, ReceiverRequest.setVolume)
+        case AppAvailabilityRequest.messageType:
+            return typed(AppAvailabilityRequest.self, ReceiverRequest.getAppAvailability)
         default: return .other(type: type, json)
         }
     }
