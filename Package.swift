@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "castprep", targets: ["castprep"]),
         .library(name: "JSONSupport", targets: ["JSONSupport"]),
+        .library(name: "Spelling", targets: ["Spelling"]),
         .library(name: "CastModel", targets: ["CastModel"]),
         .library(name: "Catalog", targets: ["Catalog"]),
         .library(name: "CommandParsing", targets: ["CommandParsing"]),
@@ -59,9 +60,10 @@ let package = Package(
 
         // MARK: - Swift modules
         .target(name: "JSONSupport"),
-        .target(name: "CastModel", dependencies: ["JSONSupport"]),
+        .target(name: "Spelling"),
+        .target(name: "CastModel", dependencies: ["JSONSupport", "Spelling"]),
         .target(name: "Catalog", dependencies: ["CastModel", "JSONSupport"]),
-        .target(name: "CommandParsing"),
+        .target(name: "CommandParsing", dependencies: ["Spelling"]),
         .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
         .target(name: "StreamingFormats", dependencies: ["CLibXML2"]),
         .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "StreamingFormats"]),
@@ -99,6 +101,7 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport", "TestSupport"]),
         .testTarget(name: "CastModelTests", dependencies: ["CastModel", "JSONSupport"]),
+        .testTarget(name: "SpellingTests", dependencies: ["Spelling"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .target(name: "CastTestSupport", dependencies: ["CastChannel", "CastModel", "JSONSupport"], path: "Tests/CastTestSupport"),
         .testTarget(

@@ -115,7 +115,7 @@ public struct CastDeviceInspector: Sendable {
                 try await link.openVirtualConnection(to: CastEndpointID.platformReceiver)
                 try await link.send(ChannelMessage(
                     sourceID: CastEndpointID.platformSender, destinationID: CastEndpointID.platformReceiver, namespace: .receiver,
-                    json: ["type": "GET_STATUS", "requestId": 1]))
+                    json: ReceiverGetStatusRequest(requestID: 1).jsonValue))
                 for try await message in link.messages {
                     guard message.namespace == .receiver, let json = message.payloadJSON, json["type"]?.stringValue == "RECEIVER_STATUS",
                           json["requestId"]?.intValue == 1 else { continue }

@@ -1,4 +1,5 @@
 public import JSONSupport
+import Spelling
 
 /// A Cast wire type that reads and writes its exact JSON form.
 ///
@@ -319,31 +320,4 @@ struct ObjectWriter {
     }
 
     var json: JSONValue { .object(members) }
-}
-
-// MARK: - Edit distance
-
-/// Levenshtein distance with an early exit, for "did you mean" suggestions.
-enum EditDistance {
-    static func between(_ a: String, _ b: String, limit: Int) -> Int {
-        let a = Array(a.unicodeScalars)
-        let b = Array(b.unicodeScalars)
-        if abs(a.count - b.count) > limit { return limit + 1 }
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        var current = Array(repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            var rowMinimum = current[0]
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-                rowMinimum = min(rowMinimum, current[j])
-            }
-            if rowMinimum > limit { return limit + 1 }
-            swap(&previous, &current)
-        }
-        return previous[b.count]
-    }
 }

@@ -1,10 +1,12 @@
 public import JSONSupport
+import Spelling
 
 /// Any Cast message or media description CastPrep can read, recognised by its `type`.
 ///
-/// `castprep validate` accepts LOAD, QUEUE_LOAD, QUEUE_INSERT, EDIT_TRACKS_INFO and LAUNCH
-/// requests written by anyone, a bare MediaInformation, and MEDIA_STATUS / RECEIVER_STATUS
-/// captures; this type decides which one a JSON value is and validates it accordingly.
+/// `castprep validate` accepts every request CastPrep models (LOAD, QUEUE_LOAD, QUEUE_INSERT,
+/// EDIT_TRACKS_INFO, LAUNCH, and the control requests such as SEEK or QUEUE_UPDATE) written by
+/// anyone, a bare MediaInformation, and MEDIA_STATUS / RECEIVER_STATUS captures; this type
+/// decides which one a JSON value is and validates it accordingly.
 public enum CastMessage: Sendable, Hashable {
     case load(LoadRequest)
     case queueLoad(QueueLoadRequest)
@@ -14,6 +16,10 @@ public enum CastMessage: Sendable, Hashable {
     case media(MediaInformation)
     case mediaStatus(MediaStatusMessage)
     case receiverStatus(ReceiverStatusMessage)
+    /// Any other media-namespace request (SEEK, PLAY, QUEUE_UPDATE…).
+    case mediaRequest(MediaRequest)
+    /// Any other request to `receiver-0` (GET_STATUS, STOP, SET_VOLUME, GET_APP_AVAILABILITY).
+    case receiverRequest(ReceiverRequest)
     /// A message with a `type` CastPrep does not model; kept verbatim.
     case other(type: String, JSONValue)
 
@@ -48,8 +54,17 @@ public enum CastMessage: Sendable, Hashable {
         case "MEDIA_STATUS": return MediaStatusMessage.decode(from: json, at: path, diagnostics: &diagnostics).map(CastMessage.mediaStatus)
         case "RECEIVER_STATUS":
             return ReceiverStatusMessage.decode(from: json, at: path, diagnostics: &diagnostics).map(CastMessage.receiverStatus)
+        // GET_STATUS, STOP and SET_VOLUME exist on both namespaces: with a mediaSessionId they
+        // are the media ones, without it the device ones (media GET_STATUS is the same either way).
+        case _ where members["mediaSessionId"] == nil && ReceiverRequest.messageTypes.contains(type):
+            return ReceiverRequest.decode(from: json, at: path, diagnostics: &diagnostics).map(CastMessage.receiverRequest)
+        case _ where MediaRequest.messageTypes.contains(type):
+            return MediaRequest.decode(from: json, at: path, diagnostics: &diagnostics).map(CastMessage.mediaRequest)
         default:
-            let known = ["LOAD", "QUEUE_LOAD", "QUEUE_INSERT", "EDIT_TRACKS_INFO", "LAUNCH", "MEDIA_STATUS", "RECEIVER_STATUS"]
+            // The loading requests first: a typo is most likely one of them.
+            let loading = ["LOAD", "QUEUE_LOAD", "QUEUE_INSERT", "EDIT_TRACKS_INFO", "LAUNCH", "MEDIA_STATUS", "RECEIVER_STATUS"]
+            let control = (MediaRequest.messageTypes + ReceiverRequest.messageTypes).filter { !loading.contains($0) }
+            let known = loading + control
             let suggestion = known.first { EditDistance.between($0, type.uppercased(), limit: 2) <= 2 }
             diagnostics.append(
                 Diagnostic(
@@ -71,6 +86,8 @@ public enum CastMessage: Sendable, Hashable {
         case .media(let value): value.jsonValue
         case .mediaStatus(let value): value.jsonValue
         case .receiverStatus(let value): value.jsonValue
+        case .mediaRequest(let value): value.jsonValue
+        case .receiverRequest(let value): value.jsonValue
         case .other(_, let value): value
         }
     }
@@ -86,6 +103,8 @@ public enum CastMessage: Sendable, Hashable {
         case .media: "MediaInformation"
         case .mediaStatus: "MEDIA_STATUS"
         case .receiverStatus: "RECEIVER_STATUS"
+        case .mediaRequest(let value): value.messageType
+        case .receiverRequest(let value): value.messageType ?? "request"
         case .other(let type, _): type
         }
     }
@@ -101,6 +120,8 @@ extension CastValidator {
         case .editTracksInfo(let value): validate(value, at: path)
         case .launch(let value): validate(value, at: path)
         case .media(let value): validate(value, at: path)
+        case .mediaRequest(let value): validate(value, at: path)
+        case .receiverRequest(let value): validate(value, at: path)
         case .mediaStatus, .receiverStatus, .other: []
         }
     }

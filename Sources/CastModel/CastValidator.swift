@@ -1,4 +1,5 @@
 public import JSONSupport
+import Spelling
 
 /// Checks Cast requests for everything a receiver would reject or silently ignore.
 ///

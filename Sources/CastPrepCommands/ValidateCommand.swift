@@ -14,7 +14,9 @@ enum ValidateCommand {
             abstract: "Check LOAD, QUEUE_LOAD and other Cast requests for what a receiver would reject.",
             discussion: """
                 Each FILE holds one JSON request, a JSON array of requests, or one request per line (NDJSON). \
-                Recognised: LOAD, QUEUE_LOAD, QUEUE_INSERT, EDIT_TRACKS_INFO, LAUNCH and a bare MediaInformation; \
+                Recognised: LOAD, QUEUE_LOAD, QUEUE_INSERT, EDIT_TRACKS_INFO, LAUNCH, the control requests (SEEK, \
+                PLAY, PAUSE, STOP, SET_VOLUME, SET_PLAYBACK_RATE, QUEUE_UPDATE, QUEUE_REMOVE, QUEUE_REORDER, \
+                QUEUE_NEXT, QUEUE_PREV, GET_STATUS…) and a bare MediaInformation; \
                 preflight's queue.json (its messages); and a catalog (.json in any shape castprep reads), whose LOAD \
                 requests are built and checked as castprep load builds them. Local files named by relative paths \
                 (as preflight writes them) are checked on disk: castprep cast serves them. Use - to read standard input. \

@@ -3,65 +3,61 @@ import JSONSupport
 
 /// The media namespace on the app's transport id: the Default Media Receiver's player.
 extension ReceiverDevice {
-    /// Media commands that need a media session to act on.
-    static let sessionCommands: Set<String> = [
-        "PLAY", "PAUSE", "STOP", "SEEK", "SET_PLAYBACK_RATE", "SET_VOLUME", "EDIT_TRACKS_INFO", "QUEUE_INSERT",
-        "QUEUE_UPDATE", "QUEUE_REMOVE", "QUEUE_REORDER", "QUEUE_NEXT", "QUEUE_PREV", "QUEUE_GET_ITEM_IDS", "QUEUE_GET_ITEMS",
-    ]
-
     mutating func handleMedia(_ payload: JSONValue, from connection: VirtualConnection) {
         let requestID = requestID(of: payload)
-        let type = payload["type"]?.stringValue ?? ""
-        switch type {
-        case "GET_STATUS":
-            reply(mediaStatusMessage(requestID: requestID), on: connection, namespace: .media)
-            return
-        case LoadRequest.messageType:
-            handleLoad(payload, from: connection)
-            return
-        case QueueLoadRequest.messageType:
-            handleQueueLoad(payload, from: connection)
-            return
-        case _ where Self.sessionCommands.contains(type):
-            break
-        default:
+        // Every finding of the decoder is kept: LOAD and the queue edits refuse a mistyped
+        // member, the playback commands act on what they can read.
+        var findings: [Diagnostic] = []
+        let decoded = MediaRequest.decode(from: payload, diagnostics: &findings)
+        guard let request = decoded, request.request != nil else {
             guard payload["requestId"] != nil else {
-                note("ignored: media message \"\(type)\" has no requestId", sender: connection.sender)
+                note("ignored: media message \"\(decoded?.messageType ?? "")\" has no requestId", sender: connection.sender)
                 return
             }
             return invalidRequest("INVALID_COMMAND", requestID: requestID, on: connection)
+        }
+        switch request {
+        case .getStatus:
+            return reply(mediaStatusMessage(requestID: requestID), on: connection, namespace: .media)
+        case .load(let load):
+            return handleLoad(load, findings: findings, requestID: requestID, from: connection)
+        case .queueLoad(let queueLoad):
+            return handleQueueLoad(queueLoad, findings: findings, requestID: requestID, from: connection)
+        default:
+            break
         }
         guard let session = media else {
             return reply(["type": "INVALID_PLAYER_STATE", "requestId": JSONValue(requestID)], on: connection, namespace: .media)
         }
         // A command for an older session is refused; one without mediaSessionId (some
         // scripts leave it out) is taken to mean the current session.
-        if let sessionID = payload["mediaSessionId"]?.intValue, sessionID != session.mediaSessionID {
+        if let sessionID = request.mediaSessionID, sessionID != session.mediaSessionID {
             return invalidRequest("INVALID_MEDIA_SESSION_ID", requestID: requestID, on: connection)
         }
-        switch type {
-        case "PLAY": handlePlay(requestID: requestID, on: connection)
-        case "PAUSE": handlePause(requestID: requestID, on: connection)
-        case "STOP": handleMediaStop(requestID: requestID, on: connection)
-        case "SEEK": handleSeek(payload, requestID: requestID, on: connection)
-        case "SET_PLAYBACK_RATE": handlePlaybackRate(payload, requestID: requestID, on: connection)
-        case "SET_VOLUME": handleStreamVolume(payload, requestID: requestID, on: connection)
-        case "EDIT_TRACKS_INFO": handleEditTracks(payload, requestID: requestID, on: connection)
-        case "QUEUE_INSERT": handleQueueInsert(payload, requestID: requestID, on: connection)
-        case "QUEUE_UPDATE": handleQueueUpdate(payload, requestID: requestID, on: connection)
-        case "QUEUE_REMOVE": handleQueueRemove(payload, requestID: requestID, on: connection)
-        case "QUEUE_REORDER": handleQueueReorder(payload, requestID: requestID, on: connection)
-        case "QUEUE_NEXT": jump(by: 1, currentTime: nil, requestID: requestID, on: connection)
-        case "QUEUE_PREV": jump(by: -1, currentTime: nil, requestID: requestID, on: connection)
-        case "QUEUE_GET_ITEM_IDS":
+        switch request {
+        case .play: handlePlay(requestID: requestID, on: connection)
+        case .pause: handlePause(requestID: requestID, on: connection)
+        case .stop: handleMediaStop(requestID: requestID, on: connection)
+        case .seek(let seek): handleSeek(seek, requestID: requestID, on: connection)
+        case .setPlaybackRate(let rate): handlePlaybackRate(rate, requestID: requestID, on: connection)
+        case .setVolume(let volume): handleStreamVolume(volume, requestID: requestID, on: connection)
+        case .editTracksInfo(let edit): handleEditTracks(edit, findings: findings, requestID: requestID, on: connection)
+        case .queueInsert(let insert): handleQueueInsert(insert, findings: findings, requestID: requestID, on: connection)
+        case .queueUpdate(let update): handleQueueUpdate(update, findings: findings, requestID: requestID, on: connection)
+        case .queueRemove(let remove): handleQueueRemove(remove, findings: findings, requestID: requestID, on: connection)
+        case .queueReorder(let reorder): handleQueueReorder(reorder, findings: findings, requestID: requestID, on: connection)
+        case .queueNext: jump(by: 1, currentTime: nil, requestID: requestID, on: connection)
+        case .queuePrev: jump(by: -1, currentTime: nil, requestID: requestID, on: connection)
+        case .queueGetItemIDs:
             reply(["type": "QUEUE_ITEM_IDS", "requestId": JSONValue(requestID),
                    "itemIds": .array(session.items.compactMap(\.itemID).map { JSONValue($0) })],
                   on: connection, namespace: .media)
-        default:  // QUEUE_GET_ITEMS
-            let wanted = payload["itemIds"]?.arrayValue?.compactMap(\.intValue) ?? []
-            let found = wanted.compactMap { id in session.items.first { $0.itemID == id } }
+        case .queueGetItems(let wanted):
+            let found = wanted.itemIDs.compactMap { id in session.items.first { $0.itemID == id } }
             reply(["type": "QUEUE_ITEMS", "requestId": JSONValue(requestID), "items": .array(found.map(\.jsonValue))],
                   on: connection, namespace: .media)
+        case .getStatus, .load, .queueLoad, .other:
+            break
         }
     }
 
@@ -110,13 +106,8 @@ extension ReceiverDevice {
 
     // MARK: - LOAD and QUEUE_LOAD
 
-    mutating func handleLoad(_ payload: JSONValue, from connection: VirtualConnection) {
-        let requestID = requestID(of: payload)
-        var findings: [Diagnostic] = []
-        guard case .load(let load)? = CastMessage.decode(from: payload, diagnostics: &findings) else {
-            return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: findings)
-        }
-        findings += validator.validate(load)
+    mutating func handleLoad(_ load: LoadRequest, findings decoded: [Diagnostic], requestID: Int, from connection: VirtualConnection) {
+        let findings = decoded + validator.validate(load)
         let rejected = LoadScreening.rejections(in: findings, loopbackIsReachable: configuration.loopbackMediaIsReachable)
         guard rejected.isEmpty else {
             return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: rejected)
@@ -145,13 +136,10 @@ extension ReceiverDevice {
             reply: .init(connection: connection, requestID: requestID))
     }
 
-    mutating func handleQueueLoad(_ payload: JSONValue, from connection: VirtualConnection) {
-        let requestID = requestID(of: payload)
-        var findings: [Diagnostic] = []
-        guard case .queueLoad(let request)? = CastMessage.decode(from: payload, diagnostics: &findings) else {
-            return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: findings)
-        }
-        findings += validator.validate(request)
+    mutating func handleQueueLoad(
+        _ request: QueueLoadRequest, findings decoded: [Diagnostic], requestID: Int, from connection: VirtualConnection
+    ) {
+        let findings = decoded + validator.validate(request)
         let rejected = LoadScreening.rejections(in: findings, loopbackIsReachable: configuration.loopbackMediaIsReachable)
         guard rejected.isEmpty, !request.items.isEmpty else {
             return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: rejected)
@@ -448,15 +436,15 @@ extension ReceiverDevice {
         endMediaSession(idleReason: .cancelled)
     }
 
-    mutating func handleSeek(_ payload: JSONValue, requestID: Int, on connection: VirtualConnection) {
+    mutating func handleSeek(_ request: SeekRequest, requestID: Int, on connection: VirtualConnection) {
         guard var session = media else { return }
         if session.isLive {
             return invalidRequest("NOT_SUPPORTED", requestID: requestID, on: connection)
         }
         let target: Double
-        if let relative = payload["relativeTime"]?.doubleValue, relative.isFinite {
+        if let relative = request.relativeTime, relative.isFinite {
             target = session.position(at: now) + relative
-        } else if let absolute = payload["currentTime"]?.doubleValue, absolute.isFinite {
+        } else if let absolute = request.currentTime, absolute.isFinite {
             target = absolute
         } else {
             return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection)
@@ -464,10 +452,10 @@ extension ReceiverDevice {
         session.anchorPosition = min(max(0, target), session.endPosition ?? .infinity)
         session.anchorTime = now
         // go-chromecast sends "resumeState": "" — no change.
-        switch payload["resumeState"]?.stringValue {
-        case "PLAYBACK_START":
+        switch request.resumeState {
+        case .playbackStart?:
             if session.phase == .paused { session.phase = .playing } else { session.autoplay = true }
-        case "PLAYBACK_PAUSE":
+        case .playbackPause?:
             if session.phase == .playing { session.phase = .paused } else { session.autoplay = false }
         default:
             break
@@ -476,10 +464,10 @@ extension ReceiverDevice {
         announceMediaStatus(answering: requestID, on: connection)
     }
 
-    mutating func handlePlaybackRate(_ payload: JSONValue, requestID: Int, on connection: VirtualConnection) {
+    mutating func handlePlaybackRate(_ request: SetPlaybackRateRequest, requestID: Int, on connection: VirtualConnection) {
         guard var session = media else { return }
-        var rate = payload["playbackRate"]?.doubleValue
-        if rate == nil, let relative = payload["relativePlaybackRate"]?.doubleValue { rate = session.playbackRate * relative }
+        var rate = request.playbackRate
+        if rate == nil, let relative = request.relativePlaybackRate { rate = session.playbackRate * relative }
         // The Web Receiver's media element plays 0.5×–2× with sound; outside that it refuses.
         guard let rate, rate.isFinite, rate >= 0.5, rate <= 2 else {
             return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection)
@@ -490,23 +478,20 @@ extension ReceiverDevice {
         announceMediaStatus(answering: requestID, on: connection)
     }
 
-    mutating func handleStreamVolume(_ payload: JSONValue, requestID: Int, on connection: VirtualConnection) {
-        guard let requested = payload["volume"], case .object = requested,
-            requested["level"]?.doubleValue != nil || requested["muted"]?.boolValue != nil
+    mutating func handleStreamVolume(_ request: MediaSetVolumeRequest, requestID: Int, on connection: VirtualConnection) {
+        guard let requested = request.volume, requested.level != nil || requested.muted != nil
         else { return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection) }
-        if let level = requested["level"]?.doubleValue, level.isFinite { media?.volume.level = min(1, max(0, level)) }
-        if let muted = requested["muted"]?.boolValue { media?.volume.muted = muted }
+        if let level = requested.level, level.isFinite { media?.volume.level = min(1, max(0, level)) }
+        if let muted = requested.muted { media?.volume.muted = muted }
         announceMediaStatus(answering: requestID, on: connection)
     }
 
-    mutating func handleEditTracks(_ payload: JSONValue, requestID: Int, on connection: VirtualConnection) {
+    mutating func handleEditTracks(
+        _ request: EditTracksInfoRequest, findings decoded: [Diagnostic], requestID: Int, on connection: VirtualConnection
+    ) {
         guard var session = media else { return }
-        var findings: [Diagnostic] = []
-        guard case .editTracksInfo(let request)? = CastMessage.decode(from: payload, diagnostics: &findings) else {
-            return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: findings)
-        }
         let tracks = session.currentItem.media?.tracks ?? []
-        findings += validator.validate(request, tracks: tracks)
+        let findings = decoded + validator.validate(request, tracks: tracks)
         // Unknown or malformed track ids refuse the request; a style or language the receiver
         // cannot use is accepted and ignored.
         let errors = findings.filter { $0.severity == .error }
@@ -552,13 +537,11 @@ extension ReceiverDevice {
         LoadScreening.rejections(in: findings, loopbackIsReachable: configuration.loopbackMediaIsReachable)
     }
 
-    mutating func handleQueueInsert(_ payload: JSONValue, requestID: Int, on connection: VirtualConnection) {
+    mutating func handleQueueInsert(
+        _ request: QueueInsertRequest, findings decoded: [Diagnostic], requestID: Int, on connection: VirtualConnection
+    ) {
         guard var session = media else { return }
-        var findings: [Diagnostic] = []
-        guard case .queueInsert(let request)? = CastMessage.decode(from: payload, diagnostics: &findings) else {
-            return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: findings)
-        }
-        findings += validator.validate(request)
+        let findings = decoded + validator.validate(request)
         let rejected = rejections(in: findings)
         guard rejected.isEmpty, !request.items.isEmpty else {
             return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: rejected)
@@ -604,11 +587,11 @@ extension ReceiverDevice {
         announceMediaStatus(answering: requestID, on: connection)
     }
 
-    mutating func handleQueueUpdate(_ payload: JSONValue, requestID: Int, on connection: VirtualConnection) {
+    mutating func handleQueueUpdate(
+        _ request: QueueUpdateRequest, findings: [Diagnostic], requestID: Int, on connection: VirtualConnection
+    ) {
         guard var session = media else { return }
-        var findings: [Diagnostic] = []
-        let request = QueueUpdateRequest.decode(from: payload, at: .root, diagnostics: &findings)
-        guard let request, !findings.contains(where: { $0.severity == .error }) else {
+        guard !findings.contains(where: { $0.severity == .error }) else {
             return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: findings)
         }
         if let mode = request.repeatMode, !mode.isKnown {
@@ -667,11 +650,11 @@ extension ReceiverDevice {
         announceMediaStatus(answering: requestID, on: connection)
     }
 
-    mutating func handleQueueRemove(_ payload: JSONValue, requestID: Int, on connection: VirtualConnection) {
+    mutating func handleQueueRemove(
+        _ request: QueueRemoveRequest, findings: [Diagnostic], requestID: Int, on connection: VirtualConnection
+    ) {
         guard var session = media else { return }
-        var findings: [Diagnostic] = []
-        let request = QueueRemoveRequest.decode(from: payload, at: .root, diagnostics: &findings)
-        guard let request, !findings.contains(where: { $0.severity == .error }) else {
+        guard !findings.contains(where: { $0.severity == .error }) else {
             return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: findings)
         }
         let removing = Set(request.itemIDs).intersection(session.items.compactMap(\.itemID))
@@ -716,11 +699,11 @@ extension ReceiverDevice {
         announceMediaStatus(answering: requestID, on: connection)
     }
 
-    mutating func handleQueueReorder(_ payload: JSONValue, requestID: Int, on connection: VirtualConnection) {
+    mutating func handleQueueReorder(
+        _ request: QueueReorderRequest, findings: [Diagnostic], requestID: Int, on connection: VirtualConnection
+    ) {
         guard var session = media else { return }
-        var findings: [Diagnostic] = []
-        let request = QueueReorderRequest.decode(from: payload, at: .root, diagnostics: &findings)
-        guard let request, !findings.contains(where: { $0.severity == .error }), !request.itemIDs.isEmpty,
+        guard !findings.contains(where: { $0.severity == .error }), !request.itemIDs.isEmpty,
             Set(request.itemIDs).count == request.itemIDs.count,
             request.itemIDs.allSatisfy({ session.index(ofItem: $0) != nil })
         else {

@@ -5,20 +5,23 @@ import JSONSupport
 extension ReceiverDevice {
     mutating func handlePlatform(_ payload: JSONValue, from connection: VirtualConnection) {
         let requestID = requestID(of: payload)
-        switch payload["type"]?.stringValue {
-        case "GET_STATUS":
+        var findings: [Diagnostic] = []
+        let decoded = ReceiverRequest.decode(from: payload, diagnostics: &findings)
+        switch decoded {
+        case .getStatus?:
             reply(receiverStatusMessage(requestID: requestID), on: connection, namespace: .receiver)
-        case LaunchRequest.messageType:
-            handleLaunch(payload, from: connection)
-        case "STOP":
-            handleStop(payload, from: connection)
-        case "SET_VOLUME":
-            handleDeviceVolume(payload, from: connection)
-        case "GET_APP_AVAILABILITY":
-            handleAppAvailability(payload, from: connection)
-        case let type:
+        case .launch(let request)?:
+            handleLaunch(request, findings: findings, requestID: requestID, from: connection)
+        case .stop(let request)?:
+            handleStop(request, requestID: requestID, from: connection)
+        case .setVolume(let request)?:
+            handleDeviceVolume(request, requestID: requestID, from: connection)
+        case .getAppAvailability(let request)?:
+            handleAppAvailability(request, requestID: requestID, from: connection)
+        case .other?, nil:
             // Devices answer an unknown request only when it has a requestId to answer.
             guard payload["requestId"] != nil else {
+                let type = decoded?.messageType
                 note("ignored: \(type.map { "\"\($0)\"" } ?? "a message without type") has no requestId", sender: connection.sender)
                 return
             }
@@ -42,13 +45,8 @@ extension ReceiverDevice {
         reply(["type": "LAUNCH_ERROR", "requestId": JSONValue(requestID), "reason": .string(reason)], on: connection, namespace: .receiver)
     }
 
-    mutating func handleLaunch(_ payload: JSONValue, from connection: VirtualConnection) {
-        let requestID = requestID(of: payload)
-        var findings: [Diagnostic] = []
-        guard case .launch(let request)? = CastMessage.decode(from: payload, diagnostics: &findings) else {
-            return launchError("BAD_PARAMETER", requestID: requestID, on: connection, findings: findings)
-        }
-        findings += validator.validate(request)
+    mutating func handleLaunch(_ request: LaunchRequest, findings decoded: [Diagnostic], requestID: Int, from connection: VirtualConnection) {
+        let findings = decoded + validator.validate(request)
         let blocking = findings.filter { $0.severity == .error }
         if !blocking.isEmpty {
             return launchError("BAD_PARAMETER", requestID: requestID, on: connection, findings: blocking)
@@ -94,9 +92,8 @@ extension ReceiverDevice {
         announceReceiverStatus(answering: requestID, on: connection)
     }
 
-    mutating func handleStop(_ payload: JSONValue, from connection: VirtualConnection) {
-        let requestID = requestID(of: payload)
-        if let sessionID = payload["sessionId"]?.stringValue {
+    mutating func handleStop(_ request: ReceiverStopRequest, requestID: Int, from connection: VirtualConnection) {
+        if let sessionID = request.sessionID {
             guard sessionID == runningApp?.sessionID else {
                 return reply(["type": "INVALID_REQUEST", "requestId": JSONValue(requestID), "reason": "INVALID_SESSION_ID"],
                              on: connection, namespace: .receiver)
@@ -120,33 +117,24 @@ extension ReceiverDevice {
         runningApp = nil
     }
 
-    mutating func handleDeviceVolume(_ payload: JSONValue, from connection: VirtualConnection) {
-        let requestID = requestID(of: payload)
+    mutating func handleDeviceVolume(_ request: ReceiverSetVolumeRequest, requestID: Int, from connection: VirtualConnection) {
         // go-chromecast leaves out `level` when it is 0 (Go omitempty) but always sends
         // `muted`; either key alone is a valid request.
-        guard let requested = payload["volume"], case .object = requested,
-            requested["level"]?.doubleValue != nil || requested["muted"]?.boolValue != nil
-        else {
+        let requested = request.volume
+        guard requested.level != nil || requested.muted != nil else {
             return reply(["type": "INVALID_REQUEST", "requestId": JSONValue(requestID), "reason": "INVALID_PARAMS"],
                          on: connection, namespace: .receiver)
         }
-        if let level = requested["level"]?.doubleValue, level.isFinite {
+        if let level = requested.level, level.isFinite {
             volume.level = min(1, max(0, level))
         }
-        if let muted = requested["muted"]?.boolValue { volume.muted = muted }
+        if let muted = requested.muted { volume.muted = muted }
         announceReceiverStatus(answering: requestID, on: connection)
     }
 
-    mutating func handleAppAvailability(_ payload: JSONValue, from connection: VirtualConnection) {
-        let requestID = requestID(of: payload)
-        let ids: [String]
-        switch payload["appId"] {
-        case .array(let values)?: ids = values.compactMap(\.stringValue)
-        case .string(let single)?: ids = [single]
-        default: ids = []
-        }
+    mutating func handleAppAvailability(_ request: AppAvailabilityRequest, requestID: Int, from connection: VirtualConnection) {
         var availability: [String: JSONValue] = [:]
-        for id in ids.prefix(100) {
+        for id in request.appIDs.prefix(100) {
             let installed = configuration.installedApps.contains { $0.appID == id }
             availability[id] = installed ? "APP_AVAILABLE" : "APP_UNAVAILABLE"
         }

@@ -382,9 +382,12 @@ struct CastValidatorMessageTests {
         #expect(typoFinding.fix?.contains(#""LOAD""#) == true)
         #expect(typoFinding.path?.description == "$.type")
 
-        let other = try findings(#"{"type":"GET_STATUS","requestId":1}"#)
+        let other = try findings(#"{"type":"PRECACHE","requestId":1}"#)
         #expect(other.map(\.code) == ["message.type-unknown"])
         #expect(other.first?.severity == .note)
+
+        let control = try findings(#"{"type":"SEKE","requestId":1}"#)
+        #expect(control.first?.fix?.contains(#""SEEK""#) == true)
     }
 
     @Test("decode recognises each message kind")
@@ -398,6 +401,10 @@ struct CastValidatorMessageTests {
             (compact(Fixture.media), "MediaInformation"),
             (#"{"type":"MEDIA_STATUS","requestId":0,"status":[]}"#, "MEDIA_STATUS"),
             (#"{"type":"RECEIVER_STATUS","requestId":0,"status":{"volume":{"level":1.0,"muted":false}}}"#, "RECEIVER_STATUS"),
+            (#"{"type":"SEEK","requestId":3,"mediaSessionId":1,"currentTime":42.5}"#, "SEEK"),
+            (#"{"type":"QUEUE_NEXT","requestId":4}"#, "QUEUE_NEXT"),
+            (#"{"type":"GET_STATUS","requestId":1}"#, "GET_STATUS"),
+            (#"{"type":"SET_VOLUME","requestId":5,"volume":{"muted":true}}"#, "SET_VOLUME"),
             (#"{"type":"PING"}"#, "PING"),
         ]
         for (text, kind) in samples {

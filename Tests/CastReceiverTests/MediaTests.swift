@@ -101,6 +101,28 @@ struct MediaTests {
         #expect(reply["playerState"]?.stringValue == stateAfter)
     }
 
+    @Test("a mistyped member of a playback command is skipped, as a device reads it", arguments: [
+        (#""relativeTime":"10","currentTime":30"#, 30.0),  // the string offset is not read; currentTime is
+        (#""mediaSessionId":"1","currentTime":20"#, 20.0),  // an unreadable session id means the current one
+    ])
+    func seekMistyped(arguments: String, position: Double) async throws {
+        var harness = Harness()
+        await harness.launchAndLoad(duration: 60)
+        await harness.advance(by: 0.5)
+        let outputs = await harness.media(#"{"type":"SEEK","requestId":4,\#(arguments)}"#)
+        #expect(outputs.replies.first?.mediaStatus?["currentTime"]?.doubleValue == position)
+    }
+
+    @Test("a stream SET_VOLUME without a readable level or muted is INVALID_PARAMS", arguments: [
+        #""volume":0.5"#, #""volume":{}"#, #""volume":{"level":"high"}"#,
+    ])
+    func streamVolumeInvalid(arguments: String) async throws {
+        var harness = Harness()
+        await harness.launchAndLoad()
+        let outputs = await harness.media(#"{"type":"SET_VOLUME","requestId":3,\#(arguments)}"#)
+        #expect(outputs.messages.map(\.payload) == [["type": "INVALID_REQUEST", "requestId": 3, "reason": "INVALID_PARAMS"]])
+    }
+
     @Test("media STOP ends the session with IDLE / CANCELLED")
     func mediaStop() async throws {
         var harness = Harness()

@@ -170,6 +170,10 @@ struct PlatformTests {
             "requestId": 11, "responseType": "GET_APP_AVAILABILITY",
             "availability": ["CC1AD845": "APP_AVAILABLE", "233637DE": "APP_UNAVAILABLE"],
         ]])
+        let single = await harness.send(#"{"type":"GET_APP_AVAILABILITY","requestId":12,"appId":"CC1AD845"}"#)
+        #expect(single.messages.map(\.payload) == [[
+            "requestId": 12, "responseType": "GET_APP_AVAILABILITY", "availability": ["CC1AD845": "APP_AVAILABLE"],
+        ]])
     }
 
     @Test("an unknown type is INVALID_COMMAND when it has a requestId, and ignored otherwise")

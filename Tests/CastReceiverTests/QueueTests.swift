@@ -234,6 +234,8 @@ struct QueueTests {
         let listed = items.messages.first?.payload["items"]?.arrayValue ?? []
         #expect(listed.map { $0["itemId"] } == [3, 1])
         #expect(listed.allSatisfy { $0["media"]?["contentId"] != nil })
+        let mixed = await harness.media(#"{"type":"QUEUE_GET_ITEMS","requestId":5,"itemIds":[2,"x",3.0]}"#)
+        #expect(mixed.messages.first?.payload["items"]?.arrayValue?.map { $0["itemId"] } == [2, 3])
     }
 
     @Test("preloadTime: the next item loads early (loadingItemId, then preloadedItemId) and starts without a second fetch")

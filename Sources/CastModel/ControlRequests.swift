@@ -1,9 +1,9 @@
-public import CastModel
 public import JSONSupport
 
-// The requests a sender needs beyond the ones CastModel already models (LOAD, QUEUE_LOAD,
-// QUEUE_INSERT, EDIT_TRACKS_INFO, LAUNCH). Each reads and writes its exact wire JSON like the
-// CastModel types do, so it can be validated, logged and compared with golden files.
+// The control requests: status, volume, playback and queue navigation. The media-loading ones
+// (LOAD, QUEUE_LOAD, QUEUE_INSERT, EDIT_TRACKS_INFO, LAUNCH) are in Requests.swift, the queue
+// edits in QueueEditRequests.swift. Each reads and writes its exact wire JSON and keeps members
+// it does not model, so senders encode and receivers decode the same types.
 
 /// `SEEK.resumeState`: whether playback runs or pauses after the seek.
 public struct ResumeState: CastVocabulary {
@@ -34,14 +34,14 @@ public struct ReceiverGetStatusRequest: CastRequest {
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
         guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkMessageType(messageType)
+        r.checkType(messageType)
         var value = Self(requestID: r.int("requestId"))
         value.extraMembers = r.finish(into: &diagnostics)
         return value
     }
 
     public var jsonValue: JSONValue {
-        var w = WireObject(extraMembers)
+        var w = ObjectWriter(extras: extraMembers)
         w.set("type", Self.messageType)
         w.set("requestId", requestID)
         return w.json
@@ -67,14 +67,14 @@ public struct ReceiverStopRequest: CastRequest {
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
         guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkMessageType(messageType)
+        r.checkType(messageType)
         var value = Self(requestID: r.int("requestId"), sessionID: r.string("sessionId"))
         value.extraMembers = r.finish(into: &diagnostics)
         return value
     }
 
     public var jsonValue: JSONValue {
-        var w = WireObject(extraMembers)
+        var w = ObjectWriter(extras: extraMembers)
         w.set("type", Self.messageType)
         w.set("requestId", requestID)
         w.set("sessionId", sessionID)
@@ -103,17 +103,17 @@ public struct ReceiverSetVolumeRequest: CastRequest {
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
         guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkMessageType(messageType)
+        r.checkType(messageType)
         var value = Self(requestID: r.int("requestId"), volume: r.model("volume") ?? CastVolume())
         value.extraMembers = r.finish(into: &diagnostics)
         return value
     }
 
     public var jsonValue: JSONValue {
-        var w = WireObject(extraMembers)
+        var w = ObjectWriter(extras: extraMembers)
         w.set("type", Self.messageType)
         w.set("requestId", requestID)
-        w.set("volume", volume.jsonValue)
+        w.set("volume", volume)
         return w.json
     }
 }
@@ -139,14 +139,21 @@ public struct AppAvailabilityRequest: CastRequest {
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
         guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkMessageType(messageType)
-        var value = Self(requestID: r.int("requestId"), appIDs: r.strings("appId") ?? [])
+        r.checkType(messageType)
+        // Some senders write a single id as a bare string.
+        let appIDs: [String]
+        if case .string(let single)? = r.value("appId") {
+            appIDs = [single]
+        } else {
+            appIDs = r.strings("appId") ?? []
+        }
+        var value = Self(requestID: r.int("requestId"), appIDs: appIDs)
         value.extraMembers = r.finish(into: &diagnostics)
         return value
     }
 
     public var jsonValue: JSONValue {
-        var w = WireObject(extraMembers)
+        var w = ObjectWriter(extras: extraMembers)
         w.set("type", Self.messageType)
         w.set("requestId", requestID)
         w.set("appId", appIDs)
@@ -175,14 +182,14 @@ public struct MediaGetStatusRequest: CastRequest {
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
         guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkMessageType(messageType)
+        r.checkType(messageType)
         var value = Self(requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"))
         value.extraMembers = r.finish(into: &diagnostics)
         return value
     }
 
     public var jsonValue: JSONValue {
-        var w = WireObject(extraMembers)
+        var w = ObjectWriter(extras: extraMembers)
         w.set("type", Self.messageType)
         w.set("requestId", requestID)
         w.set("mediaSessionId", mediaSessionID)
@@ -192,7 +199,7 @@ public struct MediaGetStatusRequest: CastRequest {
 
 /// Which of the media commands whose body is only the session a ``MediaSessionCommand`` is.
 public protocol MediaSessionCommandKind: Sendable {
-    /// The message `type`: `PLAY`, `PAUSE` or `STOP`.
+    /// The message `type`: `PLAY`, `PAUSE`, `STOP`, `QUEUE_NEXT` or `QUEUE_PREV`.
     static var messageType: String { get }
 }
 
@@ -202,9 +209,14 @@ public enum PlayCommand: MediaSessionCommandKind { public static let messageType
 public enum PauseCommand: MediaSessionCommandKind { public static let messageType = "PAUSE" }
 /// STOP on the media namespace: ends playback (IDLE, CANCELLED) but keeps the app running.
 public enum MediaStopCommand: MediaSessionCommandKind { public static let messageType = "STOP" }
+/// QUEUE_NEXT: play the next queue item (most senders send QUEUE_UPDATE `jump: 1` instead).
+public enum QueueNextCommand: MediaSessionCommandKind { public static let messageType = "QUEUE_NEXT" }
+/// QUEUE_PREV: play the previous queue item.
+public enum QueuePrevCommand: MediaSessionCommandKind { public static let messageType = "QUEUE_PREV" }
 
-/// A media command whose body is only the session it applies to: PLAY, PAUSE, STOP. One type
-/// for the three, told apart by `Kind`, because their wire forms differ only in `type`.
+/// A media command whose body is only the session it applies to: PLAY, PAUSE, STOP, QUEUE_NEXT,
+/// QUEUE_PREV. One type for them all, told apart by `Kind`, because their wire forms differ only
+/// in `type`.
 public struct MediaSessionCommand<Kind: MediaSessionCommandKind>: CastRequest {
     public static var wireTypeName: String { Kind.messageType }
     public static var messageType: String { Kind.messageType }
@@ -225,7 +237,7 @@ public struct MediaSessionCommand<Kind: MediaSessionCommandKind>: CastRequest {
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
         guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkMessageType(messageType)
+        r.checkType(messageType)
         let requestID = r.int("requestId")
         let mediaSessionID = r.int("mediaSessionId")
         let customData = r.value("customData")
@@ -234,7 +246,7 @@ public struct MediaSessionCommand<Kind: MediaSessionCommandKind>: CastRequest {
     }
 
     public var jsonValue: JSONValue {
-        var w = WireObject(extraMembers)
+        var w = ObjectWriter(extras: extraMembers)
         w.set("type", Self.messageType)
         w.set("requestId", requestID)
         w.set("mediaSessionId", mediaSessionID)
@@ -249,6 +261,10 @@ public typealias PlayRequest = MediaSessionCommand<PlayCommand>
 public typealias PauseRequest = MediaSessionCommand<PauseCommand>
 /// STOP on the media namespace: ends playback (IDLE, CANCELLED) but keeps the app running.
 public typealias MediaStopRequest = MediaSessionCommand<MediaStopCommand>
+/// QUEUE_NEXT: play the next queue item.
+public typealias QueueNextRequest = MediaSessionCommand<QueueNextCommand>
+/// QUEUE_PREV: play the previous queue item.
+public typealias QueuePrevRequest = MediaSessionCommand<QueuePrevCommand>
 
 /// SEEK: move to `currentTime` seconds, or by `relativeTime` seconds (which wins when both are set).
 public struct SeekRequest: CastRequest {
@@ -281,7 +297,7 @@ public struct SeekRequest: CastRequest {
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
         guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkMessageType(messageType)
+        r.checkType(messageType)
         var value = Self(
             requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"), currentTime: r.double("currentTime"),
             relativeTime: r.double("relativeTime"), resumeState: r.vocabulary("resumeState"), customData: r.value("customData"))
@@ -290,13 +306,13 @@ public struct SeekRequest: CastRequest {
     }
 
     public var jsonValue: JSONValue {
-        var w = WireObject(extraMembers)
+        var w = ObjectWriter(extras: extraMembers)
         w.set("type", Self.messageType)
         w.set("requestId", requestID)
         w.set("mediaSessionId", mediaSessionID)
         w.set("currentTime", currentTime)
         w.set("relativeTime", relativeTime)
-        w.set("resumeState", resumeState?.rawValue)
+        w.set("resumeState", resumeState)
         w.set("customData", customData)
         return w.json
     }
@@ -326,7 +342,7 @@ public struct SetPlaybackRateRequest: CastRequest {
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
         guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkMessageType(messageType)
+        r.checkType(messageType)
         var value = Self(requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"),
                          playbackRate: r.double("playbackRate"), relativePlaybackRate: r.double("relativePlaybackRate"))
         value.extraMembers = r.finish(into: &diagnostics)
@@ -334,7 +350,7 @@ public struct SetPlaybackRateRequest: CastRequest {
     }
 
     public var jsonValue: JSONValue {
-        var w = WireObject(extraMembers)
+        var w = ObjectWriter(extras: extraMembers)
         w.set("type", Self.messageType)
         w.set("requestId", requestID)
         w.set("mediaSessionId", mediaSessionID)
@@ -344,7 +360,48 @@ public struct SetPlaybackRateRequest: CastRequest {
     }
 }
 
-// QUEUE_UPDATE, QUEUE_REMOVE and QUEUE_REORDER are CastModel types (the receiver decodes them too).
+/// SET_VOLUME on the media namespace: the stream volume of the session, as opposed to the
+/// device volume that ``ReceiverSetVolumeRequest`` sets.
+public struct MediaSetVolumeRequest: CastRequest {
+    public static let wireTypeName = "SET_VOLUME"
+    public static let messageType = "SET_VOLUME"
+    public static let namespace = CastNamespace.media
+    public var requestID: Int?
+    public var mediaSessionID: Int?
+    /// The new stream volume; absent when the request carries none (the receiver refuses it).
+    public var volume: CastVolume?
+    public var customData: JSONValue?
+    public var extraMembers: [String: JSONValue]
+
+    /// Creates the request.
+    public init(requestID: Int? = nil, mediaSessionID: Int? = nil, volume: CastVolume? = nil, customData: JSONValue? = nil,
+                extraMembers: [String: JSONValue] = [:]) {
+        self.requestID = requestID
+        self.mediaSessionID = mediaSessionID
+        self.volume = volume
+        self.customData = customData
+        self.extraMembers = extraMembers
+    }
+
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        r.checkType(messageType)
+        var value = Self(requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"), volume: r.model("volume"),
+                         customData: r.value("customData"))
+        value.extraMembers = r.finish(into: &diagnostics)
+        return value
+    }
+
+    public var jsonValue: JSONValue {
+        var w = ObjectWriter(extras: extraMembers)
+        w.set("type", Self.messageType)
+        w.set("requestId", requestID)
+        w.set("mediaSessionId", mediaSessionID)
+        w.set("volume", volume)
+        w.set("customData", customData)
+        return w.json
+    }
+}
 
 /// QUEUE_GET_ITEM_IDS: answered with `QUEUE_ITEM_IDS {itemIds}`, every item id in queue order.
 ///
@@ -367,14 +424,14 @@ public struct QueueGetItemIDsRequest: CastRequest {
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
         guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkMessageType(messageType)
+        r.checkType(messageType)
         var value = Self(requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"))
         value.extraMembers = r.finish(into: &diagnostics)
         return value
     }
 
     public var jsonValue: JSONValue {
-        var w = WireObject(extraMembers)
+        var w = ObjectWriter(extras: extraMembers)
         w.set("type", Self.messageType)
         w.set("requestId", requestID)
         w.set("mediaSessionId", mediaSessionID)
@@ -382,56 +439,39 @@ public struct QueueGetItemIDsRequest: CastRequest {
     }
 }
 
-// MARK: - JSON writing and type checks
+/// QUEUE_GET_ITEMS: answered with `QUEUE_ITEMS {items}`, the full items for `itemIds`.
+public struct QueueGetItemsRequest: CastRequest {
+    public static let wireTypeName = "QUEUE_GET_ITEMS"
+    public static let messageType = "QUEUE_GET_ITEMS"
+    public static let namespace = CastNamespace.media
+    public var requestID: Int?
+    public var mediaSessionID: Int?
+    /// The items wanted; ids not in the queue are left out of the answer.
+    public var itemIDs: [Int]
+    public var extraMembers: [String: JSONValue]
 
-/// Builds a JSON object from optional members, starting from the members kept on reading.
-///
-/// A nil value leaves a member read from the wire in place, like CastModel's writer.
-struct WireObject {
-    private var members: [String: JSONValue]
-
-    init(_ extras: [String: JSONValue]) { members = extras }
-
-    mutating func set(_ key: String, _ value: JSONValue?) {
-        if let value { members[key] = value }
-    }
-    mutating func set(_ key: String, _ value: String?) {
-        if let value { members[key] = .string(value) }
-    }
-    mutating func set(_ key: String, _ value: Int?) {
-        if let value { members[key] = JSONValue(value) }
-    }
-    mutating func set(_ key: String, _ value: Double?) {
-        if let value { members[key] = JSONValue(value) }
-    }
-    mutating func set(_ key: String, _ value: Bool?) {
-        if let value { members[key] = .bool(value) }
-    }
-    mutating func set(_ key: String, _ values: [Int]) {
-        members[key] = .array(values.map { JSONValue($0) })
-    }
-    mutating func set(_ key: String, _ values: [String]) {
-        members[key] = .array(values.map { JSONValue.string($0) })
+    /// Creates the request.
+    public init(requestID: Int? = nil, mediaSessionID: Int? = nil, itemIDs: [Int], extraMembers: [String: JSONValue] = [:]) {
+        self.requestID = requestID
+        self.mediaSessionID = mediaSessionID
+        self.itemIDs = itemIDs
+        self.extraMembers = extraMembers
     }
 
-    var json: JSONValue { .object(members) }
-}
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        r.checkType(messageType)
+        var value = Self(requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"), itemIDs: r.ints("itemIds") ?? [])
+        value.extraMembers = r.finish(into: &diagnostics)
+        return value
+    }
 
-extension JSONObjectReader {
-    /// Reports a missing or different `type` member.
-    mutating func checkMessageType(_ expected: String) {
-        guard let type = string("type") else {
-            if !has("type") {
-                diagnostics.append(
-                    Diagnostic(.error, "message.type-missing", "the message has no \"type\"",
-                               fix: "add \"type\": \"\(expected)\"", path: path))
-            }
-            return
-        }
-        if type != expected {
-            diagnostics.append(
-                Diagnostic(.error, "message.type-mismatch", "expected a \(expected) message, found \"\(type)\"",
-                           fix: "set \"type\": \"\(expected)\"", path: path.appending("type")))
-        }
+    public var jsonValue: JSONValue {
+        var w = ObjectWriter(extras: extraMembers)
+        w.set("type", Self.messageType)
+        w.set("requestId", requestID)
+        w.set("mediaSessionId", mediaSessionID)
+        w.set("itemIds", itemIDs)
+        return w.json
     }
 }
