@@ -192,7 +192,7 @@ enum StatusCommand {
                 """,
             options: DeviceTarget.options + [
                 .flag("watch", short: "w", help: "Keep following the device until Ctrl-C."),
-                .flag("json", help: "Print JSON (one object per line with --watch)."),
+                .flag("json", help: "Print one JSON document (with --watch: one playback object per line, per change)."),
                 CommonOptions.color,
             ],
             examples: examples,
@@ -217,7 +217,10 @@ enum StatusCommand {
         let asJSON = values.flag("json")
         let summary = PlaybackSummary(state: await sender.state, device: target.name)
         guard values.flag("watch") else {
-            io.writeLine(asJSON ? JSONWriter.compact.string(from: summary.jsonValue) : summary.line)
+            // One document, in the envelope every --json document has; --watch streams bare
+            // playback objects, one JSON line per change.
+            io.writeLine(asJSON ? JSONWriter.pretty.string(from: PlaybackDocument.json(kind: "castprep.status", device: target.name, summary: summary, diagnostics: []))
+                                : summary.line)
             await sender.close()
             return 0
         }

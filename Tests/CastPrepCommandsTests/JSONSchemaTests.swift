@@ -71,7 +71,7 @@ struct JSONSchemaTests {
     func schemasAreValid() throws {
         let folder = Repository.root().appendingPathComponent("Schemas")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".schema.json") }.sorted()
-        #expect(names.count == 11)
+        #expect(names.count == 12)
         for name in names {
             let schema = try JSONParser().parse(Array(try Data(contentsOf: folder.appendingPathComponent(name)))).value
             let kind = "castprep." + name.dropLast(".schema.json".count)
@@ -177,6 +177,8 @@ struct JSONSchemaTests {
             #expect(cast["playback"]?["playerState"] == "PLAYING")
             let paused = try await expectDocument(["control", "pause", "--host", host, "--json"], kind: "castprep.control", status: 0)
             #expect(paused["playback"]?["playerState"] == "PAUSED")
+            let status = try await expectDocument(["status", "--host", host, "--json"], kind: "castprep.status", status: 0)
+            #expect(status["playback"]?["playerState"] == "PAUSED")
             outcome = .success(())
         } catch {
             outcome = .failure(error)

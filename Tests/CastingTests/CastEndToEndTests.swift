@@ -79,7 +79,9 @@ struct CastEndToEndTests {
 
         let json = try await CastPrepBinary.run(["status", "--host", host, "--json"])
         #expect(json.status == 0)
-        let summary = try JSONParser().parse(json.output.trimmingCharacters(in: .whitespacesAndNewlines)).value
+        let document = try JSONParser().parse(json.output.trimmingCharacters(in: .whitespacesAndNewlines)).value
+        #expect(document["castprep"]?["kind"] == "castprep.status")
+        let summary = try #require(document["playback"])
         #expect(summary["app"] == "Default Media Receiver")
         #expect(summary["title"] == "movie")
         #expect(summary["queue"]?["count"]?.intValue == 3)
