@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "castprep", targets: ["castprep"]),
+        .library(name: "SystemIO", targets: ["SystemIO"]),
         .library(name: "JSONSupport", targets: ["JSONSupport"]),
         .library(name: "CastModel", targets: ["CastModel"]),
         .library(name: "Catalog", targets: ["Catalog"]),
@@ -57,23 +58,28 @@ let package = Package(
             providers: [.apt(["libplist-dev"])]),
 
         // MARK: - Swift modules
+        // The bottom of the stack: threads, wake pipes, the poll timeout rule, blocking work,
+        // termination signals and the batched line writer, on the C library alone.
+        .target(name: "SystemIO"),
         .target(name: "JSONSupport"),
         .target(name: "CastModel", dependencies: ["JSONSupport"]),
         .target(name: "Catalog", dependencies: ["CastModel", "JSONSupport"]),
         .target(name: "CommandParsing"),
         .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
         .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "CLibXML2"]),
-        .target(name: "HTTPCheck", dependencies: ["CastModel", "CCurl", "CLibXML2"]),
+        .target(name: "HTTPCheck", dependencies: ["CastModel", "SystemIO", "CCurl", "CLibXML2"]),
         .target(
             name: "Preflight",
-            dependencies: ["CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "CSQLite"]),
+            dependencies: [
+                "CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "SystemIO", "CSQLite",
+            ]),
         .target(name: "MediaServer", dependencies: ["CastModel", "CMicroHTTPD"]),
         .target(name: "CastSender", dependencies: ["CastModel", "JSONSupport", "CastChannel"]),
         .target(
             name: "Casting",
-            dependencies: ["CastModel", "Catalog", "Captions", "CastSender", "HTTPCheck", "JSONSupport", "MediaServer", "Preflight"]),
-        .target(name: "CastChannel", dependencies: ["CastModel", "JSONSupport", "COpenSSL"]),
-        .target(name: "CastDiscovery", dependencies: ["CastModel"]),
+            dependencies: ["CastModel", "Catalog", "Captions", "CastSender", "HTTPCheck", "JSONSupport", "MediaServer", "SystemIO"]),
+        .target(name: "CastChannel", dependencies: ["CastModel", "JSONSupport", "SystemIO", "COpenSSL"]),
+        .target(name: "CastDiscovery", dependencies: ["CastModel", "SystemIO"]),
         .target(name: "IOSAppCheck", dependencies: ["CastModel", "JSONSupport", "CPlist"]),
         .target(name: "CastDevices", dependencies: ["CastDiscovery", "CastChannel", "HTTPCheck", "CastModel", "JSONSupport"]),
         .target(
@@ -82,15 +88,18 @@ let package = Package(
                 "CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "Preflight",
                 "CastReceiver", "CastReceiverRuntime", "CastDiscovery",
                 "CastSender", "Casting",
-                "CastDevices", "IOSAppCheck",
+                "CastDevices", "IOSAppCheck", "SystemIO",
             ]),
         .executableTarget(name: "castprep", dependencies: ["CastPrepCommands"]),
         .target(name: "CastReceiver", dependencies: ["CastModel", "JSONSupport"]),
         .target(
             name: "CastReceiverRuntime",
-            dependencies: ["CastReceiver", "CastChannel", "CastDiscovery", "HTTPCheck", "MediaServer", "MediaProbe", "CastModel", "JSONSupport"]),
+            dependencies: [
+                "CastReceiver", "CastChannel", "CastDiscovery", "HTTPCheck", "MediaServer", "MediaProbe", "CastModel", "JSONSupport", "SystemIO",
+            ]),
 
         // MARK: - Tests
+        .testTarget(name: "SystemIOTests", dependencies: ["SystemIO"]),
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport", "TestSupport"]),
         .testTarget(name: "CastModelTests", dependencies: ["CastModel", "JSONSupport"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -116,7 +125,8 @@ let package = Package(
             dependencies: ["CastDevices", "CastDiscovery", "CastChannel", "CastModel", "JSONSupport", "TestSupport", "CastTestSupport"],
             exclude: ["Snapshots"]),
         .testTarget(
-            name: "PreflightTests", dependencies: ["Preflight", "CastModel", "JSONSupport", "TestSupport", "Catalog", "MediaProbe", "MediaServer"]),
+            name: "PreflightTests",
+            dependencies: ["Preflight", "CastModel", "JSONSupport", "TestSupport", "Catalog", "MediaProbe", "MediaServer", "SystemIO"]),
         .testTarget(name: "MediaServerTests", dependencies: ["MediaServer", "CastModel", "TestSupport"]),
         .testTarget(
             name: "HTTPCheckTests", dependencies: ["HTTPCheck", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),

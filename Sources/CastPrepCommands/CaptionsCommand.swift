@@ -2,7 +2,7 @@ import Captions
 import CastModel
 import CommandParsing
 import Foundation
-import Preflight
+import SystemIO
 
 /// `castprep captions convert|check`: any caption format to correct WebVTT, and a WebVTT checker.
 enum CaptionsCommand {

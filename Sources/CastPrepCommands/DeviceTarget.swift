@@ -5,7 +5,7 @@ import CommandParsing
 import CastDevices
 import CastDiscovery
 import Foundation
-import Preflight
+import SystemIO
 
 /// The device a `cast`, `control` or `status` command talks to, and the sender that talks to it.
 struct DeviceTarget {

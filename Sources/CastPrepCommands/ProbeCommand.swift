@@ -3,7 +3,7 @@ import CommandParsing
 import Foundation
 import JSONSupport
 import MediaProbe
-import Preflight
+import SystemIO
 
 /// `castprep probe PATH…`: what FFmpeg finds in each file, with the Cast content type.
 enum ProbeCommand {

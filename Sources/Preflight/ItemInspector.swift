@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import JSONSupport
 import MediaProbe
+import SystemIO
 
 /// What one item became after every stage: its report, the LOAD request that casts it, and
 /// its entry in the corrected catalog.

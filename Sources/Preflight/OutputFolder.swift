@@ -1,6 +1,7 @@
 import CastModel
 import Glibc
 import Synchronization
+import SystemIO
 
 /// The output folder's lock: one preflight run at a time per folder. Two runs into one folder
 /// would write the same `.partial` files and rename each other's halves into place.
