@@ -1,5 +1,4 @@
 import CastModel
-import Glibc
 import Synchronization
 import SystemIO
 
@@ -110,25 +109,15 @@ private final class EngineHandOver<Engine: EventLoopEngine>: @unchecked Sendable
     init(_ engine: Engine) { self.engine = engine }
 }
 
+/// The loop: a ``Reactor`` polls the mailbox and the engine's sockets; one reactor timer wakes
+/// it at the engine's next deadline, and it wakes at least once a second regardless.
 private func runEventLoop<Engine: EventLoopEngine>(engine: Engine, mailbox: EventLoopMailbox<Engine.Command>) {
-    let sockets = engine.sockets
-    var descriptors = [pollfd(fd: mailbox.wakeDescriptor, events: Int16(POLLIN), revents: 0)]
-    descriptors += sockets.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
-    engine.start(now: .now)
-    while !engine.isFinished {
-        let now = ContinuousClock.now
-        let deadline = engine.fire(now: now)
-        if engine.isFinished { break }
-        var timeout: Int32 = 1000
-        if let deadline { timeout = min((deadline - now).pollMilliseconds, 1000) }
-        for index in descriptors.indices { descriptors[index].revents = 0 }
-        let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
-        if ready < 0 && errno != EINTR { break }
-        guard ready > 0 else { continue }
-        if descriptors[0].revents != 0 {
-            for command in mailbox.drain() { engine.handle(command, now: .now) }
-        }
-        for (offset, socket) in sockets.enumerated() where descriptors[offset + 1].revents != 0 {
+    let reactor = Reactor()
+    reactor.register(mailbox.wakeDescriptor, for: .readable) { _ in
+        for command in mailbox.drain() { engine.handle(command, now: .now) }
+    }
+    for socket in engine.sockets {
+        reactor.register(socket.descriptor, for: .readable) { _ in
             // Bounded per wake-up so one flooded socket cannot starve timers and commands.
             reading: for _ in 0..<64 {
                 switch socket.receive() {
@@ -137,6 +126,20 @@ private func runEventLoop<Engine: EventLoopEngine>(engine: Engine, mailbox: Even
                 case .empty: break reading
                 }
             }
+        }
+    }
+    engine.start(now: reactor.clock.now)
+    var wakeUp: Reactor.Timer?
+    while !engine.isFinished {
+        let deadline = engine.fire(now: reactor.clock.now)
+        if engine.isFinished { break }
+        if let wakeUp { reactor.cancel(wakeUp) }
+        // The engine keeps its own timers and names the next one; nothing to do but wake.
+        wakeUp = deadline.map { reactor.schedule(at: $0) {} }
+        do {
+            try reactor.runOnce(maxWait: .seconds(1))
+        } catch {
+            break
         }
     }
 }
