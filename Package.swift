@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "castprep", targets: ["castprep"]),
+        .library(name: "SystemIO", targets: ["SystemIO"]),
         .library(name: "JSONSupport", targets: ["JSONSupport"]),
         .library(name: "Spelling", targets: ["Spelling"]),
         .library(name: "CastModel", targets: ["CastModel"]),
@@ -59,6 +60,9 @@ let package = Package(
             providers: [.apt(["libplist-dev"])]),
 
         // MARK: - Swift modules
+        // The bottom of the stack: threads, wake pipes, the poll timeout rule, blocking work,
+        // termination signals and the batched line writer, on the C library alone.
+        .target(name: "SystemIO"),
         .target(name: "JSONSupport"),
         .target(name: "Spelling"),
         .target(name: "CastModel", dependencies: ["JSONSupport", "Spelling"]),
@@ -67,17 +71,19 @@ let package = Package(
         .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
         .target(name: "StreamingFormats", dependencies: ["CLibXML2"]),
         .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "StreamingFormats"]),
-        .target(name: "HTTPCheck", dependencies: ["CastModel", "CCurl", "StreamingFormats"]),
+        .target(name: "HTTPCheck", dependencies: ["CastModel", "SystemIO", "CCurl", "StreamingFormats"]),
         .target(
             name: "Preflight",
-            dependencies: ["CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "CSQLite"]),
+            dependencies: [
+                "CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "SystemIO", "CSQLite",
+            ]),
         .target(name: "MediaServer", dependencies: ["CastModel", "CMicroHTTPD"]),
         .target(name: "CastSender", dependencies: ["CastModel", "JSONSupport", "CastChannel"]),
         .target(
             name: "Casting",
-            dependencies: ["CastModel", "Catalog", "Captions", "CastSender", "HTTPCheck", "JSONSupport", "MediaServer", "Preflight"]),
-        .target(name: "CastChannel", dependencies: ["CastModel", "JSONSupport", "COpenSSL"]),
-        .target(name: "CastDiscovery", dependencies: ["CastModel"]),
+            dependencies: ["CastModel", "Catalog", "Captions", "CastSender", "HTTPCheck", "JSONSupport", "MediaServer", "SystemIO"]),
+        .target(name: "CastChannel", dependencies: ["CastModel", "JSONSupport", "SystemIO", "COpenSSL"]),
+        .target(name: "CastDiscovery", dependencies: ["CastModel", "SystemIO"]),
         .target(name: "IOSAppCheck", dependencies: ["CastModel", "JSONSupport", "CPlist"]),
         .target(name: "CastDevices", dependencies: ["CastDiscovery", "CastChannel", "HTTPCheck", "CastModel", "JSONSupport"]),
         .target(
@@ -87,7 +93,7 @@ let package = Package(
                 "MediaServer", "Preflight",
                 "CastReceiver", "CastReceiverRuntime", "CastDiscovery",
                 "CastSender", "Casting",
-                "CastDevices", "IOSAppCheck",
+                "CastDevices", "IOSAppCheck", "SystemIO",
             ]),
         .executableTarget(name: "castprep", dependencies: ["CastPrepCommands"]),
         .target(name: "CastReceiver", dependencies: ["CastModel", "JSONSupport"]),
@@ -95,10 +101,11 @@ let package = Package(
             name: "CastReceiverRuntime",
             dependencies: [
                 "CastReceiver", "CastChannel", "CastDiscovery", "HTTPCheck", "MediaServer", "MediaProbe", "StreamingFormats", "CastModel",
-                "JSONSupport",
+                "JSONSupport", "SystemIO",
             ]),
 
         // MARK: - Tests
+        .testTarget(name: "SystemIOTests", dependencies: ["SystemIO"]),
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport", "TestSupport"]),
         .testTarget(name: "CastModelTests", dependencies: ["CastModel", "JSONSupport"]),
         .testTarget(name: "SpellingTests", dependencies: ["Spelling"]),
@@ -125,7 +132,8 @@ let package = Package(
             dependencies: ["CastDevices", "CastDiscovery", "CastChannel", "CastModel", "JSONSupport", "TestSupport", "CastTestSupport"],
             exclude: ["Snapshots"]),
         .testTarget(
-            name: "PreflightTests", dependencies: ["Preflight", "CastModel", "JSONSupport", "TestSupport", "Catalog", "MediaProbe", "MediaServer"]),
+            name: "PreflightTests",
+            dependencies: ["Preflight", "CastModel", "JSONSupport", "TestSupport", "Catalog", "MediaProbe", "MediaServer", "SystemIO"]),
         .testTarget(name: "MediaServerTests", dependencies: ["MediaServer", "CastModel", "TestSupport"]),
         .testTarget(name: "StreamingFormatsTests", dependencies: ["StreamingFormats", "TestSupport"]),
         .testTarget(

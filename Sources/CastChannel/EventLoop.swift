@@ -1,5 +1,5 @@
-import Glibc
 import Synchronization
+import SystemIO
 
 /// A request to the event loop thread. Everything that touches a socket or an OpenSSL object
 /// goes through one of these, so only the loop thread ever does.
@@ -24,20 +24,12 @@ enum LoopCommand: Sendable {
 ///
 /// Cast links are long-lived, mostly idle and numerous (the receiver emulator holds hundreds of
 /// senders), so one `poll()` loop on a dedicated thread serves them all instead of a thread or
-/// a blocked task each. Callers hand it ``LoopCommand``s through a mutex-protected inbox and
-/// wake it through a pipe; it answers through continuations and `AsyncStream`s. Swift's
-/// cooperative pool never blocks on a socket.
+/// a blocked task each. Callers hand it ``LoopCommand``s through a ``Mailbox``, which wakes
+/// it; it answers through continuations and `AsyncStream`s. Swift's cooperative pool never
+/// blocks on a socket.
 final class EventLoop: Sendable {
-    private struct Inbox {
-        var commands: [LoopCommand] = []
-        var wakePending = false
-    }
-
-    private let inbox = Mutex(Inbox())
+    private let mailbox: Mailbox<LoopCommand>
     private let identifiers = Atomic<UInt64>(1)
-    /// The read end of the wake-up pipe, polled by the loop.
-    let wakeReadDescriptor: Int32
-    private let wakeWriteDescriptor: Int32
 
     private static let sharedLoop = Mutex<EventLoop?>(nil)
 
@@ -52,27 +44,26 @@ final class EventLoop: Sendable {
     }
 
     private init() throws(ChannelError) {
-        var descriptors: [Int32] = [-1, -1]
-        guard pipe(&descriptors) == 0, Sockets.makeNonBlocking(descriptors[0]), Sockets.makeNonBlocking(descriptors[1]) else {
-            let reason = Sockets.describe(errno: errno)
-            for descriptor in descriptors where descriptor >= 0 { close(descriptor) }
+        do {
+            mailbox = try Mailbox()
+        } catch {
             throw ChannelError(
-                ChannelError.Code.eventLoopFailed, "cannot create the event loop's wake-up pipe: \(reason)",
+                ChannelError.Code.eventLoopFailed, "cannot create the event loop's wake-up pipe: \(error.reason)",
                 fix: "the process may be out of file descriptors; raise the limit with ulimit -n")
         }
-        wakeReadDescriptor = descriptors[0]
-        wakeWriteDescriptor = descriptors[1]
-        let started = Sockets.startThread { [self] in
-            LoopState(loop: self).run()
-        }
-        guard started else {
-            close(descriptors[0])
-            close(descriptors[1])
+        do {
+            try IOThread.detach(named: "cast-channel") { [self] in
+                LoopState(loop: self).run()
+            }
+        } catch {
             throw ChannelError(
-                ChannelError.Code.eventLoopFailed, "cannot start the event loop thread",
+                ChannelError.Code.eventLoopFailed, "cannot start the event loop thread (\(error))",
                 fix: "the process may have reached its thread limit")
         }
     }
+
+    /// The descriptor the loop polls to learn that commands are waiting.
+    var wakeReadDescriptor: Int32 { mailbox.wakeDescriptor }
 
     /// A new identifier for a connection or listener.
     func nextIdentifier() -> UInt64 {
@@ -81,31 +72,12 @@ final class EventLoop: Sendable {
 
     /// Queues a command and wakes the loop if it is not already due to wake.
     func submit(_ command: LoopCommand) {
-        let needsWake = inbox.withLock { inbox -> Bool in
-            inbox.commands.append(command)
-            defer { inbox.wakePending = true }
-            return !inbox.wakePending
-        }
-        if needsWake {
-            var byte: UInt8 = 1
-            _ = write(wakeWriteDescriptor, &byte, 1)
-        }
+        mailbox.post(command)
     }
 
-    /// Takes every queued command; called by the loop thread.
+    /// Takes every queued command (and the wake-ups they left); called by the loop thread.
     func takeCommands() -> [LoopCommand] {
-        inbox.withLock { inbox in
-            let commands = inbox.commands
-            inbox.commands = []
-            inbox.wakePending = false
-            return commands
-        }
-    }
-
-    /// Empties the wake-up pipe; called by the loop thread when it is readable.
-    func drainWakeups() {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while read(wakeReadDescriptor, &buffer, buffer.count) > 0 {}
+        mailbox.take()
     }
 }
 

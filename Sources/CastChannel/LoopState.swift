@@ -2,6 +2,7 @@ import CastModel
 internal import COpenSSL
 import Glibc
 import Synchronization
+import SystemIO
 
 /// One socket as the loop thread sees it, from the first connect (or accept) to teardown.
 ///
@@ -101,6 +102,8 @@ final class LoopState {
     private var clientContext: OpaquePointer?
     private let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 16 * 1024)
     private let clock = ContinuousClock()
+    /// The mailbox's wake pipe polled readable (or the loop just started): take its commands.
+    private var mailboxReadable = true
 
     /// Bytes read from one connection before the loop moves on to the others.
     private static let readBudget = 256 * 1024
@@ -140,7 +143,10 @@ final class LoopState {
     }
 
     private func iterate() {
-        for command in loop.takeCommands() { handle(command) }
+        if mailboxReadable {
+            mailboxReadable = false
+            for command in loop.takeCommands() { handle(command) }
+        }
         fireTimers(now: clock.now)
 
         var descriptors = [pollfd(fd: loop.wakeReadDescriptor, events: Int16(POLLIN), revents: 0)]
@@ -171,7 +177,7 @@ final class LoopState {
         if immediate {
             timeout = 0
         } else if let nearest {
-            timeout = Self.milliseconds(clock.now.duration(to: nearest))
+            timeout = clock.now.duration(to: nearest).pollMilliseconds
         }
 
         let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
@@ -184,7 +190,7 @@ final class LoopState {
         var served: Set<UInt64> = []
         for (index, descriptor) in descriptors.enumerated() where descriptor.revents != 0 {
             switch owners[index] {
-            case .wake: loop.drainWakeups()
+            case .wake: mailboxReadable = true  // its commands are taken at the top of the next turn
             case .listener(let id): acceptConnections(on: id)
             case .connection(let id):
                 served.insert(id)
@@ -298,10 +304,11 @@ final class LoopState {
         }
         let loop = self.loop
         let (id, host, port) = (attempt.id, attempt.host, attempt.port)
-        let started = Sockets.startThread {
-            loop.submit(.resolved(id: id, Sockets.resolve(host: host, port: port)))
-        }
-        if !started {
+        do {
+            try IOThread.detach(named: "cast-resolve", stackSize: 1 << 18) {
+                loop.submit(.resolved(id: id, Sockets.resolve(host: host, port: port)))
+            }
+        } catch {
             teardown(
                 connection,
                 reason: ChannelError(
@@ -908,14 +915,6 @@ final class LoopState {
         if !queue.isEmpty { return queue }
         if code == SSL_ERROR_SYSCALL { return status == 0 ? "the peer closed the connection" : Sockets.describe(errno: errno) }
         return "OpenSSL error \(code)"
-    }
-
-    /// A duration as poll()'s timeout: whole milliseconds, rounded up, at least 0.
-    static func milliseconds(_ duration: Duration) -> Int32 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0, attoseconds >= 0 || seconds > 0 else { return 0 }
-        let total = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int32(clamping: max(0, total))
     }
 }
 

@@ -122,35 +122,4 @@ enum Sockets {
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketAddress($0, length: length) }
         }
     }
-
-    /// Runs `body` on a new detached thread, so blocking work (name resolution) stays off both
-    /// the event loop and Swift's cooperative pool.
-    static func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
-        let entry = Unmanaged.passRetained(ThreadEntry(body: body)).toOpaque()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        var thread = pthread_t()
-        let status = pthread_create(&thread, &attributes, { raw in
-            guard let raw else { return nil }
-            let entry = Unmanaged<ThreadEntry>.fromOpaque(raw).takeRetainedValue()
-            entry.body()
-            return nil
-        }, entry)
-        if status != 0 {
-            Unmanaged<ThreadEntry>.fromOpaque(entry).release()
-            return false
-        }
-        return true
-    }
-}
-
-/// What a new thread runs; passed through `pthread_create`'s context pointer.
-private final class ThreadEntry: Sendable {
-    let body: @Sendable () -> Void
-
-    init(body: @escaping @Sendable () -> Void) {
-        self.body = body
-    }
 }

@@ -3,7 +3,7 @@ import CastModel
 import CommandParsing
 import Foundation
 import JSONSupport
-import Preflight
+import SystemIO
 
 /// `castprep captions convert|check`: any caption format to correct WebVTT, and a WebVTT checker.
 enum CaptionsCommand {

@@ -8,6 +8,7 @@ import JSONSupport
 import MediaServer
 import Preflight
 import Synchronization
+import SystemIO
 
 /// `castprep cast ITEM|CATALOG|PLAYLIST|FILES…`: validate, serve what is local, launch the
 /// receiver app and load the media or the queue; wait for PLAYING and say so, or explain why not.

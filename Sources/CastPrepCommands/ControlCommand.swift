@@ -4,6 +4,7 @@ import Casting
 import CommandParsing
 import Foundation
 import JSONSupport
+import SystemIO
 
 /// `castprep control ACTION [VALUE]`: joins whatever plays on the device and changes it.
 enum ControlCommand {

@@ -6,7 +6,7 @@ import CastDevices
 import CastDiscovery
 import Foundation
 import JSONSupport
-import Preflight
+import SystemIO
 
 /// The device a `cast`, `control` or `status` command talks to, and the sender that talks to it.
 struct DeviceTarget {

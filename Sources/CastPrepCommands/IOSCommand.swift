@@ -2,7 +2,7 @@ import CastModel
 import CommandParsing
 import IOSAppCheck
 import JSONSupport
-import Preflight
+import SystemIO
 
 /// `castprep ios check PATH`: the iOS sender app's Info.plist, Cast SDK and discovery code,
 /// checked against what iOS 14+ local-network discovery needs.

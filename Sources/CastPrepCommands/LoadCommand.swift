@@ -4,6 +4,7 @@ import CommandParsing
 import Foundation
 import JSONSupport
 import Preflight
+import SystemIO
 
 /// `castprep load CATALOG`: print validated LOAD requests (or one QUEUE_LOAD) for a catalog.
 enum LoadCommand {

@@ -4,6 +4,7 @@ import Foundation
 import IOSAppCheck
 import MediaProbe
 import Preflight
+import SystemIO
 
 /// `castprep preflight [CATALOG]`: the main job — every item through every stage, one verdict
 /// per item and device, and the files a team needs to fix and then cast.

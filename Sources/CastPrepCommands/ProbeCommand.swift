@@ -3,8 +3,8 @@ import CommandParsing
 import Foundation
 import JSONSupport
 import MediaProbe
-import Preflight
 import StreamingFormats
+import SystemIO
 
 /// `castprep probe PATH…`: what FFmpeg finds in each file, with the Cast content type.
 enum ProbeCommand {

@@ -5,7 +5,7 @@ import CastReceiverRuntime
 import CommandParsing
 import Foundation
 import MediaProbe
-import Preflight
+import SystemIO
 
 /// `castprep receiver`: run the Cast device emulator until interrupted.
 enum ReceiverCommand {

@@ -2,9 +2,9 @@ import CastModel
 import CommandParsing
 import Foundation
 import JSONSupport
-import Preflight
 import Casting
 import Catalog
+import SystemIO
 
 /// `castprep validate FILE…`: check Cast requests written by anyone.
 enum ValidateCommand {

@@ -7,6 +7,7 @@ import JSONSupport
 import Foundation
 import MediaServer
 import Synchronization
+import SystemIO
 
 /// The emulated Cast device as a running service: CASTV2 over TLS on the Cast port, the
 /// `/setup/eureka_info` HTTP endpoint, and an mDNS advertisement, all driving one
@@ -397,8 +398,13 @@ final class ConnectionTable: Sendable {
 /// thread of its own, never on Swift's cooperative pool.
 func onOwnThread<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
     let result: Result<T, E> = await withCheckedContinuation { continuation in
-        let thread = Thread { continuation.resume(returning: Result { () throws(E) -> T in try body() }) }
-        thread.start()
+        let run: @Sendable () -> Void = { continuation.resume(returning: Result { () throws(E) -> T in try body() }) }
+        do {
+            try IOThread.detach(named: "receiver-http", run)
+        } catch {
+            // No thread to spare: a blocking-work thread runs it instead.
+            BlockingWork.start(run)
+        }
     }
     return try result.get()
 }
@@ -406,9 +412,15 @@ func onOwnThread<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E)
 /// The non-throwing form of ``onOwnThread(_:)``.
 func onOwnThread(_ body: @escaping @Sendable () -> Void) async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        Thread {
+        let run: @Sendable () -> Void = {
             body()
             continuation.resume()
-        }.start()
+        }
+        do {
+            try IOThread.detach(named: "receiver-http", run)
+        } catch {
+            // No thread to spare: a blocking-work thread runs it instead.
+            BlockingWork.start(run)
+        }
     }
 }

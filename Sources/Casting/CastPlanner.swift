@@ -5,8 +5,8 @@ import CastSender
 import Foundation
 import HTTPCheck
 import JSONSupport
+import SystemIO
 public import MediaServer
-import Preflight
 
 /// Which text track to switch on at load.
 public enum CaptionChoice: Sendable, Hashable {

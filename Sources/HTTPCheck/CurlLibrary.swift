@@ -1,6 +1,7 @@
 public import CastModel
 internal import CCurl
 import Glibc
+import SystemIO
 
 /// libcurl is loaded the first time a transport needs it instead of being linked (CCurl.h says
 /// why: about 30 shared libraries at every start of castprep). Everything that calls libcurl
@@ -62,28 +63,14 @@ extension HTTPTransport {
     /// - Throws: ``HTTPLibraryError`` when libcurl is missing or too old.
     public static func requireLibrary() async throws(HTTPLibraryError) {
         let problem: String? = await withCheckedContinuation { continuation in
-            let box = Unmanaged.passRetained(LibraryLoad(continuation)).toOpaque()
-            var thread = pthread_t()
-            let status = pthread_create(&thread, nil, { argument in
-                guard let argument else { return nil }
-                Unmanaged<LibraryLoad>.fromOpaque(argument).takeRetainedValue().continuation.resume(returning: CurlLibrary.problem)
-                return nil
-            }, box)
-            if status == 0 {
-                pthread_detach(thread)
-            } else {
+            do {
+                try IOThread.detach(named: "curl-load") { continuation.resume(returning: CurlLibrary.problem) }
+            } catch {
                 // No thread to spare: loading here blocks this thread for milliseconds, once,
                 // which beats not answering.
-                Unmanaged<LibraryLoad>.fromOpaque(box).release()
                 continuation.resume(returning: CurlLibrary.problem)
             }
         }
         if let problem { throw HTTPLibraryError(problem) }
     }
-}
-
-/// The caller waiting for ``HTTPTransport/requireLibrary()``, handed to the loading thread.
-private final class LibraryLoad: Sendable {
-    let continuation: CheckedContinuation<String?, Never>
-    init(_ continuation: CheckedContinuation<String?, Never>) { self.continuation = continuation }
 }

@@ -1,6 +1,7 @@
 internal import CCurl
 import Glibc
 import Synchronization
+import SystemIO
 
 /// Connection limits for an ``HTTPTransport``.
 public struct TransportLimits: Sendable, Hashable {
@@ -202,7 +203,7 @@ final class TransportShared: Sendable {
     let certificateAuthorities: String?
     let sourceAddress: String?
     /// Wakes the loop from `curl_multi_poll`.
-    let wakePipe = WakePipe()
+    let wakePipe = try? WakePipe()
     private struct State {
         var submitted: [PendingTransfer] = []
         var isShutDown = false
@@ -218,9 +219,9 @@ final class TransportShared: Sendable {
         self.sourceAddress = sourceAddress
     }
 
-    // The pipe is closed only when neither the transport nor the loop thread holds this any
-    // more: closing it from the loop would let a late wake() write to a reused descriptor.
-    deinit { wakePipe.close() }
+    // The pipe is closed (on release) only when neither the transport nor the loop thread
+    // holds this any more: closing it from the loop would let a late wake() write to a reused
+    // descriptor.
 
     func submit(_ transfer: PendingTransfer) {
         submit([transfer])
@@ -257,7 +258,7 @@ final class TransportShared: Sendable {
         wake()
     }
 
-    func wake() { wakePipe.wake() }
+    func wake() { wakePipe?.wake() }
 }
 
 /// The loop thread's own state: the multi handle, per-host queues and running transfers.
@@ -285,27 +286,20 @@ final class CurlEventLoop {
 
     /// Starts the loop on a new detached thread.
     static func start(_ shared: TransportShared) {
-        let box = Unmanaged.passRetained(ThreadArgument(shared: shared)).toOpaque()
-        var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            let shared = Unmanaged<ThreadArgument>.fromOpaque(argument).takeRetainedValue().shared
-            // libcurl is loaded here, on the loop's own thread, the first time a transport starts.
-            if let problem = CurlLibrary.problem {
-                CurlEventLoop.failEverything(shared, with: TransferFailure(.libraryMissing, "\(problem); \(CurlLibrary.fix)"))
-            } else if let loop = CurlEventLoop(shared: shared) {
-                loop.run()
-            } else {
-                CurlEventLoop.failEverything(shared, with: TransferFailure(.other, "libcurl could not create a multi handle"))
+        do {
+            try IOThread.detach(named: "http-transport") {
+                // libcurl is loaded here, on the loop's own thread, the first time a transport starts.
+                if let problem = CurlLibrary.problem {
+                    CurlEventLoop.failEverything(shared, with: TransferFailure(.libraryMissing, "\(problem); \(CurlLibrary.fix)"))
+                } else if let loop = CurlEventLoop(shared: shared) {
+                    loop.run()
+                } else {
+                    CurlEventLoop.failEverything(shared, with: TransferFailure(.other, "libcurl could not create a multi handle"))
+                }
             }
-            return nil
-        }, box)
-        if status == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<ThreadArgument>.fromOpaque(box).release()
+        } catch {
             shared.shutDown()
-            failEverything(shared, with: TransferFailure(.other, "cannot start the HTTP thread (pthread_create: \(status))"))
+            failEverything(shared, with: TransferFailure(.other, "cannot start the HTTP thread (\(error))"))
         }
     }
 
@@ -315,9 +309,9 @@ final class CurlEventLoop {
             let (transfers, isShutDown, _) = shared.takeSubmitted()
             for transfer in transfers { transfer.resolve(.failure(failure)) }
             if isShutDown { return }
-            var pollDescriptor = pollfd(fd: shared.wakePipe.readDescriptor, events: Int16(POLLIN), revents: 0)
+            var pollDescriptor = pollfd(fd: shared.wakePipe?.readDescriptor ?? -1, events: Int16(POLLIN), revents: 0)
             _ = poll(&pollDescriptor, 1, 1000)
-            shared.wakePipe.drain()
+            shared.wakePipe?.drain()
         }
     }
 
@@ -335,10 +329,10 @@ final class CurlEventLoop {
             // Slots just freed go to waiting transfers at once, not after the next poll.
             if collectFinished() > 0, waitingCount > 0 { continue }
             // curl_multi_poll waits for socket activity, curl's own timers, or the wake pipe.
-            var wakeFD = curl_waitfd(fd: shared.wakePipe.readDescriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0)
+            var wakeFD = curl_waitfd(fd: shared.wakePipe?.readDescriptor ?? -1, events: Int16(CURL_WAIT_POLLIN), revents: 0)
             let timeout: Int32 = waitingCount > 0 ? 50 : 1000
             _ = castprep_curl_multi_poll(multi, &wakeFD, 1, timeout, nil)
-            if wakeFD.revents != 0 { shared.wakePipe.drain() }
+            if wakeFD.revents != 0 { shared.wakePipe?.drain() }
         }
         let failure = TransferFailure(.cancelled, "the transport was shut down")
         for (handle, transfer) in running {
@@ -410,8 +404,7 @@ final class CurlEventLoop {
         let request = pending.request
         var timeout = request.timeout
         if let deadline = pending.deadline { timeout = min(timeout, deadline - ContinuousClock.now) }
-        let timeoutMilliseconds = max(1, Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
-        let connectTimeout = shared.limits.connectTimeout.components
+        let timeoutMilliseconds = max(1, Int(timeout.millisecondsRoundedUp))
         _ = castprep_curl_easy_setopt_string(handle, CURLOPT_URL, request.url)
         _ = castprep_curl_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
         _ = castprep_curl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
@@ -419,7 +412,7 @@ final class CurlEventLoop {
         _ = castprep_curl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
         _ = castprep_curl_easy_setopt_long(
             handle, CURLOPT_CONNECTTIMEOUT_MS,
-            max(1, Int(connectTimeout.seconds * 1000 + connectTimeout.attoseconds / 1_000_000_000_000_000)))
+            max(1, Int(shared.limits.connectTimeout.millisecondsRoundedUp)))
         // A Cast device does not go through the computer's proxy; neither do the checks.
         _ = castprep_curl_easy_setopt_string(handle, CURLOPT_PROXY, "")
         _ = castprep_curl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
@@ -530,11 +523,6 @@ struct WaitingQueue {
         }
         return items[head]
     }
-}
-
-private final class ThreadArgument {
-    let shared: TransportShared
-    init(shared: TransportShared) { self.shared = shared }
 }
 
 /// The buffers of one running transfer, written by curl's callbacks on the loop thread.

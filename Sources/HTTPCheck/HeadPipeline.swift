@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import SystemIO
 
 /// HEAD requests to plain-HTTP servers, pipelined over a few keep-alive connections per host.
 ///
@@ -149,7 +150,9 @@ final class PipelinedHead: @unchecked Sendable {
 final class PipelineShared: Sendable {
     let connectionsPerHost: Int
     let depth: Int
-    let wakePipe = WakePipe()
+    /// Wakes the loop from `poll`; nil when no pipe could be made (the loop then notices new
+    /// requests within a second).
+    let wakePipe = try? WakePipe()
     private struct State {
         var submitted: [PipelinedHead] = []
         var isShutDown = false
@@ -161,8 +164,8 @@ final class PipelineShared: Sendable {
         self.depth = depth
     }
 
-    // Closed only when neither the pipeline nor the loop thread holds this any more.
-    deinit { wakePipe.close() }
+    // The pipe is closed (on release) only when neither the pipeline nor the loop thread
+    // holds this any more.
 
     func submit(_ requests: [PipelinedHead]) {
         let accepted = state.withLock { state -> Bool in
@@ -189,7 +192,7 @@ final class PipelineShared: Sendable {
         wake()
     }
 
-    func wake() { wakePipe.wake() }
+    func wake() { wakePipe?.wake() }
 }
 
 /// The loop thread: per-host queues and connections, one poll(2) over all of them.
@@ -264,21 +267,12 @@ final class PipelineLoop {
     private init(shared: PipelineShared) { self.shared = shared }
 
     static func start(_ shared: PipelineShared) {
-        let box = Unmanaged.passRetained(PipelineThreadArgument(shared)).toOpaque()
-        var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            let shared = Unmanaged<PipelineThreadArgument>.fromOpaque(argument).takeRetainedValue().shared
-            PipelineLoop(shared: shared).run()
-            return nil
-        }, box)
-        if status == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<PipelineThreadArgument>.fromOpaque(box).release()
+        do {
+            try IOThread.detach(named: "http-head-pipe") { PipelineLoop(shared: shared).run() }
+        } catch {
             shared.shutDown()
             for request in shared.take().requests {
-                request.resolve(.failure(TransferFailure(.other, "cannot start the HEAD pipeline thread (pthread_create: \(status))")))
+                request.resolve(.failure(TransferFailure(.other, "cannot start the HEAD pipeline thread (\(error))")))
             }
         }
     }
@@ -296,7 +290,7 @@ final class PipelineLoop {
 
             descriptors.removeAll(keepingCapacity: true)
             owners.removeAll(keepingCapacity: true)
-            descriptors.append(pollfd(fd: shared.wakePipe.readDescriptor, events: Int16(POLLIN), revents: 0))
+            descriptors.append(pollfd(fd: shared.wakePipe?.readDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
             var nextDeadline = now + .seconds(1)
             for host in hosts.values {
                 for connection in host.connections {
@@ -311,10 +305,9 @@ final class PipelineLoop {
                 }
             }
             let wait = max(Duration.zero, nextDeadline - now)
-            let milliseconds = Int32(clamping: wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000 + 1)
-            let ready = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
+            let ready = poll(&descriptors, nfds_t(descriptors.count), wait.pollMilliseconds)
             guard ready > 0 else { continue }
-            if descriptors[0].revents != 0 { shared.wakePipe.drain() }
+            if descriptors[0].revents != 0 { shared.wakePipe?.drain() }
             for (slot, (host, connection)) in owners.enumerated() {
                 let events = descriptors[slot + 1].revents
                 guard events != 0 else { continue }
@@ -596,11 +589,6 @@ final class PipelineLoop {
     }
 
     private static let unanswered = TransferFailure(.protocolError, "the server closed the connection without answering")
-}
-
-private final class PipelineThreadArgument {
-    let shared: PipelineShared
-    init(_ shared: PipelineShared) { self.shared = shared }
 }
 
 @available(*, unavailable)

@@ -6,6 +6,7 @@ import Glibc
 import JSONSupport
 import MediaProbe
 import Synchronization
+import SystemIO
 
 /// What one item became after every stage: its report, the LOAD request that casts it, and
 /// its entry in the corrected catalog.

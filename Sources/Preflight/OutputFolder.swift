@@ -1,6 +1,7 @@
 import CastModel
 import Glibc
 import Synchronization
+import SystemIO
 
 /// The output folder's lock: one preflight run at a time per folder. Two runs into one folder
 /// would write the same `.partial` files and rename each other's halves into place.
@@ -34,7 +35,7 @@ final class OutputLock: Sendable {
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let reason = errno
-            let holder = reason == EAGAIN ? Self.holder(descriptor) : nil
+            let holder = reason == EAGAIN ? Self.waitForHolder(descriptor) : nil
             close(descriptor)
             guard reason == EAGAIN else {
                 throw PreflightError(code: "preflight.output-not-writable", message: "cannot lock \(path): \(String(cString: strerror(reason)))",
@@ -45,10 +46,23 @@ final class OutputLock: Sendable {
                 message: "\(folder) is in use by another castprep preflight (\(holder.map { "process \($0)" } ?? "a process that has not written its id yet"))",
                 fix: "wait for that run to finish, or write the outputs to another folder with -o DIR")
         }
+        // Written before the old length is cut, so the file is never seen empty once a run
+        // has written its id.
         let text = Array("\(getpid())\n".utf8)
-        _ = ftruncate(descriptor, 0)
         _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        _ = ftruncate(descriptor, off_t(text.count))
         return OutputLock(descriptor: descriptor)
+    }
+
+    /// The holder's process id. A holder writes it a few system calls after taking the lock,
+    /// so a run that lost a race by microseconds gives it that long (yielding, bounded to a
+    /// few thousand tries) before saying the id is not written yet.
+    private static func waitForHolder(_ descriptor: Int32) -> Int32? {
+        for _ in 0..<5000 {
+            if let holder = holder(descriptor) { return holder }
+            sched_yield()
+        }
+        return holder(descriptor)
     }
 
     /// The process id the holder wrote, if it is one.

@@ -1,5 +1,6 @@
 import Captions
 import CastModel
+import SystemIO
 
 // No Foundation here: Captions brings libxml2's headers, whose system ICU clashes with
 // Foundation's own ICU when both are imported into one file of a module built from scratch.

@@ -4,6 +4,7 @@ import Glibc
 import JSONSupport
 import MediaProbe
 import Synchronization
+import SystemIO
 
 /// Writes preflight's files as items complete, in catalog order: `load-requests.ndjson`,
 /// `report.json`, `catalog.json` (the corrected catalog), `report.html` and `queue.json`.

@@ -3,6 +3,7 @@ import Catalog
 import Foundation
 import HTTPCheck
 import MediaServer
+import SystemIO
 
 /// The main job, `castprep preflight`, as a library call: read the catalog, serve its local
 /// files, run every item through every stage, and write the report and the requests.

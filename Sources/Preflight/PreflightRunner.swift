@@ -2,6 +2,7 @@ public import CastModel
 import Catalog
 import Foundation
 import JSONSupport
+import SystemIO
 public import MediaProbe
 
 /// What `castprep preflight` is asked to do.

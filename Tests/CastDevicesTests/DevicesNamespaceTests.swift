@@ -245,7 +245,7 @@ struct InsideDevicesNamespace {
         #expect(control.output.contains("vol 50%"), "\(control.output)")
         let status = try await run(castprepBinary, ["status", "--device", Self.livingRoomID, "--interface", "lo", "--json"])
         #expect(status.status == 0, "\(status.error)")
-        #expect(status.output.contains("\"device\":\"Living Room TV\"") && status.output.contains("\"volume\":0.5"), "\(status.output)")
+        #expect(status.output.contains("\"device\": \"Living Room TV\"") && status.output.contains("\"volume\": 0.5"), "\(status.output)")
         let unknown = try await run(castprepBinary, ["cast", "--device", "bedroom", "--interface", "lo", "--discovery-timeout", "1.5", sample])
         #expect(unknown.status == 1)
         #expect(unknown.error.contains("[devices.unknown-name]") && unknown.error.contains("Living Room TV"), "\(unknown.error)")
@@ -374,12 +374,12 @@ extension InsideDevicesNamespace {
         var started = ContinuousClock.now
         let byDefault = try await run(castprepBinary, ["status", "--json"], environment: environment)
         #expect(byDefault.status == 0, "\(byDefault.error)")
-        #expect(byDefault.output.contains("\"device\":\"Living Room TV\""), "\(byDefault.output)")
+        #expect(byDefault.output.contains("\"device\": \"Living Room TV\""), "\(byDefault.output)")
         #expect(ContinuousClock.now - started < .seconds(2), "the saved address is used at once")
         var withVariable = environment
         withVariable["CASTPREP_DEVICE"] = "lab"
         let byVariable = try await run(castprepBinary, ["status", "--json"], environment: withVariable)
-        #expect(byVariable.status == 0 && byVariable.output.contains("\"device\":\"Living Room TV\""), "\(byVariable.output)\(byVariable.error)")
+        #expect(byVariable.status == 0 && byVariable.output.contains("\"device\": \"Living Room TV\""), "\(byVariable.output)\(byVariable.error)")
 
         // The device moves: the saved address is silent, mDNS finds it, and the new address is kept.
         try await living.stop()

@@ -3,6 +3,7 @@ import Foundation
 import JSONSupport
 import Catalog
 @testable import Preflight
+import SystemIO
 import Testing
 import TestSupport
 

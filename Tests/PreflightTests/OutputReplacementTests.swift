@@ -4,6 +4,7 @@ import JSONSupport
 import MediaProbe
 @testable import Preflight
 import Synchronization
+import SystemIO
 import Testing
 import TestSupport
 

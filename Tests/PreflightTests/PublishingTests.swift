@@ -1,6 +1,7 @@
 import Catalog
 import Foundation
 @testable import Preflight
+import SystemIO
 import Testing
 
 /// Preflight's built-in server publishes what the catalog names and nothing else, under a

@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import SystemIO
 
 /// The browser's cache and resolution logic, owned by its event-loop thread.
 final class BrowserEngine: EventLoopEngine {
@@ -70,8 +71,8 @@ final class BrowserEngine: EventLoopEngine {
 
     func start(now: ContinuousClock.Instant) {
         let range = configuration.initialQueryDelay
-        let low = range.lowerBound.milliseconds
-        let high = max(low, range.upperBound.milliseconds)
+        let low = Int(clamping: range.lowerBound.millisecondsRoundedUp)
+        let high = max(low, Int(clamping: range.upperBound.millisecondsRoundedUp))
         nextQuery = now + .milliseconds(Int.random(in: low...high, using: &random))
     }
 
@@ -308,13 +309,5 @@ final class BrowserEngine: EventLoopEngine {
         statistics.cachedRecords = cache.count
         let snapshot = statistics
         shared.state.withLock { $0.statistics = snapshot }
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds, rounded down.
-    var milliseconds: Int {
-        let (seconds, attoseconds) = components
-        return Int(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
     }
 }

@@ -1,4 +1,3 @@
-import Glibc
 import Synchronization
 
 /// Writes lines that many threads produce with one write per batch instead of one per line.
@@ -25,7 +24,7 @@ import Synchronization
 /// ```
 public final class BatchedLineWriter: Sendable {
     private let core: BatchedLineCore
-    private let thread: Mutex<pthread_t?>
+    private let thread: IOThread?
 
     /// Starts the writing thread. If no thread can be started, every line is written at once
     /// by the caller of ``append(_:)`` instead.
@@ -38,11 +37,9 @@ public final class BatchedLineWriter: Sendable {
     ///   - sink: receives the batches, each one or more whole lines ending in `\n`; called on
     ///     one thread at a time, in order.
     public init(interval: Duration = .milliseconds(50), capacity: Int = 1 << 20, sink: @escaping @Sendable (String) -> Void) {
-        let milliseconds = interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000
-        let core = BatchedLineCore(
-            intervalMilliseconds: Int32(clamping: max(0, milliseconds)), capacity: max(1, capacity), sink: sink)
+        let core = BatchedLineCore(interval: interval, capacity: max(1, capacity), sink: sink)
         self.core = core
-        thread = Mutex(core.startThread())
+        thread = core.startThread()
     }
 
     deinit {
@@ -62,12 +59,12 @@ public final class BatchedLineWriter: Sendable {
     /// Writes every line appended so far and ends the writing thread; later lines are written
     /// at once. Calling it again does nothing.
     public func stop() {
-        guard let running = thread.withLock({ $0.take() }) else {
+        guard let thread else {
             core.flush()
             return
         }
         core.requestStop()
-        pthread_join(running, nil)
+        thread.join()
     }
 }
 
@@ -89,55 +86,34 @@ private final class BatchedLineCore: Sendable {
     /// Held while a batch is taken and written, so batches reach the sink in order.
     private let output = Mutex(())
     private let sink: @Sendable (String) -> Void
-    private let intervalMilliseconds: Int32
+    private let interval: Duration
     private let capacity: Int
     /// Past this many buffered bytes the writer does not wait out its pause.
     private let urgentBytes: Int
-    /// A non-blocking pipe: a byte in it wakes the writing thread from `poll`.
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    /// Wakes the writing thread from its pause; nil when no pipe could be made.
+    private let wakePipe: WakePipe?
 
-    init(intervalMilliseconds: Int32, capacity: Int, sink: @escaping @Sendable (String) -> Void) {
-        self.intervalMilliseconds = intervalMilliseconds
+    init(interval: Duration, capacity: Int, sink: @escaping @Sendable (String) -> Void) {
+        self.interval = interval
         self.capacity = capacity
         urgentBytes = max(1, capacity / 16)
         self.sink = sink
-        var ends: [Int32] = [-1, -1]
-        if pipe(&ends) == 0 {
-            for end in ends {
-                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            }
-        }
-        wakeRead = ends[0]
-        wakeWrite = ends[1]
-    }
-
-    deinit {
-        if wakeRead >= 0 { close(wakeRead) }
-        if wakeWrite >= 0 { close(wakeWrite) }
+        wakePipe = try? WakePipe()
     }
 
     /// Starts the writing thread, which keeps this core alive until it ends; nil (lines are
     /// then written at once) when there is no pipe or no thread.
-    func startThread() -> pthread_t? {
-        guard wakeRead >= 0 else {
+    func startThread() -> IOThread? {
+        guard let wakePipe else {
             state.withLock { $0.isStopped = true }
             return nil
         }
-        let retained = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            Unmanaged<BatchedLineCore>.fromOpaque(raw).takeRetainedValue().run()
-            return nil
-        }, retained)
-        guard status == 0 else {
-            Unmanaged<BatchedLineCore>.fromOpaque(retained).release()
+        do {
+            return try IOThread.start(named: "line-writer") { [self] in run(wakePipe) }
+        } catch {
             state.withLock { $0.isStopped = true }
             return nil
         }
-        return thread
     }
 
     func append(_ line: String) {
@@ -200,7 +176,7 @@ private final class BatchedLineCore: Sendable {
     /// The writing thread: wait for lines, write them, pause so more gather; on stop, write
     /// the rest and mark the core stopped in the same critical section that finds it empty,
     /// so no line falls between the last batch and the direct writes.
-    private func run() {
+    private func run(_ wakePipe: WakePipe) {
         enum Step {
             case waitForLines
             case write(thenPause: Bool)
@@ -218,10 +194,10 @@ private final class BatchedLineCore: Sendable {
             }
             switch step {
             case .waitForLines:
-                waitForWake(timeoutMilliseconds: -1)
+                wakePipe.wait(timeout: nil)
             case .write(let thenPause):
                 flush()
-                if thenPause { waitForWake(timeoutMilliseconds: intervalMilliseconds) }
+                if thenPause { wakePipe.wait(timeout: interval) }
             case .finish:
                 return
             }
@@ -230,14 +206,6 @@ private final class BatchedLineCore: Sendable {
 
     private func wake() {
         // A full pipe already means "wake up"; the byte itself carries nothing.
-        var one: UInt8 = 1
-        _ = write(wakeWrite, &one, 1)
-    }
-
-    private func waitForWake(timeoutMilliseconds: Int32) {
-        var descriptor = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
-        _ = poll(&descriptor, 1, timeoutMilliseconds)
-        var scratch = (UInt64(0), UInt64(0))
-        while withUnsafeMutableBytes(of: &scratch, { read(wakeRead, $0.baseAddress, $0.count) }) > 0 {}
+        wakePipe?.wake()
     }
 }

@@ -1,4 +1,4 @@
-import CommandParsing
+import SystemIO
 import Foundation
 import Synchronization
 import Testing
