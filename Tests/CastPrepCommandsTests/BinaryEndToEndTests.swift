@@ -6,17 +6,7 @@ import TestSupport
 /// Runs the built `castprep` binary as a user would: a real process, real exit status,
 /// real stdout/stderr. `Scripts/test` sets CASTPREP_BINARY; otherwise the debug build is used.
 func runBinary(_ arguments: [String], stdin: String? = nil) throws -> (status: Int32, output: String, error: String) {
-    let (process, output, error) = CastPrepBinary.process(arguments)
-    let input = Pipe()
-    process.standardInput = input
-    try process.run()
-    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-    try input.fileHandleForWriting.close()
-    // Read both pipes before waiting so a full pipe cannot block the child.
-    let outData = output.fileHandleForReading.readDataToEndOfFile()
-    let errData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    try runProcess(CastPrepBinary.path, arguments, directory: Repository.root(), stdin: stdin)
 }
 
 var binaryExists: Bool { CastPrepBinary.exists }

@@ -98,27 +98,12 @@ private func runShell(_ shell: String, _ script: String, sourceLocation: SourceL
     let home = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-completion-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: home) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: shell)
-    process.arguments = ["-c", script]
-    process.currentDirectoryURL = Repository.root()
-    process.environment = [
+    let result = try runProcess(shell, ["-c", script], environment: [
         "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": home.path, "ZDOTDIR": home.path,
         "XDG_CONFIG_HOME": home.path, "XDG_DATA_HOME": home.path, "XDG_CACHE_HOME": home.path, "CASTPREP": CastPrepBinary.path,
-    ]
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let outData = output.fileHandleForReading.readDataToEndOfFile()
-    let errData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let text = String(decoding: outData, as: UTF8.self)
-    #expect(process.terminationStatus == 0, "\(shell) exited \(process.terminationStatus): \(String(decoding: errData, as: UTF8.self))",
-            sourceLocation: sourceLocation)
-    return text
+    ], directory: Repository.root())
+    #expect(result.status == 0, "\(shell) exited \(result.status): \(result.error)", sourceLocation: sourceLocation)
+    return result.output
 }
 
 private func lines(_ text: String) -> [String] {

@@ -141,18 +141,27 @@ struct TruthfulErrorsTests {
     }
 }
 
-/// Runs a program to its end and returns its status and output (blocks: call on a thread of its own).
-func runProcess(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+/// Runs a program to its end and returns its status and output (blocks: call on a thread of its
+/// own). Both pipes are read before waiting, so a full pipe cannot block the child. The one
+/// process runner of these tests: `runBinary` and the shell completion tests go through it.
+func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: URL? = nil,
+                stdin: String? = nil) throws -> (status: Int32, output: String, error: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"]) { $1 }
+    process.environment = environment ?? ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"]) { $1 }
+    if let directory { process.currentDirectoryURL = directory }
     let output = Pipe()
     let error = Pipe()
+    let input = Pipe()
     process.standardOutput = output
     process.standardError = error
-    process.standardInput = FileHandle.nullDevice
+    process.standardInput = stdin == nil ? FileHandle.nullDevice : input
     try process.run()
+    if let stdin {
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+    }
     let outData = output.fileHandleForReading.readDataToEndOfFile()
     let errData = error.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()

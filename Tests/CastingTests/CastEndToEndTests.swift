@@ -126,9 +126,7 @@ struct CastEndToEndTests {
 
     @Test("a queue too big for one 64 KiB message is split into QUEUE_LOAD + QUEUE_INSERTs and arrives whole, in order")
     func bigQueueIsSplit() async throws {
-        let server = MediaServer(configuration: MediaServerConfiguration(
-            mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)], bindAddress: "127.0.0.1", port: 0))
-        let endpoint = try server.start()
+        let (server, endpoint) = try SampleServer.start()
         defer { server.stop() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-queue-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -206,9 +204,7 @@ struct CastEndToEndTests {
 
     @Test("Cast Connect: --android-tv and --credentials reach the LAUNCH and the LOAD; status --watch prints each change as a JSON line")
     func castConnectAndWatch() async throws {
-        let server = MediaServer(configuration: MediaServerConfiguration(
-            mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)], bindAddress: "127.0.0.1", port: 0))
-        let endpoint = try server.start()
+        let (server, endpoint) = try SampleServer.start()
         defer { server.stop() }
         let device = try await EmulatedDevice.start()
         let url = endpoint.url(forPath: "h264-aac-faststart.mp4")

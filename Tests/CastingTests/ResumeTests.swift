@@ -13,9 +13,7 @@ import TestSupport
 struct ResumeTests {
     @Test("a dropped connection is resumed without a reload: same media session, one LOAD, controls work again")
     func droppedConnectionResumes() async throws {
-        let server = MediaServer(configuration: MediaServerConfiguration(
-            mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)], bindAddress: "127.0.0.1", port: 0))
-        let endpoint = try server.start()
+        let (server, endpoint) = try SampleServer.start()
         defer { server.stop() }
         let device = try await EmulatedDevice.start()
         let sender = CastSender(

@@ -81,9 +81,7 @@ struct SenderUXEndToEndTests {
 
     @Test("--title names a single item; it is refused for several")
     func title() async throws {
-        let server = MediaServer(configuration: MediaServerConfiguration(
-            mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)], bindAddress: "127.0.0.1", port: 0))
-        let endpoint = try server.start()
+        let (server, endpoint) = try SampleServer.start()
         defer { server.stop() }
         let device = try await EmulatedDevice.start()
         let url = endpoint.url(forPath: "h264-aac-faststart.mp4")
@@ -124,9 +122,7 @@ struct SenderUXEndToEndTests {
 
     @Test("status --watch says it is reconnecting when the device goes away, then follows what a new sender starts")
     func watchReconnects() async throws {
-        let server = MediaServer(configuration: MediaServerConfiguration(
-            mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)], bindAddress: "127.0.0.1", port: 0))
-        let endpoint = try server.start()
+        let (server, endpoint) = try SampleServer.start()
         defer { server.stop() }
         var device = try await EmulatedDevice.start()
         let port = device.endpoints.castPort

@@ -5,6 +5,7 @@ import CastReceiver
 import CastReceiverRuntime
 import Foundation
 import JSONSupport
+import MediaServer
 import Synchronization
 import Testing
 import TestSupport
@@ -166,5 +167,15 @@ enum CastingSamples {
         try Data(##"{"foregroundColor":"#FFFF00FF","backgroundColor":"#00000099","edgeType":"OUTLINE","fontScale":1.25}"##.utf8)
             .write(to: folder.appendingPathComponent("style.json"))
         return folder
+    }
+}
+
+/// The repository's Samples folder served on 127.0.0.1 (port chosen by the system), as a media
+/// server a device would fetch from. Stop it when done.
+enum SampleServer {
+    static func start() throws -> (MediaServer, MediaServer.Endpoint) {
+        let server = MediaServer(configuration: MediaServerConfiguration(
+            mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)], bindAddress: "127.0.0.1", port: 0))
+        return (server, try server.start())
     }
 }
