@@ -19,7 +19,7 @@ public struct ResumeState: CastVocabulary {
 // MARK: - Receiver (platform) requests
 
 /// GET_STATUS to `receiver-0`: answered with RECEIVER_STATUS.
-public struct ReceiverGetStatusRequest: CastRequest {
+public struct ReceiverGetStatusRequest: TabulatedRequest {
     public static let wireTypeName = "GET_STATUS"
     public static let messageType = "GET_STATUS"
     public static let namespace = CastNamespace.receiver
@@ -32,24 +32,19 @@ public struct ReceiverGetStatusRequest: CastRequest {
         self.extraMembers = extraMembers
     }
 
-    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkType(messageType)
-        var value = Self(requestID: r.int("requestId"))
-        value.extraMembers = r.finish(into: &diagnostics)
-        return value
+    static var members: [RequestMember<Self>] {
+        []
     }
 
-    public var jsonValue: JSONValue {
-        var w = ObjectWriter(extras: extraMembers)
-        w.set("type", Self.messageType)
-        w.set("requestId", requestID)
-        return w.json
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        decodeRequest(json, at: path, diagnostics: &diagnostics, empty: Self())
     }
+
+    public var jsonValue: JSONValue { requestJSON }
 }
 
 /// STOP to `receiver-0`: ends the app session `sessionID` (the app closes; media STOP keeps it).
-public struct ReceiverStopRequest: CastRequest {
+public struct ReceiverStopRequest: TabulatedRequest {
     public static let wireTypeName = "STOP"
     public static let messageType = "STOP"
     public static let namespace = CastNamespace.receiver
@@ -65,28 +60,22 @@ public struct ReceiverStopRequest: CastRequest {
         self.extraMembers = extraMembers
     }
 
-    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkType(messageType)
-        var value = Self(requestID: r.int("requestId"), sessionID: r.string("sessionId"))
-        value.extraMembers = r.finish(into: &diagnostics)
-        return value
+    static var members: [RequestMember<Self>] {
+        [.string("sessionId", \.sessionID)]
     }
 
-    public var jsonValue: JSONValue {
-        var w = ObjectWriter(extras: extraMembers)
-        w.set("type", Self.messageType)
-        w.set("requestId", requestID)
-        w.set("sessionId", sessionID)
-        return w.json
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        decodeRequest(json, at: path, diagnostics: &diagnostics, empty: Self())
     }
+
+    public var jsonValue: JSONValue { requestJSON }
 }
 
 /// SET_VOLUME to `receiver-0`: the device volume (`{"level": 0…1}` or `{"muted": bool}`).
 ///
 /// Sending only the member that changes matters: a level-only request leaves mute alone and
 /// the other way round.
-public struct ReceiverSetVolumeRequest: CastRequest {
+public struct ReceiverSetVolumeRequest: TabulatedRequest {
     public static let wireTypeName = "SET_VOLUME"
     public static let messageType = "SET_VOLUME"
     public static let namespace = CastNamespace.receiver
@@ -101,21 +90,15 @@ public struct ReceiverSetVolumeRequest: CastRequest {
         self.extraMembers = extraMembers
     }
 
-    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkType(messageType)
-        var value = Self(requestID: r.int("requestId"), volume: r.model("volume") ?? CastVolume())
-        value.extraMembers = r.finish(into: &diagnostics)
-        return value
+    static var members: [RequestMember<Self>] {
+        [.model("volume", \.volume, absent: CastVolume())]
     }
 
-    public var jsonValue: JSONValue {
-        var w = ObjectWriter(extras: extraMembers)
-        w.set("type", Self.messageType)
-        w.set("requestId", requestID)
-        w.set("volume", volume)
-        return w.json
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        decodeRequest(json, at: path, diagnostics: &diagnostics, empty: Self(volume: CastVolume()))
     }
+
+    public var jsonValue: JSONValue { requestJSON }
 }
 
 /// GET_APP_AVAILABILITY to `receiver-0`: which of `appIDs` the device can launch.
@@ -165,7 +148,7 @@ public struct AppAvailabilityRequest: CastRequest {
 
 /// GET_STATUS on the media namespace: answered with MEDIA_STATUS (`"status": []` when no
 /// media session exists). How a sender that joins or reconnects learns the `mediaSessionId`.
-public struct MediaGetStatusRequest: CastRequest {
+public struct MediaGetStatusRequest: TabulatedRequest {
     public static let wireTypeName = "GET_STATUS"
     public static let messageType = "GET_STATUS"
     public static let namespace = CastNamespace.media
@@ -180,21 +163,15 @@ public struct MediaGetStatusRequest: CastRequest {
         self.extraMembers = extraMembers
     }
 
-    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkType(messageType)
-        var value = Self(requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"))
-        value.extraMembers = r.finish(into: &diagnostics)
-        return value
+    static var members: [RequestMember<Self>] {
+        [.int("mediaSessionId", \.mediaSessionID)]
     }
 
-    public var jsonValue: JSONValue {
-        var w = ObjectWriter(extras: extraMembers)
-        w.set("type", Self.messageType)
-        w.set("requestId", requestID)
-        w.set("mediaSessionId", mediaSessionID)
-        return w.json
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        decodeRequest(json, at: path, diagnostics: &diagnostics, empty: Self())
     }
+
+    public var jsonValue: JSONValue { requestJSON }
 }
 
 /// Which of the media commands whose body is only the session a ``MediaSessionCommand`` is.
@@ -217,7 +194,7 @@ public enum QueuePrevCommand: MediaSessionCommandKind { public static let messag
 /// A media command whose body is only the session it applies to: PLAY, PAUSE, STOP, QUEUE_NEXT,
 /// QUEUE_PREV. One type for them all, told apart by `Kind`, because their wire forms differ only
 /// in `type`.
-public struct MediaSessionCommand<Kind: MediaSessionCommandKind>: CastRequest {
+public struct MediaSessionCommand<Kind: MediaSessionCommandKind>: TabulatedRequest {
     public static var wireTypeName: String { Kind.messageType }
     public static var messageType: String { Kind.messageType }
     public static var namespace: CastNamespace { .media }
@@ -235,24 +212,15 @@ public struct MediaSessionCommand<Kind: MediaSessionCommandKind>: CastRequest {
         self.extraMembers = extraMembers
     }
 
-    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkType(messageType)
-        let requestID = r.int("requestId")
-        let mediaSessionID = r.int("mediaSessionId")
-        let customData = r.value("customData")
-        return Self(requestID: requestID, mediaSessionID: mediaSessionID, customData: customData,
-                    extraMembers: r.finish(into: &diagnostics))
+    static var members: [RequestMember<Self>] {
+        [.int("mediaSessionId", \.mediaSessionID), .value("customData", \.customData)]
     }
 
-    public var jsonValue: JSONValue {
-        var w = ObjectWriter(extras: extraMembers)
-        w.set("type", Self.messageType)
-        w.set("requestId", requestID)
-        w.set("mediaSessionId", mediaSessionID)
-        w.set("customData", customData)
-        return w.json
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        decodeRequest(json, at: path, diagnostics: &diagnostics, empty: Self())
     }
+
+    public var jsonValue: JSONValue { requestJSON }
 }
 
 /// PLAY: resume a paused session.
@@ -267,7 +235,7 @@ public typealias QueueNextRequest = MediaSessionCommand<QueueNextCommand>
 public typealias QueuePrevRequest = MediaSessionCommand<QueuePrevCommand>
 
 /// SEEK: move to `currentTime` seconds, or by `relativeTime` seconds (which wins when both are set).
-public struct SeekRequest: CastRequest {
+public struct SeekRequest: TabulatedRequest {
     public static let wireTypeName = "SEEK"
     public static let messageType = "SEEK"
     public static let namespace = CastNamespace.media
@@ -295,31 +263,23 @@ public struct SeekRequest: CastRequest {
         self.extraMembers = extraMembers
     }
 
-    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkType(messageType)
-        var value = Self(
-            requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"), currentTime: r.double("currentTime"),
-            relativeTime: r.double("relativeTime"), resumeState: r.vocabulary("resumeState"), customData: r.value("customData"))
-        value.extraMembers = r.finish(into: &diagnostics)
-        return value
+    static var members: [RequestMember<Self>] {
+        [
+            .int("mediaSessionId", \.mediaSessionID), .double("currentTime", \.currentTime),
+            .double("relativeTime", \.relativeTime), .vocabulary("resumeState", \.resumeState),
+            .value("customData", \.customData),
+        ]
     }
 
-    public var jsonValue: JSONValue {
-        var w = ObjectWriter(extras: extraMembers)
-        w.set("type", Self.messageType)
-        w.set("requestId", requestID)
-        w.set("mediaSessionId", mediaSessionID)
-        w.set("currentTime", currentTime)
-        w.set("relativeTime", relativeTime)
-        w.set("resumeState", resumeState)
-        w.set("customData", customData)
-        return w.json
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        decodeRequest(json, at: path, diagnostics: &diagnostics, empty: Self())
     }
+
+    public var jsonValue: JSONValue { requestJSON }
 }
 
 /// SET_PLAYBACK_RATE: play faster or slower (`playbackRate` > 0, 1 is normal speed).
-public struct SetPlaybackRateRequest: CastRequest {
+public struct SetPlaybackRateRequest: TabulatedRequest {
     public static let wireTypeName = "SET_PLAYBACK_RATE"
     public static let messageType = "SET_PLAYBACK_RATE"
     public static let namespace = CastNamespace.media
@@ -340,29 +300,23 @@ public struct SetPlaybackRateRequest: CastRequest {
         self.extraMembers = extraMembers
     }
 
-    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkType(messageType)
-        var value = Self(requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"),
-                         playbackRate: r.double("playbackRate"), relativePlaybackRate: r.double("relativePlaybackRate"))
-        value.extraMembers = r.finish(into: &diagnostics)
-        return value
+    static var members: [RequestMember<Self>] {
+        [
+            .int("mediaSessionId", \.mediaSessionID), .double("playbackRate", \.playbackRate),
+            .double("relativePlaybackRate", \.relativePlaybackRate),
+        ]
     }
 
-    public var jsonValue: JSONValue {
-        var w = ObjectWriter(extras: extraMembers)
-        w.set("type", Self.messageType)
-        w.set("requestId", requestID)
-        w.set("mediaSessionId", mediaSessionID)
-        w.set("playbackRate", playbackRate)
-        w.set("relativePlaybackRate", relativePlaybackRate)
-        return w.json
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        decodeRequest(json, at: path, diagnostics: &diagnostics, empty: Self())
     }
+
+    public var jsonValue: JSONValue { requestJSON }
 }
 
 /// SET_VOLUME on the media namespace: the stream volume of the session, as opposed to the
 /// device volume that ``ReceiverSetVolumeRequest`` sets.
-public struct MediaSetVolumeRequest: CastRequest {
+public struct MediaSetVolumeRequest: TabulatedRequest {
     public static let wireTypeName = "SET_VOLUME"
     public static let messageType = "SET_VOLUME"
     public static let namespace = CastNamespace.media
@@ -383,31 +337,24 @@ public struct MediaSetVolumeRequest: CastRequest {
         self.extraMembers = extraMembers
     }
 
-    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkType(messageType)
-        var value = Self(requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"), volume: r.model("volume"),
-                         customData: r.value("customData"))
-        value.extraMembers = r.finish(into: &diagnostics)
-        return value
+    static var members: [RequestMember<Self>] {
+        [
+            .int("mediaSessionId", \.mediaSessionID), .model("volume", \.volume), .value("customData", \.customData),
+        ]
     }
 
-    public var jsonValue: JSONValue {
-        var w = ObjectWriter(extras: extraMembers)
-        w.set("type", Self.messageType)
-        w.set("requestId", requestID)
-        w.set("mediaSessionId", mediaSessionID)
-        w.set("volume", volume)
-        w.set("customData", customData)
-        return w.json
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        decodeRequest(json, at: path, diagnostics: &diagnostics, empty: Self())
     }
+
+    public var jsonValue: JSONValue { requestJSON }
 }
 
 /// QUEUE_GET_ITEM_IDS: answered with `QUEUE_ITEM_IDS {itemIds}`, every item id in queue order.
 ///
 /// MEDIA_STATUS lists only a window of the queue, so this is how a sender that lost its link
 /// in the middle of a batch learns how many items really arrived.
-public struct QueueGetItemIDsRequest: CastRequest {
+public struct QueueGetItemIDsRequest: TabulatedRequest {
     public static let wireTypeName = "QUEUE_GET_ITEM_IDS"
     public static let messageType = "QUEUE_GET_ITEM_IDS"
     public static let namespace = CastNamespace.media
@@ -422,25 +369,19 @@ public struct QueueGetItemIDsRequest: CastRequest {
         self.extraMembers = extraMembers
     }
 
-    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkType(messageType)
-        var value = Self(requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"))
-        value.extraMembers = r.finish(into: &diagnostics)
-        return value
+    static var members: [RequestMember<Self>] {
+        [.int("mediaSessionId", \.mediaSessionID)]
     }
 
-    public var jsonValue: JSONValue {
-        var w = ObjectWriter(extras: extraMembers)
-        w.set("type", Self.messageType)
-        w.set("requestId", requestID)
-        w.set("mediaSessionId", mediaSessionID)
-        return w.json
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        decodeRequest(json, at: path, diagnostics: &diagnostics, empty: Self())
     }
+
+    public var jsonValue: JSONValue { requestJSON }
 }
 
 /// QUEUE_GET_ITEMS: answered with `QUEUE_ITEMS {items}`, the full items for `itemIds`.
-public struct QueueGetItemsRequest: CastRequest {
+public struct QueueGetItemsRequest: TabulatedRequest {
     public static let wireTypeName = "QUEUE_GET_ITEMS"
     public static let messageType = "QUEUE_GET_ITEMS"
     public static let namespace = CastNamespace.media
@@ -458,20 +399,13 @@ public struct QueueGetItemsRequest: CastRequest {
         self.extraMembers = extraMembers
     }
 
-    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkType(messageType)
-        var value = Self(requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"), itemIDs: r.ints("itemIds") ?? [])
-        value.extraMembers = r.finish(into: &diagnostics)
-        return value
+    static var members: [RequestMember<Self>] {
+        [.int("mediaSessionId", \.mediaSessionID), .ints("itemIds", \.itemIDs)]
     }
 
-    public var jsonValue: JSONValue {
-        var w = ObjectWriter(extras: extraMembers)
-        w.set("type", Self.messageType)
-        w.set("requestId", requestID)
-        w.set("mediaSessionId", mediaSessionID)
-        w.set("itemIds", itemIDs)
-        return w.json
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        decodeRequest(json, at: path, diagnostics: &diagnostics, empty: Self(itemIDs: []))
     }
+
+    public var jsonValue: JSONValue { requestJSON }
 }

@@ -5,7 +5,7 @@ public import JSONSupport
 ///
 /// pychromecast and go-chromecast implement "next" and "previous" as QUEUE_UPDATE with
 /// `"jump": 1` / `"jump": -1`, so a receiver must honour `jump`.
-public struct QueueUpdateRequest: CastRequest {
+public struct QueueUpdateRequest: TabulatedRequest {
     public static let wireTypeName = "QUEUE_UPDATE"
     public static let messageType = "QUEUE_UPDATE"
     public static let namespace = CastNamespace.media
@@ -43,35 +43,23 @@ public struct QueueUpdateRequest: CastRequest {
         self.extraMembers = extraMembers
     }
 
-    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkType(messageType)
-        var value = QueueUpdateRequest(
-            requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"), currentItemID: r.int("currentItemId"),
-            currentTime: r.double("currentTime"), jump: r.int("jump"), repeatMode: r.vocabulary("repeatMode"),
-            shuffle: r.bool("shuffle"), items: r.models("items"), customData: r.value("customData"))
-        value.extraMembers = r.finish(into: &diagnostics)
-        return value
+    static var members: [RequestMember<Self>] {
+        [
+            .int("mediaSessionId", \.mediaSessionID), .int("currentItemId", \.currentItemID),
+            .double("currentTime", \.currentTime), .int("jump", \.jump), .vocabulary("repeatMode", \.repeatMode),
+            .bool("shuffle", \.shuffle), .models("items", \.items), .value("customData", \.customData),
+        ]
     }
 
-    public var jsonValue: JSONValue {
-        var w = ObjectWriter(extras: extraMembers)
-        w.set("type", Self.messageType)
-        w.set("requestId", requestID)
-        w.set("mediaSessionId", mediaSessionID)
-        w.set("currentItemId", currentItemID)
-        w.set("currentTime", currentTime)
-        w.set("jump", jump)
-        w.set("repeatMode", repeatMode)
-        w.set("shuffle", shuffle)
-        w.set("items", items)
-        w.set("customData", customData)
-        return w.json
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        decodeRequest(json, at: path, diagnostics: &diagnostics, empty: Self())
     }
+
+    public var jsonValue: JSONValue { requestJSON }
 }
 
 /// QUEUE_REMOVE: take items out of the running queue by `itemId`.
-public struct QueueRemoveRequest: CastRequest {
+public struct QueueRemoveRequest: TabulatedRequest {
     public static let wireTypeName = "QUEUE_REMOVE"
     public static let messageType = "QUEUE_REMOVE"
     public static let namespace = CastNamespace.media
@@ -99,35 +87,24 @@ public struct QueueRemoveRequest: CastRequest {
         self.extraMembers = extraMembers
     }
 
-    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkType(messageType)
-        if !r.has("itemIds") {
-            r.diagnostics.append(
-                Diagnostic(.error, "queue.item-ids-missing", "QUEUE_REMOVE has no itemIds", fix: "add \"itemIds\": [ … ]", path: path))
-        }
-        var value = QueueRemoveRequest(
-            requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"), itemIDs: r.ints("itemIds") ?? [],
-            currentItemID: r.int("currentItemId"), currentTime: r.double("currentTime"), customData: r.value("customData"))
-        value.extraMembers = r.finish(into: &diagnostics)
-        return value
+    static var members: [RequestMember<Self>] {
+        [
+            .int("mediaSessionId", \.mediaSessionID),
+            .ints("itemIds", \.itemIDs, requirement: .itemIDs(of: messageType)),
+            .int("currentItemId", \.currentItemID), .double("currentTime", \.currentTime),
+            .value("customData", \.customData),
+        ]
     }
 
-    public var jsonValue: JSONValue {
-        var w = ObjectWriter(extras: extraMembers)
-        w.set("type", Self.messageType)
-        w.set("requestId", requestID)
-        w.set("mediaSessionId", mediaSessionID)
-        w.set("itemIds", itemIDs)
-        w.set("currentItemId", currentItemID)
-        w.set("currentTime", currentTime)
-        w.set("customData", customData)
-        return w.json
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        decodeRequest(json, at: path, diagnostics: &diagnostics, empty: Self(itemIDs: []))
     }
+
+    public var jsonValue: JSONValue { requestJSON }
 }
 
 /// QUEUE_REORDER: move items, in the order listed, before `insertBefore` (or to the end).
-public struct QueueReorderRequest: CastRequest {
+public struct QueueReorderRequest: TabulatedRequest {
     public static let wireTypeName = "QUEUE_REORDER"
     public static let messageType = "QUEUE_REORDER"
     public static let namespace = CastNamespace.media
@@ -158,31 +135,18 @@ public struct QueueReorderRequest: CastRequest {
         self.extraMembers = extraMembers
     }
 
-    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkType(messageType)
-        if !r.has("itemIds") {
-            r.diagnostics.append(
-                Diagnostic(.error, "queue.item-ids-missing", "QUEUE_REORDER has no itemIds", fix: "add \"itemIds\": [ … ]", path: path))
-        }
-        var value = QueueReorderRequest(
-            requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"), itemIDs: r.ints("itemIds") ?? [],
-            insertBefore: r.int("insertBefore"), currentItemID: r.int("currentItemId"), currentTime: r.double("currentTime"),
-            customData: r.value("customData"))
-        value.extraMembers = r.finish(into: &diagnostics)
-        return value
+    static var members: [RequestMember<Self>] {
+        [
+            .int("mediaSessionId", \.mediaSessionID),
+            .ints("itemIds", \.itemIDs, requirement: .itemIDs(of: messageType)), .int("insertBefore", \.insertBefore),
+            .int("currentItemId", \.currentItemID), .double("currentTime", \.currentTime),
+            .value("customData", \.customData),
+        ]
     }
 
-    public var jsonValue: JSONValue {
-        var w = ObjectWriter(extras: extraMembers)
-        w.set("type", Self.messageType)
-        w.set("requestId", requestID)
-        w.set("mediaSessionId", mediaSessionID)
-        w.set("itemIds", itemIDs)
-        w.set("insertBefore", insertBefore)
-        w.set("currentItemId", currentItemID)
-        w.set("currentTime", currentTime)
-        w.set("customData", customData)
-        return w.json
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        decodeRequest(json, at: path, diagnostics: &diagnostics, empty: Self(itemIDs: []))
     }
+
+    public var jsonValue: JSONValue { requestJSON }
 }

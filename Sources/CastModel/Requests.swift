@@ -250,7 +250,7 @@ public struct QueueInsertRequest: CastRequest {
 }
 
 /// EDIT_TRACKS_INFO: switch tracks (captions on/off) and restyle text.
-public struct EditTracksInfoRequest: CastRequest {
+public struct EditTracksInfoRequest: TabulatedRequest {
     public static let wireTypeName = "EDIT_TRACKS_INFO"
     public static let messageType = "EDIT_TRACKS_INFO"
     public static let namespace = CastNamespace.media
@@ -283,31 +283,20 @@ public struct EditTracksInfoRequest: CastRequest {
         self.extraMembers = extraMembers
     }
 
-    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        r.checkType(messageType)
-        var value = EditTracksInfoRequest(
-            requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"),
-            activeTrackIDs: r.ints("activeTrackIds"), textTrackStyle: r.model("textTrackStyle"),
-            enableTextTracks: r.bool("enableTextTracks"), language: r.string("language"),
-            isSuggestedLanguage: r.bool("isSuggestedLanguage"), customData: r.value("customData"))
-        value.extraMembers = r.finish(into: &diagnostics)
-        return value
+    static var members: [RequestMember<Self>] {
+        [
+            .int("mediaSessionId", \.mediaSessionID), .ints("activeTrackIds", \.activeTrackIDs),
+            .model("textTrackStyle", \.textTrackStyle), .bool("enableTextTracks", \.enableTextTracks),
+            .string("language", \.language), .bool("isSuggestedLanguage", \.isSuggestedLanguage),
+            .value("customData", \.customData),
+        ]
     }
 
-    public var jsonValue: JSONValue {
-        var w = ObjectWriter(extras: extraMembers)
-        w.set("type", Self.messageType)
-        w.set("requestId", requestID)
-        w.set("mediaSessionId", mediaSessionID)
-        w.set("activeTrackIds", activeTrackIDs)
-        w.set("textTrackStyle", textTrackStyle)
-        w.set("enableTextTracks", enableTextTracks)
-        w.set("language", language)
-        w.set("isSuggestedLanguage", isSuggestedLanguage)
-        w.set("customData", customData)
-        return w.json
+    public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
+        decodeRequest(json, at: path, diagnostics: &diagnostics, empty: Self())
     }
+
+    public var jsonValue: JSONValue { requestJSON }
 }
 
 /// Credentials passed to the receiver app at launch (`LAUNCH.credentialsData`, Cast Connect).
