@@ -296,9 +296,8 @@ final class LoopConnections {
                 case .inProgress:
                     connection.phase = .connecting
                     register(connection, socket: socket, for: .writable)
-                    let now = reactor.clock.now
                     let remaining = connection.addresses.count - connection.nextAddress + 1
-                    setDeadline(connection, remaining > 1 ? now.advanced(by: now.duration(to: deadline) / remaining) : deadline)
+                    setDeadline(connection, Self.attemptDeadline(now: reactor.clock.now, overall: deadline, addressesLeft: remaining))
                 }
                 return
             } catch {
@@ -312,6 +311,15 @@ final class LoopConnections {
                 ChannelError.Code.connectFailed,
                 "cannot connect to \(host) port \(port): \(connection.connectFailures.joined(separator: "; "))",
                 fix: "check that the device is on and reachable, and that the port is its Cast port (8009, or the group's port)"))
+    }
+
+    /// When one connect attempt gives up: an equal share of the time left, for this address
+    /// and the `addressesLeft - 1` after it; the last one has all of it.
+    static func attemptDeadline(
+        now: ContinuousClock.Instant, overall: ContinuousClock.Instant, addressesLeft: Int
+    ) -> ContinuousClock.Instant {
+        guard addressesLeft > 1, now < overall else { return overall }
+        return now.advanced(by: now.duration(to: overall) / addressesLeft)
     }
 
     private func finishTCPConnect(_ connection: LoopConnection) {

@@ -218,3 +218,19 @@ extension ChannelMessage {
         return nil
     }
 }
+
+@Suite("Connecting to every address")
+struct ConnectPlanTests {
+    @Test("each address gets an equal share of the time left; the last one all of it", arguments: [
+        (10_000, 1, 10_000),
+        (10_000, 2, 5_000),
+        (9_000, 3, 3_000),
+        (0, 2, 0),  // out of time: the overall deadline, now
+    ])
+    func share(leftMilliseconds: Int, addresses: Int, expectedMilliseconds: Int) {
+        let now = ContinuousClock.now
+        let overall = now.advanced(by: .milliseconds(leftMilliseconds))
+        let deadline = LoopConnections.attemptDeadline(now: now, overall: overall, addressesLeft: addresses)
+        #expect(now.duration(to: deadline) == .milliseconds(expectedMilliseconds))
+    }
+}
