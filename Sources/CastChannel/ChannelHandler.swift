@@ -62,9 +62,11 @@ final class ChannelHandler {
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 1)
 
     init(
-        stream: any ByteStream, reactor: Reactor, options: ChannelOptions, peer: ChannelPeerAddress, endpoint: any ChannelEndpoint,
+        stream: any ByteStream, reactor: Reactor, options: ChannelOptions, peer: ChannelPeerAddress,
+        endpoint: any ChannelEndpoint,
         identifiesForeignPeer: Bool = false, frameRecorder: (@Sendable ([UInt8]) -> Void)? = nil,
-        wantsWritableChanged: @escaping (Bool) -> Void = { _ in }, onTeardown: @escaping (ChannelError?) -> Void = { _ in }
+        wantsWritableChanged: @escaping (Bool) -> Void = { _ in },
+        onTeardown: @escaping (ChannelError?) -> Void = { _ in }
     ) {
         self.stream = stream
         self.reactor = reactor
@@ -174,7 +176,8 @@ final class ChannelHandler {
             }
             do {
                 if let recorder = frameRecorder {
-                    try decoder.append(chunk) { (message: ChannelMessage, frame: ArraySlice<UInt8>) throws(ChannelError) in
+                    try decoder.append(chunk) {
+                        (message: ChannelMessage, frame: ArraySlice<UInt8>) throws(ChannelError) in
                         recorder(Array(frame))
                         try deliver(message)
                     }
@@ -207,14 +210,16 @@ final class ChannelHandler {
                 try decoder.finish()
                 teardown(
                     reason: ChannelError(
-                        ChannelError.Code.peerClosed, "\(peer) closed the connection", fix: "reconnect if the session should continue"))
+                        ChannelError.Code.peerClosed, "\(peer) closed the connection",
+                        fix: "reconnect if the session should continue"))
             } catch {
                 teardown(reason: identified(error))
             }
         case .reset:
             teardown(
                 reason: ChannelError(
-                    ChannelError.Code.peerClosed, "\(peer) reset the connection", fix: "reconnect if the session should continue"))
+                    ChannelError.Code.peerClosed, "\(peer) reset the connection",
+                    fix: "reconnect if the session should continue"))
         case .failed(let reason):
             teardown(reason: ioError("reading from \(peer) failed: \(reason)"))
         }
@@ -251,7 +256,9 @@ final class ChannelHandler {
             throw ChannelError(
                 ChannelError.Code.inboundOverflow,
                 "\(options.maximumBufferedInboundMessages) messages from \(peer) are waiting to be read; the connection was closed",
-                fix: "read `messages` continuously (handle slow work in another task) or raise maximumBufferedInboundMessages")
+                fix:
+                    "read `messages` continuously (handle slow work in another task) or raise maximumBufferedInboundMessages"
+            )
         }
     }
 
@@ -279,7 +286,8 @@ final class ChannelHandler {
         let limit = options.maximumQueuedOutboundBytes + CastFrame.maximumBodySize
         guard pendingWriteBytes <= limit else {
             throw ChannelError(
-                ChannelError.Code.outboundQueueFull, "\(pendingWriteBytes) bytes wait to be sent to \(peer), which has stopped reading",
+                ChannelError.Code.outboundQueueFull,
+                "\(pendingWriteBytes) bytes wait to be sent to \(peer), which has stopped reading",
                 fix: "the peer is hung; reconnect")
         }
     }

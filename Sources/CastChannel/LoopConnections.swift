@@ -142,7 +142,8 @@ final class LoopConnections {
             guard let connection = connections[id], case .client(_, _, .some(_)) = connection.role else { return }
             teardown(
                 connection,
-                reason: ChannelError(ChannelError.Code.cancelled, "connecting was cancelled", fix: "nothing to fix; the caller gave up"))
+                reason: ChannelError(
+                    ChannelError.Code.cancelled, "connecting was cancelled", fix: "nothing to fix; the caller gave up"))
         case .flush(let id):
             connections[id]?.handler?.flush()
         case .close(let id):
@@ -222,7 +223,9 @@ final class LoopConnections {
         if connection.phase == .handshaking,
             let foreign = PeerIdentification.foreignProtocol(connection.rawSample, insideTLS: false)
         {
-            teardown(connection, reason: PeerIdentification.error(peer: "\(connection.peer)", description: foreign, insideTLS: false))
+            teardown(
+                connection,
+                reason: PeerIdentification.error(peer: "\(connection.peer)", description: foreign, insideTLS: false))
             return
         }
         let timeout: ChannelError
@@ -230,10 +233,16 @@ final class LoopConnections {
             timeout = ChannelError(
                 ChannelError.Code.connectTimeout,
                 "connecting to \(host) port \(port) did not finish in time: the TCP connection was accepted but nothing answered the TLS handshake; a Cast device answers at once, so this port is probably not a Cast device's",
-                fix: "Cast devices speak CASTV2 over TLS on port 8009 (a speaker group on a port of its own): check the address and port; `castprep devices` lists the devices that answer")
+                fix:
+                    "Cast devices speak CASTV2 over TLS on port 8009 (a speaker group on a port of its own): check the address and port; `castprep devices` lists the devices that answer"
+            )
         } else {
-            let stage = connection.phase == .handshaking ? "in the TLS handshake" : connection.phase == .resolving ? "resolving the name" : "waiting for TCP"
-            let tried = connection.connectFailures.isEmpty ? "" : "; earlier addresses: \(connection.connectFailures.joined(separator: "; "))"
+            let stage =
+                connection.phase == .handshaking
+                ? "in the TLS handshake" : connection.phase == .resolving ? "resolving the name" : "waiting for TCP"
+            let tried =
+                connection.connectFailures.isEmpty
+                ? "" : "; earlier addresses: \(connection.connectFailures.joined(separator: "; "))"
             timeout = ChannelError(
                 ChannelError.Code.connectTimeout,
                 "connecting to \(host) port \(port) did not finish in time (stopped while \(stage))\(tried)",
@@ -244,14 +253,18 @@ final class LoopConnections {
 
     // MARK: - Connecting (client)
 
-    private func startConnect(_ attempt: ConnectAttempt, _ continuation: CheckedContinuation<CastChannelConnection, any Error>) {
+    private func startConnect(
+        _ attempt: ConnectAttempt, _ continuation: CheckedContinuation<CastChannelConnection, any Error>
+    ) {
         guard !attempt.isCancelled else {
             continuation.resume(
-                throwing: ChannelError(ChannelError.Code.cancelled, "connecting was cancelled", fix: "nothing to fix; the caller gave up"))
+                throwing: ChannelError(
+                    ChannelError.Code.cancelled, "connecting was cancelled", fix: "nothing to fix; the caller gave up"))
             return
         }
         let connection = LoopConnection(
-            id: attempt.id, role: .client(host: attempt.host, port: attempt.port, continuation), options: attempt.options,
+            id: attempt.id, role: .client(host: attempt.host, port: attempt.port, continuation),
+            options: attempt.options,
             phase: .resolving)
         let deadline = reactor.clock.now.advanced(by: attempt.timeout)
         connection.connectDeadline = deadline
@@ -274,7 +287,9 @@ final class LoopConnections {
     /// is left. Each attempt gets an equal share of the time left (the last one all of it), so
     /// an address that never answers cannot use up the time of the ones after it.
     private func connectNextAddress(_ connection: LoopConnection) {
-        guard case .client(let host, let port, _) = connection.role, let deadline = connection.connectDeadline else { return }
+        guard case .client(let host, let port, _) = connection.role, let deadline = connection.connectDeadline else {
+            return
+        }
         while connection.nextAddress < connection.addresses.count {
             let address = connection.addresses[connection.nextAddress]
             connection.nextAddress += 1
@@ -297,7 +312,9 @@ final class LoopConnections {
                     connection.phase = .connecting
                     register(connection, socket: socket, for: .writable)
                     let remaining = connection.addresses.count - connection.nextAddress + 1
-                    setDeadline(connection, Self.attemptDeadline(now: reactor.clock.now, overall: deadline, addressesLeft: remaining))
+                    setDeadline(
+                        connection,
+                        Self.attemptDeadline(now: reactor.clock.now, overall: deadline, addressesLeft: remaining))
                 }
                 return
             } catch {
@@ -310,7 +327,9 @@ final class LoopConnections {
             reason: ChannelError(
                 ChannelError.Code.connectFailed,
                 "cannot connect to \(host) port \(port): \(connection.connectFailures.joined(separator: "; "))",
-                fix: "check that the device is on and reachable, and that the port is its Cast port (8009, or the group's port)"))
+                fix:
+                    "check that the device is on and reachable, and that the port is its Cast port (8009, or the group's port)"
+            ))
     }
 
     /// When one connect attempt gives up: an equal share of the time left, for this address
@@ -352,7 +371,8 @@ final class LoopConnections {
             if clientContext == nil { clientContext = try TLSContexts.makeClientContext() }
             guard let context = clientContext else { return }
             let serverName = AddressResolver.numericAddresses(host: host, port: 0) == nil ? host : nil
-            connection.tls = try TLSStream(context: context, role: .client(serverName: serverName), over: SocketStream(socket))
+            connection.tls = try TLSStream(
+                context: context, role: .client(serverName: serverName), over: SocketStream(socket))
         } catch {
             teardown(connection, reason: error)
             return
@@ -374,14 +394,18 @@ final class LoopConnections {
             if connection.isClient {
                 let sample = connection.rawSample
                 if let foreign = PeerIdentification.foreignProtocol(sample, insideTLS: false) {
-                    teardown(connection, reason: PeerIdentification.error(peer: "\(connection.peer)", description: foreign, insideTLS: false))
+                    teardown(
+                        connection,
+                        reason: PeerIdentification.error(
+                            peer: "\(connection.peer)", description: foreign, insideTLS: false))
                     return
                 }
                 if tls.transportEnded, sample.isEmpty {
                     teardown(
                         connection,
                         reason: handshakeError(
-                            "\(connection.peer) accepted the TCP connection and closed it without answering the TLS handshake; Cast devices answer it, so this port is probably not a Cast device's"))
+                            "\(connection.peer) accepted the TCP connection and closed it without answering the TLS handshake; Cast devices answer it, so this port is probably not a Cast device's"
+                        ))
                     return
                 }
             }
@@ -392,7 +416,9 @@ final class LoopConnections {
     private func handshakeError(_ message: String) -> ChannelError {
         ChannelError(
             ChannelError.Code.handshakeFailed, message,
-            fix: "check that the port speaks CASTV2 over TLS (8009 on a device) and that the peer accepts TLS 1.2 or later")
+            fix:
+                "check that the port speaks CASTV2 over TLS (8009 on a device) and that the peer accepts TLS 1.2 or later"
+        )
     }
 
     private func handshakeCompleted(_ connection: LoopConnection, tls: TLSStream) {
@@ -413,7 +439,8 @@ final class LoopConnections {
             return
         }
         let (messages, inbound) = AsyncThrowingStream.makeStream(
-            of: ChannelMessage.self, bufferingPolicy: .bufferingOldest(max(1, connection.options.maximumBufferedInboundMessages)))
+            of: ChannelMessage.self,
+            bufferingPolicy: .bufferingOldest(max(1, connection.options.maximumBufferedInboundMessages)))
         let core = ConnectionCore(id: connection.id, loop: loop, options: connection.options, inbound: inbound)
         let loop = self.loop
         let id = connection.id
@@ -436,10 +463,13 @@ final class LoopConnections {
             connection.role = .client(host: host, port: port, nil)
             continuation?.resume(
                 returning: CastChannelConnection(
-                    core: core, messages: messages, peerAddress: connection.peer, peerCertificate: certificate, role: .client))
+                    core: core, messages: messages, peerAddress: connection.peer, peerCertificate: certificate,
+                    role: .client))
         case .server(let listenerID):
             listeners[listenerID]?.core.accepted.yield(
-                CastChannelConnection(core: core, messages: messages, peerAddress: connection.peer, peerCertificate: certificate, role: .server))
+                CastChannelConnection(
+                    core: core, messages: messages, peerAddress: connection.peer, peerCertificate: certificate,
+                    role: .server))
         }
         setInterest(connection, writable: handler.wantsWritable)
         handler.start()
@@ -469,7 +499,8 @@ final class LoopConnections {
         switch connection.role {
         case .client(_, _, let continuation):
             continuation?.resume(
-                throwing: reason ?? ChannelError(ChannelError.Code.closed, "the connection closed while connecting", fix: "retry"))
+                throwing: reason
+                    ?? ChannelError(ChannelError.Code.closed, "the connection closed while connecting", fix: "retry"))
             connection.role = .client(host: "", port: 0, nil)
         case .server(let listenerID):
             if let listener = listeners[listenerID] {

@@ -66,9 +66,12 @@ public enum AddressResolver {
     private static func lookUp(host: String, port: Int, numericOnly: Bool) throws(ResolveError) -> [SocketAddress] {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         guard !name.isEmpty, name.utf8.count <= maximumNameLength, !name.utf8.contains(0) else {
-            throw ResolveError(host: host, reason: "not a host name (empty, over \(maximumNameLength) bytes, or with a NUL byte)")
+            throw ResolveError(
+                host: host, reason: "not a host name (empty, over \(maximumNameLength) bytes, or with a NUL byte)")
         }
-        guard (0...65535).contains(port) else { throw ResolveError(host: host, reason: "port \(port) is not a TCP port") }
+        guard (0...65535).contains(port) else {
+            throw ResolveError(host: host, reason: "port \(port) is not a TCP port")
+        }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -77,13 +80,17 @@ public enum AddressResolver {
         let status = getaddrinfo(name, String(port), &hints, &list)
         defer { if let list { freeaddrinfo(list) } }
         guard status == 0 else {
-            let reason = status == EAI_SYSTEM ? SystemCallError("getaddrinfo", errno: errno).reason : String(cString: gai_strerror(status))
+            let reason =
+                status == EAI_SYSTEM
+                ? SystemCallError("getaddrinfo", errno: errno).reason : String(cString: gai_strerror(status))
             throw ResolveError(host: host, reason: reason, status: status)
         }
         var addresses: [SocketAddress] = []
         var cursor = list
         while let entry = cursor, addresses.count < maximumAddresses {
-            if let address = entry.pointee.ai_addr, entry.pointee.ai_family == AF_INET || entry.pointee.ai_family == AF_INET6 {
+            if let address = entry.pointee.ai_addr,
+                entry.pointee.ai_family == AF_INET || entry.pointee.ai_family == AF_INET6
+            {
                 let candidate = SocketAddress(address, length: entry.pointee.ai_addrlen)
                 if !addresses.contains(candidate) { addresses.append(candidate) }
             }

@@ -36,7 +36,8 @@ public struct TCPSocket: Sendable, Hashable {
     ///
     /// - Throws: ``SystemCallError`` (`socket`) when the process is out of descriptors.
     public static func open(family: Int32) throws(SystemCallError) -> TCPSocket {
-        let descriptor = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = socket(
+            family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw SystemCallError("socket", errno: errno) }
         let socket = TCPSocket(descriptor: descriptor)
         socket.setOption(level: Int32(IPPROTO_TCP), TCP_NODELAY, 1)
@@ -91,7 +92,9 @@ public struct TCPSocket: Sendable, Hashable {
     public func peek(count: Int) -> [UInt8] {
         guard count > 0 else { return [] }
         var waiting = [UInt8](repeating: 0, count: count)
-        let got = waiting.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_PEEK | MSG_DONTWAIT)) }
+        let got = waiting.withUnsafeMutableBytes {
+            recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_PEEK | MSG_DONTWAIT))
+        }
         return got > 0 ? Array(waiting.prefix(got)) : []
     }
 
@@ -165,7 +168,8 @@ public struct ListeningSocket: Sendable, Hashable {
     ///
     /// - Throws: ``SystemCallError`` from `socket`, `bind` (`EADDRINUSE`: another process
     ///   listens there) or `listen`; nothing is left open.
-    public static func bind(to address: SocketAddress, backlog: Int32 = 256) throws(SystemCallError) -> ListeningSocket {
+    public static func bind(to address: SocketAddress, backlog: Int32 = 256) throws(SystemCallError) -> ListeningSocket
+    {
         let socket = try TCPSocket.open(family: address.family)
         socket.setOption(level: SOL_SOCKET, SO_REUSEADDR, 1)
         guard address.withSockaddr({ Glibc.bind(socket.descriptor, $0, $1) }) == 0 else {
@@ -212,7 +216,8 @@ public struct ListeningSocket: Sendable, Hashable {
             }
         }
         let flags = fcntl(accepted, F_GETFL)
-        guard flags >= 0, fcntl(accepted, F_SETFL, flags | O_NONBLOCK) == 0, fcntl(accepted, F_SETFD, FD_CLOEXEC) == 0 else {
+        guard flags >= 0, fcntl(accepted, F_SETFL, flags | O_NONBLOCK) == 0, fcntl(accepted, F_SETFD, FD_CLOEXEC) == 0
+        else {
             // Unusable, but the listener is fine: drop this one and take the next.
             _ = Glibc.close(accepted)
             return .aborted

@@ -22,7 +22,8 @@ struct ChannelHandlerTests {
             (local, peer) = MemoryStream.pair(capacity: capacity)
             let box = Box()
             handler = ChannelHandler(
-                stream: local, reactor: reactor, options: options, peer: ChannelPeerAddress(host: "192.0.2.7", port: 8009),
+                stream: local, reactor: reactor, options: options,
+                peer: ChannelPeerAddress(host: "192.0.2.7", port: 8009),
                 endpoint: endpoint, onTeardown: { reason in box.teardowns.append(reason) })
             self.box = box
             handler.start()
@@ -44,7 +45,8 @@ struct ChannelHandlerTests {
         }
     }
 
-    static let heartbeat = HeartbeatPolicy(interval: .seconds(5), maximumMissedPongs: 3, sourceID: "sender-0", destinationID: "receiver-0")
+    static let heartbeat = HeartbeatPolicy(
+        interval: .seconds(5), maximumMissedPongs: 3, sourceID: "sender-0", destinationID: "receiver-0")
 
     @Test("a PING goes out every interval, and a PONG resets liveness")
     func pingEveryInterval() throws {
@@ -221,12 +223,14 @@ extension ChannelMessage {
 
 @Suite("Connecting to every address")
 struct ConnectPlanTests {
-    @Test("each address gets an equal share of the time left; the last one all of it", arguments: [
-        (10_000, 1, 10_000),
-        (10_000, 2, 5_000),
-        (9_000, 3, 3_000),
-        (0, 2, 0),  // out of time: the overall deadline, now
-    ])
+    @Test(
+        "each address gets an equal share of the time left; the last one all of it",
+        arguments: [
+            (10_000, 1, 10_000),
+            (10_000, 2, 5_000),
+            (9_000, 3, 3_000),
+            (0, 2, 0),  // out of time: the overall deadline, now
+        ])
     func share(leftMilliseconds: Int, addresses: Int, expectedMilliseconds: Int) {
         let now = ContinuousClock.now
         let overall = now.advanced(by: .milliseconds(leftMilliseconds))

@@ -31,7 +31,9 @@ final class MemoryStream: ByteStream {
     static func pair(capacity: Int = 1 << 20) -> (MemoryStream, MemoryStream) {
         let forward = MemoryPipe(capacity: capacity)
         let backward = MemoryPipe(capacity: capacity)
-        return (MemoryStream(incoming: backward, outgoing: forward), MemoryStream(incoming: forward, outgoing: backward))
+        return (
+            MemoryStream(incoming: backward, outgoing: forward), MemoryStream(incoming: forward, outgoing: backward)
+        )
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> StreamResult {

@@ -20,7 +20,8 @@ struct TLSStreamTests {
             clientContext = try TLSContexts.makeClientContext()
             serverContext = try TLSContexts.makeServerContext(TLSIdentity.selfSigned())
             (clientTransport, serverTransport) = MemoryStream.pair(capacity: capacity)
-            client = try TLSStream(context: clientContext, role: .client(serverName: "device.test"), over: clientTransport)
+            client = try TLSStream(
+                context: clientContext, role: .client(serverName: "device.test"), over: clientTransport)
             server = try TLSStream(context: serverContext, role: .server, over: serverTransport)
         }
 
@@ -108,7 +109,9 @@ struct TLSStreamTests {
         #expect(!pair.client.hasPendingOutput)
         var received = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while case .transferred(let count) = buffer.withUnsafeMutableBytes({ pair.server.read(into: $0) }) { received += count }
+        while case .transferred(let count) = buffer.withUnsafeMutableBytes({ pair.server.read(into: $0) }) {
+            received += count
+        }
         #expect(received == accepted)
     }
 
@@ -145,7 +148,8 @@ struct TLSStreamTests {
         let clock = ManualClock()
         let reactor = Reactor(clock: clock)
         let endpoint = RecordingEndpoint()
-        let policy = HeartbeatPolicy(interval: .seconds(5), maximumMissedPongs: 3, sourceID: "sender-0", destinationID: "receiver-0")
+        let policy = HeartbeatPolicy(
+            interval: .seconds(5), maximumMissedPongs: 3, sourceID: "sender-0", destinationID: "receiver-0")
         let handler = ChannelHandler(
             stream: pair.client, reactor: reactor, options: ChannelOptions(heartbeat: policy),
             peer: ChannelPeerAddress(host: "127.0.0.1", port: 8009), endpoint: endpoint)

@@ -5,29 +5,37 @@ import Testing
 
 @Suite("Sockets, addresses and the resolver")
 struct SocketTests {
-    @Test("numeric hosts parse without a lookup", arguments: [
-        ("127.0.0.1", "127.0.0.1:8009"),
-        ("::1", "[::1]:8009"),
-        ("[::1]", "[::1]:8009"),  // a URL's bracketed IPv6 literal
-        ("10.0.0.7", "10.0.0.7:8009"),
-    ])
+    @Test(
+        "numeric hosts parse without a lookup",
+        arguments: [
+            ("127.0.0.1", "127.0.0.1:8009"),
+            ("::1", "[::1]:8009"),
+            ("[::1]", "[::1]:8009"),  // a URL's bracketed IPv6 literal
+            ("10.0.0.7", "10.0.0.7:8009"),
+        ])
     func numeric(host: String, expected: String) {
         let address = SocketAddress(numericHost: host, port: 8009)
         #expect(address?.description == expected)
         #expect(address?.port == 8009)
     }
 
-    @Test("names and malformed hosts are not numeric", arguments: ["localhost", "living-room.local", "", "1.2.3.4.5", "::g"])
+    @Test(
+        "names and malformed hosts are not numeric",
+        arguments: ["localhost", "living-room.local", "", "1.2.3.4.5", "::g"])
     func notNumeric(host: String) {
         #expect(SocketAddress(numericHost: host, port: 8009) == nil)
         #expect(AddressResolver.numericAddresses(host: host, port: 8009) == nil)
     }
 
-    @Test("hosts no resolver should see are refused before any lookup", arguments: [
-        String(repeating: "a", count: 254), "", "nul\u{0}byte",
-    ])
+    @Test(
+        "hosts no resolver should see are refused before any lookup",
+        arguments: [
+            String(repeating: "a", count: 254), "", "nul\u{0}byte",
+        ])
     func refused(host: String) async {
-        let error = await #expect(throws: ResolveError.self) { try await AddressResolver.resolve(host: host, port: 8009) }
+        let error = await #expect(throws: ResolveError.self) {
+            try await AddressResolver.resolve(host: host, port: 8009)
+        }
         #expect(error?.status == 0, "refused without calling getaddrinfo")
     }
 
@@ -88,7 +96,9 @@ struct SocketTests {
         #expect(String(decoding: received, as: UTF8.self) == "ping")
         client.shutdownWrite()
         try turn(reactor) { ended }
-        #expect(Array("pong".utf8).withUnsafeBytes { accepted.write($0) } == .transferred(4), "the other direction stays open")
+        #expect(
+            Array("pong".utf8).withUnsafeBytes { accepted.write($0) } == .transferred(4),
+            "the other direction stays open")
     }
 
     @Test("connecting to a port nobody listens on fails with ECONNREFUSED")
