@@ -70,7 +70,7 @@ let package = Package(
         .target(name: "CommandParsing", dependencies: ["Spelling"]),
         .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
         .target(name: "StreamingFormats", dependencies: ["CLibXML2"]),
-        .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "StreamingFormats"]),
+        .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "StreamingFormats", "SystemIO"]),
         .target(name: "HTTPCheck", dependencies: ["CastModel", "SystemIO", "CCurl", "StreamingFormats"]),
         .target(
             name: "Preflight",

@@ -82,7 +82,7 @@ public final class CastChannelConnection: Sendable {
             throw ChannelError(
                 ChannelError.Code.connectFailed, "port \(port) is not a TCP port", fix: "use 8009, or the port discovery reported")
         }
-        let loop = try EventLoop.shared()
+        let loop = try ChannelLoop.shared()
         let attempt = ConnectAttempt(id: loop.nextIdentifier(), host: host, port: port, timeout: timeout, options: options)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import SystemIO
 
 /// A CASTV2 TLS listener: what a Cast device runs on port 8009, used by the receiver emulator.
 ///
@@ -53,7 +54,7 @@ public final class CastChannelServer: Sendable {
 
     private struct State {
         var listener: ListenerCore?
-        var loop: EventLoop?
+        var loop: ChannelLoop?
         var port: Int?
         var stopped = false
     }
@@ -100,31 +101,34 @@ public final class CastChannelServer: Sendable {
         guard (0...65535).contains(requestedPort) else {
             throw ChannelError(ChannelError.Code.bindFailed, "port \(requestedPort) is not a TCP port", fix: "use 0...65535")
         }
-        guard let address = Sockets.numericAddresses(host: bindAddress, port: requestedPort)?.first else {
+        guard let address = SocketAddress(numericHost: bindAddress, port: requestedPort) else {
             throw ChannelError(
                 ChannelError.Code.bindFailed, "\"\(bindAddress)\" is not a numeric IP address",
                 fix: "bind 127.0.0.1 (loopback), ::1, or 0.0.0.0 to listen on every interface")
         }
         let identity = try options.identity ?? TLSIdentity.selfSigned()
-        let loop = try EventLoop.shared()
-        let descriptor = Sockets.tcpSocket(family: address.family)
-        guard descriptor >= 0 else { throw bindError("cannot create a socket: \(Sockets.describe(errno: errno))") }
-        Sockets.setOption(descriptor, level: SOL_SOCKET, SO_REUSEADDR)
-        guard address.withSockaddr({ bind(descriptor, $0, $1) }) == 0 else {
-            let code = errno
-            close(descriptor)
-            throw bindError(
-                "cannot bind \(address.peerAddress): \(Sockets.describe(errno: code))",
-                fix: code == EADDRINUSE ? "another process listens on port \(requestedPort); stop it or choose another port (0 picks a free one)" : nil)
+        let loop = try ChannelLoop.shared()
+        let socket: ListeningSocket
+        do {
+            socket = try ListeningSocket.bind(to: address, backlog: options.backlog)
+        } catch {
+            let reason = LoopConnections.describe(error)
+            switch error.call {
+            case "bind":
+                throw bindError(
+                    "cannot bind \(address): \(reason)",
+                    fix: error.errno == EADDRINUSE ? "another process listens on port \(requestedPort); stop it or choose another port (0 picks a free one)" : nil)
+            case "listen": throw bindError("cannot listen on \(address): \(reason)")
+            default: throw bindError("cannot create a socket: \(reason)")
+            }
         }
-        guard listen(descriptor, options.backlog) == 0, let local = Sockets.localAddress(of: descriptor) else {
-            let code = errno
-            close(descriptor)
-            throw bindError("cannot listen on \(address.peerAddress): \(Sockets.describe(errno: code))")
+        guard let local = socket.localAddress else {
+            socket.close()
+            throw bindError("cannot read the port bound for \(address)")
         }
-        let port = local.peerAddress.port
+        let port = local.port
         let listener = ListenerCore(
-            id: loop.nextIdentifier(), descriptor: descriptor, identity: identity, options: options, accepted: accepted)
+            id: loop.nextIdentifier(), socket: socket, identity: identity, options: options, accepted: accepted)
         let alreadyStarted = state.withLock { state -> Bool in
             guard state.listener == nil, !state.stopped else { return true }
             state.listener = listener
@@ -133,7 +137,7 @@ public final class CastChannelServer: Sendable {
             return false
         }
         guard !alreadyStarted else {
-            close(descriptor)
+            socket.close()
             throw bindError("the server was already started or stopped", fix: "create a new CastChannelServer")
         }
         loop.submit(.listen(listener))
@@ -143,7 +147,7 @@ public final class CastChannelServer: Sendable {
     /// Stops accepting, closes every connection it accepted (flushing what they queued) and
     /// returns once they are closed. ``connections`` ends.
     public func stop() async {
-        let (listener, loop) = state.withLock { state -> (ListenerCore?, EventLoop?) in
+        let (listener, loop) = state.withLock { state -> (ListenerCore?, ChannelLoop?) in
             state.stopped = true
             return (state.listener, state.loop)
         }

@@ -162,6 +162,11 @@ enum TLSContexts {
         _ = SSL_CTX_set_options(context, castprep_SSL_OP_IGNORE_UNEXPECTED_EOF())
     }
 
+    /// Frees a context made here.
+    static func release(_ context: OpaquePointer) {
+        SSL_CTX_free(context)
+    }
+
     /// The certificate the peer presented, if any.
     static func peerCertificate(of ssl: OpaquePointer) -> ChannelCertificate? {
         guard let certificate = SSL_get1_peer_certificate(ssl) else { return nil }

@@ -3,6 +3,7 @@ import CastModel
 import Dispatch
 import Glibc
 import StreamingFormats
+import SystemIO
 
 /// Probes media files with libavformat: container, Cast content type with codecs, duration,
 /// fast start, and every stream.
@@ -559,13 +560,7 @@ extension MediaProber {
     /// Whether `host` resolves to an address (a literal address always does). Blocks for the
     /// resolver: called only on the prober's own queue.
     static func resolves(_ host: String) -> Bool {
-        let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var result: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(name, nil, &hints, &result)
-        if let result { freeaddrinfo(result) }
-        return status == 0
+        (try? AddressResolver.lookUpBlocking(host: host, port: 0)) != nil
     }
 }
 

@@ -35,5 +35,11 @@ static inline uint64_t castprep_SSL_OP_IGNORE_UNEXPECTED_EOF(void) {
 static inline EVP_PKEY *castprep_EVP_EC_gen(const char *curve) {
     return EVP_EC_gen(curve);
 }
+/// BIO_set_mem_eof_return is a macro over BIO_ctrl. A memory BIO that reads as end of stream
+/// (0) once empty, instead of "retry later" (-1): the TLS stream sets it when the transport
+/// below has ended, so OpenSSL sees the peer's end of stream.
+static inline long castprep_BIO_set_mem_eof_return(BIO *bio, long value) {
+    return BIO_set_mem_eof_return(bio, value);
+}
 
 #endif

@@ -1,3 +1,4 @@
+import CastModel
 import Synchronization
 import SystemIO
 
@@ -6,8 +7,8 @@ import SystemIO
 enum LoopCommand: Sendable {
     /// Resolve, connect and handshake; resume the continuation with the open connection.
     case connect(ConnectAttempt, CheckedContinuation<CastChannelConnection, any Error>)
-    /// A resolver thread finished.
-    case resolved(id: UInt64, Result<[SocketAddress], ChannelError>)
+    /// The resolver answered.
+    case resolved(id: UInt64, Result<[SocketAddress], ResolveError>)
     /// The task awaiting a connect was cancelled.
     case cancelConnect(id: UInt64)
     /// A connection's outbound queue went from empty to non-empty.
@@ -23,21 +24,21 @@ enum LoopCommand: Sendable {
 /// The one thread that owns every channel socket and TLS session.
 ///
 /// Cast links are long-lived, mostly idle and numerous (the receiver emulator holds hundreds of
-/// senders), so one `poll()` loop on a dedicated thread serves them all instead of a thread or
-/// a blocked task each. Callers hand it ``LoopCommand``s through a ``Mailbox``, which wakes
-/// it; it answers through continuations and `AsyncStream`s. Swift's cooperative pool never
-/// blocks on a socket.
-final class EventLoop: Sendable {
+/// senders), so one SystemIO ``Reactor`` on a dedicated ``IOThread`` (`cast-channel`) serves
+/// them all instead of a thread or a blocked task each. Callers hand it ``LoopCommand``s
+/// through a ``Mailbox``, which wakes it; it answers through continuations and `AsyncStream`s.
+/// Swift's cooperative pool never blocks on a socket.
+final class ChannelLoop: Sendable {
     private let mailbox: Mailbox<LoopCommand>
     private let identifiers = Atomic<UInt64>(1)
 
-    private static let sharedLoop = Mutex<EventLoop?>(nil)
+    private static let sharedLoop = Mutex<ChannelLoop?>(nil)
 
     /// The process-wide loop, started on first use.
-    static func shared() throws(ChannelError) -> EventLoop {
-        try sharedLoop.withLock { (current: inout EventLoop?) throws(ChannelError) -> EventLoop in
+    static func shared() throws(ChannelError) -> ChannelLoop {
+        try sharedLoop.withLock { (current: inout ChannelLoop?) throws(ChannelError) -> ChannelLoop in
             if let current { return current }
-            let loop = try EventLoop()
+            let loop = try ChannelLoop()
             current = loop
             return loop
         }
@@ -53,7 +54,8 @@ final class EventLoop: Sendable {
         }
         do {
             try IOThread.detach(named: "cast-channel") { [self] in
-                LoopState(loop: self).run()
+                // The reactor belongs to the thread that makes it: this one.
+                LoopConnections(loop: self, reactor: Reactor()).run()
             }
         } catch {
             throw ChannelError(
@@ -63,7 +65,7 @@ final class EventLoop: Sendable {
     }
 
     /// The descriptor the loop polls to learn that commands are waiting.
-    var wakeReadDescriptor: Int32 { mailbox.wakeDescriptor }
+    var wakeDescriptor: Int32 { mailbox.wakeDescriptor }
 
     /// A new identifier for a connection or listener.
     func nextIdentifier() -> UInt64 {
@@ -75,7 +77,7 @@ final class EventLoop: Sendable {
         mailbox.post(command)
     }
 
-    /// Takes every queued command (and the wake-ups they left); called by the loop thread.
+    /// Takes every queued command; called by the loop thread.
     func takeCommands() -> [LoopCommand] {
         mailbox.take()
     }
@@ -102,7 +104,7 @@ final class ConnectAttempt: Sendable {
 
     /// Marks the attempt cancelled; the flag covers a cancel that races ahead of the connect
     /// command, the command covers one that arrives while the loop works on it.
-    func cancel(on loop: EventLoop) {
+    func cancel(on loop: ChannelLoop) {
         cancelled.withLock { $0 = true }
         loop.submit(.cancelConnect(id: id))
     }
@@ -111,17 +113,17 @@ final class ConnectAttempt: Sendable {
 /// A listening socket handed to the loop by ``CastChannelServer/start()``.
 final class ListenerCore: Sendable {
     let id: UInt64
-    let descriptor: Int32
+    let socket: ListeningSocket
     let identity: TLSIdentity
     let options: CastChannelServer.Options
     let accepted: AsyncStream<CastChannelConnection>.Continuation
 
     init(
-        id: UInt64, descriptor: Int32, identity: TLSIdentity, options: CastChannelServer.Options,
+        id: UInt64, socket: ListeningSocket, identity: TLSIdentity, options: CastChannelServer.Options,
         accepted: AsyncStream<CastChannelConnection>.Continuation
     ) {
         self.id = id
-        self.descriptor = descriptor
+        self.socket = socket
         self.identity = identity
         self.options = options
         self.accepted = accepted
@@ -129,7 +131,7 @@ final class ListenerCore: Sendable {
 }
 
 /// The state of an open connection shared between its public handle and the loop thread.
-final class ConnectionCore: Sendable {
+final class ConnectionCore: ChannelEndpoint, Sendable {
     struct Shared {
         /// Framed messages not yet taken by the loop.
         var outbound: [UInt8] = []
@@ -141,12 +143,12 @@ final class ConnectionCore: Sendable {
     }
 
     let id: UInt64
-    let loop: EventLoop
+    let loop: ChannelLoop
     let options: ChannelOptions
     let state = Mutex(Shared())
     let inbound: AsyncThrowingStream<ChannelMessage, any Error>.Continuation
 
-    init(id: UInt64, loop: EventLoop, options: ChannelOptions, inbound: AsyncThrowingStream<ChannelMessage, any Error>.Continuation) {
+    init(id: UInt64, loop: ChannelLoop, options: ChannelOptions, inbound: AsyncThrowingStream<ChannelMessage, any Error>.Continuation) {
         self.id = id
         self.loop = loop
         self.options = options
@@ -194,6 +196,16 @@ final class ConnectionCore: Sendable {
             shared.outbound = []
             return bytes
         }
+    }
+
+    /// Records a received CONNECT or CLOSE and hands the message to the consumer; false when
+    /// the consumer's buffer is full. Called by the loop thread.
+    func receive(_ message: ChannelMessage) -> Bool {
+        if message.namespace == .connection {
+            state.withLock { _ = $0.registry.record(message) }
+        }
+        if case .dropped = inbound.yield(message) { return false }
+        return true
     }
 
     /// Records that the socket closed, ends ``CastChannelConnection/messages`` (with the reason,
