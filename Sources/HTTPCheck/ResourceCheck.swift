@@ -1,4 +1,5 @@
 import CastModel
+import Logging
 
 /// The requests and judgements for one resource: what the receiver sends for it, and what
 /// the answers mean.
@@ -70,6 +71,10 @@ struct ResourceCheck {
         var hops = 0
         while true {
             let outcome = await context.transport.send(request, deadline: context.deadline)
+            switch outcome {
+            case .failure(let failure): Logger(.http).debug("\(request.method) \(request.url): \(failure)")
+            case .success(let response): Logger(.http).debug("\(request.method) \(request.url): \(response.status)")
+            }
             var exchange = HTTPExchange(method: request.method, url: request.url, requestHeaders: request.headers)
             switch outcome {
             case .failure(let failure):
