@@ -36,9 +36,9 @@ enum NowPlayingCommand {
 
     static let examples: [CommandExample] = [
         CommandExample("Every Cast session on the network in the desktop's media controls, until Ctrl-C", "castprep nowplaying"),
-        CommandExample("One device by address, then pause it from another terminal",
-                       "castprep nowplaying --host 192.168.1.20   # then: playerctl --player=castprep.Living_Room_TV pause"),
-        CommandExample("Outside a desktop session, on a bus of its own", "dbus-run-session -- castprep nowplaying --device tv"),
+        CommandExample("One device by address; then `playerctl --player=castprep.Living_Room_TV pause` pauses it",
+                       "castprep nowplaying --host 192.168.1.20"),
+        CommandExample("Follow one device, with every Cast message in a log file", "castprep nowplaying --device tv --log-level channel=trace --log-file cast.log"),
     ]
 
     static func run(_ values: ParsedValues, io: CommandIO) async throws -> Int32 {
