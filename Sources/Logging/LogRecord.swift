@@ -22,7 +22,8 @@ public struct LogRecord: Sendable, Hashable {
     ///
     /// Time is UTC with milliseconds. Control characters in the message (newlines from a
     /// device's payload, escape sequences) are written as `\n`, `\r`, `\t` or `\u{1B}`, so a
-    /// record is always one line and cannot drive a terminal; messages past
+    /// record is always one line and cannot drive a terminal (backslashes stay as they are, so
+    /// a JSON payload reads as sent); messages past
     /// ``maximumMessageBytes`` are cut with the number of bytes left out.
     public var line: String {
         "\(Self.timestamp(nanosecondsSince1970)) \(component.rawValue) \(level.name): \(Self.escaped(message))"
@@ -71,7 +72,6 @@ public struct LogRecord: Sendable, Hashable {
             case "\n": piece = "\\n"
             case "\r": piece = "\\r"
             case "\t": piece = "\\t"
-            case "\\": piece = "\\\\"
             default:
                 let value = scalar.value
                 // C0, DEL, C1 and the bidirectional overrides and isolates.

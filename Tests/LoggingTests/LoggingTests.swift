@@ -86,7 +86,7 @@ struct LogRecordTests {
     func escaping() {
         let record = LogRecord(nanosecondsSince1970: 0, level: .info, component: .receiver,
                                message: "title\n2nd line\r\t\u{1B}[2J \u{202E}rev \\ end")
-        #expect(record.line == #"1970-01-01T00:00:00.000Z receiver info: title\n2nd line\r\t\u{1B}[2J \u{202E}rev \\ end"#)
+        #expect(record.line == #"1970-01-01T00:00:00.000Z receiver info: title\n2nd line\r\t\u{1B}[2J \u{202E}rev \ end"#)
     }
 
     @Test("messages past 16 KiB are cut, with the number of bytes left out")
