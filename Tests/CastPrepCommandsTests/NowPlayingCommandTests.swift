@@ -55,7 +55,7 @@ struct NowPlayingCommandTests {
 struct NowPlayingInteropTests {
     static var unavailableReason: String? {
         if getuid() != 0 { return "needs root to create a network namespace (unshare -n)" }
-        for tool in ["/usr/bin/unshare", "/usr/sbin/ip", "/usr/bin/playerctl", "/usr/bin/dbus-run-session", "/usr/bin/ffmpeg", "/usr/bin/timeout"]
+        for tool in ["/usr/bin/unshare", "/usr/sbin/ip", "/usr/bin/playerctl", "/usr/bin/dbus-run-session", "/usr/bin/ffmpeg", "/usr/bin/timeout", "/usr/bin/python3"]
         where !FileManager.default.isExecutableFile(atPath: tool) {
             return "\(tool) is missing (Scripts/bootstrap installs it)"
         }

@@ -106,10 +106,14 @@ final class Collected: Sendable {
 /// The logger is one per process: these tests install it in turn and leave it off.
 @Suite("the process logger", .serialized)
 struct LogTests {
+    /// Components of these tests' own, so that other suites logging meanwhile (tests run in
+    /// parallel, in one process) never reach these handlers.
+    static let components: [LogComponent] = ["test-sender", "test-channel", "test-app", "test-discovery", "test-http", "test-threads"]
+
     @Test("the hook receives what the filter admits, and messages refused are never built")
     func hook() throws {
         let collected = Collected()
-        Log.bootstrap(filter: try LogFilter(parsing: "warning,sender=debug"),
+        Log.bootstrap(filter: try LogFilter(parsing: "test-sender=debug,test-channel=warning,test-app=warn", knownComponents: Self.components),
                       handler: ClosureLogHandler { record in collected.records.withLock { $0.append(record) } })
         defer { Log.bootstrap(filter: .off, handler: nil) }
         let built = Mutex(0)
@@ -117,16 +121,17 @@ struct LogTests {
             built.withLock { $0 += 1 }
             return text
         }
-        Logger(.sender).debug(message("LOAD (requestId 1)"))
-        Logger(.sender).trace(message("bytes"))
-        Logger(.channel).info(message("connected"))
-        Logger(.channel).error(message("TLS failed"))
-        Logger("my-app").warning(message("embedded program's own component"))
+        Logger("test-sender").debug(message("LOAD (requestId 1)"))
+        Logger("test-sender").trace(message("bytes"))
+        Logger("test-channel").info(message("connected"))
+        Logger("test-channel").error(message("TLS failed"))
+        Logger("test-app").warning(message("embedded program's own component"))
+        Logger("test-http").error(message("not in the filter: off"))
         #expect(collected.all.map { "\($0.component) \($0.level) \($0.message)" } == [
-            "sender debug LOAD (requestId 1)", "channel error TLS failed", "my-app warning embedded program's own component",
+            "test-sender debug LOAD (requestId 1)", "test-channel error TLS failed", "test-app warning embedded program's own component",
         ])
         #expect(built.withLock { $0 } == 3)
-        #expect(Log.isEnabled(.debug, for: .sender) && !Log.isEnabled(.info, for: .http))
+        #expect(Log.isEnabled(.debug, for: "test-sender") && !Log.isEnabled(.info, for: "test-channel"))
     }
 
     @Test("without a handler nothing is logged or built")
@@ -144,16 +149,16 @@ struct LogTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         try Data("earlier line\n".utf8).write(to: URL(fileURLWithPath: path))
         let handler = try LineLogHandler(appendingTo: path)
-        Log.bootstrap(filter: try LogFilter(parsing: "info"), handler: handler)
-        Logger(.discovery).info("found Kitchen Speaker")
-        Logger(.http).debug("not admitted")
-        Logger(.nowPlaying).warning("multi\nline")
+        Log.bootstrap(filter: try LogFilter(parsing: "test-discovery=info,test-http=info", knownComponents: Self.components), handler: handler)
+        Logger("test-discovery").info("found Kitchen Speaker")
+        Logger("test-http").debug("not admitted")
+        Logger("test-http").warning("multi\nline")
         Log.bootstrap(filter: .off, handler: nil)  // flushes the handler it replaces
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(lines.count == 3)
         #expect(lines[0] == "earlier line")
-        #expect(lines[1].wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z discovery info: found Kitchen Speaker/) != nil)
-        #expect(lines[2].hasSuffix(#" nowplaying warning: multi\nline"#))
+        #expect(lines[1].wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z test-discovery info: found Kitchen Speaker/) != nil)
+        #expect(lines[2].hasSuffix(#" test-http warning: multi\nline"#))
     }
 
     @Test("a log file that cannot be opened is log.file-unwritable with a fix")
@@ -169,15 +174,16 @@ struct LogTests {
     func concurrent() async throws {
         let lines = Mutex<[String]>([])
         let handler = LineLogHandler { batch in lines.withLock { $0 += batch.split(separator: "\n").map(String.init) } }
-        Log.bootstrap(filter: try LogFilter(parsing: "debug"), handler: handler)
+        Log.bootstrap(filter: try LogFilter(parsing: "test-threads=debug", knownComponents: Self.components), handler: handler)
         await withTaskGroup(of: Void.self) { group in
             for task in 0..<8 {
-                group.addTask { for index in 0..<250 { Logger(.channel).debug("task \(task) record \(index)") } }
+                group.addTask { for index in 0..<250 { Logger("test-threads").debug("task \(task) record \(index)") } }
             }
         }
         Log.bootstrap(filter: .off, handler: nil)
         let all = lines.withLock { $0 }
         #expect(all.count == 2000)
-        #expect(all.allSatisfy { $0.contains(" channel debug: task ") })
+        #expect(all.allSatisfy { $0.contains(" test-threads debug: task ") })
+        #expect(Set(all.map { $0.split(separator: " ").dropFirst().joined(separator: " ") }).count == 2000)
     }
 }
