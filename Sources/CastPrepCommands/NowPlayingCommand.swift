@@ -73,7 +73,7 @@ enum NowPlayingCommand {
             switch notice {
             case .published(let device, let busName): io.writeLine("published \(busName) for \(device)")
             case .removed(let device, let busName): io.writeLine("removed \(busName) for \(device)")
-            case .failed(let device, let message): io.writeErrorLine("castprep: \(device): \(message)")
+            case .failed(let device, let message), .unreachable(let device, let message): io.writeErrorLine("castprep: \(device): \(message)")
             }
         }
         let termination = TerminationSignal.install()

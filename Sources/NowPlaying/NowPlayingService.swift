@@ -36,6 +36,8 @@ public actor NowPlayingService {
         case published(device: String, busName: String)
         case removed(device: String, busName: String)
         case failed(device: String, message: String)
+        /// The device did not answer the first connection; it is tried again with growing pauses.
+        case unreachable(device: String, message: String)
     }
 
     private struct Followed {
@@ -43,6 +45,7 @@ public actor NowPlayingService {
         var sender: CastSender
         var tasks: [Task<Void, Never>]
         var published: Published?
+        var reportedUnreachable = false
     }
 
     private struct Published {
@@ -166,7 +169,12 @@ public actor NowPlayingService {
 
     private func note(key: String, connectFailure error: any Error) {
         guard let entry = followed[key] else { return }
-        log.debug("\(entry.source.name): cannot connect yet: \(error)")
+        let message = (error as? CastSenderError)?.summary ?? "\(error)"
+        log.debug("\(entry.source.name): cannot connect yet: \(message)")
+        // Said once: a device that is off is tried again quietly.
+        guard !entry.reportedUnreachable else { return }
+        followed[key]?.reportedUnreachable = true
+        notify(.unreachable(device: entry.source.name, message: "\(message); trying again until it answers"))
     }
 
     /// Joins the app that runs on the device when the sender is not in it yet.
