@@ -174,7 +174,7 @@ let package = Package(
         .testTarget(name: "IOSAppCheckTests", dependencies: ["IOSAppCheck", "CastModel", "TestSupport"]),
         .testTarget(
             name: "SystemLibraryTests",
-            dependencies: ["CFFmpeg", "CLibXML2", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),
+            dependencies: ["CFFmpeg", "CLibXML2", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD", "CSDBus"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -49,6 +49,36 @@ struct NowPlayingCommandTests {
     }
 }
 
+/// libsystemd is loaded when `castprep nowplaying` starts, never by the other commands.
+@Suite("libsystemd is loaded at run time", .enabled(if: CastPrepBinary.exists, "the castprep binary is not built"))
+struct SystemdLoadingTests {
+    @Test("starting castprep does not load libsystemd")
+    func notAtStart() throws {
+        let libraries = try LibraryLoadingTests.librariesLoadedAtStart()
+        #expect(libraries.contains { $0.hasPrefix("libc.so") }, "\(libraries)")
+        #expect(!libraries.contains { $0.hasPrefix("libsystemd") }, "\(libraries)")
+    }
+
+    @Test("without it, nowplaying says what to install and exits 1", .enabled(if: canHideLibraries, "needs root and unshare for a private mount namespace"))
+    func withoutLibrary() throws {
+        let script = """
+            set -e
+            library=$(ldconfig -p | awk '$1 == "libsystemd.so.0" { print $NF; exit }')
+            [ -n "$library" ]
+            mount --bind /dev/null "$(readlink -f "$library")"
+            set +e
+            "$CASTPREP" --version; echo "version status $?"
+            timeout 30 "$CASTPREP" nowplaying --host 127.0.0.1:1; echo "nowplaying status $?"
+            """
+        let (status, text) = try LibraryLoadingTests.runInMountNamespace(script)
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("version status 0"), "\(text)")
+        #expect(text.contains("Error: nowplaying.dbus-library-missing: libsystemd (libsystemd.so.0) could not be loaded"), "\(text)")
+        #expect(text.contains("fix: install libsystemd: apt-get install libsystemd0"), "\(text)")
+        #expect(text.contains("nowplaying status 1"), "\(text)")
+    }
+}
+
 /// `Scripts/interop/nowplaying`: playerctl against the built binary and the emulator, on a
 /// private session bus in a private network namespace.
 @Suite("castprep nowplaying with playerctl", .serialized)
