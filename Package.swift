@@ -29,6 +29,8 @@ let package = Package(
         .library(name: "CastReceiverRuntime", targets: ["CastReceiverRuntime"]),
         .library(name: "CastDevices", targets: ["CastDevices"]),
         .library(name: "IOSAppCheck", targets: ["IOSAppCheck"]),
+        .library(name: "Logging", targets: ["Logging"]),
+        .library(name: "NowPlaying", targets: ["NowPlaying"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -58,6 +60,10 @@ let package = Package(
         .systemLibrary(
             name: "CPlist", path: "Sources/CShims/CPlist",
             providers: [.apt(["libplist-dev"])]),
+        // No pkgConfig for sd-bus either: CSDBus.h loads libsystemd when castprep nowplaying starts.
+        .systemLibrary(
+            name: "CSDBus", path: "Sources/CShims/CSDBus",
+            providers: [.apt(["libsystemd-dev"])]),
 
         // MARK: - Swift modules
         // The bottom of the stack: threads, wake pipes, the poll timeout rule, blocking work,
@@ -65,25 +71,29 @@ let package = Package(
         .target(name: "SystemIO"),
         .target(name: "JSONSupport"),
         .target(name: "Spelling"),
+        // One logger for every module: per-component filters, one line format, a handler hook.
+        .target(name: "Logging", dependencies: ["SystemIO", "Spelling"]),
+        // MPRIS players on the session bus for Cast sessions (`castprep nowplaying`).
+        .target(name: "NowPlaying", dependencies: ["CastModel", "CastSender", "Logging", "SystemIO", "CSDBus"]),
         .target(name: "CastModel", dependencies: ["JSONSupport", "Spelling"]),
         .target(name: "Catalog", dependencies: ["CastModel", "JSONSupport"]),
         .target(name: "CommandParsing", dependencies: ["Spelling"]),
         .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
         .target(name: "StreamingFormats", dependencies: ["CLibXML2"]),
         .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "StreamingFormats", "SystemIO"]),
-        .target(name: "HTTPCheck", dependencies: ["CastModel", "SystemIO", "CCurl", "StreamingFormats"]),
+        .target(name: "HTTPCheck", dependencies: ["CastModel", "SystemIO", "CCurl", "StreamingFormats", "Logging"]),
         .target(
             name: "Preflight",
             dependencies: [
                 "CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "SystemIO", "CSQLite",
             ]),
         .target(name: "MediaServer", dependencies: ["CastModel", "CMicroHTTPD"]),
-        .target(name: "CastSender", dependencies: ["CastModel", "JSONSupport", "CastChannel"]),
+        .target(name: "CastSender", dependencies: ["CastModel", "JSONSupport", "CastChannel", "Logging"]),
         .target(
             name: "Casting",
             dependencies: ["CastModel", "Catalog", "Captions", "CastSender", "HTTPCheck", "JSONSupport", "MediaServer", "SystemIO"]),
         .target(name: "CastChannel", dependencies: ["CastModel", "JSONSupport", "SystemIO", "COpenSSL"]),
-        .target(name: "CastDiscovery", dependencies: ["CastModel", "SystemIO"]),
+        .target(name: "CastDiscovery", dependencies: ["CastModel", "SystemIO", "Logging"]),
         .target(name: "IOSAppCheck", dependencies: ["CastModel", "JSONSupport", "CPlist"]),
         .target(name: "CastDevices", dependencies: ["CastDiscovery", "CastChannel", "HTTPCheck", "CastModel", "JSONSupport"]),
         .target(
@@ -93,7 +103,7 @@ let package = Package(
                 "MediaServer", "Preflight",
                 "CastReceiver", "CastReceiverRuntime", "CastDiscovery",
                 "CastSender", "Casting",
-                "CastDevices", "IOSAppCheck", "SystemIO",
+                "CastDevices", "IOSAppCheck", "SystemIO", "Logging", "NowPlaying",
             ]),
         .executableTarget(name: "castprep", dependencies: ["CastPrepCommands"]),
         .target(name: "CastReceiver", dependencies: ["CastModel", "JSONSupport"]),
@@ -101,7 +111,7 @@ let package = Package(
             name: "CastReceiverRuntime",
             dependencies: [
                 "CastReceiver", "CastChannel", "CastDiscovery", "HTTPCheck", "MediaServer", "MediaProbe", "StreamingFormats", "CastModel",
-                "JSONSupport", "SystemIO",
+                "JSONSupport", "SystemIO", "Logging",
             ]),
 
         // MARK: - Tests
@@ -109,6 +119,8 @@ let package = Package(
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport", "TestSupport"]),
         .testTarget(name: "CastModelTests", dependencies: ["CastModel", "JSONSupport"]),
         .testTarget(name: "SpellingTests", dependencies: ["Spelling"]),
+        .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
+        .testTarget(name: "NowPlayingTests", dependencies: ["NowPlaying", "CastModel", "JSONSupport"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .target(name: "CastTestSupport", dependencies: ["CastChannel", "CastModel", "JSONSupport"], path: "Tests/CastTestSupport"),
         .testTarget(
@@ -162,7 +174,7 @@ let package = Package(
         .testTarget(name: "IOSAppCheckTests", dependencies: ["IOSAppCheck", "CastModel", "TestSupport"]),
         .testTarget(
             name: "SystemLibraryTests",
-            dependencies: ["CFFmpeg", "CLibXML2", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),
+            dependencies: ["CFFmpeg", "CLibXML2", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD", "CSDBus"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -24,11 +24,12 @@ public enum CastPrepCLI {
                 """,
             version: version,
             subcommands: [
-                PreflightCommand.spec, LoadCommand.spec, ValidateCommand.spec, CaptionsCommand.spec, ProbeCommand.spec, CheckCommand.spec,
+                PreflightCommand.spec, LoadCommand.spec, ValidateCommand.spec, CaptionsCommand.spec, ProbeCommand.spec, CheckCommand.spec.withLogging,
                 ServeCommand.spec,
                 IOSCommand.spec,
-                ReceiverCommand.spec,
-                DevicesCommand.spec, CastCommand.spec, ControlCommand.spec, StatusCommand.spec,
+                ReceiverCommand.spec.withLogging,
+                DevicesCommand.spec.withLogging, CastCommand.spec.withLogging, ControlCommand.spec.withLogging, StatusCommand.spec.withLogging,
+                NowPlayingCommand.spec,
                 CompletionsCommand.spec,
             ],
             examples: examples)

@@ -5,6 +5,7 @@ public import CastReceiver
 import HTTPCheck
 import JSONSupport
 import Foundation
+import Logging
 import MediaServer
 import Synchronization
 import SystemIO
@@ -122,6 +123,9 @@ public final class ReceiverEmulator: Sendable {
     /// Creates an emulator; nothing listens until ``start()``. Once started it runs until
     /// ``stop()`` (its serving task keeps it alive, as a server should).
     public init(configuration: Configuration) {
+        var configuration = configuration
+        // Only when someone reads the entries: building them costs a JSON encoding per message.
+        if configuration.log != nil || Log.isEnabled(.debug, for: .receiver) { configuration.log = Self.logging(configuration.log) }
         self.configuration = configuration
         var receiver = configuration.receiver
         receiver.loopbackMediaIsReachable = receiver.loopbackMediaIsReachable || configuration.fetch.loopbackIsReachable
@@ -346,6 +350,16 @@ public final class ReceiverEmulator: Sendable {
         if let v4 = IPv4Address(bind) { return [.v4(v4)] }
         if let v6 = IPv6Address(bind) { return [.v6(v6)] }
         return nil
+    }
+
+    /// The log hook with every entry also handed to the logger (component `receiver`, debug):
+    /// `CASTPREP_LOG=receiver=debug` shows the device's message log without `--log FILE`.
+    static func logging(_ log: (@Sendable (ReceiverLogEntry) -> Void)?) -> @Sendable (ReceiverLogEntry) -> Void {
+        let logger = Logger(.receiver)
+        return { entry in
+            log?(entry)
+            if logger.isEnabled(.debug) { logger.debug(entry.jsonLine) }
+        }
     }
 
     static func isWildcard(_ address: String) -> Bool { address == "0.0.0.0" || address == "::" }

@@ -1,5 +1,6 @@
 public import CastModel
 import JSONSupport
+import Logging
 
 /// Controls one Cast device: the platform (apps, device volume) and the media session of the
 /// app it launches or joins. The equivalent of the Cast SDK's session manager and remote
@@ -154,6 +155,7 @@ public actor CastSender {
         // Closed is final: a connect or reconnect finishing after close() must not revive the sender.
         guard connection != newState, connection != .closed else { return }
         connection = newState
+        Logger(.sender).debug("\(endpoint): \(newState)")
         emit(.connectionChanged(newState))
         switch newState {
         case .connected:
@@ -455,6 +457,8 @@ public actor CastSender {
             guard !Task.isCancelled else { return }
             await self?.expire(id)
         }
+        Logger(.channel).trace("\(endpoint) → \(destination) \(R.namespace.rawValue): \(message.payload)")
+        Logger(.sender).debug("\(endpoint): \(R.messageType) (requestId \(id)) to \(destination)")
         do {
             try await link.transport.send(message)
         } catch {
@@ -516,6 +520,7 @@ public actor CastSender {
     /// Handles one message from link `generation`: state first, then the waiting request.
     func handle(_ message: SenderMessage, generation messageGeneration: Int) {
         guard messageGeneration == generation else { return }
+        Logger(.channel).trace("\(endpoint) ← \(message.sourceID) \(message.namespace.rawValue): \(message.payload)")
         guard message.payload.utf8.count <= configuration.maximumIncomingPayloadBytes else {
             emit(.ignoredMessage("a \(message.payload.utf8.count)-byte message on \(message.namespace) is over the \(configuration.maximumIncomingPayloadBytes)-byte limit"))
             return

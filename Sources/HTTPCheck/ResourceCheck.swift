@@ -1,4 +1,5 @@
 import CastModel
+import Logging
 
 /// The requests and judgements for one resource: what the receiver sends for it, and what
 /// the answers mean.
@@ -60,6 +61,17 @@ struct ResourceCheck {
         var originIsNull: Bool
     }
 
+    /// One debug line per request sent (component `http`): method, URL, range, status or failure.
+    static func log(_ request: HTTPRequest, _ outcome: Result<HTTPResponse, TransferFailure>) {
+        let logger = Logger(.http)
+        guard logger.isEnabled(.debug) else { return }
+        let range = request.headers["range"].map { " (\($0))" } ?? ""
+        switch outcome {
+        case .failure(let failure): logger.debug("\(request.method.rawValue) \(request.url)\(range): \(failure)")
+        case .success(let response): logger.debug("\(request.method.rawValue) \(request.url)\(range): \(response.status)")
+        }
+    }
+
     /// Sends `initial` and follows redirects hop by hop, checking CORS and mixed content on
     /// each hop. Transfer failures are reported; the returned response is nil then.
     mutating func fetch(_ initial: HTTPRequest) async -> Fetched {
@@ -70,6 +82,7 @@ struct ResourceCheck {
         var hops = 0
         while true {
             let outcome = await context.transport.send(request, deadline: context.deadline)
+            Self.log(request, outcome)
             var exchange = HTTPExchange(method: request.method, url: request.url, requestHeaders: request.headers)
             switch outcome {
             case .failure(let failure):
@@ -529,6 +542,7 @@ struct ResourceCheck {
             let outcomes = await [(ByteRangeRequest.open(length / 2), seekOutcome), (.suffix(2), suffixOutcome), (.open(length), beyondOutcome)]
             for (range, outcome) in outcomes {
                 let sent = ranged(range)
+                Self.log(sent, outcome)
                 var exchange = HTTPExchange(method: .get, url: sent.url, requestHeaders: sent.headers)
                 guard case .success(let answer) = outcome else {
                     if case .failure(let failure) = outcome { exchange.failure = failure }

@@ -4,6 +4,7 @@ internal import CLibXML2
 internal import CMicroHTTPD
 internal import COpenSSL
 internal import CSQLite
+internal import CSDBus
 import Testing
 
 /// Proves every C shim compiles, links and loads the Debian 12 library it wraps (the versions
@@ -54,5 +55,10 @@ struct SystemLibraryTests {
         let parts = version.split(separator: ".").compactMap { Int($0) }
         #expect(parts.count >= 3)
         #expect(parts.lexicographicallyPrecedes([0, 9, 75]) == false)
+    }
+
+    @Test("sd-bus (libsystemd) loads at run time with every function the MPRIS bus calls")
+    func sdbus() {
+        #expect(castprep_sdbus_load_error() == nil)
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import Logging
 import Synchronization
 import SystemIO
 
@@ -208,8 +209,12 @@ final class BrowserEngine: EventLoopEngine {
         shared.state.withLock { $0.devices = current }
         for (instance, record) in current {
             if let previous = published[instance] {
-                if previous != record { continuation.yield(.updated(record, previous: previous)) }
+                if previous != record {
+                    Logger(.discovery).debug("updated \(record)")
+                    continuation.yield(.updated(record, previous: previous))
+                }
             } else {
+                Logger(.discovery).info("found \(record)")
                 continuation.yield(.found(record))
             }
         }
@@ -217,6 +222,7 @@ final class BrowserEngine: EventLoopEngine {
             let saidGoodbye = cache.values.contains { entry in
                 entry.isGoodbye && (entry.record.name == instance || entry.record.data == .ptr(instance))
             }
+            Logger(.discovery).info("removed \(record.displayName) (\(saidGoodbye ? "goodbye" : "expired"))")
             continuation.yield(.removed(record, reason: saidGoodbye ? .goodbye : .expired))
         }
         published = current
