@@ -39,6 +39,7 @@ enum PreflightCommand {
                 .option("cache", valueName: "path", help: "The cache file (default: DIR/cache.sqlite)."),
                 .flag("no-cache", help: "Inspect everything afresh and store nothing."),
                 .flag("no-posters", help: "Do not extract poster frames for the report."),
+                .flag("progress", help: "Show progress (rate, time left) on stderr even when it is not a terminal: a line every 5 s."),
                 .flag("fix", help: "Run the ffmpeg fix for local media some device cannot play; cast the fixed copy (DIR/fixed/)."),
                 .option("origin", valueName: "origin", help: "The Origin the receiver sends.", default: "https://www.gstatic.com"),
                 .option("bind", valueName: "address", help: "Address the built-in server listens on and advertises (default: the LAN address)."),
@@ -94,7 +95,7 @@ enum PreflightCommand {
             configuration.additionalFindings = try await BlockingWork.run { IOSAppChecker.check(path: app).findings }
         }
 
-        let progress = ProgressLine(io: io)
+        let progress = ProgressLine(io: io, requested: values.flag("progress"))
         // Ctrl-C or SIGTERM cancels the run: it stops starting items, stores what it checked,
         // removes its partial files and replaces nothing (exit 130, as shells expect).
         let termination = TerminationSignal.install()
@@ -186,29 +187,6 @@ enum DemoCatalog {
             if manager.fileExists(atPath: path) { return path }
         }
         return nil
-    }
-}
-
-/// A progress bar on stderr, only on a terminal: `[#######.......] 120/300 items`.
-final class ProgressLine: Sendable {
-    private let io: CommandIO
-    private let enabled: Bool
-
-    init(io: CommandIO) {
-        self.io = io
-        self.enabled = io.stderrIsTerminal && io.environment["CASTPREP_NO_PROGRESS"] == nil
-    }
-
-    func update(_ done: Int, of total: Int) {
-        guard enabled, total > 0 else { return }
-        let width = 30
-        let filled = done * width / total
-        io.writeError("\r[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] \(done)/\(total) items")
-    }
-
-    func finish() {
-        guard enabled else { return }
-        io.writeError("\r" + String(repeating: " ", count: 60) + "\r")
     }
 }
 

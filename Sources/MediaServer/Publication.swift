@@ -33,9 +33,11 @@ public struct PublishedFiles: Sendable, Hashable {
     /// References that leave the manifest's folder (`../segments/1.ts`) are not published.
     public static func forMedia(_ files: [String], folders: [String] = []) -> PublishedFiles {
         var result = PublishedFiles(files: files, folders: folders)
+        // A set beside the ordered list: a library of HLS items, each in its own folder, stays linear.
+        var listed = Set(folders)
         for file in files where isManifest(file) {
             let folder = parentFolder(of: file)
-            if !result.folders.contains(folder) { result.folders.append(folder) }
+            if listed.insert(folder).inserted { result.folders.append(folder) }
         }
         return result
     }
@@ -54,39 +56,82 @@ public struct PublishedFiles: Sendable, Hashable {
 }
 
 /// ``PublishedFiles`` resolved when the server starts: real paths, matched on every request.
+///
+/// Built and matched in time linear in the files and in the depth of a path, never in files
+/// times folders: a library of a million items, each HLS ladder in its own folder, is one
+/// `realpath` per distinct file and folder at the start and a few set lookups per request.
 struct ResolvedPublication: Sendable, Hashable {
     var files: Set<[UInt8]>
-    var folders: [[UInt8]]
+    /// Real paths of the published folders.
+    var folders: Set<[UInt8]>
+    /// Folders that are not clean absolute paths (no real path was found for them or their
+    /// parent), matched one by one as they are.
+    var otherFolders: [[UInt8]] = []
 
     init(_ published: PublishedFiles) {
         var files: Set<[UInt8]> = []
-        for file in published.files {
+        // Every file of a folder shares the folder's real path: resolved once.
+        var realFolders: [[UInt8]: [UInt8]?] = [:]
+        func realFolder(_ folder: [UInt8]) -> [UInt8]? {
+            if let known = realFolders[folder] { return known }
+            let real = RequestPath.realPath(folder)
+            realFolders[folder] = .some(real)
+            return real
+        }
+        for file in Set(published.files) {
             let bytes = Array(file.utf8)
             if let real = RequestPath.realPath(bytes) { files.insert(real) }
             // The folder's real path and the name: what a walk that meets no link joins.
             let folder = Array(PublishedFiles.parentFolder(of: file).utf8)
             let name = bytes.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? bytes
-            if let realFolder = RequestPath.realPath(folder) {
+            if let realFolder = realFolder(folder) {
                 files.insert(realFolder == [UInt8(ascii: "/")] ? realFolder + name : realFolder + [UInt8(ascii: "/")] + name)
             }
         }
         self.files = files
-        folders = published.folders.map { folder in
+        folders = []
+        for folder in published.folders {
             let bytes = Array(folder.utf8)
-            if let real = RequestPath.realPath(bytes) { return real }
-            // Not made yet (an output subfolder): its parent's real path and its name.
-            let parent = Array(PublishedFiles.parentFolder(of: folder).utf8)
-            let name = bytes.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? bytes
-            guard let realParent = RequestPath.realPath(parent) else { return bytes }
-            return realParent == [UInt8(ascii: "/")] ? realParent + name : realParent + [UInt8(ascii: "/")] + name
+            let resolved: [UInt8]
+            if let real = RequestPath.realPath(bytes) {
+                resolved = real
+            } else {
+                // Not made yet (an output subfolder): its parent's real path and its name.
+                let parent = Array(PublishedFiles.parentFolder(of: folder).utf8)
+                let name = bytes.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? bytes
+                if let realParent = realFolder(parent) {
+                    resolved = realParent == [UInt8(ascii: "/")] ? realParent + name : realParent + [UInt8(ascii: "/")] + name
+                } else {
+                    resolved = bytes
+                }
+            }
+            if Self.isClean(resolved) { folders.insert(resolved) } else { otherFolders.append(resolved) }
         }
     }
 
-    /// Whether the file at the real path `path` is published.
+    /// Whether the file at the real path `path` is published: listed itself, or strictly
+    /// inside a published folder (each of its ancestors looked up).
     func permits(_ path: [UInt8]) -> Bool {
         if files.contains(path) { return true }
-        for folder in folders where RequestPath.isInside(path, root: folder) && path != folder { return true }
+        if path.first == UInt8(ascii: "/") {
+            if folders.contains([UInt8(ascii: "/")]), path.count > 1 { return true }
+            var end = path.count - 1
+            while end > 0 {
+                if path[end] == UInt8(ascii: "/"), folders.contains(Array(path[..<end])) { return true }
+                end -= 1
+            }
+        }
+        for folder in otherFolders where RequestPath.isInside(path, root: folder) && path != folder { return true }
         return false
+    }
+
+    /// An absolute path without an empty segment or a trailing slash (or `/` itself): what
+    /// the ancestor walk of ``permits(_:)`` can find.
+    private static func isClean(_ path: [UInt8]) -> Bool {
+        guard path.first == UInt8(ascii: "/") else { return false }
+        if path.count == 1 { return true }
+        guard path.last != UInt8(ascii: "/") else { return false }
+        return !zip(path, path.dropFirst()).contains { $0 == UInt8(ascii: "/") && $1 == UInt8(ascii: "/") }
     }
 }
 

@@ -41,10 +41,15 @@ final class OutputWriters {
     private let catalogEntries: OutputFile
     private let cards: OutputFile
     private let queueFile: OutputFile
+    /// queue.json's `skipped` entries (blocked items kept out of the queue, each with the
+    /// queue item `castprep cast --force` sends anyway), spooled to a file of their own: a
+    /// library of a million items can have half a million of them, a gigabyte. They are
+    /// copied to the end of queue.json when it is finished, and the spool removed.
+    private let skippedFile: OutputFile
     /// Bytes not yet written, one buffer per file above. Each sits in a ``PendingBytes`` box
     /// so the writing thread borrows it instead of sharing a copy-on-write array: emptying a
     /// shared array after the write would allocate, and fault in, a new buffer every time.
-    private let buffers: [PendingBytes] = (0..<5).map { _ in PendingBytes() }
+    private let buffers: [PendingBytes] = (0..<6).map { _ in PendingBytes() }
     /// Bytes kept free at the start of report.html for its header, which holds the summary
     /// and so is known only at the end; the cards follow straight into the file.
     private let reservedHeader: Int
@@ -53,9 +58,16 @@ final class OutputWriters {
     private let published: PublishedLocations
     /// Where the files put in place are recorded as preflight's own.
     private let manifest: OutputManifest?
-    /// queue.json's `skipped` entries: blocked items kept out of the queue, each with the
-    /// queue item `castprep cast --force` sends anyway.
-    private var blockedEntries: [UInt8] = []
+    /// Whether a blocked item was spooled for queue.json's `skipped`.
+    private var hasSkipped = false
+    /// How report.html's cards are paged (``ReportPage/Paging``); nil keeps every card on
+    /// one page.
+    private let paging: ReportPage.Paging?
+    /// The second and later pages of a paged report.
+    private let pages: PageFiles
+    /// Per finding code, the items on report.html's own page that have it (a paged report's
+    /// chips filter this page).
+    private var onFirstPage: [String: Int] = [:]
     private var firstItem = true
     private var isFinished = false
     private(set) var summary = PreflightSummary()
@@ -65,7 +77,7 @@ final class OutputWriters {
     /// report.html's "by problem" view: one group per finding code.
     private var problems: [String: ProblemGroup] = [:]
 
-    private enum Slot: Int { case requests, reportItems, catalogEntries, cards, queue }
+    private enum Slot: Int { case requests, reportItems, catalogEntries, cards, queue, skipped }
 
     /// Opens every partial file and writes the heads that are known before any item.
     ///
@@ -76,10 +88,14 @@ final class OutputWriters {
     ///   - servedOnLoopback: whether the run serves on loopback (`--bind 127.0.0.1`), which
     ///     report.html's header then says once instead of each card's `url.loopback` notes.
     ///   - queuePayloadLimit: the Cast message budget queue.json is planned against.
+    ///   - paging: how report.html's cards are paged; the items the run will append decide
+    ///     it (``ReportPage/Paging/init(items:cardsPerPage:)``). Nil keeps one page.
     init(directory: String, catalog: String, title: String?, devices: [DeviceProfile], catalogFindings: [Diagnostic], rowLimit: Int,
          published: PublishedLocations = .none, manifest: OutputManifest? = nil, servedOnLoopback: Bool = false,
-         queuePayloadLimit: Int = CastFrame.maximumPayloadSize(namespace: .media)) async throws(PreflightError) {
+         queuePayloadLimit: Int = CastFrame.maximumPayloadSize(namespace: .media), paging: ReportPage.Paging? = nil) async throws(PreflightError) {
         self.directory = directory
+        self.paging = paging
+        pages = PageFiles(directory: directory)
         self.published = published
         self.manifest = manifest
         self.title = title
@@ -90,9 +106,10 @@ final class OutputWriters {
         queue = QueueDocumentWriter(maximumPayloadSize: queuePayloadLimit)
         // report.html is written under another partial name: if its header outgrows the space
         // kept for it, the page is assembled from it into report.html.partial.
+        // The spool is never put in place: its final name is only for messages.
         let paths = Self.fileNames.map { name in
             (directory + "/" + name, directory + "/" + name + (name == "report.html" ? ".cards.partial" : ".partial"))
-        }
+        } + [(directory + "/queue.json", directory + "/queue.json.skipped.partial")]
         let opened: [OutputFile]
         do {
             opened = try await BlockingWork.run { () throws(PreflightError) -> [OutputFile] in
@@ -113,7 +130,7 @@ final class OutputWriters {
             throw PreflightError(code: "preflight.output-not-writable", message: "cannot open the output files in \(directory): \(error)",
                                  fix: "choose another folder with -o DIR")
         }
-        (requests, reportItems, catalogEntries, cards, queueFile) = (opened[0], opened[1], opened[2], opened[3], opened[4])
+        (requests, reportItems, catalogEntries, cards, queueFile, skippedFile) = (opened[0], opened[1], opened[2], opened[3], opened[4], opened[5])
 
         // report.json's keys are in sorted order and "summary" comes after "items", so all of
         // the head is known now and the items can follow it straight into the file.
@@ -129,7 +146,7 @@ final class OutputWriters {
         catalogHead += "\"items\": ["
         buffers[Slot.catalogEntries.rawValue].bytes.append(contentsOf: catalogHead.utf8)
         reservedHeader = ReportPage.headerReservation(title: title ?? Self.untitled, devices: devices.map { ($0.id, $0.name) }, catalog: catalog,
-                                                      servedOnLoopback: servedOnLoopback)
+                                                      servedOnLoopback: servedOnLoopback, paging: paging)
         buffers[Slot.cards.rawValue].bytes.append(contentsOf: repeatElement(0x20, count: reservedHeader))
     }
 
@@ -138,7 +155,8 @@ final class OutputWriters {
     deinit {
         // A run that ended early (an error thrown past the runner) leaves no partial files.
         guard !isFinished else { return }
-        for file in [requests, reportItems, catalogEntries, cards, queueFile] { file.discard() }
+        for file in [requests, reportItems, catalogEntries, cards, queueFile, skippedFile] { file.discard() }
+        pages.discard()
     }
 
     /// Adds one finished item (the next in catalog order).
@@ -168,8 +186,27 @@ final class OutputWriters {
         buffers[Slot.reportItems.rawValue].bytes.append(contentsOf: item.reportJSON)
         buffers[Slot.catalogEntries.rawValue].bytes.append(contentsOf: separator)
         buffers[Slot.catalogEntries.rawValue].bytes.append(contentsOf: published.rewrite(item.catalogEntryJSON))
-        buffers[Slot.cards.rawValue].bytes.append(contentsOf: item.cardHTML)
+        let page = paging?.page(of: summary.items - 1) ?? 1
+        if page == 1 {
+            buffers[Slot.cards.rawValue].bytes.append(contentsOf: item.cardHTML)
+            if paging.map({ $0.count > 1 }) == true {
+                for code in Set(digest.codes) { onFirstPage[code, default: 0] += 1 }
+            }
+        } else if let paging {
+            addCard(item.cardHTML, page: page, paging: paging)
+        }
         firstItem = false
+    }
+
+    /// Adds a card to page `page` (2 or later), closing the page before it with its footer
+    /// and opening this one with its header.
+    private func addCard(_ card: ArraySlice<UInt8>, page: Int, paging: ReportPage.Paging) {
+        if pages.lastPage != page {
+            if pages.lastPage >= 2 { pages.add(Array(ReportPage.pageFooter(page: pages.lastPage, paging: paging).utf8)[...], page: pages.lastPage) }
+            pages.add(Array(ReportPage.pageHeader(title: title ?? Self.untitled, page: page, paging: paging,
+                                                  devices: devices.map { ($0.id, $0.name) }).utf8)[...], page: page)
+        }
+        pages.add(card, page: page)
     }
 
     /// Records a blocked item for queue.json's `skipped`: its id, title, catalog position,
@@ -182,25 +219,28 @@ final class OutputWriters {
         if let why = digest.why { entry["why"] = .string(why) }
         if let queueItem, let item = try? JSONParser().parse(queueItem).value { entry["item"] = item }
         // Laid out as the messages are: two-space indents, an entry two levels deep.
-        blockedEntries += blockedEntries.isEmpty ? Array("\n    ".utf8) : Array(",\n    ".utf8)
-        QueueDocumentWriter.append(JSONWriter(indentWidth: 2).bytes(from: .object(entry))[...], indentedBy: 4, to: &blockedEntries)
+        buffers[Slot.skipped.rawValue].bytes += hasSkipped ? Array(",\n    ".utf8) : Array("\n    ".utf8)
+        QueueDocumentWriter.append(JSONWriter(indentWidth: 2).bytes(from: .object(entry))[...], indentedBy: 4, to: &buffers[Slot.skipped.rawValue].bytes)
+        hasSkipped = true
     }
 
     /// Whether a buffer has grown enough to be written out.
-    var wantsFlush: Bool { buffers.contains { $0.bytes.count >= Self.flushThreshold } }
+    var wantsFlush: Bool { buffers.contains { $0.bytes.count >= Self.flushThreshold } || pages.pendingCount >= Self.flushThreshold }
 
     /// Writes every buffered byte to its partial file, off the cooperative pool. The caller
     /// waits for it before appending again, so the writing thread has the buffers to itself.
     func flush() async {
-        guard buffers.contains(where: { !$0.bytes.isEmpty }) else { return }
-        let files = [requests, reportItems, catalogEntries, cards, queueFile]
+        guard buffers.contains(where: { !$0.bytes.isEmpty }) || pages.pendingCount > 0 else { return }
+        let files = [requests, reportItems, catalogEntries, cards, queueFile, skippedFile]
         let buffers = buffers
+        let pages = pages
         _ = try? await BlockingWork.run {
             for (file, pending) in zip(files, buffers) where !pending.bytes.isEmpty {
                 file.write(pending.bytes)
                 // Emptied in place: the next items reuse the memory already faulted in.
                 pending.bytes.removeAll(keepingCapacity: true)
             }
+            pages.write()
         }
     }
 
@@ -209,16 +249,20 @@ final class OutputWriters {
     func finish() async throws(PreflightError) -> [String] {
         buffers[Slot.reportItems.rawValue].bytes.append(contentsOf: "\n],\n\"summary\": \(Self.encode(summary))\n}\n".utf8)
         buffers[Slot.catalogEntries.rawValue].bytes.append(contentsOf: "\n]\n}\n".utf8)
-        buffers[Slot.cards.rawValue].bytes.append(contentsOf: ReportPage.footer(problems: Array(problems.values)).utf8)
-        let hasQueue = queue.finish(skipped: blockedEntries, into: &buffers[Slot.queue.rawValue].bytes)
+        buffers[Slot.cards.rawValue].bytes.append(contentsOf: ReportPage.footer(problems: Array(problems.values), paging: paging).utf8)
+        if let paging, pages.lastPage >= 2 {
+            pages.add(Array(ReportPage.pageFooter(page: pages.lastPage, paging: paging).utf8)[...], page: pages.lastPage)
+        }
+        let hasQueue = queue.finishMessages(skippedFollow: hasSkipped, into: &buffers[Slot.queue.rawValue].bytes)
         await flush()
 
         let header = Array(ReportPage.header(title: title ?? Self.untitled, summary: summary,
                                              devices: devices.map { ($0.id, $0.name) }, catalog: catalogPath, problems: problems,
-                                             servedOnLoopback: servedOnLoopback).utf8)
+                                             servedOnLoopback: servedOnLoopback, paging: paging, onFirstPage: onFirstPage).utf8)
         let reserved = reservedHeader
-        let (requests, reportItems, catalogEntries, cards, queueFile) = (requests, reportItems, catalogEntries, cards, queueFile)
-        let files = hasQueue ? [requests, reportItems, catalogEntries, queueFile] : [requests, reportItems, catalogEntries]
+        let (requests, reportItems, catalogEntries, cards, queueFile, skippedFile) = (requests, reportItems, catalogEntries, cards, queueFile, skippedFile)
+        let hasSkipped = hasSkipped
+        let files = [requests, reportItems, catalogEntries]
         // Renames that replace a large file wait while the old one's blocks are freed: side
         // by side on threads of their own, not one after another.
         let manifest = manifest
@@ -235,8 +279,28 @@ final class OutputWriters {
         }
         var works: [@Sendable () -> String?] = files.map { file in recorded(file) { file.commit() } }
         works.append(recorded(cards) { cards.commit(header: header, reserved: reserved) })
-        // Without a queue the previous queue.json, if any, stays as it was.
-        if !hasQueue { works.append { queueFile.discard() } }
+        // The pages one after another on one thread (a thousand renames), then any page of an
+        // earlier, longer run that this run's pages do not reach is removed.
+        let (pages, pageCount) = (pages, paging?.count ?? 1)
+        works.append {
+            pages.commit(manifest: manifest, keepingPages: pageCount)
+        }
+        if hasQueue {
+            works.append(recorded(queueFile) {
+                defer { skippedFile.discard() }
+                if hasSkipped {
+                    queueFile.append(contentsOf: skippedFile)
+                    queueFile.write(Array(QueueDocumentWriter.skippedTail.utf8))
+                }
+                return queueFile.commit()
+            })
+        } else {
+            // Without a queue the previous queue.json, if any, stays as it was.
+            works.append {
+                skippedFile.discard()
+                return queueFile.discard()
+            }
+        }
         let results = await BlockingWork.runSideBySide(works)
         if let failure = results.compactMap({ $0 }).first {
             // Whatever was not renamed is removed when the writers go away.
@@ -252,6 +316,109 @@ final class OutputWriters {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    }
+}
+
+/// The second and later pages of a paged report.html, written as cards arrive: one page file
+/// open at a time (a million items are a thousand pages, more than the descriptors a process
+/// may hold), each under `NAME.partial` until the run is finished, like every other output.
+/// Used like ``PendingBytes``: ``add(_:page:)`` on the writers' task, ``write()`` on the
+/// thread of ``OutputWriters/flush()``, which the next add waits for.
+final class PageFiles: @unchecked Sendable {
+    private let directory: String
+    /// Bytes waiting for each page, in order.
+    private var pending: [(page: Int, bytes: [UInt8])] = []
+    /// Bytes in ``pending``.
+    private(set) var pendingCount = 0
+    /// The page of the last bytes added; 0 before any.
+    private(set) var lastPage = 0
+    /// The page file being written.
+    private var open: (page: Int, file: OutputFile)?
+    /// Pages written in full: their partial and final paths, and why a write failed.
+    private var written: [(partial: String, target: String, failure: String?)] = []
+    /// A page that could not be opened.
+    private var failure: String?
+
+    init(directory: String) { self.directory = directory }
+
+    func add(_ bytes: ArraySlice<UInt8>, page: Int) {
+        if pending.last?.page == page {
+            pending[pending.count - 1].bytes.append(contentsOf: bytes)
+        } else {
+            pending.append((page, Array(bytes)))
+        }
+        pendingCount += bytes.count
+        lastPage = page
+    }
+
+    /// Writes what is pending, opening each page's partial file when its first bytes come.
+    /// Blocks: call through ``BlockingWork``.
+    func write() {
+        for (page, bytes) in pending {
+            if open?.page != page {
+                closePage()
+                let target = directory + "/" + ReportPage.Paging.fileName(of: page)
+                mkdir(directory + "/" + ReportPage.pagesFolder, 0o755)
+                do {
+                    open = (page, try OutputFile(finalPath: target, temporaryPath: target + ".partial"))
+                } catch {
+                    failure = failure ?? error.message
+                    continue
+                }
+            }
+            open?.file.write(bytes)
+        }
+        pending.removeAll()
+        pendingCount = 0
+    }
+
+    /// Closes the open page (its descriptor goes with it) and keeps its paths for the commit.
+    private func closePage() {
+        guard let file = open?.file else { return }
+        written.append((file.temporaryPath, file.finalPath, file.failureMessage))
+        open = nil
+    }
+
+    /// Puts every page in place and records it; then removes pages past `keepingPages` that
+    /// an earlier run wrote. Returns the first problem, or nil. Blocks.
+    func commit(manifest: OutputManifest?, keepingPages: Int) -> String? {
+        closePage()
+        if let failure {
+            discard()
+            return failure
+        }
+        var problem: String?
+        for (partial, target, failure) in written {
+            if let failure {
+                problem = problem ?? failure
+                unlink(partial)
+                continue
+            }
+            if let failed = OutputFile.put(partial, at: target) {
+                problem = problem ?? failed
+                unlink(partial)
+            } else if let manifest, target.hasPrefix(directory + "/") {
+                manifest.record(String(target.dropFirst(directory.count + 1)))
+            }
+        }
+        written.removeAll()
+        // Pages of a longer earlier run: only those preflight wrote and nobody changed.
+        var page = max(2, keepingPages + 1)
+        while true {
+            let name = ReportPage.Paging.fileName(of: page)
+            var status = stat()
+            guard lstat(directory + "/" + name, &status) == 0, manifest?.mayReplace(name) ?? true else { break }
+            unlink(directory + "/" + name)
+            page += 1
+        }
+        return problem
+    }
+
+    /// Removes every partial page (an abandoned run).
+    func discard() {
+        closePage()
+        for (partial, _, _) in written { unlink(partial) }
+        written.removeAll()
     }
 }
 
@@ -293,6 +460,21 @@ final class OutputFile: Sendable {
         }
     }
 
+    /// Appends the whole of `other`'s partial file (copied inside the kernel where it can be).
+    func append(contentsOf other: OutputFile) {
+        guard failure.withLock({ $0 == nil }) else { return }
+        let input = open(other.temporaryPath, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else {
+            let reason = String(cString: strerror(errno))
+            failure.withLock { $0 = "cannot read \(other.temporaryPath): \(reason)" }
+            return
+        }
+        defer { close(input) }
+        if let problem = Self.copy(from: input, to: descriptor) {
+            failure.withLock { $0 = "cannot write \(temporaryPath): \(problem)" }
+        }
+    }
+
     /// renameat2(2), looked up in libc at run time: Swift's Glibc module is built without
     /// _GNU_SOURCE, which glibc requires to declare it (since 2.28). Nil where libc lacks it;
     /// then every commit is a plain rename.
@@ -310,11 +492,20 @@ final class OutputFile: Sendable {
     /// previous file, or a file system without it) this is a plain rename.
     func commit() -> String? {
         if let problem = failure.withLock({ $0 }) { return problem }
+        return Self.put(temporaryPath, at: finalPath)
+    }
+
+    /// Whether a write failed, and why.
+    var failureMessage: String? { failure.withLock { $0 } }
+
+    /// Puts the file at `temporaryPath` in place of `finalPath` (see ``commit()``); returns
+    /// why not, or nil.
+    static func put(_ temporaryPath: String, at finalPath: String) -> String? {
         // Only a regular file is swapped out: anything else in the way (a folder) is left for
         // rename(2) to refuse, with its error.
         var existing = stat()
         let replacesFile = lstat(finalPath, &existing) == 0 && existing.st_mode & S_IFMT == S_IFREG
-        if replacesFile, let exchange = Self.exchangeFiles, exchange(AT_FDCWD, temporaryPath, AT_FDCWD, finalPath, Self.renameExchange) == 0 {
+        if replacesFile, let exchange = exchangeFiles, exchange(AT_FDCWD, temporaryPath, AT_FDCWD, finalPath, renameExchange) == 0 {
             // The previous content is at the partial name now.
             unlink(temporaryPath)
             return nil
@@ -478,18 +669,29 @@ struct QueueDocumentWriter {
     /// as blocked, already separated; they follow the messages as `"skipped"` (the keys stay
     /// in sorted order).
     mutating func finish(skipped: [UInt8] = [], into output: inout [UInt8]) -> Bool {
+        guard finishMessages(skippedFollow: !skipped.isEmpty, into: &output) else { return false }
+        if !skipped.isEmpty {
+            output.append(contentsOf: skipped)
+            output.append(contentsOf: Self.skippedTail.utf8)
+        }
+        return true
+    }
+
+    /// Writes the last message and closes the list of messages; false when there is no
+    /// queue. When `skippedFollow`, the document is left open after `"skipped": [` for the
+    /// entries (written elsewhere, already separated) and ``skippedTail``; otherwise it is
+    /// closed.
+    mutating func finishMessages(skippedFollow: Bool, into output: inout [UInt8]) -> Bool {
         guard !failed, !batch.isEmpty || messages > 0 else { return false }
         if !batch.isEmpty { emit(into: &output) }
         guard !failed else { return false }
         output.append(contentsOf: "\n  ]".utf8)
-        if !skipped.isEmpty {
-            output.append(contentsOf: ",\n  \"skipped\": [".utf8)
-            output.append(contentsOf: skipped)
-            output.append(contentsOf: "\n  ]".utf8)
-        }
-        output.append(contentsOf: "\n}\n".utf8)
+        output.append(contentsOf: (skippedFollow ? ",\n  \"skipped\": [" : "\n}\n").utf8)
         return true
     }
+
+    /// What closes the document after the `skipped` entries.
+    static let skippedTail = "\n  ]\n}\n"
 
     /// Appends one message. The document is {"format": 1, "messages": [...]} with two-space
     /// indents, so a message sits two levels deep (four more spaces on each of its lines) and

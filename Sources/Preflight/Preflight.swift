@@ -58,7 +58,8 @@ public enum Preflight {
                 // settled before anything is written.
                 let lock = try OutputLock.acquire(folder: output)
                 let manifest = OutputManifest.load(folder: output)
-                if let foreign = OutputWriters.fileNames.first(where: { !manifest.mayReplace($0) }) {
+                let pages = ReportPage.Paging(items: read.items.count).extraFileNames
+                if let foreign = (OutputWriters.fileNames + pages).first(where: { !manifest.mayReplace($0) }) {
                     throw manifest.refusalError(foreign)
                 }
                 var servers = ServedFolders()
@@ -149,10 +150,12 @@ struct ServedFolders {
         let catalogFolder = URL(fileURLWithPath: catalogPath).standardizedFileURL.deletingLastPathComponent().path
         let inside = localFiles.filter { Self.folder(catalogFolder, contains: $0) }
         let root = catalog.serving?.root ?? (inside.isEmpty ? catalogFolder : Self.commonFolder(of: inside))
+        // In first-seen order; the set keeps a library of a million files in as many folders linear.
         var outside: [String] = []
+        var seen: Set<String> = []
         for file in localFiles where !Self.folder(root, contains: file) && !Self.folder(output, contains: file) {
             let folder = (file as NSString).deletingLastPathComponent
-            if !outside.contains(folder) { outside.append(folder) }
+            if seen.insert(folder).inserted { outside.append(folder) }
         }
         let token = PathToken.random()
         let written = ["captions", "posters", "fixed"].map { (output as NSString).appendingPathComponent($0) }

@@ -145,7 +145,8 @@ struct PreflightRunner: Sendable {
         catalogFindings += configuration.additionalFindings
         let writers = try await OutputWriters(directory: output, catalog: configuration.catalogPath, title: catalog.title,
                                               devices: configuration.devices, catalogFindings: catalogFindings, rowLimit: configuration.rowLimit,
-                                              published: published, manifest: manifest, servedOnLoopback: serving.isLoopback)
+                                              published: published, manifest: manifest, servedOnLoopback: serving.isLoopback,
+                                              paging: ReportPage.Paging(items: catalog.items.count))
 
         let inspector = ItemInspector(
             devices: configuration.devices, outputDirectory: output, serving: serving,

@@ -12,14 +12,73 @@ import Foundation
 ///
 /// Posters are not embedded: each card points at its JPEG in `posters/` beside the page, so the
 /// page stays small (a 1,000-item page with posters inlined was 12 MB).
+///
+/// A catalog of more than ``cardsPerPage`` items is paged: report.html keeps the summary, the
+/// filters, the "by problem" view and the first page of cards; the next pages are
+/// `report-pages/2.html`, `report-pages/3.html`…, each with its cards and the same search,
+/// device filter and page links (``Paging``). A million items are a thousand pages of the
+/// size a browser opens in well under a second, not one page of gigabytes.
 enum ReportPage {
     /// How many finding codes the header shows as filter chips; the "by problem" view lists all.
     static let chipCount = 8
+    /// Cards per page of a paged report.
+    static let cardsPerPage = 1_000
+    /// The folder of the second and later pages, inside the output folder.
+    static let pagesFolder = "report-pages"
+
+    /// Where the cards of a report of `items` items go.
+    struct Paging: Sendable, Hashable {
+        /// Pages in all; 1 when the report is one page.
+        var count: Int
+        var cardsPerPage: Int
+        var items: Int
+
+        init(items: Int, cardsPerPage: Int = ReportPage.cardsPerPage) {
+            self.items = max(0, items)
+            self.cardsPerPage = max(1, cardsPerPage)
+            count = max(1, (self.items + self.cardsPerPage - 1) / self.cardsPerPage)
+        }
+
+        /// The page (from 1) holding the card of the item at `position` (from 0).
+        func page(of position: Int) -> Int { min(count, position / cardsPerPage + 1) }
+
+        /// The page's file, relative to the output folder.
+        static func fileName(of page: Int) -> String { page <= 1 ? "report.html" : "\(ReportPage.pagesFolder)/\(page).html" }
+
+        /// Every page file but report.html.
+        var extraFileNames: [String] { count < 2 ? [] : (2...count).map(Self.fileName(of:)) }
+
+        /// The links between pages: first, previous, the page's place, next, last. Every page
+        /// resolves links against the output folder (pages in the folder say so with `<base>`).
+        func navigation(at page: Int) -> String {
+            var links: [String] = []
+            let first = (page - 1) * cardsPerPage + 1
+            let last = min(items, page * cardsPerPage)
+            if page > 1 {
+                links.append("<a href=\"\(Self.fileName(of: 1))\" rel=\"first\">First</a>")
+                links.append("<a href=\"\(Self.fileName(of: page - 1))\" rel=\"prev\">Previous</a>")
+            }
+            links.append("<span>Page \(page) of \(count): items \(first)–\(last) of \(items)</span>")
+            if page < count {
+                links.append("<a href=\"\(Self.fileName(of: page + 1))\" rel=\"next\">Next</a>")
+                links.append("<a href=\"\(Self.fileName(of: count))\" rel=\"last\">Last</a>")
+            }
+            // Styled here rather than in the shared styles, so a one-page report is as it was.
+            return "<nav class=\"pages\" aria-label=\"Pages\" style=\"display:flex;flex-wrap:wrap;gap:6px 12px;margin:10px 0\">"
+                + links.joined(separator: " ") + "</nav>\n"
+        }
+    }
 
     /// Everything before the cards: styles, the summary and the filter bar. `problems` gives
     /// the chips their severity.
+    ///
+    /// A paged report (`paging` of more than one page) adds the page links, and each chip
+    /// says how many of its items are on this first page (`onFirstPage`), which is what its
+    /// filter shows here.
     static func header(title: String, summary: PreflightSummary, devices: [(id: String, name: String)], catalog: String,
-                       problems: [String: ProblemGroup] = [:], servedOnLoopback: Bool = false) -> String {
+                       problems: [String: ProblemGroup] = [:], servedOnLoopback: Bool = false, paging: Paging? = nil,
+                       onFirstPage: [String: Int] = [:]) -> String {
+        let paging = paging.flatMap { $0.count > 1 ? $0 : nil }
         var html = """
             <!DOCTYPE html>
             <html lang="en">
@@ -57,7 +116,7 @@ enum ReportPage {
         if !common.isEmpty {
             html += "<p class=\"common\">Items per finding: "
             html += common.map { code, items in
-                chip(code: code, items: items, severity: problems[code]?.severity)
+                chip(code: code, items: items, severity: problems[code]?.severity, onPage: paging.map { _ in onFirstPage[code, default: 0] })
             }.joined(separator: " ")
             html += "</p>\n"
         }
@@ -74,6 +133,10 @@ enum ReportPage {
             <button type="button" data-view="problems" aria-pressed="false">By problem</button></span>
             <span id="shown" aria-live="polite"></span>
             </form>
+
+            """
+        if let paging { html += paging.navigation(at: 1) }
+        html += """
             </header>
             <main id="items">
 
@@ -81,24 +144,82 @@ enum ReportPage {
         return html
     }
 
+    /// The start of page `page` (2 or later) of a paged report: its links resolve against the
+    /// output folder, the styles and script are the first page's, and it has the search and
+    /// device filters for its own cards; the summary and the "by problem" view are on the
+    /// first page.
+    static func pageHeader(title: String, page: Int, paging: Paging, devices: [(id: String, name: String)]) -> String {
+        var html = """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <base href="../">
+            <title>\(escape(title)), page \(page) of \(paging.count) — CastPrep preflight</title>
+            <style>\(styles)</style>
+            </head>
+            <body>
+            <header>
+            <h1>\(escape(title))</h1>
+            <p class="catalog">Page \(page) of \(paging.count) · the summary and the “by problem” view are on <a href="\(Paging.fileName(of: 1))">the first page</a></p>
+            <form class="filters" role="search" onsubmit="return false">
+            <label>Search <input type="search" id="search" placeholder="title, id or code"></label>
+            <label>Device <select id="device"><option value="">any</option>
+            """
+        for device in devices { html += "<option value=\"\(escape(device.id))\">\(escape(device.name))</option>" }
+        html += """
+            </select></label>
+            <span id="shown" aria-live="polite"></span>
+            </form>
+
+            """
+        html += paging.navigation(at: page)
+        html += """
+            </header>
+            <main id="items">
+
+            """
+        return html
+    }
+
+    /// The end of page `page` (2 or later) of a paged report.
+    static func pageFooter(page: Int, paging: Paging) -> String {
+        """
+        </main>
+        <section id="problems" hidden></section>
+        <footer>\(paging.navigation(at: page))Made by CastPrep. Open any card's fixes, apply them, and run <code>castprep preflight</code> again.</footer>
+        <script>\(script)</script>
+        </body>
+        </html>
+
+        """
+    }
+
     /// A finding code's filter chip: the code and how many items have it.
-    private static func chip(code: String, items: Int, severity: Diagnostic.Severity?) -> String {
-        "<button type=\"button\" class=\"chip \(severity?.rawValue ?? "warning")\" data-code=\"\(escape(code))\" aria-pressed=\"false\" "
-            + "title=\"\(items) item\(items == 1 ? "" : "s") with \(escape(code))\"><code>\(escape(code))</code> <b>\(items)</b></button>"
+    /// `onPage`, in a paged report: how many of them are on this page.
+    private static func chip(code: String, items: Int, severity: Diagnostic.Severity?, onPage: Int? = nil) -> String {
+        let pageCount = onPage.map { " data-on-page=\"\($0)\"" } ?? ""
+        let pageTitle = onPage.map { ", \($0) on this page" } ?? ""
+        return "<button type=\"button\" class=\"chip \(severity?.rawValue ?? "warning")\" data-code=\"\(escape(code))\"\(pageCount) aria-pressed=\"false\" "
+            + "title=\"\(items) item\(items == 1 ? "" : "s") with \(escape(code))\(pageTitle)\"><code>\(escape(code))</code> <b>\(items)</b></button>"
     }
 
     /// How many bytes to keep for ``header(title:summary:devices:catalog:problems:)`` before
     /// its summary is known: the header with every count at its widest, plus room for the
     /// chips of the most common finding codes. A longer header still works, at the cost of a
     /// copy.
-    static func headerReservation(title: String, devices: [(id: String, name: String)], catalog: String, servedOnLoopback: Bool = false) -> Int {
+    static func headerReservation(title: String, devices: [(id: String, name: String)], catalog: String, servedOnLoopback: Bool = false,
+                                  paging: Paging? = nil) -> Int {
         var widest = PreflightSummary()
         (widest.items, widest.ready, widest.readyWithWarnings, widest.blocked, widest.cached) = (Int.max, Int.max, Int.max, Int.max, Int.max)
         for device in devices { widest.playableOnDevice[device.id] = Int.max }
         let roomyCode = String(repeating: "x", count: 64)
-        let chipRoom = chip(code: roomyCode, items: Int.max, severity: .warning).utf8.count + 1
+        let isPaged = (paging?.count ?? 1) > 1
+        let chipRoom = chip(code: roomyCode, items: Int.max, severity: .warning, onPage: isPaged ? Int.max : nil).utf8.count + 1
         let codeRoom = chipCount * chipRoom + #"<p class="common">Items per finding: </p>"#.utf8.count + 1
-        return header(title: title, summary: widest, devices: devices, catalog: catalog, servedOnLoopback: servedOnLoopback).utf8.count + codeRoom
+        return header(title: title, summary: widest, devices: devices, catalog: catalog, servedOnLoopback: servedOnLoopback, paging: paging).utf8.count
+            + codeRoom
     }
 
     /// One item's card. Its poster, when there is one, is the file beside the page. In a run
@@ -276,8 +397,15 @@ enum ReportPage {
 
     /// The end of the page: the "by problem" view and the filter script. `problems` holds
     /// one group per finding code.
-    static func footer(problems: [ProblemGroup]) -> String {
-        var html = "</main>\n<section id=\"problems\" hidden>\n<h2>By problem</h2>\n"
+    ///
+    /// In a paged report (`paging` of more than one page) the page links follow the cards,
+    /// and the view says its lists hold this page's items.
+    static func footer(problems: [ProblemGroup], paging: Paging? = nil) -> String {
+        let paging = paging.flatMap { $0.count > 1 ? $0 : nil }
+        var html = "</main>\n" + (paging?.navigation(at: 1) ?? "") + "<section id=\"problems\" hidden>\n<h2>By problem</h2>\n"
+        if let paging {
+            html += "<p class=\"example\">Counts are of all \(paging.items) items; the lists and cards are those of this page.</p>\n"
+        }
         if problems.isEmpty { html += "<p>No warnings or errors.</p>\n" }
         let ordered = problems.sorted { ($0.severity, $0.items, $1.code) > ($1.severity, $1.items, $0.code) }
         for group in ordered {
