@@ -26,6 +26,12 @@ public struct CastValidator: Sendable {
 
     /// Validates a LOAD: its media, tracks, queue and options, and its frame size.
     public func validate(_ load: LoadRequest, at path: JSONPath = .root) -> [Diagnostic] {
+        validate(load, at: path, payloadSize: JSONWriter.compact.bytes(from: load.jsonValue).count)
+    }
+
+    /// Validates a LOAD whose compact JSON text (``JSONWriter/compact`` of its `jsonValue`) the
+    /// caller has already written and measured: `payloadSize` bytes. Saves writing it twice.
+    public func validate(_ load: LoadRequest, at path: JSONPath = .root, payloadSize: Int) -> [Diagnostic] {
         var findings: [Diagnostic] = []
         if let media = load.media {
             findings += validate(media, at: path.appending("media"))
@@ -60,7 +66,7 @@ public struct CastValidator: Sendable {
         if let queue = load.queueData {
             findings += validate(queue, at: path.appending("queueData"))
         }
-        findings += checkFrameSize(load.jsonValue, namespace: LoadRequest.namespace, messageType: "LOAD", at: path)
+        findings += checkFrameSize(payloadSize: payloadSize, namespace: LoadRequest.namespace, messageType: "LOAD", at: path)
         return findings
     }
 
@@ -875,7 +881,10 @@ public struct CastValidator: Sendable {
     }
 
     func checkFrameSize(_ json: JSONValue, namespace: CastNamespace, messageType: String, at path: JSONPath) -> [Diagnostic] {
-        let payloadSize = JSONWriter.compact.bytes(from: json).count
+        checkFrameSize(payloadSize: JSONWriter.compact.bytes(from: json).count, namespace: namespace, messageType: messageType, at: path)
+    }
+
+    func checkFrameSize(payloadSize: Int, namespace: CastNamespace, messageType: String, at path: JSONPath) -> [Diagnostic] {
         let body = CastFrame.bodySize(payloadSize: payloadSize, namespace: namespace)
         guard body > CastFrame.maximumBodySize else { return [] }
         let fix = messageType == "LAUNCH"

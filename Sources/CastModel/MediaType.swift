@@ -48,6 +48,7 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `text` per RFC 9110 media-type syntax (token/token *(; token=token|quoted-string)).
     public static func parse(_ text: String) -> Result<MediaType, ParseError> {
+        if let simple = parseBare(text) { return .success(simple) }
         let trimmed = text.trimmingSpaces()
         guard !trimmed.isEmpty else { return .failure(.empty) }
         let scalars = Array(trimmed.unicodeScalars)
@@ -118,6 +119,40 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
         self.type = type
         self.subtype = subtype
         self.parameters = parameters
+    }
+
+    /// The common `type/subtype` with nothing around it and no parameters, read from its
+    /// bytes; nil for anything else, which the general reading handles (the result is the same).
+    private static func parseBare(_ text: String) -> MediaType? {
+        var text = text
+        return text.withUTF8 { bytes -> MediaType? in
+            var slash: Int?
+            for (index, byte) in bytes.enumerated() {
+                if byte == UInt8(ascii: "/") {
+                    guard slash == nil else { return nil }
+                    slash = index
+                } else if !isTokenByte(byte) {
+                    return nil
+                }
+            }
+            guard let slash, slash > 0, slash < bytes.count - 1 else { return nil }
+            let type = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<slash]), as: UTF8.self)
+            let subtype = String(decoding: UnsafeBufferPointer(rebasing: bytes[(slash + 1)...]), as: UTF8.self)
+            return MediaType(type: type.lowercased(), subtype: subtype.lowercased())
+        }
+    }
+
+    /// ``isTokenCharacter(_:)`` for one byte.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        guard byte > 0x20, byte < 0x7F else { return false }
+        switch byte {
+        case UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "@"), UInt8(ascii: ","),
+             UInt8(ascii: ";"), UInt8(ascii: ":"), UInt8(ascii: "\\"), UInt8(ascii: "\""), UInt8(ascii: "/"), UInt8(ascii: "["),
+             UInt8(ascii: "]"), UInt8(ascii: "?"), UInt8(ascii: "="), UInt8(ascii: "{"), UInt8(ascii: "}"):
+            return false
+        default:
+            return true
+        }
     }
 
     private static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {

@@ -4,6 +4,7 @@ import CommandParsing
 import Foundation
 import JSONSupport
 import Preflight
+import Synchronization
 import SystemIO
 
 /// `castprep load CATALOG`: print validated LOAD requests (or one QUEUE_LOAD) for a catalog.
@@ -72,6 +73,8 @@ enum LoadCommand {
         // Findings made before any request was built (reading, probing) block their item.
         let itemFindingsSoFar = diagnostics
         var requests: [JSONValue] = []
+        // Requests printed; the LOAD pass prints as it goes and counts them here.
+        var printedCount: Int?
 
         if values.flag("queue") {
             var items: [QueueItem] = []
@@ -119,13 +122,55 @@ enum LoadCommand {
                 }
             }
         } else {
-            for item in result.items {
-                let (load, found) = builder.loadRequest(for: item)
-                let itemFindings = found + validator.validate(load).map { item.locating($0, inRequest: "LOAD") }
-                diagnostics += itemFindings
-                let blocked = itemFindings.containsErrors || item.hasErrors(in: itemFindingsSoFar)
-                if force || !blocked { requests.append(load.jsonValue) }
+            // One pass per item: build, write its compact JSON once (that text is both the frame
+            // size the validator checks and, with --ndjson, the line printed), validate. Batches
+            // of items are done on every core, then printed in order in 1 MiB writes as they
+            // come, so no more than a batch of requests is ever held.
+            let items = result.items
+            let blockedPaths = ErrorPaths(itemFindingsSoFar)
+            let streamed: JSONWriter? = values.flag("json") ? nil : (values.flag("ndjson") ? .compact : .pretty)
+            let pass = try await BlockingWork.run { () -> LoadBatch in
+                let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+                let chunk = 512
+                let flushSize = 1 << 20
+                var total = LoadBatch()
+                total.output.reserveCapacity(flushSize + (chunk << 11))
+                var start = 0
+                while start < items.count {
+                    let base = start
+                    let end = min(items.count, base + chunk * workers)
+                    let lanes = (end - base + chunk - 1) / chunk
+                    let process: @Sendable (Int) -> LoadBatch = { lane in
+                        LoadBatch.make(items[(base + lane * chunk)..<min(end, base + (lane + 1) * chunk)], builder: builder,
+                                       validator: validator, blockedPaths: blockedPaths, writer: streamed, force: force)
+                    }
+                    let parts: [LoadBatch]
+                    if lanes == 1 {
+                        parts = [process(0)]
+                    } else {
+                        let slots = LoadBatchSlots(count: lanes)
+                        DispatchQueue.concurrentPerform(iterations: lanes) { lane in slots.store(process(lane), at: lane) }
+                        parts = slots.all()
+                    }
+                    for part in parts {
+                        total.diagnostics += part.diagnostics
+                        total.kept += part.kept
+                        total.printed += part.printed
+                        total.output += part.output
+                        if total.output.count >= flushSize {
+                            io.write(String(decoding: total.output, as: UTF8.self))
+                            total.output.removeAll(keepingCapacity: true)
+                        }
+                    }
+                    start = end
+                }
+                if !total.output.isEmpty { io.write(String(decoding: total.output, as: UTF8.self)) }
+                total.output = []
+                return total
             }
+            diagnostics += pass.diagnostics
+            requests = pass.kept
+            printedCount = pass.printed
         }
 
         // Findings about generated requests point at their catalog item: locate them all in one pass.
@@ -139,7 +184,7 @@ enum LoadCommand {
                 "diagnostics": .array(diagnostics.sortedForDisplay().map(DiagnosticJSON.encode)),
             ])
             io.writeLine(JSONWriter.pretty.string(from: document))
-        } else {
+        } else if printedCount == nil {
             let writer = values.flag("ndjson") ? JSONWriter.compact : JSONWriter.pretty
             var output: [UInt8] = []
             output.reserveCapacity(requests.count * 600)
@@ -151,9 +196,90 @@ enum LoadCommand {
         }
         printer.print(diagnostics)
         let kind = values.flag("queue") ? "queue message" : "LOAD request"
+        let printed = printedCount ?? requests.count
         io.writeErrorLine(
-            "castprep: \(result.items.count) item\(result.items.count == 1 ? "" : "s") read, \(requests.count) \(kind)\(requests.count == 1 ? "" : "s") printed; \(DiagnosticPrinter.tally(diagnostics))")
+            "castprep: \(result.items.count) item\(result.items.count == 1 ? "" : "s") read, \(printed) \(kind)\(printed == 1 ? "" : "s") printed; \(DiagnosticPrinter.tally(diagnostics))")
         return diagnostics.containsErrors ? 1 : 0
+    }
+}
+
+/// The LOADs of a run of catalog items: their printed text, the findings, and the requests
+/// kept as values when they are not printed as they go (`--json`).
+struct LoadBatch: Sendable {
+    var output: [UInt8] = []
+    var diagnostics: [Diagnostic] = []
+    var kept: [JSONValue] = []
+    var printed = 0
+
+    /// Builds, writes and validates the LOAD of each of `items`, in order. `writer` nil keeps
+    /// the requests instead of writing them.
+    static func make(_ items: ArraySlice<CatalogItem>, builder: CastRequestBuilder, validator: CastValidator, blockedPaths: ErrorPaths,
+                     writer: JSONWriter?, force: Bool) -> LoadBatch {
+        var batch = LoadBatch()
+        var compact: [UInt8] = []
+        let compactIsOutput = writer != nil && writer?.indentWidth == nil
+        for item in items {
+            let (load, built) = builder.loadRequest(for: item)
+            let json = load.jsonValue
+            let start = batch.output.count
+            let size: Int
+            if compactIsOutput {
+                JSONWriter.compact.write(json, into: &batch.output)
+                size = batch.output.count - start
+            } else {
+                compact.removeAll(keepingCapacity: true)
+                JSONWriter.compact.write(json, into: &compact)
+                size = compact.count
+            }
+            let findings = built + validator.validate(load, payloadSize: size).map { item.locating($0, inRequest: "LOAD") }
+            batch.diagnostics += findings
+            guard force || !(findings.containsErrors || blockedPaths.contains(item)) else {
+                batch.output.removeSubrange(start...)
+                continue
+            }
+            batch.printed += 1
+            guard let writer else {
+                batch.kept.append(json)
+                continue
+            }
+            if !compactIsOutput { writer.write(json, into: &batch.output) }
+            batch.output.append(0x0A)
+        }
+        return batch
+    }
+}
+
+/// What each thread of a batch made.
+private final class LoadBatchSlots: Sendable {
+    private let slots: Mutex<[LoadBatch]>
+
+    init(count: Int) { slots = Mutex(Array(repeating: LoadBatch(), count: count)) }
+
+    func store(_ batch: LoadBatch, at lane: Int) { slots.withLock { $0[lane] = batch } }
+
+    func all() -> [LoadBatch] { slots.withLock { $0 } }
+}
+
+/// The JSON paths of error findings and every path above them, so whether an item has an
+/// error is one set lookup (not a scan of every finding for every item).
+struct ErrorPaths: Sendable {
+    private var paths: Set<JSONPath> = []
+
+    init(_ diagnostics: [Diagnostic]) {
+        for diagnostic in diagnostics where diagnostic.severity == .error {
+            guard var components = diagnostic.path?.components else { continue }
+            while true {
+                paths.insert(JSONPath(components: components))
+                if components.isEmpty { break }
+                components.removeLast()
+            }
+        }
+    }
+
+    /// Whether an error finding lies inside `item` (as ``CatalogItem/hasErrors(in:)`` decides).
+    func contains(_ item: CatalogItem) -> Bool {
+        guard let path = item.path else { return false }
+        return paths.contains(path)
     }
 }
 

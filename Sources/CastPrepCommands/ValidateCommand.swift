@@ -4,6 +4,7 @@ import Foundation
 import JSONSupport
 import Casting
 import Catalog
+import Synchronization
 import SystemIO
 
 /// `castprep validate FILE…`: check Cast requests written by anyone.
@@ -33,7 +34,7 @@ enum ValidateCommand {
     }
 
     /// Findings for one file.
-    struct FileReport {
+    struct FileReport: Sendable {
         var file: String
         var messages: [String]
         var diagnostics: [Diagnostic]
@@ -191,20 +192,51 @@ enum ValidateCommand {
             && rest.first == UInt8(ascii: "{")
     }
 
+    /// Lines at least this many are validated on several threads.
+    static let parallelLineThreshold = 512
+
     static func validateLines(_ bytes: [UInt8], file: String) -> FileReport {
-        var report = FileReport(file: file, messages: [], diagnostics: [])
+        // The lines that hold something, with their numbers: each is a document of its own.
+        var lines: [(range: Range<Int>, number: Int)] = []
         var lineStart = 0
         var lineNumber = 0
-        while lineStart <= bytes.count {
-            lineNumber += 1
-            let lineEnd = bytes[lineStart...].firstIndex(of: 0x0A) ?? bytes.count
-            let line = Array(bytes[lineStart..<lineEnd])
-            if line.contains(where: { ![0x20, 0x09, 0x0D].contains($0) }) {
-                let lineReport = validateDocument(line, file: file, lineOffset: lineNumber - 1)
+        bytes.withUnsafeBufferPointer { buffer in
+            while lineStart <= buffer.count {
+                lineNumber += 1
+                var lineEnd = lineStart
+                var blank = true
+                while lineEnd < buffer.count, buffer[lineEnd] != 0x0A {
+                    let byte = buffer[lineEnd]
+                    if byte != 0x20, byte != 0x09, byte != 0x0D { blank = false }
+                    lineEnd += 1
+                }
+                if !blank { lines.append((lineStart..<lineEnd, lineNumber)) }
+                lineStart = lineEnd + 1
+            }
+        }
+        let found = lines
+        let validate: @Sendable (Range<Int>) -> FileReport = { range in
+            var report = FileReport(file: file, messages: [], diagnostics: [])
+            for index in range {
+                let line = found[index]
+                let lineReport = validateDocument(Array(bytes[line.range]), file: file, lineOffset: line.number - 1)
                 report.messages += lineReport.messages
                 report.diagnostics += lineReport.diagnostics
             }
-            lineStart = lineEnd + 1
+            return report
+        }
+        let workers = min(ProcessInfo.processInfo.activeProcessorCount, 8)
+        guard lines.count >= parallelLineThreshold, workers > 1 else { return validate(0..<lines.count) }
+        // Several threads, each a contiguous run of lines, joined in line order.
+        let chunk = (lines.count + workers - 1) / workers
+        let slots = ReportSlots(count: workers)
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            slots.store(validate(min(found.count, worker * chunk)..<min(found.count, (worker + 1) * chunk)), at: worker)
+        }
+        var report = FileReport(file: file, messages: [], diagnostics: [])
+        for part in slots.all() {
+            report.messages += part.messages
+            report.diagnostics += part.diagnostics
         }
         return report
     }
@@ -299,4 +331,15 @@ enum LocalReferences {
         guard URLSyntax.scheme(of: reference) == nil, !reference.isEmpty, let url = URL(string: reference, relativeTo: folder) else { return nil }
         return url.standardizedFileURL.path
     }
+}
+
+/// What each thread of ``ValidateCommand/validateLines(_:file:)`` found.
+private final class ReportSlots: Sendable {
+    private let slots: Mutex<[ValidateCommand.FileReport?]>
+
+    init(count: Int) { slots = Mutex(Array(repeating: nil, count: count)) }
+
+    func store(_ report: ValidateCommand.FileReport, at worker: Int) { slots.withLock { $0[worker] = report } }
+
+    func all() -> [ValidateCommand.FileReport] { slots.withLock { $0.compactMap { $0 } } }
 }

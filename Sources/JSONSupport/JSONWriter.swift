@@ -59,16 +59,14 @@ public struct JSONWriter: Sendable {
                 return
             }
             output.append(UInt8(ascii: "{"))
-            let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            for (position, key) in keys.enumerated() {
+            let sorted = members.sorted { Self.precedes($0.key, $1.key) }
+            for (position, member) in sorted.enumerated() {
                 if position > 0 { output.append(UInt8(ascii: ",")) }
                 newline(depth: depth + 1, into: &output)
-                Self.writeString(key, into: &output)
+                Self.writeString(member.key, into: &output)
                 output.append(UInt8(ascii: ":"))
                 if indentWidth != nil { output.append(UInt8(ascii: " ")) }
-                // swift-format-ignore: NeverForceUnwrap
-                // The key comes from `members.keys`, so the lookup cannot fail.
-                write(members[key]!, depth: depth + 1, into: &output)
+                write(member.value, depth: depth + 1, into: &output)
             }
             newline(depth: depth, into: &output)
             output.append(UInt8(ascii: "}"))
@@ -84,9 +82,39 @@ public struct JSONWriter: Sendable {
     /// Appends `string` as a quoted, escaped JSON string.
     public static func writeString(_ string: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        var utf8 = string.utf8.makeIterator()
-        var pending: [UInt8] = []
-        while let byte = utf8.next() {
+        var text = string
+        text.withUTF8 { writeEscaped($0, into: &output) }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends the escaped form of UTF-8 `bytes`. Runs that need no escape (nearly all text)
+    /// are copied in one call; only `"`, `\`, control characters and the first byte of
+    /// U+2028/U+2029 (E2 80 A8 / E2 80 A9) stop the scan.
+    private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
+        var runStart = 0
+        var index = 0
+        let count = bytes.count
+        func flush(to end: Int, _ output: inout [UInt8]) {
+            if end > runStart { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<end])) }
+        }
+        while index < count {
+            let byte = bytes[index]
+            guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0xE2 else {
+                index += 1
+                continue
+            }
+            if byte == 0xE2 {
+                guard index + 2 < count, bytes[index + 1] == 0x80, bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9 else {
+                    index += 1
+                    continue
+                }
+                flush(to: index, &output)
+                output.append(contentsOf: (bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8)
+                index += 3
+                runStart = index
+                continue
+            }
+            flush(to: index, &output)
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: [0x5C, 0x22])
             case UInt8(ascii: "\\"): output.append(contentsOf: [0x5C, 0x5C])
@@ -95,28 +123,32 @@ public struct JSONWriter: Sendable {
             case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
             case 0x08: output.append(contentsOf: [0x5C, UInt8(ascii: "b")])
             case 0x0C: output.append(contentsOf: [0x5C, UInt8(ascii: "f")])
-            case 0x00..<0x20:
+            default:
                 output.append(contentsOf: "\\u00".utf8)
                 output.append(hexDigit(byte >> 4))
                 output.append(hexDigit(byte & 0x0F))
-            case 0xE2:
-                // U+2028 and U+2029 are E2 80 A8 / E2 80 A9.
-                pending = [byte]
-                if let second = utf8.next() { pending.append(second) }
-                if pending.count == 2, pending[1] == 0x80, let third = utf8.next() {
-                    if third == 0xA8 || third == 0xA9 {
-                        output.append(contentsOf: (third == 0xA8 ? "\\u2028" : "\\u2029").utf8)
-                    } else {
-                        output.append(contentsOf: pending)
-                        output.append(third)
-                    }
-                } else {
-                    output.append(contentsOf: pending)
+            }
+            index += 1
+            runStart = index
+        }
+        flush(to: count, &output)
+    }
+
+    /// Whether `left` sorts before `right` by their UTF-8 bytes (the order keys are written in).
+    static func precedes(_ left: String, _ right: String) -> Bool {
+        var left = left
+        var right = right
+        return left.withUTF8 { a in
+            right.withUTF8 { b in
+                let shorter = min(a.count, b.count)
+                var index = 0
+                while index < shorter {
+                    if a[index] != b[index] { return a[index] < b[index] }
+                    index += 1
                 }
-            default: output.append(byte)
+                return a.count < b.count
             }
         }
-        output.append(UInt8(ascii: "\""))
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {

@@ -42,6 +42,51 @@ enum TTMLReader {
             encoding: nil)
     }
 
+    /// The common clock time `HH:MM:SS` or `HH:MM:SS.fff` (ASCII digits, nothing around it),
+    /// read from its bytes; nil for anything else, which ``time(_:)`` reads the general way.
+    /// The result is the general reading's to the bit: the seconds `SS.fff` are the integer
+    /// `SSfff` over a power of ten, two exact values whose quotient is rounded once, as the
+    /// decimal text is.
+    static func clockTime(_ text: String) -> Double? {
+        var text = text
+        return text.withUTF8 { bytes -> Double? in
+            guard bytes.count >= 8, bytes.count < 40 else { return nil }
+            func digit(_ index: Int) -> Int? {
+                let byte = bytes[index]
+                return byte >= 0x30 && byte <= 0x39 ? Int(byte - 0x30) : nil
+            }
+            var index = 0
+            var hours = 0
+            while index < bytes.count, let value = digit(index) {
+                hours = hours * 10 + value
+                index += 1
+            }
+            // One to fifteen hour digits, then ":MM:SS".
+            guard index >= 1, index <= 15, index + 6 <= bytes.count, bytes[index] == 0x3A, bytes[index + 3] == 0x3A,
+                let m1 = digit(index + 1), let m2 = digit(index + 2), let s1 = digit(index + 4), let s2 = digit(index + 5)
+            else { return nil }
+            let minutes = m1 * 10 + m2
+            guard minutes < 60 else { return nil }
+            var numerator = s1 * 10 + s2
+            var scale = 1
+            index += 6
+            if index < bytes.count {
+                // At most 13 fraction digits keep `SSfff` below 2^53, where every integer is exact.
+                guard bytes[index] == 0x2E, bytes.count - index - 1 >= 1, bytes.count - index - 1 <= 13 else { return nil }
+                index += 1
+                while index < bytes.count {
+                    guard let value = digit(index) else { return nil }
+                    numerator = numerator * 10 + value
+                    scale *= 10
+                    index += 1
+                }
+            }
+            let seconds = Double(numerator) / Double(scale)
+            guard seconds < 61 else { return nil }
+            return Double(hours) * 3600 + Double(minutes) * 60 + seconds
+        }
+    }
+
     // MARK: - libxml2 access
 
     static func localName(_ node: xmlNodePtr) -> String {
@@ -145,7 +190,9 @@ private final class XMLDocument {
         // expands; references stay as nodes the reader names), no DTD loading; CDATA merged
         // into text.
         castprep_xml_harden(context)
-        let flags = castprep_xml_options(Int32(XML_PARSE_NOCDATA.rawValue))
+        // XML_PARSE_COMPACT keeps short text inside its node (one allocation instead of two);
+        // the tree is only read, never changed, as that option requires.
+        let flags = castprep_xml_options(Int32(XML_PARSE_NOCDATA.rawValue | XML_PARSE_COMPACT.rawValue))
         let document = data.withUnsafeBufferPointer { buffer -> xmlDocPtr? in
             buffer.withMemoryRebound(to: CChar.self) { chars in
                 xmlCtxtReadMemory(context, chars.baseAddress, Int32(chars.count), options.fileName, nil, flags)
@@ -205,7 +252,10 @@ private struct Reader {
     var styles: [String: (properties: StyleProperties, references: [String])] = [:]
     var regions: [String: StyleProperties] = [:]
     var maxResolvedEnd = 0.0
-    var pending: [(paragraph: xmlNodePtr, interval: TimeInterval, style: StyleProperties)] = []
+    var pending: [(paragraph: xmlNodePtr, interval: TimeInterval, style: StyleProperties, preserve: Bool)] = []
+    /// The last computed style turned into a text style, with what it added to `unsupported`:
+    /// runs of one paragraph nearly always share their style.
+    private var lastTextStyle: (properties: StyleProperties, style: TextStyle, unsupported: [String])?
 
     init(options: CaptionReadOptions, log: DiagnosticLog) {
         self.options = options
@@ -226,12 +276,13 @@ private struct Reader {
             log.add(.warning, "captions.ttml-no-body", "the document has no <body>, so it has no captions", line: TTMLReader.line(root))
             return
         }
-        let rootStyle = inlineStyle(root)
-        guard let bodyInterval = timing(body, parent: TimeInterval(begin: 0, end: nil), previousEnd: nil, container: "par")
+        let rootStyle = inlineStyle(TTMLReader.attributes(root))
+        guard let bodyInterval = timing(TTMLReader.attributes(body), of: body, parent: TimeInterval(begin: 0, end: nil), previousEnd: nil,
+                                        container: "par")
         else { return }
         walk(body, interval: bodyInterval, parentStyle: rootStyle, parentRegion: nil)
-        for (paragraph, interval, style) in pending {
-            try makeCues(paragraph, interval: interval, style: style)
+        for (paragraph, interval, style, preserve) in pending {
+            try makeCues(paragraph, interval: interval, style: style, preserve: preserve)
         }
     }
 
@@ -301,17 +352,20 @@ private struct Reader {
             case "styling":
                 for style in elements(of: section) where TTMLReader.localName(style) == "style" {
                     guard let id = xmlID(style) else { continue }
-                    styles[id] = (inlineStyle(style), references(style))
+                    let attributes = TTMLReader.attributes(style)
+                    styles[id] = (inlineStyle(attributes), references(attributes))
                 }
             case "layout":
                 for region in elements(of: section) where TTMLReader.localName(region) == "region" {
                     guard let id = xmlID(region) else { continue }
-                    var properties = resolve(references(region), depth: 0)
+                    let attributes = TTMLReader.attributes(region)
+                    var properties = resolve(references(attributes), depth: 0)
                     for nested in elements(of: region) where TTMLReader.localName(nested) == "style" {
-                        properties.merge(resolve(references(nested), depth: 0)) { $1 }
-                        properties.merge(inlineStyle(nested)) { $1 }
+                        let nestedAttributes = TTMLReader.attributes(nested)
+                        properties.merge(resolve(references(nestedAttributes), depth: 0)) { $1 }
+                        properties.merge(inlineStyle(nestedAttributes)) { $1 }
                     }
-                    properties.merge(inlineStyle(region)) { $1 }
+                    properties.merge(inlineStyle(attributes)) { $1 }
                     regions[id] = properties
                 }
             default: break
@@ -323,15 +377,16 @@ private struct Reader {
         TTMLReader.attributes(node).first { $0.kind == .xml && $0.name == "id" }?.value
     }
 
-    private func references(_ node: xmlNodePtr) -> [String] {
-        guard let value = TTMLReader.attributes(node).first(where: { $0.kind == .plain && $0.name == "style" })?.value
+    /// The ids in an element's `style` attribute (the element's attributes, read once).
+    private func references(_ attributes: [TTMLReader.Attribute]) -> [String] {
+        guard let value = attributes.first(where: { $0.kind == .plain && $0.name == "style" })?.value
         else { return [] }
         return value.split(separator: " ").map(String.init)
     }
 
-    private func inlineStyle(_ node: xmlNodePtr) -> StyleProperties {
+    private func inlineStyle(_ attributes: [TTMLReader.Attribute]) -> StyleProperties {
         var properties: StyleProperties = [:]
-        for attribute in TTMLReader.attributes(node) where attribute.kind == .styling {
+        for attribute in attributes where attribute.kind == .styling {
             properties[attribute.name] = attribute.value.trimmingASCIIWhitespace()
         }
         return properties
@@ -353,6 +408,7 @@ private struct Reader {
 
     /// Seconds for a TTML time expression, or nil.
     func time(_ raw: String) -> Double? {
+        if let seconds = TTMLReader.clockTime(raw) { return seconds }
         let text = raw.trimmingASCIIWhitespace()
         guard !text.isEmpty, text.count < 40 else { return nil }
         if text.contains(":") {
@@ -386,13 +442,14 @@ private struct Reader {
         return nil
     }
 
-    private mutating func timing(_ node: xmlNodePtr, parent: TimeInterval, previousEnd: Double?, container: String)
+    private mutating func timing(_ attributes: [TTMLReader.Attribute], of node: xmlNodePtr, parent: TimeInterval, previousEnd: Double?,
+                                 container: String)
         -> TimeInterval?
     {
         var beginOffset: Double?
         var endOffset: Double?
         var duration: Double?
-        for attribute in TTMLReader.attributes(node) where attribute.kind == .plain {
+        for attribute in attributes where attribute.kind == .plain {
             switch attribute.name {
             case "begin", "end", "dur":
                 guard let value = time(attribute.value) else {
@@ -430,37 +487,42 @@ private struct Reader {
     ) {
         var style = parentStyle
         var region = parentRegion
-        for attribute in TTMLReader.attributes(node) where attribute.kind == .plain && attribute.name == "region" {
+        let attributes = TTMLReader.attributes(node)
+        for attribute in attributes where attribute.kind == .plain && attribute.name == "region" {
             region = attribute.value
         }
         if let region, let properties = regions[region] { style.merge(properties) { current, _ in current } }
-        style.merge(resolve(references(node), depth: 0)) { $1 }
-        style.merge(inlineStyle(node)) { $1 }
+        style.merge(resolve(references(attributes), depth: 0)) { $1 }
+        style.merge(inlineStyle(attributes)) { $1 }
         if let region { style["region"] = region }
-        let childContainer =
-            TTMLReader.attributes(node).first { $0.kind == .plain && $0.name == "timeContainer" }?.value ?? "par"
+        let childContainer = attributes.first { $0.kind == .plain && $0.name == "timeContainer" }?.value ?? "par"
         var previousEnd: Double?
         for child in elements(of: node) {
             let name = TTMLReader.localName(child)
             if name == "div" {
-                guard let childInterval = timing(child, parent: interval, previousEnd: previousEnd, container: childContainer)
+                guard
+                    let childInterval = timing(
+                        TTMLReader.attributes(child), of: child, parent: interval, previousEnd: previousEnd, container: childContainer)
                 else { continue }
                 previousEnd = childInterval.end
                 walk(child, interval: childInterval, parentStyle: style, parentRegion: region)
             } else if name == "p" {
-                guard let childInterval = timing(child, parent: interval, previousEnd: previousEnd, container: childContainer)
+                let childAttributes = TTMLReader.attributes(child)
+                guard
+                    let childInterval = timing(
+                        childAttributes, of: child, parent: interval, previousEnd: previousEnd, container: childContainer)
                 else { continue }
                 previousEnd = childInterval.end
                 var paragraphStyle = style
                 var paragraphRegion = region
-                for attribute in TTMLReader.attributes(child) where attribute.kind == .plain && attribute.name == "region" {
+                for attribute in childAttributes where attribute.kind == .plain && attribute.name == "region" {
                     paragraphRegion = attribute.value
                 }
                 if let paragraphRegion, paragraphRegion != region, let properties = regions[paragraphRegion] {
                     paragraphStyle.merge(properties) { $1 }
                 }
-                paragraphStyle.merge(resolve(references(child), depth: 0)) { $1 }
-                paragraphStyle.merge(inlineStyle(child)) { $1 }
+                paragraphStyle.merge(resolve(references(childAttributes), depth: 0)) { $1 }
+                paragraphStyle.merge(inlineStyle(childAttributes)) { $1 }
                 if let paragraphRegion {
                     paragraphStyle["region"] = paragraphRegion
                     if regions[paragraphRegion] == nil {
@@ -469,7 +531,8 @@ private struct Reader {
                             line: TTMLReader.line(child))
                     }
                 }
-                pending.append((child, childInterval, paragraphStyle))
+                let preserve = childAttributes.first { $0.kind == .xml && $0.name == "space" }?.value == "preserve"
+                pending.append((child, childInterval, paragraphStyle, preserve))
             }
         }
     }
@@ -511,15 +574,16 @@ private struct Reader {
                 if name == "br" {
                     result.append(Fragment(text: "\n", style: style, interval: interval, isBreak: true))
                 } else if name == "span" {
-                    guard let spanInterval = timing(current, parent: interval, previousEnd: nil, container: "par") else {
+                    let attributes = TTMLReader.attributes(current)
+                    guard let spanInterval = timing(attributes, of: current, parent: interval, previousEnd: nil, container: "par") else {
                         continue
                     }
                     if spanInterval.begin != interval.begin { boundaries.insert(spanInterval.begin) }
                     if let end = spanInterval.end, end != interval.end { boundaries.insert(end) }
                     var spanStyle = style
-                    spanStyle.merge(resolve(references(current), depth: 0)) { $1 }
-                    spanStyle.merge(inlineStyle(current)) { $1 }
-                    let spacePreserve = TTMLReader.attributes(current).first { $0.kind == .xml && $0.name == "space" }
+                    spanStyle.merge(resolve(references(attributes), depth: 0)) { $1 }
+                    spanStyle.merge(inlineStyle(attributes)) { $1 }
+                    let spacePreserve = attributes.first { $0.kind == .xml && $0.name == "space" }
                         .map { $0.value == "preserve" } ?? preserve
                     fragments(
                         current, style: spanStyle, interval: spanInterval, preserve: spacePreserve, into: &result,
@@ -533,19 +597,28 @@ private struct Reader {
         }
     }
 
+    /// Each run of spaces, tabs and line breaks becomes one space. They are ASCII, so the
+    /// UTF-8 bytes are scanned and every other byte is copied as it is.
     static func collapse(_ text: String) -> String {
-        var result = ""
+        var result: [UInt8] = []
+        result.reserveCapacity(text.utf8.count)
         var lastWasSpace = false
-        for scalar in text.unicodeScalars {
-            if scalar == " " || scalar == "\n" || scalar == "\r" || scalar == "\t" {
-                if !lastWasSpace { result.unicodeScalars.append(" ") }
+        var changed = false
+        for byte in text.utf8 {
+            if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                if !lastWasSpace {
+                    result.append(0x20)
+                    if byte != 0x20 { changed = true }
+                } else {
+                    changed = true
+                }
                 lastWasSpace = true
             } else {
-                result.unicodeScalars.append(scalar)
+                result.append(byte)
                 lastWasSpace = false
             }
         }
-        return result
+        return changed ? String(decoding: result, as: UTF8.self) : text
     }
 
     private static let ignoredDefaults: [String: Set<String>] = [
@@ -561,14 +634,13 @@ private struct Reader {
         "displayAlign", "writingMode", "region",
     ]
 
-    private mutating func makeCues(_ paragraph: xmlNodePtr, interval: TimeInterval, style: StyleProperties)
+    private mutating func makeCues(_ paragraph: xmlNodePtr, interval: TimeInterval, style: StyleProperties, preserve: Bool)
         throws(CaptionError)
     {
         let line = TTMLReader.line(paragraph)
         var fragments: [Fragment] = []
         var boundaries: Set<Double> = []
         var unsupported: Set<String> = []
-        let preserve = TTMLReader.attributes(paragraph).first { $0.kind == .xml && $0.name == "space" }?.value == "preserve"
         self.fragments(
             paragraph, style: style, interval: interval, preserve: preserve, into: &fragments, boundaries: &boundaries,
             unsupported: &unsupported)
@@ -599,11 +671,15 @@ private struct Reader {
             for fragment in fragments where fragment.interval.contains(slice) {
                 var text = fragment.text
                 // Collapse spaces across runs too ("one</span> <span>two" has two spaces).
-                if afterSpace, !preserve { text = String(text.drop { $0 == " " }) }
+                if afterSpace, !preserve, text.utf8.first == 0x20 { text = String(text.drop { $0 == " " }) }
                 guard !text.isEmpty else { continue }
                 builder.style = textStyle(fragment.style, unsupported: &unsupported)
                 builder.append(text)
-                afterSpace = text.last == " " || text.last == "\n"
+                // The last character is a space or a line feed exactly when the last byte is
+                // (a line feed after a carriage return is one character, CR LF, and not "\n").
+                let bytes = text.utf8
+                let lastByte = bytes.last
+                afterSpace = lastByte == 0x20 || (lastByte == 0x0A && bytes.dropLast().last != 0x0D)
             }
             guard let start = CaptionTime(seconds: slice.begin), let stop = CaptionTime(seconds: slice.end ?? end) else {
                 unreadable[.malformed, default: 0] += 1
@@ -628,6 +704,19 @@ private struct Reader {
     }
 
     private mutating func textStyle(_ properties: StyleProperties, unsupported: inout Set<String>) -> TextStyle {
+        if let last = lastTextStyle, last.properties == properties {
+            unsupported.formUnion(last.unsupported)
+            return last.style
+        }
+        var added: Set<String> = []
+        let style = computeTextStyle(properties, unsupported: &added)
+        lastTextStyle = (properties, style, Array(added))
+        unsupported.formUnion(added)
+        return style
+    }
+
+    /// ``textStyle(_:unsupported:)`` worked out; `unsupported` receives what WebVTT cannot say.
+    private mutating func computeTextStyle(_ properties: StyleProperties, unsupported: inout Set<String>) -> TextStyle {
         var style = TextStyle()
         style.italic = properties["fontStyle"] == "italic" || properties["fontStyle"] == "oblique"
         style.bold = properties["fontWeight"] == "bold"
