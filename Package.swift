@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "NowPlaying", dependencies: ["CastModel", "CastSender", "Logging", "SystemIO", "CSDBus"]),
         .target(name: "CastModel", dependencies: ["JSONSupport", "Spelling"]),
         .target(name: "Catalog", dependencies: ["CastModel", "JSONSupport"]),
-        .target(name: "CommandParsing", dependencies: ["Spelling"]),
+        .target(name: "CommandParsing", dependencies: ["Spelling", "SystemIO"]),
         .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
         .target(name: "StreamingFormats", dependencies: ["CLibXML2"]),
         .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "StreamingFormats", "SystemIO"]),
@@ -87,7 +87,7 @@ let package = Package(
             dependencies: [
                 "CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "SystemIO", "CSQLite",
             ]),
-        .target(name: "MediaServer", dependencies: ["CastModel", "CMicroHTTPD"]),
+        .target(name: "MediaServer", dependencies: ["CastModel", "CMicroHTTPD", "SystemIO"]),
         .target(name: "CastSender", dependencies: ["CastModel", "JSONSupport", "CastChannel", "Logging"]),
         .target(
             name: "Casting",
@@ -95,7 +95,7 @@ let package = Package(
         .target(name: "CastChannel", dependencies: ["CastModel", "JSONSupport", "SystemIO", "COpenSSL"]),
         .target(name: "CastDiscovery", dependencies: ["CastModel", "SystemIO", "Logging"]),
         .target(name: "IOSAppCheck", dependencies: ["CastModel", "JSONSupport", "CPlist"]),
-        .target(name: "CastDevices", dependencies: ["CastDiscovery", "CastChannel", "HTTPCheck", "CastModel", "JSONSupport"]),
+        .target(name: "CastDevices", dependencies: ["CastDiscovery", "CastChannel", "HTTPCheck", "CastModel", "JSONSupport", "SystemIO"]),
         .target(
             name: "CastPrepCommands",
             dependencies: [
@@ -138,10 +138,10 @@ let package = Package(
                 "CastPrepCommands", "CommandParsing", "CastModel", "JSONSupport", "TestSupport", "CastChannel", "MediaServer", "CastTestSupport",
             ],
             exclude: ["Snapshots"]),
-        .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "CastModel", "TestSupport"], exclude: ["Snapshots"]),
+        .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "CastModel", "SystemIO", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(
             name: "CastDevicesTests",
-            dependencies: ["CastDevices", "CastDiscovery", "CastChannel", "CastModel", "JSONSupport", "TestSupport", "CastTestSupport"],
+            dependencies: ["CastDevices", "CastDiscovery", "CastChannel", "CastModel", "JSONSupport", "SystemIO", "TestSupport", "CastTestSupport"],
             exclude: ["Snapshots"]),
         .testTarget(
             name: "PreflightTests",

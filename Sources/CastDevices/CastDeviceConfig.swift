@@ -2,6 +2,7 @@ public import CastDiscovery
 public import CastModel
 import Foundation
 public import JSONSupport
+import SystemIO
 
 /// The user's device settings, `$XDG_CONFIG_HOME/castprep/config.json` (by default
 /// `~/.config/castprep/config.json`):

@@ -1,6 +1,7 @@
 public import CastDiscovery
 import CastModel
 public import JSONSupport
+import SystemIO
 
 /// One row of `castprep devices`: a device or group as discovery advertised it, or as it
 /// answered when asked by address, in one shape for the table and the JSON document.

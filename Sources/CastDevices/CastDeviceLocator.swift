@@ -1,5 +1,6 @@
 public import CastDiscovery
 import CastModel
+public import SystemIO
 
 /// What a command was asked to talk to: `--device NAME`, `--host IP[:PORT]`, or neither.
 public enum CastDeviceQuery: Sendable, Hashable, CustomStringConvertible {

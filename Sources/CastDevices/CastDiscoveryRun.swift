@@ -1,5 +1,6 @@
 public import CastDiscovery
 public import CastModel
+public import SystemIO
 
 /// What one round of mDNS browsing found, and what it saw on the way.
 ///

@@ -1,5 +1,6 @@
 import CastDiscovery
 import CastModel
+import SystemIO
 
 /// A device address given by hand (`--host IP[:PORT]`): where to open the CASTV2 connection
 /// without discovery.

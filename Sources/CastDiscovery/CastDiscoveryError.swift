@@ -1,4 +1,4 @@
-import Glibc
+import SystemIO
 public import CastModel
 
 /// Why discovery could not start, or why it found nothing, as a ``Diagnostic`` with a fix.
@@ -41,7 +41,4 @@ extension DiagnosticCode {
 }
 
 /// `strerror` text for an errno value.
-func errorText(_ code: Int32) -> String {
-    guard let text = strerror(code) else { return "error \(code)" }
-    return String(cString: text)
-}
+func errorText(_ code: Int32) -> String { SystemCallError.reason(errno: code) }

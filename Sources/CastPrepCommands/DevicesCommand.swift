@@ -4,6 +4,7 @@ import CastModel
 import CommandParsing
 import Foundation
 import JSONSupport
+import SystemIO
 
 /// `castprep devices`: list the Cast devices and groups on the network, or ask given hosts.
 enum DevicesCommand {

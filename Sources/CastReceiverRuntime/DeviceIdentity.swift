@@ -1,5 +1,6 @@
 public import CastDiscovery
 public import JSONSupport
+public import SystemIO
 
 /// Who the emulated device says it is — in its mDNS TXT record, in `/setup/eureka_info` and in
 /// its logs — kept in one place so every channel tells the same story.

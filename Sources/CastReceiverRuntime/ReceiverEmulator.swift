@@ -1,5 +1,5 @@
 public import CastChannel
-public import CastDiscovery
+import CastDiscovery
 public import CastModel
 public import CastReceiver
 import HTTPCheck
@@ -8,7 +8,7 @@ import Foundation
 import Logging
 import MediaServer
 import Synchronization
-import SystemIO
+public import SystemIO
 
 /// The emulated Cast device as a running service: CASTV2 over TLS on the Cast port, the
 /// `/setup/eureka_info` HTTP endpoint, and an mDNS advertisement, all driving one

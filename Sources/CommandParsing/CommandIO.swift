@@ -1,13 +1,6 @@
 import Foundation
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemIO
 
 /// When to colour output, as chosen by a `--color` option.
 public enum ColorMode: String, Sendable, CaseIterable {
@@ -71,8 +64,8 @@ public final class CommandIO: Sendable {
         CommandIO(
             destination: .fileDescriptors,
             environment: ProcessInfo.processInfo.environment,
-            stdoutIsTerminal: isatty(STDOUT_FILENO) == 1,
-            stderrIsTerminal: isatty(STDERR_FILENO) == 1)
+            stdoutIsTerminal: StandardStream.output.isTerminal,
+            stderrIsTerminal: StandardStream.error.isTerminal)
     }
 
     /// An instance that keeps everything written in memory, with a made-up environment
@@ -152,44 +145,13 @@ public final class CommandIO: Sendable {
             case (.memory, .standardError):
                 captured.error += text
             case (.fileDescriptors, .standardOutput):
-                FileDescriptorWriter.writeAll(text, to: STDOUT_FILENO)
+                StandardStream.output.writeAll(text)
             case (.fileDescriptors, .standardError):
-                FileDescriptorWriter.writeAll(text, to: STDERR_FILENO)
+                StandardStream.error.writeAll(text)
             }
         }
     }
 
     /// The width of the terminal on standard output, if it is one.
-    private static func standardOutputColumns() -> Int? {
-        #if os(Linux)
-        var size = winsize()
-        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
-        return Int(size.ws_col)
-        #else
-        return nil
-        #endif
-    }
-}
-
-/// Unbuffered writes to a file descriptor, so output order matches call order even
-/// when stdout and stderr go to the same place.
-private enum FileDescriptorWriter {
-    /// Writes all of `text`, retrying short writes and interrupted calls; other errors
-    /// (such as a closed pipe) drop the rest, since there is nowhere to report them.
-    static func writeAll(_ text: String, to descriptor: Int32) {
-        Array(text.utf8).withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, base + offset, buffer.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0, errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
-            }
-        }
-    }
+    private static func standardOutputColumns() -> Int? { StandardStream.output.terminalColumns }
 }

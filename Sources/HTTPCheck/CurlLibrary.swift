@@ -1,6 +1,5 @@
 public import CastModel
 internal import CCurl
-import Glibc
 import SystemIO
 
 /// libcurl is loaded the first time a transport needs it instead of being linked (CCurl.h says

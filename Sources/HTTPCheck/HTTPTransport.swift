@@ -1,5 +1,4 @@
 internal import CCurl
-import Glibc
 import Synchronization
 import SystemIO
 
@@ -21,9 +20,10 @@ public struct TransportLimits: Sendable, Hashable {
     }
 }
 
-/// Sends HTTP requests through one libcurl multi handle running on its own thread.
+/// Sends HTTP requests through one libcurl multi handle, driven by a SystemIO ``Reactor`` on
+/// its own thread.
 ///
-/// Every request of a check goes through one event loop, so connections are reused across
+/// Every request of a transport goes through its loop, so connections are reused across
 /// resources of the same host, the per-host limit holds across the whole check, and no
 /// Swift task ever blocks: `send` suspends on a continuation that the loop thread resumes.
 /// Redirects are not followed here; the checker follows them hop by hop because CORS must be
@@ -197,12 +197,12 @@ final class TransferBatch: Sendable {
 }
 
 /// What the callers' threads and the loop thread share: the submission queue, the shutdown
-/// flag, and a self-pipe whose read end wakes the loop from `curl_multi_poll`.
+/// flag, and a self-pipe whose read end, registered with the loop's reactor, wakes it.
 final class TransportShared: Sendable {
     let limits: TransportLimits
     let certificateAuthorities: String?
     let sourceAddress: String?
-    /// Wakes the loop from `curl_multi_poll`.
+    /// Wakes the loop's reactor.
     let wakePipe = try? WakePipe()
     private struct State {
         var submitted: [PendingTransfer] = []
@@ -261,11 +261,25 @@ final class TransportShared: Sendable {
     func wake() { wakePipe?.wake() }
 }
 
-/// The loop thread's own state: the multi handle, per-host queues and running transfers.
-/// Lives and dies on that thread, so it needs no locking.
+/// The loop thread's own state: the multi handle, per-host queues and running transfers, on a
+/// SystemIO ``Reactor``. Lives and dies on that thread, so it needs no locking.
+///
+/// libcurl runs through its multi_socket API, so the reactor owns the waiting: curl names the
+/// sockets to watch (``socketChanged(_:what:)``, from `CURLMOPT_SOCKETFUNCTION`) and the
+/// moment to call it back without socket activity (``timerChanged(_:)``, from
+/// `CURLMOPT_TIMERFUNCTION`); the reactor's handlers and timer call
+/// `curl_multi_socket_action` for exactly the socket that is ready. Callers reach the loop
+/// through ``TransportShared``'s queue and wake pipe, which is registered with the reactor.
 final class CurlEventLoop {
     private let shared: TransportShared
     private let multi: UnsafeMutableRawPointer
+    private let reactor = Reactor()
+    /// The sockets curl asked to watch, with their reactor registrations.
+    private var watched: [Int32: Reactor.Registration] = [:]
+    /// curl's one timer (`CURLMOPT_TIMERFUNCTION` keeps a single timeout per multi handle).
+    private var curlTimer: Reactor.Timer?
+    /// Wakes the loop while transfers wait for a slot, so their deadlines are checked.
+    private var queueScanTimer: Reactor.Timer?
     /// Transfers waiting for a connection slot, per `host:port`, in arrival order.
     private var waiting: [String: WaitingQueue] = [:]
     private var waitingCount = 0
@@ -275,6 +289,9 @@ final class CurlEventLoop {
     /// Running transfers by easy handle address.
     private var running: [UnsafeMutableRawPointer: RunningTransfer] = [:]
 
+    /// How often transfers waiting for a slot are checked against their deadline.
+    private static let queueScanInterval: Duration = .milliseconds(50)
+
     private init?(shared: TransportShared) {
         guard let multi = castprep_curl_multi_init() else { return nil }
         self.shared = shared
@@ -282,6 +299,21 @@ final class CurlEventLoop {
         _ = castprep_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, shared.limits.connectionsPerHost)
         _ = castprep_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, shared.limits.totalConnections)
         _ = castprep_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, shared.limits.totalConnections)
+        // The callbacks reach this loop through an unretained pointer: the loop outlives the
+        // multi handle, which run() cleans up before returning.
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        _ = castprep_curl_multi_setopt_socket_callback(multi) { _, socket, what, context, _ in
+            guard let context else { return -1 }
+            Unmanaged<CurlEventLoop>.fromOpaque(context).takeUnretainedValue().socketChanged(socket, what: what)
+            return 0
+        }
+        _ = castprep_curl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, context)
+        _ = castprep_curl_multi_setopt_timer_callback(multi) { _, milliseconds, context in
+            guard let context else { return -1 }
+            Unmanaged<CurlEventLoop>.fromOpaque(context).takeUnretainedValue().timerChanged(milliseconds)
+            return 0
+        }
+        _ = castprep_curl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, context)
     }
 
     /// Starts the loop on a new detached thread.
@@ -305,18 +337,24 @@ final class CurlEventLoop {
 
     private static func failEverything(_ shared: TransportShared, with failure: TransferFailure) {
         // Without a loop, answer every submission immediately; keep doing so until shutdown.
+        let reactor = Reactor()
+        if let pipe = shared.wakePipe { reactor.register(pipe.readDescriptor, for: .readable) { _ in pipe.drain() } }
         while true {
             let (transfers, isShutDown, _) = shared.takeSubmitted()
             for transfer in transfers { transfer.resolve(.failure(failure)) }
             if isShutDown { return }
-            var pollDescriptor = pollfd(fd: shared.wakePipe?.readDescriptor ?? -1, events: Int16(POLLIN), revents: 0)
-            _ = poll(&pollDescriptor, 1, 1000)
-            shared.wakePipe?.drain()
+            // Without a wake pipe, submissions are answered within a second.
+            do { try reactor.runOnce(maxWait: .seconds(1)) } catch { return }
         }
     }
 
     private func run() {
+        if let pipe = shared.wakePipe {
+            // Each turn below takes the submissions; the handler only empties the pipe.
+            reactor.register(pipe.readDescriptor, for: .readable) { _ in pipe.drain() }
+        }
         var cancellationsSeen = 0
+        var endReason = "the transport was shut down"
         while true {
             let (submitted, isShutDown, cancellations) = shared.takeSubmitted()
             for transfer in submitted { enqueue(transfer) }
@@ -324,17 +362,18 @@ final class CurlEventLoop {
             dropResolved(scanRunning: cancellations != cancellationsSeen)
             cancellationsSeen = cancellations
             startWaiting()
-            var stillRunning: Int32 = 0
-            _ = castprep_curl_multi_perform(multi, &stillRunning)
-            // Slots just freed go to waiting transfers at once, not after the next poll.
-            if collectFinished() > 0, waitingCount > 0 { continue }
-            // curl_multi_poll waits for socket activity, curl's own timers, or the wake pipe.
-            var wakeFD = curl_waitfd(fd: shared.wakePipe?.readDescriptor ?? -1, events: Int16(CURL_WAIT_POLLIN), revents: 0)
-            let timeout: Int32 = waitingCount > 0 ? 50 : 1000
-            _ = castprep_curl_multi_poll(multi, &wakeFD, 1, timeout, nil)
-            if wakeFD.revents != 0 { shared.wakePipe?.drain() }
+            if waitingCount > 0, queueScanTimer == nil {
+                queueScanTimer = reactor.schedule(after: Self.queueScanInterval) { [unowned self] in self.queueScanTimer = nil }
+            }
+            // Without a wake pipe, new submissions are noticed within a second.
+            do {
+                try reactor.runOnce(maxWait: .seconds(1))
+            } catch {
+                endReason = "the HTTP loop stopped: \(error)"
+                break
+            }
         }
-        let failure = TransferFailure(.cancelled, "the transport was shut down")
+        let failure = TransferFailure(endReason == "the transport was shut down" ? .cancelled : .other, endReason)
         for (handle, transfer) in running {
             castprep_curl_multi_remove_handle(multi, handle)
             transfer.pending.resolve(.failure(failure))
@@ -345,6 +384,55 @@ final class CurlEventLoop {
         for queue in waiting.values { for transfer in queue.remaining { transfer.resolve(.failure(failure)) } }
         waiting = [:]
         castprep_curl_multi_cleanup(multi)
+        for registration in watched.values { reactor.unregister(registration) }
+        watched = [:]
+    }
+
+    // MARK: - curl's multi_socket callbacks
+
+    /// `CURLMOPT_SOCKETFUNCTION`: curl wants `socket` watched for `what` (`CURL_POLL_IN`,
+    /// `_OUT`, `_INOUT`, `_NONE`) or no longer (`CURL_POLL_REMOVE`). Called from inside curl,
+    /// so it only updates the reactor.
+    private func socketChanged(_ socket: Int32, what: Int32) {
+        if what == CURL_POLL_REMOVE {
+            if let registration = watched.removeValue(forKey: socket) { reactor.unregister(registration) }
+            return
+        }
+        var interest: Reactor.Interest = []
+        if what & CURL_POLL_IN != 0 { interest.insert(.readable) }
+        if what & CURL_POLL_OUT != 0 { interest.insert(.writable) }
+        if let registration = watched[socket] {
+            reactor.update(registration, interest: interest)
+        } else {
+            watched[socket] = reactor.register(socket, for: interest) { [unowned self] readiness in
+                // As curl's own poll loop does: a hang-up or error is reported as readable, so
+                // curl reads the end of the stream or the error itself.
+                var events: Int32 = 0
+                if readiness.isReadable || readiness.isClosed { events |= CURL_CSELECT_IN }
+                if readiness.isWritable { events |= CURL_CSELECT_OUT }
+                self.act(on: socket, events: events)
+            }
+        }
+    }
+
+    /// `CURLMOPT_TIMERFUNCTION`: curl wants to be called back after `milliseconds` without
+    /// socket activity (0: at the next turn), or not at all (-1). Replaces the previous timer.
+    private func timerChanged(_ milliseconds: Int) {
+        if let curlTimer { reactor.cancel(curlTimer) }
+        curlTimer = nil
+        guard milliseconds >= 0 else { return }
+        curlTimer = reactor.schedule(after: .milliseconds(milliseconds)) { [unowned self] in
+            self.curlTimer = nil
+            self.act(on: CURL_SOCKET_TIMEOUT, events: 0)
+        }
+    }
+
+    /// Lets curl act on a ready socket (or on its timeout), then resolves what finished and
+    /// gives freed slots to waiting transfers at once.
+    private func act(on socket: Int32, events: Int32) {
+        var stillRunning: Int32 = 0
+        _ = castprep_curl_multi_socket_action(multi, socket, events, &stillRunning)
+        if collectFinished() > 0, waitingCount > 0 { startWaiting() }
     }
 
     private func enqueue(_ transfer: PendingTransfer) {

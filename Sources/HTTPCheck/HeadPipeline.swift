@@ -195,11 +195,14 @@ final class PipelineShared: Sendable {
     func wake() { wakePipe?.wake() }
 }
 
-/// The loop thread: per-host queues and connections, one poll(2) over all of them.
+/// The loop thread: per-host queues and connections, every socket registered with one
+/// SystemIO ``Reactor``, whose timer wakes the loop at the oldest unanswered request's deadline.
 final class PipelineLoop {
     /// A connection and the requests written on it, oldest first.
     final class Connection {
         let descriptor: Int32
+        /// The socket's registration with the loop's reactor; nil once closed.
+        var registration: Reactor.Registration?
         var isConnected = false
         var inFlight: [PipelinedHead] = []
         var inFlightHead = 0
@@ -209,9 +212,12 @@ final class PipelineLoop {
         /// Where the search for the end of the next response head resumes.
         var scanOffset = 0
         var answered = 0
-        var lastActivity = ContinuousClock.now
+        var lastActivity: ContinuousClock.Instant
 
-        init(descriptor: Int32) { self.descriptor = descriptor }
+        init(descriptor: Int32, now: ContinuousClock.Instant) {
+            self.descriptor = descriptor
+            lastActivity = now
+        }
 
         var waitingCount: Int { inFlight.count - inFlightHead }
     }
@@ -260,6 +266,9 @@ final class PipelineLoop {
     static let attemptLimit = 3
 
     private let shared: PipelineShared
+    private let reactor = Reactor()
+    /// Wakes the loop at the nearest deadline; replaced every turn.
+    private var wakeUp: Reactor.Timer?
     private var hosts: [String: Host] = [:]
     /// Where answers are read into before they join a connection's input.
     private var chunk = [UInt8](repeating: 0, count: 64 * 1024)
@@ -278,51 +287,56 @@ final class PipelineLoop {
     }
 
     private func run() {
-        var descriptors: [pollfd] = []
-        var owners: [(Host, Connection)] = []
+        if let pipe = shared.wakePipe {
+            // Each turn below takes the submissions; the handler only empties the pipe.
+            reactor.register(pipe.readDescriptor, for: .readable) { _ in pipe.drain() }
+        }
         while true {
             let (submitted, isShutDown) = shared.take()
             for request in submitted { enqueue(request) }
             if isShutDown { break }
-            let now = ContinuousClock.now
+            let now = reactor.clock.now
             expire(now: now)
             for host in hosts.values { feed(host, now: now) }
 
-            descriptors.removeAll(keepingCapacity: true)
-            owners.removeAll(keepingCapacity: true)
-            descriptors.append(pollfd(fd: shared.wakePipe?.readDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
+            // What each socket waits for, and when the oldest written request runs out of time.
             var nextDeadline = now + .seconds(1)
             for host in hosts.values {
                 for connection in host.connections {
-                    var events: Int16 = 0
-                    if !connection.isConnected || connection.outputOffset < connection.output.count { events |= Int16(POLLOUT) }
-                    if connection.isConnected { events |= Int16(POLLIN) }
-                    descriptors.append(pollfd(fd: connection.descriptor, events: events, revents: 0))
-                    owners.append((host, connection))
+                    var interest: Reactor.Interest = []
+                    if !connection.isConnected || connection.outputOffset < connection.output.count { interest.insert(.writable) }
+                    if connection.isConnected { interest.insert(.readable) }
+                    if let registration = connection.registration { reactor.update(registration, interest: interest) }
                     if connection.inFlightHead < connection.inFlight.count {
                         nextDeadline = min(nextDeadline, connection.inFlight[connection.inFlightHead].deadline)
                     }
                 }
             }
-            let wait = max(Duration.zero, nextDeadline - now)
-            let ready = poll(&descriptors, nfds_t(descriptors.count), wait.pollMilliseconds)
-            guard ready > 0 else { continue }
-            if descriptors[0].revents != 0 { shared.wakePipe?.drain() }
-            for (slot, (host, connection)) in owners.enumerated() {
-                let events = descriptors[slot + 1].revents
-                guard events != 0 else { continue }
-                service(connection, of: host, events: events)
+            if let wakeUp { reactor.cancel(wakeUp) }
+            // The timer only wakes the loop; expire() above does the work next turn.
+            wakeUp = reactor.schedule(at: nextDeadline) {}
+            do {
+                try reactor.runOnce()
+            } catch {
+                break
             }
         }
         let failure = TransferFailure(.cancelled, "the pipeline was shut down")
         for host in hosts.values {
             for connection in host.connections {
                 for request in connection.inFlight[connection.inFlightHead...] { request.resolve(.failure(failure)) }
-                close(connection.descriptor)
+                closeSocket(of: connection)
             }
             while let request = host.popQueued() { request.resolve(.failure(failure)) }
         }
         hosts = [:]
+    }
+
+    /// Unregisters a connection's socket from the reactor and closes it.
+    private func closeSocket(of connection: Connection) {
+        if let registration = connection.registration { reactor.unregister(registration) }
+        connection.registration = nil
+        close(connection.descriptor)
     }
 
     private func enqueue(_ request: PipelinedHead) {
@@ -355,7 +369,7 @@ final class PipelineLoop {
             // Idle connections are closed after a while; hosts with nothing left are forgotten.
             host.connections.removeAll { connection in
                 guard connection.waitingCount == 0, now - connection.lastActivity > Self.idleLimit else { return false }
-                close(connection.descriptor)
+                closeSocket(of: connection)
                 return true
             }
         }
@@ -433,8 +447,12 @@ final class PipelineLoop {
             failConnect(host, failure)
             return nil
         }
-        let connection = Connection(descriptor: descriptor)
+        let connection = Connection(descriptor: descriptor, now: reactor.clock.now)
         connection.isConnected = status == 0
+        // The interest is set each turn once requests are written; until then, only hang-ups.
+        connection.registration = reactor.register(descriptor, for: []) { [unowned self] readiness in
+            self.service(connection, of: host, readiness: readiness)
+        }
         return connection
     }
 
@@ -444,13 +462,13 @@ final class PipelineLoop {
         while let request = host.popQueued() { request.resolve(.failure(failure)) }
     }
 
-    private func service(_ connection: Connection, of host: Host, events: Int16) {
-        connection.lastActivity = ContinuousClock.now
+    private func service(_ connection: Connection, of host: Host, readiness: Reactor.Readiness) {
+        connection.lastActivity = reactor.clock.now
         if !connection.isConnected {
             var error: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             _ = getsockopt(connection.descriptor, SOL_SOCKET, SO_ERROR, &error, &length)
-            guard error == 0, events & Int16(POLLOUT) != 0 else {
+            guard error == 0, readiness.isWritable else {
                 let failure = TransferFailure(
                     .connect, "cannot connect to \(host.name):\(host.port): \(String(cString: strerror(error == 0 ? ECONNREFUSED : error)))")
                 drop(connection, of: host, requeue: false, failure: failure)
@@ -459,7 +477,7 @@ final class PipelineLoop {
             }
             connection.isConnected = true
         }
-        if events & Int16(POLLOUT) != 0, connection.outputOffset < connection.output.count {
+        if readiness.isWritable, connection.outputOffset < connection.output.count {
             let written = connection.output.withUnsafeBytes { raw in
                 send(connection.descriptor, raw.baseAddress! + connection.outputOffset, raw.count - connection.outputOffset, Int32(MSG_NOSIGNAL))
             }
@@ -470,7 +488,7 @@ final class PipelineLoop {
                 return
             }
         }
-        if events & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+        if readiness.isReadable || readiness.isClosed {
             readAnswers(connection, of: host)
         }
     }
@@ -561,7 +579,7 @@ final class PipelineLoop {
     /// Closes a connection. Its unanswered requests go back to the front of the host's queue
     /// (`requeue`) unless they were written too often, or fail with `failure`.
     private func drop(_ connection: Connection, of host: Host, requeue: Bool, failure: TransferFailure?) {
-        close(connection.descriptor)
+        closeSocket(of: connection)
         host.connections.removeAll { $0 === connection }
         let unanswered = connection.inFlight[connection.inFlightHead...].filter { !$0.isResolved }
         connection.inFlight = []

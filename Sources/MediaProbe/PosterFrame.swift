@@ -1,6 +1,6 @@
 internal import CFFmpeg
 import CastModel
-import Glibc
+import SystemIO
 
 /// Extracts one representative frame of a video as a JPEG, for report cards.
 ///
@@ -134,9 +134,5 @@ public struct PosterFrame: Sendable {
         return Array(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size)))
     }
 
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
+    static func now() -> Double { MonotonicTime.seconds }
 }

@@ -1,6 +1,6 @@
 internal import CFFmpeg
 import CastModel
-import Glibc
+import SystemIO
 
 /// What one probe of one path may spend: a single deadline and a number of opened URLs, for
 /// FFmpeg's own reads (through the format context's interrupt callback and `io_open`) and for
@@ -39,11 +39,7 @@ struct ProbeBudget {
         state.deallocate()
     }
 
-    static func now() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
+    static func now() -> Double { MonotonicTime.seconds }
 
     var isTimedOut: Bool { Self.now() > state.pointee.deadline }
     var isOverRequests: Bool { state.pointee.requests > state.pointee.maximumRequests }

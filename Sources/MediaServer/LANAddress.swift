@@ -1,5 +1,6 @@
 import CastModel
 import Glibc
+import SystemIO
 
 /// One IPv4 address of a network interface that is up and running.
 public struct InterfaceAddress: Sendable, Hashable, CustomStringConvertible {
@@ -84,21 +85,13 @@ public enum LANAddress {
     /// Every IPv4 address on an interface that is up and running and not loopback, private
     /// addresses on physical-looking interfaces first.
     public static func candidates() -> [InterfaceAddress] {
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0, let first = list else { return [] }
-        defer { freeifaddrs(list) }
+        guard let interfaces = try? NetworkInterface.list() else { return [] }
         var found: [InterfaceAddress] = []
-        var cursor: UnsafeMutablePointer<ifaddrs>? = first
-        while let entry = cursor {
-            defer { cursor = entry.pointee.ifa_next }
-            let flags = Int32(bitPattern: entry.pointee.ifa_flags)
-            guard flags & Int32(IFF_UP) != 0, flags & Int32(IFF_RUNNING) != 0,
-                  flags & Int32(IFF_LOOPBACK) == 0,
-                  let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET),
-                  let text = SocketAddress.text(of: address)
-            else { continue }
-            let item = InterfaceAddress(interface: String(cString: entry.pointee.ifa_name), address: text)
-            if !found.contains(item) { found.append(item) }
+        for interface in interfaces where interface.isUp && interface.isRunning && !interface.isLoopback {
+            for address in interface.ipv4Addresses {
+                let item = InterfaceAddress(interface: interface.name, address: address.description)
+                if !found.contains(item) { found.append(item) }
+            }
         }
         // Stable sort: private and physical first, then the order the kernel lists them.
         return found.enumerated().sorted { lhs, rhs in
@@ -109,50 +102,37 @@ public enum LANAddress {
     }
 
     /// The local address the kernel would send from to reach `device` (an IPv4 or IPv6
-    /// literal): a UDP socket is connected, which only consults the routing table (no packet
-    /// is sent), and its local address read back.
+    /// literal, IPv6 in brackets or not), read from the routing table by
+    /// ``SystemIO/NetworkInterface/sourceAddress(toward:)``; no packet is sent.
     ///
     /// - Throws: ``MediaServerError`` `serve.address-invalid` for a non-numeric address,
     ///   `serve.no-route` when no interface routes to it.
     public static func sourceAddress(toward device: String) throws(MediaServerError) -> String {
-        guard let remote = SocketAddress(device, port: 9) else { throw .badAddress(device, role: "device") }
-        let descriptor = socket(Int32(remote.family), Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else {
-            throw MediaServerError("serve.no-route", "cannot open a socket to find the route to \(device): \(SystemError.text(errno))")
+        var literal = Substring(device)
+        if literal.hasPrefix("["), literal.hasSuffix("]") { literal = literal.dropFirst().dropLast() }
+        guard let remote = IPAddress(String(literal)) else { throw .badAddress(device, role: "device") }
+        do {
+            return try NetworkInterface.sourceAddress(toward: remote).description
+        } catch {
+            switch error.call {
+            case "connect":
+                throw MediaServerError(
+                    "serve.no-route", "no route from this machine to \(device): \(error.reason) (errno: \(error.errno))",
+                    fix: "join the network the device is on, or pass the address to advertise with --bind")
+            case "socket":
+                throw MediaServerError("serve.no-route", "cannot open a socket to find the route to \(device): \(error.reason)")
+            default:
+                throw MediaServerError("serve.no-route", "cannot read the local address used to reach \(device): \(error.reason)")
+            }
         }
-        defer { close(descriptor) }
-        let connected = remote.withSockaddr { connect(descriptor, $0, $1) }
-        guard connected == 0 else {
-            let code = errno
-            throw MediaServerError("serve.no-route", "no route from this machine to \(device): \(SystemError.text(code)) (errno: \(code))",
-                                   fix: "join the network the device is on, or pass the address to advertise with --bind")
-        }
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let named = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        guard named == 0, let text = withUnsafePointer(to: &storage, {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketAddress.text(of: $0) }
-        }) else {
-            throw MediaServerError("serve.no-route", "cannot read the local address used to reach \(device): \(SystemError.text(errno))")
-        }
-        return text
     }
 
     /// The name of the interface holding `address`, if any.
     static func interface(holding address: String) -> String? {
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0 else { return nil }
-        defer { freeifaddrs(list) }
-        var cursor = list
-        while let entry = cursor {
-            defer { cursor = entry.pointee.ifa_next }
-            if let socketAddress = entry.pointee.ifa_addr, SocketAddress.text(of: socketAddress) == address {
-                return String(cString: entry.pointee.ifa_name)
-            }
-        }
-        return nil
+        guard let interfaces = try? NetworkInterface.list() else { return nil }
+        return interfaces.first { interface in
+            interface.ipv4Addresses.contains { $0.description == address } || interface.ipv6Addresses.contains { $0.description == address }
+        }?.name
     }
 
     /// Chooses the host to advertise, in this order: an explicit host; the bound address

@@ -1,4 +1,4 @@
-import Glibc
+import SystemIO
 
 /// Text operations on UTF-8 bytes for the cache's hot path: Foundation's
 /// `replacingOccurrences` goes through NSString (UTF-16) on Linux and dominated a cached run,
@@ -28,19 +28,6 @@ enum ByteText {
 
     /// The offset of the first `needle` in the bytes at `text` at or after `start`, or nil.
     static func firstOffset(of needle: [UInt8], in text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-        guard !needle.isEmpty, start >= 0, text.count - start >= needle.count else { return nil }
-        return needle.withUnsafeBytes { pattern -> Int? in
-            guard let base = UnsafeRawBufferPointer(text).baseAddress, let patternBase = pattern.baseAddress else { return nil }
-            let last = text.count - pattern.count
-            var offset = start
-            while offset <= last {
-                // memchr finds the next candidate first byte at memory speed.
-                guard let candidate = memchr(base + offset, Int32(pattern[0]), last - offset + 1) else { return nil }
-                offset = base.distance(to: UnsafeRawPointer(candidate))
-                if memcmp(base + offset, patternBase, pattern.count) == 0 { return offset }
-                offset += 1
-            }
-            return nil
-        }
+        needle.withUnsafeBytes { ByteSearch.firstOffset(of: $0, in: UnsafeRawBufferPointer(text), from: start) }
     }
 }

@@ -2,7 +2,6 @@ import Captions
 import CastModel
 import Catalog
 import Foundation
-import Glibc
 import JSONSupport
 import MediaProbe
 import Synchronization
@@ -465,7 +464,7 @@ struct FixRun: Sendable {
         do {
             try process.run()
         } catch {
-            unlink(partial)
+            FileSystem.removeFile(at: partial)
             throw error
         }
         var tail: [UInt8] = []
@@ -482,12 +481,14 @@ struct FixRun: Sendable {
             run.errorTail += "\nffmpeg was stopped by signal \(process.terminationStatus)"
         }
         if run.status == 0 {
-            if rename(partial, output) != 0 {
+            do {
+                try FileSystem.rename(partial, to: output)
+            } catch {
                 run.status = -1
-                run.errorTail += "\ncannot rename \(partial) to \(output): \(String(cString: strerror(errno)))"
+                run.errorTail += "\ncannot rename \(partial) to \(output): \(error.reason)"
             }
         }
-        if run.status != 0 { unlink(partial) }
+        if run.status != 0 { FileSystem.removeFile(at: partial) }
         return run
     }
 }

@@ -1,5 +1,4 @@
 import CastModel
-import Glibc
 import Synchronization
 import SystemIO
 
@@ -14,13 +13,11 @@ final class OutputLock: Sendable {
     /// The lock file's name inside the output folder.
     static let fileName = ".castprep-lock"
 
-    private let descriptor: Int32
+    private let lock: ProcessLockFile
 
-    private init(descriptor: Int32) {
-        self.descriptor = descriptor
+    private init(lock: ProcessLockFile) {
+        self.lock = lock
     }
-
-    deinit { close(descriptor) }
 
     /// Takes the lock on `folder` (which must exist) without waiting.
     ///
@@ -28,50 +25,23 @@ final class OutputLock: Sendable {
     ///   process; `preflight.output-not-writable` when the lock file cannot be opened.
     static func acquire(folder: String) throws(PreflightError) -> OutputLock {
         let path = folder + "/" + fileName
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard descriptor >= 0 else {
-            throw PreflightError(code: "preflight.output-not-writable", message: "cannot open \(path): \(String(cString: strerror(errno)))",
+        let attempt: ProcessLockFile.Attempt
+        do {
+            attempt = try ProcessLockFile.acquire(at: path)
+        } catch {
+            throw PreflightError(code: "preflight.output-not-writable",
+                                 message: "cannot \(error.call == "flock" ? "lock" : "open") \(path): \(error.reason)",
                                  fix: "choose another folder with -o DIR")
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let reason = errno
-            let holder = reason == EAGAIN ? Self.waitForHolder(descriptor) : nil
-            close(descriptor)
-            guard reason == EAGAIN else {
-                throw PreflightError(code: "preflight.output-not-writable", message: "cannot lock \(path): \(String(cString: strerror(reason)))",
-                                     fix: "choose another folder with -o DIR")
-            }
+        switch attempt {
+        case .acquired(let lock):
+            return OutputLock(lock: lock)
+        case .held(let holder):
             throw PreflightError(
                 code: "preflight.output-in-use",
                 message: "\(folder) is in use by another castprep preflight (\(holder.map { "process \($0)" } ?? "a process that has not written its id yet"))",
                 fix: "wait for that run to finish, or write the outputs to another folder with -o DIR")
         }
-        // Written before the old length is cut, so the file is never seen empty once a run
-        // has written its id.
-        let text = Array("\(getpid())\n".utf8)
-        _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-        _ = ftruncate(descriptor, off_t(text.count))
-        return OutputLock(descriptor: descriptor)
-    }
-
-    /// The holder's process id. A holder writes it a few system calls after taking the lock,
-    /// so a run that lost a race by microseconds gives it that long (yielding, bounded to a
-    /// few thousand tries) before saying the id is not written yet.
-    private static func waitForHolder(_ descriptor: Int32) -> Int32? {
-        for _ in 0..<5000 {
-            if let holder = holder(descriptor) { return holder }
-            sched_yield()
-        }
-        return holder(descriptor)
-    }
-
-    /// The process id the holder wrote, if it is one.
-    private static func holder(_ descriptor: Int32) -> Int32? {
-        var buffer = [UInt8](repeating: 0, count: 32)
-        let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return nil }
-        let digits = buffer[..<count].prefix { $0 >= 0x30 && $0 <= 0x39 }
-        return Int32(String(decoding: digits, as: UTF8.self)).flatMap { $0 > 0 ? $0 : nil }
     }
 }
 
@@ -103,8 +73,8 @@ final class OutputManifest: Sendable {
             self.nanoseconds = nanoseconds
         }
 
-        init(_ status: stat) {
-            self.init(size: Int64(status.st_size), seconds: Int64(status.st_mtim.tv_sec), nanoseconds: Int64(status.st_mtim.tv_nsec))
+        init(_ status: FileSystem.Status) {
+            self.init(size: status.size, seconds: status.modificationSeconds, nanoseconds: status.modificationNanoseconds)
         }
     }
 
@@ -129,20 +99,8 @@ final class OutputManifest: Sendable {
 
     /// The entries of a manifest file; lines that do not parse are skipped.
     static func entries(at path: String) -> [String: Stamp] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { return [:] }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= maximumBytes else { return [:] }
-        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
-        var filled = 0
-        while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            filled += count
-        }
-        return parse(bytes[..<filled])
+        guard let bytes = try? FileSystem.readFile(at: path, limit: maximumBytes, followingSymbolicLinks: false) else { return [:] }
+        return parse(bytes[...])
     }
 
     /// Parses `castprep-manifest 1` followed by `SIZE SECONDS.NANOSECONDS PATH` lines.
@@ -174,16 +132,20 @@ final class OutputManifest: Sendable {
     /// preflight wrote and nobody changed since. A symbolic link or a folder in the way is
     /// never replaced.
     func mayReplace(_ relative: String) -> Bool {
-        var status = stat()
-        guard lstat(folder + "/" + relative, &status) == 0 else { return errno == ENOENT }
-        guard status.st_mode & S_IFMT == S_IFREG else { return false }
+        let status: FileSystem.Status
+        do {
+            status = try FileSystem.status(of: folder + "/" + relative, followingSymbolicLinks: false)
+        } catch {
+            return error.isNotFound
+        }
+        guard status.kind == .regular else { return false }
         return state.withLock { $0.entries[relative] } == Stamp(status)
     }
 
     /// Notes that preflight has just written `relative`.
     func record(_ relative: String) {
-        var status = stat()
-        guard lstat(folder + "/" + relative, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return }
+        guard let status = try? FileSystem.status(of: folder + "/" + relative, followingSymbolicLinks: false), status.kind == .regular
+        else { return }
         let stamp = Stamp(status)
         state.withLock { state in
             if state.entries.updateValue(stamp, forKey: relative) != stamp { state.isChanged = true }
@@ -220,20 +182,10 @@ final class OutputManifest: Sendable {
         guard let text else { return nil }
         let path = folder + "/" + Self.fileName
         let partial = path + ".partial"
-        let descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard descriptor >= 0 else { return "cannot write \(partial): \(String(cString: strerror(errno)))" }
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { break }
-            offset += written
-        }
-        close(descriptor)
-        guard offset == bytes.count, rename(partial, path) == 0 else {
-            unlink(partial)
-            return "cannot write \(path)"
+        do {
+            try FileSystem.writeAtomically(Array(text.utf8), to: path, through: partial)
+        } catch {
+            return error.call == "open" ? "cannot write \(partial): \(error.reason)" : "cannot write \(path)"
         }
         return nil
     }

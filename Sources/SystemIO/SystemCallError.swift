@@ -16,10 +16,17 @@ public struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     /// The C library's text for ``errno``.
-    public var reason: String {
-        guard let text = strerror(errno) else { return "error \(errno)" }
+    public var reason: String { Self.reason(errno: errno) }
+
+    /// The C library's text for an `errno` value, e.g. `No such file or directory` for
+    /// `ENOENT`; `error N` for a number it does not know.
+    public static func reason(errno number: Int32) -> String {
+        guard let text = strerror(number) else { return "error \(number)" }
         return String(cString: text)
     }
+
+    /// Whether the call found nothing at the path it was given (`ENOENT`).
+    public var isNotFound: Bool { errno == ENOENT }
 
     public var description: String { "\(call): \(reason)" }
 }

@@ -6,6 +6,7 @@ import CastTestSupport
 import Foundation
 import JSONSupport
 import Synchronization
+import SystemIO
 import Testing
 import TestSupport
 

@@ -1,5 +1,6 @@
 import CastDevices
 import CastDiscovery
+import SystemIO
 
 /// Device records as the browser builds them from advertisements, for matching and rendering.
 enum Fixtures {

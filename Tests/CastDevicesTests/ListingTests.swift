@@ -2,6 +2,7 @@ import CastDevices
 import CastDiscovery
 import CastModel
 import JSONSupport
+import SystemIO
 import Testing
 import TestSupport
 

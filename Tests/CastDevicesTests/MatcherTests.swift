@@ -1,6 +1,7 @@
 import CastDevices
 import CastDiscovery
 import CastModel
+import SystemIO
 import Testing
 
 @Suite("--device NAME matching")

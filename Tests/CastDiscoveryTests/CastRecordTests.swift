@@ -1,4 +1,5 @@
 import CastDiscovery
+import SystemIO
 import Testing
 
 @Suite("Cast device records and advertisements")

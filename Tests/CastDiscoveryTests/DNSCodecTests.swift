@@ -1,4 +1,5 @@
 import CastDiscovery
+import SystemIO
 import Testing
 import TestSupport
 

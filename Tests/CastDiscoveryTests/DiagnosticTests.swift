@@ -1,5 +1,6 @@
 import CastDiscovery
 import CastModel
+import SystemIO
 import Testing
 
 @Suite("Nothing-found diagnostics")

@@ -1,5 +1,6 @@
 import CastDiscovery
 import Foundation
+import SystemIO
 
 /// Shared, deterministic test data: a Chromecast as real devices advertise it.
 enum Fixtures {

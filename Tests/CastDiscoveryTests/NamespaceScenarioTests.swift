@@ -2,6 +2,7 @@ import CastDiscovery
 import CastModel
 import Foundation
 import Synchronization
+import SystemIO
 import Testing
 
 /// The multicast scenarios, each run in a network namespace of its own.

@@ -1,5 +1,6 @@
 import CastDiscovery
 import Glibc
+import SystemIO
 
 /// A plain UDP socket for playing a third-party querier against the responder: it sends raw
 /// DNS messages to the mDNS group and reads replies without blocking the test's thread.

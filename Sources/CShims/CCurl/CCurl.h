@@ -48,10 +48,9 @@
     X(CURLM *, curl_multi_init, (void), ())                                                                       \
     X(CURLMcode, curl_multi_add_handle, (CURLM *multi, CURL *easy), (multi, easy))                                \
     X(CURLMcode, curl_multi_remove_handle, (CURLM *multi, CURL *easy), (multi, easy))                             \
-    X(CURLMcode, curl_multi_perform, (CURLM *multi, int *running_handles), (multi, running_handles))              \
-    X(CURLMcode, curl_multi_poll,                                                                                 \
-      (CURLM *multi, struct curl_waitfd extra_fds[], unsigned int extra_nfds, int timeout_ms, int *ret),          \
-      (multi, extra_fds, extra_nfds, timeout_ms, ret))                                                            \
+    X(CURLMcode, curl_multi_socket_action,                                                                        \
+      (CURLM *multi, curl_socket_t socket, int events, int *running_handles),                                     \
+      (multi, socket, events, running_handles))                                                                   \
     X(CURLMsg *, curl_multi_info_read, (CURLM *multi, int *msgs_in_queue), (multi, msgs_in_queue))               \
     X(CURLMcode, curl_multi_cleanup, (CURLM *multi), (multi))                                                     \
     X(struct curl_slist *, curl_slist_append, (struct curl_slist *list, const char *string), (list, string))
@@ -187,6 +186,21 @@ static inline CURLcode castprep_curl_easy_getinfo_string(CURL *handle, CURLINFO 
 }
 static inline CURLMcode castprep_curl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
     return (castprep_curl_checked()->curl_multi_setopt)(handle, option, value);
+}
+
+static inline CURLMcode castprep_curl_multi_setopt_pointer(CURLM *handle, CURLMoption option, void *value) {
+    return (castprep_curl_checked()->curl_multi_setopt)(handle, option, value);
+}
+
+// The multi_socket API: libcurl tells the caller's event loop which sockets to watch
+// (CURLMOPT_SOCKETFUNCTION) and when to call it back without socket activity
+// (CURLMOPT_TIMERFUNCTION); the loop calls curl_multi_socket_action for either. The callback
+// types are curl_socket_callback and curl_multi_timer_callback from curl/multi.h.
+static inline CURLMcode castprep_curl_multi_setopt_socket_callback(CURLM *handle, curl_socket_callback value) {
+    return (castprep_curl_checked()->curl_multi_setopt)(handle, CURLMOPT_SOCKETFUNCTION, value);
+}
+static inline CURLMcode castprep_curl_multi_setopt_timer_callback(CURLM *handle, curl_multi_timer_callback value) {
+    return (castprep_curl_checked()->curl_multi_setopt)(handle, CURLMOPT_TIMERFUNCTION, value);
 }
 
 /// CURLVERSION_NOW is a macro naming the newest struct layout this header knows.

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
-
 /// A text encoding CastPrep can decode caption files from.
 ///
 /// SRT files in the wild are often in the code page of the Windows machine that made them

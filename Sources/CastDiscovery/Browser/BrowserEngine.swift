@@ -1,4 +1,3 @@
-import Glibc
 import Logging
 import Synchronization
 import SystemIO

@@ -1,5 +1,6 @@
 public import CastModel
 import Synchronization
+public import SystemIO
 
 /// A change in the set of Cast devices the browser knows.
 public enum CastDiscoveryEvent: Sendable, Hashable {

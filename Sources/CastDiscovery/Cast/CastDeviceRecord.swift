@@ -1,3 +1,5 @@
+public import SystemIO
+
 /// Everything the mDNS advertisement says about one Cast device or group.
 ///
 /// Built by ``CastDeviceBrowser`` from the PTR → SRV/TXT → A/AAAA chain. TXT keys are decoded as

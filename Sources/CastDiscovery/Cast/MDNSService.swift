@@ -1,3 +1,5 @@
+public import SystemIO
+
 /// A DNS-SD service instance to advertise: the records ``MDNSResponder`` answers with.
 ///
 /// ```swift

@@ -1,3 +1,5 @@
+import SystemIO
+
 /// Decodes DNS messages from untrusted bytes.
 ///
 /// Every length, count and pointer is checked before use, so any input ends in a message or a

@@ -1,3 +1,5 @@
+import SystemIO
+
 /// Encodes DNS messages, compressing names (RFC 1035 §4.1.4).
 ///
 /// Each name is written as its longest suffix already present in the message replaced by a

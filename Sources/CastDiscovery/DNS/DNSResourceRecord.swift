@@ -1,3 +1,5 @@
+public import SystemIO
+
 /// A question: which name and type the asker wants (RFC 1035 §4.1.2).
 public struct DNSQuestion: Sendable, Hashable, CustomStringConvertible {
     /// The name asked about.

@@ -1,5 +1,6 @@
 import CastModel
 import Glibc
+import SystemIO
 
 /// An address and port a datagram came from or goes to; `scopeID` is the interface index a
 /// link-local IPv6 address needs.
@@ -270,3 +271,16 @@ final class MulticastSocket {
 
 @available(*, unavailable)
 extension MulticastSocket: Sendable {}
+
+// The C forms of SystemIO's addresses, for the socket calls above.
+extension IPv4Address {
+    fileprivate var inAddr: in_addr { in_addr(s_addr: value.bigEndian) }
+}
+
+extension IPv6Address {
+    fileprivate var in6Addr: in6_addr {
+        var raw = in6_addr()
+        withUnsafeMutableBytes(of: &raw) { $0.copyBytes(from: bytes) }
+        return raw
+    }
+}

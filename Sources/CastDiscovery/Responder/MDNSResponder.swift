@@ -1,5 +1,5 @@
 import CastModel
-import Glibc
+public import SystemIO
 
 /// Advertises one DNS-SD service instance over mDNS on chosen interfaces.
 ///

@@ -38,7 +38,7 @@ public struct IPv4Address: Sendable, Hashable, Comparable, CustomStringConvertib
     /// Whether the address is in 169.254.0.0/16.
     public var isLinkLocal: Bool { value >> 16 == 0xA9FE }
 
-    /// The `in_addr` form, for socket calls.
+    /// The `in_addr` form, for socket calls in this module.
     var inAddr: in_addr { in_addr(s_addr: value.bigEndian) }
 
     public var description: String { bytes.map(String.init).joined(separator: ".") }
@@ -73,7 +73,7 @@ public struct IPv6Address: Sendable, Hashable, Comparable, CustomStringConvertib
     /// Whether the address is `::1`.
     public var isLoopback: Bool { self == .loopback }
 
-    /// The `in6_addr` form, for socket calls.
+    /// The `in6_addr` form, for socket calls in this module.
     var in6Addr: in6_addr {
         var raw = in6_addr()
         withUnsafeMutableBytes(of: &raw) { $0.copyBytes(from: bytes) }
@@ -91,6 +91,11 @@ public struct IPv6Address: Sendable, Hashable, Comparable, CustomStringConvertib
 }
 
 /// An IPv4 or IPv6 address.
+///
+/// ```swift
+/// IPAddress("::1")          // .v6(::1)
+/// IPAddress("localhost")    // nil: names are resolved elsewhere, this parses literals only
+/// ```
 public enum IPAddress: Sendable, Hashable, Comparable, CustomStringConvertible {
     case v4(IPv4Address)
     case v6(IPv6Address)
@@ -104,6 +109,14 @@ public enum IPAddress: Sendable, Hashable, Comparable, CustomStringConvertible {
         switch self {
         case .v4(let address): address.description
         case .v6(let address): address.description
+        }
+    }
+
+    /// Whether the address is `127.0.0.0/8` or `::1`.
+    public var isLoopback: Bool {
+        switch self {
+        case .v4(let address): address.isLoopback
+        case .v6(let address): address.isLoopback
         }
     }
 
