@@ -11,7 +11,8 @@ import SystemIO
 /// run uses, so report.json, report.html (summary, problem groups), catalog.json,
 /// load-requests.ndjson and queue.json (its messages split as one run splits them) come out as
 /// one run's. Each item's caption and poster files are linked (or copied) into OUT. The URLs
-/// the shards' servers had are renamed to the first shard's, as if one server had served them.
+/// the shards' servers had are renamed to the first shard's, as if one server had served them,
+/// and a shard folder's path to OUT's.
 public enum PreflightMerge {
     /// What a merge produced: the outcome as a run gives it, and the catalog it came from.
     public struct Merged: Sendable {
@@ -186,9 +187,12 @@ private final class MergeInput: @unchecked Sendable {
             } catch {
                 throw PreflightError(code: "preflight.merge-shard-damaged", message: error.reason, fix: "run shard \(shard.shard)/\(shard.shards) again")
             }
-            let renames = zip(shard.folders, first.folders).filter { $0.baseURL != $1.baseURL }
+            // The shard's server URLs become the first shard's; the shard folder's path (a
+            // finding's location in fixed/) becomes OUT's, where its files are brought.
+            var renames = zip(shard.folders, first.folders).filter { $0.baseURL != $1.baseURL }
                 .map { (from: Array($0.baseURL.utf8), to: Array($1.baseURL.utf8)) }
-                .sorted { $0.from.count > $1.from.count }
+            if shard.outputDirectory != output { renames.append((Array((shard.outputDirectory + "/").utf8), Array((output + "/").utf8))) }
+            renames.sort { $0.from.count > $1.from.count }
             sources.append(Source(folder: folder, manifest: shard, reader: reader, renames: renames))
         }
         let input = MergeInput(first: first, published: published, manifest: manifest, output: output, sources: sources, locks: locks,

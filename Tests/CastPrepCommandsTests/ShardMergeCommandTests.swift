@@ -80,6 +80,14 @@ struct ShardMergeCommandTests {
         try Self.expectMergesMatch(catalog: Self.demo, counts: [1, 2, 3, 4], extra: [], in: folder)
     }
 
+    @Test("with --fix, the shards' fixed copies are brought into OUT and the reports name them there")
+    func fixedCopies() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Self.expectMergesMatch(catalog: Self.demo, counts: [2], extra: ["--fix", "--no-posters"], in: folder)
+        #expect(FileManager.default.fileExists(atPath: folder + "/merged-2/fixed/high10.mp4"))
+    }
+
     @Test("merging the shards of a generated 1,000-item catalog for N = 1…4 gives the unsharded run's files")
     func thousandItems() throws {
         let folder = try Self.temporaryFolder()
