@@ -18,6 +18,8 @@ struct ShardManifest: Codable, Sendable, Equatable {
     static let kind = "castprep.preflight-shard"
     /// Larger manifests are not read (a million positions take about 8 MB).
     static let maximumBytes = 256 << 20
+    /// The most items a merged catalog may have.
+    static let maximumItems = 100_000_000
 
     struct Folder: Codable, Sendable, Equatable {
         var path: String
@@ -93,7 +95,9 @@ struct ShardManifest: Codable, Sendable, Equatable {
                 fix: "name the folders written by castprep preflight CATALOG --shard K/N -o DIR (a run still going writes \(fileName) last)")
         }
         guard let manifest = try? JSONDecoder().decode(ShardManifest.self, from: bytes), manifest.kind == kind, manifest.format == 1,
-              manifest.shards >= 1, manifest.shard >= 1, manifest.shard <= manifest.shards, manifest.catalogItems >= 0
+              manifest.shards >= 1, manifest.shards <= PreflightShard.maximumCount, manifest.shard >= 1, manifest.shard <= manifest.shards,
+              manifest.catalogItems >= 0, manifest.catalogItems <= maximumItems, manifest.positions.count <= manifest.catalogItems,
+              manifest.itemsFileSize >= 0
         else {
             throw PreflightError(code: "preflight.merge-shard-damaged", message: "\(path) is not a shard manifest this version writes",
                                  fix: "run that shard again with this castprep")

@@ -48,26 +48,34 @@ public enum PreflightMerge {
                                  message: "the shards were judged on device profiles this castprep does not know (\(first.devices.joined(separator: ", ")))",
                                  fix: "merge with the castprep version that ran the shards")
         }
-        let writers = try await OutputWriters(
-            directory: output, catalog: first.catalog, title: first.title, devices: devices, catalogFindings: first.catalogFindings,
-            rowLimit: rowLimit, published: input.published, manifest: input.manifest, servedOnLoopback: first.servedOnLoopback)
-        while true {
-            let batch: [RenderedItem]
-            do {
-                batch = try await BlockingWork.run { () throws(PreflightError) -> [RenderedItem] in try input.nextBatch() }
-            } catch let error as PreflightError {
-                throw error
-            } catch {
-                throw PreflightError(code: "preflight.merge-shard-damaged", message: "cannot read the shards: \(error)", fix: "run the shards again")
-            }
-            if batch.isEmpty { break }
-            for item in batch {
-                writers.append(item)
-                if writers.wantsFlush { await writers.flush() }
-            }
-        }
-        let files = try await writers.finish()
         let manifest = input.manifest
+        let writers: OutputWriters
+        let files: [String]
+        do throws(PreflightError) {
+            writers = try await OutputWriters(
+                directory: output, catalog: first.catalog, title: first.title, devices: devices, catalogFindings: first.catalogFindings,
+                rowLimit: rowLimit, published: input.published, manifest: manifest, servedOnLoopback: first.servedOnLoopback)
+            while true {
+                let batch: [RenderedItem]
+                do {
+                    batch = try await BlockingWork.run { () throws(PreflightError) -> [RenderedItem] in try input.nextBatch() }
+                } catch let error as PreflightError {
+                    throw error
+                } catch {
+                    throw PreflightError(code: "preflight.merge-shard-damaged", message: "cannot read the shards: \(error)", fix: "run the shards again")
+                }
+                if batch.isEmpty { break }
+                for item in batch {
+                    writers.append(item)
+                    if writers.wantsFlush { await writers.flush() }
+                }
+            }
+            files = try await writers.finish()
+        } catch {
+            // The captions and posters already brought are OUT's own: the next merge replaces them.
+            _ = try? await BlockingWork.run { manifest.save() }
+            throw error
+        }
         let saved = try? await BlockingWork.run { () -> String? in
             // A shard's files left in OUT from before would describe another run.
             for name in ShardPlan.fileNames.reversed() where manifest.mayReplace(name) { try? FileManager.default.removeItem(atPath: output + "/" + name) }
@@ -322,12 +330,16 @@ private final class MergeInput: @unchecked Sendable {
 
     /// Links (or copies, across file systems) the shard's file `name` into OUT, once.
     func bring(_ name: String, from source: Source) throws(PreflightError) {
-        guard OutputManifest.isSafe(name), !copied.contains(name) else { return }
+        // Only what a run writes there: a name elsewhere (or climbing out) in a damaged or
+        // hostile shard is never followed.
+        guard OutputManifest.isSafe(name), ["captions/", "posters/", "fixed/"].contains(where: { name.hasPrefix($0) }), !copied.contains(name)
+        else { return }
         guard manifest.mayReplace(name) else { throw manifest.refusalError(name) }
         let files = FileManager.default
         let from = source.folder + "/" + name
         let to = output + "/" + name
-        guard files.fileExists(atPath: from) else {
+        // A regular file only: a link in a shard folder is not followed out of it.
+        guard (try? files.attributesOfItem(atPath: from))?[.type] as? FileAttributeType == .typeRegular else {
             throw PreflightError(code: "preflight.merge-shard-damaged", message: "\(source.folder)'s report names \(name), which is not there",
                                  fix: "run shard \(source.manifest.shard)/\(source.manifest.shards) again into \(source.folder)")
         }

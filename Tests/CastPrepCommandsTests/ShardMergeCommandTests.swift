@@ -132,8 +132,25 @@ struct ShardMergeCommandTests {
         ]
         // A copy of shard 2/3 in another folder is the same shard given twice.
         try FileManager.default.copyItem(atPath: folder + "/b", toPath: folder + "/b-copy")
+        // A cut items file, and a manifest claiming a catalog of 10^15 items: errors, no crash.
+        try FileManager.default.copyItem(atPath: folder + "/c", toPath: folder + "/c-cut")
+        let items = try Data(contentsOf: URL(fileURLWithPath: folder + "/c/shard-items.bin"))
+        try items.prefix(items.count / 2).write(to: URL(fileURLWithPath: folder + "/c-cut/shard-items.bin"))
+        // A record length of 4 GiB at the start of a file of the right size.
+        try FileManager.default.copyItem(atPath: folder + "/c", toPath: folder + "/c-flip")
+        try (Data([0xFF, 0xFF, 0xFF, 0xFF]) + items.dropFirst(4)).write(to: URL(fileURLWithPath: folder + "/c-flip/shard-items.bin"))
+        try FileManager.default.copyItem(atPath: folder + "/c", toPath: folder + "/c-huge")
+        let manifest = try String(contentsOfFile: folder + "/c/shard.json", encoding: .utf8)
+        try Data(manifest.replacing(#/"catalogItems":[0-9]+/#, with: #""catalogItems":1000000000000000"#).utf8)
+            .write(to: URL(fileURLWithPath: folder + "/c-huge/shard.json"))
         try FileManager.default.createDirectory(atPath: folder + "/whole", withIntermediateDirectories: true)
-        for (shards, expected) in cases + [(["a", "b", "b-copy", "c"], "[preflight.merge-shard-duplicated] shard 2/3 is given twice: \(folder)/b and \(folder)/b-copy")] {
+        let damaged: [([String], String)] = [
+            (["a", "b", "b-copy", "c"], "[preflight.merge-shard-duplicated] shard 2/3 is given twice: \(folder)/b and \(folder)/b-copy"),
+            (["a", "b", "c-cut"], "[preflight.merge-shard-damaged] \(folder)/c-cut/shard-items.bin is missing or not the size shard.json gives"),
+            (["a", "b", "c-flip"], "[preflight.merge-shard-damaged] \(folder)/c-flip/shard-items.bin has a record of 4294967295 bytes"),
+            (["a", "b", "c-huge"], "[preflight.merge-shard-damaged] \(folder)/c-huge/shard.json is not a shard manifest this version writes"),
+        ]
+        for (shards, expected) in cases + damaged {
             let out = folder + "/merged"
             let merge = try runBinary(["preflight", "merge", out] + shards.map { folder + "/" + $0 })
             #expect(merge.status == 1)
