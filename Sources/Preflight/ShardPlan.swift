@@ -62,6 +62,9 @@ struct ShardPlan: Sendable {
             }
             return
         }
+        // The previous shard.json goes first: until the new one is written, the folder is not
+        // a finished shard (its items file is about to change).
+        _ = try? await BlockingWork.run { try? FileManager.default.removeItem(atPath: output + "/" + ShardManifest.fileName) }
         let size: Int
         switch await log.commit() {
         case .success(let written): size = written
