@@ -22,6 +22,17 @@ extension PreflightCommand {
                        "castprep preflight catalog.json --devices chromecast-gen3,google-tv-4k --fail-on warning"),
         CommandExample("Re-encode what a device cannot play, naming files by where they will be published",
                        "castprep preflight catalog.json -o out --fix --base-url https://cdn.example.com/media/"),
+        CommandExample("Check the second of four shards (then castprep preflight merge the four folders)",
+                       "castprep preflight catalog.json --shard 2/4 -o shards/2"),
+        CommandExample("Take the shard from a Kubernetes Indexed Job, Slurm array or AWS Batch array job",
+                       "castprep preflight catalog.json --shard auto -o shards/$JOB_COMPLETION_INDEX"),
+    ]
+
+    static let mergeExamples: [CommandExample] = [
+        CommandExample("Merge the folders of castprep preflight catalog.json --shard K/4 -o shards/K (K = 1…4) into ./preflight",
+                       "castprep preflight merge preflight shards/1 shards/2 shards/3 shards/4"),
+        CommandExample("Merge every shard folder and fail on warnings too",
+                       "castprep preflight merge preflight shards/* --fail-on warning"),
     ]
 
     /// The device profile ids `--devices` takes, one per line with the device's name.

@@ -26,6 +26,15 @@ enum PreflightCommand {
 
                 Exit status 0 when nothing reaches the --fail-on level (error by default), 1 otherwise.
 
+                --shard K/N checks only the items of shard K of N (K from 1 to N) and writes a shard folder; \
+                castprep preflight merge OUT SHARD_DIR… combines the N folders into the files one run writes. An item's \
+                shard comes from a hash of its first source's URL (a local file's path relative to the catalog), so an \
+                edit to the catalog moves no other item. --shard auto takes the index from a batch engine: Kubernetes \
+                Indexed Jobs (JOB_COMPLETION_INDEX, with JOB_COMPLETIONS exported by the job), Slurm job arrays \
+                (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT, SLURM_ARRAY_TASK_MIN) or AWS Batch array jobs \
+                (AWS_BATCH_JOB_ARRAY_INDEX, with CASTPREP_SHARD_COUNT or --shard auto/N). A catalog file named merge \
+                is given as ./merge.
+
                 Device profiles for --devices (comma-separated ids; default: all):
                 \(deviceList)
                 """,
@@ -47,11 +56,53 @@ enum PreflightCommand {
                         help: "Where the local files will be published: catalog.json, load-requests.ndjson and queue.json name them by URLs under it (default: paths relative to DIR, which castprep cast serves)."),
                 .option("timeout", valueName: "seconds", help: "Per-file probe and per-request timeout.", default: "15"),
                 .option("ios", valueName: "path", help: "Also check the iOS sender app (as castprep ios check PATH) and report its findings."),
+                .option("shard", valueName: "K/N",
+                        help: "Check only shard K of N (K from 1 to N) and write a shard folder for castprep preflight merge; auto or auto/N reads K (and N) from Kubernetes, Slurm or AWS Batch."),
                 CommonOptions.color,
             ],
             arguments: [ArgumentSpec(name: "catalog", help: "The catalog (default: the bundled demo).", arity: .optional)],
+            subcommands: [mergeSpec],
             examples: examples,
             run: { values, io in try await run(values, io: io) })
+    }
+
+    static var mergeSpec: CommandSpec {
+        CommandSpec(
+            name: "merge",
+            abstract: "Merge the shard folders of castprep preflight --shard K/N into the files one run over the whole catalog writes.",
+            discussion: """
+                Writes to OUT what castprep preflight CATALOG -o OUT writes: report.html, report.json, catalog.json (items in \
+                catalog order), load-requests.ndjson, queue.json, captions/ and posters/, prints the same summary and exits \
+                with the same status. Every shard 1…N of one catalog (same file, same options but --shard and -o) must be \
+                named once; a missing or repeated shard, or shards of another catalog or another N, is an error naming it. \
+                A shard folder is finished when it holds shard.json. OUT gets no cache: each shard keeps its own.
+                """,
+            options: [
+                .option("fail-on", valueName: "level", help: "Exit 1 when a finding reaches this level.", allowedValues: ["error", "warning"],
+                        default: "error"),
+                .flag("json", help: "Print report.json to stdout instead of the summary table."),
+                CommonOptions.color,
+            ],
+            arguments: [
+                ArgumentSpec(name: "out", help: "The folder the merged files go to."),
+                ArgumentSpec(name: "shard-dir", help: "The shard folders, one per shard.", arity: .oneOrMore),
+            ],
+            examples: mergeExamples,
+            run: { values, io in try await merge(values, io: io) })
+    }
+
+    static func merge(_ values: ParsedValues, io: CommandIO) async throws -> Int32 {
+        let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
+        let output = values.argument("out") ?? "preflight"
+        let result: PreflightMerge.Merged
+        do {
+            result = try await PreflightMerge.run(output: output, shards: values.arguments("shard-dir"), rowLimit: SummaryTable.maximumRows)
+        } catch {
+            printer.print([error.diagnostic])
+            return 1
+        }
+        let failOn: Diagnostic.Severity = values.option("fail-on") == "warning" ? .warning : .error
+        return await finish(result.outcome, catalog: result.catalog, output: output, failOn: failOn, values: values, io: io, printer: printer)
     }
 
     static func run(_ values: ParsedValues, io: CommandIO) async throws -> Int32 {
@@ -90,6 +141,14 @@ enum PreflightCommand {
         configuration.applyFixes = values.flag("fix")
         configuration.rowLimit = SummaryTable.maximumRows
         let failOn: Diagnostic.Severity = values.option("fail-on") == "warning" ? .warning : .error
+        if let shard = values.option("shard") {
+            do {
+                configuration.shard = try PreflightShard.parse(shard, environment: io.environment)
+            } catch {
+                printer.print([error.diagnostic])
+                return 64
+            }
+        }
         let app = values.option("ios")
         if let app {
             configuration.additionalFindings = try await BlockingWork.run { IOSAppChecker.check(path: app).findings }
@@ -128,8 +187,19 @@ enum PreflightCommand {
             return 1
         }
         progress.finish()
+        // A shard may hold no item (a small catalog split many ways): the merge judges the whole.
+        let status = await finish(outcome, catalog: catalog, output: output, failOn: failOn, values: values, io: io, printer: printer,
+                                  emptyFails: configuration.shard == nil)
+        if let app { io.writeErrorLine("iOS app \(app): \(DiagnosticPrinter.tally(configuration.additionalFindings)) (castprep ios check \(app))") }
+        return status
+    }
+
+    /// Prints what a run (or a merge) found — the catalog's findings, the table or report.json,
+    /// the totals, the files written — and returns the exit status.
+    private static func finish(_ outcome: PreflightOutcome, catalog: String, output: String, failOn: Diagnostic.Severity, values: ParsedValues,
+                               io: CommandIO, printer: DiagnosticPrinter, emptyFails: Bool = true) async -> Int32 {
         var findings = outcome.catalogFindings
-        if outcome.summary.items == 0 {
+        if outcome.summary.items == 0, emptyFails {
             // Nothing checked is no pass: a pipeline gating on preflight must notice.
             findings.append(Diagnostic(.warning, "preflight.catalog-empty", "\(catalog) has no items; nothing was checked",
                                        fix: "add items to the catalog, or name another one", location: .init(file: catalog)))
@@ -148,9 +218,8 @@ enum PreflightCommand {
         // Without an item that can be queued there is no queue.json.
         if outcome.files.contains("queue.json") { written.append("queue: \(output)/queue.json") }
         io.writeErrorLine(written.joined(separator: " · "))
-        if let app { io.writeErrorLine("iOS app \(app): \(DiagnosticPrinter.tally(configuration.additionalFindings)) (castprep ios check \(app))") }
         let failed = outcome.worstSeverity.map { $0 >= failOn } ?? false
-        return failed || outcome.summary.items == 0 ? 1 : 0
+        return failed || (outcome.summary.items == 0 && emptyFails) ? 1 : 0
     }
 }
 

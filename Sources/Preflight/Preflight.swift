@@ -40,6 +40,7 @@ public enum Preflight {
             throw PreflightError(code: "preflight.catalog-unreadable", message: "cannot read \(path): \(error)", fix: "check the path")
         }
         let output = URL(fileURLWithPath: configuration.outputDirectory).standardizedFileURL.path
+        let shardPlan = try await ShardPlan.make(configuration.shard, read: read, catalogPath: path)
         try await refuseToReplace(catalog: path, output: output, cache: configuration.cachePath)
         // Creating the folder and starting the servers (binding sockets, starting their
         // threads) block: off the cooperative pool, like stopping them at the end.
@@ -59,7 +60,8 @@ public enum Preflight {
                 let lock = try OutputLock.acquire(folder: output)
                 let manifest = OutputManifest.load(folder: output)
                 let pages = ReportPage.Paging(items: read.items.count).extraFileNames
-                if let foreign = (OutputWriters.fileNames + pages).first(where: { !manifest.mayReplace($0) }) {
+                let ours = OutputWriters.fileNames + ShardPlan.fileNames + pages
+                if let foreign = ours.first(where: { !manifest.mayReplace($0) }) {
                     throw manifest.refusalError(foreign)
                 }
                 var servers = ServedFolders()
@@ -71,7 +73,7 @@ public enum Preflight {
                             LocalServing.Mount(root: $0.path, baseURL: $0.baseURL, isOutsideCatalog: $0.role == .extra)
                         }),
                         published: PublishedLocations(folders: folders, outputDirectory: output, baseURL: publishBase), lock: lock,
-                        manifest: manifest)
+                        manifest: manifest, folders: folders)
                 } catch {
                     servers.stop()
                     throw error
@@ -88,12 +90,17 @@ public enum Preflight {
         configuration.outputDirectory = output
         let checker = HTTPReceiverChecking(origin: configuration.origin, timeout: configuration.probeTimeout, allowsLoopback: serving.isLoopback)
         let manifest = started.manifest
-        let runner = PreflightRunner(configuration: configuration, serving: serving, published: started.published, checker: checker,
+        var runner = PreflightRunner(configuration: configuration, serving: serving, published: started.published, checker: checker,
                                      manifest: manifest)
         var outcome: Result<PreflightOutcome, PreflightError>
         do {
+            runner.selection = shardPlan?.positions
+            runner.shardLog = try await shardPlan?.openLog(output: output)
             outcome = .success(try await runner.run(read: read, progress: progress))
+            try await ShardPlan.finish(shardPlan, log: runner.shardLog, read: read, configuration: configuration, serving: serving,
+                                       folders: started.folders, manifest: manifest, outcome: outcome.get())
         } catch {
+            if let log = runner.shardLog { _ = try? await BlockingWork.run { log.discard() } }
             outcome = .failure(error)
         }
         let servers = started.servers
@@ -127,6 +134,8 @@ struct ServedFolders {
         var lock: OutputLock
         /// The files preflight wrote in the output folder.
         var manifest: OutputManifest
+        /// Every served folder with its role and URL (a shard's manifest records them).
+        var folders: [PublishedLocations.ServedFolder]
     }
 
     /// Starts what `catalog` needs and returns every served folder with its role and URL.

@@ -37,6 +37,9 @@ public struct PreflightConfiguration: Sendable {
     /// Findings from outside the catalog that belong in the report with it (`--ios`: the
     /// sender app's): listed with the catalog's own findings and counted in the verdict.
     public var additionalFindings: [Diagnostic] = []
+    /// Check only the items of this shard and write a shard folder (`shard.json`,
+    /// `shard-items.bin`) that `castprep preflight merge` combines; nil checks every item.
+    public var shard: PreflightShard?
     /// Items whose validators and cache entries are fetched together: one stat pass, one
     /// burst of HEAD requests, one SQLite transaction per batch.
     var cacheBatchSize = 128
@@ -92,6 +95,10 @@ struct PreflightRunner: Sendable {
     /// The files preflight wrote in the output folder: captions, posters and fixed copies
     /// replace only those, and every file written is recorded. Nil writes without asking.
     var manifest: OutputManifest?
+    /// The catalog positions to check (a shard's), in order; nil checks every item.
+    var selection: [Int]?
+    /// Where a shard run records each item for the merge.
+    var shardLog: ShardItemLog?
 
     func run(read catalog: CatalogReadResult, progress: @escaping @Sendable (Int, Int) -> Void) async throws(PreflightError) -> PreflightOutcome {
         let output = configuration.outputDirectory
@@ -156,7 +163,7 @@ struct PreflightRunner: Sendable {
             devices: configuration.devices.map(\.id), origin: configuration.origin, fixes: configuration.applyFixes,
             posters: configuration.makePosters, probeTimeout: configuration.probeTimeout, serving: serving)
         let resolver = CacheResolver(cache: cache, fingerprint: fingerprint, serving: serving, checker: checker, output: output)
-        let items = catalog.items
+        let items = selection.map { $0.map { catalog.items[$0] } } ?? catalog.items
         let total = items.count
         let width = max(1, configuration.jobs)
         let batchSize = max(1, configuration.cacheBatchSize)
@@ -243,11 +250,13 @@ struct PreflightRunner: Sendable {
                 var written = 0
                 while let ready = pending.removeValue(forKey: nextToWrite) {
                     writers.append(ready)
+                    shardLog?.append(ready)
                     nextToWrite += 1
                     written += 1
                     // Written out as they fill, so the buffers keep one size and their memory
                     // (a batch of cached items is hundreds of kilobytes).
                     if writers.wantsFlush { await writers.flush() }
+                    if let shardLog, shardLog.wantsFlush { await shardLog.flush() }
                 }
                 if written > 0 {
                     completed += written
