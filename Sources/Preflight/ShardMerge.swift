@@ -54,7 +54,8 @@ public enum PreflightMerge {
         do throws(PreflightError) {
             writers = try await OutputWriters(
                 directory: output, catalog: first.catalog, title: first.title, devices: devices, catalogFindings: first.catalogFindings,
-                rowLimit: rowLimit, published: input.published, manifest: manifest, servedOnLoopback: first.servedOnLoopback)
+                rowLimit: rowLimit, published: input.published, manifest: manifest, servedOnLoopback: first.servedOnLoopback,
+                paging: ReportPage.Paging(items: first.catalogItems))
             while true {
                 let batch: [RenderedItem]
                 do {
