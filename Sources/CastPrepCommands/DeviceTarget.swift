@@ -173,7 +173,11 @@ struct DeviceBook {
 enum SenderErrorReport {
     static func print(_ error: any Error, io: CommandIO, printer: DiagnosticPrinter) {
         guard let error = error as? CastSenderError else {
-            io.writeErrorLine("Error: \(error)")
+            if let coded = error as? any CodedError {
+                printer.print([Diagnostic(coded)])
+            } else {
+                io.writeErrorLine("Error: \(error)")
+            }
             return
         }
         // The findings are printed by the printer, not a second time inside the description.
@@ -186,9 +190,9 @@ extension SenderErrorReport {
     /// The findings `print(_:io:printer:)` shows, for a `--json` document: the error itself, then its details.
     static func diagnostics(for error: any Error) -> [Diagnostic] {
         guard let error = error as? CastSenderError else {
-            return [Diagnostic(.error, "cast.failed", "\(error)")]
+            return [(error as? any CodedError).map { Diagnostic($0) } ?? Diagnostic(.error, "cast.failed", "\(error)")]
         }
-        return [Diagnostic(.error, error.code, error.message, fix: error.fix)] + error.diagnostics
+        return [Diagnostic(error)] + error.diagnostics
     }
 }
 

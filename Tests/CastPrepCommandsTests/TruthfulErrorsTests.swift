@@ -8,11 +8,11 @@ import TestSupport
 
 /// Errors that tell the truth, seen through the built binary: a wrong port, a refused URL,
 /// and a device that cannot decode what it is sent.
-@Suite("castprep says what is really wrong", .serialized, .enabled(if: binaryExists, "the castprep binary is not built"))
+@Suite("castprep says what is really wrong", .serialized, .requires(.castprepBinary))
 struct TruthfulErrorsTests {
     @Test(
         "status, cast and devices --host on a server that is not a Cast device say so and exit 1",
-        .enabled(if: ForeignServer.isAvailable, "python3 and openssl run the test servers"),
+        .requires(.python3, .openssl),
         arguments: [
             (ForeignServer.Kind.http, ["status"], "answered HTTP (\"HTTP/1.1 400 Bad Request\"); this is not a Cast device's port"),
             (.https, ["status"], "accepted TLS but answered HTTP (\"HTTP/1.1 400 Bad Request\") instead of CASTV2"),
@@ -72,16 +72,8 @@ struct TruthfulErrorsTests {
         #expect(!codes.contains("probe.not-media"), "\(codes)")
     }
 
-    static var namespaceUnavailable: String? {
-        if getuid() != 0 { return "needs root to create a network namespace (unshare -n)" }
-        for tool in ["/usr/bin/unshare", "/usr/sbin/ip"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            return "\(tool) is missing (util-linux, iproute2)"
-        }
-        return nil
-    }
-
     @Test("a host name that does not resolve is http.dns-failed (resolved inside a private network namespace)",
-          .enabled(if: namespaceUnavailable == nil, "\(namespaceUnavailable ?? "")"))
+          .requires(.privateNamespace))
     func unresolvableHost() async throws {
         let script = "ip link set lo up; exec \"$0\" probe http://media.invalid/movie.mp4 --timeout 5"
         let result = try await onOwnThread { try runProcess("/usr/bin/unshare", ["--net", "--", "/bin/sh", "-c", script, CastPrepBinary.path]) }
