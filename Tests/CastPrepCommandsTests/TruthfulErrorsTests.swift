@@ -84,7 +84,8 @@ struct TruthfulErrorsTests {
     /// The emulator, preflight and a TV agree: what preflight blocks for a device, the
     /// emulator modelled as that device fails with 104; what it passes, the emulator plays.
     @Test("the emulator decodes what its device profile decodes, as preflight judges it", arguments: [
-        ("h264-high10.mp4", [String](), "chromecast-gen3", false),  // --model Chromecast (the default) is the 3rd gen
+        // --model Chromecast (the default) is the 3rd gen
+        ("h264-high10.mp4", [String](), "chromecast-gen3", false),
         ("h264-high10.mp4", ["--profile", "chromecast-gen1-2"], "chromecast-gen1-2", false),
         ("hevc-aac.mp4", [], "chromecast-gen3", false),
         ("hevc-aac.mp4", ["--model", "Chromecast Ultra"], "chromecast-ultra", true),
