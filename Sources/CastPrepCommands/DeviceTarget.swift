@@ -181,7 +181,9 @@ enum SenderErrorReport {
             return
         }
         // The findings are printed by the printer, not a second time inside the description.
-        io.writeErrorLine("Error: " + error.summary)
+        // The renderer's layout (error: [code] message, indented lines), with the device's
+        // likely cause and the command that diagnoses it.
+        io.writeErrorLine("error: " + error.summary)
         printer.print(error.diagnostics)
     }
 }

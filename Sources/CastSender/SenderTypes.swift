@@ -51,11 +51,11 @@ public struct CastSenderError: CodedError, Hashable {
         var text = "[\(code.rawValue)] \(rendering.message)"
         var command: String?
         if let explanation {
-            text += "\n  likely cause: \(explanation.likelyCause)"
+            text += "\n    likely cause: \(explanation.likelyCause)"
             command = explanation.command
-            if let command { text += "\n  diagnose: \(command)" }
+            if let command { text += "\n    diagnose: \(command)" }
         }
-        if let fix = rendering.fix, fix != command.map({ "run \($0)" }) { text += "\n  fix: \(fix)" }
+        if let fix = rendering.fix, fix != command.map({ "run \($0)" }) { text += "\n    fix: \(fix)" }
         return text
     }
 
