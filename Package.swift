@@ -7,9 +7,9 @@ import PackageDescription
 
 let package = Package(
     name: "CastPrep",
-    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "castprep", targets: ["castprep"]),
+        .library(name: "CodedErrors", targets: ["CodedErrors"]),
         .library(name: "SystemIO", targets: ["SystemIO"]),
         .library(name: "JSONSupport", targets: ["JSONSupport"]),
         .library(name: "Spelling", targets: ["Spelling"]),
@@ -68,18 +68,21 @@ let package = Package(
         // MARK: - Swift modules
         // The bottom of the stack: threads, wake pipes, the poll timeout rule, blocking work,
         // termination signals and the batched line writer, on the C library alone.
-        .target(name: "SystemIO"),
-        .target(name: "JSONSupport"),
+        // The very bottom: the coded-error protocol, its renderer and the diagnostic code, on the
+        // standard library alone, so that every module, SystemIO included, can conform.
+        .target(name: "CodedErrors"),
+        .target(name: "SystemIO", dependencies: ["CodedErrors"]),
+        .target(name: "JSONSupport", dependencies: ["CodedErrors"]),
         .target(name: "Spelling"),
         // One logger for every module: per-component filters, one line format, a handler hook.
         .target(name: "Logging", dependencies: ["SystemIO", "Spelling"]),
         // MPRIS players on the session bus for Cast sessions (`castprep nowplaying`).
         .target(name: "NowPlaying", dependencies: ["CastModel", "CastSender", "Logging", "SystemIO", "CSDBus"]),
-        .target(name: "CastModel", dependencies: ["JSONSupport", "Spelling"]),
+        .target(name: "CastModel", dependencies: ["CodedErrors", "JSONSupport", "Spelling"]),
         .target(name: "Catalog", dependencies: ["CastModel", "JSONSupport"]),
-        .target(name: "CommandParsing", dependencies: ["Spelling", "SystemIO"]),
+        .target(name: "CommandParsing", dependencies: ["CodedErrors", "Spelling", "SystemIO"]),
         .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
-        .target(name: "StreamingFormats", dependencies: ["CLibXML2"]),
+        .target(name: "StreamingFormats", dependencies: ["CodedErrors", "CLibXML2"]),
         .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "StreamingFormats", "SystemIO"]),
         .target(name: "HTTPCheck", dependencies: ["CastModel", "SystemIO", "CCurl", "StreamingFormats", "Logging"]),
         .target(
@@ -115,6 +118,13 @@ let package = Package(
             ]),
 
         // MARK: - Tests
+        .testTarget(
+            name: "CodedErrorsTests",
+            dependencies: [
+                "CodedErrors", "JSONSupport", "SystemIO", "CastModel", "Catalog", "CommandParsing", "Captions", "StreamingFormats",
+                "MediaProbe", "HTTPCheck", "MediaServer", "Preflight", "CastChannel", "CastSender", "Casting", "CastReceiver",
+                "CastReceiverRuntime", "CastDiscovery", "CastDevices",
+            ]),
         .testTarget(name: "SystemIOTests", dependencies: ["SystemIO"]),
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport", "TestSupport"]),
         .testTarget(name: "CastModelTests", dependencies: ["CastModel", "JSONSupport"]),

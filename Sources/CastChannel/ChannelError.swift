@@ -7,7 +7,7 @@ public import CastModel
 /// switch on ``code`` (for example to reconnect after ``Code/heartbeatTimeout`` but not after
 /// ``Code/certificateMismatch``) without knowing which layer failed. Two errors with the same
 /// code can differ in their message; compare codes, not errors.
-public struct ChannelError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ChannelError: CodedError, Hashable {
     /// The stable identifier, such as `channel.frame-too-large`.
     public var code: DiagnosticCode
     /// What went wrong, with the offending values quoted.
@@ -23,13 +23,7 @@ public struct ChannelError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The error as an error-level ``Diagnostic`` for reports.
-    public var diagnostic: Diagnostic { Diagnostic(.error, code, message, fix: fix) }
-
-    public var description: String {
-        var text = "[\(code.rawValue)] \(message)"
-        if let fix { text += " (fix: \(fix))" }
-        return text
-    }
+    public var diagnostic: Diagnostic { Diagnostic(self) }
 
     /// The stable codes of every ``ChannelError``.
     public enum Code {

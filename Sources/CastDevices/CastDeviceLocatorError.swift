@@ -7,7 +7,7 @@ public import CastModel
 /// Codes: `devices.unknown-name`, `devices.ambiguous-name`, `devices.choose-device`,
 /// `devices.host-invalid`, `devices.device-and-host`, and the `discovery.*` codes of
 /// ``CastDiscoveryError`` when discovery could not run or nothing answered.
-public struct CastDeviceLocatorError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct CastDeviceLocatorError: CodedError, Hashable {
     /// The finding, with its stable code, message and fix.
     public var diagnostic: Diagnostic
     /// Every device discovery found (for unknown, ambiguous or unchosen names), sorted by name.
@@ -28,7 +28,9 @@ public struct CastDeviceLocatorError: Error, Sendable, Hashable, CustomStringCon
     /// The stable code.
     public var code: DiagnosticCode { diagnostic.code }
 
-    public var description: String { diagnostic.description }
+    public var message: String { diagnostic.message }
+
+    public var fix: String? { diagnostic.fix }
 }
 
 extension DiagnosticCode {

@@ -5,7 +5,7 @@ public import CastModel
 ///
 /// Codes are stable (`discovery.*`), so a caller can match on them; the message says what was
 /// observed and the fix says what to try.
-public struct CastDiscoveryError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct CastDiscoveryError: CodedError, Hashable {
     /// The finding, with its stable code, message and fix.
     public var diagnostic: Diagnostic
 
@@ -15,7 +15,9 @@ public struct CastDiscoveryError: Error, Sendable, Hashable, CustomStringConvert
     /// The stable code, e.g. `discovery.nothing-answered`.
     public var code: DiagnosticCode { diagnostic.code }
 
-    public var description: String { diagnostic.description }
+    public var message: String { diagnostic.message }
+
+    public var fix: String? { diagnostic.fix }
 
     /// A system call failed; `errno` is turned into text.
     static func system(_ call: String, errno code: Int32, context: String, fix: String) -> CastDiscoveryError {

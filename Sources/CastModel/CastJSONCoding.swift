@@ -46,10 +46,11 @@ extension CastJSONConvertible {
         var diagnostics: [Diagnostic] = []
         guard let value = Self.decode(from: document.value, at: .root, diagnostics: &diagnostics) else {
             throw CastModelError(
-                code: "json.type-mismatch", message: "\(Self.wireTypeName) must be a JSON object, not \(document.value.typeName)")
+                code: "json.type-mismatch", message: "\(Self.wireTypeName) must be a JSON object, not \(document.value.typeName)",
+                fix: "write \(Self.wireTypeName) as a JSON object { … }")
         }
         if let first = diagnostics.first(where: { $0.severity == .error }) {
-            throw CastModelError(code: first.code, message: "\(first.path ?? .root): \(first.message)")
+            throw CastModelError(code: first.code, message: "\(first.path ?? .root): \(first.message)", fix: first.fix)
         }
         self = value
     }
@@ -59,12 +60,13 @@ extension CastJSONConvertible {
 }
 
 /// An error thrown by the strict decoding entry points.
-public struct CastModelError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct CastModelError: CodedError, Hashable {
     /// The stable code of the first error found.
     public var code: DiagnosticCode
     /// What is wrong and where.
     public var message: String
-    public var description: String { "[\(code.rawValue)] \(message)" }
+    /// How to fix it, when the finding says.
+    public var fix: String?
 }
 
 // MARK: - Reading objects

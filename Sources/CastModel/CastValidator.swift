@@ -755,16 +755,7 @@ public struct CastValidator: Sendable {
         case .success(let value):
             parsed = value
         case .failure(let error):
-            let fix: String
-            switch error {
-            case .unquotedListParameter(let name):
-                fix = "quote the list: \(name)=\"a, b\""
-            case .missingSlash:
-                fix = "write type/subtype, e.g. \"video/mp4\""
-            default:
-                fix = "write type/subtype with optional parameters, e.g. video/mp4; codecs=\"avc1.640028, mp4a.40.2\""
-            }
-            return [Diagnostic(.error, "media.content-type-malformed", "contentType \"\(contentType)\" is not a valid MIME type", fix: fix, path: path)]
+            return [Diagnostic(.error, error.code, "contentType \"\(contentType)\" is not a valid MIME type", fix: error.fix, path: path)]
         }
         var findings: [Diagnostic] = []
         let essence = parsed.essence

@@ -1,4 +1,7 @@
 public import JSONSupport
+// Diagnostics and errors share their codes and locations, so every module that reads diagnostics
+// sees DiagnosticCode, FileLocation and CodedError without a second import.
+@_exported public import CodedErrors
 
 /// One finding from any CastPrep stage: what is wrong, where, and how to fix it.
 ///
@@ -34,28 +37,7 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// A place in a text file: path plus 1-based line and column.
-    public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertible {
-        public var file: String
-        public var line: Int?
-        public var column: Int?
-
-        /// Creates a location.
-        public init(file: String, line: Int? = nil, column: Int? = nil) {
-            self.file = file
-            self.line = line
-            self.column = column
-        }
-
-        /// `file:line:column`, leaving out what is unknown.
-        public var description: String {
-            var text = file
-            if let line {
-                text += ":\(line)"
-                if let column { text += ":\(column)" }
-            }
-            return text
-        }
-    }
+    public typealias SourceLocation = FileLocation
 
     /// How bad it is.
     public var severity: Severity
@@ -86,6 +68,13 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         self.url = url
     }
 
+    /// The error as a finding of `severity` (error by default), rendered by ``ErrorRenderer``:
+    /// one message that says the causes once, one fix, the error's own location.
+    public init(_ error: any CodedError, severity: Severity = .error) {
+        let rendering = ErrorRenderer.render(error)
+        self.init(severity, rendering.code, rendering.message, fix: rendering.fix, location: rendering.location)
+    }
+
     /// The one-line form compilers use, `file:line:col: error: [code] message`, followed by
     /// indented `path:` and `fix:` lines when they are known.
     public var description: String { rendered(colored: false) }
@@ -110,27 +99,6 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         if let url, !message.contains(url) { text += "\n    url: \(url)" }
         if let fix { text += "\n    fix: \(fix)" }
         return text
-    }
-}
-
-/// A stable diagnostic identifier, `area.what-is-wrong`.
-///
-/// A struct rather than an enum so that later stages can add codes without breaking
-/// anyone who switches over the known ones.
-public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, Codable, Comparable, ExpressibleByStringLiteral {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-    public init(stringLiteral value: String) { self.rawValue = value }
-    public static func < (lhs: DiagnosticCode, rhs: DiagnosticCode) -> Bool { lhs.rawValue < rhs.rawValue }
-
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
     }
 }
 

@@ -37,13 +37,35 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
     public func hash(into hasher: inout Hasher) { hasher.combine(description) }
 
     /// Why a string is not a valid MIME type.
-    public enum ParseError: Error, Sendable, Hashable {
+    public enum ParseError: CodedError, Hashable {
         case empty
         case missingSlash
         case invalidToken(String)
         case unquotedListParameter(String)
         case malformedParameter(String)
         case unterminatedQuote
+
+        /// Always `media.content-type-malformed`.
+        public var code: DiagnosticCode { "media.content-type-malformed" }
+
+        public var message: String {
+            switch self {
+            case .empty: "the MIME type is empty"
+            case .missingSlash: "the MIME type has no '/' between type and subtype"
+            case .invalidToken(let text): "\"\(text)\" is not a MIME token"
+            case .unquotedListParameter(let name): "the parameter \(name) holds a list but is not quoted"
+            case .malformedParameter(let text): "the parameter \"\(text)\" is not name=value"
+            case .unterminatedQuote: "a quoted parameter value has no closing quote"
+            }
+        }
+
+        public var fix: String? {
+            switch self {
+            case .unquotedListParameter(let name): "quote the list: \(name)=\"a, b\""
+            case .missingSlash: "write type/subtype, e.g. \"video/mp4\""
+            default: "write type/subtype with optional parameters, e.g. video/mp4; codecs=\"avc1.640028, mp4a.40.2\""
+            }
+        }
     }
 
     /// Parses `text` per RFC 9110 media-type syntax (token/token *(; token=token|quoted-string)).

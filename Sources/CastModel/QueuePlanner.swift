@@ -16,16 +16,31 @@ public struct QueuePlanner: Sendable {
     }
 
     /// Why a queue cannot be planned.
-    public enum PlanError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum PlanError: CodedError, Hashable {
         case empty
         /// One item alone is larger than a frame.
         case itemTooLarge(index: Int, bytes: Int)
 
-        public var description: String {
+        /// `queue.items-missing` or `message.frame-too-large`.
+        public var code: DiagnosticCode {
+            switch self {
+            case .empty: "queue.items-missing"
+            case .itemTooLarge: "message.frame-too-large"
+            }
+        }
+
+        public var message: String {
             switch self {
             case .empty: "the queue has no items"
             case .itemTooLarge(let index, let bytes):
-                "queue item \(index) alone is \(bytes) bytes of JSON, more than a Cast message can carry; trim its metadata, tracks or customData"
+                "queue item \(index) alone is \(bytes) bytes of JSON, more than a Cast message can carry"
+            }
+        }
+
+        public var fix: String? {
+            switch self {
+            case .empty: "give at least one item"
+            case .itemTooLarge: "trim its metadata, tracks or customData"
             }
         }
     }

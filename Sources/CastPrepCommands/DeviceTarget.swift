@@ -173,11 +173,17 @@ struct DeviceBook {
 enum SenderErrorReport {
     static func print(_ error: any Error, io: CommandIO, printer: DiagnosticPrinter) {
         guard let error = error as? CastSenderError else {
-            io.writeErrorLine("Error: \(error)")
+            if let coded = error as? any CodedError {
+                printer.print([Diagnostic(coded)])
+            } else {
+                io.writeErrorLine("Error: \(error)")
+            }
             return
         }
         // The findings are printed by the printer, not a second time inside the description.
-        io.writeErrorLine("Error: " + error.summary)
+        // The renderer's layout (error: [code] message, indented lines), with the device's
+        // likely cause and the command that diagnoses it.
+        io.writeErrorLine("error: " + error.summary)
         printer.print(error.diagnostics)
     }
 }
@@ -186,9 +192,9 @@ extension SenderErrorReport {
     /// The findings `print(_:io:printer:)` shows, for a `--json` document: the error itself, then its details.
     static func diagnostics(for error: any Error) -> [Diagnostic] {
         guard let error = error as? CastSenderError else {
-            return [Diagnostic(.error, "cast.failed", "\(error)")]
+            return [(error as? any CodedError).map { Diagnostic($0) } ?? Diagnostic(.error, "cast.failed", "\(error)")]
         }
-        return [Diagnostic(.error, error.code, error.message, fix: error.fix)] + error.diagnostics
+        return [Diagnostic(error)] + error.diagnostics
     }
 }
 

@@ -118,7 +118,9 @@ enum LoadCommand {
                     }
                     requests = messages
                 } catch {
-                    diagnostics.append(Diagnostic(.error, "message.frame-too-large", error.description, location: .init(file: path)))
+                    var finding = Diagnostic(error)
+                    finding.location = .init(file: path)
+                    diagnostics.append(finding)
                 }
             }
         } else {

@@ -175,11 +175,15 @@ enum PreflightCommand {
             outcome = value
         case .failure(let error as PreflightError) where error.code == "preflight.interrupted":
             progress.finish()
-            io.writeErrorLine("castprep: \(error.message) (\(error.fix))")
+            io.writeErrorLine("castprep: \(error.message)" + (error.fix.map { " (\($0))" } ?? ""))
             return 130
         case .failure(let error as PreflightError):
             progress.finish()
             printer.print([error.diagnostic])
+            return 1
+        case .failure(let error as any CodedError):
+            progress.finish()
+            printer.print([Diagnostic(error)])
             return 1
         case .failure(let error):
             progress.finish()

@@ -88,7 +88,7 @@ enum ReceiverCommand {
             do {
                 faults = try ReceiverFaults(jsonText: String(decoding: bytes, as: UTF8.self))
             } catch {
-                printer.print([Diagnostic(.error, DiagnosticCode(error.code), "\(path): \(error.message)", fix: error.fix)])
+                printer.print([Diagnostic(.error, error.code, "\(path): \(ErrorRenderer.render(error).message)", fix: error.fix)])
                 return 1
             }
         }

@@ -1,5 +1,5 @@
-import CastModel
-import JSONSupport
+public import CastModel
+public import JSONSupport
 
 /// Misbehaviour to script into the emulated device, for testing how a sender copes.
 ///
@@ -77,12 +77,15 @@ public struct ReceiverFaults: Sendable, Hashable {
 }
 
 /// Why a faults document was refused.
-public struct ReceiverFaultsError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ReceiverFaultsError: CodedError, Hashable {
     /// A stable code, `faults.*`.
-    public var code: String
+    public var code: DiagnosticCode
     public var message: String
-    public var fix: String
-    public var description: String { "[\(code)] \(message); fix: \(fix)" }
+    public var fix: String?
+    /// The JSON syntax error, when the file is not JSON at all.
+    public var syntaxError: JSONSyntaxError?
+
+    public var cause: (any CodedError)? { syntaxError }
 }
 
 extension ReceiverFaults {
@@ -95,7 +98,9 @@ extension ReceiverFaults {
         do {
             json = try JSONParser(limits: .init(maxDepth: 16, maxStringBytes: 4096, maxDocumentBytes: 1 << 20)).parse(jsonText).value
         } catch {
-            throw ReceiverFaultsError(code: "faults.syntax", message: "the faults file is not valid JSON: \(error)", fix: "check it with castprep validate or a JSON linter")
+            throw ReceiverFaultsError(
+                code: "faults.syntax", message: "the faults file is not valid JSON", fix: "check it with castprep validate or a JSON linter",
+                syntaxError: error)
         }
         guard case .object(let members) = json else {
             throw ReceiverFaultsError(code: "faults.not-object", message: "faults must be a JSON object, not \(json.typeName)", fix: "write { \"stopPongs\": true, … }")

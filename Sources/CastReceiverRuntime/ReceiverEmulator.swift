@@ -371,11 +371,11 @@ public final class ReceiverEmulator: Sendable {
 }
 
 /// Why the emulator could not start.
-public struct ReceiverEmulatorError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ReceiverEmulatorError: CodedError, Hashable {
     /// A stable code, `receiver.*`.
     public var code: DiagnosticCode
     public var message: String
-    public var fix: String
+    public var fix: String?
 
     /// Creates an error.
     public init(code: DiagnosticCode, message: String, fix: String) {
@@ -385,9 +385,7 @@ public struct ReceiverEmulatorError: Error, Sendable, Hashable, CustomStringConv
     }
 
     /// The error as a diagnostic, for printing.
-    public var diagnostic: Diagnostic { Diagnostic(.error, code, message, fix: fix) }
-
-    public var description: String { "[\(code.rawValue)] \(message); fix: \(fix)" }
+    public var diagnostic: Diagnostic { Diagnostic(self) }
 }
 
 /// The open sockets by sender, for routing the device's outputs.

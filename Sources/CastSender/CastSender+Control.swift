@@ -111,7 +111,7 @@ extension CastSender {
         do {
             try await link.transport.connectVirtual(to: joined.transportID, from: configuration.sourceID)
         } catch {
-            throw CastSenderError(code: CastSenderError.Code.sendFailed, message: "CONNECT to \(joined.transportID) failed: \(error)")
+            throw CastSenderError(code: CastSenderError.Code.sendFailed, message: "CONNECT to \(joined.transportID) failed", causedBy: error)
         }
         if session != joined {
             if session?.transportID != joined.transportID, media != nil {

@@ -64,8 +64,9 @@ extension CastSender {
         do {
             plan = try QueuePlanner(maximumPayloadSize: budget).plan(items: items, startIndex: startIndex, repeatMode: repeatMode)
         } catch {
-            throw CastSenderError(code: CastSenderError.Code.queuePlan, message: "cannot send the queue: \(error)",
-                                  fix: "send at least one item, each under 64 KiB of JSON")
+            var failure = CastSenderError(code: CastSenderError.Code.queuePlan, message: "cannot send the queue", causedBy: error)
+            failure.fix = "send at least one item, each under 64 KiB of JSON"
+            throw failure
         }
         let validator = requestValidator
         var findings = validator.validate(plan.queueLoad)

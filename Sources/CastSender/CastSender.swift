@@ -258,7 +258,7 @@ public actor CastSender {
         } catch let error as CastSenderError {
             throw error
         } catch {
-            throw CastSenderError(code: CastSenderError.Code.sendFailed, message: "cannot open a link to \(endpoint): \(error)")
+            throw CastSenderError(code: CastSenderError.Code.sendFailed, message: "cannot open a link to \(endpoint)", causedBy: error)
         }
         if connection == .closed {
             await transport.close()
@@ -283,7 +283,7 @@ public actor CastSender {
         do {
             try await transport.connectVirtual(to: Self.platformID, from: configuration.sourceID)
         } catch {
-            throw CastSenderError(code: CastSenderError.Code.sendFailed, message: "CONNECT to \(Self.platformID) failed: \(error)")
+            throw CastSenderError(code: CastSenderError.Code.sendFailed, message: "CONNECT to \(Self.platformID) failed", causedBy: error)
         }
         return link
     }
@@ -465,9 +465,10 @@ public actor CastSender {
             pending.removeValue(forKey: id)?.timeoutTask?.cancel()
             // A link that cannot send is dead even if its stream has not ended yet.
             linkEnded(generation: link.generation, error: error)
-            throw CastSenderError(
-                code: CastSenderError.Code.sendFailed, message: "could not send \(R.messageType) to \(destination): \(error)",
-                fix: "the link is probably down; the sender reconnects by itself")
+            var failure = CastSenderError(
+                code: CastSenderError.Code.sendFailed, message: "could not send \(R.messageType) to \(destination)", causedBy: error)
+            failure.fix = "the link is probably down; the sender reconnects by itself"
+            throw failure
         }
         return try await awaitReply(id)
     }

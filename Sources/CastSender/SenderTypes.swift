@@ -7,7 +7,7 @@ import JSONSupport
 ///
 /// Device errors carry an ``explanation``; a request the validator rejected carries the
 /// ``diagnostics`` that explain why it was not sent.
-public struct CastSenderError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct CastSenderError: CodedError, Hashable {
     /// Stable: `sender.timeout`, `sender.request-invalid`, `device.load-failed`, …
     public var code: DiagnosticCode
     /// What went wrong, with the request and endpoint named.
@@ -18,6 +18,10 @@ public struct CastSenderError: Error, Sendable, Hashable, CustomStringConvertibl
     public var explanation: CastErrorExplanation?
     /// The validator's findings, when the request was refused before sending.
     public var diagnostics: [Diagnostic]
+    /// The lower layer's error (a ``ChannelError``…) this one wraps.
+    public var underlying: ErrorCause?
+
+    public var cause: (any CodedError)? { underlying?.error }
 
     /// Creates an error.
     public init(code: DiagnosticCode, message: String, fix: String? = nil, explanation: CastErrorExplanation? = nil,
@@ -29,27 +33,32 @@ public struct CastSenderError: Error, Sendable, Hashable, CustomStringConvertibl
         self.diagnostics = diagnostics
     }
 
+    /// Creates an error caused by `error`: a coded error becomes the ``cause`` (rendered once,
+    /// with its fix when this error has none); any other error's text is appended to `message`.
+    public init(code: DiagnosticCode, message: String, causedBy error: any Error) {
+        if let coded = error as? any CodedError {
+            self.init(code: code, message: message)
+            underlying = ErrorCause(coded)
+        } else {
+            self.init(code: code, message: "\(message): \(error)")
+        }
+    }
+
     /// The message with the likely cause, the command that diagnoses it and the fix, each said
     /// once (a fix that only repeats the diagnosing command is left out), without the findings.
     public var summary: String {
-        var text = "[\(code.rawValue)] \(message)"
+        let rendering = ErrorRenderer.render(self)
+        var text = "[\(code.rawValue)] \(rendering.message)"
         var command: String?
         if let explanation {
-            text += "\n  likely cause: \(explanation.likelyCause)"
+            text += "\n    likely cause: \(explanation.likelyCause)"
             command = explanation.command
-            if let command { text += "\n  diagnose: \(command)" }
+            if let command { text += "\n    diagnose: \(command)" }
         }
-        if let fix, fix != command.map({ "run \($0)" }) { text += "\n  fix: \(fix)" }
+        if let fix = rendering.fix, fix != command.map({ "run \($0)" }) { text += "\n    fix: \(fix)" }
         return text
     }
 
-    public var description: String {
-        var text = summary
-        for diagnostic in diagnostics where diagnostic.severity == .error {
-            text += "\n  " + diagnostic.description.split(separator: "\n").joined(separator: "\n  ")
-        }
-        return text
-    }
 
     /// The stable codes of errors the sender raises itself.
     public enum Code {

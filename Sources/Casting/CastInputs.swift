@@ -304,7 +304,7 @@ public struct CastInputs: Sendable {
 }
 
 /// An error that stops `castprep cast` before anything is sent, with a stable code and a fix.
-public struct CastingError: Error, Sendable, CustomStringConvertible {
+public struct CastingError: CodedError {
     /// The finding, with location where there is one.
     public var diagnostic: Diagnostic
 
@@ -316,5 +316,8 @@ public struct CastingError: Error, Sendable, CustomStringConvertible {
         diagnostic = Diagnostic(.error, code, message, fix: fix)
     }
 
-    public var description: String { diagnostic.description }
+    public var code: DiagnosticCode { diagnostic.code }
+    public var message: String { diagnostic.message }
+    public var fix: String? { diagnostic.fix }
+    public var location: FileLocation? { diagnostic.location }
 }

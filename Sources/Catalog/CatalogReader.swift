@@ -68,9 +68,14 @@ public struct CatalogServing: Sendable, Hashable {
 }
 
 /// An error that stops a catalog from being read at all.
-public struct CatalogError: Error, Sendable, CustomStringConvertible {
+public struct CatalogError: CodedError {
+    /// The finding, with the file and where known the line and column.
     public var diagnostic: Diagnostic
-    public var description: String { diagnostic.description }
+
+    public var code: DiagnosticCode { diagnostic.code }
+    public var message: String { diagnostic.message }
+    public var fix: String? { diagnostic.fix }
+    public var location: FileLocation? { diagnostic.location }
 }
 
 /// Reads any supported catalog into ``CatalogItem``s.

@@ -1,3 +1,4 @@
+import CodedErrors
 import Foundation
 
 /// What a command line asks for, decided without running anything.
@@ -24,7 +25,9 @@ public enum CommandRunner {
     ///
     /// Help and version go to stdout with status 0. Usage errors, from parsing or from
     /// the run closure, go to stderr with the usage line and status 64. Any other error
-    /// thrown by the run closure is printed as `Error: <description>` with status 1.
+    /// thrown by the run closure is printed with status 1: a ``CodedError`` through
+    /// ``ErrorRenderer/text(_:colored:)`` (`error: [code] message` and a `fix:` line, as the
+    /// commands print findings), anything else as `Error: <description>`.
     ///
     /// - Parameter arguments: The command line without `argv[0]`.
     public static func run(_ root: CommandSpec, arguments: [String], io: CommandIO) async -> Int32 {
@@ -52,6 +55,9 @@ public enum CommandRunner {
             } catch let error as UsageError {
                 io.writeError(errorText(for: error, in: root))
                 return UsageError.exitStatus
+            } catch let error as any CodedError {
+                io.writeErrorLine(ErrorRenderer.text(error, colored: io.colorEnabled(for: .standardError, mode: .auto)))
+                return failureExitStatus
             } catch {
                 io.writeErrorLine("Error: \(describe(error))")
                 return failureExitStatus

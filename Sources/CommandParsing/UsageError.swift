@@ -1,9 +1,11 @@
+public import CodedErrors
+
 /// A command line that does not match the spec: the user's mistake, not the tool's.
 ///
 /// It carries what is needed to print the familiar three-line report (error, usage,
 /// pointer to help) and maps to exit status 64 (`EX_USAGE`), so scripts can tell a bad
 /// invocation from a failed run.
-public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct UsageError: CodedError, Equatable {
     /// The exit status for usage errors, `EX_USAGE` from `sysexits.h`.
     public static let exitStatus: Int32 = 64
 
@@ -22,6 +24,13 @@ public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
         self.commandPath = commandPath
     }
 
-    /// The message alone, so interpolating the error reads naturally.
+    /// Always `usage.invalid`: the message says which option or argument.
+    public var code: DiagnosticCode { "usage.invalid" }
+
+    /// The pointer to the command's help.
+    public var fix: String? { "see '\(commandPath.joined(separator: " ")) --help'" }
+
+    /// The message alone: usage errors keep argument-parser's layout (`Error:`, `Help:`,
+    /// `Usage:`), printed by ``CommandRunner/errorText(for:in:)``, not the coded-error line.
     public var description: String { message }
 }

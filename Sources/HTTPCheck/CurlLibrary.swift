@@ -30,13 +30,13 @@ enum CurlLibrary {
 
 /// libcurl could not be loaded or initialised, so no HTTP request can be sent; with the stable
 /// code `http.libcurl-missing` and the package to install.
-public struct HTTPLibraryError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct HTTPLibraryError: CodedError, Hashable {
     /// Always ``HTTPCheckCode/libcurlMissing``.
     public var code: DiagnosticCode
     /// What failed, naming the library file, e.g. `libcurl (libcurl.so.4) could not be loaded (...)`.
     public var message: String
     /// How to fix it: the package to install.
-    public var fix: String
+    public var fix: String?
 
     /// Creates the error for a load failure described by `message`.
     public init(_ message: String) {
@@ -46,9 +46,7 @@ public struct HTTPLibraryError: Error, Sendable, Hashable, CustomStringConvertib
     }
 
     /// The error as a diagnostic, for printing.
-    public var diagnostic: Diagnostic { Diagnostic(.error, code, message, fix: fix) }
-
-    public var description: String { "\(message) [\(code)] — fix: \(fix)" }
+    public var diagnostic: Diagnostic { Diagnostic(self) }
 }
 
 extension HTTPTransport {

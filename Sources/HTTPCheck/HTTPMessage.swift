@@ -1,3 +1,5 @@
+public import CastModel
+
 /// The request methods a Cast receiver's Chromium uses for media: `GET` for content, `HEAD` for
 /// size checks some players make, and `OPTIONS` for CORS preflights.
 public enum HTTPMethod: String, Sendable, Hashable, Codable {
@@ -148,7 +150,7 @@ public struct HTTPResponse: Sendable, Hashable {
 }
 
 /// Why a transfer produced no response.
-public struct TransferFailure: Error, Sendable, Hashable, CustomStringConvertible {
+public struct TransferFailure: CodedError, Hashable {
     /// What kind of failure, which decides the diagnostic code.
     public enum Kind: String, Sendable, Hashable, Codable {
         /// The URL is not an http(s) URL the transport can fetch.
@@ -184,7 +186,22 @@ public struct TransferFailure: Error, Sendable, Hashable, CustomStringConvertibl
         self.message = message
     }
 
-    public var description: String { "\(kind.rawValue): \(message)" }
+    /// The finding's code for this kind (`http.dns-failed`, `http.connect-failed`…).
+    public var code: DiagnosticCode {
+        switch kind {
+        case .invalidURL: HTTPCheckCode.invalidURL
+        case .dns: HTTPCheckCode.dnsFailed
+        case .connect: HTTPCheckCode.connectFailed
+        case .certificate: HTTPCheckCode.tlsCertificate
+        case .tls: HTTPCheckCode.tlsFailed
+        case .timeout: HTTPCheckCode.timeout
+        case .protocolError, .other, .cancelled: HTTPCheckCode.transferFailed
+        case .libraryMissing: HTTPCheckCode.libcurlMissing
+        }
+    }
+
+    /// The fix HTTPCheck gives for ``code``.
+    public var fix: String? { HTTPCheckCode.fix(for: code) }
 }
 
 // MARK: - Response head parsing

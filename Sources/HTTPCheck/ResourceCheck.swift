@@ -152,16 +152,7 @@ struct ResourceCheck {
     }
 
     mutating func reportTransferFailure(_ failure: TransferFailure, exchange: HTTPExchange) {
-        let code: DiagnosticCode = switch failure.kind {
-        case .invalidURL: HTTPCheckCode.invalidURL
-        case .dns: HTTPCheckCode.dnsFailed
-        case .connect: HTTPCheckCode.connectFailed
-        case .certificate: HTTPCheckCode.tlsCertificate
-        case .tls: HTTPCheckCode.tlsFailed
-        case .timeout: HTTPCheckCode.timeout
-        case .protocolError, .other, .cancelled: HTTPCheckCode.transferFailed
-        case .libraryMissing: HTTPCheckCode.libcurlMissing
-        }
+        let code = failure.code
         let severity: Diagnostic.Severity = resource.kind == .image ? .warning : .error
         report(severity, code, "\(resource.kind.label) could not be fetched: \(failure.message)", exchange: exchange, url: exchange.url)
     }

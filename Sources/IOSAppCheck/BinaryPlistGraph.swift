@@ -1,3 +1,5 @@
+import CastModel
+
 /// A walk over a binary property list's object graph before libplist parses it.
 ///
 /// libplist 2.2 recurses once per nesting level and copies an object each time it is

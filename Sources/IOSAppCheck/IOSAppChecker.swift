@@ -79,7 +79,7 @@ public enum IOSAppChecker {
                 do {
                     parsed = try PlistLibrary.read(bytes, name: plistPath)
                 } catch {
-                    findings.append(Diagnostic(.error, DiagnosticCode(error.code), error.message, fix: error.fix, location: .init(file: plistPath)))
+                    findings.append(Diagnostic(.error, error.code, error.message, fix: error.fix, location: .init(file: plistPath)))
                     unreadable += 1
                     continue
                 }

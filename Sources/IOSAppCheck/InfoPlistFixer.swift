@@ -41,7 +41,7 @@ public enum InfoPlistFixer {
             do {
                 result.backupPath = try fix(plist)
             } catch {
-                result.refusal = Diagnostic(.error, DiagnosticCode(error.code), error.message, fix: error.fix, location: .init(file: plist.path))
+                result.refusal = Diagnostic(.error, error.code, error.message, fix: error.fix, location: .init(file: plist.path))
             }
             results.append(result)
         }
@@ -52,7 +52,7 @@ public enum InfoPlistFixer {
     static func fix(_ plist: CheckedInfoPlist) throws(PlistError) -> String {
         let path = plist.path
         guard let original = BoundedFile.read(path, limit: PlistLibrary.maximumBytes) else {
-            throw PlistError(code: IOSCheckCode.fixWriteFailed.rawValue, message: "\(path) could not be read again", fix: "check the file's permissions")
+            throw PlistError(code: IOSCheckCode.fixWriteFailed, message: "\(path) could not be read again", fix: "check the file's permissions")
         }
         let before = try PlistLibrary.read(original, name: path)
         let updated: [UInt8]
@@ -61,7 +61,7 @@ public enum InfoPlistFixer {
             updated = try PlistLibrary.rewriteBinary(original, setting: plist.changes)
         case .xml:
             guard let layout = before.layout else {
-                throw PlistError(code: IOSCheckCode.fixNotVerified.rawValue, message: "\(path) could not be laid out for editing", fix: "edit it in Xcode")
+                throw PlistError(code: IOSCheckCode.fixNotVerified, message: "\(path) could not be laid out for editing", fix: "edit it in Xcode")
             }
             updated = try editXML(original, layout: layout, changes: plist.changes)
         }
@@ -73,7 +73,7 @@ public enum InfoPlistFixer {
 
     static func editXML(_ bytes: [UInt8], layout: XMLPlistLayout, changes: [PropertyListEntry]) throws(PlistError) -> [UInt8] {
         guard let rootClose = layout.rootClose else {
-            throw PlistError(code: IOSCheckCode.fixNotVerified.rawValue, message: "the root <dict> of the Info.plist was not found", fix: "edit it in Xcode")
+            throw PlistError(code: IOSCheckCode.fixNotVerified, message: "the root <dict> of the Info.plist was not found", fix: "edit it in Xcode")
         }
         let unit = layout.indentUnit
         // The file's own line ends: CRLF when its first line ends so.
@@ -125,7 +125,7 @@ public enum InfoPlistFixer {
     /// equal and in the same order, each changed member as intended.
     static func verify(before: ParsedPlist, after: [UInt8], changes: [PropertyListEntry], path: String) throws(PlistError) {
         func refuse(_ reason: String) -> PlistError {
-            PlistError(code: IOSCheckCode.fixNotVerified.rawValue, message: "the corrected \(path) did not read back as intended (\(reason)); nothing was written",
+            PlistError(code: IOSCheckCode.fixNotVerified, message: "the corrected \(path) did not read back as intended (\(reason)); nothing was written",
                        fix: "make the change by hand:\n" + changes.map { InfoPlistRules.snippet($0.key, $0.value) }.joined(separator: "\n"))
         }
         let reread: ParsedPlist
@@ -166,13 +166,13 @@ public enum InfoPlistFixer {
             guard rename(temporary, path) == 0 else {
                 let reason = String(cString: strerror(errno))
                 try? manager.removeItem(atPath: temporary)
-                throw PlistError(code: IOSCheckCode.fixWriteFailed.rawValue, message: "\(path) could not be replaced: \(reason)", fix: "check that its folder is writable")
+                throw PlistError(code: IOSCheckCode.fixWriteFailed, message: "\(path) could not be replaced: \(reason)", fix: "check that its folder is writable")
             }
         } catch let error as PlistError {
             throw error
         } catch {
             try? manager.removeItem(atPath: temporary)
-            throw PlistError(code: IOSCheckCode.fixWriteFailed.rawValue, message: "\(path) could not be written: \(error.localizedDescription)",
+            throw PlistError(code: IOSCheckCode.fixWriteFailed, message: "\(path) could not be written: \(error.localizedDescription)",
                              fix: "check that its folder is writable")
         }
         return backup

@@ -1,11 +1,12 @@
+import CastModel
 internal import CPlist
 import Foundation
 
 /// Why a property list could not be read or written.
-struct PlistError: Error, Sendable, Hashable {
-    var code: String
+struct PlistError: CodedError, Hashable {
+    var code: DiagnosticCode
     var message: String
-    var fix: String
+    var fix: String?
 }
 
 /// A property list read through libplist: its format, its value, and for XML where each

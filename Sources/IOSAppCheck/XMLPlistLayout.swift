@@ -1,3 +1,5 @@
+import CastModel
+
 /// Where the top-level members of an XML property list are in its text: each key's line,
 /// each value's byte range, and the line of every string in an array value.
 ///

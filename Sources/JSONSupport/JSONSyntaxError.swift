@@ -1,8 +1,10 @@
+public import CodedErrors
+
 /// A JSON document that cannot be read, with the place and a way to fix it.
 ///
 /// `line` and `column` are 1-based; `column` counts characters (Unicode scalars), not bytes,
 /// so it matches what an editor shows.
-public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct JSONSyntaxError: CodedError, Hashable {
     /// What kind of problem this is; stable across releases, for scripts and tests.
     public enum Kind: String, Sendable, Hashable, Codable {
         case unexpectedEnd = "json.unexpected-end"
@@ -29,9 +31,13 @@ public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertibl
     /// What is wrong, quoting the offending text where it helps.
     public var message: String
     /// How to fix it.
-    public var fix: String
+    public var fix: String?
 
-    public var description: String { "\(line):\(column): \(message)" }
+    /// The stable code, `json.<what>`.
+    public var code: DiagnosticCode { DiagnosticCode(kind.rawValue) }
+
+    /// The line and column; the caller that knows the file puts its own location first.
+    public var location: FileLocation? { FileLocation(file: "", line: line, column: column) }
 }
 
 /// Converts byte offsets into 1-based line and character columns.

@@ -1,7 +1,7 @@
 public import CastModel
 
 /// Why a file could not be probed, with a stable code and a fix.
-public struct ProbeError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ProbeError: CodedError, Hashable {
     public var code: DiagnosticCode
     public var message: String
     public var fix: String?
@@ -17,9 +17,8 @@ public struct ProbeError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The error as a diagnostic located at the file.
-    public var diagnostic: Diagnostic {
-        Diagnostic(.error, code, message, fix: fix, location: .init(file: source))
-    }
+    public var diagnostic: Diagnostic { Diagnostic(self) }
 
-    public var description: String { "\(source): \(message)" }
+    /// The probed file or URL.
+    public var location: FileLocation? { FileLocation(file: source) }
 }

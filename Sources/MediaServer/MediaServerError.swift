@@ -3,7 +3,7 @@ internal import CMicroHTTPD
 import Glibc
 
 /// Why the server could not start or a setting is unusable, with a stable code and a fix.
-public struct MediaServerError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct MediaServerError: CodedError, Hashable {
     /// The stable identifier, `serve.*`.
     public var code: DiagnosticCode
     /// What went wrong, with the offending value.
@@ -19,11 +19,7 @@ public struct MediaServerError: Error, Sendable, Hashable, CustomStringConvertib
     }
 
     /// The error as a diagnostic.
-    public var diagnostic: Diagnostic { Diagnostic(.error, code, message, fix: fix) }
-
-    public var description: String {
-        fix.map { "\(message) (\($0))" } ?? message
-    }
+    public var diagnostic: Diagnostic { Diagnostic(self) }
 
     static func directoryMissing(_ path: String, reason: String) -> MediaServerError {
         MediaServerError("serve.directory-missing", "cannot serve '\(path)': \(reason)",

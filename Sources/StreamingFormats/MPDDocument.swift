@@ -1,4 +1,5 @@
 internal import CLibXML2
+public import CodedErrors
 
 /// A DASH manifest read by the one hardened XML loader (CLibXML2's `castprep_xml_read`): no
 /// network access, no DTD loading, every entity declared empty and a document that declares
@@ -55,7 +56,7 @@ final class XMLTree {
 }
 
 /// Why a manifest could not be read at all.
-public struct MPDReadError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct MPDReadError: CodedError, Hashable {
     /// What is wrong.
     public var message: String
     /// The line libxml2 stopped at, when known.
@@ -66,7 +67,16 @@ public struct MPDReadError: Error, Sendable, Hashable, CustomStringConvertible {
         self.line = line
     }
 
-    public var description: String { line.map { "line \($0): \(message)" } ?? message }
+    /// Always `dash.manifest-unreadable`; HTTPCheck and MediaProbe report it under their own
+    /// codes with this error as the cause.
+    public var code: DiagnosticCode { "dash.manifest-unreadable" }
+
+    public var fix: String? {
+        "serve the DASH manifest itself: well-formed XML with an <MPD> root, without a DTD or entities, at most \(MPDDocument.maximumBytes) bytes"
+    }
+
+    /// The line, when libxml2 gave one (the caller knows the URL or file).
+    public var location: FileLocation? { line.map { FileLocation(file: "", line: $0) } }
 }
 
 /// An element of an ``MPDDocument``.

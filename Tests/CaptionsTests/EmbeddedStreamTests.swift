@@ -1,6 +1,7 @@
 import CastModel
 import Foundation
 import Testing
+import TestSupport
 
 @testable import Captions
 
@@ -9,8 +10,6 @@ enum MediaFixtures {
     static let ffmpeg: String? = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first {
         FileManager.default.isExecutableFile(atPath: $0)
     }
-
-    static var available: Bool { ffmpeg != nil }
 
     static let srt = """
         1
@@ -62,7 +61,7 @@ enum MediaFixtures {
     }
 }
 
-@Suite("Embedded subtitle streams", .enabled(if: MediaFixtures.available, "needs the ffmpeg CLI to make media fixtures"))
+@Suite("Embedded subtitle streams", .requires(.ffmpeg))
 struct EmbeddedStreamTests {
     @Test("mov_text in MP4 is extracted with timings and markup")
     func movText() async throws {

@@ -1,6 +1,7 @@
 import CastModel
 import Foundation
 import Testing
+import TestSupport
 
 @testable import Captions
 
@@ -28,14 +29,6 @@ enum Interop {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    static func hasPython(module: String) -> Bool {
-        FileManager.default.fileExists(atPath: script.path) && run("python3", ["-c", "import \(module)"]).status == 0
-    }
-
-    static let hasWebVTT = hasPython(module: "webvtt")
-    static let hasPycaption = hasPython(module: "pycaption")
-    static let hasFFmpeg = run("ffmpeg", ["-version"]).status == 0 && hasPython(module: "json")
-
     /// Converts a fixture, writes our WebVTT to a temp file, and runs the comparison.
     static func compare(_ mode: String, fixture: String, extra: [String] = []) throws -> (ok: Bool, message: String) {
         let conversion = try Fixtures.convert(fixture)
@@ -62,7 +55,7 @@ enum Interop {
 struct InteropTests {
     @Test(
         "webvtt-py reads CastPrep's output with the same cue count and timings",
-        .enabled(if: Interop.hasWebVTT, "needs python3 with webvtt-py (pip install webvtt-py)"),
+        .requires(.python3Module("webvtt", package: "webvtt-py")),
         arguments: Interop.allFixtures)
     func webvttPy(fixture: String) throws {
         let result = try Interop.compare("webvtt", fixture: fixture)
@@ -71,7 +64,7 @@ struct InteropTests {
 
     @Test(
         "cue timings agree with ffmpeg's own SRT/ASS conversion to the millisecond",
-        .enabled(if: Interop.hasFFmpeg, "needs the ffmpeg CLI and python3"),
+        .requires(.ffmpeg, .python3),
         arguments: ["srt/peers-experiment.srt", "srt/utf16le-bom.srt", "interop/simple.ass"])
     func ffmpeg(fixture: String) throws {
         let result = try Interop.compare("ffmpeg", fixture: fixture)
@@ -80,7 +73,7 @@ struct InteropTests {
 
     @Test(
         "cue timings agree with pycaption for DFXP exactly and SCC within one frame",
-        .enabled(if: Interop.hasPycaption, "needs python3 with pycaption (pip install pycaption)"),
+        .requires(.python3Module("pycaption", package: "pycaption")),
         arguments: [
             ("interop/simple.dfxp", 0),
             // pycaption reads drop-frame time codes as seconds + frames/30 and times EOC by its

@@ -32,7 +32,7 @@ struct ForeignPeerTests {
 
     @Test(
         "connecting to a server that is not a Cast device fails with channel.not-cast-device",
-        .enabled(if: ForeignServer.isAvailable, "python3 and openssl run the test servers"),
+        .requires(.python3, .openssl),
         arguments: [
             (ForeignServer.Kind.http, "answered HTTP (\"HTTP/1.1 400 Bad Request\"); this is not a Cast device's port"),
             (.banner, "answered with text (\"SSH-2.0-OpenSSH_9.2p1 Debian-2\")"),
@@ -53,7 +53,7 @@ struct ForeignPeerTests {
     }
 
     @Test("a server that accepts TCP and never answers the handshake is named as probably not a device",
-          .enabled(if: ForeignServer.isAvailable, "python3 runs the test server"))
+          .requires(.python3, .openssl))
     func silentServer() async throws {
         let server = try ForeignServer(.silent)
         let error = await #expect(throws: ChannelError.self) {

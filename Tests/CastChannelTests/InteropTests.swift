@@ -12,17 +12,6 @@ import TestSupport
 enum ChannelInterop {
     static let script = Repository.root().appendingPathComponent("Scripts/interop/channel_pb.py").path
 
-    static let isAvailable: Bool = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import pychromecast.generated.cast_channel_pb2"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }()
-
     /// Runs the script without blocking a cooperative thread: the exit is awaited through the
     /// termination handler, and the output is read after it.
     static func run(_ arguments: [String], input: String = "") async throws -> (status: Int32, output: String) {
@@ -81,7 +70,7 @@ enum ChannelInterop {
     ]
 }
 
-@Suite("Interop with pychromecast's protobuf", .enabled(if: ChannelInterop.isAvailable, "needs python3 with pychromecast (pip install pychromecast)"))
+@Suite("Interop with pychromecast's protobuf", .requires(.pychromecast))
 struct ChannelInteropTests {
     @Test("pychromecast serializes every message to exactly our bytes")
     func encodingAgrees() async throws {

@@ -183,7 +183,8 @@ struct LoopbackTests {
         let server = try TestServer()
         let client = try await server.connect()
         try await client.connection.openVirtualConnection(to: CastEndpointID.platformReceiver)
-        try await client.connection.openVirtualConnection(to: CastEndpointID.platformReceiver)  // already open: not sent again
+        // already open: not sent again
+        try await client.connection.openVirtualConnection(to: CastEndpointID.platformReceiver)
         try await client.connection.openVirtualConnection(to: "transport-7")
         try await client.connection.send(testMessage("after connects"))
         let accepted = try await server.connection()

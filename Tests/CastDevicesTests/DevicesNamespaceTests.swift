@@ -39,16 +39,7 @@ var castprepBinary: String { CastPrepBinary.path }
 /// interface but `lo` before anything is started.
 @Suite("castprep devices in a private network namespace", .enabled(if: !insideDevicesNamespace))
 struct DevicesNamespaceTests {
-    static var unavailableReason: String? {
-        if getuid() != 0 { return "needs root to create a network namespace (unshare -n)" }
-        for tool in ["/usr/bin/unshare", "/usr/sbin/ip"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            return "\(tool) is missing (util-linux, iproute2)"
-        }
-        if !FileManager.default.isExecutableFile(atPath: castprepBinary) { return "the castprep binary is not built" }
-        return nil
-    }
-
-    @Test("scenario passes in its own namespace", .enabled(if: unavailableReason == nil, "\(unavailableReason ?? "")"),
+    @Test("scenario passes in its own namespace", .requires(.privateNamespace, .castprepBinary),
           .timeLimit(.minutes(2)), arguments: DevicesScenario.allCases)
     func scenario(_ scenario: DevicesScenario) async throws {
         let binary = try #require(try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"), "cannot find the test binary")

@@ -436,7 +436,7 @@ struct CodableTests {
         }
         #expect(error.code == "json.type-mismatch")
         #expect(error.message.hasPrefix("$.media.duration: "))
-        #expect(error.description.hasPrefix("[json.type-mismatch] "))
+        #expect(error.description.hasSuffix(" [json.type-mismatch]"))
 
         let notObject = try #require(throws: CastModelError.self) { _ = try MediaInformation(jsonText: "[]") }
         #expect(notObject.code == "json.type-mismatch")

@@ -9,9 +9,7 @@ func runBinary(_ arguments: [String], stdin: String? = nil) throws -> (status: I
     try runProcess(CastPrepBinary.path, arguments, directory: Repository.root(), stdin: stdin)
 }
 
-var binaryExists: Bool { CastPrepBinary.exists }
-
-@Suite("castprep binary end to end", .enabled(if: binaryExists, "the castprep binary is not built"))
+@Suite("castprep binary end to end", .requires(.castprepBinary))
 struct BinaryEndToEndTests {
     @Test("--version and --help")
     func versionAndHelp() throws {

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 @Suite("castprep check against nginx", .serialized,
-       .enabled(if: NginxServer.isAvailable && binaryExists, "nginx or the castprep binary is missing"))
+       .requires(.nginx, .castprepBinary))
 final class CheckCommandTests {
     let fixtures: URL
     let nginx: NginxServer

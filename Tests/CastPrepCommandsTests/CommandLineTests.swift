@@ -8,9 +8,9 @@ import TestSupport
 /// Runs castprep in-process from the repository root and returns (status, stdout, stderr).
 func castprep(_ arguments: String...) async -> (status: Int32, output: String, error: String) {
     let io = CommandIO.capturing(environment: ["COLUMNS": "100"])
-    let previous = FileManager.default.currentDirectoryPath
+    // The working directory is the process's: every in-process run wants the repository root,
+    // so it is set and never put back (tests running in parallel would undo each other).
     _ = FileManager.default.changeCurrentDirectoryPath(Repository.root().path)
-    defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
     let status = await CastPrepCLI.run(arguments: arguments, io: io)
     return (status, io.capturedOutput, io.capturedError)
 }

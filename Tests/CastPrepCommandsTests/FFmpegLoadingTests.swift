@@ -2,26 +2,14 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Whether this process may make a private mount namespace (root, with `unshare`), which the
-/// test needs to hide a library from one child process only.
-var canHideLibraries: Bool {
-    guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
-    let probe = Process()
-    probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-    probe.arguments = ["-m", "true"]
-    guard (try? probe.run()) != nil else { return false }
-    probe.waitUntilExit()
-    return probe.terminationStatus == 0
-}
-
 /// FFmpeg is loaded by the commands that read media, on first use, not when castprep starts
 /// (CFFmpeg.h). With libavformat hidden (a bind mount of /dev/null over it, in a mount
 /// namespace of the child alone), caption conversion still works and probing fails with the
 /// error that names the library and the package to install.
 @Suite(
     "FFmpeg is loaded at run time",
-    .enabled(if: binaryExists, "the castprep binary is not built"),
-    .enabled(if: canHideLibraries, "needs root and unshare for a private mount namespace"))
+    .requires(.castprepBinary),
+    .requires(.privateMounts))
 struct FFmpegLoadingTests {
     @Test("without libavformat: captions convert works, probe reports probe.ffmpeg-missing")
     func withoutFFmpeg() throws {

@@ -110,7 +110,7 @@ private func lines(_ text: String) -> [String] {
     text.split(separator: "\n").map(String.init)
 }
 
-@Suite("castprep completions, loaded in real shells", .serialized, .enabled(if: binaryExists, "the castprep binary is not built"))
+@Suite("castprep completions, loaded in real shells", .serialized, .requires(.castprepBinary))
 struct CompletionTests {
     @Test("bash: the script registers castprep and completes commands, options, values and actions")
     func bash() throws {
@@ -144,7 +144,7 @@ struct CompletionTests {
     }
 
     @Test("zsh: compdef registers _castprep, which offers what the words so far allow",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh"), "zsh is not installed"))
+          .requires(.zsh))
     func zsh() throws {
         // The completion widgets only work inside the line editor, so their builtins are
         // replaced by functions printing what they were given.
@@ -178,7 +178,7 @@ struct CompletionTests {
     }
 
     @Test("fish: complete -C offers commands, options, values and actions",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"), "fish is not installed"))
+          .requires(.fish))
     func fish() throws {
         let script = #"""
             $CASTPREP completions fish | source; or exit 1

@@ -32,7 +32,7 @@ func startHostileServer() async throws -> (MediaServer, MediaServer.Endpoint) {
 }
 
 @Suite("hostile manifests through the binary: findings, never a crash", .serialized,
-       .enabled(if: binaryExists, "the castprep binary is not built"))
+       .requires(.castprepBinary))
 struct HostileInputCommandTests {
     @Test("castprep check reports each hostile manifest with its code and exits normally", arguments: hostileManifests.map(\.name))
     func check(name: String) async throws {

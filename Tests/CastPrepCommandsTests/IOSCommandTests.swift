@@ -5,7 +5,7 @@ import TestSupport
 
 /// `castprep ios check` and `preflight --ios` as a user runs them: the built binary on the
 /// sample projects of Samples/ios.
-@Suite("castprep ios check end to end", .enabled(if: binaryExists, "the castprep binary is not built"))
+@Suite("castprep ios check end to end", .requires(.castprepBinary))
 struct IOSCommandTests {
     @Test("a correct app exits 0 and says what it read")
     func good() throws {

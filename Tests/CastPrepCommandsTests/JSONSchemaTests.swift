@@ -50,7 +50,7 @@ func schemaProblems(_ document: String, schema name: String) throws -> String {
 /// Every `--json` document, produced by the built binary as a user runs it, conforms to its
 /// schema in `Schemas/` and shares the envelope `{"castprep": {"format", "kind", "version"}}`.
 @Suite("--json documents against their JSON Schemas", .serialized,
-       .enabled(if: binaryExists && pythonModuleInstalled("jsonschema"), "needs the castprep binary and the jsonschema Python package"))
+       .requires(.castprepBinary, .python3Module("jsonschema", package: "jsonschema")))
 struct JSONSchemaTests {
     /// Runs the binary and checks what it printed on stdout: one document of `kind` that its schema accepts.
     @discardableResult
@@ -118,7 +118,7 @@ struct JSONSchemaTests {
 
     @Test("check against nginx on loopback: a correct server and one without CORS")
     func check() async throws {
-        guard NginxServer.isAvailable else { return }
+        guard try await Requirement.nginx.available() else { return }
         let fixtures = try HTTPFixtures.make()
         defer { try? FileManager.default.removeItem(at: fixtures) }
         let nginx = try NginxServer(sites: [

@@ -5,7 +5,7 @@ import TestSupport
 /// libcurl and libmicrohttpd are loaded by the commands that send requests or serve files, on
 /// first use, not when castprep starts (CCurl.h, CMicroHTTPD.h): starting used to load about 30
 /// more shared libraries, GnuTLS's constructor included, for every command.
-@Suite("libcurl and libmicrohttpd are loaded at run time", .enabled(if: binaryExists, "the castprep binary is not built"))
+@Suite("libcurl and libmicrohttpd are loaded at run time", .requires(.castprepBinary))
 struct LibraryLoadingTests {
     /// The libraries the dynamic loader maps when castprep starts, as their file names: the
     /// loader lists them itself (what `ldd` prints) when LD_TRACE_LOADED_OBJECTS is set, which
@@ -35,7 +35,7 @@ struct LibraryLoadingTests {
     /// the child alone), the commands that need neither work, and the ones that need one fail
     /// with their own code and the package to install.
     @Test("without them: --version and captions convert work, check and serve say what to install",
-          .enabled(if: canHideLibraries, "needs root and unshare for a private mount namespace"))
+          .requires(.privateMounts))
     func withoutLibraries() throws {
         let script = """
             set -e
@@ -88,7 +88,7 @@ struct LibraryLoadingTests {
     /// Preflight loads libcurl only for a request that needs it; without it, each such item
     /// carries the finding and its fix, and the run fails.
     @Test("without libcurl, preflight reports http.libcurl-missing on the items that needed it",
-          .enabled(if: canHideLibraries, "needs root and unshare for a private mount namespace"))
+          .requires(.privateMounts))
     func preflightWithoutLibcurl() throws {
         let folder = NSTemporaryDirectory() + "castprep-nocurl-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// `castprep preflight` as a user runs it: the built binary on the bundled demo.
-@Suite("castprep preflight end to end", .enabled(if: binaryExists, "the castprep binary is not built"))
+@Suite("castprep preflight end to end", .requires(.castprepBinary))
 struct PreflightCommandTests {
     @Test("the demo runs with no argument, prints the table, writes every file and exits 1 on its planted errors")
     func demo() throws {

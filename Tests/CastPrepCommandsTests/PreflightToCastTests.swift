@@ -5,7 +5,7 @@ import TestSupport
 
 /// The chain the project exists for, as a user runs it: preflight a catalog, then cast what it
 /// wrote to a device (the emulator, on loopback), with the built binary.
-@Suite("preflight → cast with the built binary", .serialized, .enabled(if: binaryExists && pythonIsInstalled, "needs the castprep binary"))
+@Suite("preflight → cast with the built binary", .serialized, .requires(.castprepBinary, .python3))
 struct PreflightToCastTests {
     /// The demo's ready items, in catalog order, by the file each one plays.
     static let readyMedia = ["index.m3u8", "master.m3u8", "manifest.mpd", "h264-aac-faststart.mp4", "movtext.mp4", "h264-aac-moov-at-end.mp4", "tone.mp3"]

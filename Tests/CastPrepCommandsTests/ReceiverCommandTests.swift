@@ -116,7 +116,7 @@ extension ChannelMessage {
     var playerStates: [String] { (json["status"]?.arrayValue ?? []).compactMap { $0["playerState"]?.stringValue } }
 }
 
-@Suite("castprep receiver as a process", .serialized, .enabled(if: binaryExists && pythonIsInstalled, "needs the castprep binary and python3"))
+@Suite("castprep receiver as a process", .serialized, .requires(.castprepBinary, .python3))
 struct ReceiverBinaryTests {
     /// CONNECT, LAUNCH of the Default Media Receiver and CONNECT to its transport.
     func launch(_ sender: TestSender) async throws -> String {
@@ -221,18 +221,8 @@ struct ReceiverBinaryTests {
 /// namespace so that mDNS stays on a private loopback.
 @Suite("pychromecast against castprep receiver, with mDNS, in a private network namespace")
 struct ReceiverInteropTests {
-    static var unavailableReason: String? {
-        if getuid() != 0 { return "needs root to create a network namespace (unshare -n)" }
-        for tool in ["/usr/bin/unshare", "/usr/sbin/ip"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            return "\(tool) is missing (util-linux, iproute2)"
-        }
-        if !binaryExists { return "the castprep binary is not built" }
-        if !pythonModuleInstalled("pychromecast") { return "pychromecast is not installed (Scripts/bootstrap)" }
-        return nil
-    }
-
     @Test("pychromecast discovers the emulator over zeroconf, plays a sample to PLAYING, and sees rs change",
-          .enabled(if: unavailableReason == nil, "\(unavailableReason ?? "")"), .timeLimit(.minutes(2)))
+          .requires(.privateNamespace, .castprepBinary, .pychromecast), .timeLimit(.minutes(2)))
     func pychromecast() async throws {
         let (status, output) = try await Self.runInterop("Scripts/interop/receiver")
         #expect(status == 0, "\(output)")
@@ -260,14 +250,8 @@ struct ReceiverInteropTests {
         }
     }
 
-    static var cattUnavailable: String? {
-        if let reason = unavailableReason { return reason }
-        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
-        return paths.contains { FileManager.default.isExecutableFile(atPath: "\($0)/catt") } ? nil : "catt is not installed (Scripts/bootstrap)"
-    }
-
     @Test("catt casts a served file by IP (streamType null) and its status shows PLAYING",
-          .enabled(if: cattUnavailable == nil, "\(cattUnavailable ?? "")"), .timeLimit(.minutes(6)))
+          .requires(.privateNamespace, .castprepBinary, .pychromecast, .catt), .timeLimit(.minutes(6)))
     func catt() async throws {
         let (status, output) = try await Self.runInterop("Scripts/interop/receiver-catt")
         #expect(status == 0, "\(output)")
@@ -276,22 +260,4 @@ struct ReceiverInteropTests {
         #expect(output.contains("ok     the emulator answered with PLAYING and streamType BUFFERED"), "\(output)")
         #expect(!output.contains("FAILED"), "\(output)")
     }
-}
-
-var pythonIsInstalled: Bool {
-    ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":").contains {
-        FileManager.default.isExecutableFile(atPath: "\($0)/python3")
-    } == true
-}
-
-func pythonModuleInstalled(_ name: String) -> Bool {
-    guard pythonIsInstalled else { return false }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", "import \(name)"]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return false }
-    process.waitUntilExit()
-    return process.terminationStatus == 0
 }

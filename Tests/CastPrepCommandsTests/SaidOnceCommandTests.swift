@@ -47,7 +47,7 @@ struct ProbeGroupingTests {
     }
 
     @Test("devices needing different fixes: each fix once, naming its devices",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "ffmpeg is not installed"))
+          .requires(.ffmpeg))
     func differentFixes() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-probe-groups-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

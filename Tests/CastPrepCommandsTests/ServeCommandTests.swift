@@ -137,7 +137,7 @@ var castprepBinary: String {
     ProcessInfo.processInfo.environment["CASTPREP_BINARY"] ?? Repository.root().appendingPathComponent(".build/debug/castprep").path
 }
 
-@Suite("castprep serve as a process", .enabled(if: binaryExists && FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")))
+@Suite("castprep serve as a process", .requires(.castprepBinary, .curl))
 struct ServeBinaryTests {
     @Test("serves Samples on 127.0.0.1 with an ephemeral port, logs, and stops cleanly on SIGTERM")
     func servesAndStops() async throws {
@@ -195,8 +195,7 @@ struct ServeBinaryTests {
     /// 10.97.0.1/24) and asks for the address a device at 10.97.0.7 would reach. No traffic
     /// leaves the namespace.
     @Test("the printed URL uses the interface that routes to --device; the others are listed",
-          .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare")
-                   && FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip"), "needs root, unshare and ip"))
+          .requires(.privateNamespace))
     func routeToDevice() async throws {
         let script = """
             set -e

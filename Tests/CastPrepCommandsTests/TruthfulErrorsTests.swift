@@ -8,11 +8,11 @@ import TestSupport
 
 /// Errors that tell the truth, seen through the built binary: a wrong port, a refused URL,
 /// and a device that cannot decode what it is sent.
-@Suite("castprep says what is really wrong", .serialized, .enabled(if: binaryExists, "the castprep binary is not built"))
+@Suite("castprep says what is really wrong", .serialized, .requires(.castprepBinary))
 struct TruthfulErrorsTests {
     @Test(
         "status, cast and devices --host on a server that is not a Cast device say so and exit 1",
-        .enabled(if: ForeignServer.isAvailable, "python3 and openssl run the test servers"),
+        .requires(.python3, .openssl),
         arguments: [
             (ForeignServer.Kind.http, ["status"], "answered HTTP (\"HTTP/1.1 400 Bad Request\"); this is not a Cast device's port"),
             (.https, ["status"], "accepted TLS but answered HTTP (\"HTTP/1.1 400 Bad Request\") instead of CASTV2"),
@@ -72,16 +72,8 @@ struct TruthfulErrorsTests {
         #expect(!codes.contains("probe.not-media"), "\(codes)")
     }
 
-    static var namespaceUnavailable: String? {
-        if getuid() != 0 { return "needs root to create a network namespace (unshare -n)" }
-        for tool in ["/usr/bin/unshare", "/usr/sbin/ip"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            return "\(tool) is missing (util-linux, iproute2)"
-        }
-        return nil
-    }
-
     @Test("a host name that does not resolve is http.dns-failed (resolved inside a private network namespace)",
-          .enabled(if: namespaceUnavailable == nil, "\(namespaceUnavailable ?? "")"))
+          .requires(.privateNamespace))
     func unresolvableHost() async throws {
         let script = "ip link set lo up; exec \"$0\" probe http://media.invalid/movie.mp4 --timeout 5"
         let result = try await onOwnThread { try runProcess("/usr/bin/unshare", ["--net", "--", "/bin/sh", "-c", script, CastPrepBinary.path]) }
@@ -92,7 +84,8 @@ struct TruthfulErrorsTests {
     /// The emulator, preflight and a TV agree: what preflight blocks for a device, the
     /// emulator modelled as that device fails with 104; what it passes, the emulator plays.
     @Test("the emulator decodes what its device profile decodes, as preflight judges it", arguments: [
-        ("h264-high10.mp4", [String](), "chromecast-gen3", false),  // --model Chromecast (the default) is the 3rd gen
+        // --model Chromecast (the default) is the 3rd gen
+        ("h264-high10.mp4", [String](), "chromecast-gen3", false),
         ("h264-high10.mp4", ["--profile", "chromecast-gen1-2"], "chromecast-gen1-2", false),
         ("hevc-aac.mp4", [], "chromecast-gen3", false),
         ("hevc-aac.mp4", ["--model", "Chromecast Ultra"], "chromecast-ultra", true),

@@ -5,6 +5,7 @@ import HTTPCheck
 import JSONSupport
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import CastReceiverRuntime
 
@@ -91,12 +92,6 @@ final class CORSServer: Sendable {
     }
 }
 
-var pythonAvailable: Bool {
-    ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":").contains {
-        FileManager.default.isExecutableFile(atPath: "\($0)/python3")
-    } == true
-}
-
 func mediaInfo(_ url: String, contentType: String, tracks: [String] = []) -> MediaInformation {
     var media = MediaInformation(contentID: url, contentType: contentType, streamType: .buffered)
     if !tracks.isEmpty {
@@ -126,7 +121,7 @@ extension MediaFetchOutcome {
     }
 }
 
-@Suite("The receiver's fetcher against a loopback server", .serialized, .enabled(if: pythonAvailable, "python3 runs the test server"))
+@Suite("The receiver's fetcher against a loopback server", .serialized, .requires(.python3))
 struct FetcherTests {
     let fetcher = ReceiverMediaFetcher(options: .init(loopbackIsReachable: true, requestTimeout: .seconds(2), totalTimeout: .seconds(30)))
     let origin = "https://www.gstatic.com"

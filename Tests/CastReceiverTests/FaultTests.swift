@@ -128,8 +128,8 @@ struct FaultTests {
     ])
     func badFaults(text: String, code: String) throws {
         let error = #expect(throws: ReceiverFaultsError.self) { try ReceiverFaults(jsonText: text) }
-        #expect(error?.code == code)
-        #expect(error?.fix.isEmpty == false)
+        #expect(error?.code.rawValue == code)
+        #expect(error?.fix?.isEmpty == false)
     }
 }
 

@@ -84,7 +84,8 @@ struct MediaTests {
         (#""currentTime":30.0"#, "PLAYING", 30.0, "PLAYING"),  // integer and float times are the same
         (#""currentTime":30,"resumeState":"PLAYBACK_PAUSE""#, "PLAYING", 30.0, "PAUSED"),
         (#""currentTime":30,"resumeState":"PLAYBACK_START""#, "PAUSED", 30.0, "PLAYING"),
-        (#""currentTime":30,"resumeState":"""#, "PAUSED", 30.0, "PAUSED"),  // go-chromecast sends an empty resumeState
+        // go-chromecast sends an empty resumeState
+        (#""currentTime":30,"resumeState":"""#, "PAUSED", 30.0, "PAUSED"),
         (#""relativeTime":-5"#, "PLAYING", 5.0, "PLAYING"),
         (#""relativeTime":-50"#, "PLAYING", 0.0, "PLAYING"),
         (#""currentTime":9999"#, "PLAYING", 60.0, "PLAYING"),  // clamped to the end

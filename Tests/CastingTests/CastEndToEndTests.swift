@@ -12,7 +12,7 @@ import TestSupport
 
 /// `castprep cast`, `control` and `status` run as a user runs them, against the emulator on
 /// loopback; what they do is read back from the emulator's own state.
-@Suite("cast, control and status against the emulator", .serialized, .enabled(if: CastPrepBinary.exists, "the castprep binary is not built"))
+@Suite("cast, control and status against the emulator", .serialized, .requires(.castprepBinary))
 struct CastEndToEndTests {
     @Test("a local queue with side-car captions reaches PLAYING; next, prev, seek, pause, volume, captions and style reflect on the device")
     func queueWithCaptionsAndControls() async throws {

@@ -24,7 +24,8 @@ struct HostileStatusTests {
         (1e300, 1e19, 1e17, "TV · PLAYING – / – · captions off · vol –"),
         (42, 1e19, .infinity, "TV · PLAYING 0:42 / – · captions off · vol –"),
         (.nan, 596, -0.5, "TV · PLAYING – / 9:56 · captions off · vol –"),
-        (1e9 - 1, 1e9 - 1, 1, "TV · PLAYING 277777:46:39 / 277777:46:39 · captions off · vol 100%"),  // the longest clock shown
+        // the longest clock shown
+        (1e9 - 1, 1e9 - 1, 1, "TV · PLAYING 277777:46:39 / 277777:46:39 · captions off · vol 100%"),
     ] as [(Double, Double, Double, String)])
     func absurdValues(currentTime: Double, duration: Double, volume: Double, line: String) {
         let summary = summary(currentTime: currentTime, duration: duration, volume: volume)

@@ -9,7 +9,7 @@ import TestSupport
 
 /// Folders and playlists as queues, `cast --seek/--title/--volume`, Ctrl-C, the volume syntax
 /// and `status --watch` across a lost link — the built binary against the emulator on loopback.
-@Suite("cast options, volume and watching against the emulator", .serialized, .enabled(if: CastPrepBinary.exists, "the castprep binary is not built"))
+@Suite("cast options, volume and watching against the emulator", .serialized, .requires(.castprepBinary))
 struct SenderUXEndToEndTests {
     /// Waits until `condition` holds for what a running command printed so far.
     func waitForOutput(_ command: RunningCommand, _ what: String, timeout: Duration = .seconds(20), _ condition: (String) -> Bool) async throws {

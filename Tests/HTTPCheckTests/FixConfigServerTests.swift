@@ -90,7 +90,7 @@ struct FixConfigServerTests {
     }
 
     @Test("the nginx snippet keeps Debian's stock types and fixes every media type and CORS",
-          .enabled(if: NginxServer.isAvailable && FileManager.default.fileExists(atPath: "/etc/nginx/mime.types"), "nginx is not installed"))
+          .requires(.nginx, .nginxMIMETypes))
     func nginx() throws {
         let root = try Self.site()
         defer { try? FileManager.default.removeItem(at: root) }
@@ -102,8 +102,9 @@ struct FixConfigServerTests {
     }
 
     @Test("the Apache and Caddy snippets keep the stock types and fix every media type and CORS", arguments: WebServer.Kind.allCases)
-    func otherServers(kind: WebServer.Kind) throws {
-        guard kind.isAvailable else { return }
+    func otherServers(kind: WebServer.Kind) async throws {
+        let installed = Requirement(kind.rawValue, remedy: "apt-get install apache2-bin caddy (Scripts/bootstrap installs them)") { kind.isAvailable }
+        guard try await installed.available() else { return }
         let root = try Self.site()
         defer { try? FileManager.default.removeItem(at: root) }
         let server = try WebServer(kind, site: Self.snippet(kind == .apache ? .apache : .caddy), root: root)
@@ -185,17 +186,7 @@ struct FixConfigServerTests {
         }
     }
 
-    static var jsonschemaAvailable: Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import jsonschema"]
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }
-
-    @Test("S3, GCS and Azure CORS rules match the providers' documented schemas", .enabled(if: jsonschemaAvailable, "python3 jsonschema is not installed"),
+    @Test("S3, GCS and Azure CORS rules match the providers' documented schemas", .requires(.python3Module("jsonschema", package: "jsonschema")),
           arguments: [FixConfigFormat.s3, .gcs, .azure], [false, true])
     func objectStores(format: FixConfigFormat, credentials: Bool) throws {
         var report = Self.report()

@@ -93,7 +93,7 @@ func applyNginxFix(_ fix: String, to body: String) -> String {
 }
 
 @Suite("nginx on loopback: every failure diagnosed, every generated fix works", .serialized,
-       .enabled(if: NginxServer.isAvailable, "nginx is not installed (Scripts/bootstrap installs it)"))
+       .requires(.nginx))
 final class NginxDiagnosisTests {
     let fixtures: URL
     let nginx: NginxServer

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 @Suite("libcurl transport and checker limits against nginx", .serialized,
-       .enabled(if: NginxServer.isAvailable && NginxServer.echoModule != nil, "nginx with the echo module is not installed"))
+       .requires(.nginx, .nginxEcho))
 final class TransportTests {
     let fixtures: URL
     let nginx: NginxServer

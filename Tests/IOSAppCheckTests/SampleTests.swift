@@ -61,8 +61,6 @@ enum IOSSamples {
         }
         return result
     }
-
-    static var plistutilExists: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/plistutil") }
 }
 
 @Suite("castprep ios check: the sample projects")
@@ -145,7 +143,7 @@ struct SampleTests {
 @Suite("castprep ios check --fix")
 struct FixTests {
     @Test("the fixed Info.plist passes a second check, keeps its format and a .orig, and plistutil reads every other key unchanged",
-          .enabled(if: IOSSamples.plistutilExists, "plistutil (libplist-utils) is not installed"), arguments: IOSSamples.fixable)
+          .requires(.plistutil), arguments: IOSSamples.fixable)
     func fix(sample: String) throws {
         let folder = try IOSSamples.copy(sample)
         defer { try? FileManager.default.removeItem(atPath: folder) }

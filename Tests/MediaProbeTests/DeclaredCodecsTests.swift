@@ -6,7 +6,8 @@ import Testing
 @Suite("Declared codecs and model names")
 struct DeclaredCodecsTests {
     @Test("the codecs parameter is judged on the device as a probe would be", arguments: [
-        (#"video/mp4; codecs="avc1.6E0028, mp4a.40.2""#, "chromecast-gen3", DeviceVerdict.Outcome.willNotPlay),  // High 10
+        // High 10
+        (#"video/mp4; codecs="avc1.6E0028, mp4a.40.2""#, "chromecast-gen3", DeviceVerdict.Outcome.willNotPlay),
         (#"video/mp4; codecs="avc1.640028, mp4a.40.2""#, "chromecast-gen3", .plays),  // High 4.0
         (#"video/mp4; codecs="avc1.640033""#, "chromecast-gen3", .willNotPlay),  // level 5.1
         (#"video/mp4; codecs="hvc1.1.6.L60.90, mp4a.40.2""#, "chromecast-gen3", .willNotPlay),

@@ -6,7 +6,8 @@ import Testing
 @Suite("device model names")
 struct DeviceModelTests {
     @Test("model names map to the profiles they can mean", arguments: [
-        ("Chromecast", ["chromecast-gen1-2", "chromecast-gen3", "google-tv-hd", "google-tv-4k"]),  // one name for four devices
+        // one name for four devices
+        ("Chromecast", ["chromecast-gen1-2", "chromecast-gen3", "google-tv-hd", "google-tv-4k"]),
         ("Chromecast Ultra", ["chromecast-ultra"]), ("chromecast  ultra", ["chromecast-ultra"]), ("Google TV Streamer", ["google-tv-streamer"]),
         ("Google Nest Hub", ["nest-hub"]), ("Google Nest Hub Max", ["nest-hub-max"]), ("Google Home Mini", ["audio"]),
         ("Google Cast Group", ["audio"]), ("Chromecast (3rd gen)", ["chromecast-gen3"]), ("chromecast-gen1-2", ["chromecast-gen1-2"]),

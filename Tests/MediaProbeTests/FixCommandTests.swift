@@ -7,7 +7,7 @@ import TestSupport
 /// Every ffmpeg command CastPrep prints as a fix is run on a sample: ffmpeg must accept it,
 /// and what it writes must play on the device the fix was for (probed with MediaProber and
 /// judged by DeviceJudge, with nothing left to fix).
-@Suite("Printed ffmpeg fixes run and play", .serialized, .enabled(if: ffprobeAvailable, "ffmpeg is not installed"))
+@Suite("Printed ffmpeg fixes run and play", .serialized, .requires(.ffmpeg, .ffprobe))
 struct FixCommandTests {
     static let samples = Repository.root().appendingPathComponent("Samples")
 

@@ -2,9 +2,10 @@ import CastModel
 import Foundation
 import MediaProbe
 import Testing
+import TestSupport
 
 /// Media made at test time with ffmpeg for cases the committed samples do not cover.
-@Suite("Generated media", .serialized, .enabled(if: ffprobeAvailable, "ffmpeg is not installed"))
+@Suite("Generated media", .serialized, .requires(.ffmpeg, .ffprobe))
 struct GeneratedMediaTests {
     static let directory: URL = {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-generated-\(getpid())")

@@ -14,8 +14,6 @@ let sampleFiles: [String] = [
 
 func samplePath(_ name: String) -> String { Repository.root().appendingPathComponent("Samples/\(name)").path }
 
-var ffprobeAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/ffprobe") }
-
 /// Runs ffprobe the way a user would and returns its JSON.
 func ffprobe(_ path: String) throws -> JSONValue {
     let process = Process()
@@ -29,7 +27,7 @@ func ffprobe(_ path: String) throws -> JSONValue {
     return try JSONParser().parse(Array(data)).value
 }
 
-@Suite("Probing agrees with ffprobe", .enabled(if: ffprobeAvailable, "ffprobe is not installed"))
+@Suite("Probing agrees with ffprobe", .requires(.ffmpeg, .ffprobe))
 struct FFprobeAgreementTests {
     @Test("codec, profile, level, size, channels, language and duration match ffprobe", arguments: sampleFiles)
     func agreesWithFFprobe(name: String) async throws {

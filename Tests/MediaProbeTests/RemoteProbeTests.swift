@@ -42,9 +42,7 @@ final class LoopbackServer {
     }
 }
 
-var pythonAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") || FileManager.default.isExecutableFile(atPath: "/usr/local/bin/python3") }
-
-@Suite("Probing over HTTP (loopback)", .serialized, .enabled(if: ffprobeAvailable, "ffmpeg is needed to make a large sample"))
+@Suite("Probing over HTTP (loopback)", .serialized, .requires(.ffmpeg, .ffprobe))
 struct RemoteProbeTests {
     /// A 3 MB fast-start MP4 and the same with moov at the end, made once per run.
     static let largeSamples: URL? = {

@@ -14,7 +14,8 @@ struct LifecycleTests {
             (.init(urlPrefix: "/", directory: "/nonexistent/castprep"), "127.0.0.1", "serve.directory-missing"),
             (.init(urlPrefix: "/", directory: tree.root + "/movie.mp4"), "127.0.0.1", "serve.directory-missing"),
             (.init(urlPrefix: "/", directory: tree.root), "localhost", "serve.address-invalid"),
-            (.init(urlPrefix: "/", directory: tree.root), "192.0.2.1", "serve.listen-failed"),  // not an address of this machine
+            // not an address of this machine
+            (.init(urlPrefix: "/", directory: tree.root), "192.0.2.1", "serve.listen-failed"),
             (.init(urlPrefix: "/a/../b", directory: tree.root), "127.0.0.1", "serve.mount-invalid"),
         ]
         for (mount, bind, code) in cases {

@@ -41,7 +41,8 @@ struct PathSafetyTests {
             #expect(response.status == status)
             #expect(response.body.isEmpty)
             #expect(!response.text.contains(TestTree.secret))
-            #expect(response.header("Access-Control-Allow-Origin") == "*")  // errors carry CORS too, so the receiver sees them
+            // errors carry CORS too, so the receiver sees them
+            #expect(response.header("Access-Control-Allow-Origin") == "*")
         }
     }
 

@@ -22,12 +22,10 @@ func curlHead(_ arguments: [String]) async throws -> HTTPResponse {
     }
 }
 
-var curlExists: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") }
-
 /// The checks of the reference checklist for a Cast-ready URL (GET with the receiver's origin
 /// and `Range: bytes=0-1`, then a preflight), run with curl against `castprep serve`'s server
 /// over every file in Samples/, and along the HLS and DASH references.
-@Suite("the server passes the receiver's checks on every sample", .enabled(if: curlExists, "curl is not installed"))
+@Suite("the server passes the receiver's checks on every sample", .requires(.curl))
 struct ReceiverChecklistTests {
     static let origin = "https://www.gstatic.com"
 

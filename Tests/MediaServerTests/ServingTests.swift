@@ -178,7 +178,8 @@ struct ServingTests {
             #expect(cached.status == 304)
 
             try server.publish(path: "/movie.mp4", bytes: [9, 9], contentType: "video/mp4")
-            #expect(try await request("/movie.mp4", port: endpoint.port).body == [9, 9])  // published wins over the file
+            // published wins over the file
+            #expect(try await request("/movie.mp4", port: endpoint.port).body == [9, 9])
             server.withdraw(path: "/movie.mp4")
             #expect(try await request("/movie.mp4", port: endpoint.port).body == TestTree.movie)
             server.withdraw(path: "/captions/en.vtt")

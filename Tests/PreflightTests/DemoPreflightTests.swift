@@ -199,7 +199,7 @@ struct DemoPreflightTests {
     }
 
     @Test("report.html renders in headless Chromium without console errors",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "chromium is not installed"))
+          .requires(.chromium))
     func reportRenders() async throws {
         let output = NSTemporaryDirectory() + "castprep-preflight-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: output) }
@@ -223,7 +223,7 @@ struct DemoPreflightTests {
     /// blocked cards first, each finding chip showing as many cards as it counts. The
     /// screenshots stay in a temporary folder, whose paths are printed, to be looked at.
     @Test("report.html fits 360 and 1280 px, writes nothing to the console, and its chips filter what they count",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "chromium is not installed"))
+          .requires(.chromium))
     func reportLayout() async throws {
         let output = NSTemporaryDirectory() + "castprep-preflight-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: output) }

@@ -9,7 +9,7 @@ import TestSupport
 /// `preflight --fix`: ffmpeg's fix runs on a local file that needs one, the fixed copy is
 /// what gets cast, and a catalog that already points at the fixed copy is never fixed over
 /// itself.
-@Suite("preflight --fix", .serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "ffmpeg is not installed"))
+@Suite("preflight --fix", .serialized, .requires(.ffmpeg))
 struct FixTests {
     private static let samples = Repository.root().appendingPathComponent("Samples").path
 

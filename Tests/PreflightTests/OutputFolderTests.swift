@@ -95,7 +95,7 @@ struct OutputFolderTests {
         let error = try #require(refused.first)
         #expect(error.code == "preflight.output-in-use")
         #expect(error.message.contains("process \(getpid())"))
-        #expect(error.fix.contains("-o DIR"))
+        #expect(error.fix?.contains("-o DIR") == true)
         // The report is whole, valid JSON, and names one catalog's items only.
         let report = try JSONParser().parse(try String(contentsOfFile: output + "/report.json", encoding: .utf8)).value
         let ids = (report["items"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
@@ -185,7 +185,7 @@ struct OutputFolderTests {
             _ = try await Preflight.run(Self.configuration(catalog: inputs + "/catalog.json", output: output))
         } throws: { error in
             guard let error = error as? PreflightError else { return false }
-            return error.code == "preflight.output-not-ours" && error.message.contains(name) && error.fix.contains("-o DIR")
+            return error.code == "preflight.output-not-ours" && error.message.contains(name) && error.fix?.contains("-o DIR") == true
         }
         #expect(try String(contentsOfFile: output + "/" + name, encoding: .utf8) == "mine")
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: output)) == [name, OutputLock.fileName])

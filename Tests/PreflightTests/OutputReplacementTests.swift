@@ -68,7 +68,7 @@ struct OutputReplacementTests {
             _ = try await Preflight.run(Self.configuration(catalog: catalog, output: output))
         } throws: { error in
             guard let error = error as? PreflightError else { return false }
-            return error.code == "preflight.output-is-input" && error.fix.contains("-o DIR")
+            return error.code == "preflight.output-is-input" && error.fix?.contains("-o DIR") == true
         }
         #expect(try String(contentsOfFile: catalog, encoding: .utf8) == Self.catalogText)
         #expect(!FileManager.default.fileExists(atPath: output + "/report.html"))

@@ -3,6 +3,7 @@ import Foundation
 import CastModel
 @testable import Preflight
 import Testing
+import TestSupport
 
 @Suite("Result cache")
 struct ResultCacheTests {
@@ -55,7 +56,7 @@ struct ResultCacheTests {
     }
 
     @Test("a row found by its key's hash but holding another key is a miss, never another item's result",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+          .requires(.python3))
     func hashCollisionIsAMiss() async throws {
         let path = temporaryPath()
         let cache = try ResultCache(path: path)
@@ -71,7 +72,7 @@ struct ResultCacheTests {
     }
 
     @Test("a cache written by an earlier layout is emptied and rebuilt with 16 KiB pages",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+          .requires(.python3))
     func earlierLayoutRebuilt() async throws {
         let path = temporaryPath()
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -120,7 +121,7 @@ struct ResultCacheTests {
             _ = try ResultCache(path: path)
         } throws: { error in
             guard let error = error as? PreflightError else { return false }
-            return error.code == "cache.corrupt" && error.fix.contains("--no-cache")
+            return error.code == "cache.corrupt" && error.fix?.contains("--no-cache") == true
         }
     }
 }

@@ -166,7 +166,8 @@ struct MP4BoxesTests {
 
     @Test("hostile headers end the walk instead of trapping", arguments: [
         [0xFF, 0xFF, 0xFF, 0xFF] + Array("moov".utf8),  // past the bytes given
-        [0, 0, 0, 1] + Array("moov".utf8) + [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],  // 64-bit size near Int.max
+        // 64-bit size near Int.max
+        [0, 0, 0, 1] + Array("moov".utf8) + [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
         [0, 0, 0, 1] + Array("moov".utf8) + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],  // past Int.max
         [0, 0, 0, 4] + Array("moov".utf8),  // smaller than its header
         [0, 0, 0, 1] + Array("moov".utf8),  // a 64-bit size that is cut off

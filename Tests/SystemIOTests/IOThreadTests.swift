@@ -43,6 +43,6 @@ struct IOThreadTests {
     @Test("a system call error names the call and the C library's reason")
     func errorText() {
         let error = SystemCallError("pthread_create", errno: 11)
-        #expect(error.description == "pthread_create: Resource temporarily unavailable")
+        #expect(error.message == "pthread_create: Resource temporarily unavailable (errno 11)")
     }
 }

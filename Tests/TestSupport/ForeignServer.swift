@@ -52,12 +52,6 @@ public final class ForeignServer {
         process.waitUntilExit()
     }
 
-    /// Whether python3 and openssl (for the TLS kinds' certificate) are installed.
-    public static var isAvailable: Bool {
-        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
-        return ["python3", "openssl"].allSatisfy { tool in paths.contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") } }
-    }
-
     private static let script = #"""
         import os, shutil, socket, ssl, subprocess, sys, tempfile, threading
         mode = sys.argv[1]

@@ -18,9 +18,6 @@ public final class NginxServer {
     public static let binary: String? = ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    /// Whether nginx and its echo module (used for slow answers) are installed.
-    public static var isAvailable: Bool { binary != nil }
-
     /// The echo module's path, when installed (Debian: libnginx-mod-http-echo).
     public static let echoModule: String? = ["/usr/lib/nginx/modules/ngx_http_echo_module.so"]
         .first { FileManager.default.fileExists(atPath: $0) }

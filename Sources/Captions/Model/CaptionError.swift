@@ -7,7 +7,7 @@ public import CastModel
 /// subtitle stream, an output path that would overwrite an input, or `strict` mode
 /// rejecting a lossy conversion. ``code`` is stable; ``diagnostics`` holds the findings
 /// that led to the failure (for `strict`, every warning).
-public struct CaptionError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct CaptionError: CodedError, Hashable {
     /// Stable identifier, such as `captions.input-too-large`.
     public var code: DiagnosticCode
     /// What went wrong, with the offending values.
@@ -32,12 +32,7 @@ public struct CaptionError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The error as a diagnostic, for printing alongside the others.
-    public var diagnostic: Diagnostic {
-        Diagnostic(.error, code, message, fix: fix, location: location)
-    }
-
-    /// The compiler-style one-line form.
-    public var description: String { diagnostic.description }
+    public var diagnostic: Diagnostic { Diagnostic(self) }
 }
 
 /// Size limits that keep hostile or broken input from exhausting memory or time.

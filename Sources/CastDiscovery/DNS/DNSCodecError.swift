@@ -5,7 +5,7 @@ public import CastModel
 /// Decoding errors come from untrusted packets and are expected on a busy network: the browser
 /// and responder count and drop such packets. The ``code`` is stable (`mdns.*`); the message
 /// quotes the numbers involved.
-public struct DNSCodecError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct DNSCodecError: CodedError, Hashable {
     /// The kind of problem; the stable ``code`` is derived from it.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// The packet is larger than the 9000-byte mDNS maximum (RFC 6762 §17).
@@ -52,5 +52,8 @@ public struct DNSCodecError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The stable diagnostic code, `mdns.<what>`.
     public var code: DiagnosticCode { DiagnosticCode(kind.rawValue) }
 
-    public var description: String { "[\(kind.rawValue)] at byte \(offset): \(detail)" }
+    public var message: String { "at byte \(offset): \(detail)" }
+
+    /// None: packets come from other hosts, and a bad one is counted and dropped.
+    public var fix: String? { nil }
 }
