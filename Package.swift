@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "CastReceiverRuntime", targets: ["CastReceiverRuntime"]),
         .library(name: "CastDevices", targets: ["CastDevices"]),
         .library(name: "IOSAppCheck", targets: ["IOSAppCheck"]),
+        .library(name: "RemoteControl", targets: ["RemoteControl"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -85,6 +86,8 @@ let package = Package(
         .target(name: "CastChannel", dependencies: ["CastModel", "JSONSupport", "SystemIO", "COpenSSL"]),
         .target(name: "CastDiscovery", dependencies: ["CastModel", "SystemIO"]),
         .target(name: "IOSAppCheck", dependencies: ["CastModel", "JSONSupport", "CPlist"]),
+        // `castprep remote`'s controller without a terminal: layout and style files, keys, views, frame diffs.
+        .target(name: "RemoteControl", dependencies: ["CastModel", "JSONSupport", "Spelling"]),
         .target(name: "CastDevices", dependencies: ["CastDiscovery", "CastChannel", "HTTPCheck", "CastModel", "JSONSupport"]),
         .target(
             name: "CastPrepCommands",
@@ -93,7 +96,7 @@ let package = Package(
                 "MediaServer", "Preflight",
                 "CastReceiver", "CastReceiverRuntime", "CastDiscovery",
                 "CastSender", "Casting",
-                "CastDevices", "IOSAppCheck", "SystemIO",
+                "CastDevices", "IOSAppCheck", "SystemIO", "RemoteControl",
             ]),
         .executableTarget(name: "castprep", dependencies: ["CastPrepCommands"]),
         .target(name: "CastReceiver", dependencies: ["CastModel", "JSONSupport"]),
@@ -160,6 +163,9 @@ let package = Package(
                 "JSONSupport", "TestSupport", "HTTPCheck",
             ]),
         .testTarget(name: "IOSAppCheckTests", dependencies: ["IOSAppCheck", "CastModel", "TestSupport"]),
+        .testTarget(
+            name: "RemoteControlTests", dependencies: ["RemoteControl", "CastModel", "JSONSupport", "SystemIO", "TestSupport"],
+            exclude: ["Snapshots"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CFFmpeg", "CLibXML2", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),
