@@ -29,6 +29,7 @@ public enum CastPrepCLI {
                 IOSCommand.spec,
                 ReceiverCommand.spec,
                 DevicesCommand.spec, CastCommand.spec, ControlCommand.spec, StatusCommand.spec,
+                RemoteCommand.spec,
                 CompletionsCommand.spec,
             ],
             examples: examples)

@@ -260,7 +260,7 @@ extension RemoteController {
         let colors = ScreenPalette(style, node: .miniController, depth: depth)
         var screen = Screen(width: width, height: 1, background: colors.background)
         if case .introduction = panel {
-            let keys = "castprep remote: space play/pause · ←/→ seek · +/- volume · m mute · c captions · p/n prev/next · q quit · any key to start"
+            let keys = "any key to start · space play/pause · ←/→ seek · +/- volume · m mute · c captions · p/n prev/next · q quit"
             screen.put(Screen.truncate(keys, to: screen.width), row: 0, column: 0, style: colors.heading)
             return screen
         }
