@@ -31,15 +31,23 @@ final class TmuxSession: Sendable {
         return TmuxSession(socket: socket, serverPID: Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0)
     }
 
+    /// Ends the server and with it the command in the pane. tmux 3.3 ignores SIGTERM, and its
+    /// server was seen to outlive `kill-server`, so SIGKILL makes sure.
     deinit {
-        if serverPID > 0 { kill(serverPID, SIGTERM) }
+        _ = Self.runNow(socket, ["kill-server"])
+        if serverPID > 0 { kill(serverPID, SIGKILL) }
     }
 
     /// Runs one tmux command on a thread of its own, with `posix_spawn` and `waitpid`. Its output
     /// goes to a file, not a pipe: the server that `new-session` starts keeps the descriptors it
     /// inherited, so a pipe would never end.
     static func run(_ socket: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await onOwnThread {
+        try await onOwnThread { runNow(socket, arguments) }
+    }
+
+    /// Runs one tmux command and waits for it (a few milliseconds).
+    static func runNow(_ socket: String, _ arguments: [String]) -> (status: Int32, output: String) {
+        do {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-tmux-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: file) }
             var actions = posix_spawn_file_actions_t()
