@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "IOSAppCheck", targets: ["IOSAppCheck"]),
         .library(name: "Logging", targets: ["Logging"]),
         .library(name: "NowPlaying", targets: ["NowPlaying"]),
+        .library(name: "RemoteControl", targets: ["RemoteControl"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian 12 -dev packages, found through pkg-config)
@@ -98,6 +99,8 @@ let package = Package(
         .target(name: "CastChannel", dependencies: ["CastModel", "JSONSupport", "SystemIO", "COpenSSL"]),
         .target(name: "CastDiscovery", dependencies: ["CastModel", "SystemIO", "Logging"]),
         .target(name: "IOSAppCheck", dependencies: ["CastModel", "JSONSupport", "CPlist"]),
+        // `castprep remote`'s controller without a terminal: layout and style files, keys, views, frame diffs.
+        .target(name: "RemoteControl", dependencies: ["CastModel", "JSONSupport", "Spelling"]),
         .target(name: "CastDevices", dependencies: ["CastDiscovery", "CastChannel", "HTTPCheck", "CastModel", "JSONSupport", "SystemIO"]),
         .target(
             name: "CastPrepCommands",
@@ -106,7 +109,7 @@ let package = Package(
                 "MediaServer", "Preflight",
                 "CastReceiver", "CastReceiverRuntime", "CastDiscovery",
                 "CastSender", "Casting",
-                "CastDevices", "IOSAppCheck", "SystemIO", "Logging", "NowPlaying",
+                "CastDevices", "IOSAppCheck", "SystemIO", "Logging", "NowPlaying", "RemoteControl",
             ]),
         .executableTarget(name: "castprep", dependencies: ["CastPrepCommands"]),
         .target(name: "CastReceiver", dependencies: ["CastModel", "JSONSupport"]),
@@ -182,6 +185,9 @@ let package = Package(
                 "JSONSupport", "TestSupport", "HTTPCheck",
             ]),
         .testTarget(name: "IOSAppCheckTests", dependencies: ["IOSAppCheck", "CastModel", "TestSupport"]),
+        .testTarget(
+            name: "RemoteControlTests", dependencies: ["RemoteControl", "CastModel", "JSONSupport", "SystemIO", "TestSupport"],
+            exclude: ["Snapshots"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CFFmpeg", "CLibXML2", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD", "CSDBus"]),

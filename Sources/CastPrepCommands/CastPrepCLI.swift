@@ -29,7 +29,7 @@ public enum CastPrepCLI {
                 IOSCommand.spec,
                 ReceiverCommand.spec.withLogging,
                 DevicesCommand.spec.withLogging, CastCommand.spec.withLogging, ControlCommand.spec.withLogging, StatusCommand.spec.withLogging,
-                NowPlayingCommand.spec,
+                NowPlayingCommand.spec, RemoteCommand.spec.withLogging,
                 CompletionsCommand.spec,
             ],
             examples: examples)

@@ -33,7 +33,7 @@ struct NowPlayingCommandTests {
         #expect(io.capturedError.contains("Help:  use one of: channel, discovery, http, sender, receiver, nowplaying (e.g. http=warn)"))
     }
 
-    @Test("without a session bus it fails with its code and the fix", .enabled(if: CastPrepBinary.exists, "needs the castprep binary"))
+    @Test("without a session bus it fails with its code and the fix", .requires(.castprepBinary))
     func noSessionBus() async throws {
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/castprep-test-bus"
@@ -50,7 +50,7 @@ struct NowPlayingCommandTests {
 }
 
 /// libsystemd is loaded when `castprep nowplaying` starts, never by the other commands.
-@Suite("libsystemd is loaded at run time", .enabled(if: CastPrepBinary.exists, "the castprep binary is not built"))
+@Suite("libsystemd is loaded at run time", .requires(.castprepBinary))
 struct SystemdLoadingTests {
     @Test("starting castprep does not load libsystemd")
     func notAtStart() throws {
@@ -59,7 +59,7 @@ struct SystemdLoadingTests {
         #expect(!libraries.contains { $0.hasPrefix("libsystemd") }, "\(libraries)")
     }
 
-    @Test("without it, nowplaying says what to install and exits 1", .enabled(if: canHideLibraries, "needs root and unshare for a private mount namespace"))
+    @Test("without it, nowplaying says what to install and exits 1", .requires(.privateMounts))
     func withoutLibrary() throws {
         let script = """
             set -e
@@ -83,18 +83,12 @@ struct SystemdLoadingTests {
 /// private session bus in a private network namespace.
 @Suite("castprep nowplaying with playerctl", .serialized)
 struct NowPlayingInteropTests {
-    static var unavailableReason: String? {
-        if getuid() != 0 { return "needs root to create a network namespace (unshare -n)" }
-        for tool in ["/usr/bin/unshare", "/usr/sbin/ip", "/usr/bin/playerctl", "/usr/bin/dbus-run-session", "/usr/bin/ffmpeg", "/usr/bin/timeout", "/usr/bin/python3"]
-        where !FileManager.default.isExecutableFile(atPath: tool) {
-            return "\(tool) is missing (Scripts/bootstrap installs it)"
-        }
-        if !CastPrepBinary.exists { return "the castprep binary is not built" }
-        return nil
-    }
-
     @Test("playerctl lists, reads and drives the device; device changes reach playerctl",
-          .enabled(if: unavailableReason == nil, "\(unavailableReason ?? "")"), .timeLimit(.minutes(3)))
+          .requires(
+              .privateNamespace, .castprepBinary, .ffmpeg, .python3,
+              .executable("playerctl", package: "playerctl"), .executable("dbus-run-session", package: "dbus"),
+              .executable("timeout", package: "coreutils")),
+          .timeLimit(.minutes(3)))
     func playerctl() async throws {
         let script = Repository.root().appendingPathComponent("Scripts/interop/nowplaying").path
         // timeout runs the script in a process group of its own and stops all of it on expiry.

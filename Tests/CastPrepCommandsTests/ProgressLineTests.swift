@@ -62,7 +62,7 @@ struct ProgressLineTests {
     }
 
     @Test("the binary: no progress in piped output unless --progress, then whole lines",
-          .enabled(if: binaryExists, "the castprep binary is not built"))
+          .requires(.castprepBinary))
     func binary() throws {
         let output = NSTemporaryDirectory() + "castprep-progress-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: output) }

@@ -5,7 +5,7 @@ import TestSupport
 /// `castprep preflight --shard K/N` and `castprep preflight merge`, run as a user runs them (the
 /// built binary): merging the shards of a catalog gives the files, the printed summary and the
 /// exit status of one run over the whole catalog.
-@Suite("castprep preflight --shard and merge end to end", .serialized, .enabled(if: binaryExists, "the castprep binary is not built"))
+@Suite("castprep preflight --shard and merge end to end", .serialized, .requires(.castprepBinary))
 struct ShardMergeCommandTests {
     static let demo = Repository.root().appendingPathComponent("Catalogs/preflight-demo.json").path
 

@@ -32,7 +32,7 @@ struct ShardTests {
             try PreflightShard.parse(text, environment: [:])
         } throws: { error in
             guard let error = error as? PreflightError else { return false }
-            return error.code == "preflight.shard-invalid" && error.message.contains(expected) && !error.fix.isEmpty
+            return error.code == "preflight.shard-invalid" && error.message.contains(expected) && !(error.fix ?? "").isEmpty
         }
     }
 
@@ -68,7 +68,7 @@ struct ShardTests {
             try PreflightShard.parse(text, environment: environment)
         } throws: { error in
             guard let error = error as? PreflightError else { return false }
-            return error.code == "preflight.shard-environment" && error.message.contains(expected) && !error.fix.isEmpty
+            return error.code == "preflight.shard-environment" && error.message.contains(expected) && !(error.fix ?? "").isEmpty
         }
     }
 
