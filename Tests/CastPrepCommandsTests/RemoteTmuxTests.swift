@@ -9,8 +9,6 @@ import MediaServer
 import Testing
 import TestSupport
 
-var tmuxIsInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") }
-
 /// A tmux server of the test's own (its own socket), holding one session that runs a command.
 /// The server is killed when the test ends, whatever happened, and the command with it.
 final class TmuxSession: Sendable {
@@ -198,7 +196,7 @@ final class RemoteFixture: Sendable {
 }
 
 @Suite("castprep remote in tmux against the emulator", .serialized,
-       .enabled(if: binaryExists && tmuxIsInstalled, "needs the castprep binary and tmux"))
+       .requires(.castprepBinary, .executable("tmux", package: "tmux")))
 struct RemoteTmuxTests {
     @Test("expanded controller: the introduction once, then keys change the device and the screen follows")
     func expanded() async throws {
