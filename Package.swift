@@ -78,7 +78,7 @@ let package = Package(
         .target(name: "CastModel", dependencies: ["JSONSupport", "Spelling"]),
         .target(name: "Catalog", dependencies: ["CastModel", "JSONSupport"]),
         .target(name: "CommandParsing", dependencies: ["Spelling", "SystemIO"]),
-        .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
+        .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg", "SystemIO"]),
         .target(name: "StreamingFormats", dependencies: ["CLibXML2"]),
         .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "StreamingFormats", "SystemIO"]),
         .target(name: "HTTPCheck", dependencies: ["CastModel", "SystemIO", "CCurl", "StreamingFormats", "Logging"]),
