@@ -26,7 +26,9 @@ public enum ContainedPath {
         public var modificationNanoseconds: Int64
         public var inode: UInt64
 
-        public init(descriptor: Int32?, size: UInt64, modificationSeconds: Int64, modificationNanoseconds: Int64, inode: UInt64) {
+        public init(
+            descriptor: Int32?, size: UInt64, modificationSeconds: Int64, modificationNanoseconds: Int64, inode: UInt64
+        ) {
             self.descriptor = descriptor
             self.size = size
             self.modificationSeconds = modificationSeconds
@@ -35,8 +37,9 @@ public enum ContainedPath {
         }
 
         init(descriptor: Int32?, status: stat) {
-            self.init(descriptor: descriptor, size: UInt64(status.st_size), modificationSeconds: Int64(status.st_mtim.tv_sec),
-                      modificationNanoseconds: Int64(status.st_mtim.tv_nsec), inode: UInt64(status.st_ino))
+            self.init(
+                descriptor: descriptor, size: UInt64(status.st_size), modificationSeconds: Int64(status.st_mtim.tv_sec),
+                modificationNanoseconds: Int64(status.st_mtim.tv_nsec), inode: UInt64(status.st_ino))
         }
     }
 
@@ -55,7 +58,9 @@ public enum ContainedPath {
         let cString = path.map { CChar(bitPattern: $0) } + [0]
         guard let resolved = realpath(cString, nil) else { return nil }
         defer { free(resolved) }
-        return Array(UnsafeBufferPointer(start: UnsafeRawPointer(resolved).assumingMemoryBound(to: UInt8.self), count: strlen(resolved)))
+        return Array(
+            UnsafeBufferPointer(
+                start: UnsafeRawPointer(resolved).assumingMemoryBound(to: UInt8.self), count: strlen(resolved)))
     }
 
     /// Whether `path` is a directory (after symbolic links).
@@ -84,9 +89,10 @@ public enum ContainedPath {
         var directory = AT_FDCWD
         defer { if directory != AT_FDCWD { _ = Glibc.close(directory) } }
         for segment in segments.dropLast() {
-            let (opened, failure) = withNulTerminated(directory == AT_FDCWD ? root : [], segment) { path in
-                (openat(directory, path, __O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), errno)
-            } ?? (-1, ENOMEM)
+            let (opened, failure) =
+                withNulTerminated(directory == AT_FDCWD ? root : [], segment) { path in
+                    (openat(directory, path, __O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), errno)
+                } ?? (-1, ENOMEM)
             if directory != AT_FDCWD { _ = Glibc.close(directory) }
             directory = opened >= 0 ? opened : AT_FDCWD
             guard opened >= 0 else { return failure == ELOOP || failure == ENOTDIR ? .metLink : .refused }
@@ -120,14 +126,16 @@ public enum ContainedPath {
         guard fstatat(directory, path, &status, AT_SYMLINK_NOFOLLOW) == 0 else { return .refused }
         if status.st_mode & S_IFMT == S_IFLNK { return .metLink }
         guard status.st_mode & S_IFMT == S_IFREG, status.st_size >= 0,
-              faccessat(directory, path, R_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) == 0
+            faccessat(directory, path, R_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) == 0
         else { return .refused }
         return .found(File(descriptor: nil, status: status))
     }
 
     /// Calls `body` with `prefix`, a `/` when there is a prefix, and `name` as one
     /// NUL-terminated C string, built on the stack; nil if no buffer could be had.
-    private static func withNulTerminated<T>(_ prefix: [UInt8], _ name: [UInt8], _ body: (UnsafePointer<CChar>) -> T) -> T? {
+    private static func withNulTerminated<T>(_ prefix: [UInt8], _ name: [UInt8], _ body: (UnsafePointer<CChar>) -> T)
+        -> T?
+    {
         let count = prefix.count + (prefix.isEmpty ? 0 : 1) + name.count
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { buffer -> T? in
             guard let base = buffer.baseAddress else { return nil }

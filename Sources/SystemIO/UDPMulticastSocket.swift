@@ -76,7 +76,8 @@ public final class UDPMulticastSocket {
         self.family = family
         buffer = [UInt8](repeating: 0, count: max(1, maximumDatagramSize))
         let domain = family == .ipv4 ? AF_INET : AF_INET6
-        let fd = socket(domain, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(
+            domain, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SystemCallError("socket", errno: errno) }
         descriptor = fd
         // Port sharing and receive options. Failures of the optional ones are harmless.
@@ -92,7 +93,9 @@ public final class UDPMulticastSocket {
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian
             bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         } else {
             setOption(Int32(IPPROTO_IPV6), IPV6_V6ONLY, 1)
@@ -103,7 +106,9 @@ public final class UDPMulticastSocket {
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_port = port.bigEndian
             bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
             }
         }
         guard bound == 0 else {
@@ -138,12 +143,15 @@ public final class UDPMulticastSocket {
         switch (family, group) {
         case (.ipv4, .v4(let group)):
             guard let local = interface.ipv4Addresses.first else { return .noAddress }
-            var request = ip_mreqn(imr_multiaddr: group.inAddr, imr_address: local.inAddr, imr_ifindex: Int32(interface.index))
-            result = setsockopt(descriptor, Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, &request, socklen_t(MemoryLayout<ip_mreqn>.size))
+            var request = ip_mreqn(
+                imr_multiaddr: group.inAddr, imr_address: local.inAddr, imr_ifindex: Int32(interface.index))
+            result = setsockopt(
+                descriptor, Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, &request, socklen_t(MemoryLayout<ip_mreqn>.size))
         case (.ipv6, .v6(let group)):
             guard !interface.ipv6Addresses.isEmpty else { return .noAddress }
             var request = ipv6_mreq(ipv6mr_multiaddr: group.in6Addr, ipv6mr_interface: interface.index)
-            result = setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_ADD_MEMBERSHIP, &request, socklen_t(MemoryLayout<ipv6_mreq>.size))
+            result = setsockopt(
+                descriptor, Int32(IPPROTO_IPV6), IPV6_ADD_MEMBERSHIP, &request, socklen_t(MemoryLayout<ipv6_mreq>.size))
         default:
             return .failed(SystemCallError("setsockopt", errno: EAFNOSUPPORT))
         }
@@ -159,11 +167,15 @@ public final class UDPMulticastSocket {
         switch (family, group) {
         case (.ipv4, .v4(let group)):
             let local = interface.ipv4Addresses.first ?? IPv4Address(value: 0)
-            var request = ip_mreqn(imr_multiaddr: group.inAddr, imr_address: local.inAddr, imr_ifindex: Int32(interface.index))
-            result = setsockopt(descriptor, Int32(IPPROTO_IP), IP_DROP_MEMBERSHIP, &request, socklen_t(MemoryLayout<ip_mreqn>.size))
+            var request = ip_mreqn(
+                imr_multiaddr: group.inAddr, imr_address: local.inAddr, imr_ifindex: Int32(interface.index))
+            result = setsockopt(
+                descriptor, Int32(IPPROTO_IP), IP_DROP_MEMBERSHIP, &request, socklen_t(MemoryLayout<ip_mreqn>.size))
         case (.ipv6, .v6(let group)):
             var request = ipv6_mreq(ipv6mr_multiaddr: group.in6Addr, ipv6mr_interface: interface.index)
-            result = setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_DROP_MEMBERSHIP, &request, socklen_t(MemoryLayout<ipv6_mreq>.size))
+            result = setsockopt(
+                descriptor, Int32(IPPROTO_IPV6), IPV6_DROP_MEMBERSHIP, &request, socklen_t(MemoryLayout<ipv6_mreq>.size)
+            )
         default:
             return SystemCallError("setsockopt", errno: EAFNOSUPPORT)
         }
@@ -225,15 +237,21 @@ public final class UDPMulticastSocket {
         var offset = 0
         while offset + headerSize <= controlLength {
             let (length, level, type): (Int, Int32, Int32) = control.withUnsafeBytes { raw in
-                (Int(raw.loadUnaligned(fromByteOffset: offset, as: Int.self)),
-                 raw.loadUnaligned(fromByteOffset: offset + MemoryLayout<Int>.size, as: Int32.self),
-                 raw.loadUnaligned(fromByteOffset: offset + MemoryLayout<Int>.size + 4, as: Int32.self))
+                (
+                    Int(raw.loadUnaligned(fromByteOffset: offset, as: Int.self)),
+                    raw.loadUnaligned(fromByteOffset: offset + MemoryLayout<Int>.size, as: Int32.self),
+                    raw.loadUnaligned(fromByteOffset: offset + MemoryLayout<Int>.size + 4, as: Int32.self)
+                )
             }
             guard length >= headerSize, offset + length <= controlLength else { return 0 }
             let dataOffset = offset + headerSize
-            if family == .ipv4, level == Int32(IPPROTO_IP), type == IP_PKTINFO, length - headerSize >= MemoryLayout<in_pktinfo>.size {
+            if family == .ipv4, level == Int32(IPPROTO_IP), type == IP_PKTINFO,
+                length - headerSize >= MemoryLayout<in_pktinfo>.size
+            {
                 // in_pktinfo starts with `int ipi_ifindex`.
-                return UInt32(bitPattern: control.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: dataOffset, as: Int32.self) })
+                return UInt32(
+                    bitPattern: control.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: dataOffset, as: Int32.self) }
+                )
             }
             if family == .ipv6, level == Int32(IPPROTO_IPV6), type == IPV6_PKTINFO, length - headerSize >= 20 {
                 // in6_pktinfo (20 bytes; the Swift module of the C library hides it behind
@@ -251,8 +269,9 @@ public final class UDPMulticastSocket {
         case AF_INET:
             return withUnsafePointer(to: &storage) {
                 $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
-                    DatagramAddress(address: .v4(IPv4Address(value: UInt32(bigEndian: pointer.pointee.sin_addr.s_addr))),
-                                    port: UInt16(bigEndian: pointer.pointee.sin_port))
+                    DatagramAddress(
+                        address: .v4(IPv4Address(value: UInt32(bigEndian: pointer.pointee.sin_addr.s_addr))),
+                        port: UInt16(bigEndian: pointer.pointee.sin_port))
                 }
             }
         case AF_INET6:
@@ -260,8 +279,9 @@ public final class UDPMulticastSocket {
                 $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
                     let bytes = withUnsafeBytes(of: pointer.pointee.sin6_addr) { Array($0) }
                     guard let v6 = IPv6Address(bytes: bytes) else { return nil }
-                    return DatagramAddress(address: .v6(v6), port: UInt16(bigEndian: pointer.pointee.sin6_port),
-                                           scopeID: pointer.pointee.sin6_scope_id)
+                    return DatagramAddress(
+                        address: .v6(v6), port: UInt16(bigEndian: pointer.pointee.sin6_port),
+                        scopeID: pointer.pointee.sin6_scope_id)
                 }
             }
         default:
@@ -273,17 +293,28 @@ public final class UDPMulticastSocket {
     ///
     /// For IPv4 the interface's first address becomes the source address (loopback's
     /// 127.0.0.1 has host scope, so without it the kernel would send from 0.0.0.0).
-    public func sendMulticast(_ bytes: [UInt8], to group: IPAddress, port: UInt16, on interface: NetworkInterface) -> SystemCallError? {
+    public func sendMulticast(_ bytes: [UInt8], to group: IPAddress, port: UInt16, on interface: NetworkInterface)
+        -> SystemCallError?
+    {
         if family == .ipv4 {
             let local = interface.ipv4Addresses.first ?? IPv4Address(value: 0)
-            var request = ip_mreqn(imr_multiaddr: in_addr(s_addr: 0), imr_address: local.inAddr, imr_ifindex: Int32(interface.index))
-            guard setsockopt(descriptor, Int32(IPPROTO_IP), IP_MULTICAST_IF, &request, socklen_t(MemoryLayout<ip_mreqn>.size)) == 0 else {
+            var request = ip_mreqn(
+                imr_multiaddr: in_addr(s_addr: 0), imr_address: local.inAddr, imr_ifindex: Int32(interface.index))
+            guard
+                setsockopt(
+                    descriptor, Int32(IPPROTO_IP), IP_MULTICAST_IF, &request, socklen_t(MemoryLayout<ip_mreqn>.size))
+                    == 0
+            else {
                 return SystemCallError("setsockopt", errno: errno)
             }
             return send(bytes, to: DatagramAddress(address: group, port: port))
         } else {
             var index = interface.index
-            guard setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_MULTICAST_IF, &index, socklen_t(MemoryLayout<UInt32>.size)) == 0 else {
+            guard
+                setsockopt(
+                    descriptor, Int32(IPPROTO_IPV6), IPV6_MULTICAST_IF, &index, socklen_t(MemoryLayout<UInt32>.size))
+                    == 0
+            else {
                 return SystemCallError("setsockopt", errno: errno)
             }
             return send(bytes, to: DatagramAddress(address: group, port: port, scopeID: interface.index))
@@ -303,7 +334,9 @@ public final class UDPMulticastSocket {
             address.sin_addr = v4.inAddr
             result = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL), $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    sendto(
+                        descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL), $0,
+                        socklen_t(MemoryLayout<sockaddr_in>.size))
                 }
             }
         case .v6(let v6):
@@ -315,7 +348,9 @@ public final class UDPMulticastSocket {
             address.sin6_scope_id = destination.scopeID
             result = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL), $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                    sendto(
+                        descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL), $0,
+                        socklen_t(MemoryLayout<sockaddr_in6>.size))
                 }
             }
         }

@@ -16,7 +16,8 @@ struct HeadPipelineNamespaceTests {
     @Test("a name is resolved off the loop and every address is tried", .timeLimit(.minutes(1)))
     func inNamespace() throws {
         let binary = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let hosts = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-hosts-\(UUID().uuidString)").path
+        let hosts = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-hosts-\(UUID().uuidString)")
+            .path
         try "::1 two.castprep.test\n127.0.0.1 two.castprep.test\n127.0.0.1 localhost\n".write(
             toFile: hosts, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: hosts) }
@@ -56,18 +57,21 @@ struct InsideHeadPipelineNamespace {
         let server = try ScriptedServer(.pipelines)
         let pipeline = HeadPipeline(connectionsPerHost: 2, depth: 4)
         let paths = (0..<20).map { "/n/\($0)" }
-        let answers = await pipeline.send(paths.map { "http://two.castprep.test:\(server.port)\($0)" },
-                                          headers: HeadPipelineTests.origin, timeout: .seconds(10))
+        let answers = await pipeline.send(
+            paths.map { "http://two.castprep.test:\(server.port)\($0)" },
+            headers: HeadPipelineTests.origin, timeout: .seconds(10))
         HeadPipelineTests.expectMatched(answers, paths: paths)
 
         // A name nobody knows fails as a name failure, and the pipeline still serves the next.
-        let unknown = await pipeline.send(["http://nobody.castprep.test:\(server.port)/x"], headers: [], timeout: .seconds(10))
+        let unknown = await pipeline.send(
+            ["http://nobody.castprep.test:\(server.port)/x"], headers: [], timeout: .seconds(10))
         guard case .failure(let failure) = unknown.first else {
             Issue.record("an unknown name was answered: \(unknown)")
             return
         }
         #expect(failure.kind == .dns)
-        let again = await pipeline.send([server.url("/after")], headers: HeadPipelineTests.origin, timeout: .seconds(10))
+        let again = await pipeline.send(
+            [server.url("/after")], headers: HeadPipelineTests.origin, timeout: .seconds(10))
         HeadPipelineTests.expectMatched(again, paths: ["/after"])
     }
 }

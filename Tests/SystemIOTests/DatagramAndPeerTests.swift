@@ -4,7 +4,9 @@ import Testing
 
 @Suite("UDP multicast sockets, raw socket addresses and peer state")
 struct DatagramAndPeerTests {
-    @Test("addresses built from an IP address, or copied from a raw sockaddr, round-trip", arguments: ["127.0.0.1", "::1", "192.0.2.7", "fe80::1"])
+    @Test(
+        "addresses built from an IP address, or copied from a raw sockaddr, round-trip",
+        arguments: ["127.0.0.1", "::1", "192.0.2.7", "fe80::1"])
     func rawAddresses(text: String) throws {
         let ip = try #require(IPAddress(text))
         let address = SocketAddress(ip, port: 8009)
@@ -20,7 +22,9 @@ struct DatagramAndPeerTests {
         #expect(unknown.withUnsafeBytes { SocketAddress(copyingSockaddrAt: $0.baseAddress!) } == nil)
     }
 
-    @Test("a datagram to a bound socket arrives with its source and the loopback interface", arguments: [UDPMulticastSocket.Family.ipv4, .ipv6])
+    @Test(
+        "a datagram to a bound socket arrives with its source and the loopback interface",
+        arguments: [UDPMulticastSocket.Family.ipv4, .ipv6])
     func loopbackDatagram(family: UDPMulticastSocket.Family) throws {
         let receiver = try UDPMulticastSocket(family: family, port: 0, maximumDatagramSize: 64)
         let sender = try UDPMulticastSocket(family: family, port: 0, maximumDatagramSize: 64)
@@ -31,7 +35,8 @@ struct DatagramAndPeerTests {
         #expect(sender.send([1, 2, 3], to: DatagramAddress(address: loopback, port: port)) == nil)
         let error = sender.send([1], to: DatagramAddress(address: other, port: port))
         #expect(error?.isFamilyUnsupported == true, "a destination of the other family")
-        #expect(sender.send([UInt8](repeating: 9, count: 65), to: DatagramAddress(address: loopback, port: port)) == nil)
+        #expect(
+            sender.send([UInt8](repeating: 9, count: 65), to: DatagramAddress(address: loopback, port: port)) == nil)
 
         let reactor = Reactor()
         var received: [UDPMulticastSocket.Received] = []
@@ -70,7 +75,8 @@ struct DatagramAndPeerTests {
 
     @Test("a peer that shut down writing is seen without waiting, and what it sent can be peeked")
     func peerState() throws {
-        let listener = try ListeningSocket.bind(to: try #require(SocketAddress(numericHost: "::1", port: 0)), ipv6Only: true)
+        let listener = try ListeningSocket.bind(
+            to: try #require(SocketAddress(numericHost: "::1", port: 0)), ipv6Only: true)
         defer { listener.close() }
         let address = try #require(listener.localAddress)
         let client = try TCPSocket.open(family: address.family)

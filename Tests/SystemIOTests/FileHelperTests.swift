@@ -7,7 +7,9 @@ import Testing
 struct FileHelperTests {
     /// A fresh folder, removed when `body` returns or throws.
     private func withFolder(_ body: (String) throws -> Void) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-files-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-files-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try body(folder)
@@ -27,7 +29,9 @@ struct FileHelperTests {
             #expect(file.count == size)
             #expect(file.withBytes { Array($0) } == bytes)
             if size > 0 {
-                #expect(throws: LoadedFile.Failure.tooLarge(size: size)) { try LoadedFile.read(path: path, limit: size - 1) }
+                #expect(throws: LoadedFile.Failure.tooLarge(size: size)) {
+                    try LoadedFile.read(path: path, limit: size - 1)
+                }
             }
         }
     }
@@ -35,7 +39,9 @@ struct FileHelperTests {
     @Test("a missing file and a pipe over the limit are told apart")
     func loadFailures() throws {
         try withFolder { folder in
-            let missing = #expect(throws: LoadedFile.Failure.self) { try LoadedFile.read(path: folder + "/none", limit: 10) }
+            let missing = #expect(throws: LoadedFile.Failure.self) {
+                try LoadedFile.read(path: folder + "/none", limit: 10)
+            }
             guard case .system(let error) = missing else {
                 Issue.record("expected a system error, got \(String(describing: missing))")
                 return
@@ -136,8 +142,11 @@ struct FileHelperTests {
             }
             #expect(looked.descriptor == nil)
             #expect(looked.inode == opened.inode)
-            #expect(ContainedPath.walk([Array("link".utf8), Array("a.mp4".utf8)][...], under: root, opening: true) == .metLink)
-            #expect(ContainedPath.walk([Array("films".utf8)][...], under: root, opening: true) == .refused, "a directory")
+            #expect(
+                ContainedPath.walk([Array("link".utf8), Array("a.mp4".utf8)][...], under: root, opening: true)
+                    == .metLink)
+            #expect(
+                ContainedPath.walk([Array("films".utf8)][...], under: root, opening: true) == .refused, "a directory")
             #expect(ContainedPath.walk([Array("none".utf8)][...], under: root, opening: false) == .refused)
             #expect(!ContainedPath.isDirectory(Array((folder + "/films/a.mp4").utf8)))
         }

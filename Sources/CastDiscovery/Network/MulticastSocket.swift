@@ -26,12 +26,18 @@ final class MulticastSocket {
     /// - Throws: ``CastDiscoveryError`` when the socket cannot be created or bound, or no join succeeded.
     init(family: Family, interfaces: [NetworkInterface], port: UInt16 = mdnsPort) throws(CastDiscoveryError) {
         do {
-            socket = try UDPMulticastSocket(family: family, port: port, maximumDatagramSize: DNSMessageDecoder.maximumPacketSize)
-        } catch where error.call == "bind" {
-            throw .system("bind", errno: error.errno, context: "UDP port \(port) (\(family.rawValue))",
-                          fix: "another program holds port \(port) without SO_REUSEADDR; stop it or run CastPrep with the same user")
+            socket = try UDPMulticastSocket(
+                family: family, port: port, maximumDatagramSize: DNSMessageDecoder.maximumPacketSize)
+        } catch  where error.call == "bind" {
+            throw .system(
+                "bind", errno: error.errno, context: "UDP port \(port) (\(family.rawValue))",
+                fix:
+                    "another program holds port \(port) without SO_REUSEADDR; stop it or run CastPrep with the same user"
+            )
         } catch {
-            throw .system(error.call, errno: error.errno, context: "an \(family.rawValue) UDP socket", fix: "check the process's file-descriptor limit")
+            throw .system(
+                error.call, errno: error.errno, context: "an \(family.rawValue) UDP socket",
+                fix: "check the process's file-descriptor limit")
         }
         let group: IPAddress = family == .ipv4 ? .v4(.mdnsGroup) : .v6(.mdnsGroup)
         for interface in interfaces {
@@ -43,10 +49,13 @@ final class MulticastSocket {
         }
         guard !joined.isEmpty else {
             let failures = joinFailures.map { "\($0.interface.name): \($0.error)" }.joined(separator: "; ")
-            throw CastDiscoveryError(Diagnostic(
-                .error, .discoverySocketFailed,
-                "could not join the \(family.rawValue) mDNS group on any interface\(failures.isEmpty ? " (none has an \(family.rawValue) address)" : ": " + failures)",
-                fix: "pass interfaces that are up, have the MULTICAST flag (ip link set DEV multicast on) and an address"))
+            throw CastDiscoveryError(
+                Diagnostic(
+                    .error, .discoverySocketFailed,
+                    "could not join the \(family.rawValue) mDNS group on any interface\(failures.isEmpty ? " (none has an \(family.rawValue) address)" : ": " + failures)",
+                    fix:
+                        "pass interfaces that are up, have the MULTICAST flag (ip link set DEV multicast on) and an address"
+                ))
         }
     }
 
