@@ -82,7 +82,7 @@ let package = Package(
         .target(name: "CastModel", dependencies: ["CodedErrors", "JSONSupport", "Spelling"]),
         .target(name: "Catalog", dependencies: ["CastModel", "JSONSupport"]),
         .target(name: "CommandParsing", dependencies: ["CodedErrors", "Spelling", "SystemIO"]),
-        .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg"]),
+        .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg", "SystemIO"]),
         .target(name: "StreamingFormats", dependencies: ["CodedErrors", "CLibXML2"]),
         .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "StreamingFormats", "SystemIO"]),
         .target(name: "HTTPCheck", dependencies: ["CastModel", "SystemIO", "CCurl", "StreamingFormats", "Logging"]),

@@ -1,4 +1,3 @@
-import Glibc
 import SystemIO
 
 /// What a read or write on a ``ByteStream`` did.
@@ -70,7 +69,7 @@ final class SocketStream: ByteStream {
         case .transferred(let count): .transferred(count)
         case .wouldBlock: .wouldBlock
         case .endOfStream: .endOfStream
-        case .failed(let error) where error.errno == ECONNRESET || error.errno == EPIPE: .reset
+        case .failed(let error) where error.isConnectionReset: .reset
         case .failed(let error): .failed("\(error.reason) (errno \(error.errno))")
         }
     }

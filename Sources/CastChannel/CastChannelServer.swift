@@ -1,4 +1,3 @@
-import Glibc
 import Synchronization
 import SystemIO
 
@@ -117,7 +116,7 @@ public final class CastChannelServer: Sendable {
             case "bind":
                 throw bindError(
                     "cannot bind \(address): \(reason)",
-                    fix: error.errno == EADDRINUSE ? "another process listens on port \(requestedPort); stop it or choose another port (0 picks a free one)" : nil)
+                    fix: error.isAddressInUse ? "another process listens on port \(requestedPort); stop it or choose another port (0 picks a free one)" : nil)
             case "listen": throw bindError("cannot listen on \(address): \(reason)")
             default: throw bindError("cannot create a socket: \(reason)")
             }

@@ -1,6 +1,5 @@
 import CastModel
 internal import COpenSSL
-import Glibc
 import SystemIO
 
 /// One link as the loop sees it, from connect (or accept) to teardown: the socket, its
@@ -101,10 +100,7 @@ final class LoopConnections {
         // Sockets are written with MSG_NOSIGNAL; blocking SIGPIPE in this thread as well keeps
         // any other write to a closed peer (a future call path) from killing the process,
         // without changing the process-wide disposition.
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGPIPE)
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        IOThread.blockBrokenPipeSignal()
         let loop = self.loop
         reactor.register(loop.wakeDescriptor, for: .readable) { [self] _ in
             for command in loop.takeCommands() { handle(command) }
@@ -114,7 +110,7 @@ final class LoopConnections {
                 try reactor.runOnce()
             } catch {
                 // ENOMEM or EINVAL from poll: transient here; pause briefly rather than spin.
-                usleep(1000)
+                IOThread.pause(for: .milliseconds(1))
             }
         }
     }

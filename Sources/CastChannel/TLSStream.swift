@@ -1,5 +1,5 @@
 internal import COpenSSL
-import Glibc
+import SystemIO
 
 /// The TLS layer as a state machine over any ``ByteStream``: handshake, read, write,
 /// close_notify and the half-close after it.
@@ -259,7 +259,7 @@ extension OpenSSLErrors {
     static func describe(code: Int32, status: Int32) -> String {
         let queue = drain()
         if !queue.isEmpty { return queue }
-        if code == SSL_ERROR_SYSCALL { return status == 0 ? "the peer closed the connection" : "error \(errno)" }
+        if code == SSL_ERROR_SYSCALL { return status == 0 ? "the peer closed the connection" : "error \(SystemCallError.lastErrorNumber)" }
         return "OpenSSL error \(code)"
     }
 }

@@ -1,4 +1,3 @@
-import Glibc
 import Synchronization
 import SystemIO
 
@@ -155,6 +154,7 @@ final class PipelineShared: Sendable {
     let wakePipe = try? WakePipe()
     private struct State {
         var submitted: [PipelinedHead] = []
+        var resolved: [(host: String, result: Result<[SocketAddress], ResolveError>)] = []
         var isShutDown = false
     }
     private let state = Mutex(State())
@@ -180,11 +180,23 @@ final class PipelineShared: Sendable {
         }
     }
 
-    func take() -> (requests: [PipelinedHead], isShutDown: Bool) {
+    func take() -> (
+        requests: [PipelinedHead], resolved: [(host: String, result: Result<[SocketAddress], ResolveError>)],
+        isShutDown: Bool
+    ) {
         state.withLock { state in
-            defer { state.submitted = [] }
-            return (state.submitted, state.isShutDown)
+            defer {
+                state.submitted = []
+                state.resolved = []
+            }
+            return (state.submitted, state.resolved, state.isShutDown)
         }
+    }
+
+    /// Hands the loop the addresses of the `host:port` keyed `host`, from the resolver's thread.
+    func deliver(_ result: Result<[SocketAddress], ResolveError>, for host: String) {
+        state.withLock { $0.resolved.append((host, result)) }
+        wake()
     }
 
     func shutDown() {
@@ -200,7 +212,9 @@ final class PipelineShared: Sendable {
 final class PipelineLoop {
     /// A connection and the requests written on it, oldest first.
     final class Connection {
-        let descriptor: Int32
+        let socket: TCPSocket
+        /// Which of the host's addresses it connects to.
+        let addressIndex: Int
         /// The socket's registration with the loop's reactor; nil once closed.
         var registration: Reactor.Registration?
         var isConnected = false
@@ -214,19 +228,28 @@ final class PipelineLoop {
         var answered = 0
         var lastActivity: ContinuousClock.Instant
 
-        init(descriptor: Int32, now: ContinuousClock.Instant) {
-            self.descriptor = descriptor
+        init(socket: TCPSocket, addressIndex: Int, now: ContinuousClock.Instant) {
+            self.socket = socket
+            self.addressIndex = addressIndex
             lastActivity = now
         }
 
         var waitingCount: Int { inFlight.count - inFlightHead }
     }
 
-    /// One `host:port`: its address, waiting requests and connections.
+    /// One `host:port`: its addresses, waiting requests and connections.
     final class Host {
+        let key: String
         let name: String
         let port: Int
-        var address: [UInt8]?
+        /// Every address of the host, in the resolver's order; nil until they are known.
+        var addresses: [SocketAddress]?
+        /// The address new connections go to: the next one is tried when connecting to this one
+        /// fails before any connection to the host got through.
+        var addressIndex = 0
+        var hasConnected = false
+        /// A lookup is under way on the resolver's thread.
+        var isResolving = false
         var addressFailure: TransferFailure?
         var queue: [PipelinedHead] = []
         var queueHead = 0
@@ -236,7 +259,8 @@ final class PipelineLoop {
         /// Set when the server answers only one request per connection.
         var oneRequestPerConnection = false
 
-        init(name: String, port: Int, depth: Int) {
+        init(key: String, name: String, port: Int, depth: Int) {
+            self.key = key
             self.name = name
             self.port = port
             self.depth = depth
@@ -292,8 +316,9 @@ final class PipelineLoop {
             reactor.register(pipe.readDescriptor, for: .readable) { _ in pipe.drain() }
         }
         while true {
-            let (submitted, isShutDown) = shared.take()
+            let (submitted, resolved, isShutDown) = shared.take()
             for request in submitted { enqueue(request) }
+            for (key, result) in resolved { take(result, for: key) }
             if isShutDown { break }
             let now = reactor.clock.now
             expire(now: now)
@@ -310,6 +335,10 @@ final class PipelineLoop {
                     if connection.inFlightHead < connection.inFlight.count {
                         nextDeadline = min(nextDeadline, connection.inFlight[connection.inFlightHead].deadline)
                     }
+                }
+                // Requests waiting for a name to resolve time out in the queue.
+                if host.isResolving, host.queuedCount > 0 {
+                    nextDeadline = min(nextDeadline, host.queue[host.queueHead].deadline)
                 }
             }
             if let wakeUp { reactor.cancel(wakeUp) }
@@ -336,7 +365,7 @@ final class PipelineLoop {
     private func closeSocket(of connection: Connection) {
         if let registration = connection.registration { reactor.unregister(registration) }
         connection.registration = nil
-        close(connection.descriptor)
+        connection.socket.close()
     }
 
     private func enqueue(_ request: PipelinedHead) {
@@ -346,7 +375,7 @@ final class PipelineLoop {
         if let known = hosts[key] {
             host = known
         } else {
-            host = Host(name: url.host, port: url.effectivePort, depth: shared.depth)
+            host = Host(key: key, name: url.host, port: url.effectivePort, depth: shared.depth)
             hosts[key] = host
         }
         host.queue.append(request)
@@ -379,7 +408,11 @@ final class PipelineLoop {
     /// Opens connections the host's queue needs and writes queued requests on them.
     private func feed(_ host: Host, now: ContinuousClock.Instant) {
         guard host.queuedCount > 0 else { return }
-        if host.address == nil, host.addressFailure == nil { resolve(host) }
+        if host.addresses == nil, host.addressFailure == nil {
+            if !host.isResolving { resolve(host) }
+            // The queue waits for the resolver's answer, which wakes the loop.
+            if host.addresses == nil, host.addressFailure == nil { return }
+        }
         if let failure = host.addressFailure {
             while let request = host.popQueued() { request.resolve(.failure(failure)) }
             host.addressFailure = nil
@@ -414,46 +447,76 @@ final class PipelineLoop {
         }
     }
 
-    /// Looks the host up once (a literal address costs nothing; a name may block this thread,
-    /// which only ever sends these HEADs).
+    /// Looks the host up: a literal address at once, a name on the resolver's thread (never
+    /// on this loop, which serves every other host meanwhile); the answer comes back through
+    /// the shared state and wakes the loop.
     private func resolve(_ host: Host) {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_family = AF_UNSPEC
-        var list: UnsafeMutablePointer<addrinfo>?
-        let name = host.name.hasPrefix("[") ? String(host.name.dropFirst().dropLast()) : host.name
-        let status = getaddrinfo(name, String(host.port), &hints, &list)
-        defer { if let list { freeaddrinfo(list) } }
-        guard status == 0, let first = list, let address = first.pointee.ai_addr else {
-            host.addressFailure = TransferFailure(.dns, "cannot resolve \(host.name): \(String(cString: gai_strerror(status)))")
+        if let numeric = AddressResolver.numericAddresses(host: host.name, port: host.port) {
+            host.addresses = numeric
+            host.addressIndex = 0
             return
         }
-        host.address = Array(UnsafeRawBufferPointer(start: address, count: Int(first.pointee.ai_addrlen)))
+        host.isResolving = true
+        let shared = self.shared
+        let key = host.key
+        AddressResolver.resolve(host: host.name, port: host.port) { result in shared.deliver(result, for: key) }
+    }
+
+    /// The resolver's answer for the host keyed `key` (forgotten meanwhile when its requests
+    /// all timed out).
+    private func take(_ result: Result<[SocketAddress], ResolveError>, for key: String) {
+        guard let host = hosts[key], host.isResolving else { return }
+        host.isResolving = false
+        switch result {
+        case .success(let addresses):
+            host.addresses = addresses
+            host.addressIndex = 0
+        case .failure(let error):
+            host.addressFailure = TransferFailure(.dns, "cannot resolve \(host.name): \(error.reason)")
+        }
     }
 
     private func connect(_ host: Host) -> Connection? {
-        guard let address = host.address else { return nil }
-        let family = address.withUnsafeBytes { $0.load(fromByteOffset: 0, as: sa_family_t.self) }
-        let descriptor = socket(Int32(family), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return nil }
-        var one: Int32 = 1
-        _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        let status = address.withUnsafeBytes { raw in
-            Glibc.connect(descriptor, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
+        while let addresses = host.addresses, host.addressIndex < addresses.count {
+            let index = host.addressIndex
+            let address = addresses[index]
+            let socket: TCPSocket
+            let progress: TCPSocket.ConnectProgress
+            do {
+                socket = try TCPSocket.open(family: address.family)
+            } catch {
+                return nil
+            }
+            do {
+                progress = try socket.connect(to: address)
+            } catch {
+                socket.close()
+                let failure = TransferFailure(.connect, "cannot connect to \(host.name):\(host.port): \(error.reason)")
+                if moveToNextAddress(host, after: index) { continue }
+                failConnect(host, failure)
+                return nil
+            }
+            let connection = Connection(socket: socket, addressIndex: index, now: reactor.clock.now)
+            connection.isConnected = progress == .connected
+            if connection.isConnected { host.hasConnected = true }
+            // The interest is set each turn once requests are written; until then, only hang-ups.
+            connection.registration = reactor.register(socket.descriptor, for: []) { [unowned self] readiness in
+                self.service(connection, of: host, readiness: readiness)
+            }
+            return connection
         }
-        if status != 0, errno != EINPROGRESS {
-            let failure = TransferFailure(.connect, "cannot connect to \(host.name):\(host.port): \(String(cString: strerror(errno)))")
-            close(descriptor)
-            failConnect(host, failure)
-            return nil
-        }
-        let connection = Connection(descriptor: descriptor, now: reactor.clock.now)
-        connection.isConnected = status == 0
-        // The interest is set each turn once requests are written; until then, only hang-ups.
-        connection.registration = reactor.register(descriptor, for: []) { [unowned self] readiness in
-            self.service(connection, of: host, readiness: readiness)
-        }
-        return connection
+        return nil
+    }
+
+    /// Moves the host on from the address at `index`, which could not be connected to, when no
+    /// connection to the host has got through yet and another address is left (IPv6 first, then
+    /// IPv4, as the resolver ordered them); false when there is none to try.
+    private func moveToNextAddress(_ host: Host, after index: Int) -> Bool {
+        guard !host.hasConnected, let addresses = host.addresses else { return false }
+        if index < host.addressIndex { return true }  // another connection moved on already
+        guard index + 1 < addresses.count else { return false }
+        host.addressIndex = index + 1
+        return true
     }
 
     /// A refused connection fails what is queued for the host, as curl would fail each transfer.
@@ -465,25 +528,35 @@ final class PipelineLoop {
     private func service(_ connection: Connection, of host: Host, readiness: Reactor.Readiness) {
         connection.lastActivity = reactor.clock.now
         if !connection.isConnected {
-            var error: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            _ = getsockopt(connection.descriptor, SOL_SOCKET, SO_ERROR, &error, &length)
-            guard error == 0, readiness.isWritable else {
-                let failure = TransferFailure(
-                    .connect, "cannot connect to \(host.name):\(host.port): \(String(cString: strerror(error == 0 ? ECONNREFUSED : error)))")
+            var problem: SystemCallError?
+            do {
+                try connection.socket.finishConnect()
+                if !readiness.isWritable { problem = SystemCallError.connectionRefused("connect") }
+            } catch {
+                problem = error
+            }
+            if let problem {
+                if moveToNextAddress(host, after: connection.addressIndex) {
+                    // Its requests were never sent: they wait for a connection to the next address.
+                    setBack(connection, of: host)
+                    return
+                }
+                let failure = TransferFailure(.connect, "cannot connect to \(host.name):\(host.port): \(problem.reason)")
                 drop(connection, of: host, requeue: false, failure: failure)
                 failConnect(host, failure)
                 return
             }
             connection.isConnected = true
+            host.hasConnected = true
         }
         if readiness.isWritable, connection.outputOffset < connection.output.count {
             let written = connection.output.withUnsafeBytes { raw in
-                send(connection.descriptor, raw.baseAddress! + connection.outputOffset, raw.count - connection.outputOffset, Int32(MSG_NOSIGNAL))
+                connection.socket.write(UnsafeRawBufferPointer(rebasing: raw[connection.outputOffset...]))
             }
-            if written > 0 {
-                connection.outputOffset += written
-            } else if written < 0, errno != EAGAIN, errno != EINTR {
+            switch written {
+            case .transferred(let count): connection.outputOffset += count
+            case .wouldBlock: break
+            case .endOfStream, .failed:
                 drop(connection, of: host, requeue: true, failure: nil)
                 return
             }
@@ -495,14 +568,14 @@ final class PipelineLoop {
 
     private func readAnswers(_ connection: Connection, of host: Host) {
         while true {
-            let count = chunk.withUnsafeMutableBytes { recv(connection.descriptor, $0.baseAddress!, $0.count, 0) }
-            if count > 0 {
+            let result = chunk.withUnsafeMutableBytes { connection.socket.read(into: $0) }
+            if case .transferred(let count) = result {
                 connection.input.append(contentsOf: chunk[..<count])
                 if !parseAnswers(connection, of: host) { return }
                 if count < chunk.count { return }
                 continue
             }
-            if count < 0, errno == EAGAIN || errno == EINTR { return }
+            if result == .wouldBlock { return }
             // The server closed the connection (or it broke): what it did not answer is sent again.
             drop(connection, of: host, requeue: true, failure: nil)
             return
@@ -603,6 +676,18 @@ final class PipelineLoop {
             again.removeFirst()
         }
         host.queue.replaceSubrange(0..<host.queueHead, with: again)
+        host.queueHead = 0
+    }
+
+    /// Closes a connection that never got through; its requests go back to the front of the
+    /// host's queue without counting an attempt.
+    private func setBack(_ connection: Connection, of host: Host) {
+        closeSocket(of: connection)
+        host.connections.removeAll { $0 === connection }
+        let unsent = connection.inFlight[connection.inFlightHead...].filter { !$0.isResolved }
+        connection.inFlight = []
+        connection.inFlightHead = 0
+        host.queue.replaceSubrange(0..<host.queueHead, with: unsent)
         host.queueHead = 0
     }
 

@@ -1,5 +1,4 @@
 import CastModel
-import Glibc
 import SystemIO
 
 /// One IPv4 address of a network interface that is up and running.
@@ -142,7 +141,7 @@ public enum LANAddress {
     {
         let candidates = candidates()
         if let advertised { return AddressChoice(host: advertised, reason: .advertised, candidates: candidates) }
-        if let bindAddress, !SocketAddress.isWildcard(bindAddress) {
+        if let bindAddress, !HostLiteral.isWildcard(bindAddress) {
             return AddressChoice(host: bindAddress, reason: .bound, candidates: candidates)
         }
         if let device {
@@ -157,101 +156,31 @@ public enum LANAddress {
     }
 }
 
-/// An IPv4 or IPv6 socket address built from a numeric literal.
-struct SocketAddress: Sendable {
-    private enum Storage: Sendable {
-        case v4(sockaddr_in)
-        case v6(sockaddr_in6)
-    }
-
-    private let storage: Storage
-
-    /// Parses a numeric address (brackets around IPv6 allowed); nil for anything else.
-    init?(_ text: String, port: UInt16) {
-        var literal = Substring(text)
-        if literal.hasPrefix("["), literal.hasSuffix("]") { literal = literal.dropFirst().dropLast() }
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        if inet_pton(AF_INET, String(literal), &v4) == 1 {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr = v4
-            storage = .v4(address)
-        } else if inet_pton(AF_INET6, String(literal), &v6) == 1 {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = port.bigEndian
-            address.sin6_addr = v6
-            storage = .v6(address)
-        } else {
-            return nil
-        }
-    }
-
-    /// `AF_INET` or `AF_INET6`.
-    var family: Int32 {
-        switch storage {
-        case .v4: AF_INET
-        case .v6: AF_INET6
-        }
-    }
-
-    /// Calls `body` with the address as a `sockaddr` pointer and its length.
-    func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
-        switch storage {
-        case .v4(var address):
-            withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-        case .v6(var address):
-            withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
-        }
+/// Numeric host literals as the server's settings give them.
+enum HostLiteral {
+    /// The socket address of a numeric IPv4 or IPv6 literal (brackets around IPv6 allowed);
+    /// nil for anything else, names included.
+    static func socketAddress(_ text: String, port: UInt16) -> SocketAddress? {
+        address(text).map { SocketAddress($0, port: port) }
     }
 
     /// Whether `text` is `0.0.0.0` or `::` (listen everywhere).
     static func isWildcard(_ text: String) -> Bool {
-        guard let address = SocketAddress(text, port: 0) else { return false }
-        switch address.storage {
-        case .v4(let v4): return v4.sin_addr.s_addr == 0
-        case .v6(let v6):
-            var copy = v6.sin6_addr
-            return withUnsafeBytes(of: &copy) { $0.allSatisfy { $0 == 0 } }
-        }
-    }
-
-    /// The numeric text of an IPv4 or IPv6 socket address; nil for other families.
-    static func text(of address: UnsafePointer<sockaddr>) -> String? {
-        // Called for every logged request: the text is formed in a stack buffer.
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(INET6_ADDRSTRLEN) + 1) { buffer -> String? in
-            let written: UnsafePointer<CChar>?
-            switch Int32(address.pointee.sa_family) {
-            case AF_INET:
-                var v4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
-                written = inet_ntop(AF_INET, &v4, buffer.baseAddress, socklen_t(buffer.count))
-            case AF_INET6:
-                var v6 = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
-                written = inet_ntop(AF_INET6, &v6, buffer.baseAddress, socklen_t(buffer.count))
-            default:
-                written = nil
-            }
-            return written.map { String(cString: $0) }
-        }
-    }
-
-    /// The port of an IPv4 or IPv6 socket address.
-    static func port(of address: UnsafePointer<sockaddr>) -> UInt16 {
-        switch Int32(address.pointee.sa_family) {
-        case AF_INET: UInt16(bigEndian: address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port })
-        case AF_INET6: UInt16(bigEndian: address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_port })
-        default: 0
+        switch address(text) {
+        case .v4(let v4): v4.value == 0
+        case .v6(let v6): v6.bytes.allSatisfy { $0 == 0 }
+        case nil: false
         }
     }
 
     /// `host` ready for a URL: IPv6 literals in brackets.
     static func urlHost(_ host: String) -> String {
         host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    }
+
+    private static func address(_ text: String) -> IPAddress? {
+        var literal = Substring(text)
+        if literal.hasPrefix("["), literal.hasSuffix("]") { literal = literal.dropFirst().dropLast() }
+        return IPAddress(String(literal))
     }
 }

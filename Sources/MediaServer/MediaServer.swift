@@ -1,6 +1,6 @@
 import CastModel
 internal import CMicroHTTPD
-import Glibc
+import SystemIO
 import Synchronization
 
 /// A static HTTP server for Cast devices: local media with the headers a receiver needs.
@@ -193,8 +193,7 @@ private struct RunningDaemon: ~Copyable {
             guard let root = RequestPath.realPath(Array(mount.directory.utf8)) else {
                 throw .directoryMissing(mount.directory, reason: "it does not exist or cannot be read")
             }
-            var status = stat()
-            guard stat(root.map { CChar(bitPattern: $0) } + [0], &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+            guard ContainedPath.isDirectory(root) else {
                 throw .directoryMissing(mount.directory, reason: "it is not a directory")
             }
             mounts.append(ResolvedMount(prefix: prefix, root: root))
@@ -202,7 +201,7 @@ private struct RunningDaemon: ~Copyable {
         // Listen on every IPv4 interface by default; on every interface when the device has an
         // IPv6 address, since the URL will then name an IPv6 source address.
         let bindText = configuration.bindAddress ?? (configuration.reachableFrom?.contains(":") == true ? "::" : "0.0.0.0")
-        guard let bindAddress = SocketAddress(bindText, port: configuration.port) else { throw .badAddress(bindText, role: "bind") }
+        guard let bindAddress = HostLiteral.socketAddress(bindText, port: configuration.port) else { throw .badAddress(bindText, role: "bind") }
         let choice = try LANAddress.choose(advertised: configuration.advertisedHost, boundTo: configuration.bindAddress,
                                            reachableFrom: configuration.reachableFrom)
 
@@ -221,21 +220,21 @@ private struct RunningDaemon: ~Copyable {
             handler: handler, log: configuration.requestLog, clients: configuration.allowedClients,
             headerTimeout: UInt32(clamping: max(1, min(limits.headerTimeoutSeconds, limits.idleTimeoutSeconds))), idleTimeout: UInt32(clamping: max(1, limits.idleTimeoutSeconds))))
         var flags = MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_USE_ITC.rawValue
-        if bindAddress.family == AF_INET6 { flags |= MHD_USE_IPv6.rawValue }
+        if bindAddress.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         guard let daemon = castprep_MHD_start_daemon_on_socket(
-            flags, listener.descriptor, daemonAccessHandler, context.toOpaque(), keepPathEscaped, nil, connectionNotice, context.toOpaque(),
+            flags, listener.socket.descriptor, daemonAccessHandler, context.toOpaque(), keepPathEscaped, nil, connectionNotice, context.toOpaque(),
             UInt32(clamping: max(1, limits.maximumConnections)), UInt32(clamping: max(0, limits.maximumConnectionsPerAddress)),
             UInt32(clamping: max(1, limits.idleTimeoutSeconds)), max(4096, limits.connectionMemoryBytes),
             UInt32(clamping: max(1, limits.threads)))
         else {
-            close(listener.descriptor)
+            listener.socket.close()
             context.release()
             throw MediaServerError("serve.start-failed", "libmicrohttpd could not start the server on \(bindText) port \(listener.port)",
                                    fix: "check the limits (threads, connections) and that the system allows more threads and files")
         }
         self.daemon = daemon
         self.context = context
-        let urlHost = SocketAddress.urlHost(choice.host)
+        let urlHost = HostLiteral.urlHost(choice.host)
         let path = configuration.pathToken.map { "/\($0)/" } ?? "/"
         endpoint = MediaServer.Endpoint(baseURL: "http://\(urlHost):\(listener.port)\(path)", port: listener.port,
                                         boundAddress: bindText, addressChoice: choice)
@@ -247,33 +246,18 @@ private struct RunningDaemon: ~Copyable {
         context.release()
     }
 
-    /// Opens, binds and listens on a TCP socket, so every failure has its own errno.
-    private static func listen(on address: SocketAddress, text: String, port: UInt16, backlog: Int) throws(MediaServerError) -> (descriptor: Int32, port: UInt16) {
-        let descriptor = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard descriptor >= 0 else { throw .listenFailed(text, port: port, call: "socket", errno: errno) }
-        var on: Int32 = 1
-        var off: Int32 = 0
-        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        // `::` serves IPv4 too, so one wildcard bind covers both families.
-        if address.family == AF_INET6 { setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &off, socklen_t(MemoryLayout<Int32>.size)) }
-        guard address.withSockaddr({ bind(descriptor, $0, $1) }) == 0 else {
-            let code = errno
-            close(descriptor)
-            throw .listenFailed(text, port: port, call: "bind", errno: code)
+    /// Opens, binds and listens on a TCP socket, so every failure has its own errno. `::`
+    /// serves IPv4 too, so one wildcard bind covers both families. A short queue: connections
+    /// the server cannot take soon are refused at once (the client retries) instead of waiting
+    /// behind a burst the kernel would keep for minutes.
+    private static func listen(on address: SocketAddress, text: String, port: UInt16, backlog: Int) throws(MediaServerError) -> (socket: ListeningSocket, port: UInt16) {
+        let socket: ListeningSocket
+        do {
+            socket = try ListeningSocket.bind(to: address, backlog: Int32(clamping: max(1, backlog)), ipv6Only: false)
+        } catch {
+            throw .listenFailed(text, port: port, error)
         }
-        // A short queue: connections the server cannot take soon are refused at once (the
-        // client retries) instead of waiting behind a burst the kernel would keep for minutes.
-        guard Glibc.listen(descriptor, Int32(clamping: max(1, backlog))) == 0 else {
-            let code = errno
-            close(descriptor)
-            throw .listenFailed(text, port: port, call: "listen", errno: code)
-        }
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let named = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) == 0 ? SocketAddress.port(of: $0) : nil }
-        }
-        return (descriptor, named ?? port)
+        return (socket, socket.localAddress.map { UInt16(truncatingIfNeeded: $0.port) } ?? port)
     }
 }
 
@@ -302,7 +286,9 @@ final class DaemonContext: Sendable {
 /// an encoded NUL instead of a path silently cut short at it.
 private let keepPathEscaped: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = { _, _, text in
     guard let text else { return 0 }
-    return strlen(text)
+    var length = 0
+    while text[length] != 0 { length += 1 }
+    return length
 }
 
 /// Gives each new connection the header deadline: until its first request's headers are in,
@@ -317,25 +303,30 @@ private let connectionNotice: MHD_NotifyConnectionCallback = { context, connecti
     // libmicrohttpd reads what arrived with the connection and then waits for more, so a peer
     // that sent part of a request and closed before it was accepted would hold its place
     // until the timeout. Shutting the socket down makes the library see the end at once.
-    if socket >= 0, AbandonedConnection.isAbandoned(socket) { shutdown(socket, Int32(SHUT_RDWR)) }
+    if socket >= 0, AbandonedConnection.isAbandoned(TCPSocket(descriptor: socket)) { TCPSocket(descriptor: socket).shutdownBoth() }
+}
+
+/// Whether the NUL-terminated `text` is exactly `expected`, compared in place.
+private func cString(_ text: UnsafePointer<CChar>, is expected: StaticString) -> Bool {
+    let bytes = UnsafeBufferPointer(start: expected.utf8Start, count: expected.utf8CodeUnitCount)
+    for (offset, byte) in bytes.enumerated() where UInt8(bitPattern: text[offset]) != byte { return false }
+    return text[bytes.count] == 0
 }
 
 /// Tells a connection whose peer has stopped sending before its request was complete.
 enum AbandonedConnection {
-    /// `POLLRDHUP` (Linux; glibc shows it only under _GNU_SOURCE): the peer shut down writing.
-    static let peerClosedWriting: Int16 = 0x2000
-
     /// Whether the peer of `socket` has shut down its side (or reset) without having sent a
     /// whole request head: such a request can never complete. A peer that sent a full request
     /// and then shut down writing (`nc -N`, some HTTP/1.0 clients) still gets its answer.
-    static func isAbandoned(_ socket: Int32) -> Bool {
-        var entry = pollfd(fd: socket, events: Int16(POLLIN) | peerClosedWriting, revents: 0)
-        guard poll(&entry, 1, 0) == 1 else { return false }
-        if entry.revents & (Int16(POLLERR) | Int16(POLLHUP)) != 0 { return true }
-        guard entry.revents & peerClosedWriting != 0 else { return false }
+    static func isAbandoned(_ socket: TCPSocket) -> Bool {
+        switch socket.peerState {
+        case .open: return false
+        case .broken: return true
+        case .closedWriting: break
+        }
         // What arrived before the end: abandoned unless it holds the blank line ending a head.
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16 * 1024) { buffer in
-            let count = recv(socket, buffer.baseAddress, buffer.count, Int32(MSG_PEEK | MSG_DONTWAIT))
+            let count = socket.peek(into: UnsafeMutableRawBufferPointer(buffer))
             guard count > 0 else { return count == 0 }
             let received = UnsafeBufferPointer(rebasing: buffer[..<count])
             let ending: [UInt8] = [13, 10, 13, 10]
@@ -356,9 +347,9 @@ private let daemonAccessHandler: MHD_AccessHandlerCallback = { context, connecti
     if requestState.pointee == nil {
         // First call: the headers are in. Mark the request as seen and wait for the end of it,
         // unless waiting would mean reading a body.
-        let hasBody = castprep_MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").map { strcmp($0, "0") != 0 } ?? false
+        let hasBody = castprep_MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").map { !cString($0, is: "0") } ?? false
             || castprep_MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") != nil
-        let isKnownMethod = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0 || strcmp(method, "OPTIONS") == 0
+        let isKnownMethod = cString(method, is: "GET") || cString(method, is: "HEAD") || cString(method, is: "OPTIONS")
         // The headers are in: from now on the connection has the idle timeout.
         let server = Unmanaged<DaemonContext>.fromOpaque(context).takeUnretainedValue()
         if server.headerTimeout != server.idleTimeout { castprep_MHD_set_connection_timeout(connection, server.idleTimeout) }
@@ -372,15 +363,15 @@ private let daemonAccessHandler: MHD_AccessHandlerCallback = { context, connecti
     }
     let server = Unmanaged<DaemonContext>.fromOpaque(context).takeUnretainedValue()
     let request = RequestHead(
-        method: String(decoding: UnsafeRawBufferPointer(start: method, count: strlen(method)), as: UTF8.self),
-        target: String(decoding: UnsafeRawBufferPointer(start: url, count: strlen(url)), as: UTF8.self)
+        method: String(cString: method),
+        target: String(cString: url)
     ) { header in
         header.name.withCString { castprep_MHD_lookup_connection_value(connection, .HEADER_KIND, $0) }.map { value in
-            String(decoding: UnsafeRawBufferPointer(start: value, count: strlen(value)), as: UTF8.self)
+            String(cString: value)
         }
     }
     let plan: ResponsePlan
-    if let clients = server.clients, !(castprep_MHD_client_address(connection).map(clients.permits) ?? false) {
+    if let clients = server.clients, !clients.permits(castprep_MHD_client_address(connection).flatMap { SocketAddress(copyingSockaddrAt: $0) }) {
         plan = ResponsePlan(status: 403, headers: server.handler.cors.responseHeaders(origin: request[.origin]), body: .none)
     } else {
         plan = server.handler.respond(to: request)
@@ -392,12 +383,12 @@ private let daemonAccessHandler: MHD_AccessHandlerCallback = { context, connecti
         response = castprep_MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
     case .file(let descriptor, let offset, let length):
         if length == 0 {
-            close(descriptor)
+            ContainedPath.close(descriptor)
             response = castprep_MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
         } else {
             // libmicrohttpd owns the descriptor from here and closes it with the response.
             response = castprep_MHD_create_response_from_fd_at_offset64(length, descriptor, offset)
-            if response == nil { close(descriptor) }
+            if response == nil { ContainedPath.close(descriptor) }
         }
     case .bytes(let bytes, let offset, let length):
         response = bytes.withUnsafeBytes { buffer in
@@ -416,7 +407,7 @@ private let daemonAccessHandler: MHD_AccessHandlerCallback = { context, connecti
     }
     let queued = castprep_MHD_queue_response(connection, UInt32(plan.status), response)
     if let log = server.log {
-        let client = castprep_MHD_client_address(connection).flatMap { SocketAddress.text(of: $0) } ?? "?"
+        let client = castprep_MHD_client_address(connection).flatMap { SocketAddress(copyingSockaddrAt: $0)?.host } ?? "?"
         log(RequestLogEntry(client: client, method: request.method, target: request.target, status: plan.status,
                             bytes: request.method == "HEAD" ? 0 : plan.contentLength, range: request[.range], origin: request[.origin]))
     }

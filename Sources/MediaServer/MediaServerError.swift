@@ -1,6 +1,6 @@
 public import CastModel
 internal import CMicroHTTPD
-import Glibc
+import SystemIO
 
 /// Why the server could not start or a setting is unusable, with a stable code and a fix.
 public struct MediaServerError: CodedError, Hashable {
@@ -44,23 +44,19 @@ public struct MediaServerError: CodedError, Hashable {
                          fix: "install libmicrohttpd: apt-get install \(CASTPREP_MICROHTTPD_PACKAGE)")
     }
 
-    static func listenFailed(_ address: String, port: UInt16, call: String, errno code: Int32) -> MediaServerError {
-        let reason = SystemError.text(code)
-        let fix: String = switch code {
-        case EADDRINUSE: "another program uses port \(port); pick another with --port, or --port 0 for any free one"
-        case EADDRNOTAVAIL: "\(address) is not an address of this machine; use one listed by 'ip addr', or leave --bind out"
-        case EACCES: "ports below 1024 need privileges; use a port such as 8000"
-        default: "check the address and port"
-        }
-        return MediaServerError("serve.listen-failed", "cannot listen on \(address) port \(port): \(call) failed: \(reason) (errno: \(code))", fix: fix)
-    }
-}
-
-/// Text for C `errno` values.
-enum SystemError {
-    /// The C library's message for `code`, e.g. "Address already in use".
-    static func text(_ code: Int32) -> String {
-        guard let message = strerror(code) else { return "error \(code)" }
-        return String(cString: message)
+    static func listenFailed(_ address: String, port: UInt16, _ error: SystemCallError) -> MediaServerError {
+        let fix =
+            if error.isAddressInUse {
+                "another program uses port \(port); pick another with --port, or --port 0 for any free one"
+            } else if error.isAddressNotAvailable {
+                "\(address) is not an address of this machine; use one listed by 'ip addr', or leave --bind out"
+            } else if error.isPermissionDenied {
+                "ports below 1024 need privileges; use a port such as 8000"
+            } else {
+                "check the address and port"
+            }
+        return MediaServerError(
+            "serve.listen-failed",
+            "cannot listen on \(address) port \(port): \(error.call) failed: \(error.reason) (errno: \(error.errno))", fix: fix)
     }
 }

@@ -1,6 +1,6 @@
 import CastModel
 internal import CMicroHTTPD
-import Glibc
+import SystemIO
 
 /// The files a server publishes when it must not publish whole folders: an allow-list by
 /// real path.
@@ -174,13 +174,11 @@ public struct ClientAllowList: Sendable, Hashable {
             let address = String(parts[0].split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)[0])
             var bytes: [UInt8]
             if address.contains(":") {
-                var parsed = in6_addr()
-                guard inet_pton(AF_INET6, address, &parsed) == 1 else { return nil }
-                bytes = withUnsafeBytes(of: &parsed) { Array($0) }
+                guard let parsed = IPv6Address(address) else { return nil }
+                bytes = parsed.bytes
             } else {
-                var parsed = in_addr()
-                guard inet_pton(AF_INET, address, &parsed) == 1 else { return nil }
-                bytes = withUnsafeBytes(of: &parsed) { Array($0) }
+                guard let parsed = IPv4Address(address) else { return nil }
+                bytes = parsed.bytes
             }
             var length = bytes.count * 8
             if parts.count == 2 {
@@ -209,10 +207,8 @@ public struct ClientAllowList: Sendable, Hashable {
         }
 
         public var description: String {
-            var text = [CChar](repeating: 0, count: 64)
-            let family = bytes.count == 4 ? AF_INET : AF_INET6
-            let address = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &text, 64) != nil }
-                ? String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
+            let address = (bytes.count == 4 ? IPv4Address(bytes: bytes).map(IPAddress.v4) : IPv6Address(bytes: bytes).map(IPAddress.v6))?
+                .description ?? "?"
             return prefixLength == bytes.count * 8 ? address : "\(address)/\(prefixLength)"
         }
     }
@@ -234,24 +230,21 @@ public struct ClientAllowList: Sendable, Hashable {
         self.ranges = ranges
     }
 
-    /// Whether the client at `address` (an IPv4 or IPv6 socket address) is answered.
-    func permits(_ address: UnsafePointer<sockaddr>) -> Bool {
-        switch Int32(address.pointee.sa_family) {
-        case AF_INET:
-            return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
-                withUnsafeBytes(of: pointer.pointee.sin_addr) { bytes in ranges.contains { $0.contains(bytes) } }
-            }
-        case AF_INET6:
-            return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
-                withUnsafeBytes(of: pointer.pointee.sin6_addr) { bytes in
-                    if bytes.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]) {
-                        let mapped = UnsafeRawBufferPointer(rebasing: bytes[12...])
-                        return ranges.contains { $0.contains(mapped) }
-                    }
-                    return ranges.contains { $0.contains(bytes) }
+    /// Whether the client at `address` (an IPv4 or IPv6 socket address) is answered; an
+    /// IPv4-mapped IPv6 address counts as its IPv4 address.
+    func permits(_ address: SocketAddress?) -> Bool {
+        switch address?.ipAddress {
+        case .v4(let v4):
+            return v4.bytes.withUnsafeBytes { bytes in ranges.contains { $0.contains(bytes) } }
+        case .v6(let v6):
+            return v6.bytes.withUnsafeBytes { bytes in
+                if bytes.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]) {
+                    let mapped = UnsafeRawBufferPointer(rebasing: bytes[12...])
+                    return ranges.contains { $0.contains(mapped) }
                 }
+                return ranges.contains { $0.contains(bytes) }
             }
-        default:
+        case nil:
             return false
         }
     }

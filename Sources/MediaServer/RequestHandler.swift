@@ -1,4 +1,4 @@
-import Glibc
+import SystemIO
 import Synchronization
 
 /// The parts of an HTTP request the server looks at.
@@ -272,7 +272,7 @@ struct Representation: Sendable {
 
     /// Closes the file when no body will be sent.
     func release() {
-        if case .file(let descriptor) = source { close(descriptor) }
+        if case .file(let descriptor) = source { ContainedPath.close(descriptor) }
     }
 }
 

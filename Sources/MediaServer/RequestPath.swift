@@ -1,4 +1,4 @@
-import Glibc
+import SystemIO
 
 /// Turns a request target into a file inside a served directory, refusing everything else.
 ///
@@ -103,10 +103,7 @@ enum RequestPath {
     /// The canonical absolute path of `path`, following every symbolic link; nil when it
     /// does not exist or cannot be resolved.
     static func realPath(_ path: [UInt8]) -> [UInt8]? {
-        let cString = path.map { CChar(bitPattern: $0) } + [0]
-        guard let resolved = realpath(cString, nil) else { return nil }
-        defer { free(resolved) }
-        return Array(UnsafeBufferPointer(start: UnsafeRawPointer(resolved).assumingMemoryBound(to: UInt8.self), count: strlen(resolved)))
+        ContainedPath.realPath(path)
     }
 
     /// Opens the regular file at `segments` below `root` (a real path, as returned by
@@ -130,7 +127,7 @@ enum RequestPath {
         guard !segments.isEmpty else { return .failure(.notFound) }  // the directory itself: no listing
         if let publication, !publication.permits(joined(segments, under: root)) { return .failure(.notFound) }
         switch walk(segments, under: root, opening: opening) {
-        case .found(let file): return .success(file)
+        case .found(let file): return .success(OpenedFile(file))
         case .refused: return .failure(.notFound)
         case .metLink: break
         }
@@ -142,7 +139,7 @@ enum RequestPath {
             .split(separator: UInt8(ascii: "/")).map(Array.init)
         if relative.isEmpty || relative.contains(where: { $0.first == UInt8(ascii: ".") }) { return .failure(.notFound) }
         switch walk(relative[...], under: root, opening: opening) {
-        case .found(let file): return .success(file)
+        case .found(let file): return .success(OpenedFile(file))
         case .refused, .metLink: return .failure(.notFound)
         }
     }
@@ -158,89 +155,13 @@ enum RequestPath {
         return joined
     }
 
-    /// How a walk without following links ended.
-    enum WalkResult {
-        case found(OpenedFile)
-        /// Missing, unreadable, or not a regular file.
-        case refused
-        /// A symbolic link (or a non-directory) stood where a directory or the file was.
-        case metLink
-    }
+    /// How a walk without following links ended (SystemIO's ``ContainedPath/Outcome``).
+    typealias WalkResult = ContainedPath.Outcome
 
     /// Finds `segments` (checked names: no `/`, `.`, `..` or NUL) below `root` one at a time,
     /// each relative to the directory before it, never following a symbolic link.
     static func walk(_ segments: ArraySlice<[UInt8]>, under root: [UInt8], opening: Bool) -> WalkResult {
-        guard let last = segments.last else { return .refused }
-        // The first segment is reached by its path below the root (the root's own path holds
-        // no links: it came from realpath), the others relative to their parent. Directories
-        // are opened with O_PATH (glibc shows it only under _GNU_SOURCE, hence its internal
-        // name), which needs the search permission realpath needs, not read.
-        var directory = AT_FDCWD
-        defer { if directory != AT_FDCWD { close(directory) } }
-        for segment in segments.dropLast() {
-            let (opened, failure) = withNulTerminated(directory == AT_FDCWD ? root : [], segment) { path in
-                (openat(directory, path, __O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), errno)
-            } ?? (-1, ENOMEM)
-            if directory != AT_FDCWD { close(directory) }
-            directory = opened >= 0 ? opened : AT_FDCWD
-            guard opened >= 0 else { return failure == ELOOP || failure == ENOTDIR ? .metLink : .refused }
-        }
-        let parent = directory
-        let result = withNulTerminated(parent == AT_FDCWD ? root : [], last) { path in
-            opening ? openLast(path, in: parent) : lookAtLast(path, in: parent)
-        }
-        return result ?? .refused
-    }
-
-    /// Opens the file at the end of a walk. O_NONBLOCK keeps a FIFO planted in the tree from
-    /// blocking this thread in open().
-    private static func openLast(_ path: UnsafePointer<CChar>, in directory: Int32) -> WalkResult {
-        let opened = openat(directory, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
-        guard opened >= 0 else { return errno == ELOOP ? .metLink : .refused }
-        var status = stat()
-        guard fstat(opened, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size >= 0 else {
-            close(opened)
-            return .refused
-        }
-        // O_NONBLOCK was the only status flag set at open; reads of the file should block.
-        _ = fcntl(opened, F_SETFL, 0)
-        return .found(OpenedFile(descriptor: opened, status: status))
-    }
-
-    /// Looks at the file at the end of a walk without opening it (no body will be read), and
-    /// refuses it when opening would fail for lack of read permission, so HEAD and GET agree.
-    private static func lookAtLast(_ path: UnsafePointer<CChar>, in directory: Int32) -> WalkResult {
-        var status = stat()
-        guard fstatat(directory, path, &status, AT_SYMLINK_NOFOLLOW) == 0 else { return .refused }
-        if status.st_mode & S_IFMT == S_IFLNK { return .metLink }
-        guard status.st_mode & S_IFMT == S_IFREG, status.st_size >= 0,
-              faccessat(directory, path, R_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) == 0
-        else { return .refused }
-        return .found(OpenedFile(descriptor: nil, status: status))
-    }
-
-    /// Calls `body` with `prefix`, a `/` when there is a prefix, and `name` as one
-    /// NUL-terminated C string, built on the stack; nil if no buffer could be had.
-    private static func withNulTerminated<T>(_ prefix: [UInt8], _ name: [UInt8], _ body: (UnsafePointer<CChar>) -> T) -> T? {
-        let count = prefix.count + (prefix.isEmpty ? 0 : 1) + name.count
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { buffer -> T? in
-            guard let base = buffer.baseAddress else { return nil }
-            var position = 0
-            for byte in prefix {
-                buffer[position] = CChar(bitPattern: byte)
-                position += 1
-            }
-            if !prefix.isEmpty {
-                buffer[position] = CChar(bitPattern: UInt8(ascii: "/"))
-                position += 1
-            }
-            for byte in name {
-                buffer[position] = CChar(bitPattern: byte)
-                position += 1
-            }
-            buffer[position] = 0
-            return body(base)
-        }
+        ContainedPath.walk(segments, under: root, opening: opening)
     }
 
     /// Whether `path` is `root` or below it, comparing whole segments.
@@ -269,9 +190,9 @@ struct OpenedFile: Sendable, Hashable {
         self.inode = inode
     }
 
-    init(descriptor: Int32?, status: stat) {
-        self.init(descriptor: descriptor, size: UInt64(status.st_size), modifiedSeconds: Int64(status.st_mtim.tv_sec),
-                  modifiedNanoseconds: Int64(status.st_mtim.tv_nsec), inode: UInt64(status.st_ino))
+    init(_ file: ContainedPath.File) {
+        self.init(descriptor: file.descriptor, size: file.size, modifiedSeconds: file.modificationSeconds,
+                  modifiedNanoseconds: file.modificationNanoseconds, inode: file.inode)
     }
 
     /// A strong validator that changes when the file is replaced or rewritten:

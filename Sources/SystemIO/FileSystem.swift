@@ -127,11 +127,38 @@ public enum FileSystem {
         guard Glibc.rename(source, destination) == 0 else { throw SystemCallError("rename", errno: errno) }
     }
 
+    /// Which file `path` names, by device and inode (after symbolic links), or nil when
+    /// nothing is there: two paths with the same identity are the same file (hard links too).
+    public static func identity(of path: String) -> FileIdentity? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+    }
+
+    /// The absolute path of `path` with every symbolic link, `.` and `..` resolved
+    /// (`realpath(3)`), or nil when it does not exist or cannot be resolved.
+    public static func resolvedPath(_ path: String) -> String? {
+        guard let pointer = realpath(path, nil) else { return nil }
+        defer { free(pointer) }
+        return String(cString: pointer)
+    }
+
     /// Removes the file (not a folder) at `path`; false when it could not be removed (nothing
     /// there, a folder, no permission), for clean-ups that have no one to tell.
     @discardableResult
     public static func removeFile(at path: String) -> Bool {
         unlink(path) == 0
+    }
+}
+
+/// A file's identity: its device and inode numbers.
+public struct FileIdentity: Sendable, Hashable {
+    public var device: UInt64
+    public var inode: UInt64
+
+    public init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
     }
 }
 

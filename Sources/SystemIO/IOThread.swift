@@ -66,6 +66,26 @@ public final class IOThread: Sendable {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// Blocks SIGPIPE on the calling thread only, so a write to a peer that has gone away
+    /// fails with `EPIPE` instead of killing the process, without changing the process-wide
+    /// disposition. A loop thread calls it first thing.
+    public static func blockBrokenPipeSignal() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+    }
+
+    /// Suspends the calling thread for `duration`: a loop's back-off
+    /// after a transient failure, never a way to wait for another thread.
+    public static func pause(for duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        guard seconds > 0 || attoseconds > 0 else { return }
+        var request = timespec(tv_sec: Int(clamping: seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0, Glibc.errno == EINTR { request = remaining }
+    }
+
     /// `name` cut to the 15 bytes Linux keeps, on a character boundary.
     static func systemName(_ name: String) -> String {
         var kept = ""

@@ -27,6 +27,59 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         self = first
     }
 
+    /// The address of `address` and `port`; `scopeID` is the interface index a link-local
+    /// IPv6 address needs (ignored for IPv4).
+    public init(_ address: IPAddress, port: UInt16, scopeID: UInt32 = 0) {
+        switch address {
+        case .v4(let v4):
+            var raw = sockaddr_in()
+            raw.sin_family = sa_family_t(AF_INET)
+            raw.sin_port = port.bigEndian
+            raw.sin_addr = v4.inAddr
+            bytes = withUnsafeBytes(of: &raw) { Array($0) }
+            family = AF_INET
+        case .v6(let v6):
+            var raw = sockaddr_in6()
+            raw.sin6_family = sa_family_t(AF_INET6)
+            raw.sin6_port = port.bigEndian
+            raw.sin6_addr = v6.in6Addr
+            raw.sin6_scope_id = scopeID
+            bytes = withUnsafeBytes(of: &raw) { Array($0) }
+            family = AF_INET6
+        }
+    }
+
+    /// Copies the IPv4 or IPv6 socket address (a `struct sockaddr`) at `pointer`, as a C
+    /// library hands one out (libmicrohttpd's client address); nil for another family.
+    ///
+    /// - Precondition: `pointer` points at a whole `sockaddr_in` or `sockaddr_in6`, as its
+    ///   family field says.
+    public init?(copyingSockaddrAt pointer: UnsafeRawPointer) {
+        let family = Int32(pointer.loadUnaligned(fromByteOffset: 0, as: sa_family_t.self))
+        switch family {
+        case AF_INET: bytes = Array(UnsafeRawBufferPointer(start: pointer, count: MemoryLayout<sockaddr_in>.size))
+        case AF_INET6: bytes = Array(UnsafeRawBufferPointer(start: pointer, count: MemoryLayout<sockaddr_in6>.size))
+        default: return nil
+        }
+        self.family = family
+    }
+
+    /// Whether it is an IPv6 address (`AF_INET6`).
+    public var isIPv6: Bool { family == AF_INET6 }
+
+    /// The IP address without the port.
+    public var ipAddress: IPAddress {
+        if family == AF_INET6, bytes.count >= MemoryLayout<sockaddr_in6>.size {
+            let offset = MemoryLayout<sockaddr_in6>.offset(of: \.sin6_addr) ?? 8
+            return .v6(IPv6Address(bytes: bytes[offset..<offset + 16]) ?? .loopback)
+        }
+        let offset = MemoryLayout<sockaddr_in>.offset(of: \.sin_addr) ?? 4
+        guard bytes.count >= offset + 4, let v4 = IPv4Address(bytes: bytes[offset..<offset + 4]) else {
+            return .v4(IPv4Address(value: 0))
+        }
+        return .v4(v4)
+    }
+
     /// Calls `body` with the address as the C library takes it.
     func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> T) rethrows -> T {
         try bytes.withUnsafeBytes { raw in

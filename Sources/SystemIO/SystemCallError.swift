@@ -30,6 +30,34 @@ public struct SystemCallError: CodedError, Hashable {
     /// Whether the call found nothing at the path it was given (`ENOENT`).
     public var isNotFound: Bool { errno == ENOENT }
 
+    /// Whether another socket holds the address (`EADDRINUSE`, from `bind`).
+    public var isAddressInUse: Bool { errno == EADDRINUSE }
+
+    /// Whether the address is not one of this machine's (`EADDRNOTAVAIL`, from `bind`).
+    public var isAddressNotAvailable: Bool { errno == EADDRNOTAVAIL }
+
+    /// Whether the call was not permitted (`EACCES`: a privileged port, a file's mode).
+    public var isPermissionDenied: Bool { errno == EACCES }
+
+    /// Whether the peer reset the connection or had gone away (`ECONNRESET`, `EPIPE`).
+    public var isConnectionReset: Bool { errno == ECONNRESET || errno == EPIPE }
+
+    /// Whether the address family is not supported by the socket (`EAFNOSUPPORT`).
+    public var isFamilyUnsupported: Bool { errno == EAFNOSUPPORT }
+
+    /// `ECONNREFUSED` from `call`: for a connection that ended before it was established
+    /// without the system giving a reason.
+    public static func connectionRefused(_ call: String) -> SystemCallError {
+        SystemCallError(call, errno: ECONNREFUSED)
+    }
+
+    /// `EIO`, for a call that ended short without the system giving a reason.
+    public static let inputOutputErrorNumber: Int32 = EIO
+
+    /// The calling thread's `errno` right now, for a library (OpenSSL, libmicrohttpd) that
+    /// reports a system call's failure without the number. Read it at once after the call.
+    public static var lastErrorNumber: Int32 { Glibc.errno }
+
     /// `call: reason`, the form the modules quote inside their own messages.
     public var description: String { "\(call): \(reason)" }
 

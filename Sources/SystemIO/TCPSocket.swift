@@ -113,9 +113,43 @@ public struct TCPSocket: Sendable, Hashable {
         }
     }
 
+    /// Copies up to `buffer.count` waiting bytes into `buffer` without consuming them, without
+    /// waiting: the count, 0 when the peer has ended its side with nothing waiting, or -1 when
+    /// nothing is waiting yet (or the call failed).
+    public func peek(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard !buffer.isEmpty else { return -1 }
+        return recv(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_PEEK | MSG_DONTWAIT))
+    }
+
+    /// What the peer has done to the connection, looked at without waiting.
+    public enum PeerState: Sendable, Hashable {
+        /// Nothing unusual (maybe bytes are waiting).
+        case open
+        /// The peer shut down its sending side (`POLLRDHUP`); what it sent may still wait.
+        case closedWriting
+        /// The connection is reset or hung up (`POLLERR`, `POLLHUP`).
+        case broken
+    }
+
+    /// Polls the socket once without waiting for how the peer left it.
+    public var peerState: PeerState {
+        // POLLRDHUP is Linux's; the C library's Swift module shows it only under _GNU_SOURCE.
+        let peerClosedWriting: Int16 = 0x2000
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN) | peerClosedWriting, revents: 0)
+        guard poll(&entry, 1, 0) == 1 else { return .open }
+        if entry.revents & (Int16(POLLERR) | Int16(POLLHUP)) != 0 { return .broken }
+        return entry.revents & peerClosedWriting != 0 ? .closedWriting : .open
+    }
+
     /// Ends the sending side (TCP FIN); reading continues until the peer ends its side.
     public func shutdownWrite() {
         _ = shutdown(descriptor, Int32(SHUT_WR))
+    }
+
+    /// Ends both directions: whoever reads the socket (another library's thread) sees its end
+    /// at once. The descriptor stays open until its owner closes it.
+    public func shutdownBoth() {
+        _ = shutdown(descriptor, Int32(SHUT_RDWR))
     }
 
     /// The address this socket is bound to.
@@ -166,12 +200,20 @@ public struct ListeningSocket: Sendable, Hashable {
     /// Binds `address` (with `SO_REUSEADDR`, so a restarted server gets its port back at once)
     /// and listens.
     ///
+    /// - Parameter ipv6Only: for an IPv6 address, whether it serves IPv6 only (`true`) or IPv4
+    ///   too, as mapped addresses (`false`: one `::` bind covers both families); nil keeps the
+    ///   system's default.
     /// - Throws: ``SystemCallError`` from `socket`, `bind` (`EADDRINUSE`: another process
-    ///   listens there) or `listen`; nothing is left open.
-    public static func bind(to address: SocketAddress, backlog: Int32 = 256) throws(SystemCallError) -> ListeningSocket
-    {
+    ///   listens there; `EADDRNOTAVAIL`: not an address of this machine; `EACCES`: a privileged
+    ///   port) or `listen`; nothing is left open.
+    public static func bind(
+        to address: SocketAddress, backlog: Int32 = 256, ipv6Only: Bool? = nil
+    ) throws(SystemCallError) -> ListeningSocket {
         let socket = try TCPSocket.open(family: address.family)
         socket.setOption(level: SOL_SOCKET, SO_REUSEADDR, 1)
+        if let ipv6Only, address.family == AF_INET6 {
+            socket.setOption(level: Int32(IPPROTO_IPV6), IPV6_V6ONLY, ipv6Only ? 1 : 0)
+        }
         guard address.withSockaddr({ Glibc.bind(socket.descriptor, $0, $1) }) == 0 else {
             let error = SystemCallError("bind", errno: errno)
             socket.close()

@@ -1,15 +1,6 @@
 import CastModel
 internal import CastModel
-
-#if canImport(Glibc)
-internal import Glibc
-
-private let systemWrite = Glibc.write
-#elseif canImport(Darwin)
-internal import Darwin
-
-private let systemWrite = Darwin.write
-#endif
+internal import SystemIO
 
 /// Writes output files atomically and never over an input.
 ///
@@ -50,21 +41,6 @@ public enum CaptionFileWriter {
         try file.commit()
     }
 
-    /// Writes all of `buffer`, retrying short and interrupted writes; false on an error.
-    static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
-        var offset = 0
-        while offset < buffer.count {
-            guard let base = buffer.baseAddress else { return false }
-            let result = systemWrite(descriptor, base + offset, buffer.count - offset)
-            if result < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += result
-        }
-        return true
-    }
-
     /// Whether `path` and `other` name the same existing file (by device and inode, so hard
     /// links and symbolic links count) or resolve to the same path.
     public static func isSameFile(_ path: String, as other: String) -> Bool {
@@ -73,21 +49,13 @@ public enum CaptionFileWriter {
     }
 
     /// Who `path` is: device and inode when it exists, and the resolved path.
-    static func identity(of path: String) -> (inode: [UInt64]?, resolved: String?) {
-        var info = stat()
-        let inode: [UInt64]? = stat(path, &info) == 0 ? [UInt64(info.st_dev), UInt64(info.st_ino)] : nil
-        var resolved: String?
-        if let pointer = realpath(path, nil) {
-            resolved = String(cString: pointer)
-            free(pointer)
-        }
-        return (inode, resolved)
+    static func identity(of path: String) -> (inode: FileIdentity?, resolved: String?) {
+        (FileSystem.identity(of: path), FileSystem.resolvedPath(path))
     }
 
-    static func failure(_ what: String, errorNumber: Int32 = errno) -> CaptionError {
-        let reason = String(cString: strerror(errorNumber))
-        return CaptionError(
-            "captions.write-failed", "\(what): \(reason) (errno \(errorNumber))",
+    static func failure(_ what: String, _ error: SystemCallError) -> CaptionError {
+        CaptionError(
+            "captions.write-failed", "\(what): \(error.reason) (errno \(error.errno))",
             fix: "check that the directory exists and is writable")
     }
 
@@ -111,13 +79,11 @@ final class PendingCaptionFile {
     private let base: String
     /// Whether the destination exists (its content is then at stake: flush before renaming).
     private let isReplacing: Bool
-    private var descriptor: Int32
-    private var temporary: String
+    private var file: TemporaryFile
     /// Bytes written so far.
     private(set) var count = 0
-    /// errno of the first failed write, if any.
-    private var writeError: Int32?
-    private var isCommitted = false
+    /// The first failed write, if any.
+    private var writeError: SystemCallError?
 
     /// Checks that `path` is none of `inputs` and creates the temporary file.
     ///
@@ -138,41 +104,21 @@ final class PendingCaptionFile {
         directory = CaptionFileWriter.directoryName(path)
         base = path.split(separator: "/").last.map(String.init) ?? "captions"
         isReplacing = target.inode != nil
-        guard let (descriptor, temporary) = Self.makeTemporary(directory: directory, base: base) else {
-            throw CaptionFileWriter.failure("cannot create a temporary file in \(directory)")
+        do {
+            file = try TemporaryFile(directory: directory, baseName: base)
+        } catch {
+            throw CaptionFileWriter.failure("cannot create a temporary file in \(directory)", error)
         }
-        self.descriptor = descriptor
-        self.temporary = temporary
-    }
-
-    deinit {
-        guard !isCommitted else { return }
-        if descriptor >= 0 { _ = close(descriptor) }
-        unlink(temporary)
-    }
-
-    /// A new file `DIRECTORY/.BASE.XXXXXX` (mkstemp(3) replaces the six X with a unique
-    /// suffix), or nil.
-    private static func makeTemporary(directory: String, base: String) -> (Int32, String)? {
-        var template = Array("\(directory)/.\(base).XXXXXX".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            guard let address = buffer.baseAddress else { return -1 }
-            return mkstemp(address)
-        }
-        guard descriptor >= 0 else { return nil }
-        let name = template.withUnsafeBufferPointer { buffer in
-            String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
-        return (descriptor, name)
     }
 
     /// Appends `bytes`; after a failure nothing more is written.
     func write(_ bytes: UnsafeRawBufferPointer) {
         guard writeError == nil else { return }
-        if CaptionFileWriter.writeAll(bytes, to: descriptor) {
+        do {
+            try file.write(bytes)
             count += bytes.count
-        } else {
-            writeError = errno
+        } catch {
+            writeError = error
         }
     }
 
@@ -195,47 +141,40 @@ final class PendingCaptionFile {
     /// Empties the file, to write it again from the start.
     func removeAll() {
         guard writeError == nil else { return }
-        if ftruncate(descriptor, 0) != 0 || lseek(descriptor, 0, SEEK_SET) != 0 {
-            writeError = errno
-            return
+        do {
+            try file.removeAll()
+            count = 0
+        } catch {
+            writeError = error
         }
-        count = 0
     }
 
     /// Replaces the first `length` bytes written with `prefix`, keeping the rest: the rest is
     /// copied after `prefix` into a new temporary file, which takes this one's place.
     func replacePrefix(length: Int, with prefix: [UInt8]) {
         guard writeError == nil else { return }
-        guard let (newDescriptor, newTemporary) = Self.makeTemporary(directory: directory, base: base) else {
-            writeError = errno
-            return
-        }
-        var copied = prefix.withUnsafeBytes { CaptionFileWriter.writeAll($0, to: newDescriptor) }
-        let chunk = 1 << 20
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 16)
-        defer { buffer.deallocate() }
-        var offset = length
-        while copied, offset < count {
-            let result = pread(descriptor, buffer, min(chunk, count - offset), off_t(offset))
-            if result < 0, errno == EINTR { continue }
-            guard result > 0 else {
-                copied = false
-                break
+        do throws(SystemCallError) {
+            let replacement = try TemporaryFile(directory: directory, baseName: base)
+            try replacement.write(prefix)
+            let chunk = 1 << 20
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+            defer { buffer.deallocate() }
+            var offset = length
+            while offset < count {
+                let wanted = UnsafeMutableRawBufferPointer(rebasing: buffer[..<min(chunk, count - offset)])
+                let got = try file.read(at: offset, into: wanted)
+                // The file is shorter than what was written to it: someone cut it.
+                guard got > 0 else { throw SystemCallError("pread", errno: SystemCallError.inputOutputErrorNumber) }
+                try replacement.write(UnsafeRawBufferPointer(rebasing: buffer[..<got]))
+                offset += got
             }
-            copied = CaptionFileWriter.writeAll(UnsafeRawBufferPointer(start: buffer, count: result), to: newDescriptor)
-            offset += result
+            file.discard()
+            file = replacement
+            count = prefix.count + count - length
+        } catch {
+            // A replacement that failed halfway is removed when it goes out of scope.
+            writeError = error
         }
-        guard copied else {
-            writeError = errno == 0 ? EIO : errno
-            _ = close(newDescriptor)
-            unlink(newTemporary)
-            return
-        }
-        _ = close(descriptor)
-        unlink(temporary)
-        descriptor = newDescriptor
-        temporary = newTemporary
-        count = prefix.count + count - length
     }
 
     /// Flushes the file when it replaces one, makes it world-readable and renames it over
@@ -243,28 +182,19 @@ final class PendingCaptionFile {
     ///
     /// - Throws: ``CaptionError`` `captions.write-failed`; the temporary file is removed.
     func commit() throws(CaptionError) {
-        let written = writeError == nil
+        if let writeError {
+            file.discard()
+            throw CaptionFileWriter.failure("cannot write \(file.path)", writeError)
+        }
         // Replacing a file puts its old content at stake: flush the new one before the rename,
         // so a crash leaves one of the two whole. A new file replaces nothing; like any other
-        // tool's output it reaches the disk when the system writes it back.
-        var failedWith = writeError ?? 0
-        var synced = written
-        if written, isReplacing, fsync(descriptor) != 0 {
-            synced = false
-            failedWith = errno
+        // tool's output it reaches the disk when the system writes it back. mkstemp creates the
+        // file 0600; caption files are meant to be served, so they become world-readable.
+        do {
+            try file.commit(to: path, flush: isReplacing, permissions: 0o644)
+        } catch {
+            let what = error.call == "rename" ? "cannot rename \(file.path) to \(path)" : "cannot write \(file.path)"
+            throw CaptionFileWriter.failure(what, error)
         }
-        // mkstemp creates the file 0600; caption files are meant to be served, so make them
-        // world-readable like any other output. Failure here is not worth failing the write.
-        _ = fchmod(descriptor, 0o644)
-        let closed = close(descriptor) == 0
-        if !closed, failedWith == 0 { failedWith = errno }
-        descriptor = -1
-        guard written, synced, closed else {
-            throw CaptionFileWriter.failure("cannot write \(temporary)", errorNumber: failedWith)
-        }
-        guard rename(temporary, path) == 0 else {
-            throw CaptionFileWriter.failure("cannot rename \(temporary) to \(path)")
-        }
-        isCommitted = true
     }
 }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
+internal import SystemIO
 
 /// A finished conversion as the bytes of the WebVTT file plus the accounting, for callers that
 /// write the file and have no use for the cue model (the command line).
@@ -108,7 +104,7 @@ final class OutputBuffer {
 
     private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<UInt8> {
         let memory = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-        adviseHugePages(UnsafeMutableRawPointer(memory), count: capacity)
+        MemoryAdvice.preferHugePages(UnsafeMutableRawPointer(memory), count: capacity)
         return memory
     }
 
@@ -227,18 +223,4 @@ final class RangeList {
 
     /// The ranges, valid until the list changes.
     var elements: UnsafeBufferPointer<Range<Int>> { UnsafeBufferPointer(start: base, count: count) }
-}
-
-/// Asks for transparent huge pages for the 2 MiB-aligned part of a large fresh allocation
-/// (Linux; a hint the kernel may ignore, and nothing elsewhere).
-func adviseHugePages(_ memory: UnsafeMutableRawPointer, count: Int) {
-    #if os(Linux)
-    let hugePage = 2 << 20
-    guard count >= 2 * hugePage else { return }
-    let address = Int(bitPattern: memory)
-    let start = (address + hugePage - 1) & ~(hugePage - 1)
-    let end = (address + count) & ~(hugePage - 1)
-    guard end > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) else { return }
-    _ = madvise(aligned, end - start, MADV_HUGEPAGE)
-    #endif
 }

@@ -92,7 +92,7 @@ final class ResponderEngine: EventLoopEngine {
         var message: DNSMessage
         var interface: NetworkInterface
         /// nil: the mDNS group; otherwise a unicast destination.
-        var destination: SocketAddress?
+        var destination: DatagramAddress?
     }
 
     let sockets: [MulticastSocket]
@@ -295,7 +295,7 @@ final class ResponderEngine: EventLoopEngine {
         }
     }
 
-    private func send(_ message: DNSMessage, on interface: NetworkInterface, to destination: SocketAddress) {
+    private func send(_ message: DNSMessage, on interface: NetworkInterface, to destination: DatagramAddress) {
         guard let bytes = try? encoder.encode(message) else { return }
         let family: MulticastSocket.Family = if case .v4 = destination.address { .ipv4 } else { .ipv6 }
         for socket in sockets where socket.family == family {

@@ -1,0 +1,137 @@
+import Glibc
+
+/// A whole file's bytes in memory, read with a size bound, for parsers that walk a buffer.
+///
+/// A regular file is read in one call into anonymous memory sized from its length and backed
+/// by 2 MiB pages where the system allows them (a page fault per 2 MiB rather than per 4 KiB,
+/// and no copies of a growing array). The file itself is not mapped: a mapped file truncated
+/// by another process while it is read ends the process with `SIGBUS`. Anything else (a pipe,
+/// a terminal, a device) is read in growing steps, at most one byte past the limit.
+///
+/// ```swift
+/// let file = try LoadedFile.read(path: "movie.srt", limit: 64 << 20)
+/// file.withBytes { bytes in parse(bytes) }
+/// ```
+///
+/// Blocks on the file system: call it off Swift's cooperative pool.
+public final class LoadedFile: @unchecked Sendable {
+    // Immutable after init, and the memory is only read: safe to share (hence @unchecked).
+    private let base: UnsafeRawPointer?
+    /// The number of bytes read.
+    public let count: Int
+    private let mappedLength: Int
+
+    /// Why a file was not read.
+    public enum Failure: Error, Sendable, Hashable {
+        /// Opening or reading failed (`ENOENT`, `EACCES`, `EISDIR`…).
+        case system(SystemCallError)
+        /// The file holds more than the limit: `size` is its length when known in advance (a
+        /// regular file), nil when reading found more (a pipe). Nothing of it was kept.
+        case tooLarge(size: Int?)
+    }
+
+    private init(base: UnsafeRawPointer?, count: Int, mappedLength: Int) {
+        self.base = base
+        self.count = count
+        self.mappedLength = mappedLength
+    }
+
+    deinit {
+        guard let base else { return }
+        if mappedLength > 0 {
+            _ = munmap(UnsafeMutableRawPointer(mutating: base), mappedLength)
+        } else {
+            base.deallocate()
+        }
+    }
+
+    /// Reads the file at `path` when it holds at most `limit` bytes.
+    ///
+    /// - Throws: ``Failure``.
+    public static func read(path: String, limit: Int) throws(Failure) -> LoadedFile {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .system(SystemCallError("open", errno: errno)) }
+        defer { _ = close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw .system(SystemCallError("fstat", errno: errno)) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return try readStream(descriptor, limit: limit) }
+        let size = Int(info.st_size)
+        guard size <= limit else { throw .tooLarge(size: size) }
+        guard size > 0 else { return LoadedFile(base: nil, count: 0, mappedLength: 0) }
+        let length = (size + hugePage - 1) / hugePage * hugePage
+        guard let memory = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+            memory != MAP_FAILED
+        else { return try readStream(descriptor, limit: limit) }
+        _ = madvise(memory, length, MADV_HUGEPAGE)
+        var count = 0
+        while count < size {
+            let result = Glibc.read(descriptor, memory + count, size - count)
+            if result < 0, errno == EINTR { continue }
+            guard result > 0 else { break }
+            count += result
+        }
+        // A file that shrank meanwhile is taken as far as it was read.
+        return LoadedFile(base: UnsafeRawPointer(memory), count: count, mappedLength: length)
+    }
+
+    private static let hugePage = 2 * 1024 * 1024
+
+    /// Reads what `descriptor` gives until its end, or until it gives more than `limit`.
+    private static func readStream(_ descriptor: Int32, limit: Int) throws(Failure) -> LoadedFile {
+        var capacity = 64 * 1024
+        var memory = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        var count = 0
+        while true {
+            if count == capacity {
+                // Grow up to one byte past the limit, which is how an over-long input shows.
+                guard count <= limit else {
+                    memory.deallocate()
+                    throw .tooLarge(size: nil)
+                }
+                let grown = min(capacity * 2, limit + 1)
+                let newMemory = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 16)
+                newMemory.copyMemory(from: memory, byteCount: count)
+                memory.deallocate()
+                memory = newMemory
+                capacity = grown
+            }
+            let result = Glibc.read(descriptor, memory + count, capacity - count)
+            if result < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                memory.deallocate()
+                throw .system(SystemCallError("read", errno: code))
+            }
+            if result == 0 { break }
+            count += result
+        }
+        guard count <= limit else {
+            memory.deallocate()
+            throw .tooLarge(size: nil)
+        }
+        return LoadedFile(base: UnsafeRawPointer(memory), count: count, mappedLength: 0)
+    }
+
+    /// Calls `body` with the bytes, which stay valid until it returns.
+    public func withBytes<Result, Failure: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result)
+        throws(Failure) -> Result
+    {
+        guard let base else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
+        return try body(UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count))
+    }
+}
+
+/// Hints about memory the process allocated itself.
+public enum MemoryAdvice {
+    /// Asks for transparent huge pages over the 2 MiB-aligned part of a fresh allocation of at
+    /// least 4 MiB (fewer page faults for a large buffer filled front to back). Only a hint the
+    /// kernel may ignore; nothing fails.
+    public static func preferHugePages(_ memory: UnsafeMutableRawPointer, count: Int) {
+        let page = 2 * 1024 * 1024
+        guard count >= 2 * page else { return }
+        let start = (Int(bitPattern: memory) + page - 1) / page * page
+        let end = (Int(bitPattern: memory) + count) / page * page
+        guard end > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        _ = madvise(aligned, end - start, MADV_HUGEPAGE)
+    }
+}
