@@ -30,9 +30,7 @@ struct RenderedItem: Sendable {
         queueItemJSON = inspected.queueItemJSON.map { Array($0.utf8)[...] }
         queueItemPrettyJSON = inspected.queueItemPrettyJSON.map { Array($0.utf8)[...] }
         catalogEntryJSON = Array(inspected.catalogEntryJSON.utf8)[...]
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        reportJSON = ((try? encoder.encode(report)).map { Array($0) } ?? Array("null".utf8))[...]
+        reportJSON = ReportJSON.bytes(report)[...]
         cardHTML = Array(ReportPage.card(report, servedOnLoopback: servedOnLoopback).utf8)[...]
     }
 
