@@ -58,7 +58,8 @@ public struct SystemCallError: CodedError, Hashable {
     /// reports a system call's failure without the number. Read it at once after the call.
     public static var lastErrorNumber: Int32 { Glibc.errno }
 
-    /// `call: reason`, the form the modules quote inside their own messages.
+    /// `call: reason`, the form the modules quote inside their own messages. Unlike other coded
+    /// errors it leaves out the code: it is only ever a cause, and the error around it has one.
     public var description: String { "\(call): \(reason)" }
 
     /// Always `system.call-failed`: the caller's own error says what could not be done.

@@ -85,6 +85,11 @@ struct ErrorRenderingTests {
             #expect(error.description == error.message)
             return
         }
+        if let system = error as? SystemCallError {
+            // Always a cause inside another module's error, which quotes it as `call: reason`.
+            #expect(system.description == "\(system.call): \(system.reason)")
+            return
+        }
         #expect(error.description.hasSuffix("\(error.message) [\(error.code.rawValue)]"), "\(error.description)")
         #expect(!error.description.contains("fix:"))
     }
