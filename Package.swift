@@ -89,23 +89,29 @@ let package = Package(
         .target(
             name: "Preflight",
             dependencies: [
-                "CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "SystemIO", "CSQLite",
+                "CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "SystemIO",
+                "CSQLite",
             ]),
         .target(name: "MediaServer", dependencies: ["CastModel", "CMicroHTTPD", "SystemIO"]),
         .target(name: "CastSender", dependencies: ["CastModel", "JSONSupport", "CastChannel", "Logging"]),
         .target(
             name: "Casting",
-            dependencies: ["CastModel", "Catalog", "Captions", "CastSender", "HTTPCheck", "JSONSupport", "MediaServer", "SystemIO"]),
+            dependencies: [
+                "CastModel", "Catalog", "Captions", "CastSender", "HTTPCheck", "JSONSupport", "MediaServer", "SystemIO",
+            ]),
         .target(name: "CastChannel", dependencies: ["CastModel", "JSONSupport", "SystemIO", "COpenSSL"]),
         .target(name: "CastDiscovery", dependencies: ["CastModel", "SystemIO", "Logging"]),
         .target(name: "IOSAppCheck", dependencies: ["CastModel", "JSONSupport", "CPlist"]),
         // `castprep remote`'s controller without a terminal: layout and style files, keys, views, frame diffs.
         .target(name: "RemoteControl", dependencies: ["CastModel", "JSONSupport", "Spelling"]),
-        .target(name: "CastDevices", dependencies: ["CastDiscovery", "CastChannel", "HTTPCheck", "CastModel", "JSONSupport", "SystemIO"]),
+        .target(
+            name: "CastDevices",
+            dependencies: ["CastDiscovery", "CastChannel", "HTTPCheck", "CastModel", "JSONSupport", "SystemIO"]),
         .target(
             name: "CastPrepCommands",
             dependencies: [
-                "CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe", "StreamingFormats", "HTTPCheck",
+                "CastModel", "Catalog", "Captions", "CommandParsing", "JSONSupport", "MediaProbe", "StreamingFormats",
+                "HTTPCheck",
                 "MediaServer", "Preflight",
                 "CastReceiver", "CastReceiverRuntime", "CastDiscovery",
                 "CastSender", "Casting",
@@ -116,7 +122,8 @@ let package = Package(
         .target(
             name: "CastReceiverRuntime",
             dependencies: [
-                "CastReceiver", "CastChannel", "CastDiscovery", "HTTPCheck", "MediaServer", "MediaProbe", "StreamingFormats", "CastModel",
+                "CastReceiver", "CastChannel", "CastDiscovery", "HTTPCheck", "MediaServer", "MediaProbe",
+                "StreamingFormats", "CastModel",
                 "JSONSupport", "SystemIO", "Logging",
             ]),
 
@@ -124,8 +131,10 @@ let package = Package(
         .testTarget(
             name: "CodedErrorsTests",
             dependencies: [
-                "CodedErrors", "JSONSupport", "SystemIO", "CastModel", "Catalog", "CommandParsing", "Captions", "StreamingFormats",
-                "MediaProbe", "HTTPCheck", "MediaServer", "Preflight", "CastChannel", "CastSender", "Casting", "CastReceiver",
+                "CodedErrors", "JSONSupport", "SystemIO", "CastModel", "Catalog", "CommandParsing", "Captions",
+                "StreamingFormats",
+                "MediaProbe", "HTTPCheck", "MediaServer", "Preflight", "CastChannel", "CastSender", "Casting",
+                "CastReceiver",
                 "CastReceiverRuntime", "CastDiscovery", "CastDevices",
             ]),
         .testTarget(name: "SystemIOTests", dependencies: ["SystemIO"]),
@@ -135,12 +144,16 @@ let package = Package(
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "NowPlayingTests", dependencies: ["NowPlaying", "CastModel", "JSONSupport"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .target(name: "CastTestSupport", dependencies: ["CastChannel", "CastModel", "JSONSupport"], path: "Tests/CastTestSupport"),
+        .target(
+            name: "CastTestSupport", dependencies: ["CastChannel", "CastModel", "JSONSupport"],
+            path: "Tests/CastTestSupport"),
         .testTarget(
-            name: "CatalogTests", dependencies: ["Catalog", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
+            name: "CatalogTests", dependencies: ["Catalog", "CastModel", "JSONSupport", "TestSupport"],
+            exclude: ["Snapshots"]),
         .testTarget(name: "CommandParsingTests", dependencies: ["CommandParsing"]),
         .testTarget(
-            name: "MediaProbeTests", dependencies: ["MediaProbe", "StreamingFormats", "CastModel", "JSONSupport", "TestSupport"],
+            name: "MediaProbeTests",
+            dependencies: ["MediaProbe", "StreamingFormats", "CastModel", "JSONSupport", "TestSupport"],
             exclude: ["Snapshots", "Support"]),
         .testTarget(
             name: "CaptionsTests", dependencies: ["Captions", "CastModel", "TestSupport"],
@@ -148,21 +161,32 @@ let package = Package(
         .testTarget(
             name: "CastPrepCommandsTests",
             dependencies: [
-                "CastPrepCommands", "CommandParsing", "CastModel", "JSONSupport", "TestSupport", "CastChannel", "MediaServer", "CastTestSupport",
+                "CastPrepCommands", "CommandParsing", "CastModel", "JSONSupport", "TestSupport", "CastChannel",
+                "MediaServer", "CastTestSupport",
             ],
             exclude: ["Snapshots"]),
-        .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "CastModel", "SystemIO", "TestSupport"], exclude: ["Snapshots"]),
+        .testTarget(
+            name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "CastModel", "SystemIO", "TestSupport"],
+            exclude: ["Snapshots"]),
         .testTarget(
             name: "CastDevicesTests",
-            dependencies: ["CastDevices", "CastDiscovery", "CastChannel", "CastModel", "JSONSupport", "SystemIO", "TestSupport", "CastTestSupport"],
+            dependencies: [
+                "CastDevices", "CastDiscovery", "CastChannel", "CastModel", "JSONSupport", "SystemIO", "TestSupport",
+                "CastTestSupport",
+            ],
             exclude: ["Snapshots"]),
         .testTarget(
             name: "PreflightTests",
-            dependencies: ["Preflight", "CastModel", "JSONSupport", "TestSupport", "Catalog", "MediaProbe", "MediaServer", "SystemIO"]),
+            dependencies: [
+                "Preflight", "CastModel", "JSONSupport", "TestSupport", "Catalog", "MediaProbe", "MediaServer",
+                "SystemIO",
+            ]),
         .testTarget(name: "MediaServerTests", dependencies: ["MediaServer", "CastModel", "TestSupport"]),
         .testTarget(name: "StreamingFormatsTests", dependencies: ["StreamingFormats", "TestSupport"]),
         .testTarget(
-            name: "HTTPCheckTests", dependencies: ["HTTPCheck", "StreamingFormats", "CastModel", "JSONSupport", "TestSupport"], exclude: ["Snapshots"]),
+            name: "HTTPCheckTests",
+            dependencies: ["HTTPCheck", "StreamingFormats", "CastModel", "JSONSupport", "TestSupport"],
+            exclude: ["Snapshots"]),
         .testTarget(
             name: "CastSenderTests", dependencies: ["CastSender", "CastModel", "JSONSupport", "TestSupport"],
             exclude: ["Snapshots"]),
@@ -174,19 +198,22 @@ let package = Package(
         .testTarget(
             name: "CastReceiverRuntimeTests",
             dependencies: [
-                "CastReceiverRuntime", "CastReceiver", "CastChannel", "CastDiscovery", "HTTPCheck", "MediaServer", "MediaProbe", "CastModel",
+                "CastReceiverRuntime", "CastReceiver", "CastChannel", "CastDiscovery", "HTTPCheck", "MediaServer",
+                "MediaProbe", "CastModel",
                 "JSONSupport", "TestSupport", "CastTestSupport",
             ],
             exclude: ["Support"]),
         .testTarget(
             name: "CastingTests",
             dependencies: [
-                "Casting", "CastSender", "CastChannel", "CastReceiverRuntime", "CastReceiver", "CastDiscovery", "MediaServer", "CastModel",
+                "Casting", "CastSender", "CastChannel", "CastReceiverRuntime", "CastReceiver", "CastDiscovery",
+                "MediaServer", "CastModel",
                 "JSONSupport", "TestSupport", "HTTPCheck",
             ]),
         .testTarget(name: "IOSAppCheckTests", dependencies: ["IOSAppCheck", "CastModel", "TestSupport"]),
         .testTarget(
-            name: "RemoteControlTests", dependencies: ["RemoteControl", "CastModel", "JSONSupport", "SystemIO", "TestSupport"],
+            name: "RemoteControlTests",
+            dependencies: ["RemoteControl", "CastModel", "JSONSupport", "SystemIO", "TestSupport"],
             exclude: ["Snapshots"]),
         .testTarget(
             name: "SystemLibraryTests",

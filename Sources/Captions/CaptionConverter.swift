@@ -39,7 +39,6 @@ public struct CaptionConversion: Sendable, Hashable {
     }
 }
 
-
 /// Reads any supported caption format and writes correct WebVTT, accounting for every cue.
 ///
 /// This is the entry point behind `castprep captions convert`:
@@ -252,7 +251,8 @@ public enum CaptionConverter {
             kept = kept.enumerated().sorted { lhs, rhs in
                 lhs.element.start != rhs.element.start ? lhs.element.start < rhs.element.start : lhs.offset < rhs.offset
             }.map(\.element)
-            log.add(.note, "captions.cues-reordered", "cues were not in time order; they are written sorted by start time")
+            log.add(
+                .note, "captions.cues-reordered", "cues were not in time order; they are written sorted by start time")
         }
 
         if options.mergeDuplicates { mergeRepeats(&kept, report: &report, log: &log) }
@@ -262,7 +262,9 @@ public enum CaptionConverter {
         // A repeated identifier stays: a browser keeps it on every cue (`::cue(#id)` styles them
         // all, `getCueById` finds the first), and the WebVTT reader has warned about it already.
         for index in merged.indices {
-            guard let identifier = merged[index].identifier, !WebVTTWriter.isSafeIdentifier(identifier) else { continue }
+            guard let identifier = merged[index].identifier, !WebVTTWriter.isSafeIdentifier(identifier) else {
+                continue
+            }
             log.add(
                 .warning, "captions.identifier-removed",
                 "cue identifier \"\(identifier)\" contains -->, a line break, starts like a NOTE comment, or is empty; removed",

@@ -80,10 +80,12 @@ public final class CastChannelConnection: Sendable {
     ) async throws -> CastChannelConnection {
         guard (1...65535).contains(port) else {
             throw ChannelError(
-                ChannelError.Code.connectFailed, "port \(port) is not a TCP port", fix: "use 8009, or the port discovery reported")
+                ChannelError.Code.connectFailed, "port \(port) is not a TCP port",
+                fix: "use 8009, or the port discovery reported")
         }
         let loop = try ChannelLoop.shared()
-        let attempt = ConnectAttempt(id: loop.nextIdentifier(), host: host, port: port, timeout: timeout, options: options)
+        let attempt = ConnectAttempt(
+            id: loop.nextIdentifier(), host: host, port: port, timeout: timeout, options: options)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 loop.submit(.connect(attempt, continuation))
@@ -108,7 +110,8 @@ public final class CastChannelConnection: Sendable {
     /// A device ignores messages to an endpoint the sender has not connected to: connect to
     /// `receiver-0` first, then to an app's transport id.
     public func openVirtualConnection(
-        to destinationID: String, from sourceID: String = CastEndpointID.platformSender, request: ConnectRequest = .castPrep
+        to destinationID: String, from sourceID: String = CastEndpointID.platformSender,
+        request: ConnectRequest = .castPrep
     ) async throws {
         let message = ChannelMessage.connect(from: sourceID, to: destinationID, request: request)
         try message.validateForSending()
@@ -118,7 +121,9 @@ public final class CastChannelConnection: Sendable {
     }
 
     /// Sends CLOSE from `sourceID` to `destinationID` if that virtual connection is open.
-    public func closeVirtualConnection(to destinationID: String, from sourceID: String = CastEndpointID.platformSender) async throws {
+    public func closeVirtualConnection(to destinationID: String, from sourceID: String = CastEndpointID.platformSender)
+        async throws
+    {
         let message = ChannelMessage.close(from: sourceID, to: destinationID)
         try message.validateForSending()
         _ = try core.enqueue(try ChannelFraming.frame(message), message: message) { registry in

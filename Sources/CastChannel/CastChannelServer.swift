@@ -38,7 +38,8 @@ public final class CastChannelServer: Sendable {
         /// Creates options.
         public init(
             channel: ChannelOptions = .device, identity: TLSIdentity? = nil, handshakeTimeout: Duration = .seconds(10),
-            maximumConnections: Int = 1024, backlog: Int32 = 256, inboundFrameRecorder: (@Sendable ([UInt8]) -> Void)? = nil,
+            maximumConnections: Int = 1024, backlog: Int32 = 256,
+            inboundFrameRecorder: (@Sendable ([UInt8]) -> Void)? = nil,
             maximumConnectionsPerAddress: Int = 32
         ) {
             self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
@@ -98,7 +99,8 @@ public final class CastChannelServer: Sendable {
     @discardableResult
     public func start() throws -> Int {
         guard (0...65535).contains(requestedPort) else {
-            throw ChannelError(ChannelError.Code.bindFailed, "port \(requestedPort) is not a TCP port", fix: "use 0...65535")
+            throw ChannelError(
+                ChannelError.Code.bindFailed, "port \(requestedPort) is not a TCP port", fix: "use 0...65535")
         }
         guard let address = SocketAddress(numericHost: bindAddress, port: requestedPort) else {
             throw ChannelError(
@@ -116,7 +118,9 @@ public final class CastChannelServer: Sendable {
             case "bind":
                 throw bindError(
                     "cannot bind \(address): \(reason)",
-                    fix: error.isAddressInUse ? "another process listens on port \(requestedPort); stop it or choose another port (0 picks a free one)" : nil)
+                    fix: error.isAddressInUse
+                        ? "another process listens on port \(requestedPort); stop it or choose another port (0 picks a free one)"
+                        : nil)
             case "listen": throw bindError("cannot listen on \(address): \(reason)")
             default: throw bindError("cannot create a socket: \(reason)")
             }

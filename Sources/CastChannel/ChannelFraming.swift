@@ -84,13 +84,16 @@ public struct ChannelFrameDecoder: Sendable {
         buffer.append(contentsOf: chunk)
         do throws(ChannelError) {
             while buffer.count - readIndex >= ChannelFraming.headerSize {
-                let length = Int(buffer[readIndex]) << 24 | Int(buffer[readIndex + 1]) << 16
+                let length =
+                    Int(buffer[readIndex]) << 24 | Int(buffer[readIndex + 1]) << 16
                     | Int(buffer[readIndex + 2]) << 8 | Int(buffer[readIndex + 3])
                 guard length <= maximumBodySize else {
                     throw ChannelError(
                         ChannelError.Code.frameTooLarge,
                         "a frame declares a \(length)-byte body; Cast limits messages to \(maximumBodySize) bytes (64 KiB)",
-                        fix: "the peer must split large requests; a length this size also means the stream is not CASTV2 framing")
+                        fix:
+                            "the peer must split large requests; a length this size also means the stream is not CASTV2 framing"
+                    )
                 }
                 let bodyStart = readIndex + ChannelFraming.headerSize
                 guard buffer.count - bodyStart >= length else { break }
@@ -99,8 +102,9 @@ public struct ChannelFrameDecoder: Sendable {
                     emptyFramesSkipped += 1
                     continue
                 }
-                try body(try ChannelMessage(protobuf: buffer, range: bodyStart..<(bodyStart + length)),
-                         buffer[(bodyStart - ChannelFraming.headerSize)..<(bodyStart + length)])
+                try body(
+                    try ChannelMessage(protobuf: buffer, range: bodyStart..<(bodyStart + length)),
+                    buffer[(bodyStart - ChannelFraming.headerSize)..<(bodyStart + length)])
             }
         } catch {
             failure = error

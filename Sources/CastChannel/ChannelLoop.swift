@@ -148,7 +148,10 @@ final class ConnectionCore: ChannelEndpoint, Sendable {
     let state = Mutex(Shared())
     let inbound: AsyncThrowingStream<ChannelMessage, any Error>.Continuation
 
-    init(id: UInt64, loop: ChannelLoop, options: ChannelOptions, inbound: AsyncThrowingStream<ChannelMessage, any Error>.Continuation) {
+    init(
+        id: UInt64, loop: ChannelLoop, options: ChannelOptions,
+        inbound: AsyncThrowingStream<ChannelMessage, any Error>.Continuation
+    ) {
         self.id = id
         self.loop = loop
         self.options = options
@@ -165,7 +168,8 @@ final class ConnectionCore: ChannelEndpoint, Sendable {
                 return .failure(
                     shared.closeReason
                         ?? ChannelError(
-                            ChannelError.Code.closed, "the connection was closed before the message to \(message.destinationID) was sent",
+                            ChannelError.Code.closed,
+                            "the connection was closed before the message to \(message.destinationID) was sent",
                             fix: "open a new connection"))
             }
             if skip(shared.registry) { return .success((false, false)) }
@@ -174,7 +178,9 @@ final class ConnectionCore: ChannelEndpoint, Sendable {
                     ChannelError(
                         ChannelError.Code.outboundQueueFull,
                         "\(shared.outbound.count) bytes are already waiting to be sent; another \(frame.count) would exceed the \(options.maximumQueuedOutboundBytes)-byte limit",
-                        fix: "the peer is not reading; wait for it, close the connection, or raise maximumQueuedOutboundBytes"))
+                        fix:
+                            "the peer is not reading; wait for it, close the connection, or raise maximumQueuedOutboundBytes"
+                    ))
             }
             let wasEmpty = shared.outbound.isEmpty
             shared.outbound.append(contentsOf: frame)

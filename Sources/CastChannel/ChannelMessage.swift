@@ -74,11 +74,15 @@ public struct ChannelMessage: Sendable, Hashable, CustomStringConvertible {
     /// Checks what devices require of a message before it is sent: Chromium drops a message
     /// whose source, destination or namespace is empty.
     func validateForSending() throws(ChannelError) {
-        for (name, value) in [("source id", sourceID), ("destination id", destinationID), ("namespace", namespace.rawValue)]
+        for (name, value) in [
+            ("source id", sourceID), ("destination id", destinationID), ("namespace", namespace.rawValue),
+        ]
         where value.isEmpty {
             throw ChannelError(
                 ChannelError.Code.messageInvalid, "the message's \(name) is empty; devices drop such messages",
-                fix: "set \(name == "namespace" ? "a namespace such as urn:x-cast:com.google.cast.media" : "an endpoint id such as sender-0 or receiver-0")")
+                fix:
+                    "set \(name == "namespace" ? "a namespace such as urn:x-cast:com.google.cast.media" : "an endpoint id such as sender-0 or receiver-0")"
+            )
         }
     }
 }

@@ -95,7 +95,9 @@ extension ChannelMessage {
                 throw ChannelError(
                     ChannelError.Code.wireTypeMismatch,
                     "\(name) (field \(field)) at byte \(tagOffset) has wire type \(wireType); CastMessage declares it with wire type \(expected.rawValue)",
-                    fix: "the peer's CastMessage definition differs from cast_channel.proto; regenerate its code from the standard file")
+                    fix:
+                        "the peer's CastMessage definition differs from cast_channel.proto; regenerate its code from the standard file"
+                )
             }
             switch field {
             case 1: version = Int32(truncatingIfNeeded: try reader.readVarint(for: name))
@@ -124,8 +126,10 @@ extension ChannelMessage {
         guard let payloadType else { throw missing(5) }
         guard !continued else {
             throw ChannelError(
-                ChannelError.Code.chunkedUnsupported, "the message on \(namespace) is one chunk of a larger message (continued = true)",
-                fix: "send whole messages of at most 64 KiB with protocol_version CASTV2_1_0; chunking is not supported")
+                ChannelError.Code.chunkedUnsupported,
+                "the message on \(namespace) is one chunk of a larger message (continued = true)",
+                fix: "send whole messages of at most 64 KiB with protocol_version CASTV2_1_0; chunking is not supported"
+            )
         }
         let payload: Payload
         switch payloadType {
@@ -145,7 +149,8 @@ extension ChannelMessage {
             payload = .binary(binary)
         default:
             throw ChannelError(
-                ChannelError.Code.payloadTypeUnknown, "payload_type is \(payloadType); CastMessage defines STRING (0) and BINARY (1)",
+                ChannelError.Code.payloadTypeUnknown,
+                "payload_type is \(payloadType); CastMessage defines STRING (0) and BINARY (1)",
                 fix: "send payload_type 0 with payload_utf8 or 1 with payload_binary")
         }
         self.init(

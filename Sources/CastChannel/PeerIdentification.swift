@@ -48,7 +48,9 @@ public enum PeerIdentification {
             let digits = Array("0123456789abcdef")
             return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
         }.joined(separator: " ")
-        return insideTLS ? "answered with bytes that are not CASTV2 frames (\(hex)…)" : "answered with bytes that are not TLS (\(hex)…)"
+        return insideTLS
+            ? "answered with bytes that are not CASTV2 frames (\(hex)…)"
+            : "answered with bytes that are not TLS (\(hex)…)"
     }
 
     /// The error for a peer identified by ``foreignProtocol(_:insideTLS:)``.
@@ -56,7 +58,9 @@ public enum PeerIdentification {
         let what = insideTLS ? "\(peer) accepted TLS but \(description) instead of CASTV2" : "\(peer) \(description)"
         return ChannelError(
             ChannelError.Code.notCastDevice, "\(what); this is not a Cast device's port",
-            fix: "Cast devices speak CASTV2 over TLS on port 8009 (a speaker group on a port of its own): check the address and port; `castprep devices` lists the devices that answer")
+            fix:
+                "Cast devices speak CASTV2 over TLS on port 8009 (a speaker group on a port of its own): check the address and port; `castprep devices` lists the devices that answer"
+        )
     }
 
     /// The first line, printable characters only, at most 60 of them.

@@ -88,7 +88,8 @@ struct ProtobufReader {
         let field = tag >> 3
         guard field >= 1, field <= (1 << 29) - 1 else {
             throw ChannelError(
-                ChannelError.Code.fieldNumberInvalid, "the tag at byte \(begin) names field \(field); protobuf fields are 1...536870911",
+                ChannelError.Code.fieldNumberInvalid,
+                "the tag at byte \(begin) names field \(field); protobuf fields are 1...536870911",
                 fix: "the bytes are not a CastMessage; check the sender's framing and serializer")
         }
         return (Int(field), UInt8(tag & 7))
@@ -136,11 +137,13 @@ struct ProtobufReader {
         case .startGroup: try skipGroup(number: number)
         case .endGroup:
             throw ChannelError(
-                ChannelError.Code.wireTypeInvalid, "an end-group tag for field \(number) at byte \(offset) has no matching start",
+                ChannelError.Code.wireTypeInvalid,
+                "an end-group tag for field \(number) at byte \(offset) has no matching start",
                 fix: "the bytes are not a CastMessage; check the sender's serializer")
         case nil:
             throw ChannelError(
-                ChannelError.Code.wireTypeInvalid, "field \(number) at byte \(offset) uses wire type \(wireType), which does not exist",
+                ChannelError.Code.wireTypeInvalid,
+                "field \(number) at byte \(offset) uses wire type \(wireType), which does not exist",
                 fix: "the bytes are not a CastMessage; check the sender's framing and serializer")
         }
     }
@@ -156,14 +159,16 @@ struct ProtobufReader {
             case .startGroup:
                 guard open.count < Self.maximumGroupDepth else {
                     throw ChannelError(
-                        ChannelError.Code.nestingTooDeep, "groups are nested more than \(Self.maximumGroupDepth) deep at byte \(offset)",
+                        ChannelError.Code.nestingTooDeep,
+                        "groups are nested more than \(Self.maximumGroupDepth) deep at byte \(offset)",
                         fix: "the bytes are not a CastMessage; CastMessage has no groups at all")
                 }
                 open.append(field)
             case .endGroup:
                 guard field == innermost else {
                     throw ChannelError(
-                        ChannelError.Code.wireTypeInvalid, "group \(innermost) is closed by an end tag for field \(field) at byte \(offset)",
+                        ChannelError.Code.wireTypeInvalid,
+                        "group \(innermost) is closed by an end tag for field \(field) at byte \(offset)",
                         fix: "the bytes are not a CastMessage; check the sender's serializer")
                 }
                 open.removeLast()

@@ -30,7 +30,9 @@ public struct ChannelCertificate: Sendable, Hashable, CustomStringConvertible {
             defer { X509_free(certificate) }
             var days: Int32 = 0
             var seconds: Int32 = 0
-            guard ASN1_TIME_diff(&days, &seconds, X509_get0_notBefore(certificate), X509_get0_notAfter(certificate)) == 1 else {
+            guard
+                ASN1_TIME_diff(&days, &seconds, X509_get0_notBefore(certificate), X509_get0_notAfter(certificate)) == 1
+            else {
                 return nil
             }
             return Int(days) * 86_400 + Int(seconds)
@@ -104,7 +106,8 @@ public struct TLSIdentity: Sendable, Hashable {
             X509_gmtime_adj(X509_getm_notAfter(certificate), Int(seconds)) != nil,
             X509_set_pubkey(certificate, key) == 1,
             let name = X509_get_subject_name(certificate),
-            X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, commonNameBytes, Int32(commonNameBytes.count), -1, 0) == 1,
+            X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, commonNameBytes, Int32(commonNameBytes.count), -1, 0)
+                == 1,
             X509_set_issuer_name(certificate, name) == 1,
             X509_sign(certificate, key, EVP_sha256()) > 0
         else { throw OpenSSLErrors.failure("building the self-signed certificate") }
@@ -171,7 +174,9 @@ enum TLSContexts {
     static func peerCertificate(of ssl: OpaquePointer) -> ChannelCertificate? {
         guard let certificate = SSL_get1_peer_certificate(ssl) else { return nil }
         defer { X509_free(certificate) }
-        guard let der = try? OpenSSLErrors.der("encoding the peer certificate", { i2d_X509(certificate, $0) }) else { return nil }
+        guard let der = try? OpenSSLErrors.der("encoding the peer certificate", { i2d_X509(certificate, $0) }) else {
+            return nil
+        }
         return ChannelCertificate(derBytes: der)
     }
 }

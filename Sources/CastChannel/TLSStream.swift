@@ -259,7 +259,9 @@ extension OpenSSLErrors {
     static func describe(code: Int32, status: Int32) -> String {
         let queue = drain()
         if !queue.isEmpty { return queue }
-        if code == SSL_ERROR_SYSCALL { return status == 0 ? "the peer closed the connection" : "error \(SystemCallError.lastErrorNumber)" }
+        if code == SSL_ERROR_SYSCALL {
+            return status == 0 ? "the peer closed the connection" : "error \(SystemCallError.lastErrorNumber)"
+        }
         return "OpenSSL error \(code)"
     }
 }

@@ -86,7 +86,8 @@ public struct VirtualConnectionRegistry: Sendable, Hashable {
         guard case .string(let text) = message.payload else {
             return .invalid(
                 ChannelError(
-                    ChannelError.Code.messageInvalid, "a \(CastNamespace.connection) message from \(message.sourceID) has a binary payload",
+                    ChannelError.Code.messageInvalid,
+                    "a \(CastNamespace.connection) message from \(message.sourceID) has a binary payload",
                     fix: "send CONNECT and CLOSE as JSON text (payload_type STRING)"))
         }
         guard let json = try? JSONParser().parse(Array(text.utf8)).value, let type = json["type"]?.stringValue else {
@@ -104,7 +105,8 @@ public struct VirtualConnectionRegistry: Sendable, Hashable {
                 return .refused(
                     pair,
                     ChannelError(
-                        ChannelError.Code.messageInvalid, "CONNECT between \(pair.sourceID) and \(pair.destinationID) names the broadcast id",
+                        ChannelError.Code.messageInvalid,
+                        "CONNECT between \(pair.sourceID) and \(pair.destinationID) names the broadcast id",
                         fix: "connect to receiver-0 or to an app's transportId; '*' only addresses broadcasts"))
             }
             guard connections.count < limit else {
@@ -177,7 +179,10 @@ public struct ConnectRequest: Sendable, Hashable {
     public var protocolVersions: [Int]
 
     /// Creates a request.
-    public init(userAgent: String? = nil, connectionType: Int? = nil, senderInfo: SenderInfo? = nil, protocolVersions: [Int] = []) {
+    public init(
+        userAgent: String? = nil, connectionType: Int? = nil, senderInfo: SenderInfo? = nil,
+        protocolVersions: [Int] = []
+    ) {
         self.userAgent = userAgent
         self.connectionType = connectionType
         self.senderInfo = senderInfo
@@ -198,7 +203,8 @@ public struct ConnectRequest: Sendable, Hashable {
             senderInfo = SenderInfo(
                 sdkType: info["sdkType"]?.intValue ?? 0, version: info["version"]?.stringValue ?? "",
                 browserVersion: info["browserVersion"]?.stringValue ?? "", platform: info["platform"]?.intValue ?? 0,
-                systemVersion: info["systemVersion"]?.stringValue ?? "", connectionType: info["connectionType"]?.intValue ?? 0)
+                systemVersion: info["systemVersion"]?.stringValue ?? "",
+                connectionType: info["connectionType"]?.intValue ?? 0)
         }
         var versions: [Int] = []
         if let single = json["protocolVersion"]?.intValue { versions.append(single) }
@@ -231,7 +237,8 @@ extension ChannelMessage {
         from sourceID: String = CastEndpointID.platformSender, to destinationID: String,
         request: ConnectRequest = .castPrep
     ) -> ChannelMessage {
-        ChannelMessage(sourceID: sourceID, destinationID: destinationID, namespace: .connection, json: request.jsonValue)
+        ChannelMessage(
+            sourceID: sourceID, destinationID: destinationID, namespace: .connection, json: request.jsonValue)
     }
 
     /// A CLOSE from `sourceID` to `destinationID`; `reasonCode` 5 is Chromium's "closed by self".
@@ -240,16 +247,21 @@ extension ChannelMessage {
     ) -> ChannelMessage {
         var members: [String: JSONValue] = ["type": "CLOSE", "origin": .object([:])]
         if let reasonCode { members["reasonCode"] = JSONValue(reasonCode) }
-        return ChannelMessage(sourceID: sourceID, destinationID: destinationID, namespace: .connection, json: .object(members))
+        return ChannelMessage(
+            sourceID: sourceID, destinationID: destinationID, namespace: .connection, json: .object(members))
     }
 
     /// A heartbeat PING.
     public static func ping(from sourceID: String, to destinationID: String) -> ChannelMessage {
-        ChannelMessage(sourceID: sourceID, destinationID: destinationID, namespace: .heartbeat, payload: .string(#"{"type":"PING"}"#))
+        ChannelMessage(
+            sourceID: sourceID, destinationID: destinationID, namespace: .heartbeat,
+            payload: .string(#"{"type":"PING"}"#))
     }
 
     /// A heartbeat PONG.
     public static func pong(from sourceID: String, to destinationID: String) -> ChannelMessage {
-        ChannelMessage(sourceID: sourceID, destinationID: destinationID, namespace: .heartbeat, payload: .string(#"{"type":"PONG"}"#))
+        ChannelMessage(
+            sourceID: sourceID, destinationID: destinationID, namespace: .heartbeat,
+            payload: .string(#"{"type":"PONG"}"#))
     }
 }

@@ -30,7 +30,9 @@ public struct CastDeviceConfig: Sendable, Hashable {
         public var seen: String?
 
         /// Creates a record.
-        public init(id: CastDeviceID? = nil, lastAddress: CastHostAddress? = nil, model: String? = nil, seen: String? = nil) {
+        public init(
+            id: CastDeviceID? = nil, lastAddress: CastHostAddress? = nil, model: String? = nil, seen: String? = nil
+        ) {
             self.id = id
             self.lastAddress = lastAddress
             self.model = model
@@ -54,8 +56,10 @@ public struct CastDeviceConfig: Sendable, Hashable {
     public static let maximumTextLength = 256
 
     /// An empty configuration.
-    public init(defaultDevice: String? = nil, aliases: [String: String] = [:], devices: [String: KnownDevice] = [:],
-                otherMembers: [String: JSONValue] = [:]) {
+    public init(
+        defaultDevice: String? = nil, aliases: [String: String] = [:], devices: [String: KnownDevice] = [:],
+        otherMembers: [String: JSONValue] = [:]
+    ) {
         self.defaultDevice = defaultDevice
         self.aliases = aliases
         self.devices = devices
@@ -86,15 +90,19 @@ public struct CastDeviceConfig: Sendable, Hashable {
     public static func load(from path: String) throws(CastDeviceLocatorError) -> CastDeviceConfig {
         guard FileManager.default.fileExists(atPath: path) else { return CastDeviceConfig() }
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CastDeviceLocatorError(Diagnostic(
-                .error, .configUnreadable, "cannot read the castprep configuration \(path)", fix: "check the file's permissions, or remove it"))
+            throw CastDeviceLocatorError(
+                Diagnostic(
+                    .error, .configUnreadable, "cannot read the castprep configuration \(path)",
+                    fix: "check the file's permissions, or remove it"))
         }
         defer { try? handle.close() }
         let data = (try? handle.read(upToCount: maximumBytes + 1)) ?? Data()
         guard data.count <= maximumBytes else {
-            throw CastDeviceLocatorError(Diagnostic(
-                .error, .configTooBig, "the castprep configuration \(path) is over \(maximumBytes / 1024) KiB",
-                fix: "remove entries from it, or delete it and save the devices again with castprep devices --save"))
+            throw CastDeviceLocatorError(
+                Diagnostic(
+                    .error, .configTooBig, "the castprep configuration \(path) is over \(maximumBytes / 1024) KiB",
+                    fix: "remove entries from it, or delete it and save the devices again with castprep devices --save")
+            )
         }
         return try parse(Array(data), path: path)
     }
@@ -102,12 +110,16 @@ public struct CastDeviceConfig: Sendable, Hashable {
     /// Reads the file's text; `path` is for messages.
     public static func parse(_ bytes: [UInt8], path: String) throws(CastDeviceLocatorError) -> CastDeviceConfig {
         func invalid(_ why: String) -> CastDeviceLocatorError {
-            CastDeviceLocatorError(Diagnostic(
-                .error, .configInvalid, "the castprep configuration \(path) is not valid: \(why)",
-                fix: "correct it (see README, \"Devices and names\"), or delete it and save the devices again with castprep devices --save"))
+            CastDeviceLocatorError(
+                Diagnostic(
+                    .error, .configInvalid, "the castprep configuration \(path) is not valid: \(why)",
+                    fix:
+                        "correct it (see README, \"Devices and names\"), or delete it and save the devices again with castprep devices --save"
+                ))
         }
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return CastDeviceConfig() }
-        let parser = JSONParser(limits: JSONParser.Limits(maxDepth: 16, maxStringBytes: 4096, maxDocumentBytes: maximumBytes))
+        let parser = JSONParser(
+            limits: JSONParser.Limits(maxDepth: 16, maxStringBytes: 4096, maxDocumentBytes: maximumBytes))
         let document: JSONValue
         do {
             document = try parser.parse(bytes).value
@@ -126,14 +138,18 @@ public struct CastDeviceConfig: Sendable, Hashable {
             config.defaultDevice = try text(value, "defaultDevice")
         }
         if let value = members.removeValue(forKey: "aliases") {
-            guard let aliases = value.objectValue else { throw invalid("aliases must be an object {\"alias\": \"device name or host\"}") }
+            guard let aliases = value.objectValue else {
+                throw invalid("aliases must be an object {\"alias\": \"device name or host\"}")
+            }
             guard aliases.count <= maximumEntries else { throw invalid("more than \(maximumEntries) aliases") }
             for (alias, target) in aliases {
                 config.aliases[try text(.string(alias), "an alias")] = try text(target, "alias \"\(alias.prefix(40))\"")
             }
         }
         if let value = members.removeValue(forKey: "devices") {
-            guard let devices = value.objectValue else { throw invalid("devices must be an object {\"name\": {\"id\": …, \"lastAddress\": …}}") }
+            guard let devices = value.objectValue else {
+                throw invalid("devices must be an object {\"name\": {\"id\": …, \"lastAddress\": …}}")
+            }
             guard devices.count <= maximumEntries else { throw invalid("more than \(maximumEntries) devices") }
             for (name, entry) in devices {
                 let label = "device \"\(name.prefix(40))\""
@@ -141,7 +157,9 @@ public struct CastDeviceConfig: Sendable, Hashable {
                 guard let fields = entry.objectValue else { throw invalid("\(label) must be an object") }
                 var known = KnownDevice()
                 if let id = fields["id"], id != .null {
-                    guard let parsed = CastDeviceID(try text(id, "\(label) id")) else { throw invalid("\(label) id must be 32 hex digits") }
+                    guard let parsed = CastDeviceID(try text(id, "\(label) id")) else {
+                        throw invalid("\(label) id must be 32 hex digits")
+                    }
                     known.id = parsed
                 }
                 if let address = fields["lastAddress"], address != .null {
@@ -167,14 +185,15 @@ public struct CastDeviceConfig: Sendable, Hashable {
         var members = otherMembers
         if let defaultDevice { members["defaultDevice"] = .string(defaultDevice) }
         members["aliases"] = .object(aliases.mapValues(JSONValue.string))
-        members["devices"] = .object(devices.mapValues { known in
-            var fields: [String: JSONValue] = [:]
-            if let id = known.id { fields["id"] = .string(id.hex) }
-            if let address = known.lastAddress { fields["lastAddress"] = .string(address.description) }
-            if let model = known.model { fields["model"] = .string(model) }
-            if let seen = known.seen { fields["seen"] = .string(seen) }
-            return .object(fields)
-        })
+        members["devices"] = .object(
+            devices.mapValues { known in
+                var fields: [String: JSONValue] = [:]
+                if let id = known.id { fields["id"] = .string(id.hex) }
+                if let address = known.lastAddress { fields["lastAddress"] = .string(address.description) }
+                if let model = known.model { fields["model"] = .string(model) }
+                if let seen = known.seen { fields["seen"] = .string(seen) }
+                return .object(fields)
+            })
         return .object(members)
     }
 
@@ -185,25 +204,34 @@ public struct CastDeviceConfig: Sendable, Hashable {
     /// - Throws: ``CastDeviceLocatorError`` `config.too-big` or `config.unwritable`.
     public func save(to path: String) throws(CastDeviceLocatorError) {
         let text = JSONWriter.pretty.string(from: jsonValue) + "\n"
-        guard text.utf8.count <= Self.maximumBytes, aliases.count <= Self.maximumEntries, devices.count <= Self.maximumEntries else {
-            throw CastDeviceLocatorError(Diagnostic(
-                .error, .configTooBig, "the castprep configuration would be over \(Self.maximumBytes / 1024) KiB or \(Self.maximumEntries) entries",
-                fix: "remove devices or aliases from \(path) first"))
+        guard text.utf8.count <= Self.maximumBytes, aliases.count <= Self.maximumEntries,
+            devices.count <= Self.maximumEntries
+        else {
+            throw CastDeviceLocatorError(
+                Diagnostic(
+                    .error, .configTooBig,
+                    "the castprep configuration would be over \(Self.maximumBytes / 1024) KiB or \(Self.maximumEntries) entries",
+                    fix: "remove devices or aliases from \(path) first"))
         }
         let file = URL(fileURLWithPath: path)
         let folder = file.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(file.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
+        let temporary = folder.appendingPathComponent(
+            ".\(file.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            guard FileManager.default.createFile(atPath: temporary.path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            guard
+                FileManager.default.createFile(
+                    atPath: temporary.path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+            else {
                 throw CocoaError(.fileWriteUnknown)
             }
             guard rename(temporary.path, file.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw CastDeviceLocatorError(Diagnostic(
-                .error, .configUnwritable, "cannot write the castprep configuration \(path)",
-                fix: "check that \(folder.path) is writable, or point XDG_CONFIG_HOME at a writable folder"))
+            throw CastDeviceLocatorError(
+                Diagnostic(
+                    .error, .configUnwritable, "cannot write the castprep configuration \(path)",
+                    fix: "check that \(folder.path) is writable, or point XDG_CONFIG_HOME at a writable folder"))
         }
     }
 
@@ -226,7 +254,9 @@ public struct CastDeviceConfig: Sendable, Hashable {
 
     /// Records `device` under its friendly name (or its address when it has none), seen at `seen`.
     public mutating func record(_ device: LocatedCastDevice, seen: String) {
-        let name = device.friendlyName.flatMap { $0.isEmpty ? nil : String($0.prefix(Self.maximumTextLength)) } ?? device.address.description
+        let name =
+            device.friendlyName.flatMap { $0.isEmpty ? nil : String($0.prefix(Self.maximumTextLength)) }
+            ?? device.address.description
         var known = devices[name] ?? KnownDevice()
         known.id = device.id ?? known.id
         known.lastAddress = device.address
@@ -247,7 +277,9 @@ public enum CastDeviceReference: Sendable, Hashable {
     public init(_ text: String) {
         let trimmed = CastDeviceMatcher.fold(text).isEmpty ? text : text.trimmingCharacters(in: .whitespaces)
         if let address = try? CastHostAddress(parsing: trimmed),
-           IPv4Address(address.host) != nil || address.host.contains(":") || trimmed.hasPrefix("[") || trimmed.contains(":") {
+            IPv4Address(address.host) != nil || address.host.contains(":") || trimmed.hasPrefix("[")
+                || trimmed.contains(":")
+        {
             self = .host(address)
         } else {
             self = .name(trimmed)

@@ -39,7 +39,10 @@ public struct CastDeviceInspector: Sendable {
         public var asksEurekaInfo: Bool
 
         /// Creates options; by default both questions, 3 s each, eureka_info on port 8008.
-        public init(timeout: Duration = .seconds(3), eurekaPort: Int = 8008, asksReceiverStatus: Bool = true, asksEurekaInfo: Bool = true) {
+        public init(
+            timeout: Duration = .seconds(3), eurekaPort: Int = 8008, asksReceiverStatus: Bool = true,
+            asksEurekaInfo: Bool = true
+        ) {
             self.timeout = timeout
             self.eurekaPort = eurekaPort
             self.asksReceiverStatus = asksReceiverStatus
@@ -73,11 +76,14 @@ public struct CastDeviceInspector: Sendable {
         case .problem(let diagnostic)?: problems.append(diagnostic)
         case nil: break
         }
-        if inspection.answered, options.asksReceiverStatus, inspection.receiverStatus == nil, let failure = problems.first {
+        if inspection.answered, options.asksReceiverStatus, inspection.receiverStatus == nil,
+            let failure = problems.first
+        {
             // eureka_info answered, CASTV2 did not: whatever serves HTTP there, the Cast port is wrong or not a device's.
             let named = inspection.eurekaInfo?.name.map { " (\"\(CastDeviceListing.printable($0))\")" } ?? ""
             var error = failure
-            error.message = "\(failure.message); eureka_info on port \(options.eurekaPort) answered\(named), but a Cast device must also answer CASTV2 on \(address)"
+            error.message =
+                "\(failure.message); eureka_info on port \(options.eurekaPort) answered\(named), but a Cast device must also answer CASTV2 on \(address)"
             inspection.diagnostics = [error]
         } else if inspection.answered {
             // One channel is enough to list the device; the other's failure is worth a warning.
@@ -91,9 +97,13 @@ public struct CastDeviceInspector: Sendable {
             inspection.diagnostics = [foreign]
         } else if !problems.isEmpty {
             let reasons = problems.map { "\($0.message)" }.joined(separator: "; ")
-            inspection.diagnostics = [Diagnostic(
-                .error, .devicesHostUnreachable, "no answer from a Cast device at \(address): \(reasons)",
-                fix: "check the address (the Google Home app shows it under device settings), that the device is on, and that this computer can reach it (`ping \(address.host)`); a group listens on its own port, not 8009")]
+            inspection.diagnostics = [
+                Diagnostic(
+                    .error, .devicesHostUnreachable, "no answer from a Cast device at \(address): \(reasons)",
+                    fix:
+                        "check the address (the Google Home app shows it under device settings), that the device is on, and that this computer can reach it (`ping \(address.host)`); a group listens on its own port, not 8009"
+                )
+            ]
         }
         return inspection
     }
@@ -105,64 +115,101 @@ public struct CastDeviceInspector: Sendable {
         let link: CastChannelConnection
         do {
             link = try await CastChannelConnection.connect(
-                host: address.host, port: address.port, timeout: options.timeout, options: ChannelOptions(heartbeat: nil))
+                host: address.host, port: address.port, timeout: options.timeout,
+                options: ChannelOptions(heartbeat: nil))
         } catch {
-            return .problem(Self.problem(error, at: address, fix: "check the port: devices use 8009, groups a port of their own (castprep devices shows it)"))
+            return .problem(
+                Self.problem(
+                    error, at: address,
+                    fix: "check the port: devices use 8009, groups a port of their own (castprep devices shows it)"))
         }
         let deadline = started + options.timeout
         let status = await withDeadline(deadline) { () async -> Answer<ReceiverStatus> in
             do {
                 try await link.openVirtualConnection(to: CastEndpointID.platformReceiver)
-                try await link.send(ChannelMessage(
-                    sourceID: CastEndpointID.platformSender, destinationID: CastEndpointID.platformReceiver, namespace: .receiver,
-                    json: ReceiverGetStatusRequest(requestID: 1).jsonValue))
+                try await link.send(
+                    ChannelMessage(
+                        sourceID: CastEndpointID.platformSender, destinationID: CastEndpointID.platformReceiver,
+                        namespace: .receiver,
+                        json: ReceiverGetStatusRequest(requestID: 1).jsonValue))
                 for try await message in link.messages {
-                    guard message.namespace == .receiver, let json = message.payloadJSON, json["type"]?.stringValue == "RECEIVER_STATUS",
-                          json["requestId"]?.intValue == 1 else { continue }
+                    guard message.namespace == .receiver, let json = message.payloadJSON,
+                        json["type"]?.stringValue == "RECEIVER_STATUS",
+                        json["requestId"]?.intValue == 1
+                    else { continue }
                     var findings: [Diagnostic] = []
-                    if let decoded = ReceiverStatusMessage.decode(from: json, at: .root, diagnostics: &findings), let status = decoded.status {
+                    if let decoded = ReceiverStatusMessage.decode(from: json, at: .root, diagnostics: &findings),
+                        let status = decoded.status
+                    {
                         return .value(status)
                     }
-                    return .problem(Diagnostic(.error, .devicesCastUnavailable, "the RECEIVER_STATUS from \(address) has no status object",
-                                               fix: "the device answered with something that is not a Cast receiver status; check the address and port"))
+                    return .problem(
+                        Diagnostic(
+                            .error, .devicesCastUnavailable, "the RECEIVER_STATUS from \(address) has no status object",
+                            fix:
+                                "the device answered with something that is not a Cast receiver status; check the address and port"
+                        ))
                 }
-                return .problem(Diagnostic(.error, .devicesCastUnavailable, "\(address) closed the CASTV2 connection before answering GET_STATUS",
-                                           fix: "check that the address is a Cast device and the port its Cast port"))
+                return .problem(
+                    Diagnostic(
+                        .error, .devicesCastUnavailable,
+                        "\(address) closed the CASTV2 connection before answering GET_STATUS",
+                        fix: "check that the address is a Cast device and the port its Cast port"))
             } catch {
-                return .problem(Self.problem(error, at: address, fix: "check that the address is a Cast device and the port its Cast port"))
+                return .problem(
+                    Self.problem(
+                        error, at: address, fix: "check that the address is a Cast device and the port its Cast port"))
             }
         }
         await link.close()
-        return status ?? .problem(Diagnostic(
-            .error, .devicesCastUnavailable, "\(address) accepted the CASTV2 connection but sent no RECEIVER_STATUS within \(Self.seconds(options.timeout)) s",
-            fix: "allow more time (--timeout), or check that the port is the device's Cast port"))
+        return status
+            ?? .problem(
+                Diagnostic(
+                    .error, .devicesCastUnavailable,
+                    "\(address) accepted the CASTV2 connection but sent no RECEIVER_STATUS within \(Self.seconds(options.timeout)) s",
+                    fix: "allow more time (--timeout), or check that the port is the device's Cast port"))
     }
 
     // MARK: - eureka_info
 
     private func eurekaInfo(at address: CastHostAddress) async -> Answer<CastEurekaInfo> {
         let url = "http://\(address.urlHost):\(options.eurekaPort)/setup/eureka_info?params=name,device_info"
-        let transport = HTTPTransport(limits: TransportLimits(connectionsPerHost: 1, totalConnections: 1, connectTimeout: options.timeout))
-        let result = await transport.send(HTTPRequest(.get, url, bodyLimit: Self.maximumEurekaBytes, timeout: options.timeout))
-        let fix = "the name comes from /setup/eureka_info on port \(options.eurekaPort); without it the device is listed without a name"
+        let transport = HTTPTransport(
+            limits: TransportLimits(connectionsPerHost: 1, totalConnections: 1, connectTimeout: options.timeout))
+        let result = await transport.send(
+            HTTPRequest(.get, url, bodyLimit: Self.maximumEurekaBytes, timeout: options.timeout))
+        let fix =
+            "the name comes from /setup/eureka_info on port \(options.eurekaPort); without it the device is listed without a name"
         let response: HTTPResponse
         switch result {
         case .failure(let failure):
-            return .problem(Diagnostic(.error, .devicesEurekaUnavailable, "\(url) failed: \(failure.message)", fix: fix, url: url))
+            return .problem(
+                Diagnostic(.error, .devicesEurekaUnavailable, "\(url) failed: \(failure.message)", fix: fix, url: url))
         case .success(let value):
             response = value
         }
         guard response.status == 200 else {
-            let crossSubnet = response.status == 403
-                ? "; a device answers 403 to senders on another subnet, so casting from here may be refused too — connect from the device's own network" : ""
-            return .problem(Diagnostic(.error, .devicesEurekaUnavailable, "\(url) answered HTTP \(response.status)\(crossSubnet)", fix: fix, url: url))
+            let crossSubnet =
+                response.status == 403
+                ? "; a device answers 403 to senders on another subnet, so casting from here may be refused too — connect from the device's own network"
+                : ""
+            return .problem(
+                Diagnostic(
+                    .error, .devicesEurekaUnavailable, "\(url) answered HTTP \(response.status)\(crossSubnet)",
+                    fix: fix, url: url))
         }
         guard !response.isBodyTruncated else {
-            return .problem(Diagnostic(.error, .devicesEurekaUnavailable, "\(url) sent more than \(Self.maximumEurekaBytes) bytes", fix: fix, url: url))
+            return .problem(
+                Diagnostic(
+                    .error, .devicesEurekaUnavailable, "\(url) sent more than \(Self.maximumEurekaBytes) bytes",
+                    fix: fix, url: url))
         }
-        let parser = JSONParser(limits: JSONParser.Limits(maxDepth: 32, maxStringBytes: 8192, maxDocumentBytes: Self.maximumEurekaBytes))
+        let parser = JSONParser(
+            limits: JSONParser.Limits(maxDepth: 32, maxStringBytes: 8192, maxDocumentBytes: Self.maximumEurekaBytes))
         guard let document = try? parser.parse(response.body), let info = CastEurekaInfo(json: document.value) else {
-            return .problem(Diagnostic(.error, .devicesEurekaUnavailable, "\(url) did not answer with a JSON object", fix: fix, url: url))
+            return .problem(
+                Diagnostic(
+                    .error, .devicesEurekaUnavailable, "\(url) did not answer with a JSON object", fix: fix, url: url))
         }
         return .value(info)
     }
@@ -196,7 +243,9 @@ enum Answer<Value: Sendable>: Sendable {
 }
 
 /// Runs `body` until `deadline`; nil when the deadline came first (the body is then cancelled).
-func withDeadline<T: Sendable>(_ deadline: ContinuousClock.Instant, _ body: @escaping @Sendable () async -> T) async -> T? {
+func withDeadline<T: Sendable>(_ deadline: ContinuousClock.Instant, _ body: @escaping @Sendable () async -> T) async
+    -> T?
+{
     await withTaskGroup(of: T?.self) { group in
         group.addTask { await body() }
         group.addTask {
@@ -225,8 +274,11 @@ public struct CastHostInspection: Sendable, Hashable {
     public var askedReceiverStatus: Bool
 
     /// Creates an inspection result.
-    public init(address: CastHostAddress, receiverStatus: ReceiverStatus? = nil, eurekaInfo: CastEurekaInfo? = nil, diagnostics: [Diagnostic] = [],
-                askedReceiverStatus: Bool = true) {
+    public init(
+        address: CastHostAddress, receiverStatus: ReceiverStatus? = nil, eurekaInfo: CastEurekaInfo? = nil,
+        diagnostics: [Diagnostic] = [],
+        askedReceiverStatus: Bool = true
+    ) {
         self.address = address
         self.receiverStatus = receiverStatus
         self.eurekaInfo = eurekaInfo
@@ -268,8 +320,10 @@ public struct CastEurekaInfo: Sendable, Hashable {
     public var multizoneSupported: Bool?
 
     /// Creates a value.
-    public init(name: String? = nil, modelName: String? = nil, manufacturer: String? = nil, id: CastDeviceID? = nil,
-                buildVersion: String? = nil, displaySupported: Bool? = nil, multizoneSupported: Bool? = nil) {
+    public init(
+        name: String? = nil, modelName: String? = nil, manufacturer: String? = nil, id: CastDeviceID? = nil,
+        buildVersion: String? = nil, displaySupported: Bool? = nil, multizoneSupported: Bool? = nil
+    ) {
         self.name = name
         self.modelName = modelName
         self.manufacturer = manufacturer

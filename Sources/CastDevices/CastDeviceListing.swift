@@ -43,7 +43,8 @@ public struct CastDeviceListing: Sendable, Hashable {
         model = record.model.flatMap { $0.isEmpty ? nil : $0 }
         id = record.id?.hex ?? record.rawID.flatMap { $0.isEmpty ? nil : $0 }
         var addresses = record.preferredAddress.map { [$0] } ?? []
-        for address in record.ipv4Addresses.map(\.description) + record.ipv6Addresses.map({ Self.scoped($0, record.interfaceName) })
+        for address in record.ipv4Addresses.map(\.description)
+            + record.ipv6Addresses.map({ Self.scoped($0, record.interfaceName) })
         where !addresses.contains(address) {
             addresses.append(address)
         }
@@ -70,7 +71,8 @@ public struct CastDeviceListing: Sendable, Hashable {
         isGroup = castGroupRule(model: model, capabilities: nil, port: port)
         capabilities = nil
         let app = inspection.runningApp
-        running = (app?.statusText.flatMap { $0.isEmpty ? nil : $0 }) ?? app?.displayName.flatMap { $0.isEmpty ? nil : $0 }
+        running =
+            (app?.statusText.flatMap { $0.isEmpty ? nil : $0 }) ?? app?.displayName.flatMap { $0.isEmpty ? nil : $0 }
         source = .host
         record = nil
         self.inspection = inspection
@@ -97,7 +99,9 @@ public struct CastDeviceListing: Sendable, Hashable {
             "group": .bool(isGroup),
             "running": optional(running),
             "source": .string(source.rawValue),
-            "capabilities": capabilities.map { ["value": Self.number($0.rawValue), "names": .array($0.names.map { .string($0) })] } ?? .null,
+            "capabilities": capabilities.map {
+                ["value": Self.number($0.rawValue), "names": .array($0.names.map { .string($0) })]
+            } ?? .null,
         ]
         if let record {
             members["mdns"] = [
@@ -135,7 +139,8 @@ public struct CastDeviceListing: Sendable, Hashable {
     /// Column limits: longer values are cut with "…" so one odd name cannot push every row off
     /// the screen. The id is never cut (it is what `--device` takes).
     static let columns: [(title: String, width: Int)] = [
-        ("name", 32), ("model", 24), ("address", 40), ("port", 5), ("type", 6), ("capabilities", 40), ("running", 32), ("id", 64),
+        ("name", 32), ("model", 24), ("address", 40), ("port", 5), ("type", 6), ("capabilities", 40), ("running", 32),
+        ("id", 64),
     ]
 
     /// The human table: a header and one aligned row per device, columns separated by two
@@ -149,8 +154,10 @@ public struct CastDeviceListing: Sendable, Hashable {
     public static func table(_ listings: [CastDeviceListing]) -> String {
         let rows: [[String]] = listings.map { listing in
             [
-                listing.name ?? "-", listing.model ?? "-", listing.addresses.isEmpty ? "-" : listing.addresses.joined(separator: ","),
-                String(listing.port), listing.isGroup ? "group" : "device", listing.capabilities?.description ?? "-", listing.running ?? "-",
+                listing.name ?? "-", listing.model ?? "-",
+                listing.addresses.isEmpty ? "-" : listing.addresses.joined(separator: ","),
+                String(listing.port), listing.isGroup ? "group" : "device", listing.capabilities?.description ?? "-",
+                listing.running ?? "-",
                 listing.id ?? "-",
             ].enumerated().map { index, value in cut(printable(value), to: columns[index].width) }
         }

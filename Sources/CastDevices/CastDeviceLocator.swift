@@ -21,13 +21,16 @@ public enum CastDeviceQuery: Sendable, Hashable, CustomStringConvertible {
     public init(device: String?, host: String?) throws(CastDeviceLocatorError) {
         switch (device, host) {
         case (_?, _?):
-            throw CastDeviceLocatorError(Diagnostic(
-                .error, .devicesDeviceAndHost, "--device and --host both say which device to use",
-                fix: "give one: --device NAME to find it by name, or --host IP to skip discovery"))
+            throw CastDeviceLocatorError(
+                Diagnostic(
+                    .error, .devicesDeviceAndHost, "--device and --host both say which device to use",
+                    fix: "give one: --device NAME to find it by name, or --host IP to skip discovery"))
         case (let name?, nil):
             guard !CastDeviceMatcher.fold(name).isEmpty else {
-                throw CastDeviceLocatorError(Diagnostic(
-                    .error, .devicesUnknownName, "the device name is empty", fix: "give a device name or id; castprep devices lists them"))
+                throw CastDeviceLocatorError(
+                    Diagnostic(
+                        .error, .devicesUnknownName, "the device name is empty",
+                        fix: "give a device name or id; castprep devices lists them"))
             }
             self = .named(name)
         case (nil, let text?):
@@ -74,8 +77,10 @@ public struct LocatedCastDevice: Sendable, Hashable, CustomStringConvertible {
     public var record: CastDeviceRecord?
 
     /// Creates a located device.
-    public init(host: String, port: Int, friendlyName: String? = nil, id: CastDeviceID? = nil, model: String? = nil,
-                isGroup: Bool = false, source: Source, record: CastDeviceRecord? = nil) {
+    public init(
+        host: String, port: Int, friendlyName: String? = nil, id: CastDeviceID? = nil, model: String? = nil,
+        isGroup: Bool = false, source: Source, record: CastDeviceRecord? = nil
+    ) {
         self.host = host
         self.port = port
         self.friendlyName = friendlyName
@@ -89,7 +94,8 @@ public struct LocatedCastDevice: Sendable, Hashable, CustomStringConvertible {
     /// A device found by discovery, at its latest address.
     public init(_ record: CastDeviceRecord) {
         self.init(
-            host: record.preferredAddress ?? record.host, port: Int(record.port), friendlyName: record.friendlyName, id: record.id,
+            host: record.preferredAddress ?? record.host, port: Int(record.port), friendlyName: record.friendlyName,
+            id: record.id,
             model: record.model, isGroup: record.isGroup, source: .discovery, record: record)
     }
 
@@ -149,9 +155,12 @@ public struct CastDeviceLocator: Sendable {
 
         /// Creates a configuration: 3 s, every usable interface, a 1 s name lookup on port 8008
         /// for `--host`, 500 ms of settling.
-        public init(timeout: Duration = Configuration.defaultTimeout, interfaceNames: [String] = [], hostNameLookup: Duration? = .seconds(1),
-                    eurekaPort: Int = 8008, nameSettlingTime: Duration = .milliseconds(500),
-                    browser: CastDeviceBrowser.Configuration = CastDeviceBrowser.Configuration()) {
+        public init(
+            timeout: Duration = Configuration.defaultTimeout, interfaceNames: [String] = [],
+            hostNameLookup: Duration? = .seconds(1),
+            eurekaPort: Int = 8008, nameSettlingTime: Duration = .milliseconds(500),
+            browser: CastDeviceBrowser.Configuration = CastDeviceBrowser.Configuration()
+        ) {
             self.timeout = timeout
             self.interfaceNames = interfaceNames
             self.hostNameLookup = hostNameLookup
@@ -196,33 +205,42 @@ public struct CastDeviceLocator: Sendable {
     /// ``locate(_:)`` (a `.host` query is returned as it is, without asking the device).
     ///
     /// - Throws: ``CastDeviceLocatorError`` as ``locate(_:)`` does.
-    public static func choose(_ query: CastDeviceQuery, from run: CastDiscoveryRun) throws(CastDeviceLocatorError) -> LocatedCastDevice {
+    public static func choose(_ query: CastDeviceQuery, from run: CastDiscoveryRun) throws(CastDeviceLocatorError)
+        -> LocatedCastDevice
+    {
         switch query {
         case .host(let address):
             return LocatedCastDevice(
-                host: address.host, port: address.port, isGroup: castGroupRule(model: nil, capabilities: nil, port: address.port), source: .host)
+                host: address.host, port: address.port,
+                isGroup: castGroupRule(model: nil, capabilities: nil, port: address.port), source: .host)
         case .named(let name):
             switch CastDeviceMatcher.match(name, in: run.devices) {
             case .found(let record, _):
                 return LocatedCastDevice(record)
             case .ambiguous(let records, let rule):
-                let how = switch rule {
-                case .id: "id"
-                case .name: "name"
-                case .namePrefix: "the start of their names"
-                case .idPrefix: "the start of their ids"
-                }
-                throw CastDeviceLocatorError(Diagnostic(
-                    .error, .devicesAmbiguousName, "'\(name)' matches \(records.count) devices by \(how): \(list(records))",
-                    fix: rule == .name || rule == .id
-                        ? "give the id instead (--device ID); castprep devices shows each device's id"
-                        : "give more of the name, the whole name, or the id"), candidates: run.devices)
+                let how =
+                    switch rule {
+                    case .id: "id"
+                    case .name: "name"
+                    case .namePrefix: "the start of their names"
+                    case .idPrefix: "the start of their ids"
+                    }
+                throw CastDeviceLocatorError(
+                    Diagnostic(
+                        .error, .devicesAmbiguousName,
+                        "'\(name)' matches \(records.count) devices by \(how): \(list(records))",
+                        fix: rule == .name || rule == .id
+                            ? "give the id instead (--device ID); castprep devices shows each device's id"
+                            : "give more of the name, the whole name, or the id"), candidates: run.devices)
             case .none:
                 if run.devices.isEmpty { throw nothingFound(run) }
-                throw CastDeviceLocatorError(Diagnostic(
-                    .error, .devicesUnknownName,
-                    "no Cast device named '\(name)' among the \(run.devices.count) found: \(list(run.devices))",
-                    fix: "use one of these names (any case; the start of a name is enough when it is unique) or an id; or --host IP for a device discovery cannot see"),
+                throw CastDeviceLocatorError(
+                    Diagnostic(
+                        .error, .devicesUnknownName,
+                        "no Cast device named '\(name)' among the \(run.devices.count) found: \(list(run.devices))",
+                        fix:
+                            "use one of these names (any case; the start of a name is enough when it is unique) or an id; or --host IP for a device discovery cannot see"
+                    ),
                     candidates: run.devices)
             }
         case .onlyDevice:
@@ -232,9 +250,12 @@ public struct CastDeviceLocator: Sendable {
             case 1:
                 return LocatedCastDevice(run.devices[0])
             default:
-                throw CastDeviceLocatorError(Diagnostic(
-                    .error, .devicesChooseDevice, "\(run.devices.count) Cast devices answered and none was chosen: \(list(run.devices))",
-                    fix: "choose one with --device NAME (any case; a unique start of the name or id is enough)"), candidates: run.devices)
+                throw CastDeviceLocatorError(
+                    Diagnostic(
+                        .error, .devicesChooseDevice,
+                        "\(run.devices.count) Cast devices answered and none was chosen: \(list(run.devices))",
+                        fix: "choose one with --device NAME (any case; a unique start of the name or id is enough)"),
+                    candidates: run.devices)
             }
         }
     }
@@ -258,19 +279,26 @@ public struct CastDeviceLocator: Sendable {
             if !configuration.interfaceNames.isEmpty {
                 let named = try NetworkInterface.named(configuration.interfaceNames)
                 if let unusable = named.first(where: { !$0.isUsableForMulticast }) {
-                    throw CastDiscoveryError(Diagnostic(
-                        .error, .discoveryInterface, "interface \(unusable) cannot carry mDNS: it must be up, multicast-capable and addressed",
-                        fix: "bring it up with multicast on (`ip link set \(unusable.name) up multicast on`) or choose another interface"))
+                    throw CastDiscoveryError(
+                        Diagnostic(
+                            .error, .discoveryInterface,
+                            "interface \(unusable) cannot carry mDNS: it must be up, multicast-capable and addressed",
+                            fix:
+                                "bring it up with multicast on (`ip link set \(unusable.name) up multicast on`) or choose another interface"
+                        ))
                 }
                 return named
             }
             let usable = try NetworkInterface.usable()
             guard !usable.isEmpty else {
                 let all = try NetworkInterface.all().map(\.name)
-                throw CastDiscoveryError(Diagnostic(
-                    .error, .discoveryNoInterface,
-                    "no network interface is up with multicast and an address to browse for Cast devices (interfaces here: \(all.joined(separator: ", ")))",
-                    fix: "connect to the network the devices are on, name an interface with --interface NAME, or ask a device directly with --host IP"))
+                throw CastDiscoveryError(
+                    Diagnostic(
+                        .error, .discoveryNoInterface,
+                        "no network interface is up with multicast and an address to browse for Cast devices (interfaces here: \(all.joined(separator: ", ")))",
+                        fix:
+                            "connect to the network the devices are on, name an interface with --interface NAME, or ask a device directly with --host IP"
+                    ))
             }
             return usable
         } catch {
@@ -290,7 +318,9 @@ public struct CastDeviceLocator: Sendable {
     /// How often the browse looks at the devices found so far.
     static let pollInterval: Duration = .milliseconds(50)
 
-    private func browse(until decide: ([CastDeviceRecord]) -> StopDecision) async throws(CastDeviceLocatorError) -> CastDiscoveryRun {
+    private func browse(until decide: ([CastDeviceRecord]) -> StopDecision) async throws(CastDeviceLocatorError)
+        -> CastDiscoveryRun
+    {
         let chosen = try interfaces()
         let browser: CastDeviceBrowser
         do {
@@ -311,7 +341,7 @@ public struct CastDeviceLocator: Sendable {
             do {
                 try await Task.sleep(until: min(stopAt, now + Self.pollInterval), clock: .continuous)
             } catch {
-                break   // cancelled: report what was found so far
+                break  // cancelled: report what was found so far
             }
         }
         let waited = ContinuousClock.now - started
@@ -323,10 +353,12 @@ public struct CastDeviceLocator: Sendable {
 
     private func locateHost(_ address: CastHostAddress) async -> LocatedCastDevice {
         var located = LocatedCastDevice(
-            host: address.host, port: address.port, isGroup: castGroupRule(model: nil, capabilities: nil, port: address.port), source: .host)
+            host: address.host, port: address.port,
+            isGroup: castGroupRule(model: nil, capabilities: nil, port: address.port), source: .host)
         guard let lookup = configuration.hostNameLookup else { return located }
-        let inspector = CastDeviceInspector(options: CastDeviceInspector.Options(
-            timeout: lookup, eurekaPort: configuration.eurekaPort, asksReceiverStatus: false, asksEurekaInfo: true))
+        let inspector = CastDeviceInspector(
+            options: CastDeviceInspector.Options(
+                timeout: lookup, eurekaPort: configuration.eurekaPort, asksReceiverStatus: false, asksEurekaInfo: true))
         guard let info = await inspector.inspect(address).eurekaInfo else { return located }
         located.friendlyName = info.name
         located.id = info.id
@@ -340,8 +372,11 @@ public struct CastDeviceLocator: Sendable {
         // cast, control and status take the listening time as --discovery-timeout.
         var run = run
         run.timeoutOption = "--discovery-timeout"
-        let diagnostic = run.nothingFoundDiagnostic
-            ?? Diagnostic(.error, .discoveryNoCastDevice, "no Cast device answered", fix: "connect to the device directly with --host IP")
+        let diagnostic =
+            run.nothingFoundDiagnostic
+            ?? Diagnostic(
+                .error, .discoveryNoCastDevice, "no Cast device answered",
+                fix: "connect to the device directly with --host IP")
         let others = (try? NetworkInterface.usable().map(\.name)) ?? []
         return CastDeviceLocatorError(diagnostic, troubleshooting: run.troubleshooting(otherInterfaces: others))
     }
@@ -350,7 +385,8 @@ public struct CastDeviceLocator: Sendable {
     static func list(_ devices: [CastDeviceRecord]) -> String {
         let shown = devices.prefix(20).map { device in
             var parts = [device.model.map(CastDeviceListing.printable) ?? "unknown model"]
-            parts.append(CastHostAddress(host: device.preferredAddress ?? device.host, port: Int(device.port)).description)
+            parts.append(
+                CastHostAddress(host: device.preferredAddress ?? device.host, port: Int(device.port)).description)
             if let id = device.id { parts.append("id \(id.hex)") }
             return "\"\(CastDeviceListing.printable(device.displayName))\" (\(parts.joined(separator: ", ")))"
         }

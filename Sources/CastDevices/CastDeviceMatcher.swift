@@ -55,13 +55,19 @@ public enum CastDeviceMatcher {
             (queryID != nil && device.id == queryID) || device.rawID.map(fold) == wanted
         }
         if let match = decide(byID, .id) { return match }
-        if let match = decide(devices.filter { device in device.friendlyName.map(fold) == wanted }, .name) { return match }
-        if let match = decide(devices.filter { device in device.friendlyName.map(fold)?.hasPrefix(wanted) == true }, .namePrefix) {
+        if let match = decide(devices.filter { device in device.friendlyName.map(fold) == wanted }, .name) {
+            return match
+        }
+        if let match = decide(
+            devices.filter { device in device.friendlyName.map(fold)?.hasPrefix(wanted) == true }, .namePrefix)
+        {
             return match
         }
         let hexPrefix = wanted.replacing("-", with: "")
         if hexPrefix.count >= minimumIDPrefix, hexPrefix.allSatisfy(\.isHexDigit) {
-            if let match = decide(devices.filter { $0.id?.hex.hasPrefix(hexPrefix) == true }, .idPrefix) { return match }
+            if let match = decide(devices.filter { $0.id?.hex.hasPrefix(hexPrefix) == true }, .idPrefix) {
+                return match
+            }
         }
         return .none
     }

@@ -24,7 +24,9 @@ public struct CastDiscoveryRun: Sendable, Hashable {
     public var timeoutOption = "--timeout"
 
     /// Creates a result.
-    public init(devices: [CastDeviceRecord], statistics: CastBrowserStatistics, interfaces: [NetworkInterface], waited: Duration) {
+    public init(
+        devices: [CastDeviceRecord], statistics: CastBrowserStatistics, interfaces: [NetworkInterface], waited: Duration
+    ) {
         self.devices = devices
         self.statistics = statistics
         self.interfaces = interfaces
@@ -35,20 +37,29 @@ public struct CastDiscoveryRun: Sendable, Hashable {
     /// numbers in the message and every way out in the fix; nil when devices were found.
     public var nothingFoundDiagnostic: Diagnostic? {
         guard devices.isEmpty else { return nil }
-        var diagnostic = CastDeviceBrowser.nothingFoundDiagnostic(statistics: statistics, interfaces: interfaces, waited: waited)
+        var diagnostic = CastDeviceBrowser.nothingFoundDiagnostic(
+            statistics: statistics, interfaces: interfaces, waited: waited)
         diagnostic.message += " (\(statisticsSummary))"
         let names = interfaces.map(\.name).joined(separator: ", ")
-        diagnostic.fix = (diagnostic.fix ?? "") + "; or listen longer (\(timeoutOption) 10), or name the interface that faces the devices (--interface NAME; browsed: \(names))"
+        diagnostic.fix =
+            (diagnostic.fix ?? "")
+            + "; or listen longer (\(timeoutOption) 10), or name the interface that faces the devices (--interface NAME; browsed: \(names))"
         return diagnostic
     }
 
     /// "3 queries sent, no send errors, 5 packets received: 3 our own, 2 from other hosts, 0 Cast answers".
     public var statisticsSummary: String {
         let s = statistics
-        let errors = s.sendErrors.isEmpty ? "no send errors" : "send errors: " + s.sendErrors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: "; ")
-        var text = "\(s.queriesSent) \(s.queriesSent == 1 ? "query" : "queries") sent, \(errors), \(s.packetsReceived) packet\(s.packetsReceived == 1 ? "" : "s") received"
+        let errors =
+            s.sendErrors.isEmpty
+            ? "no send errors"
+            : "send errors: "
+                + s.sendErrors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: "; ")
+        var text =
+            "\(s.queriesSent) \(s.queriesSent == 1 ? "query" : "queries") sent, \(errors), \(s.packetsReceived) packet\(s.packetsReceived == 1 ? "" : "s") received"
         if s.packetsReceived > 0 {
-            text += ": \(s.ownPacketsEchoed) our own, \(s.packetsFromOthers) from other hosts, \(s.serviceResponses) Cast answer\(s.serviceResponses == 1 ? "" : "s")"
+            text +=
+                ": \(s.ownPacketsEchoed) our own, \(s.packetsFromOthers) from other hosts, \(s.serviceResponses) Cast answer\(s.serviceResponses == 1 ? "" : "s")"
         }
         let malformed = s.malformedPackets.values.reduce(0, +) + s.oversizedPackets
         if malformed > 0 { text += ", \(malformed) malformed" }
@@ -87,9 +98,13 @@ public struct CastDiscoveryRun: Sendable, Hashable {
                 "the devices answered too slowly for the time allowed",
             ]
         }
-        var tries = ["--host IP[:PORT]   ask a device directly (its address is in the Google Home app, device settings)"]
+        var tries = [
+            "--host IP[:PORT]   ask a device directly (its address is in the Google Home app, device settings)"
+        ]
         let others = otherInterfaces.filter { name in !interfaces.contains { $0.name == name } }
-        tries.append("--interface NAME   browse another interface" + (others.isEmpty ? "" : " (also up here: \(others.joined(separator: ", ")))"))
+        tries.append(
+            "--interface NAME   browse another interface"
+                + (others.isEmpty ? "" : " (also up here: \(others.joined(separator: ", ")))"))
         let listen = "\(timeoutOption) 10"
         tries.append(listen + String(repeating: " ", count: max(1, 19 - listen.count)) + "listen longer")
         return ["Likely causes:"] + causes.map { "  - " + $0 } + ["Try:"] + tries.map { "  " + $0 }

@@ -36,9 +36,12 @@ public struct CastHostAddress: Sendable, Hashable, CustomStringConvertible {
     ///   and saying which form is expected.
     public init(parsing text: String) throws(CastDeviceLocatorError) {
         func invalid(_ why: String) -> CastDeviceLocatorError {
-            CastDeviceLocatorError(Diagnostic(
-                .error, .devicesHostInvalid, "'\(text.prefix(80))' is not a device address: \(why)",
-                fix: "give an IP address with an optional port, e.g. --host 192.168.1.20, --host 192.168.1.20:8009 or --host [fe80::1%wlan0]:8009"))
+            CastDeviceLocatorError(
+                Diagnostic(
+                    .error, .devicesHostInvalid, "'\(text.prefix(80))' is not a device address: \(why)",
+                    fix:
+                        "give an IP address with an optional port, e.g. --host 192.168.1.20, --host 192.168.1.20:8009 or --host [fe80::1%wlan0]:8009"
+                ))
         }
         guard !text.isEmpty, text.utf8.count <= 300 else { throw invalid("it must have 1 to 300 characters") }
         guard !text.contains("/") else { throw invalid("give the address only, not a URL or a path") }
@@ -58,7 +61,9 @@ public struct CastHostAddress: Sendable, Hashable, CustomStringConvertible {
             portText = text[text.index(after: colon)...]
         } else if text.contains(":") {
             // Two or more colons: a bare IPv6 address, which cannot carry a port without brackets.
-            guard Self.isIPv6(text) else { throw invalid("not an IPv6 address (one with a port must be written [ADDRESS]:PORT)") }
+            guard Self.isIPv6(text) else {
+                throw invalid("not an IPv6 address (one with a port must be written [ADDRESS]:PORT)")
+            }
         }
         if !host.contains(":") {
             guard IPv4Address(host) != nil || Self.isHostName(host) else {
@@ -90,9 +95,11 @@ public struct CastHostAddress: Sendable, Hashable, CustomStringConvertible {
         guard IPv6Address(String(parts[0])) != nil else { return false }
         guard parts.count == 2 else { return true }
         let zone = parts[1]
-        return (1...15).contains(zone.utf8.count) && zone.utf8.allSatisfy { byte in
-            byte.isASCIIAlphanumeric || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
-        }
+        return (1...15).contains(zone.utf8.count)
+            && zone.utf8.allSatisfy { byte in
+                byte.isASCIIAlphanumeric || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                    || byte == UInt8(ascii: ".")
+            }
     }
 
     /// Whether `text` is a DNS host name: dot-separated labels of letters, digits and hyphens

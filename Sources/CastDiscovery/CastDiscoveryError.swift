@@ -21,7 +21,10 @@ public struct CastDiscoveryError: CodedError, Hashable {
 
     /// A system call failed; `errno` is turned into text.
     static func system(_ call: String, errno code: Int32, context: String, fix: String) -> CastDiscoveryError {
-        CastDiscoveryError(Diagnostic(.error, "discovery.socket-failed", "\(call) failed for \(context): \(errorText(code)) (errno \(code))", fix: fix))
+        CastDiscoveryError(
+            Diagnostic(
+                .error, "discovery.socket-failed", "\(call) failed for \(context): \(errorText(code)) (errno \(code))",
+                fix: fix))
     }
 }
 

@@ -29,7 +29,9 @@ public struct Break: CastJSONConvertible {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         var value = Break(
             id: r.string("id"), breakClipIDs: r.strings("breakClipIds"), position: r.double("position"),
             duration: r.double("duration"), isEmbedded: r.bool("isEmbedded"), isWatched: r.bool("isWatched"))
@@ -90,7 +92,9 @@ public struct BreakClip: CastJSONConvertible {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         var value = BreakClip(
             id: r.string("id"), contentID: r.string("contentId"), contentURL: r.string("contentUrl"),
             contentType: r.string("contentType"), duration: r.double("duration"), title: r.string("title"),
@@ -134,7 +138,9 @@ public struct VastAdsRequest: CastJSONConvertible {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         var value = VastAdsRequest(adTagURL: r.string("adTagUrl"), adsResponse: r.string("adsResponse"))
         value.extraMembers = r.finish(into: &diagnostics)
         return value

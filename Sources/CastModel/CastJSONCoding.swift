@@ -27,7 +27,8 @@ extension CastJSONConvertible {
         var diagnostics: [Diagnostic] = []
         guard let value = Self.decode(from: json, at: .root, diagnostics: &diagnostics) else {
             throw DecodingError.typeMismatch(
-                Self.self, .init(codingPath: decoder.codingPath, debugDescription: "\(Self.wireTypeName) must be a JSON object"))
+                Self.self,
+                .init(codingPath: decoder.codingPath, debugDescription: "\(Self.wireTypeName) must be a JSON object"))
         }
         if let first = diagnostics.first(where: { $0.severity == .error }) {
             throw DecodingError.dataCorrupted(
@@ -46,7 +47,8 @@ extension CastJSONConvertible {
         var diagnostics: [Diagnostic] = []
         guard let value = Self.decode(from: document.value, at: .root, diagnostics: &diagnostics) else {
             throw CastModelError(
-                code: "json.type-mismatch", message: "\(Self.wireTypeName) must be a JSON object, not \(document.value.typeName)",
+                code: "json.type-mismatch",
+                message: "\(Self.wireTypeName) must be a JSON object, not \(document.value.typeName)",
                 fix: "write \(Self.wireTypeName) as a JSON object { … }")
         }
         if let first = diagnostics.first(where: { $0.severity == .error }) {
@@ -207,7 +209,9 @@ public struct JSONObjectReader {
         var result: [T] = []
         result.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            if let model = T.decode(from: element, at: path.appending(key).appending(index: index), diagnostics: &diagnostics) {
+            if let model = T.decode(
+                from: element, at: path.appending(key).appending(index: index), diagnostics: &diagnostics)
+            {
                 result.append(model)
             }
         }

@@ -25,11 +25,14 @@ public enum CastMessage: Sendable, Hashable {
 
     /// Decodes `json`, reporting type errors, and returns nil when it is not a JSON object or
     /// not recognisable as anything Cast.
-    public static func decode(from json: JSONValue, at path: JSONPath = .root, diagnostics: inout [Diagnostic]) -> CastMessage? {
+    public static func decode(from json: JSONValue, at path: JSONPath = .root, diagnostics: inout [Diagnostic])
+        -> CastMessage?
+    {
         guard case .object(let members) = json else {
             diagnostics.append(
-                Diagnostic(.error, "message.not-object", "a Cast message is a JSON object, not \(json.typeName)",
-                           fix: "write the request as { \"type\": \"LOAD\", … }", path: path))
+                Diagnostic(
+                    .error, "message.not-object", "a Cast message is a JSON object, not \(json.typeName)",
+                    fix: "write the request as { \"type\": \"LOAD\", … }", path: path))
             return nil
         }
         guard let type = members["type"]?.stringValue else {
@@ -43,26 +46,36 @@ public enum CastMessage: Sendable, Hashable {
             return nil
         }
         switch type {
-        case LoadRequest.messageType: return LoadRequest.decode(from: json, at: path, diagnostics: &diagnostics).map(CastMessage.load)
+        case LoadRequest.messageType:
+            return LoadRequest.decode(from: json, at: path, diagnostics: &diagnostics).map(CastMessage.load)
         case QueueLoadRequest.messageType:
             return QueueLoadRequest.decode(from: json, at: path, diagnostics: &diagnostics).map(CastMessage.queueLoad)
         case QueueInsertRequest.messageType:
-            return QueueInsertRequest.decode(from: json, at: path, diagnostics: &diagnostics).map(CastMessage.queueInsert)
+            return QueueInsertRequest.decode(from: json, at: path, diagnostics: &diagnostics).map(
+                CastMessage.queueInsert)
         case EditTracksInfoRequest.messageType:
-            return EditTracksInfoRequest.decode(from: json, at: path, diagnostics: &diagnostics).map(CastMessage.editTracksInfo)
-        case LaunchRequest.messageType: return LaunchRequest.decode(from: json, at: path, diagnostics: &diagnostics).map(CastMessage.launch)
-        case "MEDIA_STATUS": return MediaStatusMessage.decode(from: json, at: path, diagnostics: &diagnostics).map(CastMessage.mediaStatus)
+            return EditTracksInfoRequest.decode(from: json, at: path, diagnostics: &diagnostics).map(
+                CastMessage.editTracksInfo)
+        case LaunchRequest.messageType:
+            return LaunchRequest.decode(from: json, at: path, diagnostics: &diagnostics).map(CastMessage.launch)
+        case "MEDIA_STATUS":
+            return MediaStatusMessage.decode(from: json, at: path, diagnostics: &diagnostics).map(
+                CastMessage.mediaStatus)
         case "RECEIVER_STATUS":
-            return ReceiverStatusMessage.decode(from: json, at: path, diagnostics: &diagnostics).map(CastMessage.receiverStatus)
+            return ReceiverStatusMessage.decode(from: json, at: path, diagnostics: &diagnostics).map(
+                CastMessage.receiverStatus)
         // GET_STATUS, STOP and SET_VOLUME exist on both namespaces: with a mediaSessionId they
         // are the media ones, without it the device ones (media GET_STATUS is the same either way).
         case _ where members["mediaSessionId"] == nil && ReceiverRequest.messageTypes.contains(type):
-            return ReceiverRequest.decode(from: json, at: path, diagnostics: &diagnostics).map(CastMessage.receiverRequest)
+            return ReceiverRequest.decode(from: json, at: path, diagnostics: &diagnostics).map(
+                CastMessage.receiverRequest)
         case _ where MediaRequest.messageTypes.contains(type):
             return MediaRequest.decode(from: json, at: path, diagnostics: &diagnostics).map(CastMessage.mediaRequest)
         default:
             // The loading requests first: a typo is most likely one of them.
-            let loading = ["LOAD", "QUEUE_LOAD", "QUEUE_INSERT", "EDIT_TRACKS_INFO", "LAUNCH", "MEDIA_STATUS", "RECEIVER_STATUS"]
+            let loading = [
+                "LOAD", "QUEUE_LOAD", "QUEUE_INSERT", "EDIT_TRACKS_INFO", "LAUNCH", "MEDIA_STATUS", "RECEIVER_STATUS",
+            ]
             let control = (MediaRequest.messageTypes + ReceiverRequest.messageTypes).filter { !loading.contains($0) }
             let known = loading + control
             let suggestion = known.first { EditDistance.between($0, type.uppercased(), limit: 2) <= 2 }
@@ -70,7 +83,8 @@ public enum CastMessage: Sendable, Hashable {
                 Diagnostic(
                     suggestion == nil ? .note : .error, "message.type-unknown",
                     "message type \"\(type)\" is not one CastPrep validates\(suggestion == nil ? "; only its JSON syntax was checked" : "")",
-                    fix: suggestion.map { "did you mean \"\($0)\"? Types are upper case" }, path: path.appending("type")))
+                    fix: suggestion.map { "did you mean \"\($0)\"? Types are upper case" }, path: path.appending("type")
+                ))
             return .other(type: type, json)
         }
     }

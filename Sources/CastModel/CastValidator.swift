@@ -35,38 +35,45 @@ public struct CastValidator: Sendable {
         var findings: [Diagnostic] = []
         if let media = load.media {
             findings += validate(media, at: path.appending("media"))
-            findings += checkActiveTracks(load.activeTrackIDs, tracks: media.tracks, at: path.appending("activeTrackIds"))
+            findings += checkActiveTracks(
+                load.activeTrackIDs, tracks: media.tracks, at: path.appending("activeTrackIds"))
         } else if load.queueData?.items?.isEmpty ?? true {
             findings.append(
                 Diagnostic(
                     .error, "load.media-missing", "LOAD has no media (and no queueData items)",
-                    fix: "add \"media\": {\"contentId\": URL, \"contentType\": …, \"streamType\": \"BUFFERED\"}", path: path))
+                    fix: "add \"media\": {\"contentId\": URL, \"contentType\": …, \"streamType\": \"BUFFERED\"}",
+                    path: path))
         } else if load.activeTrackIDs != nil {
             findings.append(
                 Diagnostic(
-                    .warning, "load.active-tracks-without-media", "activeTrackIds is set but the LOAD has no media to apply it to",
+                    .warning, "load.active-tracks-without-media",
+                    "activeTrackIds is set but the LOAD has no media to apply it to",
                     fix: "set activeTrackIds on each queue item instead", path: path.appending("activeTrackIds")))
         }
         if let currentTime = load.currentTime, currentTime < 0 {
             findings.append(
                 Diagnostic(
-                    .error, "load.current-time-negative", "currentTime is \(format(currentTime)); a start position cannot be negative",
+                    .error, "load.current-time-negative",
+                    "currentTime is \(format(currentTime)); a start position cannot be negative",
                     fix: "use 0 to start at the beginning", path: path.appending("currentTime")))
         }
         findings += checkPlaybackRate(load.playbackRate, at: path.appending("playbackRate"))
         if let type = load.credentialsType, !type.isKnown {
-            findings.append(unknownValue(type, field: "credentialsType", at: path.appending("credentialsType"), severity: .warning))
+            findings.append(
+                unknownValue(type, field: "credentialsType", at: path.appending("credentialsType"), severity: .warning))
         }
         if load.credentialsType != nil, load.credentials == nil {
             findings.append(
                 Diagnostic(
-                    .warning, "load.credentials-type-without-credentials", "credentialsType is set but credentials is not",
+                    .warning, "load.credentials-type-without-credentials",
+                    "credentialsType is set but credentials is not",
                     fix: "set credentials, or remove credentialsType", path: path.appending("credentialsType")))
         }
         if let queue = load.queueData {
             findings += validate(queue, at: path.appending("queueData"))
         }
-        findings += checkFrameSize(payloadSize: payloadSize, namespace: LoadRequest.namespace, messageType: "LOAD", at: path)
+        findings += checkFrameSize(
+            payloadSize: payloadSize, namespace: LoadRequest.namespace, messageType: "LOAD", at: path)
         return findings
     }
 
@@ -80,10 +87,12 @@ public struct CastValidator: Sendable {
         if let currentTime = request.currentTime, currentTime < 0 {
             findings.append(
                 Diagnostic(
-                    .error, "load.current-time-negative", "currentTime is \(format(currentTime)); a start position cannot be negative",
+                    .error, "load.current-time-negative",
+                    "currentTime is \(format(currentTime)); a start position cannot be negative",
                     fix: "use 0", path: path.appending("currentTime")))
         }
-        findings += checkFrameSize(request.jsonValue, namespace: QueueLoadRequest.namespace, messageType: "QUEUE_LOAD", at: path)
+        findings += checkFrameSize(
+            request.jsonValue, namespace: QueueLoadRequest.namespace, messageType: "QUEUE_LOAD", at: path)
         return findings
     }
 
@@ -98,12 +107,15 @@ public struct CastValidator: Sendable {
                     fix: "use an index from 0 to \(max(0, request.items.count - 1)), or remove it",
                     path: path.appending("currentItemIndex")))
         }
-        findings += checkFrameSize(request.jsonValue, namespace: QueueInsertRequest.namespace, messageType: "QUEUE_INSERT", at: path)
+        findings += checkFrameSize(
+            request.jsonValue, namespace: QueueInsertRequest.namespace, messageType: "QUEUE_INSERT", at: path)
         return findings
     }
 
     /// Validates an EDIT_TRACKS_INFO. `tracks` are the current media's tracks, when known.
-    public func validate(_ request: EditTracksInfoRequest, tracks: [MediaTrack]? = nil, at path: JSONPath = .root) -> [Diagnostic] {
+    public func validate(_ request: EditTracksInfoRequest, tracks: [MediaTrack]? = nil, at path: JSONPath = .root)
+        -> [Diagnostic]
+    {
         var findings: [Diagnostic] = []
         if let tracks {
             findings += checkActiveTracks(request.activeTrackIDs, tracks: tracks, at: path.appending("activeTrackIds"))
@@ -123,13 +135,18 @@ public struct CastValidator: Sendable {
     public func validate(_ request: LaunchRequest, at path: JSONPath = .root) -> [Diagnostic] {
         var findings: [Diagnostic] = []
         if let appID = request.appID, !appID.isEmpty {
-            let isHexID = appID.count == 8 && appID.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("A"..."F").contains($0) }
+            let isHexID =
+                appID.count == 8
+                && appID.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("A"..."F").contains($0) }
             if !isHexID {
                 let upper = appID.uppercased()
-                if upper.count == 8, upper.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || ("A"..."F").contains($0) }) {
+                if upper.count == 8,
+                    upper.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || ("A"..."F").contains($0) })
+                {
                     findings.append(
                         Diagnostic(
-                            .warning, "launch.app-id-case", "appId \"\(appID)\" is lower case; registered app ids are upper-case hex",
+                            .warning, "launch.app-id-case",
+                            "appId \"\(appID)\" is lower case; registered app ids are upper-case hex",
                             fix: "write \"\(upper)\"", path: path.appending("appId")))
                 } else {
                     findings.append(
@@ -143,7 +160,8 @@ public struct CastValidator: Sendable {
         } else {
             findings.append(
                 Diagnostic(
-                    .error, "launch.app-id-missing", "LAUNCH has no appId", fix: "add \"appId\": \"CC1AD845\" for the Default Media Receiver",
+                    .error, "launch.app-id-missing", "LAUNCH has no appId",
+                    fix: "add \"appId\": \"CC1AD845\" for the Default Media Receiver",
                     path: path))
         }
         if let language = request.language {
@@ -151,13 +169,17 @@ public struct CastValidator: Sendable {
         }
         if let types = request.supportedAppTypes {
             for (index, type) in types.enumerated() where !type.isKnown {
-                findings.append(unknownValue(type, field: "supportedAppTypes", at: path.appending("supportedAppTypes").appending(index: index), severity: .error))
+                findings.append(
+                    unknownValue(
+                        type, field: "supportedAppTypes",
+                        at: path.appending("supportedAppTypes").appending(index: index), severity: .error))
             }
             if types.isEmpty {
                 findings.append(
                     Diagnostic(
                         .error, "launch.app-types-empty", "supportedAppTypes is empty, so no app can be launched",
-                        fix: "use [\"WEB\"], or [\"WEB\", \"ANDROID_TV\"] for Cast Connect", path: path.appending("supportedAppTypes")))
+                        fix: "use [\"WEB\"], or [\"WEB\", \"ANDROID_TV\"] for Cast Connect",
+                        path: path.appending("supportedAppTypes")))
             }
         }
         if let credentials = request.credentialsData {
@@ -165,20 +187,26 @@ public struct CastValidator: Sendable {
                 findings.append(
                     Diagnostic(
                         .warning, "launch.credentials-missing", "credentialsData has no credentials",
-                        fix: "add \"credentials\": \"…\" or drop credentialsData", path: path.appending("credentialsData")))
+                        fix: "add \"credentials\": \"…\" or drop credentialsData",
+                        path: path.appending("credentialsData")))
             }
             if let type = credentials.credentialsType, !type.isKnown {
-                findings.append(unknownValue(type, field: "credentialsType", at: path.appending("credentialsData").appending("credentialsType"), severity: .warning))
+                findings.append(
+                    unknownValue(
+                        type, field: "credentialsType",
+                        at: path.appending("credentialsData").appending("credentialsType"), severity: .warning))
             }
             if request.supportedAppTypes?.contains(.androidTV) != true {
                 findings.append(
                     Diagnostic(
                         .note, "launch.credentials-without-android-tv",
                         "credentialsData is only passed to Android TV receivers, and supportedAppTypes does not include ANDROID_TV",
-                        fix: "add \"ANDROID_TV\" to supportedAppTypes for Cast Connect", path: path.appending("credentialsData")))
+                        fix: "add \"ANDROID_TV\" to supportedAppTypes for Cast Connect",
+                        path: path.appending("credentialsData")))
             }
         }
-        findings += checkFrameSize(request.jsonValue, namespace: LaunchRequest.namespace, messageType: "LAUNCH", at: path)
+        findings += checkFrameSize(
+            request.jsonValue, namespace: LaunchRequest.namespace, messageType: "LAUNCH", at: path)
         return findings
     }
 
@@ -192,7 +220,8 @@ public struct CastValidator: Sendable {
         case (nil, nil), ("", nil):
             findings.append(
                 Diagnostic(
-                    .error, "media.content-id-missing", "media has neither contentId nor contentUrl, so there is nothing to play",
+                    .error, "media.content-id-missing",
+                    "media has neither contentId nor contentUrl, so there is nothing to play",
                     fix: "set \"contentId\" to the media URL", path: path))
         case (nil, .some(let url)):
             findings += checkURL(url, field: "contentUrl", at: path.appending("contentUrl"))
@@ -223,47 +252,61 @@ public struct CastValidator: Sendable {
             findings += validate(style, at: path.appending("textTrackStyle"))
         }
         // HLS segment formats.
-        let family = media.contentType.flatMap { try? MediaType.parse($0).get() }.map { CastMediaTypes.family(of: $0.essence) }
+        let family = media.contentType.flatMap { try? MediaType.parse($0).get() }.map {
+            CastMediaTypes.family(of: $0.essence)
+        }
         if let format = media.hlsSegmentFormat {
             if !format.isKnown {
-                findings.append(unknownValue(format, field: "hlsSegmentFormat", at: path.appending("hlsSegmentFormat"), severity: .error))
+                findings.append(
+                    unknownValue(
+                        format, field: "hlsSegmentFormat", at: path.appending("hlsSegmentFormat"), severity: .error))
             }
             if let family, family != .hls {
                 findings.append(
                     Diagnostic(
-                        .warning, "media.hls-format-not-hls", "hlsSegmentFormat is set but the content type is not HLS; the receiver ignores it",
+                        .warning, "media.hls-format-not-hls",
+                        "hlsSegmentFormat is set but the content type is not HLS; the receiver ignores it",
                         fix: "remove hlsSegmentFormat, or fix contentType", path: path.appending("hlsSegmentFormat")))
             }
         }
         if let format = media.hlsVideoSegmentFormat {
             if !format.isKnown {
-                findings.append(unknownValue(format, field: "hlsVideoSegmentFormat", at: path.appending("hlsVideoSegmentFormat"), severity: .error))
+                findings.append(
+                    unknownValue(
+                        format, field: "hlsVideoSegmentFormat", at: path.appending("hlsVideoSegmentFormat"),
+                        severity: .error))
             }
             if let family, family != .hls {
                 findings.append(
                     Diagnostic(
-                        .warning, "media.hls-format-not-hls", "hlsVideoSegmentFormat is set but the content type is not HLS; the receiver ignores it",
-                        fix: "remove hlsVideoSegmentFormat, or fix contentType", path: path.appending("hlsVideoSegmentFormat")))
+                        .warning, "media.hls-format-not-hls",
+                        "hlsVideoSegmentFormat is set but the content type is not HLS; the receiver ignores it",
+                        fix: "remove hlsVideoSegmentFormat, or fix contentType",
+                        path: path.appending("hlsVideoSegmentFormat")))
             }
         }
         if let category = media.mediaCategory, !category.isKnown {
-            findings.append(unknownValue(category, field: "mediaCategory", at: path.appending("mediaCategory"), severity: .warning))
+            findings.append(
+                unknownValue(category, field: "mediaCategory", at: path.appending("mediaCategory"), severity: .warning))
         }
         // Breaks.
         if let clips = media.breakClips {
             for (index, clip) in clips.enumerated() {
                 let clipPath = path.appending("breakClips").appending(index: index)
                 if let url = clip.contentURL ?? clip.contentID {
-                    findings += checkURL(url, field: clip.contentURL != nil ? "contentUrl" : "contentId",
-                                         at: clipPath.appending(clip.contentURL != nil ? "contentUrl" : "contentId"))
+                    findings += checkURL(
+                        url, field: clip.contentURL != nil ? "contentUrl" : "contentId",
+                        at: clipPath.appending(clip.contentURL != nil ? "contentUrl" : "contentId"))
                 } else if clip.vastAdsRequest == nil {
                     findings.append(
                         Diagnostic(
-                            .error, "media.break-clip-content-missing", "break clip \(clip.id.map { "\"\($0)\"" } ?? "#\(index)") has no content",
+                            .error, "media.break-clip-content-missing",
+                            "break clip \(clip.id.map { "\"\($0)\"" } ?? "#\(index)") has no content",
                             fix: "set contentUrl (or a vastAdsRequest)", path: clipPath))
                 }
                 if clip.contentURL != nil || clip.contentID != nil {
-                    findings += checkContentType(clip.contentType, url: clip.contentURL ?? clip.contentID, at: clipPath.appending("contentType"))
+                    findings += checkContentType(
+                        clip.contentType, url: clip.contentURL ?? clip.contentID, at: clipPath.appending("contentType"))
                 }
             }
         }
@@ -273,15 +316,19 @@ public struct CastValidator: Sendable {
                 for (clipIndex, clipID) in (item.breakClipIDs ?? []).enumerated() where !clipIDs.contains(clipID) {
                     findings.append(
                         Diagnostic(
-                            .error, "media.break-clip-unknown", "break refers to clip \"\(clipID)\", which breakClips does not define",
+                            .error, "media.break-clip-unknown",
+                            "break refers to clip \"\(clipID)\", which breakClips does not define",
                             fix: "add a breakClips entry with that id, or remove it from breakClipIds",
-                            path: path.appending("breaks").appending(index: index).appending("breakClipIds").appending(index: clipIndex)))
+                            path: path.appending("breaks").appending(index: index).appending("breakClipIds").appending(
+                                index: clipIndex)))
                 }
                 if let position = item.position, position < 0, position != -1 {
                     findings.append(
                         Diagnostic(
-                            .error, "media.break-position", "break position \(format(position)) is negative; only -1 (post-roll) is allowed",
-                            fix: "use seconds from the start, or -1 for a post-roll", path: path.appending("breaks").appending(index: index).appending("position")))
+                            .error, "media.break-position",
+                            "break position \(format(position)) is negative; only -1 (post-roll) is allowed",
+                            fix: "use seconds from the start, or -1 for a post-roll",
+                            path: path.appending("breaks").appending(index: index).appending("position")))
                 }
             }
         }
@@ -297,17 +344,22 @@ public struct CastValidator: Sendable {
                     Diagnostic(
                         .warning, "metadata.field-not-for-type",
                         "\(field) is not a field of \(metadata.metadataType.name) metadata; receivers do not show it",
-                        fix: suggestionForMetadataField(field, type: metadata.metadataType), path: path.appending(field)))
+                        fix: suggestionForMetadataField(field, type: metadata.metadataType), path: path.appending(field)
+                    ))
             }
         } else {
             findings.append(
                 Diagnostic(
-                    .warning, "metadata.type-unknown", "metadataType \(metadata.metadataType.rawValue) is not one of 0–5; receivers treat it as GENERIC",
-                    fix: "use 0 GENERIC, 1 MOVIE, 2 TV_SHOW, 3 MUSIC_TRACK, 4 PHOTO or 5 AUDIOBOOK_CHAPTER", path: path.appending("metadataType")))
+                    .warning, "metadata.type-unknown",
+                    "metadataType \(metadata.metadataType.rawValue) is not one of 0–5; receivers treat it as GENERIC",
+                    fix: "use 0 GENERIC, 1 MOVIE, 2 TV_SHOW, 3 MUSIC_TRACK, 4 PHOTO or 5 AUDIOBOOK_CHAPTER",
+                    path: path.appending("metadataType")))
         }
         for (index, image) in (metadata.images ?? []).enumerated() {
             let imagePath = path.appending("images").appending(index: index)
-            if !image.url.isEmpty { findings += checkURL(image.url, field: "url", at: imagePath.appending("url"), isImage: true) }
+            if !image.url.isEmpty {
+                findings += checkURL(image.url, field: "url", at: imagePath.appending("url"), isImage: true)
+            }
             for (name, value) in [("width", image.width), ("height", image.height)] {
                 if let value, value <= 0 {
                     findings.append(
@@ -319,20 +371,27 @@ public struct CastValidator: Sendable {
         }
         if let latitude = metadata.latitude, !(-90...90).contains(latitude) {
             findings.append(
-                Diagnostic(.error, "metadata.latitude-range", "latitude \(format(latitude)) is outside -90…90", fix: "use decimal degrees",
-                           path: path.appending("latitude")))
+                Diagnostic(
+                    .error, "metadata.latitude-range", "latitude \(format(latitude)) is outside -90…90",
+                    fix: "use decimal degrees",
+                    path: path.appending("latitude")))
         }
         if let longitude = metadata.longitude, !(-180...180).contains(longitude) {
             findings.append(
-                Diagnostic(.error, "metadata.longitude-range", "longitude \(format(longitude)) is outside -180…180", fix: "use decimal degrees",
-                           path: path.appending("longitude")))
+                Diagnostic(
+                    .error, "metadata.longitude-range", "longitude \(format(longitude)) is outside -180…180",
+                    fix: "use decimal degrees",
+                    path: path.appending("longitude")))
         }
-        for (field, value) in [("releaseDate", metadata.releaseDate), ("originalAirdate", metadata.originalAirdate),
-                               ("creationDateTime", metadata.creationDateTime)] {
+        for (field, value) in [
+            ("releaseDate", metadata.releaseDate), ("originalAirdate", metadata.originalAirdate),
+            ("creationDateTime", metadata.creationDateTime),
+        ] {
             if let value, !isISO8601Date(value) {
                 findings.append(
                     Diagnostic(
-                        .warning, "metadata.date-format", "\(field) \"\(value)\" is not an ISO 8601 date; senders show it verbatim or not at all",
+                        .warning, "metadata.date-format",
+                        "\(field) \"\(value)\" is not an ISO 8601 date; senders show it verbatim or not at all",
                         fix: "write YYYY-MM-DD (or YYYY-MM-DDThh:mm:ssZ)", path: path.appending(field)))
             }
         }
@@ -347,8 +406,10 @@ public struct CastValidator: Sendable {
             let trackPath = path.appending(index: index)
             if track.trackID == MediaTrack.missingTrackID {
                 findings.append(
-                    Diagnostic(.error, "track.id-missing", "track has no trackId", fix: "give every track a unique positive integer trackId",
-                               path: trackPath))
+                    Diagnostic(
+                        .error, "track.id-missing", "track has no trackId",
+                        fix: "give every track a unique positive integer trackId",
+                        path: trackPath))
             } else if track.trackID <= 0 {
                 findings.append(
                     Diagnostic(
@@ -357,23 +418,28 @@ public struct CastValidator: Sendable {
             } else if let first = seen[track.trackID] {
                 findings.append(
                     Diagnostic(
-                        .error, "track.id-duplicate", "trackId \(track.trackID) is used by tracks \(first) and \(index)",
+                        .error, "track.id-duplicate",
+                        "trackId \(track.trackID) is used by tracks \(first) and \(index)",
                         fix: "give every track its own trackId", path: trackPath.appending("trackId")))
             } else {
                 seen[track.trackID] = index
             }
             if track.type.rawValue.isEmpty {
                 findings.append(
-                    Diagnostic(.error, "track.type-missing", "track has no type", fix: "set \"type\": \"TEXT\" (or AUDIO, VIDEO)", path: trackPath))
+                    Diagnostic(
+                        .error, "track.type-missing", "track has no type",
+                        fix: "set \"type\": \"TEXT\" (or AUDIO, VIDEO)", path: trackPath))
             } else if !track.type.isKnown {
-                findings.append(unknownValue(track.type, field: "type", at: trackPath.appending("type"), severity: .error))
+                findings.append(
+                    unknownValue(track.type, field: "type", at: trackPath.appending("type"), severity: .error))
             }
             if track.type == .text {
                 findings += checkTextTrack(track, at: trackPath)
             } else if track.subtype != nil {
                 findings.append(
                     Diagnostic(
-                        .warning, "track.subtype-not-text", "subtype only applies to TEXT tracks; the receiver ignores it on \(track.type) tracks",
+                        .warning, "track.subtype-not-text",
+                        "subtype only applies to TEXT tracks; the receiver ignores it on \(track.type) tracks",
                         fix: "remove subtype", path: trackPath.appending("subtype")))
             }
             if let language = track.language, !(track.type == .text) {
@@ -386,8 +452,10 @@ public struct CastValidator: Sendable {
     /// Validates a text style.
     public func validate(_ style: TextTrackStyle, at path: JSONPath) -> [Diagnostic] {
         var findings: [Diagnostic] = []
-        for (field, value) in [("foregroundColor", style.foregroundColor), ("backgroundColor", style.backgroundColor),
-                               ("edgeColor", style.edgeColor), ("windowColor", style.windowColor)] {
+        for (field, value) in [
+            ("foregroundColor", style.foregroundColor), ("backgroundColor", style.backgroundColor),
+            ("edgeColor", style.edgeColor), ("windowColor", style.windowColor),
+        ] {
             if let value { findings += checkColor(value, field: field, at: path.appending(field)) }
         }
         if let scale = style.fontScale {
@@ -401,32 +469,40 @@ public struct CastValidator: Sendable {
                     Diagnostic(
                         .warning, "style.font-scale-range",
                         "fontScale \(format(scale)) is outside 0.25–2.0, the range of the platforms' caption size settings; text will be \(scale < 0.25 ? "unreadably small" : "too large for the screen")",
-                        fix: "use a value between 0.5 and 2.0 (1.0 is the default size)", path: path.appending("fontScale")))
+                        fix: "use a value between 0.5 and 2.0 (1.0 is the default size)",
+                        path: path.appending("fontScale")))
             }
         }
         if let edge = style.edgeType, !edge.isKnown {
             findings.append(unknownValue(edge, field: "edgeType", at: path.appending("edgeType"), severity: .warning))
         }
         if let family = style.fontGenericFamily, !family.isKnown {
-            findings.append(unknownValue(family, field: "fontGenericFamily", at: path.appending("fontGenericFamily"), severity: .warning))
+            findings.append(
+                unknownValue(
+                    family, field: "fontGenericFamily", at: path.appending("fontGenericFamily"), severity: .warning))
         }
         if let fontStyle = style.fontStyle, !fontStyle.isKnown {
-            findings.append(unknownValue(fontStyle, field: "fontStyle", at: path.appending("fontStyle"), severity: .warning))
+            findings.append(
+                unknownValue(fontStyle, field: "fontStyle", at: path.appending("fontStyle"), severity: .warning))
         }
         if let window = style.windowType, !window.isKnown {
-            findings.append(unknownValue(window, field: "windowType", at: path.appending("windowType"), severity: .warning))
+            findings.append(
+                unknownValue(window, field: "windowType", at: path.appending("windowType"), severity: .warning))
         }
         if let radius = style.windowRoundedCornerRadius {
             if radius < 0 {
                 findings.append(
-                    Diagnostic(.error, "style.corner-radius-negative", "windowRoundedCornerRadius \(format(radius)) is negative",
-                               fix: "use 0 or more pixels", path: path.appending("windowRoundedCornerRadius")))
+                    Diagnostic(
+                        .error, "style.corner-radius-negative",
+                        "windowRoundedCornerRadius \(format(radius)) is negative",
+                        fix: "use 0 or more pixels", path: path.appending("windowRoundedCornerRadius")))
             } else if style.windowType != .roundedCorners {
                 findings.append(
                     Diagnostic(
                         .warning, "style.corner-radius-ignored",
                         "windowRoundedCornerRadius only applies when windowType is ROUNDED_CORNERS; the receiver ignores it",
-                        fix: "set \"windowType\": \"ROUNDED_CORNERS\"", path: path.appending("windowRoundedCornerRadius")))
+                        fix: "set \"windowType\": \"ROUNDED_CORNERS\"",
+                        path: path.appending("windowRoundedCornerRadius")))
             }
         }
         if style.edgeColor != nil, style.edgeType == nil || style.edgeType == TextTrackEdgeType.none {
@@ -456,8 +532,10 @@ public struct CastValidator: Sendable {
         }
         if let startTime = queue.startTime, startTime < 0 {
             findings.append(
-                Diagnostic(.error, "queue.start-time-negative", "startTime \(format(startTime)) is negative", fix: "use 0 or more seconds",
-                           path: path.appending("startTime")))
+                Diagnostic(
+                    .error, "queue.start-time-negative", "startTime \(format(startTime)) is negative",
+                    fix: "use 0 or more seconds",
+                    path: path.appending("startTime")))
         }
         return findings
     }
@@ -468,7 +546,9 @@ public struct CastValidator: Sendable {
         var findings: [Diagnostic] = []
         if items.isEmpty {
             findings.append(
-                Diagnostic(.error, "queue.items-empty", "\(messageType) has no items", fix: "add at least one item with media", path: path))
+                Diagnostic(
+                    .error, "queue.items-empty", "\(messageType) has no items", fix: "add at least one item with media",
+                    path: path))
         }
         for (index, item) in items.enumerated() {
             let itemPath = path.appending(index: index)
@@ -481,10 +561,13 @@ public struct CastValidator: Sendable {
             }
             if let media = item.media {
                 findings += validate(media, at: itemPath.appending("media"))
-                findings += checkActiveTracks(item.activeTrackIDs, tracks: media.tracks, at: itemPath.appending("activeTrackIds"))
+                findings += checkActiveTracks(
+                    item.activeTrackIDs, tracks: media.tracks, at: itemPath.appending("activeTrackIds"))
             } else {
                 findings.append(
-                    Diagnostic(.error, "queue.item-media-missing", "queue item has no media", fix: "add \"media\": { … }", path: itemPath))
+                    Diagnostic(
+                        .error, "queue.item-media-missing", "queue item has no media", fix: "add \"media\": { … }",
+                        path: itemPath))
             }
             if let preload = item.preloadTime, preload < 0 {
                 findings.append(
@@ -495,17 +578,20 @@ public struct CastValidator: Sendable {
             }
             if let start = item.startTime, start < 0 {
                 findings.append(
-                    Diagnostic(.error, "queue.start-time-negative", "startTime \(format(start)) is negative", fix: "use 0 or more seconds",
-                               path: itemPath.appending("startTime")))
+                    Diagnostic(
+                        .error, "queue.start-time-negative", "startTime \(format(start)) is negative",
+                        fix: "use 0 or more seconds",
+                        path: itemPath.appending("startTime")))
             }
             if let duration = item.playbackDuration, let mediaDuration = item.media?.duration, mediaDuration > 0,
-               abs(duration) >= mediaDuration
+                abs(duration) >= mediaDuration
             {
                 findings.append(
                     Diagnostic(
                         .warning, "queue.playback-duration-range",
                         "playbackDuration \(format(duration)) is not shorter than the media (\(format(mediaDuration)) s)",
-                        fix: "leave playbackDuration out to play the whole item", path: itemPath.appending("playbackDuration")))
+                        fix: "leave playbackDuration out to play the whole item",
+                        path: itemPath.appending("playbackDuration")))
             }
         }
         return findings
@@ -516,7 +602,7 @@ public struct CastValidator: Sendable {
         return [
             Diagnostic(
                 .error, "queue.start-index-range", "startIndex \(index) is outside the queue's \(count) items",
-                fix: "use an index from 0 to \(count - 1)", path: path),
+                fix: "use an index from 0 to \(count - 1)", path: path)
         ]
     }
 
@@ -540,7 +626,9 @@ public struct CastValidator: Sendable {
                 Diagnostic(
                     .warning, "load.several-text-tracks-active",
                     "\(activeText.count) text tracks are active; the receiver shows only one",
-                    fix: "activate one text track (ids \(activeText.map { String($0.trackID) }.joined(separator: ", ")))", path: path))
+                    fix:
+                        "activate one text track (ids \(activeText.map { String($0.trackID) }.joined(separator: ", ")))",
+                    path: path))
         }
         return findings
     }
@@ -550,8 +638,10 @@ public struct CastValidator: Sendable {
         var seen = Set<Int>()
         for (index, id) in ids.enumerated() where !seen.insert(id).inserted {
             findings.append(
-                Diagnostic(.warning, "load.active-track-duplicate", "track \(id) is listed twice in activeTrackIds", fix: "list it once",
-                           path: path.appending(index: index)))
+                Diagnostic(
+                    .warning, "load.active-track-duplicate", "track \(id) is listed twice in activeTrackIds",
+                    fix: "list it once",
+                    path: path.appending(index: index)))
         }
         return findings
     }
@@ -563,13 +653,15 @@ public struct CastValidator: Sendable {
         } else {
             findings.append(
                 Diagnostic(
-                    .error, "track.content-id-missing", "TEXT track \(track.trackID) has no trackContentId, so the receiver has nothing to load",
+                    .error, "track.content-id-missing",
+                    "TEXT track \(track.trackID) has no trackContentId, so the receiver has nothing to load",
                     fix: "set trackContentId to the WebVTT file's URL", path: path))
         }
         if let type = track.trackContentType, !type.isEmpty {
             if case .success(let parsed) = MediaType.parse(type) {
                 if !CastMediaTypes.textTracks.contains(parsed.essence) {
-                    let fix = CastMediaTypes.unsupported[parsed.essence]
+                    let fix =
+                        CastMediaTypes.unsupported[parsed.essence]
                         ?? "convert the track to WebVTT (castprep captions convert) and use text/vtt"
                     findings.append(
                         Diagnostic(
@@ -579,8 +671,10 @@ public struct CastValidator: Sendable {
                 }
             } else {
                 findings.append(
-                    Diagnostic(.error, "track.content-type-malformed", "trackContentType \"\(type)\" is not a MIME type", fix: "use text/vtt",
-                               path: path.appending("trackContentType")))
+                    Diagnostic(
+                        .error, "track.content-type-malformed", "trackContentType \"\(type)\" is not a MIME type",
+                        fix: "use text/vtt",
+                        path: path.appending("trackContentType")))
             }
         } else {
             findings.append(
@@ -590,17 +684,21 @@ public struct CastValidator: Sendable {
                     fix: "set \"trackContentType\": \"text/vtt\"", path: path))
         }
         let typeFlagged = findings.contains { $0.code == "track.content-type-unsupported" }
-        if !typeFlagged, let url = track.trackContentID, let ext = URLSyntax.pathExtension(of: url), ["srt", "ass", "ssa", "sub", "scc", "smi", "sbv"].contains(ext) {
+        if !typeFlagged, let url = track.trackContentID, let ext = URLSyntax.pathExtension(of: url),
+            ["srt", "ass", "ssa", "sub", "scc", "smi", "sbv"].contains(ext)
+        {
             findings.append(
                 Diagnostic(
                     .error, "track.format-unsupported",
                     "the track file is .\(ext); Cast renders only WebVTT and TTML text tracks",
-                    fix: "convert it: castprep captions convert FILE.\(ext) -o FILE.vtt, and point trackContentId at the .vtt",
+                    fix:
+                        "convert it: castprep captions convert FILE.\(ext) -o FILE.vtt, and point trackContentId at the .vtt",
                     path: path.appending("trackContentId")))
         }
         if let subtype = track.subtype {
             if !subtype.isKnown {
-                findings.append(unknownValue(subtype, field: "subtype", at: path.appending("subtype"), severity: .warning))
+                findings.append(
+                    unknownValue(subtype, field: "subtype", at: path.appending("subtype"), severity: .warning))
             }
         }
         if let language = track.language, !language.isEmpty {
@@ -629,19 +727,21 @@ public struct CastValidator: Sendable {
             return [
                 Diagnostic(
                     .error, "track.language-malformed", "language \"\(tag)\" uses \"_\"; BCP 47 tags use \"-\"",
-                    fix: "write \"\(fixed)\"", path: path),
+                    fix: "write \"\(fixed)\"", path: path)
             ]
         case .looksLikeName(let suggestion):
             return [
                 Diagnostic(
-                    .warning, "track.language-name", "language \"\(tag)\" looks like a language name, not a BCP 47 code; receivers cannot match it",
-                    fix: suggestion.map { "write \"\($0)\"" } ?? "use an ISO 639 code such as \"en\", \"fr\" or \"pt-BR\"", path: path),
+                    .warning, "track.language-name",
+                    "language \"\(tag)\" looks like a language name, not a BCP 47 code; receivers cannot match it",
+                    fix: suggestion.map { "write \"\($0)\"" }
+                        ?? "use an ISO 639 code such as \"en\", \"fr\" or \"pt-BR\"", path: path)
             ]
         case .malformed:
             return [
                 Diagnostic(
                     .error, "track.language-malformed", "language \"\(tag)\" is not a BCP 47 tag",
-                    fix: "use a code such as \"en\", \"en-US\", \"zh-Hant\"", path: path),
+                    fix: "use a code such as \"en\", \"en-US\", \"zh-Hant\"", path: path)
             ]
         }
     }
@@ -661,8 +761,10 @@ public struct CastValidator: Sendable {
             fix = "write #RRGGBBAA, e.g. \"#FFFFFFFF\" for opaque white, \"#00000080\" for half-transparent black"
         }
         return [
-            Diagnostic(.error, "style.color-format", "\(field) \"\(value)\" is not a #RRGGBBAA colour; the receiver ignores it", fix: fix,
-                       path: path),
+            Diagnostic(
+                .error, "style.color-format",
+                "\(field) \"\(value)\" is not a #RRGGBBAA colour; the receiver ignores it", fix: fix,
+                path: path)
         ]
     }
 
@@ -670,15 +772,18 @@ public struct CastValidator: Sendable {
         guard let rate else { return [] }
         if rate <= 0 {
             return [
-                Diagnostic(.error, "load.playback-rate-range", "playbackRate \(format(rate)) must be greater than 0", fix: "use 1 for normal speed",
-                           path: path),
+                Diagnostic(
+                    .error, "load.playback-rate-range", "playbackRate \(format(rate)) must be greater than 0",
+                    fix: "use 1 for normal speed",
+                    path: path)
             ]
         }
         if rate < 0.5 || rate > 2 {
             return [
                 Diagnostic(
-                    .warning, "load.playback-rate-range", "playbackRate \(format(rate)) is outside 0.5–2, the range receivers support",
-                    fix: "use a rate between 0.5 and 2", path: path),
+                    .warning, "load.playback-rate-range",
+                    "playbackRate \(format(rate)) is outside 0.5–2, the range receivers support",
+                    fix: "use a rate between 0.5 and 2", path: path)
             ]
         }
         return []
@@ -690,11 +795,12 @@ public struct CastValidator: Sendable {
             return [
                 Diagnostic(
                     .error, "media.stream-type-missing", "media has no streamType",
-                    fix: "set \"streamType\": \"BUFFERED\" for files and VOD, \"LIVE\" for live streams", path: path),
+                    fix: "set \"streamType\": \"BUFFERED\" for files and VOD, \"LIVE\" for live streams", path: path)
             ]
         }
         if !streamType.isKnown {
-            findings.append(unknownValue(streamType, field: "streamType", at: path.appending("streamType"), severity: .error))
+            findings.append(
+                unknownValue(streamType, field: "streamType", at: path.appending("streamType"), severity: .error))
         }
         switch streamType {
         case .buffered:
@@ -725,7 +831,8 @@ public struct CastValidator: Sendable {
         case .none:
             findings.append(
                 Diagnostic(
-                    .warning, "media.stream-type-none", "streamType NONE leaves the receiver to guess; seeking and progress may not work",
+                    .warning, "media.stream-type-none",
+                    "streamType NONE leaves the receiver to guess; seeking and progress may not work",
                     fix: "use BUFFERED for files and VOD, LIVE for live streams", path: path.appending("streamType")))
         default:
             break
@@ -733,7 +840,8 @@ public struct CastValidator: Sendable {
         if let absolute = media.startAbsoluteTime, streamType != .live {
             findings.append(
                 Diagnostic(
-                    .note, "media.start-absolute-time-not-live", "startAbsoluteTime \(format(absolute)) only applies to LIVE streams",
+                    .note, "media.start-absolute-time-not-live",
+                    "startAbsoluteTime \(format(absolute)) only applies to LIVE streams",
                     fix: "remove it, or set \"streamType\": \"LIVE\"", path: path.appending("startAbsoluteTime")))
         }
         return findings
@@ -744,10 +852,13 @@ public struct CastValidator: Sendable {
             let guess = url.flatMap(URLSyntax.pathExtension(of:)).flatMap(CastMediaTypes.contentType(forExtension:))
             return [
                 Diagnostic(
-                    .error, "media.content-type-missing", "contentType is missing; the receiver picks its player from it",
-                    fix: guess.map { "set \"contentType\": \"\($0)\" (from the URL's extension; castprep probe gives the codecs too)" }
+                    .error, "media.content-type-missing",
+                    "contentType is missing; the receiver picks its player from it",
+                    fix: guess.map {
+                        "set \"contentType\": \"\($0)\" (from the URL's extension; castprep probe gives the codecs too)"
+                    }
                         ?? "set contentType, e.g. \"video/mp4\" or \"application/x-mpegurl\"",
-                    path: path),
+                    path: path)
             ]
         }
         let parsed: MediaType
@@ -755,7 +866,11 @@ public struct CastValidator: Sendable {
         case .success(let value):
             parsed = value
         case .failure(let error):
-            return [Diagnostic(.error, error.code, "contentType \"\(contentType)\" is not a valid MIME type", fix: error.fix, path: path)]
+            return [
+                Diagnostic(
+                    .error, error.code, "contentType \"\(contentType)\" is not a valid MIME type", fix: error.fix,
+                    path: path)
+            ]
         }
         var findings: [Diagnostic] = []
         let essence = parsed.essence
@@ -764,7 +879,8 @@ public struct CastValidator: Sendable {
         case .unsupported:
             findings.append(
                 Diagnostic(
-                    .error, "media.content-type-unsupported", "contentType \(essence) is not something Cast devices play",
+                    .error, "media.content-type-unsupported",
+                    "contentType \(essence) is not something Cast devices play",
                     fix: CastMediaTypes.unsupported[essence], path: path))
         case .unknown, .text:
             let suggestion = Self.closestKnownType(to: essence)
@@ -772,14 +888,17 @@ public struct CastValidator: Sendable {
                 Diagnostic(
                     .error, "media.content-type-unknown",
                     "contentType \"\(essence)\" is not a media type Cast receivers know; the LOAD fails with MEDIA_SRC_NOT_SUPPORTED (104)",
-                    fix: suggestion.map { "did you mean \"\($0)\"?" } ?? "use video/mp4, video/webm, audio/mpeg, application/x-mpegurl or application/dash+xml",
+                    fix: suggestion.map { "did you mean \"\($0)\"?" }
+                        ?? "use video/mp4, video/webm, audio/mpeg, application/x-mpegurl or application/dash+xml",
                     path: path))
         default:
             break
         }
         // Only where case does not matter: codec strings (avc1.6E000C) are written as their
         // specifications write them, and lower-casing them would be no fix.
-        if Self.hasUpperCaseOutsideValues(contentType), family != .unknown, family != .unsupported, parsed.description != contentType {
+        if Self.hasUpperCaseOutsideValues(contentType), family != .unknown, family != .unsupported,
+            parsed.description != contentType
+        {
             findings.append(
                 Diagnostic(
                     .note, "media.content-type-case",
@@ -787,10 +906,14 @@ public struct CastValidator: Sendable {
                     fix: "write \"\(parsed.description)\"", path: path))
         }
         // Does the URL's extension agree?
-        if let url, let ext = URLSyntax.pathExtension(of: url), let implied = CastMediaTypes.contentType(forExtension: ext) {
+        if let url, let ext = URLSyntax.pathExtension(of: url),
+            let implied = CastMediaTypes.contentType(forExtension: ext)
+        {
             let impliedFamily = CastMediaTypes.family(of: implied)
             let adaptive: Set<CastMediaTypes.Family> = [.hls, .dash, .smooth]
-            if impliedFamily != family, adaptive.contains(impliedFamily) || adaptive.contains(family), family != .unknown {
+            if impliedFamily != family, adaptive.contains(impliedFamily) || adaptive.contains(family),
+                family != .unknown
+            {
                 findings.append(
                     Diagnostic(
                         .error, "media.content-type-mismatch",
@@ -799,7 +922,8 @@ public struct CastValidator: Sendable {
             } else if impliedFamily == .unsupported, family != .unsupported {
                 findings.append(
                     Diagnostic(
-                        .error, "media.container-unsupported", "the URL ends in .\(ext), a container Cast devices do not play, whatever contentType says",
+                        .error, "media.container-unsupported",
+                        "the URL ends in .\(ext), a container Cast devices do not play, whatever contentType says",
                         fix: CastMediaTypes.unsupported[implied], path: path))
             }
         }
@@ -832,22 +956,28 @@ public struct CastValidator: Sendable {
         case .ok:
             return []
         case .empty:
-            return [Diagnostic(.error, "url.empty", "\(field) is empty", fix: "set the absolute http(s) URL", path: path)]
+            return [
+                Diagnostic(.error, "url.empty", "\(field) is empty", fix: "set the absolute http(s) URL", path: path)
+            ]
         case .relative:
             return [
                 Diagnostic(
-                    .error, "url.not-absolute", "\(field) \"\(text)\" is not an absolute URL; the device has no base to resolve it against",
-                    fix: "write the full URL, e.g. https://media.example.com/\(text.hasPrefix("/") ? String(text.dropFirst()) : text)",
-                    path: path, url: text),
+                    .error, "url.not-absolute",
+                    "\(field) \"\(text)\" is not an absolute URL; the device has no base to resolve it against",
+                    fix:
+                        "write the full URL, e.g. https://media.example.com/\(text.hasPrefix("/") ? String(text.dropFirst()) : text)",
+                    path: path, url: text)
             ]
         case .scheme(let scheme):
-            let fix = scheme == "file"
+            let fix =
+                scheme == "file"
                 ? "serve the file over HTTP (castprep serve DIR) and use that URL"
                 : "use an http:// or https:// URL"
             return [
                 Diagnostic(
-                    .error, "url.scheme", "\(field) uses the \(scheme): scheme; Cast receivers fetch only http and https",
-                    fix: fix, path: path, url: text),
+                    .error, "url.scheme",
+                    "\(field) uses the \(scheme): scheme; Cast receivers fetch only http and https",
+                    fix: fix, path: path, url: text)
             ]
         case .invalidCharacter(let character):
             let encoded = character == " " ? "%20" : "percent-encoded"
@@ -855,10 +985,14 @@ public struct CastValidator: Sendable {
                 Diagnostic(
                     .error, "url.invalid-character",
                     "\(field) contains \(character == " " ? "a space" : "the character \(character.debugDescription)"), which is not allowed in a URL",
-                    fix: "percent-encode it (\(encoded))", path: path, url: text),
+                    fix: "percent-encode it (\(encoded))", path: path, url: text)
             ]
         case .missingHost:
-            return [Diagnostic(.error, "url.host-missing", "\(field) \"\(text)\" has no host", fix: "write scheme://host/path", path: path, url: text)]
+            return [
+                Diagnostic(
+                    .error, "url.host-missing", "\(field) \"\(text)\" has no host", fix: "write scheme://host/path",
+                    path: path, url: text)
+            ]
         case .loopback where loopbackIsReachable:
             return []
         case .loopback(let host):
@@ -866,38 +1000,54 @@ public struct CastValidator: Sendable {
                 Diagnostic(
                     isImage ? .warning : .error, "url.loopback",
                     "\(field) points at \(host), which on the Cast device means the device itself",
-                    fix: "use this machine's LAN address (castprep serve prints it)", path: path, url: text),
+                    fix: "use this machine's LAN address (castprep serve prints it)", path: path, url: text)
             ]
         }
     }
 
-    func checkFrameSize(_ json: JSONValue, namespace: CastNamespace, messageType: String, at path: JSONPath) -> [Diagnostic] {
-        checkFrameSize(payloadSize: JSONWriter.compact.bytes(from: json).count, namespace: namespace, messageType: messageType, at: path)
+    func checkFrameSize(_ json: JSONValue, namespace: CastNamespace, messageType: String, at path: JSONPath)
+        -> [Diagnostic]
+    {
+        checkFrameSize(
+            payloadSize: JSONWriter.compact.bytes(from: json).count, namespace: namespace, messageType: messageType,
+            at: path)
     }
 
-    func checkFrameSize(payloadSize: Int, namespace: CastNamespace, messageType: String, at path: JSONPath) -> [Diagnostic] {
+    func checkFrameSize(payloadSize: Int, namespace: CastNamespace, messageType: String, at path: JSONPath)
+        -> [Diagnostic]
+    {
         let body = CastFrame.bodySize(payloadSize: payloadSize, namespace: namespace)
         guard body > CastFrame.maximumBodySize else { return [] }
-        let fix = messageType == "LAUNCH"
+        let fix =
+            messageType == "LAUNCH"
             ? "shorten appParams and credentialsData"
             : "split the queue: send the first items in QUEUE_LOAD and QUEUE_INSERT the rest (castprep load --queue does this), or trim metadata and customData"
         return [
             Diagnostic(
                 .error, "message.frame-too-large",
                 "the \(messageType) message is \(body) bytes on the wire; Cast devices reject messages over \(CastFrame.maximumBodySize) bytes (64 KiB)",
-                fix: fix, path: path),
+                fix: fix, path: path)
         ]
     }
 
-    func unknownValue<V: CastVocabulary>(_ value: V, field: String, at path: JSONPath, severity: Diagnostic.Severity) -> Diagnostic {
+    func unknownValue<V: CastVocabulary>(_ value: V, field: String, at path: JSONPath, severity: Diagnostic.Severity)
+        -> Diagnostic
+    {
         let known = V.knownValues.map(\.rawValue)
-        let suggestion = known.first { $0.lowercased() == value.rawValue.lowercased() }
-            ?? known.min { EditDistance.between(value.rawValue.uppercased(), $0.uppercased(), limit: 20) < EditDistance.between(value.rawValue.uppercased(), $1.uppercased(), limit: 20) }
-        let close = suggestion.map { EditDistance.between(value.rawValue.uppercased(), $0.uppercased(), limit: 3) <= 3 } ?? false
+        let suggestion =
+            known.first { $0.lowercased() == value.rawValue.lowercased() }
+            ?? known.min {
+                EditDistance.between(value.rawValue.uppercased(), $0.uppercased(), limit: 20)
+                    < EditDistance.between(value.rawValue.uppercased(), $1.uppercased(), limit: 20)
+            }
+        let close =
+            suggestion.map { EditDistance.between(value.rawValue.uppercased(), $0.uppercased(), limit: 3) <= 3 }
+            ?? false
         let effect = severity == .error ? "the receiver rejects it" : "the receiver ignores it"
         return Diagnostic(
             severity, "value.unknown", "\(field) \"\(value.rawValue)\" is not a known value; \(effect)",
-            fix: close && suggestion != nil ? "did you mean \"\(suggestion ?? "")\"? Known values: \(V.knownList)" : "use one of: \(V.knownList)",
+            fix: close && suggestion != nil
+                ? "did you mean \"\(suggestion ?? "")\"? Known values: \(V.knownList)" : "use one of: \(V.knownList)",
             path: path)
     }
 
@@ -912,13 +1062,14 @@ public struct CastValidator: Sendable {
     }
 
     func suggestionForMetadataField(_ field: String, type: MetadataType) -> String {
-        let owners = MetadataType.knownValues.filter { MediaMetadata.fieldNames(for: $0)?.contains(field) == true }.map(\.name)
+        let owners = MetadataType.knownValues.filter { MediaMetadata.fieldNames(for: $0)?.contains(field) == true }.map(
+            \.name)
         if owners.isEmpty { return "remove it or move it to customData" }
-        return "\(field) belongs to \(owners.joined(separator: "/")) metadata; change metadataType or move the value to a field \(type.name) has"
+        return
+            "\(field) belongs to \(owners.joined(separator: "/")) metadata; change metadataType or move the value to a field \(type.name) has"
     }
 
     func format(_ value: Double) -> String { JSONNumber(value)?.literal ?? String(value) }
-
 
     func isISO8601Date(_ text: String) -> Bool {
         // YYYY, YYYY-MM, YYYY-MM-DD, optionally followed by T and a time.
@@ -948,7 +1099,9 @@ enum URLCheck: Equatable {
     static func check(_ text: String) -> URLCheck {
         if text.isEmpty { return .empty }
         // Scan bytes, not Characters: this runs for every URL of every item.
-        if let bad = text.utf8.first(where: { $0 <= 0x20 || $0 == 0x22 || $0 == 0x3C || $0 == 0x3E || $0 == 0x5C || $0 == 0x7F }) {
+        if let bad = text.utf8.first(where: {
+            $0 <= 0x20 || $0 == 0x22 || $0 == 0x3C || $0 == 0x3E || $0 == 0x5C || $0 == 0x7F
+        }) {
             // A URL that is wrong in two ways reports its scheme first: that is the real problem.
             if let scheme = URLSyntax.scheme(of: text), !["http", "https"].contains(scheme) { return .scheme(scheme) }
             return .invalidCharacter(Character(Unicode.Scalar(bad)))
@@ -957,7 +1110,9 @@ enum URLCheck: Equatable {
         guard scheme == "http" || scheme == "https" else { return .scheme(scheme) }
         let afterScheme = text.utf8.dropFirst(scheme.utf8.count + 1)
         guard afterScheme.starts(with: "//".utf8) else { return .missingHost }
-        var authority = afterScheme.dropFirst(2).prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        var authority = afterScheme.dropFirst(2).prefix {
+            $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#")
+        }
         if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[authority.index(after: at)...] }
         let hostBytes: Substring.UTF8View.SubSequence
         if authority.first == UInt8(ascii: "[") {
@@ -967,7 +1122,9 @@ enum URLCheck: Equatable {
         }
         let host = String(decoding: hostBytes, as: UTF8.self).lowercased()
         if host.isEmpty { return .missingHost }
-        if host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "::1" || host == "0.0.0.0" {
+        if host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "::1"
+            || host == "0.0.0.0"
+        {
             return .loopback(host)
         }
         return .ok
@@ -1001,7 +1158,7 @@ public enum LanguageTag {
         }
         let subtags = tag.split(separator: "-", omittingEmptySubsequences: false)
         guard let primary = subtags.first, !primary.isEmpty,
-              primary.allSatisfy({ $0.isASCII && $0.isLetter })
+            primary.allSatisfy({ $0.isASCII && $0.isLetter })
         else { return tag.lowercased() == "und" ? .wellFormed : .malformed }
         if primary.count > 3 {
             if primary.count <= 8, subtags.count == 1 {
@@ -1009,9 +1166,12 @@ public enum LanguageTag {
             }
             return .malformed
         }
-        if primary.count < 2 { return primary.lowercased() == "x" || primary.lowercased() == "i" ? .wellFormed : .malformed }
+        if primary.count < 2 {
+            return primary.lowercased() == "x" || primary.lowercased() == "i" ? .wellFormed : .malformed
+        }
         for subtag in subtags.dropFirst() {
-            guard !subtag.isEmpty, subtag.count <= 8, subtag.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            guard !subtag.isEmpty, subtag.count <= 8, subtag.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
+            else {
                 return .malformed
             }
         }

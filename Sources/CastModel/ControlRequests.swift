@@ -121,7 +121,9 @@ public struct AppAvailabilityRequest: CastRequest {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         r.checkType(messageType)
         // Some senders write a single id as a bare string.
         let appIDs: [String]
@@ -204,8 +206,10 @@ public struct MediaSessionCommand<Kind: MediaSessionCommandKind>: TabulatedReque
     public var extraMembers: [String: JSONValue]
 
     /// Creates the request.
-    public init(requestID: Int? = nil, mediaSessionID: Int? = nil, customData: JSONValue? = nil,
-                extraMembers: [String: JSONValue] = [:]) {
+    public init(
+        requestID: Int? = nil, mediaSessionID: Int? = nil, customData: JSONValue? = nil,
+        extraMembers: [String: JSONValue] = [:]
+    ) {
         self.requestID = requestID
         self.mediaSessionID = mediaSessionID
         self.customData = customData
@@ -291,8 +295,10 @@ public struct SetPlaybackRateRequest: TabulatedRequest {
     public var extraMembers: [String: JSONValue]
 
     /// Creates the request.
-    public init(requestID: Int? = nil, mediaSessionID: Int? = nil, playbackRate: Double? = nil,
-                relativePlaybackRate: Double? = nil, extraMembers: [String: JSONValue] = [:]) {
+    public init(
+        requestID: Int? = nil, mediaSessionID: Int? = nil, playbackRate: Double? = nil,
+        relativePlaybackRate: Double? = nil, extraMembers: [String: JSONValue] = [:]
+    ) {
         self.requestID = requestID
         self.mediaSessionID = mediaSessionID
         self.playbackRate = playbackRate
@@ -328,8 +334,10 @@ public struct MediaSetVolumeRequest: TabulatedRequest {
     public var extraMembers: [String: JSONValue]
 
     /// Creates the request.
-    public init(requestID: Int? = nil, mediaSessionID: Int? = nil, volume: CastVolume? = nil, customData: JSONValue? = nil,
-                extraMembers: [String: JSONValue] = [:]) {
+    public init(
+        requestID: Int? = nil, mediaSessionID: Int? = nil, volume: CastVolume? = nil, customData: JSONValue? = nil,
+        extraMembers: [String: JSONValue] = [:]
+    ) {
         self.requestID = requestID
         self.mediaSessionID = mediaSessionID
         self.volume = volume
@@ -392,7 +400,9 @@ public struct QueueGetItemsRequest: TabulatedRequest {
     public var extraMembers: [String: JSONValue]
 
     /// Creates the request.
-    public init(requestID: Int? = nil, mediaSessionID: Int? = nil, itemIDs: [Int], extraMembers: [String: JSONValue] = [:]) {
+    public init(
+        requestID: Int? = nil, mediaSessionID: Int? = nil, itemIDs: [Int], extraMembers: [String: JSONValue] = [:]
+    ) {
         self.requestID = requestID
         self.mediaSessionID = mediaSessionID
         self.itemIDs = itemIDs

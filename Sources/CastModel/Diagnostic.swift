@@ -85,11 +85,12 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         if let location { text += "\(location): " }
         let word = severity.rawValue
         if colored {
-            let color = switch severity {
-            case .error: "\u{1B}[1;31m"
-            case .warning: "\u{1B}[1;33m"
-            case .note: "\u{1B}[1;36m"
-            }
+            let color =
+                switch severity {
+                case .error: "\u{1B}[1;31m"
+                case .warning: "\u{1B}[1;33m"
+                case .note: "\u{1B}[1;36m"
+                }
             text += "\(color)\(word)\u{1B}[0m: "
         } else {
             text += "\(word): "

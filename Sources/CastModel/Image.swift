@@ -21,11 +21,15 @@ public struct CastImage: CastJSONConvertible {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var reader = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var reader = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         let url = reader.string("url")
         if url == nil, !reader.has("url") {
             reader.diagnostics.append(
-                Diagnostic(.error, "media.image-url-missing", "Image has no url", fix: "add \"url\": \"https://…/poster.jpg\"", path: path))
+                Diagnostic(
+                    .error, "media.image-url-missing", "Image has no url", fix: "add \"url\": \"https://…/poster.jpg\"",
+                    path: path))
         }
         var image = CastImage(url: url ?? "", width: reader.int("width"), height: reader.int("height"))
         image.extraMembers = reader.finish(into: &diagnostics)

@@ -62,7 +62,9 @@ public struct MediaInformation: CastJSONConvertible {
     public var playbackURL: String? { contentURL ?? contentID }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         var media = MediaInformation(
             contentID: r.string("contentId"), contentURL: r.string("contentUrl"), contentType: r.string("contentType"),
             streamType: r.vocabulary("streamType"), duration: r.double("duration"), metadata: r.model("metadata"),

@@ -55,7 +55,8 @@ public struct MediaMetadata: CastJSONConvertible {
 
     /// Creates metadata of a type; set the other fields as properties.
     public init(
-        metadataType: MetadataType = .generic, title: String? = nil, subtitle: String? = nil, images: [CastImage]? = nil,
+        metadataType: MetadataType = .generic, title: String? = nil, subtitle: String? = nil,
+        images: [CastImage]? = nil,
         extraMembers: [String: JSONValue] = [:]
     ) {
         self.metadataType = metadataType
@@ -80,7 +81,8 @@ public struct MediaMetadata: CastJSONConvertible {
                 "title", "artist", "albumName", "albumArtist", "composer", "trackNumber", "discNumber", "releaseDate",
                 "images", "artistName", "songName", "releaseYear",
             ]
-        case 4: ["title", "artist", "location", "latitude", "longitude", "width", "height", "creationDateTime", "images"]
+        case 4:
+            ["title", "artist", "location", "latitude", "longitude", "width", "height", "creationDateTime", "images"]
         case 5: ["bookTitle", "chapterNumber", "chapterTitle", "title", "subtitle", "contentRating", "images"]
         default: nil
         }
@@ -106,13 +108,17 @@ public struct MediaMetadata: CastJSONConvertible {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         let typeNumber = r.int("metadataType")
         if typeNumber == nil, !r.has("metadataType") {
             r.diagnostics.append(
                 Diagnostic(
-                    .warning, "media.metadata-type-missing", "metadata has no metadataType; receivers treat it as 0 (GENERIC)",
-                    fix: "add \"metadataType\": 1 for a movie, 2 for a TV episode, 3 for music, 0 otherwise", path: path))
+                    .warning, "media.metadata-type-missing",
+                    "metadata has no metadataType; receivers treat it as 0 (GENERIC)",
+                    fix: "add \"metadataType\": 1 for a movie, 2 for a TV episode, 3 for music, 0 otherwise", path: path
+                ))
         }
         var m = MediaMetadata(metadataType: MetadataType(rawValue: typeNumber ?? 0))
         m.title = r.string("title")

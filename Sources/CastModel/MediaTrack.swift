@@ -51,7 +51,9 @@ public struct MediaTrack: CastJSONConvertible {
     public static let missingTrackID = Int.min
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         var track = MediaTrack(
             trackID: r.int("trackId") ?? missingTrackID, type: r.vocabulary("type") ?? TrackType(rawValue: ""),
             trackContentID: r.string("trackContentId"), trackContentType: r.string("trackContentType"),
@@ -125,7 +127,9 @@ public struct TextTrackStyle: CastJSONConvertible {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         var style = TextTrackStyle(
             foregroundColor: r.string("foregroundColor"), backgroundColor: r.string("backgroundColor"),
             edgeColor: r.string("edgeColor"), windowColor: r.string("windowColor"), edgeType: r.vocabulary("edgeType"),

@@ -95,7 +95,9 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
         var parameters: [(String, String)] = []
         skipSpaces()
         while index < scalars.count {
-            guard scalars[index] == ";" else { return .failure(.invalidToken(String(String.UnicodeScalarView(scalars[index...])))) }
+            guard scalars[index] == ";" else {
+                return .failure(.invalidToken(String(String.UnicodeScalarView(scalars[index...]))))
+            }
             index += 1
             skipSpaces()
             if index == scalars.count { break }  // a trailing ";" is tolerated
@@ -168,9 +170,11 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         guard byte > 0x20, byte < 0x7F else { return false }
         switch byte {
-        case UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "@"), UInt8(ascii: ","),
-             UInt8(ascii: ";"), UInt8(ascii: ":"), UInt8(ascii: "\\"), UInt8(ascii: "\""), UInt8(ascii: "/"), UInt8(ascii: "["),
-             UInt8(ascii: "]"), UInt8(ascii: "?"), UInt8(ascii: "="), UInt8(ascii: "{"), UInt8(ascii: "}"):
+        case UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "@"),
+            UInt8(ascii: ","),
+            UInt8(ascii: ";"), UInt8(ascii: ":"), UInt8(ascii: "\\"), UInt8(ascii: "\""), UInt8(ascii: "/"),
+            UInt8(ascii: "["),
+            UInt8(ascii: "]"), UInt8(ascii: "?"), UInt8(ascii: "="), UInt8(ascii: "{"), UInt8(ascii: "}"):
             return false
         default:
             return true
@@ -189,7 +193,9 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
 /// senders use for them.
 public enum CastMediaTypes {
     /// HLS playlists; `application/x-mpegurl` is what the CastVideos samples send.
-    public static let hls: Set<String> = ["application/x-mpegurl", "application/vnd.apple.mpegurl", "audio/mpegurl", "audio/x-mpegurl"]
+    public static let hls: Set<String> = [
+        "application/x-mpegurl", "application/vnd.apple.mpegurl", "audio/mpegurl", "audio/x-mpegurl",
+    ]
     /// DASH manifests.
     public static let dash: Set<String> = ["application/dash+xml"]
     /// Smooth Streaming manifests.
@@ -200,19 +206,28 @@ public enum CastMediaTypes {
         "video/ogg", "audio/wav", "audio/wave", "audio/x-wav", "audio/flac", "audio/x-flac", "audio/aac", "audio/opus",
     ]
     /// Image types the receiver shows.
-    public static let images: Set<String> = ["image/jpeg", "image/png", "image/gif", "image/webp", "image/bmp", "image/apng"]
+    public static let images: Set<String> = [
+        "image/jpeg", "image/png", "image/gif", "image/webp", "image/bmp", "image/apng",
+    ]
     /// Text track types the receiver renders.
     public static let textTracks: Set<String> = ["text/vtt", "application/ttml+xml", "application/mp4", "text/cea608"]
 
     /// Containers that exist but no Cast device plays, with the fix.
     public static let unsupported: [String: String] = [
-        "video/x-matroska": "Matroska (MKV) is not a Cast container; remux to MP4: " + conversionCommands["video/x-matroska", default: ""] + probeAfterRemux,
-        "video/quicktime": "QuickTime (MOV) is not a Cast container; remux to MP4: " + conversionCommands["video/quicktime", default: ""] + probeAfterRemux,
-        "video/x-msvideo": "AVI is not a Cast container; transcode to MP4 (H.264 + AAC): " + conversionCommands["video/x-msvideo", default: ""],
-        "video/x-flv": "FLV is not a Cast container; transcode to MP4 (H.264 + AAC): " + conversionCommands["video/x-flv", default: ""],
-        "video/x-ms-wmv": "WMV is not playable on Cast; transcode to MP4 (H.264 + AAC): " + conversionCommands["video/x-ms-wmv", default: ""],
-        "audio/x-ms-wma": "WMA is not playable on Cast; transcode to AAC: " + conversionCommands["audio/x-ms-wma", default: ""],
-        "video/mpeg": "MPEG-PS is not a Cast container; transcode to MP4 (H.264 + AAC): " + conversionCommands["video/mpeg", default: ""],
+        "video/x-matroska": "Matroska (MKV) is not a Cast container; remux to MP4: "
+            + conversionCommands["video/x-matroska", default: ""] + probeAfterRemux,
+        "video/quicktime": "QuickTime (MOV) is not a Cast container; remux to MP4: "
+            + conversionCommands["video/quicktime", default: ""] + probeAfterRemux,
+        "video/x-msvideo": "AVI is not a Cast container; transcode to MP4 (H.264 + AAC): "
+            + conversionCommands["video/x-msvideo", default: ""],
+        "video/x-flv": "FLV is not a Cast container; transcode to MP4 (H.264 + AAC): "
+            + conversionCommands["video/x-flv", default: ""],
+        "video/x-ms-wmv": "WMV is not playable on Cast; transcode to MP4 (H.264 + AAC): "
+            + conversionCommands["video/x-ms-wmv", default: ""],
+        "audio/x-ms-wma": "WMA is not playable on Cast; transcode to AAC: "
+            + conversionCommands["audio/x-ms-wma", default: ""],
+        "video/mpeg": "MPEG-PS is not a Cast container; transcode to MP4 (H.264 + AAC): "
+            + conversionCommands["video/mpeg", default: ""],
         "application/x-subrip": "SRT is not a Cast text format; convert to WebVTT: castprep captions convert IN.srt",
         "text/srt": "SRT is not a Cast text format; convert to WebVTT: castprep captions convert IN.srt",
     ]
@@ -233,12 +248,14 @@ public enum CastMediaTypes {
         "audio/x-ms-wma": "ffmpeg -i IN.wma -map 0:a:0 -c:a aac -b:a 192k -movflags +faststart OUT.m4a",
     ]
 
-    private static let probeAfterRemux = " (then castprep probe OUT.mp4 says whether a device needs the video re-encoded)"
+    private static let probeAfterRemux =
+        " (then castprep probe OUT.mp4 says whether a device needs the video re-encoded)"
 
     /// Moves an MP4 file's index (moov) to the front without touching its streams.
     public static let fastStartCommand = "ffmpeg -i IN.mp4 -map 0 -c copy -movflags +faststart OUT.mp4"
 
-    private static let remuxArguments = "-map '0:v?' -map '0:a?' -c:v copy -c:a aac -ac 2 -b:a 192k -movflags +faststart OUT.mp4"
+    private static let remuxArguments =
+        "-map '0:v?' -map '0:a?' -c:v copy -c:a aac -ac 2 -b:a 192k -movflags +faststart OUT.mp4"
     private static let transcodeArguments =
         "-map '0:v?' -map '0:a?' -c:v libx264 -profile:v high -pix_fmt yuv420p -crf 20 -preset medium -c:a aac -ac 2 -b:a 192k -movflags +faststart OUT.mp4"
 

@@ -49,7 +49,9 @@ public struct PlaybackSummary: Sendable, Hashable {
         contentID = current?.contentID
         position = media?.currentTime
         duration = current?.duration
-        if let items = media?.items, let currentID = media?.currentItemID, let index = items.firstIndex(where: { $0.itemID == currentID }) {
+        if let items = media?.items, let currentID = media?.currentItemID,
+            let index = items.firstIndex(where: { $0.itemID == currentID })
+        {
             queuePosition = QueuePosition(index: index + 1, count: items.count)
         }
         repeatMode = media?.repeatMode?.rawValue
@@ -82,8 +84,14 @@ public struct PlaybackSummary: Sendable, Hashable {
             playing = app.map { "\($0), nothing loaded" } ?? "idle screen"
         }
         parts.append(playing)
-        if let queuePosition { parts.append("\(queuePosition.index)/\(queuePosition.count)" + (repeatMode.map { " repeat \(Self.repeatWord($0))" } ?? "")) }
-        if playerState != nil { parts.append(captions.isEmpty ? "captions off" : "captions " + captions.joined(separator: ",")) }
+        if let queuePosition {
+            parts.append(
+                "\(queuePosition.index)/\(queuePosition.count)"
+                    + (repeatMode.map { " repeat \(Self.repeatWord($0))" } ?? ""))
+        }
+        if playerState != nil {
+            parts.append(captions.isEmpty ? "captions off" : "captions " + captions.joined(separator: ","))
+        }
         if let volume {
             parts.append("vol \(Self.percent(volume))" + (muted == true ? " muted" : ""))
         }
@@ -92,7 +100,9 @@ public struct PlaybackSummary: Sendable, Hashable {
 
     /// The JSON line `status` prints when its output is not a terminal.
     public var jsonValue: JSONValue {
-        var members: [String: JSONValue] = ["device": .string(device), "captions": .array(captions.map(JSONValue.string))]
+        var members: [String: JSONValue] = [
+            "device": .string(device), "captions": .array(captions.map(JSONValue.string)),
+        ]
         if let app { members["app"] = .string(app) }
         if let playerState { members["playerState"] = .string(playerState) }
         if let idleReason { members["idleReason"] = .string(idleReason) }
@@ -100,7 +110,9 @@ public struct PlaybackSummary: Sendable, Hashable {
         if let contentID { members["contentId"] = .string(contentID) }
         if let position { members["position"] = JSONValue(position) }
         if let duration { members["duration"] = JSONValue(duration) }
-        if let queuePosition { members["queue"] = ["index": JSONValue(queuePosition.index), "count": JSONValue(queuePosition.count)] }
+        if let queuePosition {
+            members["queue"] = ["index": JSONValue(queuePosition.index), "count": JSONValue(queuePosition.count)]
+        }
         if let repeatMode { members["repeatMode"] = .string(repeatMode) }
         if let volume { members["volume"] = JSONValue(volume) }
         if let muted { members["muted"] = .bool(muted) }

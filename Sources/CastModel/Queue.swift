@@ -38,7 +38,9 @@ public struct QueueItem: CastJSONConvertible {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         var item = QueueItem(
             itemID: r.int("itemId"), media: r.model("media"), autoplay: r.bool("autoplay"),
             startTime: r.double("startTime"), playbackDuration: r.double("playbackDuration"),
@@ -87,7 +89,9 @@ public struct ContainerMetadata: CastJSONConvertible {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         var value = ContainerMetadata(
             containerType: r.int("containerType"), title: r.string("title"), sections: r.models("sections"),
             containerDuration: r.double("containerDuration"), containerImages: r.models("containerImages"))
@@ -146,9 +150,12 @@ public struct QueueData: CastJSONConvertible {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         var value = QueueData(
-            id: r.string("id"), name: r.string("name"), description: r.string("description"), entity: r.string("entity"),
+            id: r.string("id"), name: r.string("name"), description: r.string("description"),
+            entity: r.string("entity"),
             queueType: r.vocabulary("queueType"), repeatMode: r.vocabulary("repeatMode"), shuffle: r.bool("shuffle"),
             items: r.models("items"), startIndex: r.int("startIndex"), startTime: r.double("startTime"),
             containerMetadata: r.model("containerMetadata"))

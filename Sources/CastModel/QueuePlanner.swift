@@ -58,13 +58,18 @@ public struct QueuePlanner: Sendable {
         guard !items.isEmpty else { throw .empty }
         var batches: [[QueueItem]] = [[]]
         // Overhead of an empty message of each kind, measured rather than guessed.
-        let loadOverhead = QueueLoadRequest(requestID: Int(Int32.max), items: [], startIndex: startIndex, repeatMode: repeatMode).jsonText.utf8.count
-        let insertOverhead = QueueInsertRequest(requestID: Int(Int32.max), mediaSessionID: Int(Int32.max), items: []).jsonText.utf8.count
+        let loadOverhead = QueueLoadRequest(
+            requestID: Int(Int32.max), items: [], startIndex: startIndex, repeatMode: repeatMode
+        ).jsonText.utf8.count
+        let insertOverhead = QueueInsertRequest(requestID: Int(Int32.max), mediaSessionID: Int(Int32.max), items: [])
+            .jsonText.utf8.count
         var used = loadOverhead
         for (index, item) in items.enumerated() {
             let size = item.jsonText.utf8.count + 1  // +1 for the separating comma
             // An item may end up in either kind of message, so it must fit the larger envelope.
-            if size + max(loadOverhead, insertOverhead) > maximumPayloadSize { throw .itemTooLarge(index: index, bytes: size) }
+            if size + max(loadOverhead, insertOverhead) > maximumPayloadSize {
+                throw .itemTooLarge(index: index, bytes: size)
+            }
             if used + size > maximumPayloadSize, let last = batches.last, !last.isEmpty {
                 batches.append([])
                 used = insertOverhead
@@ -74,7 +79,8 @@ public struct QueuePlanner: Sendable {
         }
         let firstCount = batches[0].count
         let startsInFirst = startIndex < firstCount
-        let load = QueueLoadRequest(items: batches[0], startIndex: startsInFirst ? startIndex : 0, repeatMode: repeatMode)
+        let load = QueueLoadRequest(
+            items: batches[0], startIndex: startsInFirst ? startIndex : 0, repeatMode: repeatMode)
         let inserts = batches.dropFirst().map { QueueInsertRequest(items: $0) }
         return Plan(queueLoad: load, inserts: inserts, deferredStartIndex: startsInFirst ? nil : startIndex)
     }

@@ -21,7 +21,9 @@ struct RequestMember<Request> {
     let write: (Request, inout ObjectWriter) -> Void
 
     static func int(_ key: String, _ member: WritableKeyPath<Request, Int?>) -> Self {
-        Self(key: key, requirement: nil, read: { $1[keyPath: member] = $0.int(key) }, write: { $1.set(key, $0[keyPath: member]) })
+        Self(
+            key: key, requirement: nil, read: { $1[keyPath: member] = $0.int(key) },
+            write: { $1.set(key, $0[keyPath: member]) })
     }
 
     static func double(_ key: String, _ member: WritableKeyPath<Request, Double?>) -> Self {
@@ -37,7 +39,9 @@ struct RequestMember<Request> {
     }
 
     static func bool(_ key: String, _ member: WritableKeyPath<Request, Bool?>) -> Self {
-        Self(key: key, requirement: nil, read: { $1[keyPath: member] = $0.bool(key) }, write: { $1.set(key, $0[keyPath: member]) })
+        Self(
+            key: key, requirement: nil, read: { $1[keyPath: member] = $0.bool(key) },
+            write: { $1.set(key, $0[keyPath: member]) })
     }
 
     /// A free-form member such as `customData`.
@@ -81,7 +85,8 @@ struct RequestMember<Request> {
 
     /// An array of integers the request always writes; an absent one reads as empty, and
     /// `requirement`, when given, is reported for it.
-    static func ints(_ key: String, _ member: WritableKeyPath<Request, [Int]>, requirement: Requirement? = nil) -> Self {
+    static func ints(_ key: String, _ member: WritableKeyPath<Request, [Int]>, requirement: Requirement? = nil) -> Self
+    {
         Self(
             key: key, requirement: requirement, read: { $1[keyPath: member] = $0.ints(key) ?? [] },
             write: { $1.set(key, $0[keyPath: member]) })
@@ -103,13 +108,18 @@ protocol TabulatedRequest: CastRequest {
 extension TabulatedRequest {
     /// Reads a request object into `empty`: checks `type`, reports missing required members,
     /// reads `requestId` and the table's members in order, and keeps everything else.
-    static func decodeRequest(_ json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic], empty: Self) -> Self? {
-        guard var reader = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+    static func decodeRequest(_ json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic], empty: Self)
+        -> Self?
+    {
+        guard var reader = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         reader.checkType(messageType)
         let members = Self.members
         for member in members {
             guard let requirement = member.requirement, !reader.has(member.key) else { continue }
-            reader.diagnostics.append(Diagnostic(.error, requirement.code, requirement.message, fix: requirement.fix, path: path))
+            reader.diagnostics.append(
+                Diagnostic(.error, requirement.code, requirement.message, fix: requirement.fix, path: path))
         }
         var value = empty
         value.requestID = reader.int("requestId")

@@ -1,7 +1,9 @@
 public import JSONSupport
 
 /// The Cast namespaces CastPrep's requests travel on.
-public struct CastNamespace: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct CastNamespace: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
     public init(stringLiteral value: String) { self.rawValue = value }
@@ -90,7 +92,9 @@ public struct LoadRequest: CastRequest {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         r.checkType(messageType)
         var value = LoadRequest(
             requestID: r.int("requestId"), media: r.model("media"), autoplay: r.bool("autoplay"),
@@ -154,15 +158,20 @@ public struct QueueLoadRequest: CastRequest {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         r.checkType(messageType)
         if !r.has("items") {
             r.diagnostics.append(
-                Diagnostic(.error, "queue.items-missing", "QUEUE_LOAD has no items", fix: "add \"items\": [ {\"media\": …} ]", path: path))
+                Diagnostic(
+                    .error, "queue.items-missing", "QUEUE_LOAD has no items", fix: "add \"items\": [ {\"media\": …} ]",
+                    path: path))
         }
         var value = QueueLoadRequest(
             requestID: r.int("requestId"), items: r.models("items") ?? [], startIndex: r.int("startIndex"),
-            repeatMode: r.vocabulary("repeatMode"), currentTime: r.double("currentTime"), customData: r.value("customData"))
+            repeatMode: r.vocabulary("repeatMode"), currentTime: r.double("currentTime"),
+            customData: r.value("customData"))
         value.sessionID = r.string("sessionId")
         value.mediaSessionID = r.int("mediaSessionId")
         value.extraMembers = r.finish(into: &diagnostics)
@@ -219,11 +228,15 @@ public struct QueueInsertRequest: CastRequest {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         r.checkType(messageType)
         if !r.has("items") {
             r.diagnostics.append(
-                Diagnostic(.error, "queue.items-missing", "QUEUE_INSERT has no items", fix: "add \"items\": [ {\"media\": …} ]", path: path))
+                Diagnostic(
+                    .error, "queue.items-missing", "QUEUE_INSERT has no items",
+                    fix: "add \"items\": [ {\"media\": …} ]", path: path))
         }
         var value = QueueInsertRequest(
             requestID: r.int("requestId"), mediaSessionID: r.int("mediaSessionId"), items: r.models("items") ?? [],
@@ -307,15 +320,20 @@ public struct CredentialsData: CastJSONConvertible {
     public var extraMembers: [String: JSONValue]
 
     /// Creates credentials data.
-    public init(credentials: String? = nil, credentialsType: CredentialsType? = nil, extraMembers: [String: JSONValue] = [:]) {
+    public init(
+        credentials: String? = nil, credentialsType: CredentialsType? = nil, extraMembers: [String: JSONValue] = [:]
+    ) {
         self.credentials = credentials
         self.credentialsType = credentialsType
         self.extraMembers = extraMembers
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        var value = CredentialsData(credentials: r.string("credentials"), credentialsType: r.vocabulary("credentialsType"))
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
+        var value = CredentialsData(
+            credentials: r.string("credentials"), credentialsType: r.vocabulary("credentialsType"))
         value.extraMembers = r.finish(into: &diagnostics)
         return value
     }
@@ -364,7 +382,9 @@ public struct LaunchRequest: CastRequest {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         r.checkType(messageType)
         var value = LaunchRequest(
             requestID: r.int("requestId"), appID: r.string("appId"), language: r.string("language"),

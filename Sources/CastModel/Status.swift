@@ -12,8 +12,10 @@ public struct CastVolume: CastJSONConvertible {
     public var extraMembers: [String: JSONValue]
 
     /// Creates a volume.
-    public init(level: Double? = nil, muted: Bool? = nil, controlType: String? = nil, stepInterval: Double? = nil,
-                extraMembers: [String: JSONValue] = [:]) {
+    public init(
+        level: Double? = nil, muted: Bool? = nil, controlType: String? = nil, stepInterval: Double? = nil,
+        extraMembers: [String: JSONValue] = [:]
+    ) {
         self.level = level
         self.muted = muted
         self.controlType = controlType
@@ -22,9 +24,12 @@ public struct CastVolume: CastJSONConvertible {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        var value = CastVolume(level: r.double("level"), muted: r.bool("muted"), controlType: r.string("controlType"),
-                               stepInterval: r.double("stepInterval"))
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
+        var value = CastVolume(
+            level: r.double("level"), muted: r.bool("muted"), controlType: r.string("controlType"),
+            stepInterval: r.double("stepInterval"))
         value.extraMembers = r.finish(into: &diagnostics)
         return value
     }
@@ -63,7 +68,9 @@ public struct MediaCommands: OptionSet, Sendable, Hashable, Codable {
     public static let unfollow = MediaCommands(rawValue: 131072)
     public static let streamTransfer = MediaCommands(rawValue: 262144)
     /// PAUSE | SEEK | STREAM_VOLUME | STREAM_MUTE | EDIT_TRACKS | PLAYBACK_RATE (12303).
-    public static let allBasicMedia: MediaCommands = [.pause, .seek, .streamVolume, .streamMute, .editTracks, .playbackRate]
+    public static let allBasicMedia: MediaCommands = [
+        .pause, .seek, .streamVolume, .streamMute, .editTracks, .playbackRate,
+    ]
 }
 
 /// Extra state while the player is IDLE but loading (`extendedStatus`).
@@ -75,8 +82,10 @@ public struct ExtendedMediaStatus: CastJSONConvertible {
     public var extraMembers: [String: JSONValue]
 
     /// Creates an extended status.
-    public init(playerState: PlayerState? = nil, media: MediaInformation? = nil, mediaSessionID: Int? = nil,
-                extraMembers: [String: JSONValue] = [:]) {
+    public init(
+        playerState: PlayerState? = nil, media: MediaInformation? = nil, mediaSessionID: Int? = nil,
+        extraMembers: [String: JSONValue] = [:]
+    ) {
         self.playerState = playerState
         self.media = media
         self.mediaSessionID = mediaSessionID
@@ -84,9 +93,12 @@ public struct ExtendedMediaStatus: CastJSONConvertible {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        var value = ExtendedMediaStatus(playerState: r.vocabulary("playerState"), media: r.model("media"),
-                                        mediaSessionID: r.int("mediaSessionId"))
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
+        var value = ExtendedMediaStatus(
+            playerState: r.vocabulary("playerState"), media: r.model("media"),
+            mediaSessionID: r.int("mediaSessionId"))
         value.extraMembers = r.finish(into: &diagnostics)
         return value
     }
@@ -140,7 +152,9 @@ public struct MediaStatus: CastJSONConvertible {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         var s = MediaStatus(mediaSessionID: r.int("mediaSessionId"), playerState: r.vocabulary("playerState"))
         s.media = r.model("media")
         s.playbackRate = r.double("playbackRate")
@@ -238,7 +252,9 @@ public struct MediaStatusMessage: CastJSONConvertible {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         r.checkType("MEDIA_STATUS")
         var value = MediaStatusMessage(requestID: r.int("requestId"), status: r.models("status") ?? [])
         value.extraMembers = r.finish(into: &diagnostics)
@@ -273,8 +289,10 @@ public struct ReceiverApplication: CastJSONConvertible {
     public var extraMembers: [String: JSONValue]
 
     /// Creates an application entry.
-    public init(appID: String? = nil, displayName: String? = nil, namespaces: [String]? = nil, sessionID: String? = nil,
-                transportID: String? = nil, extraMembers: [String: JSONValue] = [:]) {
+    public init(
+        appID: String? = nil, displayName: String? = nil, namespaces: [String]? = nil, sessionID: String? = nil,
+        transportID: String? = nil, extraMembers: [String: JSONValue] = [:]
+    ) {
         self.appID = appID
         self.displayName = displayName
         self.namespaces = namespaces
@@ -284,7 +302,9 @@ public struct ReceiverApplication: CastJSONConvertible {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         var app = ReceiverApplication(appID: r.string("appId"), displayName: r.string("displayName"))
         app.appType = r.string("appType")
         app.iconURL = r.string("iconUrl")
@@ -331,8 +351,10 @@ public struct ReceiverStatus: CastJSONConvertible {
     public var extraMembers: [String: JSONValue]
 
     /// Creates a receiver status.
-    public init(applications: [ReceiverApplication]? = nil, isActiveInput: Bool? = nil, isStandBy: Bool? = nil,
-                volume: CastVolume? = nil, extraMembers: [String: JSONValue] = [:]) {
+    public init(
+        applications: [ReceiverApplication]? = nil, isActiveInput: Bool? = nil, isStandBy: Bool? = nil,
+        volume: CastVolume? = nil, extraMembers: [String: JSONValue] = [:]
+    ) {
         self.applications = applications
         self.isActiveInput = isActiveInput
         self.isStandBy = isStandBy
@@ -341,9 +363,12 @@ public struct ReceiverStatus: CastJSONConvertible {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
-        var value = ReceiverStatus(applications: r.models("applications"), isActiveInput: r.bool("isActiveInput"),
-                                   isStandBy: r.bool("isStandBy"), volume: r.model("volume"))
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
+        var value = ReceiverStatus(
+            applications: r.models("applications"), isActiveInput: r.bool("isActiveInput"),
+            isStandBy: r.bool("isStandBy"), volume: r.model("volume"))
         value.userEq = r.value("userEq")
         value.extraMembers = r.finish(into: &diagnostics)
         return value
@@ -375,7 +400,9 @@ public struct ReceiverStatusMessage: CastJSONConvertible {
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
-        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else { return nil }
+        guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
+            return nil
+        }
         r.checkType("RECEIVER_STATUS")
         var value = ReceiverStatusMessage(requestID: r.int("requestId"), status: r.model("status"))
         value.extraMembers = r.finish(into: &diagnostics)

@@ -9,7 +9,9 @@ public enum URLSyntax {
     public static func scheme(of text: String) -> String? {
         guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let scheme = text.utf8[..<colon]
-        guard scheme.count > 1, let first = scheme.first, isLetter(first), scheme.allSatisfy(isSchemeByte) else { return nil }
+        guard scheme.count > 1, let first = scheme.first, isLetter(first), scheme.allSatisfy(isSchemeByte) else {
+            return nil
+        }
         return String(decoding: scheme, as: UTF8.self).lowercased()
     }
 

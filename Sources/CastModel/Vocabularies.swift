@@ -3,8 +3,8 @@
 /// Receivers gain new values over time (a new `streamType`, a new `hdrType`), so CastPrep
 /// keeps whatever it reads and lets the validator say whether a value is one it knows.
 public protocol CastVocabulary: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible where RawValue == String
-{
+    CustomStringConvertible
+where RawValue == String {
     init(rawValue: String)
     /// Every value documented for this vocabulary.
     static var knownValues: [Self] { get }
@@ -238,7 +238,9 @@ public struct CredentialsType: CastVocabulary {
 }
 
 /// `MediaMetadata.metadataType`: an integer vocabulary, open like the string ones.
-public struct MetadataType: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByIntegerLiteral, CustomStringConvertible {
+public struct MetadataType: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByIntegerLiteral,
+    CustomStringConvertible
+{
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
     public init(integerLiteral value: Int) { self.rawValue = value }

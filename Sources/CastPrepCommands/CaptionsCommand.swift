@@ -30,18 +30,31 @@ enum CaptionsCommand {
                 Exit status 1 when a file could not be converted (or, with --strict, when anything would be lost).
                 """,
             options: [
-                .option("output", short: "o", valueName: "path", help: "Output file (one input), directory, or - for standard output."),
-                .option("from", valueName: "format", help: "Input format instead of detecting it.",
-                        allowedValues: ["srt", "vtt", "ttml", "dfxp", "imsc", "ass", "ssa", "scc"]),
-                .option("encoding", valueName: "name", help: "Text encoding of the input (cp1252, latin1, utf-16, koi8-r…) instead of detecting it."),
+                .option(
+                    "output", short: "o", valueName: "path",
+                    help: "Output file (one input), directory, or - for standard output."),
+                .option(
+                    "from", valueName: "format", help: "Input format instead of detecting it.",
+                    allowedValues: ["srt", "vtt", "ttml", "dfxp", "imsc", "ass", "ssa", "scc"]),
+                .option(
+                    "encoding", valueName: "name",
+                    help: "Text encoding of the input (cp1252, latin1, utf-16, koi8-r…) instead of detecting it."),
                 .option("offset", valueName: "time", help: "Shift every cue, e.g. +2s, -250ms, -00:00:01.500."),
-                .option("stream", valueName: "index", help: "Subtitle stream to extract from a media file (default: the first text stream)."),
+                .option(
+                    "stream", valueName: "index",
+                    help: "Subtitle stream to extract from a media file (default: the first text stream)."),
                 .flag("strict", help: "Fail instead of writing when anything would be lost."),
-                .flag("merge-duplicates", help: "Fold a cue into an identical one still on screen (counted as merged)."),
-                .flag("json", help: "Print one JSON document with each file's counts and findings instead of the lines."),
+                .flag(
+                    "merge-duplicates", help: "Fold a cue into an identical one still on screen (counted as merged)."),
+                .flag(
+                    "json", help: "Print one JSON document with each file's counts and findings instead of the lines."),
                 CommonOptions.color,
             ],
-            arguments: [ArgumentSpec(name: "input", help: "Caption files, or MP4/MKV/TS files with text subtitle streams.", arity: .oneOrMore)],
+            arguments: [
+                ArgumentSpec(
+                    name: "input", help: "Caption files, or MP4/MKV/TS files with text subtitle streams.",
+                    arity: .oneOrMore)
+            ],
             examples: convertExamples,
             run: { values, io in try await convert(values, io: io) })
     }
@@ -68,15 +81,17 @@ enum CaptionsCommand {
         var encoding: CaptionTextEncoding?
         if let label = values.option("encoding") {
             guard let parsed = CaptionTextEncoding(label: label) else {
-                throw values.usageError("'\(label)' is not an encoding CastPrep reads (try cp1252, latin1, iso-8859-2, utf-16, koi8-r)",
-                                        concerning: "encoding")
+                throw values.usageError(
+                    "'\(label)' is not an encoding CastPrep reads (try cp1252, latin1, iso-8859-2, utf-16, koi8-r)",
+                    concerning: "encoding")
             }
             encoding = parsed
         }
         var offset = CaptionTime.zero
         if let text = values.option("offset") {
             guard let parsed = CaptionTime(parsing: text) else {
-                throw values.usageError("'\(text)' is not a time offset (examples: 2, +1.5s, -250ms, -00:00:01.500)", concerning: "offset")
+                throw values.usageError(
+                    "'\(text)' is not a time offset (examples: 2, +1.5s, -250ms, -00:00:01.500)", concerning: "offset")
             }
             offset = parsed
         }
@@ -85,17 +100,21 @@ enum CaptionsCommand {
         var outputIsDirectory = false
         if let output, output != "-" {
             var isDirectory: ObjCBool = false
-            outputIsDirectory = FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) && isDirectory.boolValue
+            outputIsDirectory =
+                FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) && isDirectory.boolValue
             if inputs.count > 1, !outputIsDirectory {
                 throw values.usageError("with several inputs, -o must be an existing directory", concerning: "output")
             }
         }
         if output == "-", inputs.count > 1 {
-            throw values.usageError("-o - writes one file to standard output; give a single input", concerning: "output")
+            throw values.usageError(
+                "-o - writes one file to standard output; give a single input", concerning: "output")
         }
         let asJSON = values.flag("json")
         if asJSON, output == "-" {
-            throw values.usageError("--json and -o - both write to standard output; write the WebVTT to a file or folder", concerning: "json")
+            throw values.usageError(
+                "--json and -o - both write to standard output; write the WebVTT to a file or folder",
+                concerning: "json")
         }
 
         var failed = false
@@ -106,7 +125,9 @@ enum CaptionsCommand {
                 results.append(Self.json(input: input, output: destination, report: report, diagnostics: diagnostics))
             } else {
                 printer.print(diagnostics)
-                if let destination, let report, output != "-" { io.writeLine("\(input) → \(destination): \(report.summary)") }
+                if let destination, let report, output != "-" {
+                    io.writeLine("\(input) → \(destination): \(report.summary)")
+                }
             }
         }
         for input in inputs {
@@ -118,11 +139,15 @@ enum CaptionsCommand {
                 // Bytes and report only: the command writes the file and has no use for the cue model,
                 // which lets SRT take the streaming converter.
                 if format == nil, mediaExtensions.contains(ext) {
-                    let read = try await EmbeddedSubtitleExtractor.extract(path: input, stream: stream, options: readOptions)
+                    let read = try await EmbeddedSubtitleExtractor.extract(
+                        path: input, stream: stream, options: readOptions)
                     let conversion = try CaptionConverter.convertToWebVTT(read, options: options, fileName: input)
-                    let destination = try await finish(conversion, input: input, output: output, outputIsDirectory: outputIsDirectory,
-                                                       inputs: inputs, io: io)
-                    record(input, destination: destination, report: conversion.report, diagnostics: conversion.report.diagnostics)
+                    let destination = try await finish(
+                        conversion, input: input, output: output, outputIsDirectory: outputIsDirectory,
+                        inputs: inputs, io: io)
+                    record(
+                        input, destination: destination, report: conversion.report,
+                        diagnostics: conversion.report.diagnostics)
                     if conversion.report.diagnostics.containsErrors { failed = true }
                     continue
                 }
@@ -132,35 +157,54 @@ enum CaptionsCommand {
                 // thread to be scheduled.
                 let destination = outputPath(for: input, output: output, outputIsDirectory: outputIsDirectory)
                 let outcome = try await BlockingWork.run { () throws(CaptionError) -> FileConversion in
-                    guard let file = try CaptionInputFile.open(path: input, limits: readOptions.limits) else { return .unreadable }
-                    guard let chosen = format ?? CaptionFormat.detect(fileExtension: ext, data: file.prefix(4096)) else {
+                    guard let file = try CaptionInputFile.open(path: input, limits: readOptions.limits) else {
+                        return .unreadable
+                    }
+                    guard let chosen = format ?? CaptionFormat.detect(fileExtension: ext, data: file.prefix(4096))
+                    else {
                         return .unknownFormat
                     }
                     if output == "-" {
-                        return .inMemory(try CaptionConverter.convertToWebVTT(data: file.contents, format: chosen,
-                                                                              readOptions: readOptions, options: options))
+                        return .inMemory(
+                            try CaptionConverter.convertToWebVTT(
+                                data: file.contents, format: chosen,
+                                readOptions: readOptions, options: options))
                     }
-                    return .written(try CaptionConverter.convertFile(file, format: chosen, readOptions: readOptions, options: options,
-                                                                     to: destination, inputs: inputs))
+                    return .written(
+                        try CaptionConverter.convertFile(
+                            file, format: chosen, readOptions: readOptions, options: options,
+                            to: destination, inputs: inputs))
                 }
                 let report: ConversionReport
                 switch outcome {
                 case .unreadable:
-                    record(input, destination: nil, report: nil, diagnostics: [Diagnostic(.error, "file.not-found", "cannot read \(input)",
-                                                                                          fix: "check the path", location: .init(file: input))])
+                    record(
+                        input, destination: nil, report: nil,
+                        diagnostics: [
+                            Diagnostic(
+                                .error, "file.not-found", "cannot read \(input)",
+                                fix: "check the path", location: .init(file: input))
+                        ])
                     failed = true
                     continue
                 case .unknownFormat:
-                    record(input, destination: nil, report: nil, diagnostics: [
-                        Diagnostic(.error, "captions.format-unknown", "\(input) is not a caption format CastPrep recognises",
-                                   fix: "name the format with --from srt|vtt|ttml|ass|scc", location: .init(file: input)),
-                    ])
+                    record(
+                        input, destination: nil, report: nil,
+                        diagnostics: [
+                            Diagnostic(
+                                .error, "captions.format-unknown",
+                                "\(input) is not a caption format CastPrep recognises",
+                                fix: "name the format with --from srt|vtt|ttml|ass|scc", location: .init(file: input))
+                        ])
                     failed = true
                     continue
                 case .inMemory(let conversion):
-                    let written = try await finish(conversion, input: input, output: output, outputIsDirectory: outputIsDirectory,
-                                                   inputs: inputs, io: io)
-                    record(input, destination: written, report: conversion.report, diagnostics: conversion.report.diagnostics)
+                    let written = try await finish(
+                        conversion, input: input, output: output, outputIsDirectory: outputIsDirectory,
+                        inputs: inputs, io: io)
+                    record(
+                        input, destination: written, report: conversion.report,
+                        diagnostics: conversion.report.diagnostics)
                     report = conversion.report
                 case .written(let written):
                     record(input, destination: destination, report: written, diagnostics: written.diagnostics)
@@ -168,26 +212,36 @@ enum CaptionsCommand {
                 }
                 if report.diagnostics.containsErrors { failed = true }
             } catch let error as CaptionError {
-                record(input, destination: nil, report: nil,
-                       diagnostics: error.diagnostics.isEmpty ? [error.diagnostic] : error.diagnostics + [error.diagnostic])
+                record(
+                    input, destination: nil, report: nil,
+                    diagnostics: error.diagnostics.isEmpty ? [error.diagnostic] : error.diagnostics + [error.diagnostic]
+                )
                 failed = true
             } catch {
-                record(input, destination: nil, report: nil,
-                       diagnostics: [Diagnostic(.error, "captions.failed", "\(input): \(error)", location: .init(file: input))])
+                record(
+                    input, destination: nil, report: nil,
+                    diagnostics: [
+                        Diagnostic(.error, "captions.failed", "\(input): \(error)", location: .init(file: input))
+                    ])
                 failed = true
             }
         }
         if asJSON {
-            io.writeLine(JSONWriter.pretty.string(from: JSONEnvelope.document(kind: "castprep.captions-convert", body: [
-                "files": .array(results),
-                "summary": Self.jsonSummary(results),
-            ])))
+            io.writeLine(
+                JSONWriter.pretty.string(
+                    from: JSONEnvelope.document(
+                        kind: "castprep.captions-convert",
+                        body: [
+                            "files": .array(results),
+                            "summary": Self.jsonSummary(results),
+                        ])))
         }
         return failed ? 1 : 0
     }
 
     /// One converted (or failed) file in `captions convert --json`.
-    static func json(input: String, output: String?, report: ConversionReport?, diagnostics: [Diagnostic]) -> JSONValue {
+    static func json(input: String, output: String?, report: ConversionReport?, diagnostics: [Diagnostic]) -> JSONValue
+    {
         var members: [String: JSONValue] = [
             "input": .string(input),
             "output": output.map(JSONValue.string) ?? .null,
@@ -201,7 +255,8 @@ enum CaptionsCommand {
                 return ["reason": .string(reason.rawValue), "count": JSONValue(count)]
             }
             members["cues"] = [
-                "read": JSONValue(report.cuesRead), "written": JSONValue(report.cuesWritten), "merged": JSONValue(report.cuesMerged),
+                "read": JSONValue(report.cuesRead), "written": JSONValue(report.cuesWritten),
+                "merged": JSONValue(report.cuesMerged),
                 "dropped": JSONValue(report.cuesDropped), "droppedBy": .array(dropped),
             ]
             members["encoding"] = report.sourceEncoding.map { .string($0.rawValue) } ?? .null
@@ -211,7 +266,9 @@ enum CaptionsCommand {
 
     /// Totals over the files of a captions document: how many failed and the findings by severity.
     static func jsonSummary(_ files: [JSONValue]) -> JSONValue {
-        let severities = files.flatMap { $0["diagnostics"]?.arrayValue ?? [] }.compactMap { $0["severity"]?.stringValue }
+        let severities = files.flatMap { $0["diagnostics"]?.arrayValue ?? [] }.compactMap {
+            $0["severity"]?.stringValue
+        }
         let failed = files.filter { $0["converted"] == .bool(false) || $0["valid"] == .bool(false) }.count
         return [
             "files": JSONValue(files.count), "failed": JSONValue(failed),
@@ -232,8 +289,10 @@ enum CaptionsCommand {
     }
 
     /// Writes a conversion done in memory to standard output or its file; returns the file written.
-    static func finish(_ conversion: ConvertedWebVTT, input: String, output: String?, outputIsDirectory: Bool, inputs: [String],
-                       io: CommandIO) async throws -> String? {
+    static func finish(
+        _ conversion: ConvertedWebVTT, input: String, output: String?, outputIsDirectory: Bool, inputs: [String],
+        io: CommandIO
+    ) async throws -> String? {
         if output == "-" {
             io.write(String(decoding: conversion.bytes, as: UTF8.self))
             io.writeErrorLine("\(input): \(conversion.report.summary)")
@@ -267,7 +326,11 @@ enum CaptionsCommand {
             if let bytes = await BlockingWork.contents(of: file) {
                 findings = try await BlockingWork.run { WebVTTValidator.check(data: bytes, file: file) }
             } else {
-                findings = [Diagnostic(.error, "file.not-found", "cannot read \(file)", fix: "check the path", location: .init(file: file))]
+                findings = [
+                    Diagnostic(
+                        .error, "file.not-found", "cannot read \(file)", fix: "check the path",
+                        location: .init(file: file))
+                ]
             }
             if findings.containsErrors { failed = true }
             if asJSON {
@@ -280,14 +343,19 @@ enum CaptionsCommand {
             printer.print(findings)
             // An unreadable file has its error and no verdict line.
             if !(values.flag("quiet") && findings.isEmpty), !findings.contains(where: { $0.code == "file.not-found" }) {
-                io.writeLine("\(file): \(findings.containsErrors ? "FAILED" : "ok") (\(DiagnosticPrinter.tally(findings)))")
+                io.writeLine(
+                    "\(file): \(findings.containsErrors ? "FAILED" : "ok") (\(DiagnosticPrinter.tally(findings)))")
             }
         }
         if asJSON {
-            io.writeLine(JSONWriter.pretty.string(from: JSONEnvelope.document(kind: "castprep.captions-check", body: [
-                "files": .array(results),
-                "summary": Self.jsonSummary(results),
-            ])))
+            io.writeLine(
+                JSONWriter.pretty.string(
+                    from: JSONEnvelope.document(
+                        kind: "castprep.captions-check",
+                        body: [
+                            "files": .array(results),
+                            "summary": Self.jsonSummary(results),
+                        ])))
         }
         return failed ? 1 : 0
     }

@@ -34,29 +34,67 @@ enum CastCommand {
                 """,
             options: DeviceTarget.options + [
                 .flag("queue", help: "Cast every item as one queue (implied by several files or URLs)."),
-                .option("start", valueName: "index", help: "The item to start with (0-based, in the order given).", default: "0"),
+                .option(
+                    "start", valueName: "index", help: "The item to start with (0-based, in the order given).",
+                    default: "0"),
                 .option("seek", valueName: "time", help: "Start this far into the (first) item: seconds or [h:]mm:ss."),
-                .option("title", valueName: "text", help: "The title to show for a single item, instead of the file name or catalog title."),
-                .option("volume", valueName: "level", help: "Set the device volume before loading: 40 or 40% (percent), 0.4, +10/-10, up/down."),
-                .option("repeat", valueName: "mode", help: "The queue's repeat mode.", allowedValues: ["off", "all", "one", "shuffle"]),
-                .option("captions", valueName: "lang|off", help: "Show the text track in this language (en matches en-US), or none."),
+                .option(
+                    "title", valueName: "text",
+                    help: "The title to show for a single item, instead of the file name or catalog title."),
+                .option(
+                    "volume", valueName: "level",
+                    help: "Set the device volume before loading: 40 or 40% (percent), 0.4, +10/-10, up/down."),
+                .option(
+                    "repeat", valueName: "mode", help: "The queue's repeat mode.",
+                    allowedValues: ["off", "all", "one", "shuffle"]),
+                .option(
+                    "captions", valueName: "lang|off",
+                    help: "Show the text track in this language (en matches en-US), or none."),
                 .option("style", valueName: "file", help: "A TextTrackStyle JSON file applied to the captions."),
-                .option("source", valueName: "kind", help: "Source kind to prefer when an item has several.",
-                        allowedValues: ["hls", "dash", "mp4"], default: "hls"),
-                .option("app-id", valueName: "id", help: "The receiver app to launch (default: the Default Media Receiver, CC1AD845)."),
-                .flag("android-tv", help: "Cast Connect: let a device with the app's Android TV version launch it (supportedAppTypes WEB, ANDROID_TV)."),
-                .option("credentials", valueName: "json", help: "CredentialsData JSON for the launch and the LOAD ({\"credentials\":\"…\",\"credentialsType\":\"android\"})."),
-                .option("advertise", valueName: "host", help: "Host name or address to put in served URLs instead of the one chosen."),
-                .flag("allow-any-client", help: "Let any address fetch the served local files (default: only the device; others get 403)."),
+                .option(
+                    "source", valueName: "kind", help: "Source kind to prefer when an item has several.",
+                    allowedValues: ["hls", "dash", "mp4"], default: "hls"),
+                .option(
+                    "app-id", valueName: "id",
+                    help: "The receiver app to launch (default: the Default Media Receiver, CC1AD845)."),
+                .flag(
+                    "android-tv",
+                    help:
+                        "Cast Connect: let a device with the app's Android TV version launch it (supportedAppTypes WEB, ANDROID_TV)."
+                ),
+                .option(
+                    "credentials", valueName: "json",
+                    help:
+                        "CredentialsData JSON for the launch and the LOAD ({\"credentials\":\"…\",\"credentialsType\":\"android\"})."
+                ),
+                .option(
+                    "advertise", valueName: "host",
+                    help: "Host name or address to put in served URLs instead of the one chosen."),
+                .flag(
+                    "allow-any-client",
+                    help: "Let any address fetch the served local files (default: only the device; others get 403)."),
                 .flag("wait", help: "Stay until playback ends, printing the status on each change."),
                 .flag("leave-playing", help: "On Ctrl-C, leave the media playing instead of stopping it."),
                 .flag("force", help: "Also send requests that failed validation."),
-                .flag("json", help: "Print the final playback status as one JSON document, with the findings (status lines are not printed)."),
-                .flag("verbose", short: "v", help: "Also print notes (types guessed from extensions and the like), not only what needs acting on."),
-                .option("timeout", valueName: "seconds", help: "How long to wait for the device to load and play.", default: "30"),
+                .flag(
+                    "json",
+                    help:
+                        "Print the final playback status as one JSON document, with the findings (status lines are not printed)."
+                ),
+                .flag(
+                    "verbose", short: "v",
+                    help:
+                        "Also print notes (types guessed from extensions and the like), not only what needs acting on."),
+                .option(
+                    "timeout", valueName: "seconds", help: "How long to wait for the device to load and play.",
+                    default: "30"),
                 CommonOptions.color,
             ],
-            arguments: [ArgumentSpec(name: "inputs", help: "Media files, http(s) URLs, one catalog (.json) or one playlist (.m3u).", arity: .oneOrMore)],
+            arguments: [
+                ArgumentSpec(
+                    name: "inputs", help: "Media files, http(s) URLs, one catalog (.json) or one playlist (.m3u).",
+                    arity: .oneOrMore)
+            ],
             examples: examples,
             run: { values, io in try await run(values, io: io) })
     }
@@ -67,14 +105,17 @@ enum CastCommand {
         let timeout = try values.number("timeout", in: 1...3600) ?? 30
         let style = try readStyle(values)
         let credentials = try readCredentials(values)
-        let captions: CaptionChoice = switch values.option("captions")?.lowercased() {
-        case nil: .catalogDefault
-        case "off", "none": .off
-        case let language?: .language(language)
-        }
+        let captions: CaptionChoice =
+            switch values.option("captions")?.lowercased() {
+            case nil: .catalogDefault
+            case "off", "none": .off
+            case let language?: .language(language)
+            }
         let seek = try values.option("seek").map { text in
             guard let seconds = PlaybackTime.seconds(parsing: text), seconds >= 0 else {
-                throw values.usageError("'\(text)' is not a start position; use seconds (90), m:ss (1:30) or h:mm:ss (1:02:03)", concerning: "seek")
+                throw values.usageError(
+                    "'\(text)' is not a start position; use seconds (90), m:ss (1:30) or h:mm:ss (1:02:03)",
+                    concerning: "seek")
             }
             return seconds
         }
@@ -91,8 +132,10 @@ enum CastCommand {
         var findings: [Diagnostic] = []
         func finish(_ status: Int32, summary: PlaybackSummary?) -> Int32 {
             if asJSON {
-                io.writeLine(JSONWriter.pretty.string(from: PlaybackDocument.json(
-                    kind: "castprep.cast", device: target.name, summary: summary, diagnostics: findings)))
+                io.writeLine(
+                    JSONWriter.pretty.string(
+                        from: PlaybackDocument.json(
+                            kind: "castprep.cast", device: target.name, summary: summary, diagnostics: findings)))
             }
             return status
         }
@@ -110,18 +153,24 @@ enum CastCommand {
         }
         if let title {
             guard inputs.items.count == 1 else {
-                throw values.usageError("--title names a single item; \(inputs.items.count) items were given", concerning: "title")
+                throw values.usageError(
+                    "--title names a single item; \(inputs.items.count) items were given", concerning: "title")
             }
             inputs.items[0].title = title
         }
-        let preference = MediaSource.Kind.preference(first: values.option("source").map(MediaSource.Kind.init(rawValue:)))
+        let preference = MediaSource.Kind.preference(
+            first: values.option("source").map(MediaSource.Kind.init(rawValue:)))
         // Local media is probed for its exact type with codecs and its duration; remote media is left to the device.
-        let probing = await ProbeEnrichment.enrichKeepingProbes(&inputs.items, builder: CastRequestBuilder(options: .init(sourcePreference: preference)), width: 2)
+        let probing = await ProbeEnrichment.enrichKeepingProbes(
+            &inputs.items, builder: CastRequestBuilder(options: .init(sourcePreference: preference)), width: 2)
         inputs.diagnostics += probing.diagnostics
         let fit = DeviceFit.judge(probing.probes, items: inputs.items, model: target.model, force: values.flag("force"))
-        let planner = CastPlanner(options: CastPlanOptions(
-            sourcePreference: preference, captions: captions, textTrackStyle: style, credentials: credentials?.credentials,
-            deviceHost: target.endpoint.host, advertisedHost: values.option("advertise"), allowsAnyClient: values.flag("allow-any-client")))
+        let planner = CastPlanner(
+            options: CastPlanOptions(
+                sourcePreference: preference, captions: captions, textTrackStyle: style,
+                credentials: credentials?.credentials,
+                deviceHost: target.endpoint.host, advertisedHost: values.option("advertise"),
+                allowsAnyClient: values.flag("allow-any-client")))
         var plan: CastPlan
         do throws(CastingError) {
             plan = try await planner.plan(inputs)
@@ -135,19 +184,26 @@ enum CastCommand {
         let shown = (plan.diagnostics + fit.diagnostics).filter { values.flag("verbose") || $0.severity > .note }
         printer.print(shown)
         findings += shown
-        for index in plan.items.indices where fit.refused.contains(plan.items[index].position) { plan.items[index].isBlocked = true }
+        for index in plan.items.indices where fit.refused.contains(plan.items[index].position) {
+            plan.items[index].isBlocked = true
+        }
 
         let force = values.flag("force")
         var sendable = plan.sendable(force: force)
         guard !sendable.isEmpty else {
-            io.writeErrorLine("castprep: nothing to cast: every item has errors (fix them, or send anyway with --force)")
-            findings.append(Diagnostic(.error, "cast.nothing-to-send", "nothing to cast: every item has errors",
-                                       fix: "fix them, or send anyway with --force"))
+            io.writeErrorLine(
+                "castprep: nothing to cast: every item has errors (fix them, or send anyway with --force)")
+            findings.append(
+                Diagnostic(
+                    .error, "cast.nothing-to-send", "nothing to cast: every item has errors",
+                    fix: "fix them, or send anyway with --force"))
             return finish(1, summary: nil)
         }
         let blocked = plan.items.count - sendable.count
         if blocked > 0 {
-            io.writeErrorLine("castprep: \(blocked) item\(blocked == 1 ? "" : "s") with errors left out (fix them, or send anyway with --force)")
+            io.writeErrorLine(
+                "castprep: \(blocked) item\(blocked == 1 ? "" : "s") with errors left out (fix them, or send anyway with --force)"
+            )
         }
         guard start < plan.items.count else {
             throw values.usageError("--start \(start) is past the \(plan.items.count) items", concerning: "start")
@@ -160,7 +216,8 @@ enum CastCommand {
         let isSingleLoad = inputs.requests?.isSingleLoad == true && sendable.count == 1
         let asQueue = values.flag("queue") || values.isSet("repeat") || (inputs.queuesEveryItem && sendable.count > 1)
         if let endpoint = plan.serverEndpoint {
-            io.writeErrorLine("castprep: serving local files at \(endpoint.baseURL) (\(endpoint.addressChoice.explanation))")
+            io.writeErrorLine(
+                "castprep: serving local files at \(endpoint.baseURL) (\(endpoint.addressChoice.explanation))")
         }
 
         // Ctrl-C from here on is held until the command follows playback, and then stops it:
@@ -171,22 +228,31 @@ enum CastCommand {
         let appTypes: [ReceiverAppType]? = values.flag("android-tv") ? [.web, .androidTV] : nil
         do {
             try await sender.connect()
-            try await sender.launch(appID: values.option("app-id") ?? LaunchRequest.defaultMediaReceiverAppID,
-                                    supportedAppTypes: appTypes, credentialsData: credentials, force: force)
+            try await sender.launch(
+                appID: values.option("app-id") ?? LaunchRequest.defaultMediaReceiverAppID,
+                supportedAppTypes: appTypes, credentialsData: credentials, force: force)
             await sender.reconfigure { $0.loadTimeout = .milliseconds(Int(timeout * 1000)) }
             if let volume {
                 let current = await sender.state.deviceVolume
                 try await sender.setVolume(volume.level(from: current?.level, stepInterval: current?.stepInterval))
             }
             if asQueue {
-                let repeatMode = values.isSet("repeat") ? CommonOptions.repeatMode(values) : (inputs.requests?.repeatMode ?? CommonOptions.repeatMode(values))
-                let result = try await sender.queueLoad(items: sendable.map(\.queueItem), startIndex: startIndex, repeatMode: repeatMode, force: force)
+                let repeatMode =
+                    values.isSet("repeat")
+                    ? CommonOptions.repeatMode(values)
+                    : (inputs.requests?.repeatMode ?? CommonOptions.repeatMode(values))
+                let result = try await sender.queueLoad(
+                    items: sendable.map(\.queueItem), startIndex: startIndex, repeatMode: repeatMode, force: force)
                 if result.progress.totalMessages > 1 {
-                    io.writeErrorLine("castprep: \(result.progress.totalItems) items sent in \(result.progress.totalMessages) messages (QUEUE_LOAD and QUEUE_INSERTs under the 64 KiB limit)")
+                    io.writeErrorLine(
+                        "castprep: \(result.progress.totalItems) items sent in \(result.progress.totalMessages) messages (QUEUE_LOAD and QUEUE_INSERTs under the 64 KiB limit)"
+                    )
                 }
             } else {
                 var load = plan.loadRequest(for: sendable[startIndex])
-                if isSingleLoad, let item = inputs.requests?.items.first { load.customData = load.customData ?? item.customData }
+                if isSingleLoad, let item = inputs.requests?.items.first {
+                    load.customData = load.customData ?? item.customData
+                }
                 try await sender.load(load, force: force)
             }
             try await waitUntilPlaying(sender, timeout: .milliseconds(Int(timeout * 1000)))
@@ -204,17 +270,24 @@ enum CastCommand {
             if plan.isServing, !values.flag("wait") {
                 io.writeErrorLine("castprep: keeping the local files served until playback ends (Ctrl-C stops)")
             }
-            if await followUntilFinished(sender, device: target.name, io: io, printsChanges: !asJSON, termination: termination) {
+            if await followUntilFinished(
+                sender, device: target.name, io: io, printsChanges: !asJSON, termination: termination)
+            {
                 // Interrupted: the served files are about to go away, so the device stops playing them.
                 let leave = values.flag("leave-playing")
                 if !leave, (await sender.state.media) != nil {
                     await sender.reconfigure { $0.requestTimeout = .seconds(3) }
                     var stopped = true
                     do { try await sender.stop() } catch { stopped = false }
-                    io.writeErrorLine(stopped ? "castprep: interrupted; stopped playback on \(target.name)"
-                                              : "castprep: interrupted; could not stop playback on \(target.name) (castprep control stop --host \(target.endpoint) stops it)")
+                    io.writeErrorLine(
+                        stopped
+                            ? "castprep: interrupted; stopped playback on \(target.name)"
+                            : "castprep: interrupted; could not stop playback on \(target.name) (castprep control stop --host \(target.endpoint) stops it)"
+                    )
                 } else {
-                    io.writeErrorLine("castprep: interrupted; left \(target.name) playing" + (plan.server != nil ? " (the local files are no longer served)" : ""))
+                    io.writeErrorLine(
+                        "castprep: interrupted; left \(target.name) playing"
+                            + (plan.server != nil ? " (the local files are no longer served)" : ""))
                 }
                 let summary = PlaybackSummary(state: await sender.state, device: target.name)
                 await sender.close()
@@ -238,8 +311,9 @@ enum CastCommand {
         do {
             return try CredentialsData(jsonText: text)
         } catch {
-            throw values.usageError("--credentials must be a CredentialsData JSON object such as {\"credentials\":\"token\",\"credentialsType\":\"android\"}: \(error)",
-                                    concerning: "credentials")
+            throw values.usageError(
+                "--credentials must be a CredentialsData JSON object such as {\"credentials\":\"token\",\"credentialsType\":\"android\"}: \(error)",
+                concerning: "credentials")
         }
     }
 
@@ -248,18 +322,24 @@ enum CastCommand {
         let events = await sender.events()
         if let state = await sender.state.media?.playerState, state == .playing || state == .paused { return }
         let deadline = ContinuousClock.now + timeout
-        let outcome: Result<Void, CastSenderError>? = await withTaskGroup(of: Result<Void, CastSenderError>?.self) { group in
+        let outcome: Result<Void, CastSenderError>? = await withTaskGroup(of: Result<Void, CastSenderError>?.self) {
+            group in
             group.addTask {
                 for await event in events {
                     switch event {
                     case .mediaStatusChanged(let status?):
                         if status.playerState == .playing || status.playerState == .paused { return .success(()) }
                         if status.playerState == .idle, status.idleReason == .error {
-                            return .failure(CastSenderError(code: "device.playback-error", message: "the device stopped with an error before playing",
-                                                            fix: "check the media with castprep check and castprep probe"))
+                            return .failure(
+                                CastSenderError(
+                                    code: "device.playback-error",
+                                    message: "the device stopped with an error before playing",
+                                    fix: "check the media with castprep check and castprep probe"))
                         }
                     case .deviceError(let explanation):
-                        return .failure(CastSenderError(code: explanation.code, message: explanation.title, explanation: explanation))
+                        return .failure(
+                            CastSenderError(
+                                code: explanation.code, message: explanation.title, explanation: explanation))
                     case .connectionChanged(.failed(let reason)):
                         return .failure(CastSenderError(code: CastSenderError.Code.connectionLost, message: reason))
                     default:
@@ -270,8 +350,13 @@ enum CastCommand {
             }
             group.addTask {
                 try? await Task.sleep(until: deadline)
-                return .failure(CastSenderError(code: CastSenderError.Code.timeout, message: "the device did not start playing within \(timeout)",
-                                                fix: "a slow server or a large manifest needs a longer --timeout; castprep check shows the server's timing"))
+                return .failure(
+                    CastSenderError(
+                        code: CastSenderError.Code.timeout,
+                        message: "the device did not start playing within \(timeout)",
+                        fix:
+                            "a slow server or a large manifest needs a longer --timeout; castprep check shows the server's timing"
+                    ))
             }
             let first = await group.next() ?? nil
             group.cancelAll()
@@ -282,8 +367,10 @@ enum CastCommand {
 
     /// Prints the status on every change (unless `printsChanges` is false) until the queue ends,
     /// the app goes away or Ctrl-C; true when SIGINT or SIGTERM ended it.
-    static func followUntilFinished(_ sender: CastSender, device: String, io: CommandIO, printsChanges: Bool = true,
-                                    termination: TerminationSignal?) async -> Bool {
+    static func followUntilFinished(
+        _ sender: CastSender, device: String, io: CommandIO, printsChanges: Bool = true,
+        termination: TerminationSignal?
+    ) async -> Bool {
         let events = await sender.events()
         let follow = Task {
             var last = ""
@@ -321,7 +408,9 @@ enum TextTrackStyleFile {
         }
         defer { try? handle.close() }
         let data = (try? handle.read(upToCount: 65_537)) ?? Data()
-        guard data.count <= 65_536 else { throw values.usageError("the style file \(path) is over 64 KiB", concerning: option) }
+        guard data.count <= 65_536 else {
+            throw values.usageError("the style file \(path) is over 64 KiB", concerning: option)
+        }
         do {
             return try TextTrackStyle(jsonText: String(decoding: data, as: UTF8.self))
         } catch {

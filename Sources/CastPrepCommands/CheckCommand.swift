@@ -20,24 +20,45 @@ enum CheckCommand {
                 what was found. Exit status 1 when an error-level finding exists.
                 """,
             options: [
-                .option("origin", valueName: "origin", help: "The receiver page's origin, sent as Origin.", default: ReceiverFetchChecker.defaultOrigin),
-                .repeating("track", valueName: "url", help: "A side-loaded text track of the media (makes CORS required on the media too)."),
+                .option(
+                    "origin", valueName: "origin", help: "The receiver page's origin, sent as Origin.",
+                    default: ReceiverFetchChecker.defaultOrigin),
+                .repeating(
+                    "track", valueName: "url",
+                    help: "A side-loaded text track of the media (makes CORS required on the media too)."),
                 .repeating("image", valueName: "url", help: "An artwork image of the media."),
-                .option("content-type", valueName: "type", help: "The contentType the LOAD (or the probe) gives the media URLs."),
-                .flag("credentials", help: "The receiver sends cookies (a custom receiver with withCredentials): * is refused."),
-                .option("segments", valueName: "which", help: "Which segments to fetch from each playlist or representation.",
-                        allowedValues: SegmentSampling.allCases.map(\.rawValue), default: "sample"),
-                .option("fix-config", valueName: "server", help: "Print configuration that fixes the findings.",
-                        allowedValues: FixConfigFormat.allCases.map(\.rawValue)),
-                .option("timeout", valueName: "seconds", help: "Give up on one request after this long.", default: "10"),
-                .option("total-timeout", valueName: "seconds", help: "Give up on the whole check after this long.", default: "120"),
+                .option(
+                    "content-type", valueName: "type",
+                    help: "The contentType the LOAD (or the probe) gives the media URLs."),
+                .flag(
+                    "credentials",
+                    help: "The receiver sends cookies (a custom receiver with withCredentials): * is refused."),
+                .option(
+                    "segments", valueName: "which",
+                    help: "Which segments to fetch from each playlist or representation.",
+                    allowedValues: SegmentSampling.allCases.map(\.rawValue), default: "sample"),
+                .option(
+                    "fix-config", valueName: "server", help: "Print configuration that fixes the findings.",
+                    allowedValues: FixConfigFormat.allCases.map(\.rawValue)),
+                .option(
+                    "timeout", valueName: "seconds", help: "Give up on one request after this long.", default: "10"),
+                .option(
+                    "total-timeout", valueName: "seconds", help: "Give up on the whole check after this long.",
+                    default: "120"),
                 .option("per-host", valueName: "n", help: "Requests at once per host.", default: "6"),
-                .option("cacert", valueName: "file", help: "Trust the CA certificates in this PEM file (a private CA; Cast devices trust only public ones)."),
+                .option(
+                    "cacert", valueName: "file",
+                    help:
+                        "Trust the CA certificates in this PEM file (a private CA; Cast devices trust only public ones)."
+                ),
                 .flag("allow-loopback", help: "Do not note loopback URLs (the receiver runs on this machine)."),
                 .flag("json", help: "Print one JSON document with every result and finding."),
                 CommonOptions.color,
             ],
-            arguments: [ArgumentSpec(name: "url", help: "Media, manifest, track or image URLs (http or https).", arity: .oneOrMore)],
+            arguments: [
+                ArgumentSpec(
+                    name: "url", help: "Media, manifest, track or image URLs (http or https).", arity: .oneOrMore)
+            ],
             examples: examples,
             run: { values, io in try await run(values, io: io) })
     }
@@ -48,7 +69,9 @@ enum CheckCommand {
         let perHost = try values.integer("per-host", in: 1...64) ?? 6
         let origin = values.option("origin") ?? ReceiverFetchChecker.defaultOrigin
         guard let originURL = WebURL(origin), originURL.target == "/" else {
-            throw values.usageError("--origin must be a scheme and host such as https://www.gstatic.com, not '\(origin)'", concerning: "origin")
+            throw values.usageError(
+                "--origin must be a scheme and host such as https://www.gstatic.com, not '\(origin)'",
+                concerning: "origin")
         }
         if values.flag("json"), values.option("fix-config") != nil {
             throw values.usageError("--json and --fix-config cannot be used together")
@@ -56,7 +79,10 @@ enum CheckCommand {
         let tracks = values.options("track")
         let contentType = values.option("content-type")
         var targets = values.arguments("url").map { url in
-            CheckTarget(url: url, kind: tracks.isEmpty && contentType == nil ? .automatic : .media(contentType: contentType, hasTracks: !tracks.isEmpty))
+            CheckTarget(
+                url: url,
+                kind: tracks.isEmpty && contentType == nil
+                    ? .automatic : .media(contentType: contentType, hasTracks: !tracks.isEmpty))
         }
         targets += tracks.map { CheckTarget(url: $0, kind: .textTrack(contentType: nil)) }
         targets += values.options("image").map { CheckTarget(url: $0, kind: .image) }
@@ -71,7 +97,8 @@ enum CheckCommand {
             return 1
         }
         let checker = ReceiverFetchChecker(
-            transport: HTTPTransport(limits: TransportLimits(connectionsPerHost: perHost), certificateAuthorities: values.option("cacert")))
+            transport: HTTPTransport(
+                limits: TransportLimits(connectionsPerHost: perHost), certificateAuthorities: values.option("cacert")))
         let started = ContinuousClock.now
         let report = await checker.check(targets, origin: originURL.origin, options: options)
         let elapsed = ContinuousClock.now - started
@@ -90,7 +117,8 @@ enum CheckCommand {
         }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         io.writeErrorLine(
-            "castprep: \(report.results.count) URL\(report.results.count == 1 ? "" : "s") checked with \(report.requestCount) request\(report.requestCount == 1 ? "" : "s") in \((seconds * 100).rounded() / 100) s; \(DiagnosticPrinter.tally(report.diagnostics))")
+            "castprep: \(report.results.count) URL\(report.results.count == 1 ? "" : "s") checked with \(report.requestCount) request\(report.requestCount == 1 ? "" : "s") in \((seconds * 100).rounded() / 100) s; \(DiagnosticPrinter.tally(report.diagnostics))"
+        )
         return report.hasErrors ? 1 : 0
     }
 
@@ -99,16 +127,19 @@ enum CheckCommand {
         var codes: [String: [DiagnosticCode]] = [:]
         for finding in findings {
             guard let url = finding.diagnostic.url else { continue }
-            if !codes[url, default: []].contains(finding.diagnostic.code) { codes[url, default: []].append(finding.diagnostic.code) }
+            if !codes[url, default: []].contains(finding.diagnostic.code) {
+                codes[url, default: []].append(finding.diagnostic.code)
+            }
         }
         var text = ""
         for result in results {
-            let verdict = switch result.worstSeverity {
-            case .error?: "ERROR  "
-            case .warning?: "warning"
-            case .note?: "note   "
-            case nil: "ok     "
-            }
+            let verdict =
+                switch result.worstSeverity {
+                case .error?: "ERROR  "
+                case .warning?: "warning"
+                case .note?: "note   "
+                case nil: "ok     "
+                }
             let status = result.status.map(String.init) ?? "---"
             var line = "\(verdict) \(status) \(result.kind.rawValue.padding(to: 20)) \(result.url)"
             if let range = result.byteRange { line += " [\(range)]" }
@@ -132,35 +163,45 @@ enum CheckCommand {
             case .note: notes += 1
             }
         }
-        return JSONEnvelope.document(kind: "castprep.check", body: [
-            "origin": .string(report.origin),
-            "credentials": .bool(report.usesCredentials),
-            "results": .array(report.results.map { result in
-                var members: [String: JSONValue] = [
-                    "url": .string(result.url), "kind": .string(result.kind.rawValue), "corsRequired": .bool(result.requiresCORS),
-                    "requests": JSONValue(result.exchanges.count),
-                    "severity": result.worstSeverity.map { .string($0.rawValue) } ?? .null,
-                ]
-                if let parent = result.parent { members["parent"] = .string(parent) }
-                if let status = result.status { members["status"] = JSONValue(status) }
-                if let final = result.finalURL { members["finalUrl"] = .string(final) }
-                if let type = result.contentType { members["contentType"] = .string(type) }
-                if let length = result.length { members["length"] = JSONValue(length) }
-                if let range = result.byteRange { members["range"] = .string(range.description) }
-                if let seconds = result.firstByteSeconds { members["firstByteMilliseconds"] = JSONValue(Int((seconds * 1000).rounded())) }
-                return .object(members)
-            }),
-            "diagnostics": .array(report.findings.map { finding in
-                guard case .object(var members) = DiagnosticJSON.encode(finding.diagnostic) else { return .null }
-                if let exchange = finding.exchange { members["evidence"] = json(exchange) }
-                if let kind = finding.resourceKind { members["resourceKind"] = .string(kind.rawValue) }
-                return .object(members)
-            }),
-            "summary": [
-                "urls": JSONValue(report.results.count), "requests": JSONValue(report.requestCount), "errors": JSONValue(errors),
-                "warnings": JSONValue(warnings), "notes": JSONValue(notes),
-            ],
-        ])
+        return JSONEnvelope.document(
+            kind: "castprep.check",
+            body: [
+                "origin": .string(report.origin),
+                "credentials": .bool(report.usesCredentials),
+                "results": .array(
+                    report.results.map { result in
+                        var members: [String: JSONValue] = [
+                            "url": .string(result.url), "kind": .string(result.kind.rawValue),
+                            "corsRequired": .bool(result.requiresCORS),
+                            "requests": JSONValue(result.exchanges.count),
+                            "severity": result.worstSeverity.map { .string($0.rawValue) } ?? .null,
+                        ]
+                        if let parent = result.parent { members["parent"] = .string(parent) }
+                        if let status = result.status { members["status"] = JSONValue(status) }
+                        if let final = result.finalURL { members["finalUrl"] = .string(final) }
+                        if let type = result.contentType { members["contentType"] = .string(type) }
+                        if let length = result.length { members["length"] = JSONValue(length) }
+                        if let range = result.byteRange { members["range"] = .string(range.description) }
+                        if let seconds = result.firstByteSeconds {
+                            members["firstByteMilliseconds"] = JSONValue(Int((seconds * 1000).rounded()))
+                        }
+                        return .object(members)
+                    }),
+                "diagnostics": .array(
+                    report.findings.map { finding in
+                        guard case .object(var members) = DiagnosticJSON.encode(finding.diagnostic) else {
+                            return .null
+                        }
+                        if let exchange = finding.exchange { members["evidence"] = json(exchange) }
+                        if let kind = finding.resourceKind { members["resourceKind"] = .string(kind.rawValue) }
+                        return .object(members)
+                    }),
+                "summary": [
+                    "urls": JSONValue(report.results.count), "requests": JSONValue(report.requestCount),
+                    "errors": JSONValue(errors),
+                    "warnings": JSONValue(warnings), "notes": JSONValue(notes),
+                ],
+            ])
     }
 
     static func json(_ exchange: HTTPExchange) -> JSONValue {
@@ -168,7 +209,8 @@ enum CheckCommand {
             .array(list.fields.map { ["name": .string($0.name), "value": .string($0.value)] })
         }
         var request: [String: JSONValue] = [
-            "method": .string(exchange.method.rawValue), "url": .string(exchange.url), "headers": headers(exchange.requestHeaders),
+            "method": .string(exchange.method.rawValue), "url": .string(exchange.url),
+            "headers": headers(exchange.requestHeaders),
         ]
         if exchange.requestHeaders.fields.isEmpty { request["headers"] = .array([]) }
         var members: [String: JSONValue] = ["request": .object(request)]
@@ -213,12 +255,15 @@ struct FindingGroup {
         for finding in findings {
             let diagnostic = finding.diagnostic
             let host = diagnostic.url.flatMap(WebURL.init)?.hostAndPort ?? diagnostic.url
-            let key = Key(host: host, code: diagnostic.code, severity: diagnostic.severity, message: diagnostic.message,
-                          fix: diagnostic.fix, path: diagnostic.path?.description,
-                          location: diagnostic.location?.description)
+            let key = Key(
+                host: host, code: diagnostic.code, severity: diagnostic.severity, message: diagnostic.message,
+                fix: diagnostic.fix, path: diagnostic.path?.description,
+                location: diagnostic.location?.description)
             if let index = indices[key] {
                 // The same finding on the same URL again is said once already.
-                if let url = diagnostic.url, listed[index, default: []].insert(url).inserted { groups[index].urls.append(url) }
+                if let url = diagnostic.url, listed[index, default: []].insert(url).inserted {
+                    groups[index].urls.append(url)
+                }
             } else {
                 indices[key] = groups.count
                 listed[groups.count] = Set(diagnostic.url.map { [$0] } ?? [])

@@ -15,16 +15,19 @@ enum CompletionsCommand {
                 source <(castprep completions zsh); fish, castprep completions fish | source.
                 """,
             arguments: [
-                ArgumentSpec(name: "shell", help: "The shell: bash, zsh or fish.",
-                             allowedValues: CompletionScript.Shell.allCases.map(\.rawValue)),
+                ArgumentSpec(
+                    name: "shell", help: "The shell: bash, zsh or fish.",
+                    allowedValues: CompletionScript.Shell.allCases.map(\.rawValue))
             ],
             examples: examples,
             run: { values, io in try await run(values, io: io) })
     }
 
     static func run(_ values: ParsedValues, io: CommandIO) async throws -> Int32 {
-        guard let name = values.argument("shell")?.lowercased(), let shell = CompletionScript.Shell(rawValue: name) else {
-            throw values.usageError("name a shell: \(CompletionScript.Shell.allCases.map(\.rawValue).joined(separator: ", "))")
+        guard let name = values.argument("shell")?.lowercased(), let shell = CompletionScript.Shell(rawValue: name)
+        else {
+            throw values.usageError(
+                "name a shell: \(CompletionScript.Shell.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         io.write(CompletionScript.script(for: CastPrepCLI.root, shell: shell))
         return 0

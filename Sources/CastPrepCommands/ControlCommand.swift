@@ -11,10 +11,15 @@ enum ControlCommand {
     /// The actions, with whether they take a value.
     static let actions: [(name: String, value: String?, help: String)] = [
         ("play", nil, "resume"), ("pause", nil, "pause"), ("toggle", nil, "pause when playing, else play"),
-        ("seek", "T", "go to T (90, 1:30, 1:02:03)"), ("forward", "S", "skip S seconds ahead"), ("rewind", "S", "go S seconds back"),
+        ("seek", "T", "go to T (90, 1:30, 1:02:03)"), ("forward", "S", "skip S seconds ahead"),
+        ("rewind", "S", "go S seconds back"),
         ("next", nil, "next queue item"), ("prev", nil, "previous queue item"),
-        ("volume", "L", "device volume: 40 or 40% is percent (1 is 1%), 0.4 a fraction, +10/-10 percent more or less, up/down one device step"), ("mute", nil, "mute the device"), ("unmute", nil, "unmute it"),
-        ("captions", "LANG|off", "show the text track in LANG, or none"), ("style", "FILE", "apply a TextTrackStyle JSON file"),
+        (
+            "volume", "L",
+            "device volume: 40 or 40% is percent (1 is 1%), 0.4 a fraction, +10/-10 percent more or less, up/down one device step"
+        ), ("mute", nil, "mute the device"), ("unmute", nil, "unmute it"),
+        ("captions", "LANG|off", "show the text track in LANG, or none"),
+        ("style", "FILE", "apply a TextTrackStyle JSON file"),
         ("stop", nil, "stop playback"),
     ]
 
@@ -37,9 +42,11 @@ enum ControlCommand {
                 CommonOptions.color,
             ],
             arguments: [
-                ArgumentSpec(name: "action", help: "What to do: " + actions.map(\.name).joined(separator: ", ") + ".",
-                             allowedValues: actions.map(\.name)),
-                ArgumentSpec(name: "value", help: "The action's value (a time, a volume, a language, a file).", arity: .optional),
+                ArgumentSpec(
+                    name: "action", help: "What to do: " + actions.map(\.name).joined(separator: ", ") + ".",
+                    allowedValues: actions.map(\.name)),
+                ArgumentSpec(
+                    name: "value", help: "The action's value (a time, a volume, a language, a file).", arity: .optional),
             ],
             examples: examples,
             run: { values, io in try await run(values, io: io) })
@@ -49,7 +56,8 @@ enum ControlCommand {
         let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
         guard let name = values.argument("action")?.lowercased() else { return 64 }
         guard let action = actions.first(where: { $0.name == name }) else {
-            throw values.usageError("unknown action '\(name)'; use one of: \(actions.map(\.name).joined(separator: ", "))")
+            throw values.usageError(
+                "unknown action '\(name)'; use one of: \(actions.map(\.name).joined(separator: ", "))")
         }
         let value = values.argument("value")
         if action.value != nil, value == nil {
@@ -65,8 +73,11 @@ enum ControlCommand {
         func failed(_ error: any Error) async -> Int32 {
             SenderErrorReport.print(error, io: io, printer: printer)
             if asJSON {
-                io.writeLine(JSONWriter.pretty.string(from: PlaybackDocument.json(
-                    kind: "castprep.control", device: target.name, summary: nil, diagnostics: SenderErrorReport.diagnostics(for: error))))
+                io.writeLine(
+                    JSONWriter.pretty.string(
+                        from: PlaybackDocument.json(
+                            kind: "castprep.control", device: target.name, summary: nil,
+                            diagnostics: SenderErrorReport.diagnostics(for: error))))
             }
             await sender.close()
             return 1
@@ -77,20 +88,28 @@ enum ControlCommand {
             // running app makes the printed status say what plays.
             if command.needsMedia {
                 try await sender.join()
-            } else if (status.applications ?? []).contains(where: { $0.isIdleScreen != true && !($0.transportID ?? "").isEmpty }) {
+            } else if (status.applications ?? []).contains(where: {
+                $0.isIdleScreen != true && !($0.transportID ?? "").isEmpty
+            }) {
                 _ = try? await sender.join()
             }
             try await perform(command, on: sender)
-        } catch var error as CastSenderError where [CastSenderError.Code.appNotRunning, CastSenderError.Code.noMediaSession].contains(error.code) {
-            error.fix = "nothing is playing on \(target.name); start something with castprep cast FILE|URL --host \(target.endpoint) (castprep status shows what runs)"
+        } catch var error as CastSenderError
+            where [CastSenderError.Code.appNotRunning, CastSenderError.Code.noMediaSession].contains(error.code)
+        {
+            error.fix =
+                "nothing is playing on \(target.name); start something with castprep cast FILE|URL --host \(target.endpoint) (castprep status shows what runs)"
             return await failed(error)
         } catch {
             return await failed(error)
         }
         let summary = PlaybackSummary(state: await sender.state, device: target.name)
         if asJSON {
-            io.writeLine(JSONWriter.pretty.string(from: PlaybackDocument.json(kind: "castprep.control", device: target.name, summary: summary,
-                                                                              diagnostics: [])))
+            io.writeLine(
+                JSONWriter.pretty.string(
+                    from: PlaybackDocument.json(
+                        kind: "castprep.control", device: target.name, summary: summary,
+                        diagnostics: [])))
         } else {
             io.writeLine(summary.line)
         }
@@ -129,7 +148,9 @@ enum ControlCommand {
         case "stop": return .stop
         case "seek":
             let seconds = try time(value!)
-            guard seconds >= 0 else { throw values.usageError("seek needs a position from the start; use rewind to go back") }
+            guard seconds >= 0 else {
+                throw values.usageError("seek needs a position from the start; use rewind to go back")
+            }
             return .seek(seconds)
         case "forward": return .skip(abs(try time(value!)))
         case "rewind": return .skip(-abs(try time(value!)))
@@ -159,7 +180,11 @@ enum ControlCommand {
         case .play: try await sender.play()
         case .pause: try await sender.pause()
         case .toggle:
-            if await sender.state.media?.playerState == .playing { try await sender.pause() } else { try await sender.play() }
+            if await sender.state.media?.playerState == .playing {
+                try await sender.pause()
+            } else {
+                try await sender.play()
+            }
         case .next: try await sender.next()
         case .previous: try await sender.previous()
         case .mute: try await sender.setMuted(true)
@@ -193,7 +218,8 @@ enum StatusCommand {
                 """,
             options: DeviceTarget.options + [
                 .flag("watch", short: "w", help: "Keep following the device until Ctrl-C."),
-                .flag("json", help: "Print one JSON document (with --watch: one playback object per line, per change)."),
+                .flag(
+                    "json", help: "Print one JSON document (with --watch: one playback object per line, per change)."),
                 CommonOptions.color,
             ],
             examples: examples,
@@ -220,8 +246,12 @@ enum StatusCommand {
         guard values.flag("watch") else {
             // One document, in the envelope every --json document has; --watch streams bare
             // playback objects, one JSON line per change.
-            io.writeLine(asJSON ? JSONWriter.pretty.string(from: PlaybackDocument.json(kind: "castprep.status", device: target.name, summary: summary, diagnostics: []))
-                                : summary.line)
+            io.writeLine(
+                asJSON
+                    ? JSONWriter.pretty.string(
+                        from: PlaybackDocument.json(
+                            kind: "castprep.status", device: target.name, summary: summary, diagnostics: []))
+                    : summary.line)
             await sender.close()
             return 0
         }
@@ -234,7 +264,8 @@ enum StatusCommand {
     }
 
     /// How `status --watch` reconnects: 0.5, 1, 2, 4, 8, then every 10 s, without end.
-    static let watchReconnectPolicy = ReconnectPolicy(initialDelay: .milliseconds(500), multiplier: 2, maximumDelay: .seconds(10), maximumAttempts: nil)
+    static let watchReconnectPolicy = ReconnectPolicy(
+        initialDelay: .milliseconds(500), multiplier: 2, maximumDelay: .seconds(10), maximumAttempts: nil)
 
     /// How `--watch` prints.
     enum WatchStyle {
@@ -258,10 +289,11 @@ enum StatusCommand {
 
         init(state: CastSenderState, device: String) {
             summary = PlaybackSummary(state: state, device: device)
-            isReconnecting = switch state.connection {
-            case .reconnecting, .connecting: true
-            default: false
-            }
+            isReconnecting =
+                switch state.connection {
+                case .reconnecting, .connecting: true
+                default: false
+                }
         }
 
         var text: String { isReconnecting ? "\(summary.device) · disconnected, reconnecting…" : summary.line }

@@ -11,9 +11,11 @@ import MediaProbe
 enum DeviceFit {
     /// The findings to print and the positions (indices into the inputs) of refused items.
     static func judge(_ probes: [Int: ProbeResult], items: [CatalogItem], model: String?, force: Bool)
-        -> (diagnostics: [Diagnostic], refused: Set<Int>) {
+        -> (diagnostics: [Diagnostic], refused: Set<Int>)
+    {
         guard let model, let match = DeviceModelMatch(model: model) else { return ([], []) }
-        let device = match.candidates.count == 1
+        let device =
+            match.candidates.count == 1
             ? "\(match.candidates[0].name) (model \"\(model)\")"
             : "any device whose model is \"\(model)\" (\(match.candidates.map(\.name).joined(separator: ", ")))"
         var diagnostics: [Diagnostic] = []

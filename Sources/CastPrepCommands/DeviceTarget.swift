@@ -19,11 +19,17 @@ struct DeviceTarget {
 
     /// The options that choose the device, shared by the three commands.
     static let options: [OptionSpec] = [
-        .option("device", short: "d", valueName: "name",
-                help: "The device's name, alias, id (or a unique prefix), or host:port; default: $CASTPREP_DEVICE, then the configuration's defaultDevice."),
-        .option("host", valueName: "ip[:port]", help: "The device's address; skips discovery (port 8009 unless given)."),
+        .option(
+            "device", short: "d", valueName: "name",
+            help:
+                "The device's name, alias, id (or a unique prefix), or host:port; default: $CASTPREP_DEVICE, then the configuration's defaultDevice."
+        ),
+        .option(
+            "host", valueName: "ip[:port]", help: "The device's address; skips discovery (port 8009 unless given)."),
         .option("discovery-timeout", valueName: "seconds", help: "How long to look for devices.", default: "3"),
-        .repeating("interface", valueName: "name", help: "Look for devices on this network interface only (repeatable; default: every LAN interface)."),
+        .repeating(
+            "interface", valueName: "name",
+            help: "Look for devices on this network interface only (repeatable; default: every LAN interface)."),
     ]
 
     /// The environment variable naming the device when no option does.
@@ -33,20 +39,25 @@ struct DeviceTarget {
     /// address, else mDNS); with neither, `$CASTPREP_DEVICE`, then the configuration's
     /// `defaultDevice`, then the only device that answers. Prints why on stderr and returns nil
     /// when no single device is found.
-    static func resolve(_ values: ParsedValues, io: CommandIO, printer: DiagnosticPrinter) async throws -> DeviceTarget? {
+    static func resolve(_ values: ParsedValues, io: CommandIO, printer: DiagnosticPrinter) async throws -> DeviceTarget?
+    {
         do {
             _ = try CastDeviceQuery(device: values.option("device"), host: values.option("host"))
         } catch {
-            throw values.usageError(error.diagnostic.message + (error.diagnostic.fix.map { "; \($0)" } ?? ""), concerning: "host")
+            throw values.usageError(
+                error.diagnostic.message + (error.diagnostic.fix.map { "; \($0)" } ?? ""), concerning: "host")
         }
         let timeout = try values.number("discovery-timeout", in: 0.1...120) ?? 3
-        let locator = CastDeviceLocator(configuration: .init(timeout: .milliseconds(Int(timeout * 1000)), interfaceNames: values.options("interface")))
+        let locator = CastDeviceLocator(
+            configuration: .init(
+                timeout: .milliseconds(Int(timeout * 1000)), interfaceNames: values.options("interface")))
         if let host = values.option("host") {
             let address: CastHostAddress
             do {
                 address = try CastHostAddress(parsing: host)
             } catch {
-                throw values.usageError(error.diagnostic.message + (error.diagnostic.fix.map { "; \($0)" } ?? ""), concerning: "host")
+                throw values.usageError(
+                    error.diagnostic.message + (error.diagnostic.fix.map { "; \($0)" } ?? ""), concerning: "host")
             }
             return await locate(.host(address), with: locator, io: io, printer: printer, book: nil)
         }
@@ -57,7 +68,9 @@ struct DeviceTarget {
             printer.print([error.diagnostic])
             return nil
         }
-        let named = values.option("device") ?? io.environment[environmentVariable].flatMap { $0.isEmpty ? nil : $0 } ?? book.config.defaultDevice
+        let named =
+            values.option("device") ?? io.environment[environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
+            ?? book.config.defaultDevice
         guard let named else { return await locate(.onlyDevice, with: locator, io: io, printer: printer, book: book) }
         let query: CastDeviceQuery
         switch CastDeviceReference(book.config.resolvingAlias(named)) {
@@ -65,24 +78,31 @@ struct DeviceTarget {
             query = .host(address)
         case .name(let name):
             guard !CastDeviceMatcher.fold(name).isEmpty else {
-                throw values.usageError("the device name is empty; give a device name or id (castprep devices lists them)", concerning: "device")
+                throw values.usageError(
+                    "the device name is empty; give a device name or id (castprep devices lists them)",
+                    concerning: "device")
             }
             query = .named(name)
             // A saved device is tried at its last address first, and kept only if it is still that device.
             if let known = book.config.knownDevice(name), let address = known.device.lastAddress {
                 if let target = await DeviceBook.check(known, at: address) { return target }
-                io.writeErrorLine("castprep: \"\(known.name)\" does not answer at \(address) any more; looking for it with mDNS")
+                io.writeErrorLine(
+                    "castprep: \"\(known.name)\" does not answer at \(address) any more; looking for it with mDNS")
             }
         }
         return await locate(query, with: locator, io: io, printer: printer, book: book)
     }
 
-    static func locate(_ query: CastDeviceQuery, with locator: CastDeviceLocator, io: CommandIO, printer: DiagnosticPrinter,
-                       book: DeviceBook?) async -> DeviceTarget? {
+    static func locate(
+        _ query: CastDeviceQuery, with locator: CastDeviceLocator, io: CommandIO, printer: DiagnosticPrinter,
+        book: DeviceBook?
+    ) async -> DeviceTarget? {
         do {
             let device = try await locator.locate(query)
             if let book, device.source == .discovery { await book.noteAddress(of: device, io: io) }
-            return DeviceTarget(endpoint: CastEndpoint(host: device.host, port: device.port), name: device.displayName, model: device.model)
+            return DeviceTarget(
+                endpoint: CastEndpoint(host: device.host, port: device.port), name: device.displayName,
+                model: device.model)
         } catch {
             printer.print([error.diagnostic])
             for line in error.troubleshooting { io.writeErrorLine("  " + line) }
@@ -92,8 +112,9 @@ struct DeviceTarget {
 
     /// A sender for this device with the command line's timeouts.
     func makeSender(requestTimeout: Duration = .seconds(10)) -> CastSender {
-        CastSender(endpoint: endpoint, transportFactory: ChannelTransportFactory(connectTimeout: .seconds(8)),
-                   configuration: CastSenderConfiguration(requestTimeout: requestTimeout))
+        CastSender(
+            endpoint: endpoint, transportFactory: ChannelTransportFactory(connectTimeout: .seconds(8)),
+            configuration: CastSenderConfiguration(requestTimeout: requestTimeout))
     }
 }
 
@@ -107,22 +128,29 @@ struct DeviceBook {
 
     /// Reads the configuration named by the environment (empty when there is none).
     static func open(environment: [String: String]) async throws(CastDeviceLocatorError) -> DeviceBook {
-        guard let path = CastDeviceConfig.path(environment: environment) else { return DeviceBook(path: nil, config: CastDeviceConfig()) }
+        guard let path = CastDeviceConfig.path(environment: environment) else {
+            return DeviceBook(path: nil, config: CastDeviceConfig())
+        }
         do {
             let config = try await BlockingWork.run { try CastDeviceConfig.load(from: path) }
             return DeviceBook(path: path, config: config)
         } catch let error as CastDeviceLocatorError {
             throw error
         } catch {
-            throw CastDeviceLocatorError(Diagnostic(.error, .configUnreadable, "cannot read \(path): \(error)", fix: "check the file, or remove it"))
+            throw CastDeviceLocatorError(
+                Diagnostic(
+                    .error, .configUnreadable, "cannot read \(path): \(error)", fix: "check the file, or remove it"))
         }
     }
 
     /// Writes the configuration back.
     func save() async throws(CastDeviceLocatorError) {
         guard let path else {
-            throw CastDeviceLocatorError(Diagnostic(.error, .configUnwritable, "there is no place for the castprep configuration: neither XDG_CONFIG_HOME nor HOME is set",
-                                                    fix: "set XDG_CONFIG_HOME (or HOME) to a folder"))
+            throw CastDeviceLocatorError(
+                Diagnostic(
+                    .error, .configUnwritable,
+                    "there is no place for the castprep configuration: neither XDG_CONFIG_HOME nor HOME is set",
+                    fix: "set XDG_CONFIG_HOME (or HOME) to a folder"))
         }
         let config = config
         do {
@@ -130,33 +158,43 @@ struct DeviceBook {
         } catch let error as CastDeviceLocatorError {
             throw error
         } catch {
-            throw CastDeviceLocatorError(Diagnostic(.error, .configUnwritable, "cannot write \(path): \(error)", fix: "check the folder's permissions"))
+            throw CastDeviceLocatorError(
+                Diagnostic(
+                    .error, .configUnwritable, "cannot write \(path): \(error)", fix: "check the folder's permissions"))
         }
     }
 
     /// Asks the device at a saved address who it is; the target when it is still the saved device.
-    static func check(_ known: (name: String, device: CastDeviceConfig.KnownDevice), at address: CastHostAddress) async -> DeviceTarget? {
-        let inspector = CastDeviceInspector(options: CastDeviceInspector.Options(timeout: quickCheckTimeout, asksReceiverStatus: false))
+    static func check(_ known: (name: String, device: CastDeviceConfig.KnownDevice), at address: CastHostAddress) async
+        -> DeviceTarget?
+    {
+        let inspector = CastDeviceInspector(
+            options: CastDeviceInspector.Options(timeout: quickCheckTimeout, asksReceiverStatus: false))
         guard let info = await inspector.inspect(address).eurekaInfo else { return nil }
         let sameID = known.device.id.map { $0 == info.id } ?? false
         let sameName = info.name.map { CastDeviceMatcher.fold($0) == CastDeviceMatcher.fold(known.name) } ?? false
         guard sameID || (known.device.id == nil && sameName) else { return nil }
-        return DeviceTarget(endpoint: CastEndpoint(host: address.host, port: address.port), name: info.name ?? known.name,
-                            model: info.modelName ?? known.device.model)
+        return DeviceTarget(
+            endpoint: CastEndpoint(host: address.host, port: address.port), name: info.name ?? known.name,
+            model: info.modelName ?? known.device.model)
     }
 
     /// Keeps a saved device's last address current after discovery found it elsewhere.
     func noteAddress(of device: LocatedCastDevice, io: CommandIO) async {
-        guard let name = device.friendlyName, let known = config.knownDevice(name) ?? device.id.flatMap({ config.knownDevice($0.hex) }),
-              known.device.lastAddress != device.address
+        guard let name = device.friendlyName,
+            let known = config.knownDevice(name) ?? device.id.flatMap({ config.knownDevice($0.hex) }),
+            known.device.lastAddress != device.address
         else { return }
         var updated = self
         updated.config.record(device, seen: Self.timestamp())
-        if known.name != name, let entry = updated.config.devices.removeValue(forKey: name) { updated.config.devices[known.name] = entry }
+        if known.name != name, let entry = updated.config.devices.removeValue(forKey: name) {
+            updated.config.devices[known.name] = entry
+        }
         do {
             try await updated.save()
         } catch {
-            io.writeErrorLine("castprep: warning: could not remember the new address of \"\(name)\": \(error.diagnostic.message)")
+            io.writeErrorLine(
+                "castprep: warning: could not remember the new address of \"\(name)\": \(error.diagnostic.message)")
         }
     }
 
@@ -202,10 +240,12 @@ extension SenderErrorReport {
 /// nothing could be played or controlled) and every finding.
 enum PlaybackDocument {
     static func json(kind: String, device: String, summary: PlaybackSummary?, diagnostics: [Diagnostic]) -> JSONValue {
-        JSONEnvelope.document(kind: kind, body: [
-            "device": .string(device),
-            "playback": summary?.jsonValue ?? .null,
-            "diagnostics": .array(diagnostics.map(DiagnosticJSON.encode)),
-        ])
+        JSONEnvelope.document(
+            kind: kind,
+            body: [
+                "device": .string(device),
+                "playback": summary?.jsonValue ?? .null,
+                "diagnostics": .array(diagnostics.map(DiagnosticJSON.encode)),
+            ])
     }
 }

@@ -32,13 +32,24 @@ enum DevicesCommand {
                 without browsing.
                 """,
             options: [
-                .option("timeout", valueName: "seconds", help: "How long to browse, or to wait for each --host answer.", default: "3"),
-                .repeating("host", valueName: "ip[:port]", help: "Ask this device directly instead of browsing (repeatable; port 8009 unless given)."),
-                .repeating("interface", valueName: "name", help: "Browse on this interface only (repeatable; default: every usable one)."),
+                .option(
+                    "timeout", valueName: "seconds", help: "How long to browse, or to wait for each --host answer.",
+                    default: "3"),
+                .repeating(
+                    "host", valueName: "ip[:port]",
+                    help: "Ask this device directly instead of browsing (repeatable; port 8009 unless given)."),
+                .repeating(
+                    "interface", valueName: "name",
+                    help: "Browse on this interface only (repeatable; default: every usable one)."),
                 .flag("json", help: "Print one JSON document with every device."),
                 .flag("save", help: "Remember the devices found (name, id, model, address) in the configuration file."),
-                .option("default", valueName: "name", help: "Make this device (a name, alias or host:port) the default in the configuration file."),
-                .repeating("alias", valueName: "alias=name", help: "Record a short name for a device (name or host:port) in the configuration file (repeatable)."),
+                .option(
+                    "default", valueName: "name",
+                    help: "Make this device (a name, alias or host:port) the default in the configuration file."),
+                .repeating(
+                    "alias", valueName: "alias=name",
+                    help: "Record a short name for a device (name or host:port) in the configuration file (repeatable)."
+                ),
                 CommonOptions.color,
             ],
             examples: examples,
@@ -56,7 +67,9 @@ enum DevicesCommand {
         if !hostTexts.isEmpty, !interfaceNames.isEmpty {
             throw values.usageError("--interface chooses where to browse, and --host skips browsing; give one of them")
         }
-        guard hostTexts.count <= 256 else { throw values.usageError("at most 256 --host addresses at once", concerning: "host") }
+        guard hostTexts.count <= 256 else {
+            throw values.usageError("at most 256 --host addresses at once", concerning: "host")
+        }
         var hosts: [CastHostAddress] = []
         for text in hostTexts {
             do {
@@ -77,7 +90,8 @@ enum DevicesCommand {
         if !hosts.isEmpty {
             status = await listHosts(hosts, timeout: timeout, json: json, io: io, printer: printer, found: &found)
         } else {
-            status = await browse(interfaceNames: interfaceNames, timeout: timeout, json: json, io: io, printer: printer, found: &found)
+            status = await browse(
+                interfaceNames: interfaceNames, timeout: timeout, json: json, io: io, printer: printer, found: &found)
         }
         let saved = await edits.apply(found: found, io: io, printer: printer)
         return status == 0 ? saved : status
@@ -92,17 +106,25 @@ enum DevicesCommand {
         init(_ values: ParsedValues) throws {
             save = values.flag("save")
             defaultDevice = values.option("default")
-            if let name = defaultDevice, CastDeviceMatcher.fold(name).isEmpty || name.count > CastDeviceConfig.maximumTextLength {
-                throw values.usageError("--default needs a device name, alias or host:port of 1 to \(CastDeviceConfig.maximumTextLength) characters", concerning: "default")
+            if let name = defaultDevice,
+                CastDeviceMatcher.fold(name).isEmpty || name.count > CastDeviceConfig.maximumTextLength
+            {
+                throw values.usageError(
+                    "--default needs a device name, alias or host:port of 1 to \(CastDeviceConfig.maximumTextLength) characters",
+                    concerning: "default")
             }
             aliases = []
             for text in values.options("alias") {
-                let parts = text.split(separator: "=", maxSplits: 1).map { String($0).trimmingCharacters(in: .whitespaces) }
-                guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, parts[0].count <= CastDeviceConfig.maximumTextLength,
-                      parts[1].count <= CastDeviceConfig.maximumTextLength
+                let parts = text.split(separator: "=", maxSplits: 1).map {
+                    String($0).trimmingCharacters(in: .whitespaces)
+                }
+                guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
+                    parts[0].count <= CastDeviceConfig.maximumTextLength,
+                    parts[1].count <= CastDeviceConfig.maximumTextLength
                 else {
-                    throw values.usageError("--alias takes ALIAS=NAME, such as --alias tv=\"Living Room TV\" or --alias den=192.168.1.30 (got '\(text.prefix(60))')",
-                                            concerning: "alias")
+                    throw values.usageError(
+                        "--alias takes ALIAS=NAME, such as --alias tv=\"Living Room TV\" or --alias den=192.168.1.30 (got '\(text.prefix(60))')",
+                        concerning: "alias")
                 }
                 aliases.append((parts[0], parts[1]))
             }
@@ -135,7 +157,9 @@ enum DevicesCommand {
                 changes.append("default device \(defaultDevice)")
                 let resolved = book.config.resolvingAlias(defaultDevice)
                 if case .name(let name) = CastDeviceReference(resolved), book.config.knownDevice(name) == nil {
-                    io.writeErrorLine("castprep: note: \(name) is not a saved device; it will be looked up with mDNS (castprep devices --save records it)")
+                    io.writeErrorLine(
+                        "castprep: note: \(name) is not a saved device; it will be looked up with mDNS (castprep devices --save records it)"
+                    )
                 }
             }
             do {
@@ -151,14 +175,21 @@ enum DevicesCommand {
 
     // MARK: - Discovery
 
-    static func browse(interfaceNames: [String], timeout: Duration, json: Bool, io: CommandIO, printer: DiagnosticPrinter,
-                       found: inout [LocatedCastDevice]) async -> Int32 {
-        let locator = CastDeviceLocator(configuration: CastDeviceLocator.Configuration(timeout: timeout, interfaceNames: interfaceNames))
+    static func browse(
+        interfaceNames: [String], timeout: Duration, json: Bool, io: CommandIO, printer: DiagnosticPrinter,
+        found: inout [LocatedCastDevice]
+    ) async -> Int32 {
+        let locator = CastDeviceLocator(
+            configuration: CastDeviceLocator.Configuration(timeout: timeout, interfaceNames: interfaceNames))
         let run: CastDiscoveryRun
         do {
             run = try await locator.discover()
         } catch {
-            if json { io.writeLine(JSONWriter.pretty.string(from: document(listings: [], method: "mdns", details: [:], diagnostics: [error.diagnostic]))) }
+            if json {
+                io.writeLine(
+                    JSONWriter.pretty.string(
+                        from: document(listings: [], method: "mdns", details: [:], diagnostics: [error.diagnostic])))
+            }
             printer.print([error.diagnostic])
             return 1
         }
@@ -166,14 +197,19 @@ enum DevicesCommand {
         found = run.devices.map(LocatedCastDevice.init)
         let diagnostics = run.nothingFoundDiagnostic.map { [$0] } ?? []
         if json {
-            io.writeLine(JSONWriter.pretty.string(from: document(listings: listings, method: "mdns", details: discoveryDetails(run), diagnostics: diagnostics)))
+            io.writeLine(
+                JSONWriter.pretty.string(
+                    from: document(
+                        listings: listings, method: "mdns", details: discoveryDetails(run), diagnostics: diagnostics)))
         } else if !listings.isEmpty {
             io.write(CastDeviceListing.table(listings))
         }
         let browsed = run.interfaces.map(\.name).joined(separator: ", ")
         if diagnostics.isEmpty {
             let groups = listings.filter(\.isGroup).count
-            let counted = "\(listings.count - groups) device\(listings.count - groups == 1 ? "" : "s")" + (groups > 0 ? " and \(groups) group\(groups == 1 ? "" : "s")" : "")
+            let counted =
+                "\(listings.count - groups) device\(listings.count - groups == 1 ? "" : "s")"
+                + (groups > 0 ? " and \(groups) group\(groups == 1 ? "" : "s")" : "")
             io.writeErrorLine("castprep: \(counted) on \(browsed) in \(format(run.waited)) s")
             return 0
         }
@@ -196,14 +232,17 @@ enum DevicesCommand {
             "ownPacketsEchoed": JSONValue(statistics.ownPacketsEchoed),
             "packetsFromOthers": JSONValue(statistics.packetsFromOthers),
             "castResponses": JSONValue(statistics.serviceResponses),
-            "malformedPackets": JSONValue(statistics.malformedPackets.values.reduce(0, +) + statistics.oversizedPackets),
+            "malformedPackets": JSONValue(
+                statistics.malformedPackets.values.reduce(0, +) + statistics.oversizedPackets),
         ]
     }
 
     // MARK: - Hosts
 
-    static func listHosts(_ hosts: [CastHostAddress], timeout: Duration, json: Bool, io: CommandIO, printer: DiagnosticPrinter,
-                          found: inout [LocatedCastDevice]) async -> Int32 {
+    static func listHosts(
+        _ hosts: [CastHostAddress], timeout: Duration, json: Bool, io: CommandIO, printer: DiagnosticPrinter,
+        found: inout [LocatedCastDevice]
+    ) async -> Int32 {
         let inspector = CastDeviceInspector(options: CastDeviceInspector.Options(timeout: timeout))
         var inspections = [CastHostInspection?](repeating: nil, count: hosts.count)
         await withTaskGroup(of: (Int, CastHostInspection).self) { group in
@@ -223,16 +262,20 @@ enum DevicesCommand {
         let answered = inspections.compactMap { $0 }
         found = answered.filter(\.answered).map { inspection in
             let info = inspection.eurekaInfo
-            return LocatedCastDevice(host: inspection.address.host, port: inspection.address.port, friendlyName: info?.name, id: info?.id,
-                                     model: info?.modelName, source: .host)
+            return LocatedCastDevice(
+                host: inspection.address.host, port: inspection.address.port, friendlyName: info?.name, id: info?.id,
+                model: info?.modelName, source: .host)
         }
         let listings = answered.compactMap(CastDeviceListing.init)
         let diagnostics = answered.flatMap(\.diagnostics)
         if json {
             let details: [String: JSONValue] = [
-                "hosts": .array(answered.map { ["address": .string($0.address.description), "answered": .bool($0.isCastDevice)] }),
+                "hosts": .array(
+                    answered.map { ["address": .string($0.address.description), "answered": .bool($0.isCastDevice)] })
             ]
-            io.writeLine(JSONWriter.pretty.string(from: document(listings: listings, method: "host", details: details, diagnostics: diagnostics)))
+            io.writeLine(
+                JSONWriter.pretty.string(
+                    from: document(listings: listings, method: "host", details: details, diagnostics: diagnostics)))
         } else if !listings.isEmpty {
             io.write(CastDeviceListing.table(listings))
         }
@@ -245,14 +288,18 @@ enum DevicesCommand {
     // MARK: - Output
 
     /// The `--json` document: versioned header, devices, how they were found, diagnostics.
-    static func document(listings: [CastDeviceListing], method: String, details: [String: JSONValue], diagnostics: [Diagnostic]) -> JSONValue {
+    static func document(
+        listings: [CastDeviceListing], method: String, details: [String: JSONValue], diagnostics: [Diagnostic]
+    ) -> JSONValue {
         var discovery = details
         discovery["method"] = .string(method)
-        return JSONEnvelope.document(kind: "castprep.devices", body: [
-            "devices": .array(listings.map(\.jsonValue)),
-            "discovery": .object(discovery),
-            "diagnostics": .array(diagnostics.map(DiagnosticJSON.encode)),
-        ])
+        return JSONEnvelope.document(
+            kind: "castprep.devices",
+            body: [
+                "devices": .array(listings.map(\.jsonValue)),
+                "discovery": .object(discovery),
+                "diagnostics": .array(diagnostics.map(DiagnosticJSON.encode)),
+            ])
     }
 
     static func seconds(_ duration: Duration) -> Double {

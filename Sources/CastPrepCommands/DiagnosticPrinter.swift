@@ -37,7 +37,8 @@ struct DiagnosticPrinter {
 /// Options every command that prints diagnostics shares.
 enum CommonOptions {
     static let color = OptionSpec.option(
-        "color", valueName: "when", help: "Colour diagnostics: auto (on a terminal, unless NO_COLOR is set), always or never.",
+        "color", valueName: "when",
+        help: "Colour diagnostics: auto (on a terminal, unless NO_COLOR is set), always or never.",
         allowedValues: ColorMode.allCases.map(\.rawValue), default: "auto")
 
     /// `--repeat off|all|one|shuffle` as the queue's repeat mode.

@@ -8,8 +8,10 @@ import SystemIO
 /// checked against what iOS 14+ local-network discovery needs.
 enum IOSCommand {
     static var spec: CommandSpec {
-        CommandSpec(name: "ios", abstract: "Check an iOS sender app for what Cast discovery on iOS 14 and later needs.", subcommands: [checkSpec],
-                    examples: checkExamples)
+        CommandSpec(
+            name: "ios", abstract: "Check an iOS sender app for what Cast discovery on iOS 14 and later needs.",
+            subcommands: [checkSpec],
+            examples: checkExamples)
     }
 
     static var checkSpec: CommandSpec {
@@ -30,7 +32,9 @@ enum IOSCommand {
                 does not read back identically is not written. Exit status 1 when an error-level finding remains.
                 """,
             options: [
-                .option("app-id", valueName: "id", help: "The receiver application ID (8 hexadecimal digits) instead of the one in the sources."),
+                .option(
+                    "app-id", valueName: "id",
+                    help: "The receiver application ID (8 hexadecimal digits) instead of the one in the sources."),
                 .flag("fix", help: "Write the missing Info.plist entries (the original is kept as .orig)."),
                 .flag("json", help: "Print one JSON document with every finding."),
                 CommonOptions.color,
@@ -41,13 +45,18 @@ enum IOSCommand {
     }
 
     static func check(_ values: ParsedValues, io: CommandIO) async throws -> Int32 {
-        guard let path = values.arguments("path").first else { throw values.usageError("name an Info.plist, a .app bundle or a project folder") }
+        guard let path = values.arguments("path").first else {
+            throw values.usageError("name an Info.plist, a .app bundle or a project folder")
+        }
         let appID = values.option("app-id")
         if let appID, !AppIDReference.isHexadecimal(appID) {
-            throw values.usageError("'\(appID)' is not a receiver application ID: 8 hexadecimal digits such as CC1AD845", concerning: "app-id")
+            throw values.usageError(
+                "'\(appID)' is not a receiver application ID: 8 hexadecimal digits such as CC1AD845",
+                concerning: "app-id")
         }
         let fixing = values.flag("fix")
-        let (first, fixes, final) = try await BlockingWork.run { () -> (IOSCheckReport, [InfoPlistFixResult], IOSCheckReport?) in
+        let (first, fixes, final) = try await BlockingWork.run {
+            () -> (IOSCheckReport, [InfoPlistFixResult], IOSCheckReport?) in
             let report = IOSAppChecker.check(path: path, appID: appID)
             guard fixing else { return (report, [], nil) }
             let fixes = InfoPlistFixer.apply(report)
@@ -64,7 +73,9 @@ enum IOSCommand {
         DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values)).print(findings)
         let fixedCount = fixes.filter(\.isWritten).count
         let fixedText = fixing ? "; \(fixedCount) Info.plist file\(fixedCount == 1 ? "" : "s") fixed" : ""
-        let what = findings.contains { $0.code == IOSCheckCode.pathNotFound } ? "nothing checked" : "checked (\(report.kind.rawValue))"
+        let what =
+            findings.contains { $0.code == IOSCheckCode.pathNotFound }
+            ? "nothing checked" : "checked (\(report.kind.rawValue))"
         io.writeErrorLine("castprep: \(path) \(what)\(fixedText); \(DiagnosticPrinter.tally(findings))")
         return findings.containsErrors ? 1 : 0
     }
@@ -84,7 +95,9 @@ enum IOSCommand {
             lines.append("Cast SDK:   \(sdk.name) \(version) (\(sdk.manager.rawValue), \(sdk.location))")
         }
         for fix in fixes where fix.isWritten {
-            lines.append("Fixed:      \(fix.path): set \(fix.keys.joined(separator: ", ")); original kept as \(fix.backupPath ?? "")")
+            lines.append(
+                "Fixed:      \(fix.path): set \(fix.keys.joined(separator: ", ")); original kept as \(fix.backupPath ?? "")"
+            )
         }
         return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
     }
@@ -93,25 +106,31 @@ enum IOSCommand {
         var document: [String: JSONValue] = [
             "path": .string(report.path),
             "kind": .string(report.kind.rawValue),
-            "infoPlists": .array(report.infoPlists.map { plist in
-                [
-                    "path": .string(plist.path), "format": .string(plist.format.rawValue),
-                    "fixableKeys": .array(plist.changes.map { .string($0.key) }),
-                ]
-            }),
-            "appIds": .array(report.appIDs.map { reference in
-                var members: [String: JSONValue] = ["id": .string(reference.id), "origin": .string(reference.origin.rawValue)]
-                if let location = reference.location { members["location"] = .string(location.description) }
-                return .object(members)
-            }),
-            "fixes": .array(fixes.map { fix in
-                var members: [String: JSONValue] = [
-                    "path": .string(fix.path), "format": .string(fix.format.rawValue), "keys": .array(fix.keys.map { .string($0) }),
-                    "written": .bool(fix.isWritten),
-                ]
-                if let backup = fix.backupPath { members["backup"] = .string(backup) }
-                return .object(members)
-            }),
+            "infoPlists": .array(
+                report.infoPlists.map { plist in
+                    [
+                        "path": .string(plist.path), "format": .string(plist.format.rawValue),
+                        "fixableKeys": .array(plist.changes.map { .string($0.key) }),
+                    ]
+                }),
+            "appIds": .array(
+                report.appIDs.map { reference in
+                    var members: [String: JSONValue] = [
+                        "id": .string(reference.id), "origin": .string(reference.origin.rawValue),
+                    ]
+                    if let location = reference.location { members["location"] = .string(location.description) }
+                    return .object(members)
+                }),
+            "fixes": .array(
+                fixes.map { fix in
+                    var members: [String: JSONValue] = [
+                        "path": .string(fix.path), "format": .string(fix.format.rawValue),
+                        "keys": .array(fix.keys.map { .string($0) }),
+                        "written": .bool(fix.isWritten),
+                    ]
+                    if let backup = fix.backupPath { members["backup"] = .string(backup) }
+                    return .object(members)
+                }),
             "diagnostics": .array(findings.map(DiagnosticJSON.encode)),
             "summary": [
                 "errors": JSONValue(findings.filter { $0.severity == .error }.count),
@@ -121,7 +140,8 @@ enum IOSCommand {
         ]
         if let sdk = report.sdk {
             var members: [String: JSONValue] = [
-                "manager": .string(sdk.manager.rawValue), "name": .string(sdk.name), "location": .string(sdk.location.description),
+                "manager": .string(sdk.manager.rawValue), "name": .string(sdk.name),
+                "location": .string(sdk.location.description),
             ]
             if let version = sdk.version { members["version"] = .string(version.description) }
             if let requirement = sdk.requirement { members["requirement"] = .string(requirement) }

@@ -20,17 +20,31 @@ enum LoadCommand {
                 stderr and left out unless --force is given. Exit status 1 when any error was found.
                 """,
             options: [
-                .flag("queue", help: "Emit one QUEUE_LOAD (plus QUEUE_INSERTs if needed) instead of one LOAD per item."),
-                .option("source", valueName: "kind", help: "Source kind to prefer when an item has several.",
-                        allowedValues: ["hls", "dash", "mp4"], default: "hls"),
-                .option("base-url", valueName: "url", help: "Serve local files from this http(s) base: file paths under the catalog's folder are rewritten onto it."),
+                .flag(
+                    "queue", help: "Emit one QUEUE_LOAD (plus QUEUE_INSERTs if needed) instead of one LOAD per item."),
+                .option(
+                    "source", valueName: "kind", help: "Source kind to prefer when an item has several.",
+                    allowedValues: ["hls", "dash", "mp4"], default: "hls"),
+                .option(
+                    "base-url", valueName: "url",
+                    help:
+                        "Serve local files from this http(s) base: file paths under the catalog's folder are rewritten onto it."
+                ),
                 .option("start", valueName: "index", help: "Queue item to start with (with --queue).", default: "0"),
-                .option("repeat", valueName: "mode", help: "Queue repeat mode (with --queue).", allowedValues: ["off", "all", "one", "shuffle"]),
-                .option("preload", valueName: "seconds", help: "Preload each queue item this many seconds before the previous one ends."),
+                .option(
+                    "repeat", valueName: "mode", help: "Queue repeat mode (with --queue).",
+                    allowedValues: ["off", "all", "one", "shuffle"]),
+                .option(
+                    "preload", valueName: "seconds",
+                    help: "Preload each queue item this many seconds before the previous one ends."),
                 .flag("json", help: "Print one JSON document with the requests and the diagnostics."),
                 .flag("ndjson", help: "Print one request per line (compact JSON)."),
                 .flag("force", help: "Also print requests that failed validation."),
-                .flag("probe", help: "Probe local media files with FFmpeg to fill in content types with codecs, durations and HLS segment formats."),
+                .flag(
+                    "probe",
+                    help:
+                        "Probe local media files with FFmpeg to fill in content types with codecs, durations and HLS segment formats."
+                ),
                 CommonOptions.color,
             ],
             arguments: [ArgumentSpec(name: "catalog", help: "The catalog file (.json, .m3u, .m3u8).")],
@@ -46,7 +60,8 @@ enum LoadCommand {
         let startIndex = try values.integer("start", in: 0...Int(Int32.max)) ?? 0
         let preload = try values.number("preload", in: 0...3600)
         if let base = values.option("base-url"), !(base.hasPrefix("http://") || base.hasPrefix("https://")) {
-            throw values.usageError("--base-url must be an http:// or https:// URL, not '\(base)'", concerning: "base-url")
+            throw values.usageError(
+                "--base-url must be an http:// or https:// URL, not '\(base)'", concerning: "base-url")
         }
         let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
 
@@ -59,11 +74,13 @@ enum LoadCommand {
             return 1
         }
 
-        let preference = MediaSource.Kind.preference(first: values.option("source").map(MediaSource.Kind.init(rawValue:)))
+        let preference = MediaSource.Kind.preference(
+            first: values.option("source").map(MediaSource.Kind.init(rawValue:)))
         let catalogDirectory = URL(fileURLWithPath: path).deletingLastPathComponent()
         let builder = CastRequestBuilder(
-            options: .init(sourcePreference: preference, baseURL: values.option("base-url"), fileRoot: catalogDirectory,
-                           preloadTime: preload))
+            options: .init(
+                sourcePreference: preference, baseURL: values.option("base-url"), fileRoot: catalogDirectory,
+                preloadTime: preload))
         let validator = CastValidator()
         let force = values.flag("force")
         var diagnostics = result.diagnostics
@@ -82,24 +99,32 @@ enum LoadCommand {
                 let (queueItem, found) = builder.queueItem(for: item)
                 var itemFindings = found
                 if let media = queueItem.media {
-                    itemFindings += validator.validate(media, at: JSONPath.root.appending("media")).map { item.locating($0, inRequest: "queue item") }
+                    itemFindings += validator.validate(media, at: JSONPath.root.appending("media")).map {
+                        item.locating($0, inRequest: "queue item")
+                    }
                 }
                 diagnostics += itemFindings
                 let blocked = itemFindings.containsErrors || item.hasErrors(in: itemFindingsSoFar)
                 if force || !blocked { items.append(queueItem) }
             }
             if items.isEmpty {
-                diagnostics.append(Diagnostic(.error, "load.nothing-to-queue", "no item produced a valid queue entry", fix: "fix the errors above",
-                                              location: .init(file: path)))
+                diagnostics.append(
+                    Diagnostic(
+                        .error, "load.nothing-to-queue", "no item produced a valid queue entry",
+                        fix: "fix the errors above",
+                        location: .init(file: path)))
             } else {
                 let repeatMode = CommonOptions.repeatMode(values)
                 if startIndex >= items.count {
-                    throw values.usageError("--start \(startIndex) is past the \(items.count) queued items", concerning: "start")
+                    throw values.usageError(
+                        "--start \(startIndex) is past the \(items.count) queued items", concerning: "start")
                 }
                 do {
                     let plan = try QueuePlanner().plan(items: items, startIndex: startIndex, repeatMode: repeatMode)
                     var messages: [JSONValue] = [plan.queueLoad.jsonValue]
-                    diagnostics += validator.validate(plan.queueLoad).filter { $0.code == "message.frame-too-large" || $0.code.rawValue.hasPrefix("queue.") }
+                    diagnostics += validator.validate(plan.queueLoad).filter {
+                        $0.code == "message.frame-too-large" || $0.code.rawValue.hasPrefix("queue.")
+                    }
                     for insert in plan.inserts {
                         messages.append(insert.jsonValue)
                     }
@@ -112,9 +137,10 @@ enum LoadCommand {
                     }
                     if let deferred = plan.deferredStartIndex {
                         diagnostics.append(
-                            Diagnostic(.note, "load.queue-start-deferred",
-                                       "item \(deferred) is not in the first message; after the inserts, jump to it with QUEUE_UPDATE",
-                                       location: .init(file: path)))
+                            Diagnostic(
+                                .note, "load.queue-start-deferred",
+                                "item \(deferred) is not in the first message; after the inserts, jump to it with QUEUE_UPDATE",
+                                location: .init(file: path)))
                     }
                     requests = messages
                 } catch {
@@ -143,15 +169,18 @@ enum LoadCommand {
                     let end = min(items.count, base + chunk * workers)
                     let lanes = (end - base + chunk - 1) / chunk
                     let process: @Sendable (Int) -> LoadBatch = { lane in
-                        LoadBatch.make(items[(base + lane * chunk)..<min(end, base + (lane + 1) * chunk)], builder: builder,
-                                       validator: validator, blockedPaths: blockedPaths, writer: streamed, force: force)
+                        LoadBatch.make(
+                            items[(base + lane * chunk)..<min(end, base + (lane + 1) * chunk)], builder: builder,
+                            validator: validator, blockedPaths: blockedPaths, writer: streamed, force: force)
                     }
                     let parts: [LoadBatch]
                     if lanes == 1 {
                         parts = [process(0)]
                     } else {
                         let slots = LoadBatchSlots(count: lanes)
-                        DispatchQueue.concurrentPerform(iterations: lanes) { lane in slots.store(process(lane), at: lane) }
+                        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+                            slots.store(process(lane), at: lane)
+                        }
                         parts = slots.all()
                     }
                     for part in parts {
@@ -180,11 +209,16 @@ enum LoadCommand {
 
         // Output.
         if values.flag("json") {
-            let document = JSONEnvelope.document(kind: "castprep.load", body: [
-                "catalog": ["path": .string(path), "format": .string(result.format.rawValue), "items": JSONValue(result.items.count)],
-                "requests": .array(requests),
-                "diagnostics": .array(diagnostics.sortedForDisplay().map(DiagnosticJSON.encode)),
-            ])
+            let document = JSONEnvelope.document(
+                kind: "castprep.load",
+                body: [
+                    "catalog": [
+                        "path": .string(path), "format": .string(result.format.rawValue),
+                        "items": JSONValue(result.items.count),
+                    ],
+                    "requests": .array(requests),
+                    "diagnostics": .array(diagnostics.sortedForDisplay().map(DiagnosticJSON.encode)),
+                ])
             io.writeLine(JSONWriter.pretty.string(from: document))
         } else if printedCount == nil {
             let writer = values.flag("ndjson") ? JSONWriter.compact : JSONWriter.pretty
@@ -200,7 +234,8 @@ enum LoadCommand {
         let kind = values.flag("queue") ? "queue message" : "LOAD request"
         let printed = printedCount ?? requests.count
         io.writeErrorLine(
-            "castprep: \(result.items.count) item\(result.items.count == 1 ? "" : "s") read, \(printed) \(kind)\(printed == 1 ? "" : "s") printed; \(DiagnosticPrinter.tally(diagnostics))")
+            "castprep: \(result.items.count) item\(result.items.count == 1 ? "" : "s") read, \(printed) \(kind)\(printed == 1 ? "" : "s") printed; \(DiagnosticPrinter.tally(diagnostics))"
+        )
         return diagnostics.containsErrors ? 1 : 0
     }
 }
@@ -215,8 +250,11 @@ struct LoadBatch: Sendable {
 
     /// Builds, writes and validates the LOAD of each of `items`, in order. `writer` nil keeps
     /// the requests instead of writing them.
-    static func make(_ items: ArraySlice<CatalogItem>, builder: CastRequestBuilder, validator: CastValidator, blockedPaths: ErrorPaths,
-                     writer: JSONWriter?, force: Bool) -> LoadBatch {
+    static func make(
+        _ items: ArraySlice<CatalogItem>, builder: CastRequestBuilder, validator: CastValidator,
+        blockedPaths: ErrorPaths,
+        writer: JSONWriter?, force: Bool
+    ) -> LoadBatch {
         var batch = LoadBatch()
         var compact: [UInt8] = []
         let compactIsOutput = writer != nil && writer?.indentWidth == nil
@@ -233,7 +271,8 @@ struct LoadBatch: Sendable {
                 JSONWriter.compact.write(json, into: &compact)
                 size = compact.count
             }
-            let findings = built + validator.validate(load, payloadSize: size).map { item.locating($0, inRequest: "LOAD") }
+            let findings =
+                built + validator.validate(load, payloadSize: size).map { item.locating($0, inRequest: "LOAD") }
             batch.diagnostics += findings
             guard force || !(findings.containsErrors || blockedPaths.contains(item)) else {
                 batch.output.removeSubrange(start...)

@@ -10,8 +10,11 @@ enum LoggingOptions {
     static let environmentVariable = "CASTPREP_LOG"
 
     static let options: [OptionSpec] = [
-        .option("log-level", valueName: "filter",
-                help: "Log at this level or above: trace, debug, info, warning, error or off, for all components or per component (channel=debug,http=warn; components: \(LogComponent.known.map(\.rawValue).joined(separator: ", "))). Adds to $CASTPREP_LOG."),
+        .option(
+            "log-level", valueName: "filter",
+            help:
+                "Log at this level or above: trace, debug, info, warning, error or off, for all components or per component (channel=debug,http=warn; components: \(LogComponent.known.map(\.rawValue).joined(separator: ", "))). Adds to $CASTPREP_LOG."
+        ),
         .option("log-file", valueName: "path", help: "Append log lines to this file instead of stderr."),
     ]
 
@@ -22,7 +25,8 @@ enum LoggingOptions {
             do {
                 filter = try LogFilter(parsing: text, source: environmentVariable)
             } catch {
-                throw UsageError(message: "\(error.code): \(error.message)", help: error.fix, commandPath: values.commandPath)
+                throw UsageError(
+                    message: "\(error.code): \(error.message)", help: error.fix, commandPath: values.commandPath)
             }
         }
         if let text = values.option("log-level") {
@@ -30,7 +34,8 @@ enum LoggingOptions {
                 let option = try LogFilter(parsing: text, source: "--log-level", base: filter?.threshold ?? .off)
                 filter = (filter ?? .off).applying(option, setsThreshold: true)
             } catch {
-                throw UsageError(message: "\(error.code): \(error.message)", help: error.fix, commandPath: values.commandPath)
+                throw UsageError(
+                    message: "\(error.code): \(error.message)", help: error.fix, commandPath: values.commandPath)
             }
         }
         if filter == nil, values.option("log-file") != nil {
@@ -42,14 +47,19 @@ enum LoggingOptions {
 
     /// Runs `body` with the logger set up from the options, flushing it afterwards; the logger
     /// is left alone when no option and no `CASTPREP_LOG` asks for logging.
-    static func withLogging(_ values: ParsedValues, io: CommandIO, _ body: () async throws -> Int32) async throws -> Int32 {
-        guard let filter = try filter(values, environment: io.environment), !filter.isOff else { return try await body() }
+    static func withLogging(_ values: ParsedValues, io: CommandIO, _ body: () async throws -> Int32) async throws
+        -> Int32
+    {
+        guard let filter = try filter(values, environment: io.environment), !filter.isOff else {
+            return try await body()
+        }
         let handler: any LogHandler
         if let path = values.option("log-file") {
             do {
                 handler = try LineLogHandler(appendingTo: path)
             } catch {
-                throw UsageError(message: "\(error.code): \(error.message)", help: error.fix, commandPath: values.commandPath)
+                throw UsageError(
+                    message: "\(error.code): \(error.message)", help: error.fix, commandPath: values.commandPath)
             }
         } else {
             handler = LineLogHandler { io.writeError($0) }
@@ -69,7 +79,9 @@ extension CommandSpec {
         var spec = self
         spec.options += LoggingOptions.options
         if let run = spec.run {
-            spec.run = { values, io in try await LoggingOptions.withLogging(values, io: io) { try await run(values, io) } }
+            spec.run = { values, io in
+                try await LoggingOptions.withLogging(values, io: io) { try await run(values, io) }
+            }
         }
         return spec
     }

@@ -25,20 +25,32 @@ enum NowPlayingCommand {
                 dbus-run-session.
                 """,
             options: [
-                .option("device", short: "d", valueName: "name", help: "Follow only this device (name, alias, id or a unique prefix)."),
-                .repeating("host", valueName: "ip[:port]", help: "Follow the device at this address; skips discovery (repeatable; port 8009 unless given)."),
-                .option("discovery-timeout", valueName: "seconds", help: "With --device: how long to look for it.", default: "3"),
-                .repeating("interface", valueName: "name", help: "Look for devices on this network interface only (repeatable; default: every LAN interface)."),
+                .option(
+                    "device", short: "d", valueName: "name",
+                    help: "Follow only this device (name, alias, id or a unique prefix)."),
+                .repeating(
+                    "host", valueName: "ip[:port]",
+                    help: "Follow the device at this address; skips discovery (repeatable; port 8009 unless given)."),
+                .option(
+                    "discovery-timeout", valueName: "seconds", help: "With --device: how long to look for it.",
+                    default: "3"),
+                .repeating(
+                    "interface", valueName: "name",
+                    help: "Look for devices on this network interface only (repeatable; default: every LAN interface)."),
             ] + LoggingOptions.options,
             examples: examples,
             run: { values, io in try await run(values, io: io) })
     }
 
     static let examples: [CommandExample] = [
-        CommandExample("Every Cast session on the network in the desktop's media controls, until Ctrl-C", "castprep nowplaying"),
-        CommandExample("One device by address; then `playerctl --player=castprep.Living_Room_TV pause` pauses it",
-                       "castprep nowplaying --host 192.168.1.20"),
-        CommandExample("Follow one device, with every Cast message in a log file", "castprep nowplaying --device tv --log-level channel=trace --log-file cast.log"),
+        CommandExample(
+            "Every Cast session on the network in the desktop's media controls, until Ctrl-C", "castprep nowplaying"),
+        CommandExample(
+            "One device by address; then `playerctl --player=castprep.Living_Room_TV pause` pauses it",
+            "castprep nowplaying --host 192.168.1.20"),
+        CommandExample(
+            "Follow one device, with every Cast message in a log file",
+            "castprep nowplaying --device tv --log-level channel=trace --log-file cast.log"),
     ]
 
     static func run(_ values: ParsedValues, io: CommandIO) async throws -> Int32 {
@@ -56,7 +68,8 @@ enum NowPlayingCommand {
             do {
                 addresses.append(try CastHostAddress(parsing: host))
             } catch {
-                throw values.usageError(error.diagnostic.message + (error.diagnostic.fix.map { "; \($0)" } ?? ""), concerning: "host")
+                throw values.usageError(
+                    error.diagnostic.message + (error.diagnostic.fix.map { "; \($0)" } ?? ""), concerning: "host")
             }
         }
         let timeout = try values.number("discovery-timeout", in: 0.1...120) ?? 3
@@ -73,7 +86,8 @@ enum NowPlayingCommand {
             switch notice {
             case .published(let device, let busName): io.writeLine("published \(busName) for \(device)")
             case .removed(let device, let busName): io.writeLine("removed \(busName) for \(device)")
-            case .failed(let device, let message), .unreachable(let device, let message): io.writeErrorLine("castprep: \(device): \(message)")
+            case .failed(let device, let message), .unreachable(let device, let message):
+                io.writeErrorLine("castprep: \(device): \(message)")
             }
         }
         let termination = TerminationSignal.install()
@@ -81,25 +95,37 @@ enum NowPlayingCommand {
         var browser: CastDeviceBrowser?
         var exitStatus: Int32 = 0
         if !addresses.isEmpty || values.option("device") != nil {
-            let locator = CastDeviceLocator(configuration: .init(timeout: .milliseconds(Int(timeout * 1000)), interfaceNames: values.options("interface")))
+            let locator = CastDeviceLocator(
+                configuration: .init(
+                    timeout: .milliseconds(Int(timeout * 1000)), interfaceNames: values.options("interface")))
             var targets: [DeviceTarget] = []
             if addresses.isEmpty {
-                if let target = try await DeviceTarget.resolve(values, io: io, printer: printer) { targets.append(target) }
+                if let target = try await DeviceTarget.resolve(values, io: io, printer: printer) {
+                    targets.append(target)
+                }
             } else {
                 for address in addresses {
-                    if let target = await DeviceTarget.locate(.host(address), with: locator, io: io, printer: printer, book: nil) { targets.append(target) }
+                    if let target = await DeviceTarget.locate(
+                        .host(address), with: locator, io: io, printer: printer, book: nil)
+                    {
+                        targets.append(target)
+                    }
                 }
             }
             if targets.count < max(1, addresses.count) {
                 exitStatus = 1
             } else {
                 for target in targets {
-                    await service.follow(NowPlayingService.Source(key: target.endpoint.description, name: target.name, endpoint: target.endpoint))
+                    await service.follow(
+                        NowPlayingService.Source(
+                            key: target.endpoint.description, name: target.name, endpoint: target.endpoint))
                 }
             }
         } else {
             do {
-                let interfaces = values.options("interface").isEmpty ? try NetworkInterface.usable() : try NetworkInterface.named(values.options("interface"))
+                let interfaces =
+                    values.options("interface").isEmpty
+                    ? try NetworkInterface.usable() : try NetworkInterface.named(values.options("interface"))
                 browser = try CastDeviceBrowser(interfaces: interfaces)
             } catch {
                 printer.print([error.diagnostic])
@@ -140,7 +166,8 @@ enum NowPlayingCommand {
 
     /// A discovered device as a source: keyed by its instance name, at its preferred address.
     static func source(for record: CastDeviceRecord) -> NowPlayingService.Source {
-        NowPlayingService.Source(key: record.instanceName, name: record.displayName,
-                                 endpoint: CastEndpoint(host: record.preferredAddress ?? record.host, port: Int(record.port)))
+        NowPlayingService.Source(
+            key: record.instanceName, name: record.displayName,
+            endpoint: CastEndpoint(host: record.preferredAddress ?? record.host, port: Int(record.port)))
     }
 }

@@ -12,7 +12,8 @@ enum PreflightCommand {
     static var spec: CommandSpec {
         CommandSpec(
             name: "preflight",
-            abstract: "Check a whole catalog end to end: probe, captions, HTTP as the receiver fetches, validated requests, a report.",
+            abstract:
+                "Check a whole catalog end to end: probe, captions, HTTP as the receiver fetches, validated requests, a report.",
             discussion: """
                 For every item: probe the media (content type with codecs, duration, tracks, HLS segment formats), \
                 convert every caption track to WebVTT, serve local files with the built-in server, fetch every URL the \
@@ -39,28 +40,52 @@ enum PreflightCommand {
                 \(deviceList)
                 """,
             options: [
-                .option("output", short: "o", valueName: "dir", help: "Where the report and files go.", default: "preflight"),
+                .option(
+                    "output", short: "o", valueName: "dir", help: "Where the report and files go.", default: "preflight"
+                ),
                 .option("devices", valueName: "ids", help: "Comma-separated device profiles (default: all)."),
-                .option("fail-on", valueName: "level", help: "Exit 1 when a finding reaches this level.", allowedValues: ["error", "warning"],
-                        default: "error"),
+                .option(
+                    "fail-on", valueName: "level", help: "Exit 1 when a finding reaches this level.",
+                    allowedValues: ["error", "warning"],
+                    default: "error"),
                 .flag("json", help: "Print report.json to stdout instead of the summary table."),
                 .option("jobs", short: "j", valueName: "n", help: "Items inspected at once.", default: "4"),
                 .option("cache", valueName: "path", help: "The cache file (default: DIR/cache.sqlite)."),
                 .flag("no-cache", help: "Inspect everything afresh and store nothing."),
                 .flag("no-posters", help: "Do not extract poster frames for the report."),
-                .flag("progress", help: "Show progress (rate, time left) on stderr even when it is not a terminal: a line every 5 s."),
-                .flag("fix", help: "Run the ffmpeg fix for local media some device cannot play; cast the fixed copy (DIR/fixed/)."),
-                .option("origin", valueName: "origin", help: "The Origin the receiver sends.", default: "https://www.gstatic.com"),
-                .option("bind", valueName: "address", help: "Address the built-in server listens on and advertises (default: the LAN address)."),
-                .option("base-url", valueName: "url",
-                        help: "Where the local files will be published: catalog.json, load-requests.ndjson and queue.json name them by URLs under it (default: paths relative to DIR, which castprep cast serves)."),
-                .option("timeout", valueName: "seconds", help: "Per-file probe and per-request timeout.", default: "15"),
-                .option("ios", valueName: "path", help: "Also check the iOS sender app (as castprep ios check PATH) and report its findings."),
-                .option("shard", valueName: "K/N",
-                        help: "Check only shard K of N (K from 1 to N) and write a shard folder for castprep preflight merge; auto or auto/N reads K (and N) from Kubernetes, Slurm or AWS Batch."),
+                .flag(
+                    "progress",
+                    help: "Show progress (rate, time left) on stderr even when it is not a terminal: a line every 5 s."),
+                .flag(
+                    "fix",
+                    help:
+                        "Run the ffmpeg fix for local media some device cannot play; cast the fixed copy (DIR/fixed/)."),
+                .option(
+                    "origin", valueName: "origin", help: "The Origin the receiver sends.",
+                    default: "https://www.gstatic.com"),
+                .option(
+                    "bind", valueName: "address",
+                    help: "Address the built-in server listens on and advertises (default: the LAN address)."),
+                .option(
+                    "base-url", valueName: "url",
+                    help:
+                        "Where the local files will be published: catalog.json, load-requests.ndjson and queue.json name them by URLs under it (default: paths relative to DIR, which castprep cast serves)."
+                ),
+                .option(
+                    "timeout", valueName: "seconds", help: "Per-file probe and per-request timeout.", default: "15"),
+                .option(
+                    "ios", valueName: "path",
+                    help: "Also check the iOS sender app (as castprep ios check PATH) and report its findings."),
+                .option(
+                    "shard", valueName: "K/N",
+                    help:
+                        "Check only shard K of N (K from 1 to N) and write a shard folder for castprep preflight merge; auto or auto/N reads K (and N) from Kubernetes, Slurm or AWS Batch."
+                ),
                 CommonOptions.color,
             ],
-            arguments: [ArgumentSpec(name: "catalog", help: "The catalog (default: the bundled demo).", arity: .optional)],
+            arguments: [
+                ArgumentSpec(name: "catalog", help: "The catalog (default: the bundled demo).", arity: .optional)
+            ],
             subcommands: [mergeSpec],
             examples: examples,
             run: { values, io in try await run(values, io: io) })
@@ -69,7 +94,8 @@ enum PreflightCommand {
     static var mergeSpec: CommandSpec {
         CommandSpec(
             name: "merge",
-            abstract: "Merge the shard folders of castprep preflight --shard K/N into the files one run over the whole catalog writes.",
+            abstract:
+                "Merge the shard folders of castprep preflight --shard K/N into the files one run over the whole catalog writes.",
             discussion: """
                 Writes to OUT what castprep preflight CATALOG -o OUT writes: report.html, report.json, catalog.json (items in \
                 catalog order), load-requests.ndjson, queue.json, captions/ and posters/, prints the same summary and exits \
@@ -78,8 +104,10 @@ enum PreflightCommand {
                 A shard folder is finished when it holds shard.json. OUT gets no cache: each shard keeps its own.
                 """,
             options: [
-                .option("fail-on", valueName: "level", help: "Exit 1 when a finding reaches this level.", allowedValues: ["error", "warning"],
-                        default: "error"),
+                .option(
+                    "fail-on", valueName: "level", help: "Exit 1 when a finding reaches this level.",
+                    allowedValues: ["error", "warning"],
+                    default: "error"),
                 .flag("json", help: "Print report.json to stdout instead of the summary table."),
                 CommonOptions.color,
             ],
@@ -96,28 +124,37 @@ enum PreflightCommand {
         let output = values.argument("out") ?? "preflight"
         let result: PreflightMerge.Merged
         do {
-            result = try await PreflightMerge.run(output: output, shards: values.arguments("shard-dir"), rowLimit: SummaryTable.maximumRows)
+            result = try await PreflightMerge.run(
+                output: output, shards: values.arguments("shard-dir"), rowLimit: SummaryTable.maximumRows)
         } catch {
             printer.print([error.diagnostic])
             return 1
         }
         let failOn: Diagnostic.Severity = values.option("fail-on") == "warning" ? .warning : .error
-        return await finish(result.outcome, catalog: result.catalog, output: output, failOn: failOn, values: values, io: io, printer: printer)
+        return await finish(
+            result.outcome, catalog: result.catalog, output: output, failOn: failOn, values: values, io: io,
+            printer: printer)
     }
 
     static func run(_ values: ParsedValues, io: CommandIO) async throws -> Int32 {
         let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
         guard let catalog = values.arguments("catalog").first ?? DemoCatalog.locate(environment: io.environment) else {
-            printer.print([Diagnostic(.error, "preflight.demo-not-found", "the bundled demo catalog (Catalogs/preflight-demo.json) is not here",
-                                      fix: "run from the CastPrep folder, or name a catalog: castprep preflight CATALOG")])
+            printer.print([
+                Diagnostic(
+                    .error, "preflight.demo-not-found",
+                    "the bundled demo catalog (Catalogs/preflight-demo.json) is not here",
+                    fix: "run from the CastPrep folder, or name a catalog: castprep preflight CATALOG")
+            ])
             return 1
         }
         var devices = DeviceProfile.all
         if let list = values.option("devices") {
-            let (selected, unknown) = DeviceProfile.select(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            let (selected, unknown) = DeviceProfile.select(
+                list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
             if let first = unknown.first {
-                throw values.usageError("unknown device profile '\(first)'; known: \(DeviceProfile.all.map(\.id).joined(separator: ", "))",
-                                        concerning: "devices")
+                throw values.usageError(
+                    "unknown device profile '\(first)'; known: \(DeviceProfile.all.map(\.id).joined(separator: ", "))",
+                    concerning: "devices")
             }
             devices = selected
         }
@@ -128,11 +165,13 @@ enum PreflightCommand {
         configuration.origin = values.option("origin") ?? configuration.origin
         configuration.bindAddress = values.option("bind")
         if let base = values.option("base-url") {
-            guard let url = URL(string: base), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false,
-                  url.query == nil, url.fragment == nil
+            guard let url = URL(string: base), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+                url.host?.isEmpty == false,
+                url.query == nil, url.fragment == nil
             else {
-                throw values.usageError("--base-url must be an absolute http(s) URL such as https://cdn.example.com/library/, not '\(base)'",
-                                        concerning: "base-url")
+                throw values.usageError(
+                    "--base-url must be an absolute http(s) URL such as https://cdn.example.com/library/, not '\(base)'",
+                    concerning: "base-url")
             }
             configuration.publishBaseURL = base
         }
@@ -192,21 +231,30 @@ enum PreflightCommand {
         }
         progress.finish()
         // A shard may hold no item (a small catalog split many ways): the merge judges the whole.
-        let status = await finish(outcome, catalog: catalog, output: output, failOn: failOn, values: values, io: io, printer: printer,
-                                  emptyFails: configuration.shard == nil)
-        if let app { io.writeErrorLine("iOS app \(app): \(DiagnosticPrinter.tally(configuration.additionalFindings)) (castprep ios check \(app))") }
+        let status = await finish(
+            outcome, catalog: catalog, output: output, failOn: failOn, values: values, io: io, printer: printer,
+            emptyFails: configuration.shard == nil)
+        if let app {
+            io.writeErrorLine(
+                "iOS app \(app): \(DiagnosticPrinter.tally(configuration.additionalFindings)) (castprep ios check \(app))"
+            )
+        }
         return status
     }
 
     /// Prints what a run (or a merge) found — the catalog's findings, the table or report.json,
     /// the totals, the files written — and returns the exit status.
-    private static func finish(_ outcome: PreflightOutcome, catalog: String, output: String, failOn: Diagnostic.Severity, values: ParsedValues,
-                               io: CommandIO, printer: DiagnosticPrinter, emptyFails: Bool = true) async -> Int32 {
+    private static func finish(
+        _ outcome: PreflightOutcome, catalog: String, output: String, failOn: Diagnostic.Severity, values: ParsedValues,
+        io: CommandIO, printer: DiagnosticPrinter, emptyFails: Bool = true
+    ) async -> Int32 {
         var findings = outcome.catalogFindings
         if outcome.summary.items == 0, emptyFails {
             // Nothing checked is no pass: a pipeline gating on preflight must notice.
-            findings.append(Diagnostic(.warning, "preflight.catalog-empty", "\(catalog) has no items; nothing was checked",
-                                       fix: "add items to the catalog, or name another one", location: .init(file: catalog)))
+            findings.append(
+                Diagnostic(
+                    .warning, "preflight.catalog-empty", "\(catalog) has no items; nothing was checked",
+                    fix: "add items to the catalog, or name another one", location: .init(file: catalog)))
         }
         printer.print(findings)
         if values.flag("json") {
@@ -215,7 +263,9 @@ enum PreflightCommand {
             _ = try? await BlockingWork.run { copyText(atPath: path, to: io) }
         } else {
             // The table is the result (stdout); the totals and where the files went are a summary (stderr).
-            io.write(SummaryTable.render(outcome, colored: io.colorEnabled(for: .standardOutput, mode: CommonOptions.colorMode(values))))
+            io.write(
+                SummaryTable.render(
+                    outcome, colored: io.colorEnabled(for: .standardOutput, mode: CommonOptions.colorMode(values))))
         }
         io.writeError((values.flag("json") ? "" : "\n") + SummaryTable.totals(outcome))
         var written = ["Report: \(output)/report.html", "requests: \(output)/load-requests.ndjson"]
@@ -250,7 +300,8 @@ enum DemoCatalog {
     static func locate(environment: [String: String]) -> String? {
         let manager = FileManager.default
         var candidates = [manager.currentDirectoryPath]
-        var folder = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
+        var folder = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+            .deletingLastPathComponent()
         for _ in 0..<5 {
             candidates.append(folder.path)
             folder.deleteLastPathComponent()
@@ -278,11 +329,12 @@ enum SummaryTable {
         }
         func paint(_ readiness: Readiness, _ text: String) -> String {
             guard colored else { return text }
-            let code = switch readiness {
-            case .ready: "32"
-            case .readyWithWarnings: "33"
-            case .blocked: "31"
-            }
+            let code =
+                switch readiness {
+                case .ready: "32"
+                case .readyWithWarnings: "33"
+                case .blocked: "31"
+                }
             return "\u{1B}[\(code)m\(text)\u{1B}[0m"
         }
         var text = pad("item", idWidth) + "  " + pad("verdict", verdictWidth) + "  devices  why\n"
@@ -291,20 +343,24 @@ enum SummaryTable {
             text += "  " + pad("\(row.playableOn)/\(outcome.deviceCount)", 7) + "  " + (row.headline ?? "") + "\n"
         }
         // The outcome keeps only the first rows; the summary counts every item.
-        if outcome.summary.items > rows.count { text += "… and \(outcome.summary.items - rows.count) more items (see report.json)\n" }
+        if outcome.summary.items > rows.count {
+            text += "… and \(outcome.summary.items - rows.count) more items (see report.json)\n"
+        }
         return text
     }
 
     /// The totals printed after the table (on standard error, with the other summaries).
     static func totals(_ outcome: PreflightOutcome) -> String {
         let summary = outcome.summary
-        var text = "\(summary.items) item\(summary.items == 1 ? "" : "s"): \(summary.ready) ready, \(summary.readyWithWarnings) ready with warnings, "
+        var text =
+            "\(summary.items) item\(summary.items == 1 ? "" : "s"): \(summary.ready) ready, \(summary.readyWithWarnings) ready with warnings, "
         text += "\(summary.blocked) blocked"
         if summary.cached > 0 { text += " (\(summary.cached) from cache)" }
         text += "\n"
         // A fix that failed left the original in place: say so where everyone looks.
         if let failed = summary.codes["preflight.fix-failed"], failed > 0 {
-            text += "--fix failed for \(failed) item\(failed == 1 ? "" : "s") (preflight.fix-failed): the original is cast; see report.html for ffmpeg's errors\n"
+            text +=
+                "--fix failed for \(failed) item\(failed == 1 ? "" : "s") (preflight.fix-failed): the original is cast; see report.html for ffmpeg's errors\n"
         }
         return text
     }

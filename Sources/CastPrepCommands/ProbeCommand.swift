@@ -26,11 +26,19 @@ enum ProbeCommand {
                 .flag("json", help: "Print one JSON document with every result."),
                 .option("jobs", short: "j", valueName: "n", help: "How many files to probe at once.", default: "4"),
                 .option("timeout", valueName: "seconds", help: "Give up on a file after this long.", default: "15"),
-                .option("devices", valueName: "ids", help: "Comma-separated device profiles to judge against, or 'none' (default: all; see the list below)."),
-                .option("poster", valueName: "dir", help: "Also write a JPEG poster frame of each video into this directory."),
+                .option(
+                    "devices", valueName: "ids",
+                    help:
+                        "Comma-separated device profiles to judge against, or 'none' (default: all; see the list below)."
+                ),
+                .option(
+                    "poster", valueName: "dir",
+                    help: "Also write a JPEG poster frame of each video into this directory."),
                 CommonOptions.color,
             ],
-            arguments: [ArgumentSpec(name: "path", help: "Media files (local paths or http(s) URLs).", arity: .oneOrMore)],
+            arguments: [
+                ArgumentSpec(name: "path", help: "Media files (local paths or http(s) URLs).", arity: .oneOrMore)
+            ],
             examples: examples,
             run: { values, io in try await run(values, io: io) })
     }
@@ -45,10 +53,12 @@ enum ProbeCommand {
             if list == "none" {
                 devices = []
             } else {
-                let (selected, unknown) = DeviceProfile.select(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                let (selected, unknown) = DeviceProfile.select(
+                    list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
                 if let first = unknown.first {
-                    throw values.usageError("unknown device profile '\(first)'; known: \(DeviceProfile.all.map(\.id).joined(separator: ", "))",
-                                            concerning: "devices")
+                    throw values.usageError(
+                        "unknown device profile '\(first)'; known: \(DeviceProfile.all.map(\.id).joined(separator: ", "))",
+                        concerning: "devices")
                 }
                 devices = selected
             }
@@ -75,22 +85,32 @@ enum ProbeCommand {
                     }
                     io.writeErrorLine("poster: \(target.path)")
                 } catch let error as ProbeError {
-                    failures.append(Diagnostic(.warning, error.code, error.message, fix: error.fix, location: .init(file: probe.source)))
+                    failures.append(
+                        Diagnostic(
+                            .warning, error.code, error.message, fix: error.fix, location: .init(file: probe.source)))
                 } catch {
-                    failures.append(Diagnostic(.warning, "poster.write-failed", "cannot write \(target.path): \(error.localizedDescription)",
-                                               fix: "check that the directory is writable", location: .init(file: probe.source)))
+                    failures.append(
+                        Diagnostic(
+                            .warning, "poster.write-failed",
+                            "cannot write \(target.path): \(error.localizedDescription)",
+                            fix: "check that the directory is writable", location: .init(file: probe.source)))
                 }
             }
         }
         if values.flag("json") {
-            let document = JSONEnvelope.document(kind: "castprep.probe", body: [
-                "results": .array(zip(paths, results).map { path, result in
-                    switch result {
-                    case .success(let probe): json(probe, verdicts: judge.verdicts(for: probe, devices: devices))
-                    case .failure(let error): ["source": .string(path), "error": DiagnosticJSON.encode(error.diagnostic)]
-                    }
-                }),
-            ])
+            let document = JSONEnvelope.document(
+                kind: "castprep.probe",
+                body: [
+                    "results": .array(
+                        zip(paths, results).map { path, result in
+                            switch result {
+                            case .success(let probe):
+                                json(probe, verdicts: judge.verdicts(for: probe, devices: devices))
+                            case .failure(let error):
+                                ["source": .string(path), "error": DiagnosticJSON.encode(error.diagnostic)]
+                            }
+                        })
+                ])
             io.writeLine(JSONWriter.pretty.string(from: document))
         } else {
             for result in results {
@@ -107,15 +127,20 @@ enum ProbeCommand {
         var header = ["container \(probe.container)", probe.contentType]
         if let duration = probe.duration { header.append(String(format3(duration)) + " s") }
         if let bitRate = probe.bitRate { header.append("\(bitRate / 1000) kb/s") }
-        if let fastStart = probe.isFastStart { header.append(fastStart ? "fast start" : "moov at the end (not fast start)") }
+        if let fastStart = probe.isFastStart {
+            header.append(fastStart ? "fast start" : "moov at the end (not fast start)")
+        }
         var text = probe.source + "\n  " + header.joined(separator: " · ") + "\n"
         if let dash = probe.dash {
-            text += "  DASH \(dash.isLive ? "live" : "VOD") · \(dash.adaptationSets.count) adaptation set\(dash.adaptationSets.count == 1 ? "" : "s")\n"
+            text +=
+                "  DASH \(dash.isLive ? "live" : "VOD") · \(dash.adaptationSets.count) adaptation set\(dash.adaptationSets.count == 1 ? "" : "s")\n"
             for set in dash.adaptationSets {
                 for representation in set.representations {
                     var parts = ["representation", representation.id, representation.mimeType ?? set.mimeType ?? ""]
                     if let bandwidth = representation.bandwidth { parts.append("\(bandwidth / 1000) kb/s") }
-                    if let width = representation.width, let height = representation.height { parts.append("\(width)×\(height)") }
+                    if let width = representation.width, let height = representation.height {
+                        parts.append("\(width)×\(height)")
+                    }
                     if let codecs = representation.codecs ?? set.codecs { parts.append(codecs) }
                     if let language = set.language { parts.append(language) }
                     text += "    " + parts.filter { !$0.isEmpty }.joined(separator: " ") + "\n"
@@ -123,8 +148,13 @@ enum ProbeCommand {
             }
         }
         if let hls = probe.hls {
-            var line = ["HLS \(hls.isLive ? "live" : "VOD")", "\(hls.variants.count) variant\(hls.variants.count == 1 ? "" : "s")"]
-            let kinds = Dictionary(grouping: hls.renditions, by: \.type).map { "\($0.value.count) \($0.key.lowercased())" }.sorted()
+            var line = [
+                "HLS \(hls.isLive ? "live" : "VOD")",
+                "\(hls.variants.count) variant\(hls.variants.count == 1 ? "" : "s")",
+            ]
+            let kinds = Dictionary(grouping: hls.renditions, by: \.type).map {
+                "\($0.value.count) \($0.key.lowercased())"
+            }.sorted()
             line += kinds
             if let video = hls.hlsVideoSegmentFormat { line.append("hlsVideoSegmentFormat \(video)") }
             if let audio = hls.hlsSegmentFormat { line.append("hlsSegmentFormat \(audio)") }
@@ -136,7 +166,8 @@ enum ProbeCommand {
                 text += "    " + parts.joined(separator: " ") + "\n"
             }
             for rendition in hls.renditions {
-                text += "    \(rendition.type.lowercased()) \"\(rendition.name)\"\(rendition.language.map { " \($0)" } ?? "")\(rendition.isDefault ? " default" : "")\(rendition.uri.map { " \($0)" } ?? "")\n"
+                text +=
+                    "    \(rendition.type.lowercased()) \"\(rendition.name)\"\(rendition.language.map { " \($0)" } ?? "")\(rendition.isDefault ? " default" : "")\(rendition.uri.map { " \($0)" } ?? "")\n"
             }
         }
         for stream in probe.streams {
@@ -150,7 +181,11 @@ enum ProbeCommand {
             if let chroma = stream.chroma { parts.append(chroma) }
             if let hdr = stream.hdrTransfer { parts.append(hdr) }
             if let dolby = stream.dolbyVisionProfile { parts.append("Dolby Vision profile \(dolby)") }
-            if let layout = stream.channelLayout { parts.append(layout) } else if let channels = stream.channels { parts.append("\(channels) ch") }
+            if let layout = stream.channelLayout {
+                parts.append(layout)
+            } else if let channels = stream.channels {
+                parts.append("\(channels) ch")
+            }
             if let rate = stream.sampleRate { parts.append("\(rate) Hz") }
             if let text = stream.isTextSubtitle { parts.append(text ? "text" : "bitmap") }
             if let language = stream.language { parts.append(language) }
@@ -167,11 +202,12 @@ enum ProbeCommand {
         guard !verdicts.isEmpty else { return "" }
         var text = "  devices:\n"
         for group in VerdictGroup.grouping(verdicts) {
-            let mark = switch group.outcome {
-            case .plays: "plays          "
-            case .playsWithCaveats: "plays, caveats "
-            case .willNotPlay: "WILL NOT PLAY  "
-            }
+            let mark =
+                switch group.outcome {
+                case .plays: "plays          "
+                case .playsWithCaveats: "plays, caveats "
+                case .willNotPlay: "WILL NOT PLAY  "
+                }
             text += "    \(mark) \(group.devices.map(\.name).joined(separator: ", "))\n"
             for reason in group.reasons {
                 text += "      - \(reason)\n"
@@ -213,12 +249,17 @@ enum ProbeCommand {
             for verdict in verdicts {
                 let neutral = verdict.reasons.map { neutralMessage($0.message, device: verdict.device) }
                 let fix = verdict.outcome == .willNotPlay ? verdict.fix : nil
-                if let index = groups.firstIndex(where: { $0.outcome == verdict.outcome && $0.neutralReasons == neutral && $0.fix == fix }) {
+                if let index = groups.firstIndex(where: {
+                    $0.outcome == verdict.outcome && $0.neutralReasons == neutral && $0.fix == fix
+                }) {
                     groups[index].devices.append(verdict.device)
                     groups[index].reasons = neutral
                 } else {
-                    groups.append(VerdictGroup(outcome: verdict.outcome, devices: [verdict.device], reasons: verdict.reasons.map(\.message),
-                                               fix: fix, neutralReasons: neutral))
+                    groups.append(
+                        VerdictGroup(
+                            outcome: verdict.outcome, devices: [verdict.device],
+                            reasons: verdict.reasons.map(\.message),
+                            fix: fix, neutralReasons: neutral))
                 }
             }
             return groups
@@ -238,7 +279,8 @@ enum ProbeCommand {
 
     static func json(_ probe: ProbeResult, verdicts: [DeviceVerdict]) -> JSONValue {
         var members: [String: JSONValue] = [
-            "source": .string(probe.source), "formatName": .string(probe.formatName), "container": .string(probe.container),
+            "source": .string(probe.source), "formatName": .string(probe.formatName),
+            "container": .string(probe.container),
             "contentType": .string(probe.contentType),
         ]
         if let duration = probe.duration { members["duration"] = JSONValue(duration) }
@@ -248,77 +290,90 @@ enum ProbeCommand {
         if let dash = probe.dash {
             members["dash"] = [
                 "live": .bool(dash.isLive),
-                "adaptationSets": .array(dash.adaptationSets.map { set in
-                    var s: [String: JSONValue] = [:]
-                    if let mime = set.mimeType { s["mimeType"] = .string(mime) }
-                    if let language = set.language { s["language"] = .string(language) }
-                    s["representations"] = .array(set.representations.map { representation in
-                        var r: [String: JSONValue] = ["id": .string(representation.id)]
-                        if let bandwidth = representation.bandwidth { r["bandwidth"] = JSONValue(bandwidth) }
-                        if let codecs = representation.codecs ?? set.codecs { r["codecs"] = .string(codecs) }
-                        if let width = representation.width { r["width"] = JSONValue(width) }
-                        if let height = representation.height { r["height"] = JSONValue(height) }
-                        return .object(r)
-                    })
-                    return .object(s)
-                }),
+                "adaptationSets": .array(
+                    dash.adaptationSets.map { set in
+                        var s: [String: JSONValue] = [:]
+                        if let mime = set.mimeType { s["mimeType"] = .string(mime) }
+                        if let language = set.language { s["language"] = .string(language) }
+                        s["representations"] = .array(
+                            set.representations.map { representation in
+                                var r: [String: JSONValue] = ["id": .string(representation.id)]
+                                if let bandwidth = representation.bandwidth { r["bandwidth"] = JSONValue(bandwidth) }
+                                if let codecs = representation.codecs ?? set.codecs { r["codecs"] = .string(codecs) }
+                                if let width = representation.width { r["width"] = JSONValue(width) }
+                                if let height = representation.height { r["height"] = JSONValue(height) }
+                                return .object(r)
+                            })
+                        return .object(s)
+                    }),
             ]
         }
         if let hls = probe.hls {
             var h: [String: JSONValue] = [
                 "live": .bool(hls.isLive),
-                "variants": .array(hls.variants.map { variant in
-                    var v: [String: JSONValue] = ["uri": .string(variant.uri), "bandwidth": JSONValue(variant.bandwidth),
-                                                  "codecs": .array(variant.codecs.map(JSONValue.string))]
-                    if let width = variant.width { v["width"] = JSONValue(width) }
-                    if let height = variant.height { v["height"] = JSONValue(height) }
-                    return .object(v)
-                }),
-                "renditions": .array(hls.renditions.map { rendition in
-                    var r: [String: JSONValue] = ["type": .string(rendition.type), "groupId": .string(rendition.groupID),
-                                                  "name": .string(rendition.name), "default": .bool(rendition.isDefault)]
-                    if let language = rendition.language { r["language"] = .string(language) }
-                    if let uri = rendition.uri { r["uri"] = .string(uri) }
-                    return .object(r)
-                }),
+                "variants": .array(
+                    hls.variants.map { variant in
+                        var v: [String: JSONValue] = [
+                            "uri": .string(variant.uri), "bandwidth": JSONValue(variant.bandwidth),
+                            "codecs": .array(variant.codecs.map(JSONValue.string)),
+                        ]
+                        if let width = variant.width { v["width"] = JSONValue(width) }
+                        if let height = variant.height { v["height"] = JSONValue(height) }
+                        return .object(v)
+                    }),
+                "renditions": .array(
+                    hls.renditions.map { rendition in
+                        var r: [String: JSONValue] = [
+                            "type": .string(rendition.type), "groupId": .string(rendition.groupID),
+                            "name": .string(rendition.name), "default": .bool(rendition.isDefault),
+                        ]
+                        if let language = rendition.language { r["language"] = .string(language) }
+                        if let uri = rendition.uri { r["uri"] = .string(uri) }
+                        return .object(r)
+                    }),
             ]
             if let value = hls.hlsSegmentFormat { h["hlsSegmentFormat"] = .string(value) }
             if let value = hls.hlsVideoSegmentFormat { h["hlsVideoSegmentFormat"] = .string(value) }
             members["hls"] = .object(h)
         }
-        members["streams"] = .array(probe.streams.map { stream in
-            var s: [String: JSONValue] = ["index": JSONValue(stream.index), "kind": .string(stream.kind.rawValue), "codec": .string(stream.codec)]
-            func put(_ key: String, _ value: String?) { if let value { s[key] = .string(value) } }
-            func put(_ key: String, _ value: Int?) { if let value { s[key] = JSONValue(value) } }
-            func put(_ key: String, _ value: Double?) { if let value { s[key] = JSONValue(value) } }
-            func put(_ key: String, _ value: Bool?) { if let value { s[key] = .bool(value) } }
-            put("codecString", stream.codecString)
-            put("profile", stream.profile)
-            put("level", stream.level)
-            put("language", stream.language)
-            put("default", stream.isDefault)
-            put("forced", stream.isForced)
-            put("width", stream.width)
-            put("height", stream.height)
-            put("frameRate", stream.frameRate)
-            put("bitDepth", stream.bitDepth)
-            put("chroma", stream.chroma)
-            put("hdrTransfer", stream.hdrTransfer)
-            put("dolbyVisionProfile", stream.dolbyVisionProfile)
-            put("channels", stream.channels)
-            put("channelLayout", stream.channelLayout)
-            put("sampleRate", stream.sampleRate)
-            put("textSubtitle", stream.isTextSubtitle)
-            return .object(s)
-        })
-        members["devices"] = .array(verdicts.map { verdict in
-            var v: [String: JSONValue] = [
-                "device": .string(verdict.device.id), "outcome": .string(verdict.outcome.rawValue),
-                "reasons": .array(verdict.reasons.map(DiagnosticJSON.encode)),
-            ]
-            if let fix = verdict.fix { v["fix"] = .string(fix) }
-            return .object(v)
-        })
+        members["streams"] = .array(
+            probe.streams.map { stream in
+                var s: [String: JSONValue] = [
+                    "index": JSONValue(stream.index), "kind": .string(stream.kind.rawValue),
+                    "codec": .string(stream.codec),
+                ]
+                func put(_ key: String, _ value: String?) { if let value { s[key] = .string(value) } }
+                func put(_ key: String, _ value: Int?) { if let value { s[key] = JSONValue(value) } }
+                func put(_ key: String, _ value: Double?) { if let value { s[key] = JSONValue(value) } }
+                func put(_ key: String, _ value: Bool?) { if let value { s[key] = .bool(value) } }
+                put("codecString", stream.codecString)
+                put("profile", stream.profile)
+                put("level", stream.level)
+                put("language", stream.language)
+                put("default", stream.isDefault)
+                put("forced", stream.isForced)
+                put("width", stream.width)
+                put("height", stream.height)
+                put("frameRate", stream.frameRate)
+                put("bitDepth", stream.bitDepth)
+                put("chroma", stream.chroma)
+                put("hdrTransfer", stream.hdrTransfer)
+                put("dolbyVisionProfile", stream.dolbyVisionProfile)
+                put("channels", stream.channels)
+                put("channelLayout", stream.channelLayout)
+                put("sampleRate", stream.sampleRate)
+                put("textSubtitle", stream.isTextSubtitle)
+                return .object(s)
+            })
+        members["devices"] = .array(
+            verdicts.map { verdict in
+                var v: [String: JSONValue] = [
+                    "device": .string(verdict.device.id), "outcome": .string(verdict.outcome.rawValue),
+                    "reasons": .array(verdict.reasons.map(DiagnosticJSON.encode)),
+                ]
+                if let fix = verdict.fix { v["fix"] = .string(fix) }
+                return .object(v)
+            })
         return .object(members)
     }
 }

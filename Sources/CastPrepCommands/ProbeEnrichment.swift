@@ -18,11 +18,12 @@ extension ProbeEnrichment {
 
     /// ``enrich(_:builder:width:)``, also returning each probed item's result by item index.
     static func enrichKeepingProbes(_ items: inout [CatalogItem], builder: CastRequestBuilder, width: Int) async
-        -> (diagnostics: [Diagnostic], probes: [Int: ProbeResult]) {
+        -> (diagnostics: [Diagnostic], probes: [Int: ProbeResult])
+    {
         var targets: [(item: Int, source: Int, path: String)] = []
         for (index, item) in items.enumerated() {
             guard let chosen = builder.preferredSource(of: item), let sourceIndex = item.sources.firstIndex(of: chosen),
-                  let url = URL(string: chosen.url), url.isFileURL
+                let url = URL(string: chosen.url), url.isFileURL
             else { continue }
             targets.append((index, sourceIndex, url.path))
         }
@@ -35,11 +36,15 @@ extension ProbeEnrichment {
             switch result {
             case .failure(let error):
                 let item = items[target.item]
-                diagnostics.append(Diagnostic(.error, error.code, "\(label)\(error.message) (\(target.path))", fix: error.fix,
-                                              location: item.location, path: item.path))
+                diagnostics.append(
+                    Diagnostic(
+                        .error, error.code, "\(label)\(error.message) (\(target.path))", fix: error.fix,
+                        location: item.location, path: item.path))
             case .success(let probe):
                 probes[target.item] = probe
-                for var finding in apply(probe, toSourceAt: target.source, of: &items[target.item], conflicts: .keepCatalog) {
+                for var finding in apply(
+                    probe, toSourceAt: target.source, of: &items[target.item], conflicts: .keepCatalog)
+                {
                     finding.message = label + finding.message
                     diagnostics.append(finding)
                 }

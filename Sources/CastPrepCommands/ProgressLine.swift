@@ -60,7 +60,8 @@ final class ProgressLine: Sendable {
             if done < total, let last = state.lastShown, now - last < interval { return nil }
             state.lastShown = now
             state.isShowing = mode == .redrawn
-            return Self.text(done: done, total: total, counted: done - first.done, in: now - first.instant, ran: now - state.start)
+            return Self.text(
+                done: done, total: total, counted: done - first.done, in: now - first.instant, ran: now - state.start)
         }
         guard let text else { return }
         if mode == .redrawn {
@@ -90,7 +91,9 @@ final class ProgressLine: Sendable {
         var text = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] "
         text += "\(grouped(clamped))/\(grouped(total)) items"
         let seconds = Self.seconds(elapsed)
-        guard counted > 0, seconds > 0 else { return clamped == total ? text + " · " + clock(seconds: Self.seconds(ran)) : text }
+        guard counted > 0, seconds > 0 else {
+            return clamped == total ? text + " · " + clock(seconds: Self.seconds(ran)) : text
+        }
         let rate = Double(counted) / seconds
         text += " · " + (rate >= 10 ? grouped(Int(rate.rounded())) : String(Double(Int(rate * 10)) / 10)) + " items/s"
         if clamped < total {

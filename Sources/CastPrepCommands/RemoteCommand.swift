@@ -50,8 +50,9 @@ enum RemoteCommand {
     static let examples: [CommandExample] = [
         CommandExample("Choose a device on the network and control it", "castprep remote"),
         CommandExample("Control the emulator on this machine", "castprep remote --host 127.0.0.1:8009"),
-        CommandExample("A one-line controller for a tmux pane, with your own buttons and colours",
-                       "castprep remote --device \"Living Room TV\" --mini --layout buttons.json --style colors.json"),
+        CommandExample(
+            "A one-line controller for a tmux pane, with your own buttons and colours",
+            "castprep remote --device \"Living Room TV\" --mini --layout buttons.json --style colors.json"),
     ]
 
     /// The codes of `remote`'s own failures.
@@ -63,26 +64,39 @@ enum RemoteCommand {
             do {
                 _ = try CastHostAddress(parsing: host)
             } catch {
-                throw values.usageError(error.diagnostic.message + (error.diagnostic.fix.map { "; \($0)" } ?? ""), concerning: "host")
+                throw values.usageError(
+                    error.diagnostic.message + (error.diagnostic.fix.map { "; \($0)" } ?? ""), concerning: "host")
             }
         }
         _ = try values.number("discovery-timeout", in: 0.1...120)
         var layout = RemoteLayout.standard
         var style = RemoteStyleSheet.standard
         do {
-            if let path = values.option("layout") { layout = try RemoteLayout.parse(try await readFile(path, what: "layout"), path: path) }
-            if let path = values.option("style") { style = style.overlaid(with: try RemoteStyleSheet.parse(try await readFile(path, what: "style"), path: path)) }
+            if let path = values.option("layout") {
+                layout = try RemoteLayout.parse(try await readFile(path, what: "layout"), path: path)
+            }
+            if let path = values.option("style") {
+                style = style.overlaid(
+                    with: try RemoteStyleSheet.parse(try await readFile(path, what: "style"), path: path))
+            }
         } catch let error as RemoteFileError {
             printer.print([error.diagnostic])
             return 1
         }
         guard TerminalSession.isTerminal(), io.stdoutIsTerminal else {
-            printer.print([Diagnostic(.error, notTerminalCode, "castprep remote needs a terminal on standard input and output",
-                                      fix: "run it in a terminal (or a tmux pane); for scripts use castprep control and castprep status --watch")])
+            printer.print([
+                Diagnostic(
+                    .error, notTerminalCode, "castprep remote needs a terminal on standard input and output",
+                    fix:
+                        "run it in a terminal (or a tmux pane); for scripts use castprep control and castprep status --watch"
+                )
+            ])
             return 1
         }
         // A named device is found before the screen opens, so that a wrong name reads as it does in cast and control.
-        let named = values.option("device") ?? io.environment[DeviceTarget.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
+        let named =
+            values.option("device")
+            ?? io.environment[DeviceTarget.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
         var target: DeviceTarget?
         if values.option("host") != nil || named != nil {
             guard let found = try await DeviceTarget.resolve(values, io: io, printer: printer) else { return 1 }
@@ -92,16 +106,22 @@ enum RemoteCommand {
         let mini = values.flag("mini")
         let session: TerminalSession
         do {
-            session = try TerminalSession.enter(enter: mini ? "\u{1B}[?25l" : TerminalRenderer.enterFullScreen,
-                                                leave: mini ? "\u{1B}[0m\r\u{1B}[K\u{1B}[?25h" : TerminalRenderer.leaveFullScreen)
+            session = try TerminalSession.enter(
+                enter: mini ? "\u{1B}[?25l" : TerminalRenderer.enterFullScreen,
+                leave: mini ? "\u{1B}[0m\r\u{1B}[K\u{1B}[?25h" : TerminalRenderer.leaveFullScreen)
         } catch {
-            printer.print([Diagnostic(.error, notTerminalCode, "cannot put the terminal into raw mode: \(error)", fix: "run castprep remote in a terminal")])
+            printer.print([
+                Diagnostic(
+                    .error, notTerminalCode, "cannot put the terminal into raw mode: \(error)",
+                    fix: "run castprep remote in a terminal")
+            ])
             return 1
         }
         let inbox = AsyncStream<RemoteEvent>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let reader: TerminalKeyReader?
         do {
-            reader = try TerminalKeyReader.start(onBytes: { inbox.continuation.yield(.keys($0)) }, onEnd: { inbox.continuation.yield(.inputEnded) })
+            reader = try TerminalKeyReader.start(
+                onBytes: { inbox.continuation.yield(.keys($0)) }, onEnd: { inbox.continuation.yield(.inputEnded) })
         } catch {
             reader = nil
         }
@@ -115,8 +135,9 @@ enum RemoteCommand {
                 inbox.continuation.yield(.tick)
             }
         }
-        var loop = RemoteLoop(session: session, inbox: inbox.stream, post: inbox.continuation, values: values, io: io,
-                              depth: colorDepth(values, io: io), layout: layout, style: style, mini: mini, book: book)
+        var loop = RemoteLoop(
+            session: session, inbox: inbox.stream, post: inbox.continuation, values: values, io: io,
+            depth: colorDepth(values, io: io), layout: layout, style: style, mini: mini, book: book)
         let status = await loop.run(target: target)
         ticker.cancel()
         signalTask.cancel()
@@ -148,8 +169,11 @@ enum RemoteCommand {
                 return Array(try handle.read(upToCount: RemoteFiles.maximumBytes + 1) ?? Data())
             }
         } catch {
-            throw RemoteFileError(Diagnostic(.error, "remote.file-unreadable", "cannot read the \(what) file: \((error as NSError).localizedDescription)",
-                                             fix: "check the path and its permissions", location: .init(file: path)))
+            throw RemoteFileError(
+                Diagnostic(
+                    .error, "remote.file-unreadable",
+                    "cannot read the \(what) file: \((error as NSError).localizedDescription)",
+                    fix: "check the path and its permissions", location: .init(file: path)))
         }
     }
 }
@@ -184,8 +208,11 @@ struct RemoteLoop {
     /// A line printed on standard error after the terminal is restored.
     var farewell: String?
 
-    init(session: TerminalSession, inbox: AsyncStream<RemoteEvent>, post: AsyncStream<RemoteEvent>.Continuation, values: ParsedValues, io: CommandIO,
-         depth: ColorDepth, layout: RemoteLayout, style: RemoteStyleSheet, mini: Bool, book: DeviceBook?) {
+    init(
+        session: TerminalSession, inbox: AsyncStream<RemoteEvent>, post: AsyncStream<RemoteEvent>.Continuation,
+        values: ParsedValues, io: CommandIO,
+        depth: ColorDepth, layout: RemoteLayout, style: RemoteStyleSheet, mini: Bool, book: DeviceBook?
+    ) {
         self.session = session
         self.inbox = inbox
         self.post = post
@@ -267,7 +294,8 @@ struct RemoteLoop {
         let post = post
         func search() {
             Task {
-                let locator = CastDeviceLocator(configuration: .init(timeout: .milliseconds(Int(timeout * 1000)), interfaceNames: interfaces))
+                let locator = CastDeviceLocator(
+                    configuration: .init(timeout: .milliseconds(Int(timeout * 1000)), interfaceNames: interfaces))
                 let run: CastDiscoveryRun
                 do throws(CastDeviceLocatorError) {
                     run = try await locator.discover()
@@ -277,8 +305,11 @@ struct RemoteLoop {
                 }
                 let devices = run.devices.map(LocatedCastDevice.init)
                 if devices.isEmpty {
-                    var error = CastDeviceLocatorError(run.nothingFoundDiagnostic ?? Diagnostic(.error, "discovery.no-cast-device", "no Cast device answered"))
-                    error.troubleshooting = run.troubleshooting(otherInterfaces: (try? NetworkInterface.usable().map(\.name)) ?? [])
+                    var error = CastDeviceLocatorError(
+                        run.nothingFoundDiagnostic
+                            ?? Diagnostic(.error, "discovery.no-cast-device", "no Cast device answered"))
+                    error.troubleshooting = run.troubleshooting(
+                        otherInterfaces: (try? NetworkInterface.usable().map(\.name)) ?? [])
                     post.yield(.discovered([], error))
                 } else {
                     post.yield(.discovered(devices, nil))
@@ -299,14 +330,18 @@ struct RemoteLoop {
                         search()
                     case .connect(let entry):
                         guard let device = found.first(where: { entryFor($0).address == entry.address }) else { break }
-                        return .chosen(DeviceTarget(endpoint: CastEndpoint(host: device.host, port: device.port), name: device.displayName, model: device.model))
+                        return .chosen(
+                            DeviceTarget(
+                                endpoint: CastEndpoint(host: device.host, port: device.port), name: device.displayName,
+                                model: device.model))
                     }
                 }
             case .discovered(let devices, let error):
                 found = devices
                 if let error {
-                    chooser.phase = .noDevices(message: error.diagnostic.message + (error.diagnostic.fix.map { ". " + $0 } ?? ""),
-                                               advice: error.troubleshooting)
+                    chooser.phase = .noDevices(
+                        message: error.diagnostic.message + (error.diagnostic.fix.map { ". " + $0 } ?? ""),
+                        advice: error.troubleshooting)
                 } else {
                     let entries = DeviceChooser.ordered(devices.map(entryFor))
                     chooser.phase = .choosing(entries, selection: 0)
@@ -322,12 +357,15 @@ struct RemoteLoop {
 
     func entryFor(_ device: LocatedCastDevice) -> DeviceChooser.Entry {
         let defaultName = book?.config.defaultDevice.map { book?.config.resolvingAlias($0) ?? $0 }
-        let isDefault = defaultName.map { name in
-            CastDeviceMatcher.fold(name) == CastDeviceMatcher.fold(device.friendlyName ?? "") || name == device.id?.hex
-                || name == device.address.description
-        } ?? false
-        return DeviceChooser.Entry(name: device.displayName, model: device.model, address: device.address.description, isGroup: device.isGroup,
-                                   isDefault: isDefault)
+        let isDefault =
+            defaultName.map { name in
+                CastDeviceMatcher.fold(name) == CastDeviceMatcher.fold(device.friendlyName ?? "")
+                    || name == device.id?.hex
+                    || name == device.address.description
+            } ?? false
+        return DeviceChooser.Entry(
+            name: device.displayName, model: device.model, address: device.address.description, isGroup: device.isGroup,
+            isDefault: isDefault)
     }
 
     // MARK: - Controller
@@ -336,8 +374,9 @@ struct RemoteLoop {
         let sender = target.makeSender()
         await sender.reconfigure { $0.reconnect = StatusCommand.watchReconnectPolicy }
         let showIntroduction = !(book?.config.remoteIntroductionShown ?? false)
-        var controller = RemoteController(snapshot: RemoteSnapshot(device: target.name), layout: layout, style: style, depth: depth,
-                                          presentation: mini ? .mini : .expanded, showsIntroduction: showIntroduction)
+        var controller = RemoteController(
+            snapshot: RemoteSnapshot(device: target.name), layout: layout, style: style, depth: depth,
+            presentation: mini ? .mini : .expanded, showsIntroduction: showIntroduction)
         var failure: DeviceChooser?
         let post = post
         let connectTask = Task {
@@ -363,10 +402,13 @@ struct RemoteLoop {
             case .connected(let error?):
                 // The device did not answer: the "no devices available" screen with what went wrong.
                 let lines = error.split(separator: "\n").map(String.init)
-                failure = DeviceChooser(phase: .noDevices(message: lines.first ?? error, advice: Array(lines.dropFirst()) + [
-                    "check that \(target.endpoint) is the device's address and Cast port (castprep devices --host \(target.endpoint) asks it directly)",
-                    "on Wi-Fi, guest networks and client isolation keep devices apart; use the same network as the device",
-                ]), style: style, depth: depth)
+                failure = DeviceChooser(
+                    phase: .noDevices(
+                        message: lines.first ?? error,
+                        advice: Array(lines.dropFirst()) + [
+                            "check that \(target.endpoint) is the device's address and Cast port (castprep devices --host \(target.endpoint) asks it directly)",
+                            "on Wi-Fi, guest networks and client isolation keep devices apart; use the same network as the device",
+                        ]), style: style, depth: depth)
                 await sender.close()
             case .connected(nil):
                 let events = await sender.events()
@@ -378,7 +420,9 @@ struct RemoteLoop {
                 switch event {
                 case .receiverStatusChanged, .sessionChanged(nil), .connectionChanged(.connected), .sessionResumed:
                     let state = await sender.state
-                    if state.connection == .connected, let app = StatusCommand.joinableApp(in: state.receiver), state.session?.transportID != app.transportID {
+                    if state.connection == .connected, let app = StatusCommand.joinableApp(in: state.receiver),
+                        state.session?.transportID != app.transportID
+                    {
                         Task { _ = try? await sender.join() }
                     }
                 case .deviceError(let explanation):
@@ -431,14 +475,18 @@ struct RemoteLoop {
     func refresh(_ controller: inout RemoteController, from sender: CastSender, lastMedia: inout MediaStatus?) async {
         let state = await sender.state
         var snapshot = controller.snapshot
-        snapshot.link = switch state.connection {
-        case .connected: .connected
-        case .connecting, .disconnected: .connecting
-        case .reconnecting(let attempt): .reconnecting(attempt: attempt)
-        case .failed(let reason): .failed(reason)
-        case .closed: .failed("closed")
-        }
-        let app = state.session.flatMap { session in state.receiver?.applications?.first { $0.transportID == session.transportID } }
+        snapshot.link =
+            switch state.connection {
+            case .connected: .connected
+            case .connecting, .disconnected: .connecting
+            case .reconnecting(let attempt): .reconnecting(attempt: attempt)
+            case .failed(let reason): .failed(reason)
+            case .closed: .failed("closed")
+            }
+        let app =
+            state.session.flatMap { session in
+                state.receiver?.applications?.first { $0.transportID == session.transportID }
+            }
             ?? StatusCommand.joinableApp(in: state.receiver)
         snapshot.app = state.session?.displayName ?? app?.displayName
         snapshot.volume = state.deviceVolume
@@ -483,12 +531,14 @@ struct RemoteLoop {
                 case .setTextTrackStyle(let style): _ = try await sender.setTextTrackStyle(style)
                 case .jump(let itemID): _ = try await sender.jump(toItem: itemID)
                 case .remove(let itemID): _ = try await sender.queueRemove(itemIDs: [itemID])
-                case .reorder(let itemID, let before): _ = try await sender.queueReorder(itemIDs: [itemID], before: before)
+                case .reorder(let itemID, let before):
+                    _ = try await sender.queueReorder(itemIDs: [itemID], before: before)
                 case .sendMessage(let namespace, let payload):
                     try await sender.sendCustomMessage(namespace: namespace, payload: payload)
                     post.yield(.notice("sent on \(namespace)"))
                 case .runCommand(let command):
-                    let status = try await RemoteLoop.runShell(command, device: target.endpoint.description, environment: environment)
+                    let status = try await RemoteLoop.runShell(
+                        command, device: target.endpoint.description, environment: environment)
                     post.yield(.notice("\(command.prefix(40)): exit \(status)"))
                 case .introductionSeen, .quit:
                     break

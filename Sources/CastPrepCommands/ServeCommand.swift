@@ -27,18 +27,41 @@ enum ServeCommand {
                 Runs until interrupted (Ctrl-C or SIGTERM). One line per request goes to stderr unless --quiet.
                 """,
             options: [
-                .option("port", short: "p", valueName: "n", help: "TCP port to listen on; 0 picks a free one.", default: "8000"),
-                .option("bind", valueName: "addr", help: "Local address to listen on and advertise (default: every IPv4 interface)."),
-                .option("device", valueName: "addr", help: "Address of the Cast device; the URL uses the local address that routes to it."),
-                .option("advertise", valueName: "host", help: "Host to put in the printed URL instead of choosing one."),
-                .repeating("mount", valueName: "prefix=dir", help: "Also serve a directory under a URL prefix, e.g. /captions=out/captions."),
-                .repeating("origin", valueName: "origin", help: "Allow only this origin to read from script (repeatable; default: every origin, '*'). The Default Media Receiver's is https://www.gstatic.com."),
+                .option(
+                    "port", short: "p", valueName: "n", help: "TCP port to listen on; 0 picks a free one.",
+                    default: "8000"),
+                .option(
+                    "bind", valueName: "addr",
+                    help: "Local address to listen on and advertise (default: every IPv4 interface)."),
+                .option(
+                    "device", valueName: "addr",
+                    help: "Address of the Cast device; the URL uses the local address that routes to it."),
+                .option(
+                    "advertise", valueName: "host", help: "Host to put in the printed URL instead of choosing one."),
+                .repeating(
+                    "mount", valueName: "prefix=dir",
+                    help: "Also serve a directory under a URL prefix, e.g. /captions=out/captions."),
+                .repeating(
+                    "origin", valueName: "origin",
+                    help:
+                        "Allow only this origin to read from script (repeatable; default: every origin, '*'). The Default Media Receiver's is https://www.gstatic.com."
+                ),
                 .flag("credentials", help: "Allow credentialed requests (echoes the origin instead of '*')."),
                 .option("max-connections", valueName: "n", help: "Connections open at once, in total.", default: "256"),
-                .option("max-per-address", valueName: "n", help: "Connections open at once from one address (0: no limit).", default: "64"),
-                .option("timeout", valueName: "seconds", help: "Close a connection after this long without traffic.", default: "30"),
-                .repeating("allow", valueName: "addr|cidr", help: "Answer only these clients, e.g. 192.168.1.50 or 192.168.1.0/24 or fd00::/8 (repeatable); others get 403."),
-                .flag("token", help: "Serve under a random secret path prefix, printed in the URL; requests without it get 404."),
+                .option(
+                    "max-per-address", valueName: "n", help: "Connections open at once from one address (0: no limit).",
+                    default: "64"),
+                .option(
+                    "timeout", valueName: "seconds", help: "Close a connection after this long without traffic.",
+                    default: "30"),
+                .repeating(
+                    "allow", valueName: "addr|cidr",
+                    help:
+                        "Answer only these clients, e.g. 192.168.1.50 or 192.168.1.0/24 or fd00::/8 (repeatable); others get 403."
+                ),
+                .flag(
+                    "token",
+                    help: "Serve under a random secret path prefix, printed in the URL; requests without it get 404."),
                 .flag("quiet", short: "q", help: "Do not log requests."),
                 CommonOptions.color,
             ],
@@ -50,18 +73,24 @@ enum ServeCommand {
     static func run(_ values: ParsedValues, io: CommandIO) async throws -> Int32 {
         let directory = values.argument("dir") ?? "."
         let port = try values.integer("port", in: 0...65_535) ?? 8000
-        var configuration = MediaServerConfiguration(mounts: [.init(urlPrefix: "/", directory: directory)], port: UInt16(port))
+        var configuration = MediaServerConfiguration(
+            mounts: [.init(urlPrefix: "/", directory: directory)], port: UInt16(port))
         for mount in values.options("mount") {
-            guard let equals = mount.firstIndex(of: "="), mount.hasPrefix("/"), equals != mount.index(before: mount.endIndex) else {
-                throw values.usageError("the mount '\(mount)' is not PREFIX=DIR with a prefix starting with '/'", concerning: "mount")
+            guard let equals = mount.firstIndex(of: "="), mount.hasPrefix("/"),
+                equals != mount.index(before: mount.endIndex)
+            else {
+                throw values.usageError(
+                    "the mount '\(mount)' is not PREFIX=DIR with a prefix starting with '/'", concerning: "mount")
             }
-            configuration.mounts.append(.init(urlPrefix: String(mount[..<equals]), directory: String(mount[mount.index(after: equals)...])))
+            configuration.mounts.append(
+                .init(urlPrefix: String(mount[..<equals]), directory: String(mount[mount.index(after: equals)...])))
         }
         configuration.bindAddress = values.option("bind")
         configuration.reachableFrom = values.option("device")
         configuration.advertisedHost = values.option("advertise")
         let origins = values.options("origin")
-        configuration.cors = CORSPolicy(allowedOrigins: origins.isEmpty ? .any : .only(origins), allowsCredentials: values.flag("credentials"))
+        configuration.cors = CORSPolicy(
+            allowedOrigins: origins.isEmpty ? .any : .only(origins), allowsCredentials: values.flag("credentials"))
         configuration.limits.maximumConnections = try values.integer("max-connections", in: 1...65_536) ?? 256
         configuration.limits.maximumConnectionsPerAddress = try values.integer("max-per-address", in: 0...65_536) ?? 64
         configuration.limits.idleTimeoutSeconds = try values.integer("timeout", in: 1...86_400) ?? 30
@@ -82,10 +111,12 @@ enum ServeCommand {
 
         let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
         if !origins.isEmpty, !origins.contains(where: { $0.lowercased() == receiverOrigin }) {
-            printer.print([Diagnostic(
-                .warning, "serve.origin-list-excludes-receiver",
-                "the allowed origins leave out \(receiverOrigin), where the Default Media Receiver runs; it will not load this media",
-                fix: "add --origin \(receiverOrigin), or leave --origin out to allow every origin")])
+            printer.print([
+                Diagnostic(
+                    .warning, "serve.origin-list-excludes-receiver",
+                    "the allowed origins leave out \(receiverOrigin), where the Default Media Receiver runs; it will not load this media",
+                    fix: "add --origin \(receiverOrigin), or leave --origin out to allow every origin")
+            ])
         }
         let server = MediaServer(configuration: configuration)
         let endpoint: MediaServer.Endpoint
@@ -122,11 +153,16 @@ enum ServeCommand {
     static func exposure(_ endpoint: MediaServer.Endpoint, configuration: MediaServerConfiguration) -> String {
         let everyInterface = endpoint.boundAddress == "0.0.0.0" || endpoint.boundAddress == "::"
         let listening = everyInterface ? "every interface" : hostPort(endpoint.boundAddress, endpoint.port)
-        let clients = configuration.allowedClients.map { "clients \($0.ranges.map(\.description).joined(separator: ", ")) only" } ?? "any client"
-        let origins = configuration.cors.allowedOrigins == .any ? "any web page (Access-Control-Allow-Origin: *)" : "the --origin pages only"
+        let clients =
+            configuration.allowedClients.map { "clients \($0.ranges.map(\.description).joined(separator: ", ")) only" }
+            ?? "any client"
+        let origins =
+            configuration.cors.allowedOrigins == .any
+            ? "any web page (Access-Control-Allow-Origin: *)" : "the --origin pages only"
         let paths = configuration.pathToken == nil ? "every file by its path" : "files under the secret path only"
         return "castprep: listening on \(listening), answering \(clients), \(paths), for \(origins)"
-            + (configuration.allowedClients == nil && configuration.pathToken == nil ? "; restrict with --bind, --allow, --token, --origin" : "")
+            + (configuration.allowedClients == nil && configuration.pathToken == nil
+                ? "; restrict with --bind, --allow, --token, --origin" : "")
     }
 
     /// The origin of Google's Default Media Receiver and styled receivers.
@@ -135,9 +171,11 @@ enum ServeCommand {
     /// The lines printed on start: where the media is, and why that address.
     static func describe(_ endpoint: MediaServer.Endpoint, configuration: MediaServerConfiguration) -> String {
         let root = configuration.mounts.first?.directory ?? "."
-        var text = "Serving \(root) at \(endpoint.baseURL) (bound to \(hostPort(endpoint.boundAddress, endpoint.port)))\n"
+        var text =
+            "Serving \(root) at \(endpoint.baseURL) (bound to \(hostPort(endpoint.boundAddress, endpoint.port)))\n"
         for mount in configuration.mounts.dropFirst() {
-            text += "  \(endpoint.url(forPath: mount.urlPrefix.hasSuffix("/") ? mount.urlPrefix : mount.urlPrefix + "/")) serves \(mount.directory)\n"
+            text +=
+                "  \(endpoint.url(forPath: mount.urlPrefix.hasSuffix("/") ? mount.urlPrefix : mount.urlPrefix + "/")) serves \(mount.directory)\n"
         }
         text += "  address: \(endpoint.addressChoice.explanation)\n"
         let others = endpoint.addressChoice.candidates.filter { $0.address != endpoint.addressChoice.host }

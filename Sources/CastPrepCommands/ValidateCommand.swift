@@ -28,7 +28,10 @@ enum ValidateCommand {
                 .flag("quiet", short: "q", help: "Print nothing for files without findings."),
                 CommonOptions.color,
             ],
-            arguments: [ArgumentSpec(name: "file", help: "Request files (.json or .ndjson), or - for standard input.", arity: .oneOrMore)],
+            arguments: [
+                ArgumentSpec(
+                    name: "file", help: "Request files (.json or .ndjson), or - for standard input.", arity: .oneOrMore)
+            ],
             examples: examples,
             run: { values, io in try await run(values, io: io) })
     }
@@ -58,17 +61,20 @@ enum ValidateCommand {
         }
         let all = reports.flatMap(\.diagnostics)
         if values.flag("json") {
-            let document = JSONEnvelope.document(kind: "castprep.validate", body: [
-                "files": .array(reports.map { report in
-                    [
-                        "file": .string(report.file),
-                        "messages": .array(report.messages.map(JSONValue.string)),
-                        "valid": .bool(!report.diagnostics.containsErrors),
-                        "diagnostics": .array(report.diagnostics.sortedForDisplay().map(DiagnosticJSON.encode)),
-                    ]
-                }),
-                "valid": .bool(!all.containsErrors),
-            ])
+            let document = JSONEnvelope.document(
+                kind: "castprep.validate",
+                body: [
+                    "files": .array(
+                        reports.map { report in
+                            [
+                                "file": .string(report.file),
+                                "messages": .array(report.messages.map(JSONValue.string)),
+                                "valid": .bool(!report.diagnostics.containsErrors),
+                                "diagnostics": .array(report.diagnostics.sortedForDisplay().map(DiagnosticJSON.encode)),
+                            ]
+                        }),
+                    "valid": .bool(!all.containsErrors),
+                ])
             io.writeLine(JSONWriter.pretty.string(from: document))
         }
         return all.containsErrors ? 1 : 0
@@ -90,10 +96,14 @@ enum ValidateCommand {
         let descriptor = file == "-" ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let exists = FileManager.default.fileExists(atPath: file)
-            return FileReport(file: file, messages: [], diagnostics: [
-                Diagnostic(.error, exists ? "file.unreadable" : "file.not-found", exists ? "cannot read \(file)" : "no such file: \(file)",
-                           fix: exists ? "check the permissions" : "check the path", location: .init(file: file)),
-            ])
+            return FileReport(
+                file: file, messages: [],
+                diagnostics: [
+                    Diagnostic(
+                        .error, exists ? "file.unreadable" : "file.not-found",
+                        exists ? "cannot read \(file)" : "no such file: \(file)",
+                        fix: exists ? "check the permissions" : "check the path", location: .init(file: file))
+                ])
         }
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
         let bytes: [UInt8]
@@ -102,27 +112,37 @@ enum ValidateCommand {
             bytes = read
         case .failure(.tooLarge):
             let what = file == "-" ? "standard input" : file
-            return FileReport(file: file, messages: [], diagnostics: [
-                Diagnostic(.error, "file.too-large", "\(what) is larger than \(limit) bytes; nothing was validated",
-                           fix: "split the requests into several files (NDJSON splits at any line: split -l 100000)", location: .init(file: file)),
-            ])
+            return FileReport(
+                file: file, messages: [],
+                diagnostics: [
+                    Diagnostic(
+                        .error, "file.too-large", "\(what) is larger than \(limit) bytes; nothing was validated",
+                        fix: "split the requests into several files (NDJSON splits at any line: split -l 100000)",
+                        location: .init(file: file))
+                ])
         case .failure(.unreadable(let code)):
-            return FileReport(file: file, messages: [], diagnostics: [
-                Diagnostic(.error, "file.unreadable", "cannot read \(file): \(String(cString: strerror(code)))",
-                           fix: "check that it is a readable file", location: .init(file: file)),
-            ])
+            return FileReport(
+                file: file, messages: [],
+                diagnostics: [
+                    Diagnostic(
+                        .error, "file.unreadable", "cannot read \(file): \(String(cString: strerror(code)))",
+                        fix: "check that it is a readable file", location: .init(file: file))
+                ])
         }
         let isNDJSON = file.hasSuffix(".ndjson") || file.hasSuffix(".jsonl") || looksLikeNDJSON(bytes)
         var report: FileReport
         if isNDJSON {
             report = validateLines(bytes, file: file)
-        } else if file != "-", RequestDocument.kind(of: bytes, file: file) == .catalog, let catalog = validateCatalog(bytes, file: file) {
+        } else if file != "-", RequestDocument.kind(of: bytes, file: file) == .catalog,
+            let catalog = validateCatalog(bytes, file: file)
+        {
             report = catalog
         } else {
             report = validateDocument(bytes, file: file, lineOffset: 0)
         }
         if file != "-" {
-            report.diagnostics = LocalReferences.check(report.diagnostics, folder: URL(fileURLWithPath: file).deletingLastPathComponent(), file: file)
+            report.diagnostics = LocalReferences.check(
+                report.diagnostics, folder: URL(fileURLWithPath: file).deletingLastPathComponent(), file: file)
         }
         return report
     }
@@ -152,10 +172,11 @@ enum ValidateCommand {
             if item.preflight?.isBlocked == true { blocked.append(item.id) }
         }
         if !blocked.isEmpty {
-            report.diagnostics.append(Diagnostic(
-                .note, "catalog.preflight-blocked",
-                "preflight marked \(blocked.count) item\(blocked.count == 1 ? "" : "s") blocked (\(blocked.prefix(5).joined(separator: ", "))\(blocked.count > 5 ? ", …" : "")); castprep cast leaves them out",
-                fix: "see the report.html preflight wrote next to this catalog", location: .init(file: file)))
+            report.diagnostics.append(
+                Diagnostic(
+                    .note, "catalog.preflight-blocked",
+                    "preflight marked \(blocked.count) item\(blocked.count == 1 ? "" : "s") blocked (\(blocked.prefix(5).joined(separator: ", "))\(blocked.count > 5 ? ", …" : "")); castprep cast leaves them out",
+                    fix: "see the report.html preflight wrote next to this catalog", location: .init(file: file)))
         }
         report.diagnostics = result.locating(report.diagnostics)
         return report
@@ -188,7 +209,8 @@ enum ValidateCommand {
         guard let firstNewline = bytes.firstIndex(of: 0x0A) else { return false }
         let rest = bytes[(firstNewline + 1)...].drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
         let firstLine = bytes[..<firstNewline].drop { $0 == 0x20 || $0 == 0x09 }
-        return firstLine.first == UInt8(ascii: "{") && firstLine.last(where: { $0 != 0x20 && $0 != 0x0D }) == UInt8(ascii: "}")
+        return firstLine.first == UInt8(ascii: "{")
+            && firstLine.last(where: { $0 != 0x20 && $0 != 0x0D }) == UInt8(ascii: "}")
             && rest.first == UInt8(ascii: "{")
     }
 
@@ -248,25 +270,30 @@ enum ValidateCommand {
             document = try JSONParser().parse(bytes)
         } catch {
             report.diagnostics.append(
-                Diagnostic(.error, DiagnosticCode(error.kind.rawValue), error.message, fix: error.fix,
-                           location: .init(file: file, line: error.line + lineOffset, column: error.column)))
+                Diagnostic(
+                    .error, DiagnosticCode(error.kind.rawValue), error.message, fix: error.fix,
+                    location: .init(file: file, line: error.line + lineOffset, column: error.column)))
             return report
         }
         var findings: [Diagnostic] = document.duplicateKeys.map {
-            Diagnostic(.warning, "json.duplicate-key", "a member appears twice in one object; the receiver uses the last one",
-                       fix: "remove one of them", path: $0.path)
+            Diagnostic(
+                .warning, "json.duplicate-key", "a member appears twice in one object; the receiver uses the last one",
+                fix: "remove one of them", path: $0.path)
         }
         var values: [(JSONValue, JSONPath)]
         if case .array(let elements) = document.value {
             values = elements.enumerated().map { ($0.element, JSONPath.root.appending(index: $0.offset)) }
         } else if document.value["type"] == nil, case .array(let messages)? = document.value["messages"] {
             // preflight's queue.json: {"format": 1, "messages": [...], "skipped": [...]}.
-            values = messages.enumerated().map { ($0.element, JSONPath.root.appending("messages").appending(index: $0.offset)) }
+            values = messages.enumerated().map {
+                ($0.element, JSONPath.root.appending("messages").appending(index: $0.offset))
+            }
             if let skipped = document.value["skipped"]?.arrayValue, !skipped.isEmpty {
-                findings.append(Diagnostic(
-                    .note, "queue.preflight-skipped",
-                    "\(skipped.count) item\(skipped.count == 1 ? "" : "s") that preflight blocked \(skipped.count == 1 ? "is" : "are") listed under \"skipped\", not queued",
-                    fix: "castprep cast --force sends them anyway", path: JSONPath.root.appending("skipped")))
+                findings.append(
+                    Diagnostic(
+                        .note, "queue.preflight-skipped",
+                        "\(skipped.count) item\(skipped.count == 1 ? "" : "s") that preflight blocked \(skipped.count == 1 ? "is" : "are") listed under \"skipped\", not queued",
+                        fix: "castprep cast --force sends them anyway", path: JSONPath.root.appending("skipped")))
             }
         } else {
             values = [(document.value, .root)]
@@ -282,8 +309,9 @@ enum ValidateCommand {
         report.diagnostics = findings.map { finding in
             var finding = finding
             let position = finding.path.flatMap { positions[$0] }
-            finding.location = .init(file: file, line: position.map { $0.line + lineOffset } ?? (lineOffset > 0 ? lineOffset + 1 : nil),
-                                     column: position?.column)
+            finding.location = .init(
+                file: file, line: position.map { $0.line + lineOffset } ?? (lineOffset > 0 ? lineOffset + 1 : nil),
+                column: position?.column)
             return finding
         }
         return report
@@ -300,7 +328,7 @@ enum LocalReferences {
         var local: [String] = []
         for finding in findings {
             guard finding.code == "url.not-absolute" || finding.code == "url.scheme", let reference = finding.url,
-                  let path = localPath(of: reference, folder: folder)
+                let path = localPath(of: reference, folder: folder)
             else {
                 kept.append(finding)
                 continue
@@ -316,11 +344,13 @@ enum LocalReferences {
             }
         }
         if let first = local.first {
-            kept.append(Diagnostic(
-                .note, "url.local-file",
-                "\(local.count) local file\(local.count == 1 ? "" : "s") (\(first)\(local.count > 1 ? ", …" : "")) named relative to this file: castprep cast serves them to the device",
-                fix: "for other senders, publish the files and write absolute URLs: castprep preflight CATALOG --base-url https://cdn.example.com/",
-                location: .init(file: file)))
+            kept.append(
+                Diagnostic(
+                    .note, "url.local-file",
+                    "\(local.count) local file\(local.count == 1 ? "" : "s") (\(first)\(local.count > 1 ? ", …" : "")) named relative to this file: castprep cast serves them to the device",
+                    fix:
+                        "for other senders, publish the files and write absolute URLs: castprep preflight CATALOG --base-url https://cdn.example.com/",
+                    location: .init(file: file)))
         }
         return kept
     }
@@ -328,7 +358,9 @@ enum LocalReferences {
     /// The path a relative reference or `file:` URL names, or nil for anything else.
     static func localPath(of reference: String, folder: URL) -> String? {
         if reference.hasPrefix("file:") { return URL(string: reference)?.standardizedFileURL.path }
-        guard URLSyntax.scheme(of: reference) == nil, !reference.isEmpty, let url = URL(string: reference, relativeTo: folder) else { return nil }
+        guard URLSyntax.scheme(of: reference) == nil, !reference.isEmpty,
+            let url = URL(string: reference, relativeTo: folder)
+        else { return nil }
         return url.standardizedFileURL.path
     }
 }

@@ -48,7 +48,9 @@ enum LoadScreening {
             return code.hasPrefix("url.") || code == "media.break-clip-content-missing"
                 ? .failItem(.breakClipLoadingError) : .rejectRequest
         }
-        if code.hasPrefix("track.") || code.hasPrefix("style.") || code.hasPrefix("metadata.") || code == "media.image-url-missing" {
+        if code.hasPrefix("track.") || code.hasPrefix("style.") || code.hasPrefix("metadata.")
+            || code == "media.image-url-missing"
+        {
             return .ignore
         }
         switch code {
@@ -108,7 +110,9 @@ enum LoadScreening {
         var failing: [Diagnostic] = []
         var code: DetailedErrorCode?
         for finding in findings {
-            if case .failItem(let itemCode) = effect(of: finding, family: family, loopbackIsReachable: loopbackIsReachable) {
+            if case .failItem(let itemCode) = effect(
+                of: finding, family: family, loopbackIsReachable: loopbackIsReachable)
+            {
                 code = code ?? itemCode
                 failing.append(finding)
             }
@@ -119,7 +123,8 @@ enum LoadScreening {
     /// The findings a device would silently live with, for the log.
     static func ignoredErrors(in findings: [Diagnostic], loopbackIsReachable: Bool) -> [Diagnostic] {
         findings.filter {
-            $0.severity == .error && effect(of: $0, family: .unknown, loopbackIsReachable: loopbackIsReachable) == .ignore
+            $0.severity == .error
+                && effect(of: $0, family: .unknown, loopbackIsReachable: loopbackIsReachable) == .ignore
         }
     }
 }

@@ -156,7 +156,9 @@ struct MediaSession: Sendable {
     var supportedCommands: MediaCommands {
         var commands = MediaCommands.allBasicMedia
         if isLive { commands.remove(.seek) }
-        if items.count > 1 { commands.formUnion([.queueNext, .queuePrevious, .queueShuffle, .queueRepeatAll, .queueRepeatOne]) }
+        if items.count > 1 {
+            commands.formUnion([.queueNext, .queuePrevious, .queueShuffle, .queueRepeatAll, .queueRepeatOne])
+        }
         return commands
     }
 
@@ -178,7 +180,8 @@ struct MediaSession: Sendable {
         switch phase {
         case .loading:
             status.playerState = .idle
-            status.extendedStatus = ExtendedMediaStatus(playerState: .loading, media: currentMedia, mediaSessionID: mediaSessionID)
+            status.extendedStatus = ExtendedMediaStatus(
+                playerState: .loading, media: currentMedia, mediaSessionID: mediaSessionID)
         case .buffering: status.playerState = .buffering
         case .playing: status.playerState = .playing
         case .paused: status.playerState = .paused

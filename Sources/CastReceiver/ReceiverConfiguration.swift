@@ -29,7 +29,8 @@ public struct InstalledApp: Sendable, Hashable {
     public static let defaultMediaReceiver = InstalledApp(
         appID: LaunchRequest.defaultMediaReceiverAppID, displayName: "Default Media Receiver")
     /// Backdrop, the idle-screen app (`E8C28D3C`); it has no media namespace.
-    public static let backdrop = InstalledApp(appID: "E8C28D3C", displayName: "Backdrop", namespaces: [], playsMedia: false)
+    public static let backdrop = InstalledApp(
+        appID: "E8C28D3C", displayName: "Backdrop", namespaces: [], playsMedia: false)
 }
 
 /// How the emulated device behaves: its apps, its volume, its timings and its randomness.
@@ -89,7 +90,9 @@ struct DeviceRandom: RandomNumberGenerator, Sendable, Hashable {
         var bytes: [UInt8] = []
         for _ in 0..<2 {
             let word = next()
-            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+            }
         }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80

@@ -11,7 +11,9 @@ extension ReceiverDevice {
         let decoded = MediaRequest.decode(from: payload, diagnostics: &findings)
         guard let request = decoded, request.request != nil else {
             guard payload["requestId"] != nil else {
-                note("ignored: media message \"\(decoded?.messageType ?? "")\" has no requestId", sender: connection.sender)
+                note(
+                    "ignored: media message \"\(decoded?.messageType ?? "")\" has no requestId",
+                    sender: connection.sender)
                 return
             }
             return invalidRequest("INVALID_COMMAND", requestID: requestID, on: connection)
@@ -27,7 +29,8 @@ extension ReceiverDevice {
             break
         }
         guard let session = media else {
-            return reply(["type": "INVALID_PLAYER_STATE", "requestId": JSONValue(requestID)], on: connection, namespace: .media)
+            return reply(
+                ["type": "INVALID_PLAYER_STATE", "requestId": JSONValue(requestID)], on: connection, namespace: .media)
         }
         // A command for an older session is refused; one without mediaSessionId (some
         // scripts leave it out) is taken to mean the current session.
@@ -42,20 +45,28 @@ extension ReceiverDevice {
         case .setPlaybackRate(let rate): handlePlaybackRate(rate, requestID: requestID, on: connection)
         case .setVolume(let volume): handleStreamVolume(volume, requestID: requestID, on: connection)
         case .editTracksInfo(let edit): handleEditTracks(edit, findings: findings, requestID: requestID, on: connection)
-        case .queueInsert(let insert): handleQueueInsert(insert, findings: findings, requestID: requestID, on: connection)
-        case .queueUpdate(let update): handleQueueUpdate(update, findings: findings, requestID: requestID, on: connection)
-        case .queueRemove(let remove): handleQueueRemove(remove, findings: findings, requestID: requestID, on: connection)
-        case .queueReorder(let reorder): handleQueueReorder(reorder, findings: findings, requestID: requestID, on: connection)
+        case .queueInsert(let insert):
+            handleQueueInsert(insert, findings: findings, requestID: requestID, on: connection)
+        case .queueUpdate(let update):
+            handleQueueUpdate(update, findings: findings, requestID: requestID, on: connection)
+        case .queueRemove(let remove):
+            handleQueueRemove(remove, findings: findings, requestID: requestID, on: connection)
+        case .queueReorder(let reorder):
+            handleQueueReorder(reorder, findings: findings, requestID: requestID, on: connection)
         case .queueNext: jump(by: 1, currentTime: nil, requestID: requestID, on: connection)
         case .queuePrev: jump(by: -1, currentTime: nil, requestID: requestID, on: connection)
         case .queueGetItemIDs:
-            reply(["type": "QUEUE_ITEM_IDS", "requestId": JSONValue(requestID),
-                   "itemIds": .array(session.items.compactMap(\.itemID).map { JSONValue($0) })],
-                  on: connection, namespace: .media)
+            reply(
+                [
+                    "type": "QUEUE_ITEM_IDS", "requestId": JSONValue(requestID),
+                    "itemIds": .array(session.items.compactMap(\.itemID).map { JSONValue($0) }),
+                ],
+                on: connection, namespace: .media)
         case .queueGetItems(let wanted):
             let found = wanted.itemIDs.compactMap { id in session.items.first { $0.itemID == id } }
-            reply(["type": "QUEUE_ITEMS", "requestId": JSONValue(requestID), "items": .array(found.map(\.jsonValue))],
-                  on: connection, namespace: .media)
+            reply(
+                ["type": "QUEUE_ITEMS", "requestId": JSONValue(requestID), "items": .array(found.map(\.jsonValue))],
+                on: connection, namespace: .media)
         case .getStatus, .load, .queueLoad, .other:
             break
         }
@@ -66,8 +77,10 @@ extension ReceiverDevice {
     static let maximumQueueItems = 1000
 
     func queueTooLong(_ count: Int) -> Diagnostic {
-        Diagnostic(.error, "queue.too-long", "the queue would hold \(count) items; this receiver keeps at most \(Self.maximumQueueItems)",
-                   fix: "load the queue in windows (castprep load --queue splits catalogs)")
+        Diagnostic(
+            .error, "queue.too-long",
+            "the queue would hold \(count) items; this receiver keeps at most \(Self.maximumQueueItems)",
+            fix: "load the queue in windows (castprep load --queue splits catalogs)")
     }
 
     // MARK: - Replies
@@ -87,28 +100,37 @@ extension ReceiverDevice {
         broadcastMediaStatus()
     }
 
-    mutating func invalidRequest(_ reason: String, requestID: Int, on connection: VirtualConnection, findings: [Diagnostic] = []) {
+    mutating func invalidRequest(
+        _ reason: String, requestID: Int, on connection: VirtualConnection, findings: [Diagnostic] = []
+    ) {
         if !findings.isEmpty {
             note("INVALID_REQUEST \(reason)", sender: connection.sender, diagnostics: findings)
         }
-        reply(["type": "INVALID_REQUEST", "requestId": JSONValue(requestID), "reason": .string(reason)],
-              on: connection, namespace: .media)
+        reply(
+            ["type": "INVALID_REQUEST", "requestId": JSONValue(requestID), "reason": .string(reason)],
+            on: connection, namespace: .media)
     }
 
     /// Logs the errors a device would live with (a caption track that cannot show, a colour
     /// it ignores), so the log says why captions are missing.
     mutating func noteIgnoredErrors(_ findings: [Diagnostic], sender: SenderID) {
-        let ignored = LoadScreening.ignoredErrors(in: findings, loopbackIsReachable: configuration.loopbackMediaIsReachable)
+        let ignored = LoadScreening.ignoredErrors(
+            in: findings, loopbackIsReachable: configuration.loopbackMediaIsReachable)
         if !ignored.isEmpty {
-            note("accepted with problems a receiver ignores (captions or styling will not show as sent)", sender: sender, diagnostics: ignored)
+            note(
+                "accepted with problems a receiver ignores (captions or styling will not show as sent)", sender: sender,
+                diagnostics: ignored)
         }
     }
 
     // MARK: - LOAD and QUEUE_LOAD
 
-    mutating func handleLoad(_ load: LoadRequest, findings decoded: [Diagnostic], requestID: Int, from connection: VirtualConnection) {
+    mutating func handleLoad(
+        _ load: LoadRequest, findings decoded: [Diagnostic], requestID: Int, from connection: VirtualConnection
+    ) {
         let findings = decoded + validator.validate(load)
-        let rejected = LoadScreening.rejections(in: findings, loopbackIsReachable: configuration.loopbackMediaIsReachable)
+        let rejected = LoadScreening.rejections(
+            in: findings, loopbackIsReachable: configuration.loopbackMediaIsReachable)
         guard rejected.isEmpty else {
             return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: rejected)
         }
@@ -126,9 +148,11 @@ extension ReceiverDevice {
         }
         // node-castv2-client puts repeatMode on the LOAD itself.
         guard items.count <= Self.maximumQueueItems else {
-            return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: [queueTooLong(items.count)])
+            return invalidRequest(
+                "INVALID_PARAMS", requestID: requestID, on: connection, findings: [queueTooLong(items.count)])
         }
-        let repeatMode = load.queueData?.repeatMode ?? load.extraMembers["repeatMode"]?.stringValue.map(RepeatMode.init(rawValue:))
+        let repeatMode =
+            load.queueData?.repeatMode ?? load.extraMembers["repeatMode"]?.stringValue.map(RepeatMode.init(rawValue:))
         startQueue(
             items: items, startIndex: startIndex, startTime: load.currentTime ?? load.queueData?.startTime,
             autoplay: load.autoplay, activeTrackIDs: load.activeTrackIDs, repeatMode: repeatMode ?? .off,
@@ -140,12 +164,14 @@ extension ReceiverDevice {
         _ request: QueueLoadRequest, findings decoded: [Diagnostic], requestID: Int, from connection: VirtualConnection
     ) {
         let findings = decoded + validator.validate(request)
-        let rejected = LoadScreening.rejections(in: findings, loopbackIsReachable: configuration.loopbackMediaIsReachable)
+        let rejected = LoadScreening.rejections(
+            in: findings, loopbackIsReachable: configuration.loopbackMediaIsReachable)
         guard rejected.isEmpty, !request.items.isEmpty else {
             return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: rejected)
         }
         guard request.items.count <= Self.maximumQueueItems else {
-            return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: [queueTooLong(request.items.count)])
+            return invalidRequest(
+                "INVALID_PARAMS", requestID: requestID, on: connection, findings: [queueTooLong(request.items.count)])
         }
         noteIgnoredErrors(findings, sender: connection.sender)
         startQueue(
@@ -168,8 +194,9 @@ extension ReceiverDevice {
             queueData: queueData, phase: .paused, autoplay: true, anchorPosition: 0, anchorTime: now,
             playbackRate: playbackRate ?? 1, volume: CastVolume(level: 1, muted: false), activeTrackIDs: nil,
             duration: nil, endPosition: nil, pendingReply: nil, preload: nil, customData: customData)
-        beginItem(at: min(max(0, startIndex), numbered.count - 1), startPosition: startTime, reply: pending,
-                  autoplay: autoplay, activeTrackIDs: activeTrackIDs)
+        beginItem(
+            at: min(max(0, startIndex), numbered.count - 1), startPosition: startTime, reply: pending,
+            autoplay: autoplay, activeTrackIDs: activeTrackIDs)
     }
 
     /// The item as the device keeps and reports it: media sent without `streamType` (or with
@@ -185,7 +212,9 @@ extension ReceiverDevice {
     mutating func interruptMediaSession() {
         guard let session = media else { return }
         if let pending = session.pendingReply {
-            reply(["type": "LOAD_CANCELLED", "requestId": JSONValue(pending.requestID)], on: pending.connection, namespace: .media)
+            reply(
+                ["type": "LOAD_CANCELLED", "requestId": JSONValue(pending.requestID)], on: pending.connection,
+                namespace: .media)
         }
         if case .loading = session.phase, session.pendingReply != nil {
             media = nil
@@ -198,7 +227,9 @@ extension ReceiverDevice {
     mutating func endMediaSession(idleReason: IdleReason) {
         guard let session = media else { return }
         if idleReason == .cancelled, let pending = session.pendingReply {
-            reply(["type": "LOAD_CANCELLED", "requestId": JSONValue(pending.requestID)], on: pending.connection, namespace: .media)
+            reply(
+                ["type": "LOAD_CANCELLED", "requestId": JSONValue(pending.requestID)], on: pending.connection,
+                namespace: .media)
         }
         let final = session.finalStatus(at: now, idleReason: idleReason)
         media = nil
@@ -252,14 +283,20 @@ extension ReceiverDevice {
     /// or a content type the device has no player for.
     mutating func requestFetch(of item: QueueItem, at index: Int, ticket: Int) {
         if let code = faults.failure(for: item.media, atIndex: index) {
-            fetchCompleted(ticket: ticket, outcome: .failed(code: code, reason: "scripted fault: item fails with \(code)", diagnostics: []))
+            fetchCompleted(
+                ticket: ticket,
+                outcome: .failed(code: code, reason: "scripted fault: item fails with \(code)", diagnostics: []))
         } else if let planned = LoadScreening.plannedFailure(
             of: item.media, validator: validator, loopbackIsReachable: configuration.loopbackMediaIsReachable)
         {
             fetchCompleted(
-                ticket: ticket, outcome: .failed(code: planned.code, reason: planned.findings.first?.message ?? "", diagnostics: planned.findings))
+                ticket: ticket,
+                outcome: .failed(
+                    code: planned.code, reason: planned.findings.first?.message ?? "", diagnostics: planned.findings))
         } else if let itemMedia = item.media, let itemID = item.itemID {
-            outputs.append(.fetchMedia(MediaFetchRequest(ticket: ticket, itemID: itemID, media: itemMedia, origin: configuration.origin)))
+            outputs.append(
+                .fetchMedia(
+                    MediaFetchRequest(ticket: ticket, itemID: itemID, media: itemMedia, origin: configuration.origin)))
         }
     }
 
@@ -290,12 +327,15 @@ extension ReceiverDevice {
         case .available(let probed, let notes):
             if !notes.isEmpty { note("item \(session.currentItemID) loads, with notes", diagnostics: notes) }
             let item = session.currentItem
-            session.duration = Self.effectiveDuration(declared: item.media?.duration, probed: probed, live: session.isLive)
+            session.duration = Self.effectiveDuration(
+                declared: item.media?.duration, probed: probed, live: session.isLive)
             session.endPosition = Self.endPosition(of: item, duration: session.duration)
             session.phase = .buffering(until: now + configuration.bufferingTime)
             session.anchorTime = now
             media = session
-            if let pending { reply(mediaStatusMessage(requestID: pending.requestID), on: pending.connection, namespace: .media) }
+            if let pending {
+                reply(mediaStatusMessage(requestID: pending.requestID), on: pending.connection, namespace: .media)
+            }
             broadcastMediaStatus()
         case .failed(let code, let reason, let diagnostics):
             note("item \(session.currentItemID) failed to load: \(code): \(reason)", diagnostics: diagnostics)
@@ -371,7 +411,8 @@ extension ReceiverDevice {
         // FINISHED without it as the end).
         if let transportID = runningApp?.transportID {
             let status = finished.finalStatus(at: now, idleReason: .finished, loadingItemID: nextID)
-            broadcast(MediaStatusMessage(requestID: 0, status: [status]).jsonValue, from: transportID, namespace: .media)
+            broadcast(
+                MediaStatusMessage(requestID: 0, status: [status]).jsonValue, from: transportID, namespace: .media)
         }
         media = session
         beginItem(at: nextIndex, startPosition: nil, reply: nil)
@@ -379,7 +420,8 @@ extension ReceiverDevice {
 
     /// Starts fetching the next item ahead of time (its `preloadTime`).
     mutating func startPreload() {
-        guard var session = media, let nextIndex = session.naturalNextIndex(wrapping: false), nextIndex != session.currentIndex,
+        guard var session = media, let nextIndex = session.naturalNextIndex(wrapping: false),
+            nextIndex != session.currentIndex,
             let itemID = session.items[nextIndex].itemID
         else { return }
         let item = session.items[nextIndex]
@@ -393,7 +435,9 @@ extension ReceiverDevice {
     /// Drops a preload that is no longer for the item that plays next (after a queue edit).
     mutating func revalidatePreload() {
         guard let session = media, let preload = session.preload else { return }
-        let nextID = session.naturalNextIndex(wrapping: false).flatMap { $0 == session.currentIndex ? nil : session.items[$0].itemID }
+        let nextID = session.naturalNextIndex(wrapping: false).flatMap {
+            $0 == session.currentIndex ? nil : session.items[$0].itemID
+        }
         if nextID != preload.itemID { media?.preload = nil }
     }
 
@@ -464,7 +508,9 @@ extension ReceiverDevice {
         announceMediaStatus(answering: requestID, on: connection)
     }
 
-    mutating func handlePlaybackRate(_ request: SetPlaybackRateRequest, requestID: Int, on connection: VirtualConnection) {
+    mutating func handlePlaybackRate(
+        _ request: SetPlaybackRateRequest, requestID: Int, on connection: VirtualConnection
+    ) {
         guard var session = media else { return }
         var rate = request.playbackRate
         if rate == nil, let relative = request.relativePlaybackRate { rate = session.playbackRate * relative }
@@ -478,7 +524,8 @@ extension ReceiverDevice {
         announceMediaStatus(answering: requestID, on: connection)
     }
 
-    mutating func handleStreamVolume(_ request: MediaSetVolumeRequest, requestID: Int, on connection: VirtualConnection) {
+    mutating func handleStreamVolume(_ request: MediaSetVolumeRequest, requestID: Int, on connection: VirtualConnection)
+    {
         guard let requested = request.volume, requested.level != nil || requested.muted != nil
         else { return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection) }
         if let level = requested.level, level.isFinite { media?.volume.level = min(1, max(0, level)) }
@@ -487,7 +534,8 @@ extension ReceiverDevice {
     }
 
     mutating func handleEditTracks(
-        _ request: EditTracksInfoRequest, findings decoded: [Diagnostic], requestID: Int, on connection: VirtualConnection
+        _ request: EditTracksInfoRequest, findings decoded: [Diagnostic], requestID: Int,
+        on connection: VirtualConnection
     ) {
         guard var session = media else { return }
         let tracks = session.currentItem.media?.tracks ?? []
@@ -500,16 +548,20 @@ extension ReceiverDevice {
             return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: rejected)
         }
         if !errors.isEmpty {
-            note("EDIT_TRACKS_INFO accepted with problems a receiver ignores", sender: connection.sender, diagnostics: errors)
+            note(
+                "EDIT_TRACKS_INFO accepted with problems a receiver ignores", sender: connection.sender,
+                diagnostics: errors)
         }
         let textIDs = Set(tracks.filter { $0.type == .text }.map(\.trackID))
         var active = request.activeTrackIDs ?? session.activeTrackIDs ?? []
         if let language = request.language {
             let wanted = language.lowercased()
-            guard let match = tracks.first(where: { track in
-                guard track.type == .text, let tag = track.language?.lowercased() else { return false }
-                return tag == wanted || tag.hasPrefix(wanted + "-") || wanted.hasPrefix(tag + "-")
-            }) else {
+            guard
+                let match = tracks.first(where: { track in
+                    guard track.type == .text, let tag = track.language?.lowercased() else { return false }
+                    return tag == wanted || tag.hasPrefix(wanted + "-") || wanted.hasPrefix(tag + "-")
+                })
+            else {
                 return invalidRequest("LANGUAGE_NOT_SUPPORTED", requestID: requestID, on: connection)
             }
             active = active.filter { !textIDs.contains($0) } + [match.trackID]
@@ -547,16 +599,21 @@ extension ReceiverDevice {
             return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: rejected)
         }
         guard session.items.count + request.items.count <= Self.maximumQueueItems else {
-            return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection,
-                                  findings: [queueTooLong(session.items.count + request.items.count)])
+            return invalidRequest(
+                "INVALID_PARAMS", requestID: requestID, on: connection,
+                findings: [queueTooLong(session.items.count + request.items.count)])
         }
         var position = session.items.count
         if let before = request.insertBefore {
             guard let index = session.index(ofItem: before) else {
-                return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: [
-                    Diagnostic(.error, "queue.item-unknown", "insertBefore names item \(before), which is not in the queue",
-                               fix: "use an itemId from MEDIA_STATUS items, or leave insertBefore out to append"),
-                ])
+                return invalidRequest(
+                    "INVALID_PARAMS", requestID: requestID, on: connection,
+                    findings: [
+                        Diagnostic(
+                            .error, "queue.item-unknown",
+                            "insertBefore names item \(before), which is not in the queue",
+                            fix: "use an itemId from MEDIA_STATUS items, or leave insertBefore out to append")
+                    ])
             }
             position = index
         }
@@ -595,17 +652,23 @@ extension ReceiverDevice {
             return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: findings)
         }
         if let mode = request.repeatMode, !mode.isKnown {
-            return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: [
-                Diagnostic(.error, "value.unknown", "repeatMode \"\(mode.rawValue)\" is not a known value",
-                           fix: "use one of: \(RepeatMode.knownValues.map(\.rawValue).joined(separator: ", "))"),
-            ])
+            return invalidRequest(
+                "INVALID_PARAMS", requestID: requestID, on: connection,
+                findings: [
+                    Diagnostic(
+                        .error, "value.unknown", "repeatMode \"\(mode.rawValue)\" is not a known value",
+                        fix: "use one of: \(RepeatMode.knownValues.map(\.rawValue).joined(separator: ", "))")
+                ])
         }
         for item in request.items ?? [] {
             guard let id = item.itemID, session.index(ofItem: id) != nil else {
-                return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: [
-                    Diagnostic(.error, "queue.item-unknown", "QUEUE_UPDATE items must carry the itemId of a queued item",
-                               fix: "take item ids from MEDIA_STATUS"),
-                ])
+                return invalidRequest(
+                    "INVALID_PARAMS", requestID: requestID, on: connection,
+                    findings: [
+                        Diagnostic(
+                            .error, "queue.item-unknown", "QUEUE_UPDATE items must carry the itemId of a queued item",
+                            fix: "take item ids from MEDIA_STATUS")
+                    ])
             }
         }
         if let target = request.currentItemID, session.index(ofItem: target) == nil {
@@ -659,9 +722,13 @@ extension ReceiverDevice {
         }
         let removing = Set(request.itemIDs).intersection(session.items.compactMap(\.itemID))
         guard !removing.isEmpty else {
-            return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: [
-                Diagnostic(.error, "queue.item-unknown", "none of itemIds \(request.itemIDs) is in the queue", fix: "take item ids from MEDIA_STATUS"),
-            ])
+            return invalidRequest(
+                "INVALID_PARAMS", requestID: requestID, on: connection,
+                findings: [
+                    Diagnostic(
+                        .error, "queue.item-unknown", "none of itemIds \(request.itemIDs) is in the queue",
+                        fix: "take item ids from MEDIA_STATUS")
+                ])
         }
         if let target = request.currentItemID, removing.contains(target) || session.index(ofItem: target) == nil {
             return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection)
@@ -671,11 +738,13 @@ extension ReceiverDevice {
         // else (when the queue repeats) the first survivor of all.
         let successorID = session.items[session.currentIndex...].first { !removing.contains($0.itemID ?? 0) }?.itemID
         let remaining = session.items.filter { !removing.contains($0.itemID ?? 0) }
-        let queueIsOver = remaining.isEmpty
+        let queueIsOver =
+            remaining.isEmpty
             || (removesCurrent && request.currentItemID == nil && successorID == nil && session.repeatMode == .off)
         if queueIsOver {
             let final = session.finalStatus(at: now, idleReason: .cancelled)
-            reply(MediaStatusMessage(requestID: requestID, status: [final]).jsonValue, on: connection, namespace: .media)
+            reply(
+                MediaStatusMessage(requestID: requestID, status: [final]).jsonValue, on: connection, namespace: .media)
             return endMediaSession(idleReason: .cancelled)
         }
         let currentID = session.currentItemID
@@ -707,15 +776,23 @@ extension ReceiverDevice {
             Set(request.itemIDs).count == request.itemIDs.count,
             request.itemIDs.allSatisfy({ session.index(ofItem: $0) != nil })
         else {
-            return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: findings + [
-                Diagnostic(.error, "queue.item-unknown", "itemIds must list queued items, each once", fix: "take item ids from MEDIA_STATUS"),
-            ])
+            return invalidRequest(
+                "INVALID_PARAMS", requestID: requestID, on: connection,
+                findings: findings + [
+                    Diagnostic(
+                        .error, "queue.item-unknown", "itemIds must list queued items, each once",
+                        fix: "take item ids from MEDIA_STATUS")
+                ])
         }
         if let before = request.insertBefore, request.itemIDs.contains(before) || session.index(ofItem: before) == nil {
-            return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection, findings: [
-                Diagnostic(.error, "queue.item-unknown", "insertBefore \(before) must be a queued item that is not being moved",
-                           fix: "name an item outside itemIds, or leave insertBefore out to move the items to the end"),
-            ])
+            return invalidRequest(
+                "INVALID_PARAMS", requestID: requestID, on: connection,
+                findings: [
+                    Diagnostic(
+                        .error, "queue.item-unknown",
+                        "insertBefore \(before) must be a queued item that is not being moved",
+                        fix: "name an item outside itemIds, or leave insertBefore out to move the items to the end")
+                ])
         }
         if let target = request.currentItemID, session.index(ofItem: target) == nil {
             return invalidRequest("INVALID_PARAMS", requestID: requestID, on: connection)

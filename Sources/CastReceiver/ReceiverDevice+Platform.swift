@@ -22,11 +22,14 @@ extension ReceiverDevice {
             // Devices answer an unknown request only when it has a requestId to answer.
             guard payload["requestId"] != nil else {
                 let type = decoded?.messageType
-                note("ignored: \(type.map { "\"\($0)\"" } ?? "a message without type") has no requestId", sender: connection.sender)
+                note(
+                    "ignored: \(type.map { "\"\($0)\"" } ?? "a message without type") has no requestId",
+                    sender: connection.sender)
                 return
             }
-            reply(["type": "INVALID_REQUEST", "requestId": JSONValue(requestID), "reason": "INVALID_COMMAND"],
-                  on: connection, namespace: .receiver)
+            reply(
+                ["type": "INVALID_REQUEST", "requestId": JSONValue(requestID), "reason": "INVALID_COMMAND"],
+                on: connection, namespace: .receiver)
         }
     }
 
@@ -40,12 +43,18 @@ extension ReceiverDevice {
         broadcast(receiverStatusMessage(requestID: 0), from: CastEndpoint.platform, namespace: .receiver)
     }
 
-    mutating func launchError(_ reason: String, requestID: Int, on connection: VirtualConnection, findings: [Diagnostic] = []) {
+    mutating func launchError(
+        _ reason: String, requestID: Int, on connection: VirtualConnection, findings: [Diagnostic] = []
+    ) {
         if !findings.isEmpty { note("LAUNCH refused: \(reason)", sender: connection.sender, diagnostics: findings) }
-        reply(["type": "LAUNCH_ERROR", "requestId": JSONValue(requestID), "reason": .string(reason)], on: connection, namespace: .receiver)
+        reply(
+            ["type": "LAUNCH_ERROR", "requestId": JSONValue(requestID), "reason": .string(reason)], on: connection,
+            namespace: .receiver)
     }
 
-    mutating func handleLaunch(_ request: LaunchRequest, findings decoded: [Diagnostic], requestID: Int, from connection: VirtualConnection) {
+    mutating func handleLaunch(
+        _ request: LaunchRequest, findings decoded: [Diagnostic], requestID: Int, from connection: VirtualConnection
+    ) {
         let findings = decoded + validator.validate(request)
         let blocking = findings.filter { $0.severity == .error }
         if !blocking.isEmpty {
@@ -69,11 +78,14 @@ extension ReceiverDevice {
         } else if types.contains(.web) {
             appType = .web
         } else {
-            return launchError("NOT_FOUND", requestID: requestID, on: connection, findings: [
-                Diagnostic(.error, "launch.no-matching-app-type",
-                           "supportedAppTypes \(types.map(\.rawValue)) has no platform \(appID) is installed for on this device",
-                           fix: "include \"WEB\" in supportedAppTypes"),
-            ])
+            return launchError(
+                "NOT_FOUND", requestID: requestID, on: connection,
+                findings: [
+                    Diagnostic(
+                        .error, "launch.no-matching-app-type",
+                        "supportedAppTypes \(types.map(\.rawValue)) has no platform \(appID) is installed for on this device",
+                        fix: "include \"WEB\" in supportedAppTypes")
+                ])
         }
         if let running = runningApp, running.app.appID == appID, running.appType == appType {
             // Launching the app that runs joins it: same session, same transport.
@@ -95,8 +107,9 @@ extension ReceiverDevice {
     mutating func handleStop(_ request: ReceiverStopRequest, requestID: Int, from connection: VirtualConnection) {
         if let sessionID = request.sessionID {
             guard sessionID == runningApp?.sessionID else {
-                return reply(["type": "INVALID_REQUEST", "requestId": JSONValue(requestID), "reason": "INVALID_SESSION_ID"],
-                             on: connection, namespace: .receiver)
+                return reply(
+                    ["type": "INVALID_REQUEST", "requestId": JSONValue(requestID), "reason": "INVALID_SESSION_ID"],
+                    on: connection, namespace: .receiver)
             }
         }
         // No sessionId (go-chromecast) stops whatever runs.
@@ -111,19 +124,24 @@ extension ReceiverDevice {
         let appConnections = connections.filter { $0.localID == app.transportID }.sorted()
         for connection in appConnections {
             connections.remove(connection)
-            outputs.append(.closeVirtualConnection(sender: connection.sender, localID: connection.localID, remoteID: connection.remoteID))
+            outputs.append(
+                .closeVirtualConnection(
+                    sender: connection.sender, localID: connection.localID, remoteID: connection.remoteID))
         }
         note("stopped \(app.app.displayName) (\(reason))")
         runningApp = nil
     }
 
-    mutating func handleDeviceVolume(_ request: ReceiverSetVolumeRequest, requestID: Int, from connection: VirtualConnection) {
+    mutating func handleDeviceVolume(
+        _ request: ReceiverSetVolumeRequest, requestID: Int, from connection: VirtualConnection
+    ) {
         // go-chromecast leaves out `level` when it is 0 (Go omitempty) but always sends
         // `muted`; either key alone is a valid request.
         let requested = request.volume
         guard requested.level != nil || requested.muted != nil else {
-            return reply(["type": "INVALID_REQUEST", "requestId": JSONValue(requestID), "reason": "INVALID_PARAMS"],
-                         on: connection, namespace: .receiver)
+            return reply(
+                ["type": "INVALID_REQUEST", "requestId": JSONValue(requestID), "reason": "INVALID_PARAMS"],
+                on: connection, namespace: .receiver)
         }
         if let level = requested.level, level.isFinite {
             volume.level = min(1, max(0, level))
@@ -132,14 +150,20 @@ extension ReceiverDevice {
         announceReceiverStatus(answering: requestID, on: connection)
     }
 
-    mutating func handleAppAvailability(_ request: AppAvailabilityRequest, requestID: Int, from connection: VirtualConnection) {
+    mutating func handleAppAvailability(
+        _ request: AppAvailabilityRequest, requestID: Int, from connection: VirtualConnection
+    ) {
         var availability: [String: JSONValue] = [:]
         for id in request.appIDs.prefix(100) {
             let installed = configuration.installedApps.contains { $0.appID == id }
             availability[id] = installed ? "APP_AVAILABLE" : "APP_UNAVAILABLE"
         }
         // The answer has `responseType` and no `type`, as devices send it.
-        reply(["requestId": JSONValue(requestID), "responseType": "GET_APP_AVAILABILITY", "availability": .object(availability)],
-              on: connection, namespace: .receiver)
+        reply(
+            [
+                "requestId": JSONValue(requestID), "responseType": "GET_APP_AVAILABILITY",
+                "availability": .object(availability),
+            ],
+            on: connection, namespace: .receiver)
     }
 }

@@ -66,7 +66,9 @@ public struct ReceiverDevice: Sendable {
     }
 
     /// Creates a device with no app running and nobody connected.
-    public init(configuration: ReceiverConfiguration = ReceiverConfiguration(), faults: ReceiverFaults = ReceiverFaults()) {
+    public init(
+        configuration: ReceiverConfiguration = ReceiverConfiguration(), faults: ReceiverFaults = ReceiverFaults()
+    ) {
         self.configuration = configuration
         self.faults = faults
         self.volume = configuration.volume
@@ -81,16 +83,20 @@ public struct ReceiverDevice: Sendable {
     /// destination is refused with a CLOSE, as devices do for a transport id that is not
     /// running.
     public mutating func connect(sender: SenderID, source: String, destination: String) -> [ReceiverOutput] {
-        record(.init(direction: .event, time: now, sender: sender, sourceID: source, destinationID: destination,
-                     namespace: CastNamespace.connection.rawValue, note: "CONNECT"))
+        record(
+            .init(
+                direction: .event, time: now, sender: sender, sourceID: source, destinationID: destination,
+                namespace: CastNamespace.connection.rawValue, note: "CONNECT"))
         acceptConnection(sender: sender, source: source, destination: destination)
         return takeOutputs()
     }
 
     /// A sender closed a virtual connection (CLOSE from `source` to `destination`).
     public mutating func close(sender: SenderID, source: String, destination: String) -> [ReceiverOutput] {
-        record(.init(direction: .event, time: now, sender: sender, sourceID: source, destinationID: destination,
-                     namespace: CastNamespace.connection.rawValue, note: "CLOSE"))
+        record(
+            .init(
+                direction: .event, time: now, sender: sender, sourceID: source, destinationID: destination,
+                namespace: CastNamespace.connection.rawValue, note: "CLOSE"))
         connections.remove(VirtualConnection(sender: sender, remoteID: source, localID: destination))
         return takeOutputs()
     }
@@ -114,16 +120,24 @@ public struct ReceiverDevice: Sendable {
         sender: SenderID, source: String, destination: String, namespace: CastNamespace, payload: String
     ) -> [ReceiverOutput] {
         // Frames over 64 KiB never reach a device's handlers; they are not even parsed here.
-        let body = CastFrame.bodySize(payloadSize: payload.utf8.count, namespace: namespace, sourceID: source, destinationID: destination)
+        let body = CastFrame.bodySize(
+            payloadSize: payload.utf8.count, namespace: namespace, sourceID: source, destinationID: destination)
         guard body <= CastFrame.maximumBodySize else {
-            record(.init(direction: .incoming, time: now, sender: sender, sourceID: source, destinationID: destination,
-                         namespace: namespace.rawValue, payload: .string(String(payload.prefix(200)) + "…")))
-            note("dropped: the message is \(body) bytes; devices refuse frames over \(CastFrame.maximumBodySize) bytes", sender: sender)
+            record(
+                .init(
+                    direction: .incoming, time: now, sender: sender, sourceID: source, destinationID: destination,
+                    namespace: namespace.rawValue, payload: .string(String(payload.prefix(200)) + "…")))
+            note(
+                "dropped: the message is \(body) bytes; devices refuse frames over \(CastFrame.maximumBodySize) bytes",
+                sender: sender)
             return takeOutputs()
         }
-        let parsed = try? JSONParser(limits: .init(maxDepth: 64, maxStringBytes: 65_536, maxDocumentBytes: 65_536)).parse(payload).value
-        record(.init(direction: .incoming, time: now, sender: sender, sourceID: source, destinationID: destination,
-                     namespace: namespace.rawValue, payload: parsed ?? .string(payload)))
+        let parsed = try? JSONParser(limits: .init(maxDepth: 64, maxStringBytes: 65_536, maxDocumentBytes: 65_536))
+            .parse(payload).value
+        record(
+            .init(
+                direction: .incoming, time: now, sender: sender, sourceID: source, destinationID: destination,
+                namespace: namespace.rawValue, payload: parsed ?? .string(payload)))
         let type = parsed?["type"]?.stringValue
         switch namespace {
         case .connection:
@@ -135,8 +149,10 @@ public struct ReceiverDevice: Sendable {
             return takeOutputs()
         case .heartbeat:
             if type == "PING", !silencedSenders.contains(sender) {
-                emit(OutgoingMessage(sender: sender, sourceID: destination, destinationID: source, namespace: .heartbeat,
-                                     payload: ["type": "PONG"]))
+                emit(
+                    OutgoingMessage(
+                        sender: sender, sourceID: destination, destinationID: source, namespace: .heartbeat,
+                        payload: ["type": "PONG"]))
             }
             return takeOutputs()
         default:
@@ -157,7 +173,9 @@ public struct ReceiverDevice: Sendable {
             if namespace == .media, app.app.playsMedia {
                 handleMedia(parsed, from: connection)
             } else {
-                note("ignored: \(app.app.displayName) does not handle \(namespace.rawValue) in this emulator", sender: sender)
+                note(
+                    "ignored: \(app.app.displayName) does not handle \(namespace.rawValue) in this emulator",
+                    sender: sender)
             }
         } else {
             note("ignored: nothing at \(destination) handles \(namespace.rawValue)", sender: sender)
@@ -274,7 +292,10 @@ public struct ReceiverDevice: Sendable {
         let count = messageCounts[sender, default: 0] + 1
         messageCounts[sender] = count
         guard count >= limit else { return }
-        record(.init(direction: .event, time: now, sender: sender, note: "fault: dropping the connection after \(count) messages"))
+        record(
+            .init(
+                direction: .event, time: now, sender: sender,
+                note: "fault: dropping the connection after \(count) messages"))
         outputs.append(.dropConnection(sender))
         forget(sender)
     }
@@ -290,11 +311,14 @@ public struct ReceiverDevice: Sendable {
             note("not sent: the reply's connection \(connection) is gone", sender: connection.sender)
             return
         }
-        let message = OutgoingMessage(sender: connection.sender, sourceID: connection.localID, destinationID: connection.remoteID,
-                                      namespace: namespace, payload: payload)
+        let message = OutgoingMessage(
+            sender: connection.sender, sourceID: connection.localID, destinationID: connection.remoteID,
+            namespace: namespace, payload: payload)
         if let delay = faults.replyDelay, delay > .zero, (payload["requestId"]?.intValue ?? 0) != 0 {
             guard delayed.count < Self.maximumHeldReplies else {
-                note("not sent: \(Self.maximumHeldReplies) replies are already held by the delay fault", sender: connection.sender)
+                note(
+                    "not sent: \(Self.maximumHeldReplies) replies are already held by the delay fault",
+                    sender: connection.sender)
                 return
             }
             delayed.append((now + delay, message))
@@ -311,21 +335,28 @@ public struct ReceiverDevice: Sendable {
     mutating func broadcast(_ payload: JSONValue, from localID: String, namespace: CastNamespace) {
         let sockets = Set(connections.filter { $0.localID == localID }.map(\.sender)).sorted()
         for sender in sockets {
-            emit(OutgoingMessage(sender: sender, sourceID: localID, destinationID: CastEndpoint.broadcast,
-                                 namespace: namespace, payload: payload))
+            emit(
+                OutgoingMessage(
+                    sender: sender, sourceID: localID, destinationID: CastEndpoint.broadcast,
+                    namespace: namespace, payload: payload))
         }
     }
 
     /// Appends a message to the outputs and the log, unless it cannot go out.
     mutating func emit(_ message: OutgoingMessage) {
-        let body = CastFrame.bodySize(payloadSize: message.payloadText.utf8.count, namespace: message.namespace,
-                                      sourceID: message.sourceID, destinationID: message.destinationID)
+        let body = CastFrame.bodySize(
+            payloadSize: message.payloadText.utf8.count, namespace: message.namespace,
+            sourceID: message.sourceID, destinationID: message.destinationID)
         if body > CastFrame.maximumBodySize {
-            note("not sent: a \(message.type ?? "message") of \(body) bytes does not fit in one frame", sender: message.sender)
+            note(
+                "not sent: a \(message.type ?? "message") of \(body) bytes does not fit in one frame",
+                sender: message.sender)
             return
         }
-        record(.init(direction: .outgoing, time: now, sender: message.sender, sourceID: message.sourceID,
-                     destinationID: message.destinationID, namespace: message.namespace.rawValue, payload: message.payload))
+        record(
+            .init(
+                direction: .outgoing, time: now, sender: message.sender, sourceID: message.sourceID,
+                destinationID: message.destinationID, namespace: message.namespace.rawValue, payload: message.payload))
         outputs.append(.message(message))
     }
 

@@ -51,7 +51,8 @@ public struct ReceiverFaults: Sendable, Hashable {
 
     /// No faults: a well-behaved device.
     public init(
-        dropConnectionAfterMessages: Int? = nil, dropConnectionSender: SenderID? = nil, stopAnsweringPings: Bool = false,
+        dropConnectionAfterMessages: Int? = nil, dropConnectionSender: SenderID? = nil,
+        stopAnsweringPings: Bool = false,
         refusedLaunches: [String: String] = [:], failingItems: [ItemFailure] = [], replyDelay: Duration? = nil
     ) {
         self.dropConnectionAfterMessages = dropConnectionAfterMessages
@@ -96,25 +97,38 @@ extension ReceiverFaults {
     public init(jsonText: String) throws(ReceiverFaultsError) {
         let json: JSONValue
         do {
-            json = try JSONParser(limits: .init(maxDepth: 16, maxStringBytes: 4096, maxDocumentBytes: 1 << 20)).parse(jsonText).value
+            json = try JSONParser(limits: .init(maxDepth: 16, maxStringBytes: 4096, maxDocumentBytes: 1 << 20)).parse(
+                jsonText
+            ).value
         } catch {
             throw ReceiverFaultsError(
-                code: "faults.syntax", message: "the faults file is not valid JSON", fix: "check it with castprep validate or a JSON linter",
+                code: "faults.syntax", message: "the faults file is not valid JSON",
+                fix: "check it with castprep validate or a JSON linter",
                 syntaxError: error)
         }
         guard case .object(let members) = json else {
-            throw ReceiverFaultsError(code: "faults.not-object", message: "faults must be a JSON object, not \(json.typeName)", fix: "write { \"stopPongs\": true, … }")
+            throw ReceiverFaultsError(
+                code: "faults.not-object", message: "faults must be a JSON object, not \(json.typeName)",
+                fix: "write { \"stopPongs\": true, … }")
         }
         self.init()
-        let known = ["dropConnectionAfter", "dropConnectionSender", "stopPongs", "refuseLaunch", "failItems", "delayReplies"]
+        let known = [
+            "dropConnectionAfter", "dropConnectionSender", "stopPongs", "refuseLaunch", "failItems", "delayReplies",
+        ]
         for key in members.keys.sorted() where !known.contains(key) {
-            throw ReceiverFaultsError(code: "faults.unknown-member", message: "faults has no member \"\(key)\"", fix: "use one of: \(known.joined(separator: ", "))")
+            throw ReceiverFaultsError(
+                code: "faults.unknown-member", message: "faults has no member \"\(key)\"",
+                fix: "use one of: \(known.joined(separator: ", "))")
         }
         func wrongType(_ key: String, _ expected: String) -> ReceiverFaultsError {
-            ReceiverFaultsError(code: "faults.type-mismatch", message: "faults.\(key) must be \(expected)", fix: "write \(key) as \(expected)")
+            ReceiverFaultsError(
+                code: "faults.type-mismatch", message: "faults.\(key) must be \(expected)",
+                fix: "write \(key) as \(expected)")
         }
         if let value = members["dropConnectionAfter"] {
-            guard let count = value.intValue, count >= 1 else { throw wrongType("dropConnectionAfter", "a whole number of messages, 1 or more") }
+            guard let count = value.intValue, count >= 1 else {
+                throw wrongType("dropConnectionAfter", "a whole number of messages, 1 or more")
+            }
             dropConnectionAfterMessages = count
         }
         if let value = members["dropConnectionSender"] {
@@ -129,19 +143,25 @@ extension ReceiverFaults {
         case nil: break
         case .array(let ids)?:
             for id in ids {
-                guard let appID = id.stringValue else { throw wrongType("refuseLaunch", "a list of app ids or an object appId → reason") }
+                guard let appID = id.stringValue else {
+                    throw wrongType("refuseLaunch", "a list of app ids or an object appId → reason")
+                }
                 refusedLaunches[appID] = "CANCELLED"
             }
         case .object(let reasons)?:
             for (appID, reason) in reasons {
-                guard let text = reason.stringValue, !text.isEmpty else { throw wrongType("refuseLaunch.\(appID)", "a LAUNCH_ERROR reason such as \"CANCELLED\"") }
+                guard let text = reason.stringValue, !text.isEmpty else {
+                    throw wrongType("refuseLaunch.\(appID)", "a LAUNCH_ERROR reason such as \"CANCELLED\"")
+                }
                 refusedLaunches[appID] = text
             }
         default:
             throw wrongType("refuseLaunch", "a list of app ids or an object appId → reason")
         }
         if let value = members["failItems"] {
-            guard case .array(let rules) = value else { throw wrongType("failItems", "a list of {index|contentId, detailedErrorCode}") }
+            guard case .array(let rules) = value else {
+                throw wrongType("failItems", "a list of {index|contentId, detailedErrorCode}")
+            }
             for (position, rule) in rules.enumerated() {
                 let match: ItemFailure.Match
                 if let index = rule["index"]?.intValue, index >= 0 {
@@ -159,13 +179,17 @@ extension ReceiverFaults {
                 default: code = nil
                 }
                 guard let code else {
-                    throw wrongType("failItems[\(position)].detailedErrorCode", "a code number such as 104 or a name such as \"MEDIA_SRC_NOT_SUPPORTED\"")
+                    throw wrongType(
+                        "failItems[\(position)].detailedErrorCode",
+                        "a code number such as 104 or a name such as \"MEDIA_SRC_NOT_SUPPORTED\"")
                 }
                 failingItems.append(ItemFailure(match, code: code))
             }
         }
         if let value = members["delayReplies"] {
-            guard let seconds = value.doubleValue, seconds >= 0, seconds <= 3600 else { throw wrongType("delayReplies", "seconds from 0 to 3600") }
+            guard let seconds = value.doubleValue, seconds >= 0, seconds <= 3600 else {
+                throw wrongType("delayReplies", "seconds from 0 to 3600")
+            }
             replyDelay = .seconds(exactly: seconds)
         }
     }

@@ -58,8 +58,12 @@ public actor ReceiverHost {
         step { $0.senderDisconnected(sender) }
     }
 
-    public func receive(sender: SenderID, source: String, destination: String, namespace: CastNamespace, payload: String) {
-        step { $0.receive(sender: sender, source: source, destination: destination, namespace: namespace, payload: payload) }
+    public func receive(
+        sender: SenderID, source: String, destination: String, namespace: CastNamespace, payload: String
+    ) {
+        step {
+            $0.receive(sender: sender, source: source, destination: destination, namespace: namespace, payload: payload)
+        }
     }
 
     /// Replaces the scripted faults.

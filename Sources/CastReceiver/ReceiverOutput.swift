@@ -14,7 +14,8 @@ public struct OutgoingMessage: Sendable, Hashable, CustomStringConvertible {
     public var payload: JSONValue
 
     /// Creates a message.
-    public init(sender: SenderID, sourceID: String, destinationID: String, namespace: CastNamespace, payload: JSONValue) {
+    public init(sender: SenderID, sourceID: String, destinationID: String, namespace: CastNamespace, payload: JSONValue)
+    {
         self.sender = sender
         self.sourceID = sourceID
         self.destinationID = destinationID
@@ -71,7 +72,8 @@ public enum ReceiverOutput: Sendable, Hashable, CustomStringConvertible {
         case .closeVirtualConnection(let sender, let localID, let remoteID): "close \(sender) \(localID)→\(remoteID)"
         case .dropConnection(let sender): "drop \(sender)"
         case .stopAnsweringPings(let sender): "stop-pongs \(sender)"
-        case .fetchMedia(let request): "fetch #\(request.ticket) item \(request.itemID) \(request.media.playbackURL ?? "")"
+        case .fetchMedia(let request):
+            "fetch #\(request.ticket) item \(request.itemID) \(request.media.playbackURL ?? "")"
         }
     }
 }

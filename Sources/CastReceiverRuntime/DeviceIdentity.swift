@@ -25,8 +25,10 @@ public struct DeviceIdentity: Sendable, Hashable {
 
     /// Creates an identity; the id is random unless given (pychromecast requires a valid UUID).
     public init(
-        id: CastDeviceID = .random(), friendlyName: String, model: String = "Chromecast", manufacturer: String = "Google Inc.",
-        capabilities: CastCapabilities = [.videoOut, .audioOut], castBuildRevision: String = "1.56.500000", locale: String = "en-US",
+        id: CastDeviceID = .random(), friendlyName: String, model: String = "Chromecast",
+        manufacturer: String = "Google Inc.",
+        capabilities: CastCapabilities = [.videoOut, .audioOut], castBuildRevision: String = "1.56.500000",
+        locale: String = "en-US",
         timeZone: String = "UTC"
     ) {
         self.id = id
@@ -55,9 +57,12 @@ public struct DeviceIdentity: Sendable, Hashable {
     ///
     /// - Parameter addresses: the addresses to announce; nil answers with the addresses of the
     ///   interface a query came in on.
-    public func advertisement(port: UInt16, runningApp: String = "", appIDs: [String], addresses: [IPAddress]?) -> MDNSService {
+    public func advertisement(port: UInt16, runningApp: String = "", appIDs: [String], addresses: [IPAddress]?)
+        -> MDNSService
+    {
         .castDevice(
-            id: id, friendlyName: friendlyName, model: model, port: port, capabilities: capabilities, runningApp: runningApp,
+            id: id, friendlyName: friendlyName, model: model, port: port, capabilities: capabilities,
+            runningApp: runningApp,
             appIDs: appIDs, addresses: addresses)
     }
 

@@ -22,7 +22,8 @@ struct DurationReader: Sendable {
             let text = String(decoding: master, as: UTF8.self)
             guard let playlist = HLSReferences.parse(text) else { return (nil, []) }
             guard playlist.isMaster else { return (MediaDuration.hls(text), []) }
-            guard let variant = playlist.references.first(where: { $0.role == .variant }), let variantURL = url.resolving(variant.uri),
+            guard let variant = playlist.references.first(where: { $0.role == .variant }),
+                let variantURL = url.resolving(variant.uri),
                 let media = await body(of: variantURL, limit: Self.manifestBytes)
             else { return (nil, []) }
             return (MediaDuration.hls(String(decoding: media, as: UTF8.self)), [])
@@ -32,7 +33,9 @@ struct DurationReader: Sendable {
         case .smooth:
             return (nil, [])
         default:
-            guard let head = await body(of: url, limit: options.durationProbeBytes, range: "bytes=0-\(options.durationProbeBytes - 1)")
+            guard
+                let head = await body(
+                    of: url, limit: options.durationProbeBytes, range: "bytes=0-\(options.durationProbeBytes - 1)")
             else { return (nil, []) }
             if let seconds = MediaDuration.mp4(head) { return (seconds, []) }
             guard MP4Boxes.looksLikeMP4(head) else { return (nil, []) }
@@ -52,7 +55,8 @@ struct DurationReader: Sendable {
             headers.add("User-Agent", CheckOptions.castUserAgent)
             headers.add("Origin", origin)
             if let range { headers.add("Range", range) }
-            let request = HTTPRequest(.get, url.description, headers: headers, bodyLimit: limit, timeout: options.requestTimeout)
+            let request = HTTPRequest(
+                .get, url.description, headers: headers, bodyLimit: limit, timeout: options.requestTimeout)
             guard case .success(let response) = await transport.send(request) else { return nil }
             if response.isRedirect, let location = response.headers["location"], let next = url.resolving(location) {
                 url = next
@@ -71,7 +75,9 @@ enum MediaDuration {
     /// playlist has no length, and neither has one with a duration outside
     /// `0...`\(``HLSLines/maximumSegmentSeconds``) (the HTTP check refuses those).
     static func hls(_ text: String) -> Double? {
-        guard case .media(let playlist)? = HLSPlaylist.parse(text), playlist.hasEndList, playlist.outOfRangeDurations == 0 else {
+        guard case .media(let playlist)? = HLSPlaylist.parse(text), playlist.hasEndList,
+            playlist.outOfRangeDurations == 0
+        else {
             return nil
         }
         let total = playlist.duration
@@ -82,7 +88,9 @@ enum MediaDuration {
     /// for a live (dynamic) one, an unreadable one, and a duration past
     /// ``ISO8601Duration/maximumPresentationSeconds`` (the HTTP check refuses those).
     static func dash(_ text: String) -> Double? {
-        guard let manifest = try? DASHManifest.parse(Array(text.utf8)), !manifest.isLive, let seconds = manifest.duration else {
+        guard let manifest = try? DASHManifest.parse(Array(text.utf8)), !manifest.isLive,
+            let seconds = manifest.duration
+        else {
             return nil
         }
         return seconds > 0 ? seconds : nil

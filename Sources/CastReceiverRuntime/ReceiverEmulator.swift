@@ -67,8 +67,10 @@ public final class ReceiverEmulator: Sendable {
         public init(
             identity: DeviceIdentity, bindAddress: String = "0.0.0.0", castPort: Int = 8009, httpPort: Int? = 8008,
             advertisedInterfaces: [NetworkInterface]? = nil, receiver: ReceiverConfiguration = ReceiverConfiguration(),
-            faults: ReceiverFaults = ReceiverFaults(), fetch: ReceiverMediaFetcher.Options = ReceiverMediaFetcher.Options(),
-            server: CastChannelServer.Options = ReceiverEmulator.deviceServerOptions, log: (@Sendable (ReceiverLogEntry) -> Void)? = nil
+            faults: ReceiverFaults = ReceiverFaults(),
+            fetch: ReceiverMediaFetcher.Options = ReceiverMediaFetcher.Options(),
+            server: CastChannelServer.Options = ReceiverEmulator.deviceServerOptions,
+            log: (@Sendable (ReceiverLogEntry) -> Void)? = nil
         ) {
             self.identity = identity
             self.bindAddress = bindAddress
@@ -125,7 +127,9 @@ public final class ReceiverEmulator: Sendable {
     public init(configuration: Configuration) {
         var configuration = configuration
         // Only when someone reads the entries: building them costs a JSON encoding per message.
-        if configuration.log != nil || Log.isEnabled(.debug, for: .receiver) { configuration.log = Self.logging(configuration.log) }
+        if configuration.log != nil || Log.isEnabled(.debug, for: .receiver) {
+            configuration.log = Self.logging(configuration.log)
+        }
         self.configuration = configuration
         var receiver = configuration.receiver
         receiver.loopbackMediaIsReachable = receiver.loopbackMediaIsReachable || configuration.fetch.loopbackIsReachable
@@ -135,7 +139,9 @@ public final class ReceiverEmulator: Sendable {
         self.clock = clock
         host = ReceiverHost(
             device: ReceiverDevice(configuration: receiver, faults: configuration.faults),
-            fetcher: ReceiverMediaFetcher(options: fetchOptions, transport: HTTPTransport(sourceAddress: Self.sourceAddress(bound: configuration.bindAddress))),
+            fetcher: ReceiverMediaFetcher(
+                options: fetchOptions,
+                transport: HTTPTransport(sourceAddress: Self.sourceAddress(bound: configuration.bindAddress))),
             clock: clock, log: configuration.log)
     }
 
@@ -157,14 +163,17 @@ public final class ReceiverEmulator: Sendable {
         }
         guard !alreadyStarted else {
             throw ReceiverEmulatorError(
-                code: "receiver.already-started", message: "this emulator was already started", fix: "create a new ReceiverEmulator")
+                code: "receiver.already-started", message: "this emulator was already started",
+                fix: "create a new ReceiverEmulator")
         }
-        let server = CastChannelServer(port: configuration.castPort, bind: configuration.bindAddress, options: configuration.server)
+        let server = CastChannelServer(
+            port: configuration.castPort, bind: configuration.bindAddress, options: configuration.server)
         let castPort: Int
         do {
             castPort = try server.start()
         } catch let error as ChannelError {
-            throw ReceiverEmulatorError(code: error.code, message: error.message, fix: error.fix ?? "check the bind address and port")
+            throw ReceiverEmulatorError(
+                code: error.code, message: error.message, fix: error.fix ?? "check the bind address and port")
         }
         state.withLock { $0.server = server }
         var endpoints = Endpoints(bindAddress: configuration.bindAddress, castPort: castPort, advertisedInterfaces: [])
@@ -174,13 +183,17 @@ public final class ReceiverEmulator: Sendable {
             }
             if let interfaces = configuration.advertisedInterfaces {
                 let service = configuration.identity.advertisement(
-                    port: UInt16(castPort), appIDs: configuration.receiver.installedApps.map(\.appID), addresses: advertisedAddresses())
+                    port: UInt16(castPort), appIDs: configuration.receiver.installedApps.map(\.appID),
+                    addresses: advertisedAddresses())
                 let responder: MDNSResponder
                 do {
                     responder = try MDNSResponder(advertising: service, on: interfaces)
                 } catch {
-                    throw ReceiverEmulatorError(code: "receiver.mdns-failed", message: "cannot advertise over mDNS: \(error)",
-                                                fix: "pass interfaces that are up and multicast-capable, or turn the advertisement off (--no-mdns)")
+                    throw ReceiverEmulatorError(
+                        code: "receiver.mdns-failed", message: "cannot advertise over mDNS: \(error)",
+                        fix:
+                            "pass interfaces that are up and multicast-capable, or turn the advertisement off (--no-mdns)"
+                    )
                 }
                 state.withLock {
                     $0.responder = responder
@@ -195,7 +208,9 @@ public final class ReceiverEmulator: Sendable {
         }
         let serving = Task { await self.serve(server) }
         state.withLock { $0.serving = serving }
-        record("listening on \(configuration.bindAddress):\(castPort) as \"\(configuration.identity.friendlyName)\" (id \(configuration.identity.id.hex))")
+        record(
+            "listening on \(configuration.bindAddress):\(castPort) as \"\(configuration.identity.friendlyName)\" (id \(configuration.identity.id.hex))"
+        )
         return endpoints
     }
 
@@ -252,7 +267,8 @@ public final class ReceiverEmulator: Sendable {
                 switch message.payload {
                 case .string(let text):
                     await host.receive(
-                        sender: sender, source: message.sourceID, destination: message.destinationID, namespace: message.namespace,
+                        sender: sender, source: message.sourceID, destination: message.destinationID,
+                        namespace: message.namespace,
                         payload: text)
                 case .binary(let bytes):
                     record(
@@ -275,7 +291,9 @@ public final class ReceiverEmulator: Sendable {
         for await output in host.outputs {
             switch output {
             case .message(let message):
-                if message.namespace == .receiver, message.type == "RECEIVER_STATUS" { noteReceiverStatus(message.payload) }
+                if message.namespace == .receiver, message.type == "RECEIVER_STATUS" {
+                    noteReceiverStatus(message.payload)
+                }
                 guard let connection = connections[message.sender] else { continue }
                 let frame = ChannelMessage(
                     sourceID: message.sourceID, destinationID: message.destinationID, namespace: message.namespace,
@@ -302,9 +320,11 @@ public final class ReceiverEmulator: Sendable {
     private func noteReceiverStatus(_ payload: JSONValue) {
         let application = payload["status"]?["applications"]?[0]
         let isIdle = application == nil || application?["isIdleScreen"]?.boolValue == true
-        let text = isIdle ? "" : application?["statusText"]?.stringValue ?? application?["displayName"]?.stringValue ?? ""
+        let text =
+            isIdle ? "" : application?["statusText"]?.stringValue ?? application?["displayName"]?.stringValue ?? ""
         let update = state.withLock { state -> (MDNSResponder, MDNSService)? in
-            guard text != state.advertisedStatus, let responder = state.responder, let service = state.advertisedService else { return nil }
+            guard text != state.advertisedStatus, let responder = state.responder, let service = state.advertisedService
+            else { return nil }
             state.advertisedStatus = text
             let updated = service.runningApp(text)
             state.advertisedService = updated
@@ -318,27 +338,33 @@ public final class ReceiverEmulator: Sendable {
     /// Serves `/setup/eureka_info` and `/setup/icon.png` and returns the bound port.
     private func startHTTP(port: Int, castPort: Int) async throws -> Int {
         guard (0...65_535).contains(port) else {
-            throw ReceiverEmulatorError(code: "receiver.http-port", message: "\(port) is not a TCP port", fix: "use 0...65535 (8008 on devices)")
+            throw ReceiverEmulatorError(
+                code: "receiver.http-port", message: "\(port) is not a TCP port", fix: "use 0...65535 (8008 on devices)"
+            )
         }
         let bind = configuration.bindAddress
         let server = MediaServer(configuration: MediaServerConfiguration(bindAddress: bind, port: UInt16(port)))
         let endpoint: MediaServer.Endpoint
         do {
-            endpoint = try await onOwnThread { () throws(MediaServerError) -> MediaServer.Endpoint in try server.start() }
+            endpoint = try await onOwnThread { () throws(MediaServerError) -> MediaServer.Endpoint in try server.start()
+            }
         } catch {
-            throw ReceiverEmulatorError(code: "receiver.http-failed", message: "cannot serve eureka_info: \(error.diagnostic.message)",
-                                        fix: error.diagnostic.fix ?? "choose another --http-port (0 picks a free one)")
+            throw ReceiverEmulatorError(
+                code: "receiver.http-failed", message: "cannot serve eureka_info: \(error.diagnostic.message)",
+                fix: error.diagnostic.fix ?? "choose another --http-port (0 picks a free one)")
         }
         state.withLock { $0.httpServer = server }
         let address = Self.isWildcard(bind) ? (endpoint.addressChoice.host) : bind
         let document = configuration.identity.eurekaInfo(ipAddress: address, castPort: castPort)
         do {
-            try server.publish(path: "/setup/eureka_info", bytes: Array(JSONWriter.compact.string(from: document).utf8),
-                               contentType: "application/json")
+            try server.publish(
+                path: "/setup/eureka_info", bytes: Array(JSONWriter.compact.string(from: document).utf8),
+                contentType: "application/json")
             try server.publish(path: "/setup/icon.png", bytes: DeviceIdentity.iconPNG, contentType: "image/png")
         } catch {
-            throw ReceiverEmulatorError(code: "receiver.http-failed", message: "cannot publish eureka_info: \(error.diagnostic.message)",
-                                        fix: "report this as a bug")
+            throw ReceiverEmulatorError(
+                code: "receiver.http-failed", message: "cannot publish eureka_info: \(error.diagnostic.message)",
+                fix: "report this as a bug")
         }
         return Int(endpoint.port)
     }

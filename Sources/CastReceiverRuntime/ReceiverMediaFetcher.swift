@@ -46,7 +46,8 @@ public struct ReceiverMediaFetcher: MediaFetching {
 
         /// Creates options.
         public init(
-            loopbackIsReachable: Bool = false, requestTimeout: Duration = .seconds(8), totalTimeout: Duration = .seconds(20),
+            loopbackIsReachable: Bool = false, requestTimeout: Duration = .seconds(8),
+            totalTimeout: Duration = .seconds(20),
             maximumTextTracks: Int = 8, durationProbeBytes: Int = 256 << 10, decodeProfile: DeviceProfile? = nil
         ) {
             self.loopbackIsReachable = loopbackIsReachable
@@ -69,11 +70,13 @@ public struct ReceiverMediaFetcher: MediaFetching {
 
     public func availability(of media: MediaInformation, origin: String) async -> MediaFetchOutcome {
         guard let url = media.playbackURL, !url.isEmpty else {
-            return .failed(code: .mediaSourceNotSupported, reason: "the media has no contentId or contentUrl", diagnostics: [])
+            return .failed(
+                code: .mediaSourceNotSupported, reason: "the media has no contentId or contentUrl", diagnostics: [])
         }
         let family = ReceiverFetchVerdict.family(of: media)
         if let profile = options.decodeProfile, let contentType = media.contentType,
-            let verdict = DeclaredCodecs.verdict(for: contentType, source: url, on: profile), verdict.outcome == .willNotPlay
+            let verdict = DeclaredCodecs.verdict(for: contentType, source: url, on: profile),
+            verdict.outcome == .willNotPlay
         {
             return Self.undecodable(verdict, what: "the codecs the contentType declares (\(contentType))")
         }
@@ -81,7 +84,9 @@ public struct ReceiverMediaFetcher: MediaFetching {
         var targets = [
             CheckTarget(
                 url: url,
-                kind: .media(contentType: family == .smooth ? nil : media.contentType, hasTracks: !tracks.isEmpty || family == .smooth)),
+                kind: .media(
+                    contentType: family == .smooth ? nil : media.contentType,
+                    hasTracks: !tracks.isEmpty || family == .smooth))
         ]
         for track in tracks.filter({ $0.type == .text }).prefix(options.maximumTextTracks) {
             guard let trackURL = track.trackContentID else { continue }
@@ -92,17 +97,23 @@ public struct ReceiverMediaFetcher: MediaFetching {
             allowsLoopback: false)
         let checker = ReceiverFetchChecker(transport: transport)
         async let report = checker.check(targets, origin: origin, options: checkOptions)
-        async let measured = DurationReader(transport: transport, origin: origin, options: options).duration(of: url, family: family)
+        async let measured = DurationReader(transport: transport, origin: origin, options: options).duration(
+            of: url, family: family)
         let (checked, duration) = await (report, measured)
         let outcome = ReceiverFetchVerdict(family: family, loopbackIsReachable: options.loopbackIsReachable)
             .outcome(of: checked, duration: duration.seconds, notes: duration.notes)
-        guard let profile = options.decodeProfile, family != .smooth, case .available(let seconds, let notes) = outcome else { return outcome }
+        guard let profile = options.decodeProfile, family != .smooth, case .available(let seconds, let notes) = outcome
+        else { return outcome }
         return await decodeCheck(url, on: profile, duration: seconds, notes: notes)
     }
 
     /// Probes the fetched media and judges it on `profile`.
-    func decodeCheck(_ url: String, on profile: DeviceProfile, duration: Double?, notes: [Diagnostic]) async -> MediaFetchOutcome {
-        let seconds = Double(options.requestTimeout.components.seconds) + Double(options.requestTimeout.components.attoseconds) / 1e18
+    func decodeCheck(_ url: String, on profile: DeviceProfile, duration: Double?, notes: [Diagnostic]) async
+        -> MediaFetchOutcome
+    {
+        let seconds =
+            Double(options.requestTimeout.components.seconds) + Double(options.requestTimeout.components.attoseconds)
+            / 1e18
         let prober = MediaProber(limits: MediaProber.Limits(probeBytes: 2_000_000, timeout: max(1, seconds)))
         switch await prober.probe(path: url) {
         case .success(let probe):
@@ -111,7 +122,8 @@ public struct ReceiverMediaFetcher: MediaFetching {
             return .available(duration: duration, notes: notes)
         case .failure(let error):
             let note = Diagnostic(
-                .note, "receiver.decode-unchecked", "whether \(profile.name) decodes \(url) was not checked: \(error.message)",
+                .note, "receiver.decode-unchecked",
+                "whether \(profile.name) decodes \(url) was not checked: \(error.message)",
                 fix: error.fix)
             return .available(duration: duration, notes: notes + [note])
         }
@@ -122,7 +134,8 @@ public struct ReceiverMediaFetcher: MediaFetching {
         let blocking = verdict.reasons.filter { $0.severity == .error }
         let reasons = blocking.map(\.message).joined(separator: "; ")
         return .failed(
-            code: .mediaSourceNotSupported, reason: "\(verdict.device.name) cannot decode \(what): \(reasons)", diagnostics: blocking)
+            code: .mediaSourceNotSupported, reason: "\(verdict.device.name) cannot decode \(what): \(reasons)",
+            diagnostics: blocking)
     }
 }
 
@@ -170,7 +183,8 @@ public struct ReceiverFetchVerdict: Sendable, Hashable {
     /// Codes whose error-level findings mean the player never gets the bytes it needs.
     static let fatalCodes: Set<DiagnosticCode> = [
         HTTPCheckCode.corsMissing, HTTPCheckCode.corsOriginMismatch, HTTPCheckCode.corsOriginMultiple,
-        HTTPCheckCode.corsWildcardWithCredentials, HTTPCheckCode.corsCredentialsMissing, HTTPCheckCode.redirectCORSMissing,
+        HTTPCheckCode.corsWildcardWithCredentials, HTTPCheckCode.corsCredentialsMissing,
+        HTTPCheckCode.redirectCORSMissing,
         HTTPCheckCode.redirectOriginNull, HTTPCheckCode.redirectLimit, HTTPCheckCode.preflightFailed,
         HTTPCheckCode.preflightCORSMissing, HTTPCheckCode.preflightHeadersMissing, HTTPCheckCode.statusError,
         HTTPCheckCode.mixedContent, HTTPCheckCode.tlsCertificate, HTTPCheckCode.tlsFailed, HTTPCheckCode.timeout,
@@ -209,7 +223,9 @@ public struct ReceiverFetchVerdict: Sendable, Hashable {
         let code = finding.diagnostic.code
         // A live playlist with nothing in it is only a warning for a server check, but the
         // player has nothing to start.
-        let isFatal = finding.diagnostic.severity == .error && Self.fatalCodes.contains(code) || code == HTTPCheckCode.livePlaylistEmpty
+        let isFatal =
+            finding.diagnostic.severity == .error && Self.fatalCodes.contains(code)
+            || code == HTTPCheckCode.livePlaylistEmpty
         // A URL on this machine's loopback: a device asks itself, which fails like a refused connection.
         let isUnreachableLoopback = code == HTTPCheckCode.loopbackURL && !loopbackIsReachable
         guard isFatal || isUnreachableLoopback else { return nil }

@@ -18,11 +18,13 @@ extension CastSender {
     func receiverStatus(from reply: DeviceReply, answering messageType: String) throws -> ReceiverStatus {
         var diagnostics: [Diagnostic] = []
         guard reply.type == "RECEIVER_STATUS",
-              let status = ReceiverStatusMessage.decode(from: reply.json, at: .root, diagnostics: &diagnostics)?.status
+            let status = ReceiverStatusMessage.decode(from: reply.json, at: .root, diagnostics: &diagnostics)?.status
         else {
             throw CastSenderError(
                 code: CastSenderError.Code.unexpectedReply,
-                message: "the device answered \(messageType) with \(reply.type ?? "a message without type"), not RECEIVER_STATUS")
+                message:
+                    "the device answered \(messageType) with \(reply.type ?? "a message without type"), not RECEIVER_STATUS"
+            )
         }
         return status
     }
@@ -31,8 +33,9 @@ extension CastSender {
     public func appAvailability(_ appIDs: [String]) async throws -> [String: Bool] {
         let reply = try await send(AppAvailabilityRequest(appIDs: appIDs), to: Self.platformID)
         guard let availability = reply.json["availability"]?.objectValue else {
-            throw CastSenderError(code: CastSenderError.Code.unexpectedReply,
-                                  message: "the GET_APP_AVAILABILITY reply has no availability object")
+            throw CastSenderError(
+                code: CastSenderError.Code.unexpectedReply,
+                message: "the GET_APP_AVAILABILITY reply has no availability object")
         }
         var result: [String: Bool] = [:]
         for (appID, value) in availability { result[appID] = value.stringValue == "APP_AVAILABLE" }
@@ -56,21 +59,27 @@ extension CastSender {
         appID: String = LaunchRequest.defaultMediaReceiverAppID, supportedAppTypes: [ReceiverAppType]? = nil,
         credentialsData: CredentialsData? = nil, language: String? = nil, relaunch: Bool = false, force: Bool = false
     ) async throws -> CastSession {
-        let request = LaunchRequest(appID: appID, language: language, supportedAppTypes: supportedAppTypes,
-                                    credentialsData: credentialsData)
-        try gate(requestValidator.validate(request) + SenderRequestValidator().frameFindings(
-            request, sourceID: configuration.sourceID, destinationID: Self.platformID), messageType: "LAUNCH", force: force)
+        let request = LaunchRequest(
+            appID: appID, language: language, supportedAppTypes: supportedAppTypes,
+            credentialsData: credentialsData)
+        try gate(
+            requestValidator.validate(request)
+                + SenderRequestValidator().frameFindings(
+                    request, sourceID: configuration.sourceID, destinationID: Self.platformID), messageType: "LAUNCH",
+            force: force)
         if receiver == nil { try await receiverStatus() }
         let running = runningApp(matching: appID)
         if !relaunch, let running { return try await attach(to: running) }
         // After a relaunch only a new session of the app counts.
         let launched = StateCondition.appRunning(appID: appID, replacing: relaunch ? running?.sessionID : nil)
-        let reply = try await send(request, to: Self.platformID, timeout: configuration.launchTimeout, launching: launched)
+        let reply = try await send(
+            request, to: Self.platformID, timeout: configuration.launchTimeout, launching: launched)
         _ = try receiverStatus(from: reply, answering: "LAUNCH")
         // The reply may come before the app lists its transport id; a broadcast follows.
         try await waitUntil(launched, timeout: configuration.launchTimeout)
         guard let app = runningApp(matching: appID) else {
-            throw CastSenderError(code: CastSenderError.Code.appNotRunning, message: "app \(appID) stopped right after launching")
+            throw CastSenderError(
+                code: CastSenderError.Code.appNotRunning, message: "app \(appID) stopped right after launching")
         }
         return try await attach(to: app)
     }
@@ -86,13 +95,15 @@ extension CastSender {
             app.isIdleScreen != true && !(app.transportID ?? "").isEmpty
                 && (appID == nil || app.appID == appID || app.universalAppID == appID)
         }
-        let preferred = candidates.first { $0.namespaces?.contains(CastNamespace.media.rawValue) == true } ?? candidates.first
+        let preferred =
+            candidates.first { $0.namespaces?.contains(CastNamespace.media.rawValue) == true } ?? candidates.first
         guard let app = preferred else {
             let running = (status.applications ?? []).compactMap { $0.displayName ?? $0.appID }
             let what = appID.map { "app \($0) is not running" } ?? "no app is running"
             throw CastSenderError(
                 code: CastSenderError.Code.appNotRunning,
-                message: "\(what) on \(endpoint)\(running.isEmpty ? "" : " (running: \(running.joined(separator: ", ")))")",
+                message:
+                    "\(what) on \(endpoint)\(running.isEmpty ? "" : " (running: \(running.joined(separator: ", ")))")",
                 fix: "launch the app first (launch(appID:)), or join without an app id")
         }
         return try await attach(to: app)
@@ -101,7 +112,8 @@ extension CastSender {
     /// Makes `app` the controlled session: CONNECT to its transport id, then media GET_STATUS.
     func attach(to app: ReceiverApplication) async throws -> CastSession {
         guard let joined = CastSession(application: app) else {
-            throw CastSenderError(code: CastSenderError.Code.appNotRunning, message: "the app has no transport id to connect to")
+            throw CastSenderError(
+                code: CastSenderError.Code.appNotRunning, message: "the app has no transport id to connect to")
         }
         let link = try await usableLink()
         if let previous = session, previous.transportID != joined.transportID {
@@ -111,7 +123,9 @@ extension CastSender {
         do {
             try await link.transport.connectVirtual(to: joined.transportID, from: configuration.sourceID)
         } catch {
-            throw CastSenderError(code: CastSenderError.Code.sendFailed, message: "CONNECT to \(joined.transportID) failed", causedBy: error)
+            throw CastSenderError(
+                code: CastSenderError.Code.sendFailed, message: "CONNECT to \(joined.transportID) failed",
+                causedBy: error)
         }
         if session != joined {
             if session?.transportID != joined.transportID, media != nil {
@@ -159,8 +173,9 @@ extension CastSender {
 extension CastSender {
     func requireSession() throws -> CastSession {
         guard let session else {
-            throw CastSenderError(code: CastSenderError.Code.noSession, message: "no receiver app session on \(endpoint)",
-                                  fix: "launch an app (launch()) or join the running one (join()) first")
+            throw CastSenderError(
+                code: CastSenderError.Code.noSession, message: "no receiver app session on \(endpoint)",
+                fix: "launch an app (launch()) or join the running one (join()) first")
         }
         return session
     }
@@ -168,8 +183,9 @@ extension CastSender {
     func requireMediaSessionID() throws -> Int {
         _ = try requireSession()
         guard let id = media?.mediaSessionID else {
-            throw CastSenderError(code: CastSenderError.Code.noMediaSession, message: "nothing is loaded on \(endpoint)",
-                                  fix: "load media first (load() or queueLoad())")
+            throw CastSenderError(
+                code: CastSenderError.Code.noMediaSession, message: "nothing is loaded on \(endpoint)",
+                fix: "load media first (load() or queueLoad())")
         }
         return id
     }
@@ -180,7 +196,8 @@ extension CastSender {
         context: CastErrorExplanation.Context? = nil
     ) async throws -> MediaStatus? {
         let current = try requireSession()
-        let frame = SenderRequestValidator().frameFindings(request, sourceID: configuration.sourceID, destinationID: current.transportID)
+        let frame = SenderRequestValidator().frameFindings(
+            request, sourceID: configuration.sourceID, destinationID: current.transportID)
         // CastValidator already reports an oversized frame for the types it knows.
         let extra = findings.contains { $0.code == "message.frame-too-large" } ? [] : frame
         try gate(findings + extra, messageType: R.messageType, force: force)
@@ -206,8 +223,9 @@ extension CastSender {
     public func load(_ request: LoadRequest, force: Bool = false) async throws -> MediaStatus? {
         let context = CastErrorExplanation.Context(media: request.media, activeTrackIDs: request.activeTrackIDs)
         mediaContext = context
-        return try await sendMedia(request, findings: requestValidator.validate(request), force: force,
-                                   timeout: configuration.loadTimeout, context: context)
+        return try await sendMedia(
+            request, findings: requestValidator.validate(request), force: force,
+            timeout: configuration.loadTimeout, context: context)
     }
 
     /// Resumes playback.
@@ -230,15 +248,21 @@ extension CastSender {
 
     /// Seeks to `seconds` from the start.
     @discardableResult
-    public func seek(to seconds: Double, resumeState: ResumeState? = nil, force: Bool = false) async throws -> MediaStatus? {
-        let request = SeekRequest(mediaSessionID: try requireMediaSessionID(), currentTime: seconds, resumeState: resumeState)
+    public func seek(to seconds: Double, resumeState: ResumeState? = nil, force: Bool = false) async throws
+        -> MediaStatus?
+    {
+        let request = SeekRequest(
+            mediaSessionID: try requireMediaSessionID(), currentTime: seconds, resumeState: resumeState)
         return try await sendMedia(request, findings: SenderRequestValidator().validate(request), force: force)
     }
 
     /// Seeks by `seconds` from the current position (negative rewinds).
     @discardableResult
-    public func seek(by seconds: Double, resumeState: ResumeState? = nil, force: Bool = false) async throws -> MediaStatus? {
-        let request = SeekRequest(mediaSessionID: try requireMediaSessionID(), relativeTime: seconds, resumeState: resumeState)
+    public func seek(by seconds: Double, resumeState: ResumeState? = nil, force: Bool = false) async throws
+        -> MediaStatus?
+    {
+        let request = SeekRequest(
+            mediaSessionID: try requireMediaSessionID(), relativeTime: seconds, resumeState: resumeState)
         return try await sendMedia(request, findings: SenderRequestValidator().validate(request), force: force)
     }
 
@@ -281,7 +305,8 @@ extension CastSender {
             for tag in textTracks.compactMap(\.language) where !available.contains(tag) { available.append(tag) }
             throw CastSenderError(
                 code: CastSenderError.Code.trackNotFound, message: "no caption track in \"\(language)\"",
-                fix: available.isEmpty ? "the media has no text tracks with a language; add tracks to the LOAD"
+                fix: available.isEmpty
+                    ? "the media has no text tracks with a language; add tracks to the LOAD"
                     : "available: \(available.joined(separator: ", "))")
         }
         return try await setActiveTracks(keptNonTextTracks(tracks) + [track.trackID])

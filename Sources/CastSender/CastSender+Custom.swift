@@ -12,24 +12,31 @@ extension CastSender {
     public func sendCustomMessage(namespace: String, payload: JSONValue) async throws {
         let current = try requireSession()
         guard namespace.hasPrefix("urn:x-cast:"), namespace.utf8.count <= 128 else {
-            throw CastSenderError(code: CastSenderError.Code.requestInvalid, message: "'\(namespace.prefix(60))' is not a Cast namespace",
-                                  fix: "use urn:x-cast: followed by the app's name, such as urn:x-cast:com.example.player")
+            throw CastSenderError(
+                code: CastSenderError.Code.requestInvalid, message: "'\(namespace.prefix(60))' is not a Cast namespace",
+                fix: "use urn:x-cast: followed by the app's name, such as urn:x-cast:com.example.player")
         }
         let text = JSONWriter.compact.string(from: payload)
-        let size = CastFrame.bodySize(payloadSize: text.utf8.count, namespace: CastNamespace(rawValue: namespace),
-                                      sourceID: configuration.sourceID, destinationID: current.transportID)
+        let size = CastFrame.bodySize(
+            payloadSize: text.utf8.count, namespace: CastNamespace(rawValue: namespace),
+            sourceID: configuration.sourceID, destinationID: current.transportID)
         guard size <= CastFrame.maximumBodySize else {
-            throw CastSenderError(code: CastSenderError.Code.requestInvalid,
-                                  message: "the message on \(namespace) makes a \(size)-byte frame; the limit is \(CastFrame.maximumBodySize)",
-                                  fix: "send a smaller message")
+            throw CastSenderError(
+                code: CastSenderError.Code.requestInvalid,
+                message:
+                    "the message on \(namespace) makes a \(size)-byte frame; the limit is \(CastFrame.maximumBodySize)",
+                fix: "send a smaller message")
         }
         let link = try await usableLink()
         do {
-            try await link.transport.send(SenderMessage(sourceID: configuration.sourceID, destinationID: current.transportID,
-                                                        namespace: CastNamespace(rawValue: namespace), payload: text))
+            try await link.transport.send(
+                SenderMessage(
+                    sourceID: configuration.sourceID, destinationID: current.transportID,
+                    namespace: CastNamespace(rawValue: namespace), payload: text))
         } catch {
-            throw CastSenderError(code: CastSenderError.Code.sendFailed, message: "could not send the message on \(namespace): \(error)",
-                                  fix: "the link is probably down; the sender reconnects by itself")
+            throw CastSenderError(
+                code: CastSenderError.Code.sendFailed, message: "could not send the message on \(namespace): \(error)",
+                fix: "the link is probably down; the sender reconnects by itself")
         }
     }
 }

@@ -56,15 +56,18 @@ extension CastSender {
     ) async throws -> QueueCastResult {
         let current = try requireSession()
         guard !isRunningQueueJob else {
-            throw CastSenderError(code: CastSenderError.Code.busy, message: "a queue cast is already running on this sender",
-                                  fix: "wait for it to finish")
+            throw CastSenderError(
+                code: CastSenderError.Code.busy, message: "a queue cast is already running on this sender",
+                fix: "wait for it to finish")
         }
         let budget = frameBudget(destinationID: current.transportID)
         let plan: QueuePlanner.Plan
         do {
-            plan = try QueuePlanner(maximumPayloadSize: budget).plan(items: items, startIndex: startIndex, repeatMode: repeatMode)
+            plan = try QueuePlanner(maximumPayloadSize: budget).plan(
+                items: items, startIndex: startIndex, repeatMode: repeatMode)
         } catch {
-            var failure = CastSenderError(code: CastSenderError.Code.queuePlan, message: "cannot send the queue", causedBy: error)
+            var failure = CastSenderError(
+                code: CastSenderError.Code.queuePlan, message: "cannot send the queue", causedBy: error)
             failure.fix = "send at least one item, each under 64 KiB of JSON"
             throw failure
         }
@@ -79,8 +82,9 @@ extension CastSender {
         }
         if let startIndex = plan.deferredStartIndex, startIndex >= items.count {
             findings.append(
-                Diagnostic(.error, "queue.start-index-range", "startIndex \(startIndex) is past the \(items.count) items",
-                           fix: "use an index from 0 to \(items.count - 1)", path: .root.appending("startIndex")))
+                Diagnostic(
+                    .error, "queue.start-index-range", "startIndex \(startIndex) is past the \(items.count) items",
+                    fix: "use an index from 0 to \(items.count - 1)", path: .root.appending("startIndex")))
         }
         try gate(findings, messageType: "QUEUE_LOAD", force: force)
         let first = items.first?.media
@@ -96,8 +100,9 @@ extension CastSender {
     /// or a request timed out): checks what the device holds and sends the rest.
     public func resumeQueueCast() async throws -> QueueCastResult {
         guard let job = queueJob else {
-            throw CastSenderError(code: CastSenderError.Code.queueLost, message: "there is no queue cast to resume",
-                                  fix: "start one with queueLoad(items:)")
+            throw CastSenderError(
+                code: CastSenderError.Code.queueLost, message: "there is no queue cast to resume",
+                fix: "start one with queueLoad(items:)")
         }
         if job.isComplete { return QueueCastResult(status: media, progress: job.progress) }
         guard !isRunningQueueJob else {
@@ -114,11 +119,14 @@ extension CastSender {
         while true {
             do {
                 try await advanceQueueJob()
-                let progress = queueJob?.progress ?? QueueCastProgress(
-                    totalItems: 0, deliveredItems: 0, totalMessages: 0, deliveredMessages: 0, mediaSessionID: nil,
-                    resumptions: 0, isComplete: true)
+                let progress =
+                    queueJob?.progress
+                    ?? QueueCastProgress(
+                        totalItems: 0, deliveredItems: 0, totalMessages: 0, deliveredMessages: 0, mediaSessionID: nil,
+                        resumptions: 0, isComplete: true)
                 return QueueCastResult(status: media, progress: progress)
-            } catch let error as CastSenderError where error.code == CastSenderError.Code.connectionLost
+            } catch let error as CastSenderError
+                where error.code == CastSenderError.Code.connectionLost
                 || error.code == CastSenderError.Code.sendFailed
             {
                 // The reconnect loop takes the session back; then see what arrived and go on.
@@ -136,10 +144,12 @@ extension CastSender {
             let current = try requireSession()
             job.loadSent = true
             queueJob = job
-            _ = try await send(job.plan.queueLoad, to: current.transportID, timeout: configuration.loadTimeout, context: job.context)
+            _ = try await send(
+                job.plan.queueLoad, to: current.transportID, timeout: configuration.loadTimeout, context: job.context)
             guard let id = media?.mediaSessionID else {
-                throw CastSenderError(code: CastSenderError.Code.unexpectedReply,
-                                      message: "the device accepted QUEUE_LOAD but reported no media session")
+                throw CastSenderError(
+                    code: CastSenderError.Code.unexpectedReply,
+                    message: "the device accepted QUEUE_LOAD but reported no media session")
             }
             job.loadConfirmed = true
             job.mediaSessionID = id
@@ -179,7 +189,8 @@ extension CastSender {
         guard session != nil else {
             throw CastSenderError(
                 code: CastSenderError.Code.queueLost,
-                message: "the app session ended while the queue was being sent; \(job.deliveredItems) of \(job.totalItems) items had arrived",
+                message:
+                    "the app session ended while the queue was being sent; \(job.deliveredItems) of \(job.totalItems) items had arrived",
                 fix: "launch the app again and cast the queue again")
         }
         if !job.loadConfirmed {
@@ -192,7 +203,8 @@ extension CastSender {
             guard let current = media?.mediaSessionID, current == job.mediaSessionID else {
                 throw CastSenderError(
                     code: CastSenderError.Code.queueLost,
-                    message: "the device's media session changed while the queue was being sent; \(job.deliveredItems) of \(job.totalItems) items had arrived",
+                    message:
+                        "the device's media session changed while the queue was being sent; \(job.deliveredItems) of \(job.totalItems) items had arrived",
                     fix: "another sender probably loaded something else; cast the queue again")
             }
         }
@@ -216,10 +228,14 @@ extension CastSender {
     /// Every item id in the queue, in order (QUEUE_GET_ITEM_IDS).
     public func queueItemIDs() async throws -> [Int] {
         let current = try requireSession()
-        let reply = try await send(QueueGetItemIDsRequest(mediaSessionID: try requireMediaSessionID()), to: current.transportID)
+        let reply = try await send(
+            QueueGetItemIDsRequest(mediaSessionID: try requireMediaSessionID()), to: current.transportID)
         guard let ids = reply.json["itemIds"]?.arrayValue else {
-            throw CastSenderError(code: CastSenderError.Code.unexpectedReply,
-                                  message: "the device answered QUEUE_GET_ITEM_IDS with \(reply.type ?? "a message without type") and no itemIds")
+            throw CastSenderError(
+                code: CastSenderError.Code.unexpectedReply,
+                message:
+                    "the device answered QUEUE_GET_ITEM_IDS with \(reply.type ?? "a message without type") and no itemIds"
+            )
         }
         return ids.compactMap(\.intValue)
     }
@@ -227,7 +243,9 @@ extension CastSender {
     /// Inserts items before `itemID` (or at the end), split into several QUEUE_INSERTs when
     /// one would pass 64 KiB.
     @discardableResult
-    public func queueInsert(_ items: [QueueItem], before itemID: Int? = nil, force: Bool = false) async throws -> MediaStatus? {
+    public func queueInsert(_ items: [QueueItem], before itemID: Int? = nil, force: Bool = false) async throws
+        -> MediaStatus?
+    {
         let current = try requireSession()
         let sessionID = try requireMediaSessionID()
         let budget = frameBudget(destinationID: current.transportID)
@@ -245,7 +263,9 @@ extension CastSender {
     /// The JSON payload budget for one media message to `destinationID`: what fits with the real
     /// ids, and never more than CastValidator's estimate allows, so planned messages pass it.
     func frameBudget(destinationID: String) -> Int {
-        min(SenderRequestValidator.maximumPayloadSize(namespace: .media, sourceID: configuration.sourceID, destinationID: destinationID),
+        min(
+            SenderRequestValidator.maximumPayloadSize(
+                namespace: .media, sourceID: configuration.sourceID, destinationID: destinationID),
             CastFrame.maximumPayloadSize(namespace: .media))
     }
 
@@ -281,8 +301,11 @@ extension CastSender {
 
     /// Moves items (in the given order) before `itemID`, or to the end.
     @discardableResult
-    public func queueReorder(itemIDs: [Int], before itemID: Int? = nil, force: Bool = false) async throws -> MediaStatus? {
-        let request = QueueReorderRequest(mediaSessionID: try requireMediaSessionID(), itemIDs: itemIDs, insertBefore: itemID)
+    public func queueReorder(itemIDs: [Int], before itemID: Int? = nil, force: Bool = false) async throws
+        -> MediaStatus?
+    {
+        let request = QueueReorderRequest(
+            mediaSessionID: try requireMediaSessionID(), itemIDs: itemIDs, insertBefore: itemID)
         return try await sendMedia(request, findings: SenderRequestValidator().validate(request), force: force)
     }
 

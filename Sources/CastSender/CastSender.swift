@@ -89,8 +89,10 @@ public actor CastSender {
     var requestValidator: CastValidator { CastValidator(loopbackIsReachable: endpoint.isLoopback) }
 
     /// Creates a sender; nothing happens on the network until ``connect()``.
-    public init(endpoint: CastEndpoint, transportFactory: any CastSenderTransportFactory,
-                configuration: CastSenderConfiguration = CastSenderConfiguration()) {
+    public init(
+        endpoint: CastEndpoint, transportFactory: any CastSenderTransportFactory,
+        configuration: CastSenderConfiguration = CastSenderConfiguration()
+    ) {
         self.endpoint = endpoint
         self.factory = transportFactory
         self.configuration = configuration
@@ -98,8 +100,10 @@ public actor CastSender {
     }
 
     static func parser(for configuration: CastSenderConfiguration) -> JSONParser {
-        JSONParser(limits: .init(maxDepth: 64, maxStringBytes: configuration.maximumIncomingPayloadBytes,
-                                 maxDocumentBytes: configuration.maximumIncomingPayloadBytes))
+        JSONParser(
+            limits: .init(
+                maxDepth: 64, maxStringBytes: configuration.maximumIncomingPayloadBytes,
+                maxDocumentBytes: configuration.maximumIncomingPayloadBytes))
     }
 
     /// Changes the configuration for what happens from now on (requests already waiting keep
@@ -165,8 +169,9 @@ public actor CastSender {
             for waiter in waiters.values { waiter.resume(returning: link) }
         case .failed(let reason):
             failLinkWaiters(
-                CastSenderError(code: CastSenderError.Code.reconnectFailed, message: "the link to \(endpoint) is gone: \(reason)",
-                                fix: "check the device is on and reachable (castprep devices), then connect again"))
+                CastSenderError(
+                    code: CastSenderError.Code.reconnectFailed, message: "the link to \(endpoint) is gone: \(reason)",
+                    fix: "check the device is on and reachable (castprep devices), then connect again"))
         case .closed:
             failLinkWaiters(closedError())
         case .disconnected, .connecting, .reconnecting:
@@ -181,8 +186,9 @@ public actor CastSender {
     }
 
     func closedError() -> CastSenderError {
-        CastSenderError(code: CastSenderError.Code.closed, message: "the sender for \(endpoint) was closed",
-                        fix: "create a new sender, or do not close it before the work is done")
+        CastSenderError(
+            code: CastSenderError.Code.closed, message: "the sender for \(endpoint) was closed",
+            fix: "create a new sender, or do not close it before the work is done")
     }
 
     // MARK: - Connecting
@@ -221,8 +227,11 @@ public actor CastSender {
             // One message: the channel's reason already names the address when it says it
             // could not connect.
             throw CastSenderError(
-                code: CastSenderError.Code.connectFailed, message: reason.hasPrefix("cannot connect") ? reason : "cannot connect to \(endpoint): \(reason)",
-                fix: "check that the device is on, on this network and reachable on port \(endpoint.port) (castprep devices lists the devices that answer)")
+                code: CastSenderError.Code.connectFailed,
+                message: reason.hasPrefix("cannot connect") ? reason : "cannot connect to \(endpoint): \(reason)",
+                fix:
+                    "check that the device is on, on this network and reachable on port \(endpoint.port) (castprep devices lists the devices that answer)"
+            )
         }
     }
 
@@ -234,7 +243,9 @@ public actor CastSender {
         reconnectTask = nil
         setConnection(.closed)
         if let link {
-            if let session { try? await link.transport.closeVirtual(to: session.transportID, from: configuration.sourceID) }
+            if let session {
+                try? await link.transport.closeVirtual(to: session.transportID, from: configuration.sourceID)
+            }
             try? await link.transport.closeVirtual(to: Self.platformID, from: configuration.sourceID)
         }
         await dropLink()
@@ -258,7 +269,8 @@ public actor CastSender {
         } catch let error as CastSenderError {
             throw error
         } catch {
-            throw CastSenderError(code: CastSenderError.Code.sendFailed, message: "cannot open a link to \(endpoint)", causedBy: error)
+            throw CastSenderError(
+                code: CastSenderError.Code.sendFailed, message: "cannot open a link to \(endpoint)", causedBy: error)
         }
         if connection == .closed {
             await transport.close()
@@ -283,7 +295,8 @@ public actor CastSender {
         do {
             try await transport.connectVirtual(to: Self.platformID, from: configuration.sourceID)
         } catch {
-            throw CastSenderError(code: CastSenderError.Code.sendFailed, message: "CONNECT to \(Self.platformID) failed", causedBy: error)
+            throw CastSenderError(
+                code: CastSenderError.Code.sendFailed, message: "CONNECT to \(Self.platformID) failed", causedBy: error)
         }
         return link
     }
@@ -311,7 +324,8 @@ public actor CastSender {
         let reason = error.map { String(describing: $0) } ?? "the device closed the connection"
         failAllPending(
             CastSenderError(
-                code: CastSenderError.Code.connectionLost, message: "the link to \(endpoint) dropped (\(reason)) before the device answered",
+                code: CastSenderError.Code.connectionLost,
+                message: "the link to \(endpoint) dropped (\(reason)) before the device answered",
                 fix: "the sender reconnects by itself; repeat the command once it is connected again"))
         switch connection {
         case .connected:
@@ -370,7 +384,8 @@ public actor CastSender {
         let status = try await fetchReceiverStatus(via: link)
         guard let previous = session else { return }
         let apps = status.applications ?? []
-        let app = apps.first { $0.sessionID != nil && $0.sessionID == previous.sessionID }
+        let app =
+            apps.first { $0.sessionID != nil && $0.sessionID == previous.sessionID }
             ?? apps.first { $0.transportID == previous.transportID }
         guard let app, let resumed = CastSession(application: app) else {
             endSession()
@@ -391,8 +406,9 @@ public actor CastSender {
         case .disconnected:
             throw notConnectedError()
         case .failed(let reason):
-            throw CastSenderError(code: CastSenderError.Code.reconnectFailed, message: "the link to \(endpoint) is gone: \(reason)",
-                                  fix: "call connect() again")
+            throw CastSenderError(
+                code: CastSenderError.Code.reconnectFailed, message: "the link to \(endpoint) is gone: \(reason)",
+                fix: "call connect() again")
         case .connecting, .reconnecting:
             break
         }
@@ -412,8 +428,9 @@ public actor CastSender {
     }
 
     func notConnectedError() -> CastSenderError {
-        CastSenderError(code: CastSenderError.Code.notConnected, message: "the sender is not connected to \(endpoint)",
-                        fix: "call connect() first")
+        CastSenderError(
+            code: CastSenderError.Code.notConnected, message: "the sender is not connected to \(endpoint)",
+            fix: "call connect() first")
     }
 
     /// The link requests go out on: the current one, or the one a reconnect brings back.
@@ -466,7 +483,8 @@ public actor CastSender {
             // A link that cannot send is dead even if its stream has not ended yet.
             linkEnded(generation: link.generation, error: error)
             var failure = CastSenderError(
-                code: CastSenderError.Code.sendFailed, message: "could not send \(R.messageType) to \(destination)", causedBy: error)
+                code: CastSenderError.Code.sendFailed, message: "could not send \(R.messageType) to \(destination)",
+                causedBy: error)
             failure.fix = "the link is probably down; the sender reconnects by itself"
             throw failure
         }
@@ -508,8 +526,11 @@ public actor CastSender {
             with: .failure(
                 CastSenderError(
                     code: CastSenderError.Code.timeout,
-                    message: "no reply to \(entry.messageType) (requestId \(id)) from \(endpoint) within \(entry.timeout.shortDescription)",
-                    fix: "check the device is on and reachable (castprep status); a slow network or device may need a longer timeout")))
+                    message:
+                        "no reply to \(entry.messageType) (requestId \(id)) from \(endpoint) within \(entry.timeout.shortDescription)",
+                    fix:
+                        "check the device is on and reachable (castprep status); a slow network or device may need a longer timeout"
+                )))
     }
 
     func failAllPending(_ error: CastSenderError) {
@@ -523,7 +544,10 @@ public actor CastSender {
         guard messageGeneration == generation else { return }
         Logger(.channel).trace("\(endpoint) ← \(message.sourceID) \(message.namespace.rawValue): \(message.payload)")
         guard message.payload.utf8.count <= configuration.maximumIncomingPayloadBytes else {
-            emit(.ignoredMessage("a \(message.payload.utf8.count)-byte message on \(message.namespace) is over the \(configuration.maximumIncomingPayloadBytes)-byte limit"))
+            emit(
+                .ignoredMessage(
+                    "a \(message.payload.utf8.count)-byte message on \(message.namespace) is over the \(configuration.maximumIncomingPayloadBytes)-byte limit"
+                ))
             return
         }
         guard let json = try? parser.parse(message.payload).value, case .object = json else {
@@ -552,19 +576,24 @@ public actor CastSender {
             let explanation = CastErrorExplanation(reply: json, context: entry?.context ?? mediaContext)
             emit(.deviceError(explanation))
             if entry != nil {
-                resolve(requestID, with: .failure(deviceError(explanation, messageType: entry?.messageType ?? "request")))
+                resolve(
+                    requestID, with: .failure(deviceError(explanation, messageType: entry?.messageType ?? "request")))
             }
             return
         }
         if type == "LAUNCH_STATUS" { return }  // interim; the LAUNCH reply follows
         if entry != nil {
-            resolve(requestID, with: .success(DeviceReply(type: type, json: json, sourceID: message.sourceID, namespace: message.namespace)))
+            resolve(
+                requestID,
+                with: .success(
+                    DeviceReply(type: type, json: json, sourceID: message.sourceID, namespace: message.namespace)))
         }
     }
 
     func deviceError(_ explanation: CastErrorExplanation, messageType: String) -> CastSenderError {
         CastSenderError(
-            code: explanation.code, message: "the device refused \(messageType): \(explanation.heading): \(explanation.title)",
+            code: explanation.code,
+            message: "the device refused \(messageType): \(explanation.heading): \(explanation.title)",
             fix: explanation.command.map { "run \($0)" }, explanation: explanation)
     }
 
@@ -580,13 +609,15 @@ public actor CastSender {
         case "RECEIVER_STATUS":
             var diagnostics: [Diagnostic] = []
             guard let message = ReceiverStatusMessage.decode(from: json, at: .root, diagnostics: &diagnostics),
-                  let status = message.status
+                let status = message.status
             else { return }
             receiver = status
             emit(.receiverStatusChanged(status))
             if let current = session {
                 let apps = status.applications ?? []
-                if let app = apps.first(where: { $0.transportID == current.transportID }), let refreshed = CastSession(application: app) {
+                if let app = apps.first(where: { $0.transportID == current.transportID }),
+                    let refreshed = CastSession(application: app)
+                {
                     if refreshed != current {
                         session = refreshed
                         emit(.sessionChanged(refreshed))
@@ -612,7 +643,8 @@ public actor CastSender {
         case "MEDIA_STATUS":
             // A status that is not a list would read as "no session"; drop it instead.
             var diagnostics: [Diagnostic] = []
-            guard case .array = json["status"], let message = MediaStatusMessage.decode(from: json, at: .root, diagnostics: &diagnostics)
+            guard case .array = json["status"],
+                let message = MediaStatusMessage.decode(from: json, at: .root, diagnostics: &diagnostics)
             else {
                 emit(.ignoredMessage("a MEDIA_STATUS without a status list"))
                 return
@@ -620,7 +652,8 @@ public actor CastSender {
             apply(message.status)
         case "QUEUE_CHANGE":
             let change = CastQueueChange(
-                changeType: json["changeType"]?.stringValue, itemIDs: json["itemIds"]?.arrayValue?.compactMap(\.intValue) ?? [],
+                changeType: json["changeType"]?.stringValue,
+                itemIDs: json["itemIds"]?.arrayValue?.compactMap(\.intValue) ?? [],
                 insertBefore: json["insertBefore"]?.intValue)
             emit(.queueChangeNotice(change))
         default:
@@ -697,9 +730,10 @@ public actor CastSender {
 
     func expireStateWaiter(_ id: Int, timeout: Duration) {
         guard let waiter = stateWaiters.removeValue(forKey: id) else { return }
-        let what = switch waiter.condition {
-        case .appRunning(let appID, _): "app \(appID) to appear in RECEIVER_STATUS"
-        }
+        let what =
+            switch waiter.condition {
+            case .appRunning(let appID, _): "app \(appID) to appear in RECEIVER_STATUS"
+            }
         waiter.continuation.resume(
             throwing: CastSenderError(
                 code: CastSenderError.Code.timeout, message: "waited \(timeout.shortDescription) for \(what)",
@@ -730,7 +764,9 @@ public actor CastSender {
         let first = errors[0]
         throw CastSenderError(
             code: CastSenderError.Code.requestInvalid,
-            message: "\(messageType) not sent: \(errors.count) error\(errors.count == 1 ? "" : "s"), first [\(first.code.rawValue)] \(first.message)",
-            fix: first.fix.map { "\($0); or force sending it" } ?? "fix the request, or force sending it", diagnostics: findings)
+            message:
+                "\(messageType) not sent: \(errors.count) error\(errors.count == 1 ? "" : "s"), first [\(first.code.rawValue)] \(first.message)",
+            fix: first.fix.map { "\($0); or force sending it" } ?? "fix the request, or force sending it",
+            diagnostics: findings)
     }
 }

@@ -26,10 +26,12 @@ public struct ChannelTransportFactory: CastSenderTransportFactory {
         let connection: CastChannelConnection
         do {
             connection = try await CastChannelConnection.connect(
-                host: endpoint.host, port: endpoint.port, timeout: connectTimeout, options: ChannelOptions(heartbeat: heartbeat))
+                host: endpoint.host, port: endpoint.port, timeout: connectTimeout,
+                options: ChannelOptions(heartbeat: heartbeat))
         } catch let error as ChannelError {
             // The channel's own words and fix, not its description nested in the sender's.
-            throw Self.permanentFailure(error) ?? CastSenderError(code: CastSenderError.Code.sendFailed, message: error.message, fix: error.fix)
+            throw Self.permanentFailure(error)
+                ?? CastSenderError(code: CastSenderError.Code.sendFailed, message: error.message, fix: error.fix)
         }
         return ChannelSenderTransport(connection: connection)
     }
@@ -63,7 +65,9 @@ final class ChannelSenderTransport: CastSenderTransport {
                 for try await message in connection.messages {
                     guard case .string(let text) = message.payload else { continue }
                     continuation.yield(
-                        SenderMessage(sourceID: message.sourceID, destinationID: message.destinationID, namespace: message.namespace, payload: text))
+                        SenderMessage(
+                            sourceID: message.sourceID, destinationID: message.destinationID,
+                            namespace: message.namespace, payload: text))
                 }
                 continuation.finish()
             } catch {
@@ -76,8 +80,9 @@ final class ChannelSenderTransport: CastSenderTransport {
 
     func send(_ message: SenderMessage) async throws {
         try await connection.send(
-            ChannelMessage(sourceID: message.sourceID, destinationID: message.destinationID, namespace: message.namespace,
-                           payload: .string(message.payload)))
+            ChannelMessage(
+                sourceID: message.sourceID, destinationID: message.destinationID, namespace: message.namespace,
+                payload: .string(message.payload)))
     }
 
     func connectVirtual(to destinationID: String, from sourceID: String) async throws {

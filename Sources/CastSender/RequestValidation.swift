@@ -47,24 +47,28 @@ public struct SenderRequestValidator: Sendable {
     ///
     /// CastValidator measures against a GUID-length destination; an app whose transport id is
     /// longer would otherwise slip past it.
-    public func frameFindings(_ request: some CastRequest, sourceID: String = CastFrame.defaultSourceID,
-                              destinationID: String = CastFrame.typicalDestinationID) -> [Diagnostic] {
+    public func frameFindings(
+        _ request: some CastRequest, sourceID: String = CastFrame.defaultSourceID,
+        destinationID: String = CastFrame.typicalDestinationID
+    ) -> [Diagnostic] {
         let payload = JSONWriter.compact.bytes(from: request.jsonValue).count
-        let body = CastFrame.bodySize(payloadSize: payload, namespace: type(of: request).namespace, sourceID: sourceID,
-                                      destinationID: destinationID)
+        let body = CastFrame.bodySize(
+            payloadSize: payload, namespace: type(of: request).namespace, sourceID: sourceID,
+            destinationID: destinationID)
         guard body > CastFrame.maximumBodySize else { return [] }
         return [
             Diagnostic(
                 .error, "message.frame-too-large",
                 "the \(type(of: request).messageType) message is \(body) bytes on the wire; Cast devices reject messages over \(CastFrame.maximumBodySize) bytes (64 KiB)",
-                fix: "send fewer items per message, or trim metadata and customData", path: .root),
+                fix: "send fewer items per message, or trim metadata and customData", path: .root)
         ]
     }
 
     /// The largest JSON payload that fits one frame between these two endpoints.
     public static func maximumPayloadSize(namespace: CastNamespace, sourceID: String, destinationID: String) -> Int {
         var size = CastFrame.maximumBodySize
-        while CastFrame.bodySize(payloadSize: size, namespace: namespace, sourceID: sourceID, destinationID: destinationID)
+        while CastFrame.bodySize(
+            payloadSize: size, namespace: namespace, sourceID: sourceID, destinationID: destinationID)
             > CastFrame.maximumBodySize
         {
             size -= 1

@@ -24,8 +24,10 @@ public struct CastSenderError: CodedError, Hashable {
     public var cause: (any CodedError)? { underlying?.error }
 
     /// Creates an error.
-    public init(code: DiagnosticCode, message: String, fix: String? = nil, explanation: CastErrorExplanation? = nil,
-                diagnostics: [Diagnostic] = []) {
+    public init(
+        code: DiagnosticCode, message: String, fix: String? = nil, explanation: CastErrorExplanation? = nil,
+        diagnostics: [Diagnostic] = []
+    ) {
         self.code = code
         self.message = message
         self.fix = fix
@@ -58,7 +60,6 @@ public struct CastSenderError: CodedError, Hashable {
         if let fix = rendering.fix, fix != command.map({ "run \($0)" }) { text += "\n    fix: \(fix)" }
         return text
     }
-
 
     /// The stable codes of errors the sender raises itself.
     public enum Code {
@@ -114,8 +115,10 @@ public struct ReconnectPolicy: Sendable, Hashable {
     public var maximumAttempts: Int?
 
     /// Creates a policy. The default waits 0.5, 1, 2, 4 … up to 30 s, ten times (about 3 minutes).
-    public init(initialDelay: Duration = .milliseconds(500), multiplier: Double = 2, maximumDelay: Duration = .seconds(30),
-                maximumAttempts: Int? = 10) {
+    public init(
+        initialDelay: Duration = .milliseconds(500), multiplier: Double = 2, maximumDelay: Duration = .seconds(30),
+        maximumAttempts: Int? = 10
+    ) {
         self.initialDelay = initialDelay
         self.multiplier = multiplier
         self.maximumDelay = maximumDelay
@@ -175,7 +178,8 @@ public struct CastSenderConfiguration: Sendable, Hashable {
     public init(
         sourceID: String = CastFrame.defaultSourceID, requestTimeout: Duration = .seconds(10),
         loadTimeout: Duration = .seconds(30), launchTimeout: Duration = .seconds(30),
-        reconnect: ReconnectPolicy = ReconnectPolicy(), maximumIncomingPayloadBytes: Int = 262_144, eventBufferSize: Int = 256
+        reconnect: ReconnectPolicy = ReconnectPolicy(), maximumIncomingPayloadBytes: Int = 262_144,
+        eventBufferSize: Int = 256
     ) {
         self.sourceID = sourceID
         self.requestTimeout = requestTimeout
@@ -253,7 +257,8 @@ public struct CastQueueState: Sendable, Hashable {
 
     /// The queue of `status`, or nil when it has no queue fields at all.
     public init?(status: MediaStatus?) {
-        guard let status, status.items != nil || status.currentItemID != nil || status.repeatMode != nil || status.queueData != nil
+        guard let status,
+            status.items != nil || status.currentItemID != nil || status.repeatMode != nil || status.queueData != nil
         else { return nil }
         items = status.items ?? []
         currentItemID = status.currentItemID
@@ -274,7 +279,10 @@ public struct CastSenderState: Sendable, Hashable {
     public var media: MediaStatus?
 
     /// Creates a state, for code that describes one (status lines, tests).
-    public init(connection: CastConnectionState, receiver: ReceiverStatus? = nil, session: CastSession? = nil, media: MediaStatus? = nil) {
+    public init(
+        connection: CastConnectionState, receiver: ReceiverStatus? = nil, session: CastSession? = nil,
+        media: MediaStatus? = nil
+    ) {
         self.connection = connection
         self.receiver = receiver
         self.session = session
@@ -346,8 +354,10 @@ public struct QueueCastProgress: Sendable, Hashable {
     public var isComplete: Bool
 
     /// Creates a progress record.
-    public init(totalItems: Int, deliveredItems: Int, totalMessages: Int, deliveredMessages: Int, mediaSessionID: Int?,
-                resumptions: Int, isComplete: Bool) {
+    public init(
+        totalItems: Int, deliveredItems: Int, totalMessages: Int, deliveredMessages: Int, mediaSessionID: Int?,
+        resumptions: Int, isComplete: Bool
+    ) {
         self.totalItems = totalItems
         self.deliveredItems = deliveredItems
         self.totalMessages = totalMessages

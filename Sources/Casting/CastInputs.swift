@@ -30,8 +30,11 @@ public struct CastInputs: Sendable {
     public var queuesEveryItem: Bool
 
     /// Creates inputs.
-    public init(items: [CatalogItem], diagnostics: [Diagnostic] = [], catalogPath: String? = nil, title: String? = nil, queuesEveryItem: Bool = false,
-                serving: CatalogServing? = nil, requests: RequestDocument? = nil) {
+    public init(
+        items: [CatalogItem], diagnostics: [Diagnostic] = [], catalogPath: String? = nil, title: String? = nil,
+        queuesEveryItem: Bool = false,
+        serving: CatalogServing? = nil, requests: RequestDocument? = nil
+    ) {
         self.items = items
         self.diagnostics = diagnostics
         self.catalogPath = catalogPath
@@ -63,13 +66,15 @@ public struct CastInputs: Sendable {
     ///   cannot be read at all.
     public static func read(_ arguments: [String]) throws(CastingError) -> CastInputs {
         guard !arguments.isEmpty else {
-            throw CastingError("cast.nothing-to-cast", "nothing to cast", fix: "name a catalog, a playlist, media files or URLs")
+            throw CastingError(
+                "cast.nothing-to-cast", "nothing to cast", fix: "name a catalog, a playlist, media files or URLs")
         }
         let catalogs = arguments.filter(isCatalog)
         if let catalog = catalogs.first {
             guard arguments.count == 1 else {
                 throw CastingError(
-                    "cast.mixed-inputs", "\(catalog) is a catalog or playlist; it must be the only input (got \(arguments.count))",
+                    "cast.mixed-inputs",
+                    "\(catalog) is a catalog or playlist; it must be the only input (got \(arguments.count))",
                     fix: "cast one catalog at a time, or list media files and URLs without a catalog")
             }
             return try readCatalog(catalog)
@@ -80,8 +85,10 @@ public struct CastInputs: Sendable {
         func add(file path: String, argument: String) {
             let index = items.count
             let url = URL(fileURLWithPath: path).absoluteString
-            var item = CatalogItem(id: "item-\(index + 1)", index: index, title: URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent,
-                                   sources: [MediaSource(kind: .guess(fromURL: url), url: url)])
+            var item = CatalogItem(
+                id: "item-\(index + 1)", index: index,
+                title: URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent,
+                sources: [MediaSource(kind: .guess(fromURL: url), url: url)])
             item.metadataType = .generic
             item.captions = sideCarCaptions(of: path)
             item.location = .init(file: argument)
@@ -90,8 +97,10 @@ public struct CastInputs: Sendable {
         for argument in arguments {
             if argument.hasPrefix("http://") || argument.hasPrefix("https://") {
                 let index = items.count
-                var item = CatalogItem(id: "item-\(index + 1)", index: index, title: URL(string: argument)?.deletingPathExtension().lastPathComponent,
-                                       sources: [MediaSource(kind: .guess(fromURL: argument), url: argument)])
+                var item = CatalogItem(
+                    id: "item-\(index + 1)", index: index,
+                    title: URL(string: argument)?.deletingPathExtension().lastPathComponent,
+                    sources: [MediaSource(kind: .guess(fromURL: argument), url: argument)])
                 item.metadataType = .generic
                 items.append(item)
                 continue
@@ -100,8 +109,9 @@ public struct CastInputs: Sendable {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
                 diagnostics.append(
-                    Diagnostic(.error, "media.file-missing", "\(argument) does not exist", fix: "check the path",
-                               location: .init(file: argument)))
+                    Diagnostic(
+                        .error, "media.file-missing", "\(argument) does not exist", fix: "check the path",
+                        location: .init(file: argument)))
                 continue
             }
             if isDirectory.boolValue {
@@ -119,8 +129,10 @@ public struct CastInputs: Sendable {
     /// natural name order. An empty folder is an error finding, a too-full one a warning.
     static func folderMedia(_ folder: String, argument: String, diagnostics: inout [Diagnostic]) -> [String] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
-            diagnostics.append(Diagnostic(.error, "media.folder-unreadable", "cannot list the folder \(argument)",
-                                          fix: "check the folder's permissions", location: .init(file: argument)))
+            diagnostics.append(
+                Diagnostic(
+                    .error, "media.folder-unreadable", "cannot list the folder \(argument)",
+                    fix: "check the folder's permissions", location: .init(file: argument)))
             return []
         }
         var media = names.filter { name in
@@ -128,16 +140,20 @@ public struct CastInputs: Sendable {
         }
         media.sort(by: naturalOrder)
         if media.isEmpty {
-            diagnostics.append(Diagnostic(
-                .error, "media.folder-empty", "the folder \(argument) holds no media files",
-                fix: "cast a folder with video, audio or picture files (\(folderMediaExtensions.sorted().joined(separator: ", ")))",
-                location: .init(file: argument)))
+            diagnostics.append(
+                Diagnostic(
+                    .error, "media.folder-empty", "the folder \(argument) holds no media files",
+                    fix:
+                        "cast a folder with video, audio or picture files (\(folderMediaExtensions.sorted().joined(separator: ", ")))",
+                    location: .init(file: argument)))
             return []
         }
         if media.count > maximumFolderItems {
-            diagnostics.append(Diagnostic(
-                .warning, "media.folder-too-big", "the folder \(argument) holds \(media.count) media files; the first \(maximumFolderItems) are cast",
-                fix: "cast a smaller folder, or a playlist", location: .init(file: argument)))
+            diagnostics.append(
+                Diagnostic(
+                    .warning, "media.folder-too-big",
+                    "the folder \(argument) holds \(media.count) media files; the first \(maximumFolderItems) are cast",
+                    fix: "cast a smaller folder, or a playlist", location: .init(file: argument)))
             media = Array(media.prefix(maximumFolderItems))
         }
         return media.map { URL(fileURLWithPath: folder).appendingPathComponent($0).path }.filter { path in
@@ -194,7 +210,9 @@ public struct CastInputs: Sendable {
         if ext == "ndjson" || ext == "jsonl" { return true }
         guard ext == "json", let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: RequestDocument.maximumFileSize + 1), data.count <= RequestDocument.maximumFileSize else { return false }
+        guard let data = try? handle.read(upToCount: RequestDocument.maximumFileSize + 1),
+            data.count <= RequestDocument.maximumFileSize
+        else { return false }
         return RequestDocument.kind(of: Array(data), file: path) == .requests
     }
 
@@ -210,7 +228,9 @@ public struct CastInputs: Sendable {
             // the catalog's positions: each queued item takes the next free one.
             var queued = document.items[...]
             var merged: [QueueItem] = []
-            let placed = Dictionary(document.skipped.compactMap { entry in entry.index.map { ($0, entry) } }) { first, _ in first }
+            let placed = Dictionary(document.skipped.compactMap { entry in entry.index.map { ($0, entry) } }) {
+                first, _ in first
+            }
             for position in 0..<(document.items.count + placed.count) {
                 if let entry = placed[position] {
                     if let item = entry.queueItem { merged.append(item) }
@@ -228,7 +248,8 @@ public struct CastInputs: Sendable {
         var skipped: [SkippedItem] = []
         items.removeAll { item in
             guard let mark = item.preflight, mark.isBlocked else { return false }
-            skipped.append(SkippedItem(id: item.id, title: item.title, codes: mark.codes, why: mark.why, index: item.index))
+            skipped.append(
+                SkippedItem(id: item.id, title: item.title, codes: mark.codes, why: mark.why, index: item.index))
             return true
         }
         return skipped
@@ -256,8 +277,10 @@ public struct CastInputs: Sendable {
     static func readCatalog(_ path: String) throws(CastingError) -> CastInputs {
         if isRequestFile(path) {
             let document = try RequestDocument.read(contentsOf: path)
-            return CastInputs(items: [], diagnostics: document.diagnostics, catalogPath: path, title: nil, queuesEveryItem: !document.isSingleLoad,
-                              requests: document)
+            return CastInputs(
+                items: [], diagnostics: document.diagnostics, catalogPath: path, title: nil,
+                queuesEveryItem: !document.isSingleLoad,
+                requests: document)
         }
         do {
             let result = try CatalogReader().read(contentsOf: path)
@@ -266,18 +289,22 @@ public struct CastInputs: Sendable {
             if isPlaylist {
                 // Local entries of a playlist bring their side-car captions, as files given one by one do.
                 for index in items.indices where items[index].captions.isEmpty {
-                    guard let source = items[index].sources.first, let url = URL(string: source.url), url.isFileURL else { continue }
+                    guard let source = items[index].sources.first, let url = URL(string: source.url), url.isFileURL
+                    else { continue }
                     items[index].captions = sideCarCaptions(of: url.path)
                 }
             }
             // A catalog, like a playlist, casts as one queue (what preflight found blocked is
             // set aside first); --start picks where it begins.
-            return CastInputs(items: items, diagnostics: result.diagnostics, catalogPath: path, title: result.title, queuesEveryItem: true,
-                              serving: result.serving)
+            return CastInputs(
+                items: items, diagnostics: result.diagnostics, catalogPath: path, title: result.title,
+                queuesEveryItem: true,
+                serving: result.serving)
         } catch let error as CatalogError {
             throw CastingError(error.diagnostic)
         } catch {
-            throw CastingError("catalog.unreadable", "cannot read \(path): \(error)", fix: "check the path and the file's permissions")
+            throw CastingError(
+                "catalog.unreadable", "cannot read \(path): \(error)", fix: "check the path and the file's permissions")
         }
     }
 
@@ -294,10 +321,15 @@ public struct CastInputs: Sendable {
             guard sideCarExtensions.contains(ext) else { continue }
             let middle = String(file.deletingPathExtension().lastPathComponent.dropFirst(stem.count))
             let language = middle.hasPrefix(".") ? String(middle.dropFirst()) : nil
-            let isLanguage = language.map { !$0.isEmpty && $0.count <= 12 && $0.allSatisfy { $0.isLetter || $0 == "-" || $0 == "_" } } ?? false
-            tracks.append(CaptionTrack(url: folder.appendingPathComponent(name).absoluteString,
-                                       language: isLanguage ? language?.replacingOccurrences(of: "_", with: "-") : nil,
-                                       format: ext))
+            let isLanguage =
+                language.map {
+                    !$0.isEmpty && $0.count <= 12 && $0.allSatisfy { $0.isLetter || $0 == "-" || $0 == "_" }
+                } ?? false
+            tracks.append(
+                CaptionTrack(
+                    url: folder.appendingPathComponent(name).absoluteString,
+                    language: isLanguage ? language?.replacingOccurrences(of: "_", with: "-") : nil,
+                    format: ext))
         }
         return tracks
     }

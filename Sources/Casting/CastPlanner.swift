@@ -39,9 +39,11 @@ public struct CastPlanOptions: Sendable {
     public var allowsAnyClient: Bool
 
     /// Creates options.
-    public init(sourcePreference: [MediaSource.Kind] = [.hls, .dash, .mp4], captions: CaptionChoice = .catalogDefault,
-                textTrackStyle: TextTrackStyle? = nil, credentials: String? = nil, deviceHost: String,
-                advertisedHost: String? = nil, maximumCaptionBytes: Int = 32 << 20, allowsAnyClient: Bool = false) {
+    public init(
+        sourcePreference: [MediaSource.Kind] = [.hls, .dash, .mp4], captions: CaptionChoice = .catalogDefault,
+        textTrackStyle: TextTrackStyle? = nil, credentials: String? = nil, deviceHost: String,
+        advertisedHost: String? = nil, maximumCaptionBytes: Int = 32 << 20, allowsAnyClient: Bool = false
+    ) {
         self.allowsAnyClient = allowsAnyClient
         self.sourcePreference = sourcePreference
         self.captions = captions
@@ -90,8 +92,9 @@ public struct CastPlan: Sendable {
 
     /// A LOAD for one planned item.
     public func loadRequest(for item: PlannedItem) -> LoadRequest {
-        var load = LoadRequest(media: item.queueItem.media, autoplay: item.queueItem.autoplay ?? true,
-                               currentTime: item.queueItem.startTime ?? 0, activeTrackIDs: item.queueItem.activeTrackIDs)
+        var load = LoadRequest(
+            media: item.queueItem.media, autoplay: item.queueItem.autoplay ?? true,
+            currentTime: item.queueItem.startTime ?? 0, activeTrackIDs: item.queueItem.activeTrackIDs)
         load.credentials = credentials
         return load
     }
@@ -124,11 +127,16 @@ public struct CastPlanner: Sendable {
         if let requests = inputs.requests { return try await plan(requests, serving: inputs.serving) }
         var items = inputs.items
         var diagnostics = inputs.diagnostics
-        let files = items.flatMap { item in (item.sources.map(\.url) + item.images.map(\.url)).compactMap(Self.filePath(of:)) }
+        let files = items.flatMap { item in
+            (item.sources.map(\.url) + item.images.map(\.url)).compactMap(Self.filePath(of:))
+        }
         let needsServer = !files.isEmpty || items.contains { $0.captions.contains { Self.needsConversion($0) } }
-        let servers = needsServer ? try await startServers(files: files, withoutCORS: inputs.serving?.withoutCORS ?? []) : nil
+        let servers =
+            needsServer ? try await startServers(files: files, withoutCORS: inputs.serving?.withoutCORS ?? []) : nil
         // Only remote captions in another format need fetching; most casts never start the transport.
-        let needsFetching = items.contains { $0.captions.contains { Self.needsConversion($0) && Self.filePath(of: $0.url) == nil } }
+        let needsFetching = items.contains {
+            $0.captions.contains { Self.needsConversion($0) && Self.filePath(of: $0.url) == nil }
+        }
         if needsFetching {
             do {
                 try await HTTPTransport.requireLibrary()
@@ -137,14 +145,17 @@ public struct CastPlanner: Sendable {
                 throw CastingError(error.diagnostic)
             }
         }
-        let transport = needsFetching ? HTTPTransport(limits: TransportLimits(connectionsPerHost: 4, totalConnections: 8)) : nil
+        let transport =
+            needsFetching ? HTTPTransport(limits: TransportLimits(connectionsPerHost: 4, totalConnections: 8)) : nil
         var planned: [PlannedItem] = []
         let builder = CastRequestBuilder(options: .init(sourcePreference: options.sourcePreference))
         let validator = CastValidator(loopbackIsReachable: CastEndpoint(host: options.deviceHost).isLoopback)
         for index in items.indices {
             var findings: [Diagnostic] = []
             if let servers {
-                await publishCaptions(of: &items[index], on: servers.main, endpoint: servers.endpoint, transport: transport, findings: &findings)
+                await publishCaptions(
+                    of: &items[index], on: servers.main, endpoint: servers.endpoint, transport: transport,
+                    findings: &findings)
                 rebase(&items[index], servers: servers, findings: &findings)
             }
             let item = items[index]
@@ -153,7 +164,8 @@ public struct CastPlanner: Sendable {
             if var media = queueItem.media {
                 if let style = options.textTrackStyle { media.textTrackStyle = style }
                 queueItem.media = media
-                queueItem.activeTrackIDs = chooseTracks(for: item, media: media, default: queueItem.activeTrackIDs, findings: &findings)
+                queueItem.activeTrackIDs = chooseTracks(
+                    for: item, media: media, default: queueItem.activeTrackIDs, findings: &findings)
                 findings += validator.validate(media, at: JSONPath.root.appending("media")).map { item.locating($0) }
             }
             let blocked = findings.containsErrors || item.hasErrors(in: inputs.diagnostics)
@@ -162,10 +174,14 @@ public struct CastPlanner: Sendable {
                 if finding.location == nil { finding.location = item.location }
                 return finding
             }
-            planned.append(PlannedItem(position: index, id: item.id, title: item.title ?? item.id, queueItem: queueItem, isBlocked: blocked))
+            planned.append(
+                PlannedItem(
+                    position: index, id: item.id, title: item.title ?? item.id, queueItem: queueItem, isBlocked: blocked
+                ))
         }
-        return CastPlan(items: planned, diagnostics: diagnostics, server: servers?.main, serverEndpoint: servers?.endpoint,
-                        plainServer: servers?.plain, credentials: options.credentials)
+        return CastPlan(
+            items: planned, diagnostics: diagnostics, server: servers?.main, serverEndpoint: servers?.endpoint,
+            plainServer: servers?.plain, credentials: options.credentials)
     }
 
     /// Plans requests read from a file: each queue item is sent as written, its local files
@@ -174,7 +190,8 @@ public struct CastPlanner: Sendable {
     func plan(_ document: RequestDocument, serving: CatalogServing?) async throws(CastingError) -> CastPlan {
         var diagnostics = document.diagnostics
         let files = document.items.flatMap(\.fetchedURLs).compactMap(Self.filePath(of:))
-        let servers = files.isEmpty ? nil : try await startServers(files: files, withoutCORS: serving?.withoutCORS ?? [])
+        let servers =
+            files.isEmpty ? nil : try await startServers(files: files, withoutCORS: serving?.withoutCORS ?? [])
         let validator = CastValidator(loopbackIsReachable: CastEndpoint(host: options.deviceHost).isLoopback)
         var planned: [PlannedItem] = []
         for (position, original) in document.items.enumerated() {
@@ -189,24 +206,31 @@ public struct CastPlanner: Sendable {
                 if let style = options.textTrackStyle { media.textTrackStyle = style }
                 queueItem.media = media
                 let catalogItem = CatalogItem(id: "item-\(position + 1)", index: position, title: title, sources: [])
-                queueItem.activeTrackIDs = chooseTracks(for: catalogItem, media: media, default: queueItem.activeTrackIDs, findings: &findings)
+                queueItem.activeTrackIDs = chooseTracks(
+                    for: catalogItem, media: media, default: queueItem.activeTrackIDs, findings: &findings)
                 findings += validator.validate(media, at: JSONPath.root.appending("media")).map { finding in
                     var finding = finding
                     finding.message = "\"\(title)\": " + finding.message
                     return finding
                 }
             } else {
-                findings.append(Diagnostic(.error, "load.media-missing", "\"\(title)\" has no media", fix: "add media to the request"))
+                findings.append(
+                    Diagnostic(
+                        .error, "load.media-missing", "\"\(title)\" has no media", fix: "add media to the request"))
             }
             diagnostics += findings.map { finding in
                 var finding = finding
                 if finding.location == nil { finding.location = location }
                 return finding
             }
-            planned.append(PlannedItem(position: position, id: "item-\(position + 1)", title: title, queueItem: queueItem, isBlocked: findings.containsErrors))
+            planned.append(
+                PlannedItem(
+                    position: position, id: "item-\(position + 1)", title: title, queueItem: queueItem,
+                    isBlocked: findings.containsErrors))
         }
-        return CastPlan(items: planned, diagnostics: diagnostics, server: servers?.main, serverEndpoint: servers?.endpoint,
-                        plainServer: servers?.plain, credentials: options.credentials)
+        return CastPlan(
+            items: planned, diagnostics: diagnostics, server: servers?.main, serverEndpoint: servers?.endpoint,
+            plainServer: servers?.plain, credentials: options.credentials)
     }
 
     // MARK: - Serving
@@ -235,15 +259,18 @@ public struct CastPlanner: Sendable {
         do {
             source = try LANAddress.sourceAddress(toward: options.deviceHost)
         } catch {
-            throw CastingError("cast.no-route", "no local address routes to \(options.deviceHost): \(error)",
-                               fix: "check that this machine is on the device's network")
+            throw CastingError(
+                "cast.no-route", "no local address routes to \(options.deviceHost): \(error)",
+                fix: "check that this machine is on the device's network")
         }
         var folders: [String] = []
         for file in files {
             let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
             if !folders.contains(folder) { folders.append(folder) }
         }
-        let plainFolders = folders.filter { folder in withoutCORS.contains { folder == $0 || folder.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") } }
+        let plainFolders = folders.filter { folder in
+            withoutCORS.contains { folder == $0 || folder.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }
+        }
         let clients: ClientAllowList?
         do {
             clients = options.allowsAnyClient ? nil : try ClientAllowList([options.deviceHost])
@@ -254,18 +281,26 @@ public struct CastPlanner: Sendable {
         let published = PublishedFiles.forMedia(files)
         func configuration(_ folders: [(offset: Int, element: String)], cors: CORSPolicy) -> MediaServerConfiguration {
             var configuration = MediaServerConfiguration(
-                mounts: folders.map { MediaServerConfiguration.Mount(urlPrefix: "/f\($0.offset)/", directory: $0.element) },
+                mounts: folders.map {
+                    MediaServerConfiguration.Mount(urlPrefix: "/f\($0.offset)/", directory: $0.element)
+                },
                 bindAddress: source, port: 0, reachableFrom: options.deviceHost, advertisedHost: options.advertisedHost,
                 publishedFiles: published, pathToken: token, allowedClients: clients)
             configuration.cors = cors
             return configuration
         }
         let indexed = Array(folders.enumerated())
-        let main = MediaServer(configuration: configuration(indexed.filter { !plainFolders.contains($0.element) }, cors: CORSPolicy()))
-        let plain = plainFolders.isEmpty
-            ? nil : MediaServer(configuration: configuration(indexed.filter { plainFolders.contains($0.element) }, cors: CORSPolicy(allowedOrigins: .only([]))))
+        let main = MediaServer(
+            configuration: configuration(indexed.filter { !plainFolders.contains($0.element) }, cors: CORSPolicy()))
+        let plain =
+            plainFolders.isEmpty
+            ? nil
+            : MediaServer(
+                configuration: configuration(
+                    indexed.filter { plainFolders.contains($0.element) }, cors: CORSPolicy(allowedOrigins: .only([]))))
         do {
-            let (endpoint, plainEndpoint) = try await BlockingWork.run { () throws -> (MediaServer.Endpoint, MediaServer.Endpoint?) in
+            let (endpoint, plainEndpoint) = try await BlockingWork.run {
+                () throws -> (MediaServer.Endpoint, MediaServer.Endpoint?) in
                 let endpoint = try main.start()
                 do {
                     return (endpoint, try plain?.start())
@@ -274,11 +309,15 @@ public struct CastPlanner: Sendable {
                     throw error
                 }
             }
-            return LocalFileServers(main: main, endpoint: endpoint, plain: plain, plainEndpoint: plainEndpoint, folders: folders, plainFolders: plainFolders)
+            return LocalFileServers(
+                main: main, endpoint: endpoint, plain: plain, plainEndpoint: plainEndpoint, folders: folders,
+                plainFolders: plainFolders)
         } catch let error as MediaServerError where error.code == MediaServerError.libraryMissingCode {
             throw CastingError(error.diagnostic)
         } catch {
-            throw CastingError("cast.serve-failed", "cannot serve the local files: \(error)", fix: "free a port, or publish the files on a web server")
+            throw CastingError(
+                "cast.serve-failed", "cannot serve the local files: \(error)",
+                fix: "free a port, or publish the files on a web server")
         }
     }
 
@@ -286,17 +325,21 @@ public struct CastPlanner: Sendable {
     func rebase(_ item: inout CatalogItem, servers: LocalFileServers, findings: inout [Diagnostic]) {
         let (location, path) = (item.location, item.path)
         for index in item.sources.indices {
-            item.sources[index].url = servers.url(for: item.sources[index].url, location: location, path: path, findings: &findings)
+            item.sources[index].url = servers.url(
+                for: item.sources[index].url, location: location, path: path, findings: &findings)
         }
         for index in item.images.indices {
-            item.images[index].url = servers.url(for: item.images[index].url, location: location, path: path, findings: &findings)
+            item.images[index].url = servers.url(
+                for: item.images[index].url, location: location, path: path, findings: &findings)
         }
     }
 
     /// Converts each caption track that needs it to WebVTT and publishes the result at
     /// `/captions/ITEM-N.vtt`; a track that cannot be read or converted is dropped with a finding.
-    func publishCaptions(of item: inout CatalogItem, on server: MediaServer, endpoint: MediaServer.Endpoint,
-                         transport: HTTPTransport?, findings: inout [Diagnostic]) async {
+    func publishCaptions(
+        of item: inout CatalogItem, on server: MediaServer, endpoint: MediaServer.Endpoint,
+        transport: HTTPTransport?, findings: inout [Diagnostic]
+    ) async {
         var kept: [CaptionTrack] = []
         for (index, track) in item.captions.enumerated() {
             guard Self.needsConversion(track) else {
@@ -307,16 +350,25 @@ public struct CastPlanner: Sendable {
             if let path = Self.filePath(of: track.url) {
                 let limit = options.maximumCaptionBytes
                 guard let bytes = try? await BlockingWork.run({ Self.read(path, limit: limit) }) ?? nil else {
-                    findings.append(Diagnostic(.warning, "captions.file-missing", "caption file \(path) cannot be read (or is over \(limit) bytes); the track is left out",
-                                               fix: "fix the path, or convert it with castprep captions convert", location: item.location, path: item.path))
+                    findings.append(
+                        Diagnostic(
+                            .warning, "captions.file-missing",
+                            "caption file \(path) cannot be read (or is over \(limit) bytes); the track is left out",
+                            fix: "fix the path, or convert it with castprep captions convert", location: item.location,
+                            path: item.path))
                     continue
                 }
                 source = bytes
             } else {
-                let answer = await transport?.send(HTTPRequest(.get, track.url, bodyLimit: options.maximumCaptionBytes, timeout: .seconds(20)))
+                let answer = await transport?.send(
+                    HTTPRequest(.get, track.url, bodyLimit: options.maximumCaptionBytes, timeout: .seconds(20)))
                 guard case .success(let response)? = answer, (200..<300).contains(response.status) else {
-                    findings.append(Diagnostic(.warning, "captions.fetch-failed", "caption track \(track.url) could not be fetched for conversion; the track is left out",
-                                               fix: "check the URL with castprep check", location: item.location, path: item.path, url: track.url))
+                    findings.append(
+                        Diagnostic(
+                            .warning, "captions.fetch-failed",
+                            "caption track \(track.url) could not be fetched for conversion; the track is left out",
+                            fix: "check the URL with castprep check", location: item.location, path: item.path,
+                            url: track.url))
                     continue
                 }
                 source = response.body
@@ -326,12 +378,17 @@ public struct CastPlanner: Sendable {
             let fileName = track.url
             do {
                 let converted = try await BlockingWork.run {
-                    try CaptionConverter.convertToWebVTT(data: source, format: format, readOptions: CaptionReadOptions(fileName: fileName))
+                    try CaptionConverter.convertToWebVTT(
+                        data: source, format: format, readOptions: CaptionReadOptions(fileName: fileName))
                 }
                 do {
-                    try server.publish(path: "/captions/" + name, bytes: converted.bytes, contentType: "text/vtt; charset=utf-8")
+                    try server.publish(
+                        path: "/captions/" + name, bytes: converted.bytes, contentType: "text/vtt; charset=utf-8")
                 } catch {
-                    findings.append(Diagnostic(.warning, "captions.publish-failed", "cannot publish \(name): \(error)", location: item.location))
+                    findings.append(
+                        Diagnostic(
+                            .warning, "captions.publish-failed", "cannot publish \(name): \(error)",
+                            location: item.location))
                     continue
                 }
                 findings += converted.report.diagnostics.filter { $0.severity >= .warning }
@@ -340,11 +397,17 @@ public struct CastPlanner: Sendable {
                 served.format = "vtt"
                 kept.append(served)
             } catch let error as CaptionError {
-                findings.append(Diagnostic(.warning, error.code, "caption track \(track.url): \(error.message); the track is left out", fix: error.fix,
-                                           location: error.location ?? item.location, path: item.path))
+                findings.append(
+                    Diagnostic(
+                        .warning, error.code, "caption track \(track.url): \(error.message); the track is left out",
+                        fix: error.fix,
+                        location: error.location ?? item.location, path: item.path))
             } catch {
-                findings.append(Diagnostic(.warning, "captions.convert-failed", "caption track \(track.url): \(error); the track is left out",
-                                           location: item.location, path: item.path))
+                findings.append(
+                    Diagnostic(
+                        .warning, "captions.convert-failed",
+                        "caption track \(track.url): \(error); the track is left out",
+                        location: item.location, path: item.path))
             }
         }
         item.captions = kept
@@ -367,7 +430,9 @@ public struct CastPlanner: Sendable {
 
     /// The active track ids for the caption choice; a language with no track is a warning and
     /// the item plays without captions.
-    func chooseTracks(for item: CatalogItem, media: MediaInformation, default defaults: [Int]?, findings: inout [Diagnostic]) -> [Int]? {
+    func chooseTracks(
+        for item: CatalogItem, media: MediaInformation, default defaults: [Int]?, findings: inout [Diagnostic]
+    ) -> [Int]? {
         let text = (media.tracks ?? []).filter { $0.type == .text }
         switch options.captions {
         case .catalogDefault:
@@ -377,11 +442,14 @@ public struct CastPlanner: Sendable {
         case .language(let wanted):
             if let track = text.first(where: { Self.language($0.language, matches: wanted) }) { return [track.trackID] }
             let available = text.compactMap(\.language)
-            findings.append(Diagnostic(
-                .warning, "cast.captions-language-missing",
-                "\"\(item.title ?? item.id)\" has no \(wanted) text track\(available.isEmpty ? "" : " (it has \(available.joined(separator: ", ")))"); it plays without captions",
-                fix: available.isEmpty ? "add a caption track to the item" : "choose one of \(available.joined(separator: ", ")) with --captions",
-                location: item.location, path: item.path))
+            findings.append(
+                Diagnostic(
+                    .warning, "cast.captions-language-missing",
+                    "\"\(item.title ?? item.id)\" has no \(wanted) text track\(available.isEmpty ? "" : " (it has \(available.joined(separator: ", ")))"); it plays without captions",
+                    fix: available.isEmpty
+                        ? "add a caption track to the item"
+                        : "choose one of \(available.joined(separator: ", ")) with --captions",
+                    location: item.location, path: item.path))
             return text.isEmpty ? nil : []
         }
     }
@@ -406,13 +474,17 @@ struct LocalFileServers: Sendable {
 
     /// The served URL of a `file:` URL (other URLs are returned as they are); a file that
     /// cannot be read is an error finding, since the device would get a 404.
-    func url(for url: String, location: Diagnostic.SourceLocation?, path: JSONPath? = nil, findings: inout [Diagnostic]) -> String {
+    func url(for url: String, location: Diagnostic.SourceLocation?, path: JSONPath? = nil, findings: inout [Diagnostic])
+        -> String
+    {
         guard let file = CastPlanner.filePath(of: url) else { return url }
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
         guard let index = folders.firstIndex(of: folder) else { return url }
         if !FileManager.default.isReadableFile(atPath: file) {
-            findings.append(Diagnostic(.error, "media.file-missing", "\(file) cannot be read", fix: "check the path and its permissions",
-                                       location: location, path: path))
+            findings.append(
+                Diagnostic(
+                    .error, "media.file-missing", "\(file) cannot be read", fix: "check the path and its permissions",
+                    location: location, path: path))
         }
         let name = "f\(index)/" + URL(fileURLWithPath: file).lastPathComponent
         if plainFolders.contains(folder), let plainEndpoint { return plainEndpoint.url(forPath: name) }

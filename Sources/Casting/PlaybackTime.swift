@@ -16,7 +16,9 @@ public enum PlaybackTime {
         var value: Double?
         if text.contains(":") {
             let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count <= 3, let last = Double(parts.last!), last >= 0, last < 60 || parts.count == 1 else { return nil }
+            guard parts.count <= 3, let last = Double(parts.last!), last >= 0, last < 60 || parts.count == 1 else {
+                return nil
+            }
             var total = last
             var scale = 60.0
             for part in parts.dropLast().reversed() {

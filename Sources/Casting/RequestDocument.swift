@@ -60,14 +60,18 @@ public struct RequestDocument: Sendable {
     ///   request that can be cast.
     public static func read(contentsOf path: String) throws(CastingError) -> RequestDocument {
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CastingError(Diagnostic(.error, FileManager.default.fileExists(atPath: path) ? "file.unreadable" : "file.not-found",
-                                          "cannot read \(path)", fix: "check the path and its permissions", location: .init(file: path)))
+            throw CastingError(
+                Diagnostic(
+                    .error, FileManager.default.fileExists(atPath: path) ? "file.unreadable" : "file.not-found",
+                    "cannot read \(path)", fix: "check the path and its permissions", location: .init(file: path)))
         }
         defer { try? handle.close() }
         let data = (try? handle.read(upToCount: maximumFileSize + 1)) ?? Data()
         guard data.count <= maximumFileSize else {
-            throw CastingError(Diagnostic(.error, "file.too-large", "\(path) is over \(maximumFileSize >> 20) MiB",
-                                          fix: "split the requests into several files", location: .init(file: path)))
+            throw CastingError(
+                Diagnostic(
+                    .error, "file.too-large", "\(path) is over \(maximumFileSize >> 20) MiB",
+                    fix: "split the requests into several files", location: .init(file: path)))
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         return try read(Array(data), file: path, folder: folder)
@@ -86,8 +90,10 @@ public struct RequestDocument: Sendable {
                 do {
                     messages.append((try JSONParser().parse(Array(line)).value, .root, lineNumber))
                 } catch {
-                    throw CastingError(Diagnostic(.error, DiagnosticCode(error.kind.rawValue), error.message, fix: error.fix,
-                                                  location: .init(file: file, line: lineNumber, column: error.column)))
+                    throw CastingError(
+                        Diagnostic(
+                            .error, DiagnosticCode(error.kind.rawValue), error.message, fix: error.fix,
+                            location: .init(file: file, line: lineNumber, column: error.column)))
                 }
             }
         } else {
@@ -95,14 +101,18 @@ public struct RequestDocument: Sendable {
             do {
                 parsed = try JSONParser().parse(bytes)
             } catch {
-                throw CastingError(Diagnostic(.error, DiagnosticCode(error.kind.rawValue), error.message, fix: error.fix,
-                                              location: .init(file: file, line: error.line, column: error.column)))
+                throw CastingError(
+                    Diagnostic(
+                        .error, DiagnosticCode(error.kind.rawValue), error.message, fix: error.fix,
+                        location: .init(file: file, line: error.line, column: error.column)))
             }
             switch parsed.value {
             case .object(let members) where members["messages"] != nil:
                 guard case .array(let list)? = members["messages"] else {
-                    throw CastingError(Diagnostic(.error, "json.type-mismatch", "\"messages\" must be an array of Cast requests",
-                                                  fix: "write \"messages\": [{\"type\": \"QUEUE_LOAD\", …}]", location: .init(file: file)))
+                    throw CastingError(
+                        Diagnostic(
+                            .error, "json.type-mismatch", "\"messages\" must be an array of Cast requests",
+                            fix: "write \"messages\": [{\"type\": \"QUEUE_LOAD\", …}]", location: .init(file: file)))
                 }
                 let path = JSONPath.root.appending("messages")
                 messages = list.enumerated().map { ($0.element, path.appending(index: $0.offset), 0) }
@@ -128,8 +138,10 @@ public struct RequestDocument: Sendable {
             case .load(let load)?:
                 loads += 1
                 if let media = load.media {
-                    document.items.append(QueueItem(media: media, autoplay: load.autoplay, startTime: load.currentTime,
-                                                    activeTrackIDs: load.activeTrackIDs, customData: load.customData))
+                    document.items.append(
+                        QueueItem(
+                            media: media, autoplay: load.autoplay, startTime: load.currentTime,
+                            activeTrackIDs: load.activeTrackIDs, customData: load.customData))
                 } else {
                     document.items += load.queueData?.items ?? []
                 }
@@ -142,16 +154,22 @@ public struct RequestDocument: Sendable {
             case .media(let media)?:
                 document.items.append(QueueItem(media: media))
             case let other?:
-                document.diagnostics.append(Diagnostic(.warning, "cast.request-not-castable", "\(other.kindName) at \(path) is not something to cast; it is left out",
-                                                       fix: "cast LOAD, QUEUE_LOAD or QUEUE_INSERT requests", location: .init(file: file, line: line > 0 ? line : nil)))
+                document.diagnostics.append(
+                    Diagnostic(
+                        .warning, "cast.request-not-castable",
+                        "\(other.kindName) at \(path) is not something to cast; it is left out",
+                        fix: "cast LOAD, QUEUE_LOAD or QUEUE_INSERT requests",
+                        location: .init(file: file, line: line > 0 ? line : nil)))
             case nil:
                 break
             }
         }
         guard !document.items.isEmpty || !document.skipped.isEmpty else {
-            throw CastingError(Diagnostic(.error, "cast.no-requests", "\(file) holds no LOAD, QUEUE_LOAD or QUEUE_INSERT with media",
-                                          fix: "cast a catalog, preflight's queue.json or load-requests.ndjson, or media files",
-                                          location: .init(file: file)))
+            throw CastingError(
+                Diagnostic(
+                    .error, "cast.no-requests", "\(file) holds no LOAD, QUEUE_LOAD or QUEUE_INSERT with media",
+                    fix: "cast a catalog, preflight's queue.json or load-requests.ndjson, or media files",
+                    location: .init(file: file)))
         }
         document.isSingleLoad = loads == 1 && messages.count == 1 && document.items.count == 1
         for index in document.items.indices { resolveLocalReferences(in: &document.items[index], folder: folder) }
@@ -164,19 +182,24 @@ public struct RequestDocument: Sendable {
             guard let id = entry["id"]?.stringValue else { return nil }
             var item: QueueItem?
             if let value = entry["item"] {
-                item = QueueItem.decode(from: value, at: JSONPath.root.appending("skipped").appending(index: offset).appending("item"), diagnostics: &diagnostics)
+                item = QueueItem.decode(
+                    from: value, at: JSONPath.root.appending("skipped").appending(index: offset).appending("item"),
+                    diagnostics: &diagnostics)
                 if item != nil { resolveLocalReferences(in: &item!, folder: folder) }
             }
-            return SkippedItem(id: id, title: entry["title"]?.stringValue,
-                               codes: (entry["codes"]?.arrayValue ?? []).compactMap(\.stringValue),
-                               why: entry["why"]?.stringValue, index: entry["index"]?.intValue, queueItem: item)
+            return SkippedItem(
+                id: id, title: entry["title"]?.stringValue,
+                codes: (entry["codes"]?.arrayValue ?? []).compactMap(\.stringValue),
+                why: entry["why"]?.stringValue, index: entry["index"]?.intValue, queueItem: item)
         }
     }
 
     /// Resolves every URL without a scheme (media, tracks, images) against `folder`.
     static func resolveLocalReferences(in item: inout QueueItem, folder: URL) {
         item.mapURLs { reference in
-            guard !reference.isEmpty, URLSyntax.scheme(of: reference) == nil, let url = URL(string: reference, relativeTo: folder) else { return reference }
+            guard !reference.isEmpty, URLSyntax.scheme(of: reference) == nil,
+                let url = URL(string: reference, relativeTo: folder)
+            else { return reference }
             return url.absoluteURL.standardized.absoluteString
         }
     }
@@ -222,7 +245,9 @@ public struct SkippedItem: Sendable, Hashable {
     /// What to send when forced; nil when preflight could not build one.
     public var queueItem: QueueItem?
 
-    public init(id: String, title: String?, codes: [String], why: String?, index: Int? = nil, queueItem: QueueItem? = nil) {
+    public init(
+        id: String, title: String?, codes: [String], why: String?, index: Int? = nil, queueItem: QueueItem? = nil
+    ) {
         self.id = id
         self.title = title
         self.codes = codes

@@ -23,7 +23,8 @@ public enum VolumeSetting: Sendable, Hashable, CustomStringConvertible {
     public static let defaultStep = 0.05
 
     /// How the syntax is shown in help and errors.
-    public static let syntax = "40 or 40% (percent), 0.4 (fraction), +10/-10 (percent more or less), up/down (one device step)"
+    public static let syntax =
+        "40 or 40% (percent), 0.4 (fraction), +10/-10 (percent more or less), up/down (one device step)"
 
     /// Reads `text`.
     ///
@@ -31,19 +32,31 @@ public enum VolumeSetting: Sendable, Hashable, CustomStringConvertible {
     ///   over 100%.
     public init(parsing text: String) throws(CastingError) {
         var body = text.trimmingCharacters(in: .whitespaces).lowercased()
-        let invalid = CastingError("cast.volume-invalid", "'\(text.prefix(40))' is not a volume", fix: "use \(Self.syntax)")
+        let invalid = CastingError(
+            "cast.volume-invalid", "'\(text.prefix(40))' is not a volume", fix: "use \(Self.syntax)")
         switch body {
-        case "up", "+": self = .step(up: true); return
-        case "down", "-": self = .step(up: false); return
+        case "up", "+":
+            self = .step(up: true)
+            return
+        case "down", "-":
+            self = .step(up: false)
+            return
         default: break
         }
         guard !body.isEmpty, body.utf8.count <= 16 else { throw invalid }
         var sign: Double?
-        if body.hasPrefix("+") { sign = 1; body.removeFirst() } else if body.hasPrefix("-") { sign = -1; body.removeFirst() }
+        if body.hasPrefix("+") {
+            sign = 1
+            body.removeFirst()
+        } else if body.hasPrefix("-") {
+            sign = -1
+            body.removeFirst()
+        }
         let percentSign = body.hasSuffix("%")
         if percentSign { body.removeLast() }
-        guard !body.isEmpty, body.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), body.filter({ $0 == "." }).count <= 1,
-              let number = Double(body), number.isFinite
+        guard !body.isEmpty, body.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+            body.filter({ $0 == "." }).count <= 1,
+            let number = Double(body), number.isFinite
         else { throw invalid }
         if let sign {
             self = .relative(sign * number / 100)
@@ -52,7 +65,9 @@ public enum VolumeSetting: Sendable, Hashable, CustomStringConvertible {
         // A decimal point with a value up to 1 is the fraction itself; every other number is percent.
         let fraction = !percentSign && body.contains(".") && number <= 1 ? number : number / 100
         guard fraction <= 1 else {
-            throw CastingError("cast.volume-invalid", "volume \(text.prefix(40)) is over 100%", fix: "use a level from 0 to 100 (\(Self.syntax))")
+            throw CastingError(
+                "cast.volume-invalid", "volume \(text.prefix(40)) is over 100%",
+                fix: "use a level from 0 to 100 (\(Self.syntax))")
         }
         self = .level(fraction)
     }
@@ -65,11 +80,12 @@ public enum VolumeSetting: Sendable, Hashable, CustomStringConvertible {
     public func level(from current: Double?, stepInterval: Double?) -> Double {
         let now = current.map { min(max($0, 0), 1) } ?? 0
         let step = stepInterval.flatMap { $0 > 0 && $0 <= 1 ? $0 : nil } ?? Self.defaultStep
-        let target: Double = switch self {
-        case .level(let level): level
-        case .relative(let change): now + change
-        case .step(let up): now + (up ? step : -step)
-        }
+        let target: Double =
+            switch self {
+            case .level(let level): level
+            case .relative(let change): now + change
+            case .step(let up): now + (up ? step : -step)
+            }
         // Rounded to 1/1000 so that 0.3 + 0.05 is 0.35, not 0.35000000000000003.
         return (min(max(target, 0), 1) * 1000).rounded() / 1000
     }

@@ -25,8 +25,10 @@ public struct CastRequestBuilder: Sendable {
         public var preloadTime: Double?
 
         /// Creates options.
-        public init(sourcePreference: [MediaSource.Kind] = [.hls, .dash, .mp4], baseURL: String? = nil, fileRoot: URL? = nil,
-                    autoplay: Bool = true, preloadTime: Double? = nil) {
+        public init(
+            sourcePreference: [MediaSource.Kind] = [.hls, .dash, .mp4], baseURL: String? = nil, fileRoot: URL? = nil,
+            autoplay: Bool = true, preloadTime: Double? = nil
+        ) {
             self.sourcePreference = sourcePreference
             self.baseURL = baseURL
             self.fileRoot = fileRoot
@@ -58,12 +60,15 @@ public struct CastRequestBuilder: Sendable {
             media.contentID = url
             media.contentType = source.declaredContentType?.trimmingCharacters(in: .whitespaces)
             if media.contentType == nil || media.contentType?.isEmpty == true {
-                if let ext = URLSyntax.pathExtension(of: url), let guess = CastMediaTypes.contentType(forExtension: ext) {
+                if let ext = URLSyntax.pathExtension(of: url), let guess = CastMediaTypes.contentType(forExtension: ext)
+                {
                     media.contentType = guess
                     diagnostics.append(
                         Diagnostic(
-                            .note, "catalog.content-type-guessed", "contentType \(guess) was inferred from the .\(ext) extension",
-                            fix: "run castprep probe to get the exact type with codecs", location: item.location, path: item.path, url: url))
+                            .note, "catalog.content-type-guessed",
+                            "contentType \(guess) was inferred from the .\(ext) extension",
+                            fix: "run castprep probe to get the exact type with codecs", location: item.location,
+                            path: item.path, url: url))
                 }
             }
         }
@@ -81,7 +86,10 @@ public struct CastRequestBuilder: Sendable {
         if !item.metadataOverrides.isEmpty {
             var json = metadata.jsonValue.objectValue ?? [:]
             json.merge(item.metadataOverrides) { _, override in override }
-            metadata = MediaMetadata.decode(from: .object(json), at: (item.path ?? .root).appending("metadata"), diagnostics: &diagnostics) ?? metadata
+            metadata =
+                MediaMetadata.decode(
+                    from: .object(json), at: (item.path ?? .root).appending("metadata"), diagnostics: &diagnostics)
+                ?? metadata
         }
         media.metadata = metadata
         media.customData = item.customData
@@ -97,10 +105,12 @@ public struct CastRequestBuilder: Sendable {
                 }
                 used.insert(id)
                 let url = rebase(caption.url)
-                let contentType = caption.castContentType ?? caption.format.flatMap { CastMediaTypes.contentType(forExtension: $0) }
+                let contentType =
+                    caption.castContentType ?? caption.format.flatMap { CastMediaTypes.contentType(forExtension: $0) }
                 tracks.append(
                     MediaTrack(
-                        trackID: id, type: .text, trackContentID: url, trackContentType: contentType, subtype: caption.kind,
+                        trackID: id, type: .text, trackContentID: url, trackContentType: contentType,
+                        subtype: caption.kind,
                         name: caption.name ?? caption.language.map(LanguageNames.englishName(for:)),
                         language: caption.language))
             }
@@ -109,7 +119,10 @@ public struct CastRequestBuilder: Sendable {
         if !item.mediaOverrides.isEmpty {
             var json = media.jsonValue.objectValue ?? [:]
             json.merge(item.mediaOverrides) { _, override in override }
-            media = MediaInformation.decode(from: .object(json), at: (item.path ?? .root).appending("media"), diagnostics: &diagnostics) ?? media
+            media =
+                MediaInformation.decode(
+                    from: .object(json), at: (item.path ?? .root).appending("media"), diagnostics: &diagnostics)
+                ?? media
         }
         return (media, diagnostics)
     }
@@ -123,8 +136,9 @@ public struct CastRequestBuilder: Sendable {
     /// Builds a LOAD for one item.
     public func loadRequest(for item: CatalogItem) -> (LoadRequest, [Diagnostic]) {
         let (media, diagnostics) = media(for: item)
-        var load = LoadRequest(media: media, autoplay: item.autoplay ?? options.autoplay, currentTime: item.startTime,
-                               activeTrackIDs: defaultTrackIDs(for: item, media: media))
+        var load = LoadRequest(
+            media: media, autoplay: item.autoplay ?? options.autoplay, currentTime: item.startTime,
+            activeTrackIDs: defaultTrackIDs(for: item, media: media))
         if load.currentTime == nil { load.currentTime = 0 }
         return (load, diagnostics)
     }

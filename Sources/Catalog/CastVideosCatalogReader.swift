@@ -35,14 +35,19 @@ public struct CastVideosCatalogReader: Sendable {
         _ = root.finish(into: &diagnostics)
         guard case .array(let categories)? = categoriesValue else {
             diagnostics.append(
-                Diagnostic(.error, "catalog.categories-missing", "\"categories\" must be an array of categories",
-                           fix: "write \"categories\": [ {\"name\": …, \"videos\": [ … ]} ]", path: JSONPath.root.appending("categories")))
+                Diagnostic(
+                    .error, "catalog.categories-missing", "\"categories\" must be an array of categories",
+                    fix: "write \"categories\": [ {\"name\": …, \"videos\": [ … ]} ]",
+                    path: JSONPath.root.appending("categories")))
             return CatalogReadResult(format: .castVideos, items: [], diagnostics: diagnostics)
         }
         var title: String?
         for (categoryIndex, categoryValue) in categories.enumerated() {
             let categoryPath = JSONPath.root.appending("categories").appending(index: categoryIndex)
-            guard var category = JSONObjectReader(categoryValue, at: categoryPath, typeName: "category", diagnostics: &diagnostics) else {
+            guard
+                var category = JSONObjectReader(
+                    categoryValue, at: categoryPath, typeName: "category", diagnostics: &diagnostics)
+            else {
                 continue
             }
             let name = category.string("name")
@@ -55,8 +60,10 @@ public struct CastVideosCatalogReader: Sendable {
             _ = category.finish(into: &diagnostics)
             guard case .array(let videos)? = videosValue else {
                 diagnostics.append(
-                    Diagnostic(.warning, "catalog.videos-missing", "category \(name.map { "\"\($0)\"" } ?? "#\(categoryIndex)") has no \"videos\" array; skipped",
-                               fix: "add \"videos\": [ … ]", path: categoryPath))
+                    Diagnostic(
+                        .warning, "catalog.videos-missing",
+                        "category \(name.map { "\"\($0)\"" } ?? "#\(categoryIndex)") has no \"videos\" array; skipped",
+                        fix: "add \"videos\": [ … ]", path: categoryPath))
                 continue
             }
             let videosPath = categoryPath.appending("videos")
@@ -68,8 +75,10 @@ public struct CastVideosCatalogReader: Sendable {
                 // number read ahead is one too high, so that video is read again with its own.
                 if items.count != firstIndex + videoIndex {
                     var local: [Diagnostic] = []
-                    let item = readVideo(videos[videoIndex], at: videosPath.appending(index: videoIndex), bases: bases, index: items.count,
-                                         diagnostics: &local)
+                    let item = readVideo(
+                        videos[videoIndex], at: videosPath.appending(index: videoIndex), bases: bases,
+                        index: items.count,
+                        diagnostics: &local)
                     read = (item, local)
                 }
                 diagnostics += read.diagnostics
@@ -94,8 +103,9 @@ public struct CastVideosCatalogReader: Sendable {
             result.reserveCapacity(range.count)
             for index in range {
                 var diagnostics: [Diagnostic] = []
-                let item = readVideo(videos[index], at: path.appending(index: index), bases: bases, index: firstIndex + index,
-                                     diagnostics: &diagnostics)
+                let item = readVideo(
+                    videos[index], at: path.appending(index: index), bases: bases, index: firstIndex + index,
+                    diagnostics: &diagnostics)
                 result.append((item, diagnostics))
             }
             return result
@@ -109,9 +119,13 @@ public struct CastVideosCatalogReader: Sendable {
         return results.joined()
     }
 
-    func readVideo(_ json: JSONValue, at path: JSONPath, bases: [String: String], index: Int,
-                   diagnostics: inout [Diagnostic]) -> CatalogItem? {
-        guard var video = JSONObjectReader(json, at: path, typeName: "video", diagnostics: &diagnostics) else { return nil }
+    func readVideo(
+        _ json: JSONValue, at path: JSONPath, bases: [String: String], index: Int,
+        diagnostics: inout [Diagnostic]
+    ) -> CatalogItem? {
+        guard var video = JSONObjectReader(json, at: path, typeName: "video", diagnostics: &diagnostics) else {
+            return nil
+        }
         var local: [Diagnostic] = []
         let title = video.string("title")
         var sources: [MediaSource] = []
@@ -119,7 +133,9 @@ public struct CastVideosCatalogReader: Sendable {
             if case .array(let entries) = sourcesValue {
                 for (sourceIndex, entry) in entries.enumerated() {
                     let sourcePath = path.appending("sources").appending(index: sourceIndex)
-                    if let source = readSource(entry, at: sourcePath, bases: bases, diagnostics: &local) { sources.append(source) }
+                    if let source = readSource(entry, at: sourcePath, bases: bases, diagnostics: &local) {
+                        sources.append(source)
+                    }
                 }
             } else {
                 video.mismatch("sources", expected: "an array", found: sourcesValue)
@@ -142,7 +158,10 @@ public struct CastVideosCatalogReader: Sendable {
         if let tracksValue = video.value("tracks") {
             if case .array(let entries) = tracksValue {
                 for (trackIndex, entry) in entries.enumerated() {
-                    if let track = readTrack(entry, at: path.appending("tracks").appending(index: trackIndex), base: bases["tracks"], diagnostics: &local) {
+                    if let track = readTrack(
+                        entry, at: path.appending("tracks").appending(index: trackIndex), base: bases["tracks"],
+                        diagnostics: &local)
+                    {
                         captions.append(track)
                     }
                 }
@@ -155,14 +174,16 @@ public struct CastVideosCatalogReader: Sendable {
         let label = title.map { "\"\($0)\"" } ?? "video #\(index)"
         guard !sources.isEmpty else {
             diagnostics.append(
-                Diagnostic(.error, "catalog.item-no-source", "\(label) has no usable source; skipped",
-                           fix: "add \"sources\": [{\"type\": \"mp4\", \"mime\": \"video/mp4\", \"url\": \"…\"}]", path: path))
+                Diagnostic(
+                    .error, "catalog.item-no-source", "\(label) has no usable source; skipped",
+                    fix: "add \"sources\": [{\"type\": \"mp4\", \"mime\": \"video/mp4\", \"url\": \"…\"}]", path: path))
             return nil
         }
         if title == nil {
             diagnostics.append(
-                Diagnostic(.warning, "catalog.title-missing", "video #\(index) has no title; the TV and senders show none",
-                           fix: "add \"title\"", path: path))
+                Diagnostic(
+                    .warning, "catalog.title-missing", "video #\(index) has no title; the TV and senders show none",
+                    fix: "add \"title\"", path: path))
         }
         var item = CatalogItem(id: "item-\(index + 1)", index: index, title: title, sources: sources)
         item.subtitle = studio
@@ -178,27 +199,34 @@ public struct CastVideosCatalogReader: Sendable {
         return item
     }
 
-    func readSource(_ json: JSONValue, at path: JSONPath, bases: [String: String], diagnostics: inout [Diagnostic]) -> MediaSource? {
+    func readSource(_ json: JSONValue, at path: JSONPath, bases: [String: String], diagnostics: inout [Diagnostic])
+        -> MediaSource?
+    {
         // The older sample catalog lists plain URL strings.
         if case .string(let reference) = json {
             let kind = MediaSource.Kind.guess(fromURL: reference)
             guard let url = resolver.resolve(reference, base: bases[kind.rawValue]) else { return nil }
             return MediaSource(kind: kind, url: url)
         }
-        guard var source = JSONObjectReader(json, at: path, typeName: "source", diagnostics: &diagnostics) else { return nil }
+        guard var source = JSONObjectReader(json, at: path, typeName: "source", diagnostics: &diagnostics) else {
+            return nil
+        }
         let type = source.string("type")
         var mime = source.string("mime")
         let reference = source.string("url")
         _ = source.finish(into: &diagnostics)
         guard let reference else {
-            diagnostics.append(Diagnostic(.error, "catalog.source-url-missing", "source has no url; skipped", fix: "add \"url\"", path: path))
+            diagnostics.append(
+                Diagnostic(
+                    .error, "catalog.source-url-missing", "source has no url; skipped", fix: "add \"url\"", path: path))
             return nil
         }
         let kind = type.map(MediaSource.Kind.init(rawValue:)) ?? MediaSource.Kind.guess(fromURL: reference)
         if let declared = mime, let corrected = Self.mimeTypos[declared.lowercased()] {
             diagnostics.append(
                 Diagnostic(
-                    .warning, "catalog.mime-typo", "mime \"\(declared)\" is a typo (as in Google's sample f.json); CastPrep sends \"\(corrected)\"",
+                    .warning, "catalog.mime-typo",
+                    "mime \"\(declared)\" is a typo (as in Google's sample f.json); CastPrep sends \"\(corrected)\"",
                     fix: "write \"mime\": \"\(corrected)\"", path: path.appending("mime")))
             mime = corrected
         }
@@ -214,8 +242,12 @@ public struct CastVideosCatalogReader: Sendable {
         return MediaSource(kind: kind, url: url, declaredContentType: mime)
     }
 
-    func readTrack(_ json: JSONValue, at path: JSONPath, base: String?, diagnostics: inout [Diagnostic]) -> CaptionTrack? {
-        guard var track = JSONObjectReader(json, at: path, typeName: "track", diagnostics: &diagnostics) else { return nil }
+    func readTrack(_ json: JSONValue, at path: JSONPath, base: String?, diagnostics: inout [Diagnostic])
+        -> CaptionTrack?
+    {
+        guard var track = JSONObjectReader(json, at: path, typeName: "track", diagnostics: &diagnostics) else {
+            return nil
+        }
         var id: Int?
         if let raw = track.value("id") {
             switch raw {
@@ -225,8 +257,10 @@ public struct CastVideosCatalogReader: Sendable {
             }
             if id == nil {
                 diagnostics.append(
-                    Diagnostic(.error, "catalog.track-id-invalid", "track id \(JSONObjectReader.preview(raw)) is not an integer; CastPrep numbers the track itself",
-                               fix: "use a positive integer id such as \"1\"", path: path.appending("id")))
+                    Diagnostic(
+                        .error, "catalog.track-id-invalid",
+                        "track id \(JSONObjectReader.preview(raw)) is not an integer; CastPrep numbers the track itself",
+                        fix: "use a positive integer id such as \"1\"", path: path.appending("id")))
             }
         }
         let type = track.string("type")?.lowercased()
@@ -237,18 +271,23 @@ public struct CastVideosCatalogReader: Sendable {
         _ = track.finish(into: &diagnostics)
         if let type, type != "text" {
             diagnostics.append(
-                Diagnostic(.note, "catalog.track-not-text", "\(type) tracks cannot be side-loaded on the Default Media Receiver; skipped",
-                           fix: "only text tracks are sent with the LOAD", path: path.appending("type")))
+                Diagnostic(
+                    .note, "catalog.track-not-text",
+                    "\(type) tracks cannot be side-loaded on the Default Media Receiver; skipped",
+                    fix: "only text tracks are sent with the LOAD", path: path.appending("type")))
             return nil
         }
         guard let reference, let url = resolver.resolve(reference, base: base) else {
             diagnostics.append(
-                Diagnostic(.error, "catalog.track-url-missing", "track has no contentId (its file); skipped", fix: "add \"contentId\": \"name-en.vtt\"",
-                           path: path))
+                Diagnostic(
+                    .error, "catalog.track-url-missing", "track has no contentId (its file); skipped",
+                    fix: "add \"contentId\": \"name-en.vtt\"",
+                    path: path))
             return nil
         }
         return CaptionTrack(
-            id: id, url: url, language: language, name: name, kind: subtype.map { TextTrackType(rawValue: $0.uppercased()) } ?? .subtitles)
+            id: id, url: url, language: language, name: name,
+            kind: subtype.map { TextTrackType(rawValue: $0.uppercased()) } ?? .subtitles)
     }
 
     /// Read the CastVideos-chrome `media.js` list: `{"media": [{contentUrl, contentType, …}]}`.
@@ -261,13 +300,16 @@ public struct CastVideosCatalogReader: Sendable {
         let mediaValue = root.value("media")
         _ = root.finish(into: &diagnostics)
         guard case .array(let entries)? = mediaValue else {
-            diagnostics.append(Diagnostic(.error, "catalog.media-missing", "\"media\" must be an array", fix: "write \"media\": [ … ]",
-                                          path: JSONPath.root.appending("media")))
+            diagnostics.append(
+                Diagnostic(
+                    .error, "catalog.media-missing", "\"media\" must be an array", fix: "write \"media\": [ … ]",
+                    path: JSONPath.root.appending("media")))
             return CatalogReadResult(format: .castVideosChrome, items: [], diagnostics: diagnostics)
         }
         for (index, entry) in entries.enumerated() {
             let path = JSONPath.root.appending("media").appending(index: index)
-            guard var reader = JSONObjectReader(entry, at: path, typeName: "media entry", diagnostics: &diagnostics) else { continue }
+            guard var reader = JSONObjectReader(entry, at: path, typeName: "media entry", diagnostics: &diagnostics)
+            else { continue }
             let reference = reader.string("contentUrl")
             let contentType = reader.string("contentType")
             let title = reader.string("title")
@@ -276,7 +318,10 @@ public struct CastVideosCatalogReader: Sendable {
             let duration = CatalogItem.checkedDuration(reader.double("duration"), diagnostics: &diagnostics, path: path)
             _ = reader.finish(into: &diagnostics)
             guard let reference, let url = resolver.resolve(reference) else {
-                diagnostics.append(Diagnostic(.error, "catalog.item-no-source", "entry has no contentUrl; skipped", fix: "add \"contentUrl\"", path: path))
+                diagnostics.append(
+                    Diagnostic(
+                        .error, "catalog.item-no-source", "entry has no contentUrl; skipped", fix: "add \"contentUrl\"",
+                        path: path))
                 continue
             }
             var item = CatalogItem(

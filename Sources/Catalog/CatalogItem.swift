@@ -67,15 +67,19 @@ extension CatalogItem {
     /// else nil with a `catalog.duration-out-of-range` warning appended to `diagnostics`.
     /// Negative values mean "unknown" in M3U and are dropped without a word.
     public static func checkedDuration(
-        _ value: Double?, diagnostics: inout [Diagnostic], location: Diagnostic.SourceLocation? = nil, path: JSONPath? = nil
+        _ value: Double?, diagnostics: inout [Diagnostic], location: Diagnostic.SourceLocation? = nil,
+        path: JSONPath? = nil
     ) -> Double? {
         guard let value else { return nil }
         if value.isFinite, value < 0 { return nil }
         guard value.isFinite, value <= maximumDuration else {
-            let message = "the duration \(value) s is longer than any media (the limit is \(Int(maximumDuration)) s); it is ignored"
+            let message =
+                "the duration \(value) s is longer than any media (the limit is \(Int(maximumDuration)) s); it is ignored"
             let fix = "give the duration in seconds (5400 for 1 h 30 min), or leave it out: preflight measures it"
             diagnostics.append(
-                Diagnostic(.warning, "catalog.duration-out-of-range", message, fix: fix, location: location, path: path?.appending("duration")))
+                Diagnostic(
+                    .warning, "catalog.duration-out-of-range", message, fix: fix, location: location,
+                    path: path?.appending("duration")))
             return nil
         }
         return value
@@ -206,8 +210,10 @@ public struct CaptionTrack: Sendable, Hashable {
     public var isDefault: Bool
 
     /// Creates a caption track.
-    public init(id: Int? = nil, url: String, language: String? = nil, name: String? = nil, kind: TextTrackType = .subtitles,
-                format: String? = nil, isDefault: Bool = false) {
+    public init(
+        id: Int? = nil, url: String, language: String? = nil, name: String? = nil, kind: TextTrackType = .subtitles,
+        format: String? = nil, isDefault: Bool = false
+    ) {
         self.id = id
         self.url = url
         self.language = language

@@ -113,14 +113,16 @@ public struct CatalogReader: Sendable {
             throw CatalogError(
                 diagnostic: Diagnostic(
                     .error, "catalog.is-folder", "\(path) is a folder, not a catalog",
-                    fix: "name the catalog file in it (a .json catalog or an .m3u playlist); to cast a folder of media files, use castprep cast FOLDER",
+                    fix:
+                        "name the catalog file in it (a .json catalog or an .m3u playlist); to cast a folder of media files, use castprep cast FOLDER",
                     location: .init(file: path)))
         }
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         if let size = attributes?[.size] as? Int, size > options.maximumFileSize {
             throw CatalogError(
                 diagnostic: Diagnostic(
-                    .error, "catalog.too-large", "the catalog is \(size) bytes; the limit is \(options.maximumFileSize)",
+                    .error, "catalog.too-large",
+                    "the catalog is \(size) bytes; the limit is \(options.maximumFileSize)",
                     fix: "split it into several catalogs", location: .init(file: path)))
         }
         let data: Data
@@ -155,8 +157,10 @@ public struct CatalogReader: Sendable {
         }
         let format = try options.format ?? Self.jsonFormat(of: document.value, file: file)
         var diagnostics = document.duplicateKeys.map {
-            Diagnostic(.warning, "json.duplicate-key", "member \"\($0.path.components.last.map(Self.name) ?? "")\" appears twice; the last value is used",
-                       fix: "remove one of them", path: $0.path)
+            Diagnostic(
+                .warning, "json.duplicate-key",
+                "member \"\($0.path.components.last.map(Self.name) ?? "")\" appears twice; the last value is used",
+                fix: "remove one of them", path: $0.path)
         }
         var result: CatalogReadResult
         switch format {
@@ -194,21 +198,27 @@ public struct CatalogReader: Sendable {
         if bytes[start...].starts(with: Array("#EXTM3U".utf8)) || ext == "m3u" || ext == "m3u8" { return .playlist }
         guard start < bytes.count else {
             throw CatalogError(
-                diagnostic: Diagnostic(.error, "catalog.empty", "the catalog file is empty",
-                                       fix: "a catalog is a JSON document (f.json shape or CastPrep's own) or an M3U playlist",
-                                       location: .init(file: file)))
+                diagnostic: Diagnostic(
+                    .error, "catalog.empty", "the catalog file is empty",
+                    fix: "a catalog is a JSON document (f.json shape or CastPrep's own) or an M3U playlist",
+                    location: .init(file: file)))
         }
         let first = bytes[start]
-        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || ext == "json" || bytes[0] == 0xFF || bytes[0] == 0xFE {
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || ext == "json" || bytes[0] == 0xFF
+            || bytes[0] == 0xFE
+        {
             return .json
         }
         // Plain lists of URLs are M3U without the header.
         let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
-        if head.split(whereSeparator: \.isNewline).first.map({ $0.hasPrefix("http") || $0.hasPrefix("#") }) == true { return .playlist }
+        if head.split(whereSeparator: \.isNewline).first.map({ $0.hasPrefix("http") || $0.hasPrefix("#") }) == true {
+            return .playlist
+        }
         throw CatalogError(
             diagnostic: Diagnostic(
                 .error, "catalog.format-unknown", "this is neither JSON nor an M3U playlist",
-                fix: "pass a CastVideos f.json, a CastPrep catalog (.json) or an .m3u/.m3u8 playlist", location: .init(file: file)))
+                fix: "pass a CastVideos f.json, a CastPrep catalog (.json) or an .m3u/.m3u8 playlist",
+                location: .init(file: file)))
     }
 
     /// Which JSON catalog shape a parsed document is, from its top-level keys.

@@ -36,22 +36,28 @@ public struct M3UPlaylistReader: Sendable {
             // .m3u files from older tools are Latin-1; decode rather than fail.
             text = String(bounded.map { Character(Unicode.Scalar($0)) })
             diagnostics.append(
-                Diagnostic(.note, "catalog.m3u-latin1", "the playlist is not UTF-8; read as Latin-1",
-                           fix: "save it as UTF-8 (.m3u8) so titles with accents survive", location: .init(file: file)))
+                Diagnostic(
+                    .note, "catalog.m3u-latin1", "the playlist is not UTF-8; read as Latin-1",
+                    fix: "save it as UTF-8 (.m3u8) so titles with accents survive", location: .init(file: file)))
         }
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        let lines = text.split(
+            omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
         // A refused line is empty now; an #EXTINF that was refused takes its entry (the next
         // URL line) with it.
         var refused: Set<Int> = []
         for long in longLines {
             diagnostics.append(
-                Diagnostic(.error, "catalog.m3u-line-too-long",
-                           "line \(long.offset + 1) is \(long.size) bytes; the limit is \(Self.maximumLineBytes); its entry is skipped",
-                           fix: "keep each line under 64 KiB: shorten the URL or the #EXTINF attributes (put logos in files and refer to them by URL)",
-                           location: .init(file: file, line: long.offset + 1, column: 1)))
+                Diagnostic(
+                    .error, "catalog.m3u-line-too-long",
+                    "line \(long.offset + 1) is \(long.size) bytes; the limit is \(Self.maximumLineBytes); its entry is skipped",
+                    fix:
+                        "keep each line under 64 KiB: shorten the URL or the #EXTINF attributes (put logos in files and refer to them by URL)",
+                    location: .init(file: file, line: long.offset + 1, column: 1)))
             refused.insert(long.offset)
             if long.isExtinf, long.offset + 1 < lines.count,
-                let next = lines[(long.offset + 1)...].firstIndex(where: { !$0.hasPrefix("#") && !$0.allSatisfy(\.isWhitespace) })
+                let next = lines[(long.offset + 1)...].firstIndex(where: {
+                    !$0.hasPrefix("#") && !$0.allSatisfy(\.isWhitespace)
+                })
             {
                 refused.insert(next)
             }
@@ -65,8 +71,10 @@ public struct M3UPlaylistReader: Sendable {
             item.location = .init(file: file, line: 1, column: 1)
             item.metadataType = .generic
             diagnostics.append(
-                Diagnostic(.note, "catalog.m3u-is-hls", "this is an HLS stream playlist, not a list of items; it is cast as one HLS item",
-                           location: .init(file: file, line: 1, column: 1)))
+                Diagnostic(
+                    .note, "catalog.m3u-is-hls",
+                    "this is an HLS stream playlist, not a list of items; it is cast as one HLS item",
+                    location: .init(file: file, line: 1, column: 1)))
             return CatalogReadResult(format: .m3u, items: [item], diagnostics: diagnostics)
         }
         var items: [CatalogItem] = []
@@ -82,31 +90,41 @@ public struct M3UPlaylistReader: Sendable {
             if line.hasPrefix("#EXTINF:") {
                 if let previous = pending {
                     diagnostics.append(
-                        Diagnostic(.warning, "catalog.m3u-extinf-orphan", "#EXTINF on line \(previous.line) is not followed by a URL; ignored",
-                                   fix: "put the entry's URL or path on the line after #EXTINF", location: .init(file: file, line: previous.line, column: 1)))
+                        Diagnostic(
+                            .warning, "catalog.m3u-extinf-orphan",
+                            "#EXTINF on line \(previous.line) is not followed by a URL; ignored",
+                            fix: "put the entry's URL or path on the line after #EXTINF",
+                            location: .init(file: file, line: previous.line, column: 1)))
                 }
                 pending = parseExtinf(String(line.dropFirst(8)), line: lineNumber)
                 continue
             }
             if line.hasPrefix("#") { continue }
             guard let url = resolver.resolve(line) else {
-                diagnostics.append(Diagnostic(.error, "catalog.m3u-bad-entry", "\"\(line)\" is not a URL or path; skipped", fix: nil,
-                                              location: .init(file: file, line: lineNumber, column: 1)))
+                diagnostics.append(
+                    Diagnostic(
+                        .error, "catalog.m3u-bad-entry", "\"\(line)\" is not a URL or path; skipped", fix: nil,
+                        location: .init(file: file, line: lineNumber, column: 1)))
                 pending = nil
                 continue
             }
-            let title = pending?.title.flatMap { $0.isEmpty ? nil : $0 }
+            let title =
+                pending?.title.flatMap { $0.isEmpty ? nil : $0 }
                 ?? URL(string: url)?.deletingPathExtension().lastPathComponent.removingPercentEncoding
-            var item = CatalogItem(id: "item-\(items.count + 1)", index: items.count, title: title,
-                                   sources: [MediaSource(kind: .guess(fromURL: url), url: url)])
+            var item = CatalogItem(
+                id: "item-\(items.count + 1)", index: items.count, title: title,
+                sources: [MediaSource(kind: .guess(fromURL: url), url: url)])
             if let duration = CatalogItem.checkedDuration(
-                pending?.duration, diagnostics: &diagnostics, location: .init(file: file, line: pending?.line ?? lineNumber, column: 1)),
+                pending?.duration, diagnostics: &diagnostics,
+                location: .init(file: file, line: pending?.line ?? lineNumber, column: 1)),
                 duration > 0
             {
                 item.duration = duration
             }
             if let attributes = pending?.attributes {
-                if let logo = attributes["tvg-logo"], let logoURL = resolver.resolve(logo) { item.images = [CastImage(url: logoURL)] }
+                if let logo = attributes["tvg-logo"], let logoURL = resolver.resolve(logo) {
+                    item.images = [CastImage(url: logoURL)]
+                }
                 item.subtitle = attributes["group-title"]
             }
             item.metadataType = .generic
@@ -116,11 +134,16 @@ public struct M3UPlaylistReader: Sendable {
         }
         if let previous = pending {
             diagnostics.append(
-                Diagnostic(.warning, "catalog.m3u-extinf-orphan", "#EXTINF on line \(previous.line) is not followed by a URL; ignored",
-                           fix: "put the entry's URL or path on the line after #EXTINF", location: .init(file: file, line: previous.line, column: 1)))
+                Diagnostic(
+                    .warning, "catalog.m3u-extinf-orphan",
+                    "#EXTINF on line \(previous.line) is not followed by a URL; ignored",
+                    fix: "put the entry's URL or path on the line after #EXTINF",
+                    location: .init(file: file, line: previous.line, column: 1)))
         }
         if items.isEmpty {
-            diagnostics.append(Diagnostic(.warning, "catalog.empty", "the playlist has no entries", fix: nil, location: .init(file: file)))
+            diagnostics.append(
+                Diagnostic(
+                    .warning, "catalog.empty", "the playlist has no entries", fix: nil, location: .init(file: file)))
         }
         return CatalogReadResult(format: .m3u, items: items, diagnostics: diagnostics)
     }
@@ -128,7 +151,9 @@ public struct M3UPlaylistReader: Sendable {
     /// `bytes` with every line longer than ``maximumLineBytes`` emptied (its line break kept,
     /// so line numbers stay), and those lines' 0-based numbers, sizes and whether each was an
     /// `#EXTINF`. Line breaks are `\n`, `\r\n` and `\r`, as in the text split that follows.
-    static func removingLongLines(_ bytes: ArraySlice<UInt8>) -> (bytes: [UInt8], long: [(offset: Int, size: Int, isExtinf: Bool)]) {
+    static func removingLongLines(_ bytes: ArraySlice<UInt8>) -> (
+        bytes: [UInt8], long: [(offset: Int, size: Int, isExtinf: Bool)]
+    ) {
         bytes.withUnsafeBufferPointer { buffer in
             var output: [UInt8] = []
             var long: [(offset: Int, size: Int, isExtinf: Bool)] = []
@@ -163,7 +188,9 @@ public struct M3UPlaylistReader: Sendable {
     }
 
     /// Parses `-1 tvg-logo="x" group-title="y",Title, with comma`.
-    func parseExtinf(_ text: String, line: Int) -> (duration: Double?, title: String?, attributes: [String: String], line: Int) {
+    func parseExtinf(_ text: String, line: Int) -> (
+        duration: Double?, title: String?, attributes: [String: String], line: Int
+    ) {
         var attributes: [String: String] = [:]
         var scalars = Substring(text)
         let durationText = scalars.prefix { !$0.isWhitespace && $0 != "," }

@@ -26,8 +26,10 @@ public struct NativeCatalogReader: Sendable {
         }
         if let version = root.int("castprep"), version > Self.formatVersion {
             diagnostics.append(
-                Diagnostic(.warning, "catalog.version-newer", "the catalog is format version \(version); this CastPrep reads version \(Self.formatVersion) and ignores what it does not know",
-                           fix: "update CastPrep", path: JSONPath.root.appending("castprep")))
+                Diagnostic(
+                    .warning, "catalog.version-newer",
+                    "the catalog is format version \(version); this CastPrep reads version \(Self.formatVersion) and ignores what it does not know",
+                    fix: "update CastPrep", path: JSONPath.root.appending("castprep")))
         }
         let title = root.string("title")
         let baseURL = root.string("baseUrl")
@@ -41,14 +43,18 @@ public struct NativeCatalogReader: Sendable {
             if case .object(let members) = defaultsValue {
                 defaults = members
             } else {
-                diagnostics.append(Diagnostic(.error, "json.type-mismatch", "catalog.defaults must be an object", fix: "write \"defaults\": { … }",
-                                              path: JSONPath.root.appending("defaults")))
+                diagnostics.append(
+                    Diagnostic(
+                        .error, "json.type-mismatch", "catalog.defaults must be an object",
+                        fix: "write \"defaults\": { … }",
+                        path: JSONPath.root.appending("defaults")))
             }
         }
         guard case .array(let entries)? = itemsValue else {
             diagnostics.append(
-                Diagnostic(.error, "catalog.items-missing", "the catalog has no \"items\" array",
-                           fix: "write \"items\": [ {\"title\": …, \"url\": …} ]", path: JSONPath.root.appending("items")))
+                Diagnostic(
+                    .error, "catalog.items-missing", "the catalog has no \"items\" array",
+                    fix: "write \"items\": [ {\"title\": …, \"url\": …} ]", path: JSONPath.root.appending("items")))
             return CatalogReadResult(format: .native, items: [], diagnostics: diagnostics, title: title)
         }
         var items: [CatalogItem] = []
@@ -69,14 +75,17 @@ public struct NativeCatalogReader: Sendable {
                 found = early[index].item
                 diagnostics += early[index].diagnostics
             } else {
-                found = readItem(merging(entry), at: path, baseURL: baseURL, index: items.count, diagnostics: &diagnostics)
+                found = readItem(
+                    merging(entry), at: path, baseURL: baseURL, index: items.count, diagnostics: &diagnostics)
             }
             guard var item = found else { continue }
             if item.textTrackStyle == nil { item.textTrackStyle = style }
             if let previous = seenIDs[item.id] {
                 diagnostics.append(
-                    Diagnostic(.error, "catalog.duplicate-id", "item id \"\(item.id)\" is also used by item #\(previous); ids must be unique",
-                               fix: "rename one of them", path: path.appending("id")))
+                    Diagnostic(
+                        .error, "catalog.duplicate-id",
+                        "item id \"\(item.id)\" is also used by item #\(previous); ids must be unique",
+                        fix: "rename one of them", path: path.appending("id")))
                 item.id += "-\(index + 1)"
             }
             seenIDs[item.id] = index
@@ -119,28 +128,39 @@ public struct NativeCatalogReader: Sendable {
     func readServing(_ value: JSONValue?, diagnostics: inout [Diagnostic]) -> CatalogServing? {
         guard let value else { return nil }
         let path = JSONPath.root.appending("serve")
-        guard var reader = JSONObjectReader(value, at: path, typeName: "serve", diagnostics: &diagnostics) else { return nil }
+        guard var reader = JSONObjectReader(value, at: path, typeName: "serve", diagnostics: &diagnostics) else {
+            return nil
+        }
         let rootReference = reader.string("root") ?? "."
         let exceptions = reader.value("withoutCORS")
         _ = reader.finish(into: &diagnostics)
         guard let rootURL = resolver.resolve(rootReference.hasSuffix("/") ? rootReference : rootReference + "/"),
-              let root = URL(string: rootURL), root.isFileURL
+            let root = URL(string: rootURL), root.isFileURL
         else {
-            diagnostics.append(Diagnostic(.error, "catalog.serve-root-invalid", "serve.root \"\(rootReference)\" is not a local folder",
-                                          fix: "give a folder path relative to the catalog, e.g. \"../media\"", path: path.appending("root")))
+            diagnostics.append(
+                Diagnostic(
+                    .error, "catalog.serve-root-invalid", "serve.root \"\(rootReference)\" is not a local folder",
+                    fix: "give a folder path relative to the catalog, e.g. \"../media\"", path: path.appending("root")))
             return nil
         }
         var withoutCORS: [String] = []
         if let exceptions {
             guard case .array(let entries) = exceptions else {
-                diagnostics.append(Diagnostic(.error, "json.type-mismatch", "serve.withoutCORS must be an array of folder names",
-                                              fix: "write \"withoutCORS\": [\"folder\"]", path: path.appending("withoutCORS")))
+                diagnostics.append(
+                    Diagnostic(
+                        .error, "json.type-mismatch", "serve.withoutCORS must be an array of folder names",
+                        fix: "write \"withoutCORS\": [\"folder\"]", path: path.appending("withoutCORS")))
                 return CatalogServing(root: root.standardizedFileURL.path)
             }
             for (index, entry) in entries.enumerated() {
-                guard case .string(let folder) = entry, !folder.isEmpty, !folder.split(separator: "/").contains("..") else {
-                    diagnostics.append(Diagnostic(.error, "catalog.serve-folder-invalid", "serve.withoutCORS[\(index)] must name a folder inside serve.root",
-                                                  fix: "write a relative folder name without \"..\"", path: path.appending("withoutCORS").appending(index: index)))
+                guard case .string(let folder) = entry, !folder.isEmpty, !folder.split(separator: "/").contains("..")
+                else {
+                    diagnostics.append(
+                        Diagnostic(
+                            .error, "catalog.serve-folder-invalid",
+                            "serve.withoutCORS[\(index)] must name a folder inside serve.root",
+                            fix: "write a relative folder name without \"..\"",
+                            path: path.appending("withoutCORS").appending(index: index)))
                     continue
                 }
                 withoutCORS.append(root.appendingPathComponent(folder).standardizedFileURL.path)
@@ -152,14 +172,19 @@ public struct NativeCatalogReader: Sendable {
     /// Reads an item's `preflight` member, written by `castprep preflight` into its corrected
     /// catalog.
     func readPreflightMark(_ value: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> PreflightMark? {
-        guard var reader = JSONObjectReader(value, at: path, typeName: "preflight", diagnostics: &diagnostics) else { return nil }
+        guard var reader = JSONObjectReader(value, at: path, typeName: "preflight", diagnostics: &diagnostics) else {
+            return nil
+        }
         let verdict = reader.string("verdict")
         let codes = reader.value("codes")
         let why = reader.string("why")
         _ = reader.finish(into: &diagnostics)
         guard let verdict else {
-            diagnostics.append(Diagnostic(.warning, "catalog.preflight-verdict-missing", "the item's preflight member has no verdict; it is ignored",
-                                          fix: "run castprep preflight again, or remove the member", path: path))
+            diagnostics.append(
+                Diagnostic(
+                    .warning, "catalog.preflight-verdict-missing",
+                    "the item's preflight member has no verdict; it is ignored",
+                    fix: "run castprep preflight again, or remove the member", path: path))
             return nil
         }
         var codeList: [String] = []
@@ -169,8 +194,12 @@ public struct NativeCatalogReader: Sendable {
         return PreflightMark(verdict: verdict, codes: codeList, why: why)
     }
 
-    func readItem(_ json: JSONValue, at path: JSONPath, baseURL: String?, index: Int, diagnostics: inout [Diagnostic]) -> CatalogItem? {
-        guard var reader = JSONObjectReader(json, at: path, typeName: "item", diagnostics: &diagnostics) else { return nil }
+    func readItem(_ json: JSONValue, at path: JSONPath, baseURL: String?, index: Int, diagnostics: inout [Diagnostic])
+        -> CatalogItem?
+    {
+        guard var reader = JSONObjectReader(json, at: path, typeName: "item", diagnostics: &diagnostics) else {
+            return nil
+        }
         var local: [Diagnostic] = []
         let id = reader.string("id")
         let title = reader.string("title")
@@ -184,17 +213,23 @@ public struct NativeCatalogReader: Sendable {
             if case .array(let entries) = sourcesValue {
                 for (sourceIndex, entry) in entries.enumerated() {
                     let sourcePath = path.appending("sources").appending(index: sourceIndex)
-                    guard var source = JSONObjectReader(entry, at: sourcePath, typeName: "source", diagnostics: &local) else { continue }
+                    guard var source = JSONObjectReader(entry, at: sourcePath, typeName: "source", diagnostics: &local)
+                    else { continue }
                     let type = source.string("type")
                     let reference = source.string("url")
                     let contentType = source.string("contentType") ?? source.string("mime")
                     _ = source.finish(into: &local)
                     guard let reference, let url = resolver.resolve(reference, base: baseURL) else {
-                        local.append(Diagnostic(.error, "catalog.source-url-missing", "source has no url; skipped", fix: "add \"url\"", path: sourcePath))
+                        local.append(
+                            Diagnostic(
+                                .error, "catalog.source-url-missing", "source has no url; skipped", fix: "add \"url\"",
+                                path: sourcePath))
                         continue
                     }
                     sources.append(
-                        MediaSource(kind: type.map(MediaSource.Kind.init(rawValue:)) ?? .guess(fromURL: url), url: url, declaredContentType: contentType))
+                        MediaSource(
+                            kind: type.map(MediaSource.Kind.init(rawValue:)) ?? .guess(fromURL: url), url: url,
+                            declaredContentType: contentType))
                 }
             } else {
                 reader.mismatch("sources", expected: "an array of {type, url, contentType}", found: sourcesValue)
@@ -219,9 +254,10 @@ public struct NativeCatalogReader: Sendable {
                     item.metadataType = type
                 } else {
                     local.append(
-                        Diagnostic(.error, "catalog.metadata-type-unknown", "metadataType \"\(name)\" is not a metadata type",
-                                   fix: "use GENERIC, MOVIE, TV_SHOW, MUSIC_TRACK, PHOTO, AUDIOBOOK_CHAPTER or 0–5",
-                                   path: path.appending("metadataType")))
+                        Diagnostic(
+                            .error, "catalog.metadata-type-unknown", "metadataType \"\(name)\" is not a metadata type",
+                            fix: "use GENERIC, MOVIE, TV_SHOW, MUSIC_TRACK, PHOTO, AUDIOBOOK_CHAPTER or 0–5",
+                            path: path.appending("metadataType")))
                 }
             default:
                 reader.mismatch("metadataType", expected: "a name such as \"MOVIE\" or a number 0–5", found: raw)
@@ -232,7 +268,9 @@ public struct NativeCatalogReader: Sendable {
                 for (imageIndex, entry) in entries.enumerated() {
                     let imagePath = path.appending("images").appending(index: imageIndex)
                     if case .string(let reference) = entry {
-                        if let url = resolver.resolve(reference, base: baseURL) { item.images.append(CastImage(url: url)) }
+                        if let url = resolver.resolve(reference, base: baseURL) {
+                            item.images.append(CastImage(url: url))
+                        }
                     } else if var image = CastImage.decode(from: entry, at: imagePath, diagnostics: &local) {
                         image.url = resolver.resolve(image.url, base: baseURL) ?? image.url
                         item.images.append(image)
@@ -246,19 +284,25 @@ public struct NativeCatalogReader: Sendable {
             if case .array(let entries) = captionsValue {
                 for (captionIndex, entry) in entries.enumerated() {
                     let captionPath = path.appending("captions").appending(index: captionIndex)
-                    if let caption = readCaption(entry, at: captionPath, baseURL: baseURL, diagnostics: &local) { item.captions.append(caption) }
+                    if let caption = readCaption(entry, at: captionPath, baseURL: baseURL, diagnostics: &local) {
+                        item.captions.append(caption)
+                    }
                 }
             } else {
                 reader.mismatch("captions", expected: "an array of {src, language, name}", found: captionsValue)
             }
         }
         if let metadata = reader.value("metadata") {
-            if case .object(let members) = metadata { item.metadataOverrides = members } else {
+            if case .object(let members) = metadata {
+                item.metadataOverrides = members
+            } else {
                 reader.mismatch("metadata", expected: "an object of Cast metadata fields", found: metadata)
             }
         }
         if let media = reader.value("media") {
-            if case .object(let members) = media { item.mediaOverrides = members } else {
+            if case .object(let members) = media {
+                item.mediaOverrides = members
+            } else {
                 reader.mismatch("media", expected: "an object of Cast MediaInformation fields", found: media)
             }
         }
@@ -275,26 +319,35 @@ public struct NativeCatalogReader: Sendable {
         _ = reader.finish(into: &diagnostics)
         diagnostics += local
         let label = title.map { "\"\($0)\"" } ?? "item #\(index)"
-        let mediaHasURL = item.mediaOverrides["contentId"]?.stringValue != nil || item.mediaOverrides["contentUrl"]?.stringValue != nil
+        let mediaHasURL =
+            item.mediaOverrides["contentId"]?.stringValue != nil
+            || item.mediaOverrides["contentUrl"]?.stringValue != nil
         if sources.isEmpty, !mediaHasURL {
             diagnostics.append(
-                Diagnostic(.error, "catalog.item-no-source", "\(label) has no url or sources; skipped",
-                           fix: "add \"url\": \"media/file.mp4\" (relative to the catalog or baseUrl)", path: path))
+                Diagnostic(
+                    .error, "catalog.item-no-source", "\(label) has no url or sources; skipped",
+                    fix: "add \"url\": \"media/file.mp4\" (relative to the catalog or baseUrl)", path: path))
             return nil
         }
         if title == nil, item.metadataOverrides["title"] == nil {
             diagnostics.append(
-                Diagnostic(.warning, "catalog.title-missing", "\(label) has no title; the TV and senders show none", fix: "add \"title\"", path: path))
+                Diagnostic(
+                    .warning, "catalog.title-missing", "\(label) has no title; the TV and senders show none",
+                    fix: "add \"title\"", path: path))
         }
         return item
     }
 
-    func readCaption(_ json: JSONValue, at path: JSONPath, baseURL: String?, diagnostics: inout [Diagnostic]) -> CaptionTrack? {
+    func readCaption(_ json: JSONValue, at path: JSONPath, baseURL: String?, diagnostics: inout [Diagnostic])
+        -> CaptionTrack?
+    {
         if case .string(let reference) = json {
             guard let url = resolver.resolve(reference, base: baseURL) else { return nil }
             return CaptionTrack(url: url, language: Self.languageGuess(from: url))
         }
-        guard var reader = JSONObjectReader(json, at: path, typeName: "caption", diagnostics: &diagnostics) else { return nil }
+        guard var reader = JSONObjectReader(json, at: path, typeName: "caption", diagnostics: &diagnostics) else {
+            return nil
+        }
         let reference = reader.string("src") ?? reader.string("url")
         let language = reader.string("language")
         let name = reader.string("name")
@@ -304,11 +357,15 @@ public struct NativeCatalogReader: Sendable {
         let id = reader.int("id")
         _ = reader.finish(into: &diagnostics)
         guard let reference, let url = resolver.resolve(reference, base: baseURL) else {
-            diagnostics.append(Diagnostic(.error, "catalog.caption-src-missing", "caption has no src; skipped", fix: "add \"src\": \"subs/name.en.vtt\"", path: path))
+            diagnostics.append(
+                Diagnostic(
+                    .error, "catalog.caption-src-missing", "caption has no src; skipped",
+                    fix: "add \"src\": \"subs/name.en.vtt\"", path: path))
             return nil
         }
-        return CaptionTrack(id: id, url: url, language: language ?? Self.languageGuess(from: url), name: name, kind: kind ?? .subtitles,
-                            format: format?.lowercased(), isDefault: isDefault)
+        return CaptionTrack(
+            id: id, url: url, language: language ?? Self.languageGuess(from: url), name: name, kind: kind ?? .subtitles,
+            format: format?.lowercased(), isDefault: isDefault)
     }
 
     /// `movie.en.srt` → `en`; `movie.pt-BR.vtt` → `pt-BR`.
@@ -317,7 +374,8 @@ public struct NativeCatalogReader: Sendable {
         let parts = name.split(separator: ".")
         guard parts.count >= 3 else { return nil }
         let candidate = String(parts[parts.count - 2])
-        return LanguageTag.check(candidate) == .wellFormed && candidate.count <= 6 && candidate.first?.isLetter == true ? candidate : nil
+        return LanguageTag.check(candidate) == .wellFormed && candidate.count <= 6 && candidate.first?.isLetter == true
+            ? candidate : nil
     }
 }
 

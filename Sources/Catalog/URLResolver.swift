@@ -93,7 +93,6 @@ public struct URLResolver: Sendable {
         return set
     }()
 
-
     /// Rewrites a `file:` URL under `root` to the same relative path under `baseURL`, so local
     /// media can be cast from a server that serves `root`. Other URLs are returned unchanged.
     public static func rebase(_ url: String, fileRoot root: URL, onto baseURL: String) -> String {
@@ -104,7 +103,8 @@ public struct URLResolver: Sendable {
         guard path.hasPrefix(prefix) else { return url }
         let relative = String(path.dropFirst(prefix.count))
         let encoded = relative.split(separator: "/").map {
-            String($0).addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? String($0)
+            String($0).addingPercentEncoding(
+                withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? String($0)
         }.joined(separator: "/")
         return (baseURL.hasSuffix("/") ? baseURL : baseURL + "/") + encoded
     }

@@ -160,7 +160,9 @@ struct CommandLineParser {
             if let inlineValue { throw flagGivenValue(spelled, value: inlineValue, option: nil) }
             return .version(version)
         }
-        if delegateToDefaultSubcommand(ifAccepted: { $0.option(long: name) != nil || Self.invertedFlag(named: name, in: $0) != nil }) {
+        if delegateToDefaultSubcommand(ifAccepted: {
+            $0.option(long: name) != nil || Self.invertedFlag(named: name, in: $0) != nil
+        }) {
             return nil
         }
         let suggestion = Suggestion.closest(to: spelled, among: longOptionNames(of: state.spec), ignoringPrefix: "--")

@@ -71,7 +71,9 @@ public enum CommandRunner {
     ///   - arguments: The command line without `argv[0]`.
     ///   - width: Columns for any help text the command line asks for.
     /// - Throws: ``UsageError`` when the command line does not match the spec.
-    public static func parse(_ root: CommandSpec, arguments: [String], width: Int = 80) throws(UsageError) -> ParseOutcome {
+    public static func parse(_ root: CommandSpec, arguments: [String], width: Int = 80) throws(UsageError)
+        -> ParseOutcome
+    {
         var parser = CommandLineParser(root: root, tokens: arguments, width: width)
         return try parser.parse()
     }
@@ -97,7 +99,8 @@ public enum CommandRunner {
     /// The report printed to stderr for a usage error, ending in a newline:
     /// `Error:`, an optional `Help:` line, `Usage:` and a pointer to `--help`.
     public static func errorText(for error: UsageError, in root: CommandSpec) -> String {
-        let resolved = root.command(at: error.commandPath).map { (command: $0, path: error.commandPath) }
+        let resolved =
+            root.command(at: error.commandPath).map { (command: $0, path: error.commandPath) }
             ?? (command: root, path: [root.name])
         let path = resolved.path
         var lines = ["Error: \(error.message)"]

@@ -22,7 +22,9 @@ extension CommandSpec {
         if path.count == 1, version != nil { longNames.insert("version") }
         var shortNames: Set<Character> = ["h"]
         for option in options {
-            if option.long.isEmpty || option.long.hasPrefix("-") || option.long.contains("=") || option.long.contains(" ") {
+            if option.long.isEmpty || option.long.hasPrefix("-") || option.long.contains("=")
+                || option.long.contains(" ")
+            {
                 report("option '\(option.long)' needs a long name without dashes, spaces or '='")
             }
             if !longNames.insert(option.long).inserted {

@@ -93,12 +93,16 @@ public enum CompletionScript {
                 subcommands.append(Candidate(word: "help", description: "Show help for a subcommand."))
             }
             let key = path.joined(separator: " ")
-            entries.append(Entry(path: key, subcommands: subcommands, options: options, valuedSpellings: valued,
-                                 optionValues: optionValues, argumentValues: argumentValues))
+            entries.append(
+                Entry(
+                    path: key, subcommands: subcommands, options: options, valuedSpellings: valued,
+                    optionValues: optionValues, argumentValues: argumentValues))
             if !command.subcommands.isEmpty {
                 // `help <subcommand>` completes the subcommand names again.
-                entries.append(Entry(path: key + " help", subcommands: subcommands.filter { $0.word != "help" }, options: [],
-                                     valuedSpellings: [], optionValues: [], argumentValues: []))
+                entries.append(
+                    Entry(
+                        path: key + " help", subcommands: subcommands.filter { $0.word != "help" }, options: [],
+                        valuedSpellings: [], optionValues: [], argumentValues: []))
             }
             for subcommand in command.subcommands {
                 collect(subcommand, path: path + [subcommand.name], isRoot: false)
@@ -222,8 +226,12 @@ public enum CompletionScript {
             add("subcommands", entry.subcommands.map(described))
             add("options", entry.options.map(described))
             add("valued", entry.valuedSpellings.map(singleQuoted))
-            for (spelling, values) in entry.optionValues { add("values", values.map(singleQuoted), extra: "|\(spelling)") }
-            for (position, values) in entry.argumentValues { add("argument", values.map(singleQuoted), extra: "|\(position)") }
+            for (spelling, values) in entry.optionValues {
+                add("values", values.map(singleQuoted), extra: "|\(spelling)")
+            }
+            for (position, values) in entry.argumentValues {
+                add("argument", values.map(singleQuoted), extra: "|\(position)")
+            }
         }
         lines += [
             "    esac",
@@ -303,8 +311,12 @@ public enum CompletionScript {
             add("subcommands", entry.subcommands.map(described))
             add("options", entry.options.map(described))
             add("valued", entry.valuedSpellings.map(fishQuoted))
-            for (spelling, values) in entry.optionValues { add("values", values.map(fishQuoted), extra: "|\(spelling)") }
-            for (position, values) in entry.argumentValues { add("argument", values.map(fishQuoted), extra: "|\(position)") }
+            for (spelling, values) in entry.optionValues {
+                add("values", values.map(fishQuoted), extra: "|\(spelling)")
+            }
+            for (position, values) in entry.argumentValues {
+                add("argument", values.map(fishQuoted), extra: "|\(position)")
+            }
         }
         lines += [
             "    end",

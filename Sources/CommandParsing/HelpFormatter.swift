@@ -131,7 +131,8 @@ enum HelpFormatter {
     static func optionLabel(for option: OptionSpec) -> String {
         var names = ""
         if let short = option.short { names += "-\(short), " }
-        names += option.isInvertible && option.kind == .flag
+        names +=
+            option.isInvertible && option.kind == .flag
             ? "--\(option.long)/--no-\(option.long)" : "--\(option.long)"
         if option.takesValue { names += " <\(option.displayedValueName)>" }
         return names

@@ -64,7 +64,9 @@ public struct ContentRange: Sendable, Hashable, CustomStringConvertible {
             return result.completeLength == nil ? nil : result
         }
         let bounds = parts[0].split(separator: "-", omittingEmptySubsequences: false)
-        guard bounds.count == 2, let first = decimal(bounds[0]), let last = decimal(bounds[1]), first <= last else { return nil }
+        guard bounds.count == 2, let first = decimal(bounds[0]), let last = decimal(bounds[1]), first <= last else {
+            return nil
+        }
         if let length = result.completeLength, last >= length { return nil }
         result.first = first
         result.last = last

@@ -124,8 +124,10 @@ public struct CheckOptions: Sendable, Hashable {
 
     /// Creates options.
     public init(
-        segmentSampling: SegmentSampling = .sample, requestTimeout: Duration = .seconds(10), totalTimeout: Duration = .seconds(120),
-        slowFirstByte: Duration = .seconds(2), usesCredentials: Bool = false, allowsLoopback: Bool = false, maximumRedirects: Int = 10,
+        segmentSampling: SegmentSampling = .sample, requestTimeout: Duration = .seconds(10),
+        totalTimeout: Duration = .seconds(120),
+        slowFirstByte: Duration = .seconds(2), usesCredentials: Bool = false, allowsLoopback: Bool = false,
+        maximumRedirects: Int = 10,
         maximumManifests: Int = 1_000, maximumResources: Int = 50_000, userAgent: String = CheckOptions.castUserAgent
     ) {
         self.segmentSampling = segmentSampling
@@ -157,8 +159,11 @@ public struct HTTPExchange: Sendable, Hashable {
     public var failure: TransferFailure?
 
     /// Creates an exchange.
-    public init(method: HTTPMethod, url: String, requestHeaders: HTTPHeaders, status: Int? = nil, responseHeaders: HTTPHeaders? = nil,
-                failure: TransferFailure? = nil) {
+    public init(
+        method: HTTPMethod, url: String, requestHeaders: HTTPHeaders, status: Int? = nil,
+        responseHeaders: HTTPHeaders? = nil,
+        failure: TransferFailure? = nil
+    ) {
         self.method = method
         self.url = url
         self.requestHeaders = requestHeaders
@@ -171,9 +176,11 @@ public struct HTTPExchange: Sendable, Hashable {
     /// that matter, as printed under a finding.
     public var evidenceLines: [String] {
         let interesting: Set<String> = [
-            "origin", "range", "access-control-request-method", "access-control-request-headers", "access-control-allow-origin",
+            "origin", "range", "access-control-request-method", "access-control-request-headers",
+            "access-control-allow-origin",
             "access-control-allow-credentials", "access-control-allow-headers", "access-control-allow-methods",
-            "access-control-expose-headers", "content-type", "content-range", "accept-ranges", "location", "vary", "content-length",
+            "access-control-expose-headers", "content-type", "content-range", "accept-ranges", "location", "vary",
+            "content-length",
         ]
         var request = "\(method.rawValue) \(url)"
         for header in requestHeaders where interesting.contains(header.name.lowercasedASCII()) {
@@ -238,7 +245,9 @@ public struct ResourceResult: Sendable, Hashable {
     public var worstSeverity: Diagnostic.Severity?
 
     /// Creates a result.
-    public init(url: String, kind: ResourceKind, parent: String? = nil, requiresCORS: Bool, byteRange: ByteRangeRequest? = nil) {
+    public init(
+        url: String, kind: ResourceKind, parent: String? = nil, requiresCORS: Bool, byteRange: ByteRangeRequest? = nil
+    ) {
         self.url = url
         self.kind = kind
         self.parent = parent
@@ -269,8 +278,10 @@ public struct CheckReport: Sendable, Hashable {
     public var hasErrors: Bool { findings.contains { $0.diagnostic.severity == .error } }
 
     /// Creates a report.
-    public init(origin: String, usesCredentials: Bool = false, results: [ResourceResult] = [], findings: [HTTPFinding] = [],
-                requestCount: Int = 0) {
+    public init(
+        origin: String, usesCredentials: Bool = false, results: [ResourceResult] = [], findings: [HTTPFinding] = [],
+        requestCount: Int = 0
+    ) {
         self.origin = origin
         self.usesCredentials = usesCredentials
         self.results = results

@@ -19,7 +19,8 @@ enum CurlLibrary {
         if let error = castprep_curl_load_error() { return String(cString: error) }
         let code = castprep_curl_global_init(Int(CURL_GLOBAL_ALL))
         guard code == CURLE_OK else {
-            return "libcurl could not be initialised: curl_global_init failed: \(String(cString: castprep_curl_easy_strerror(code)))"
+            return
+                "libcurl could not be initialised: curl_global_init failed: \(String(cString: castprep_curl_easy_strerror(code)))"
         }
         return nil
     }()

@@ -66,7 +66,9 @@ public struct DASHReferences: Sendable, Hashable {
     ///   - bytes: the manifest (at most ``maximumBytes``).
     ///   - url: where it came from, the base of every relative `BaseURL` and template.
     ///   - allSegments: list every segment instead of the first and last of each representation.
-    public static func parse(_ bytes: [UInt8], url: WebURL, allSegments: Bool = false) throws(ParseError) -> DASHReferences {
+    public static func parse(_ bytes: [UInt8], url: WebURL, allSegments: Bool = false) throws(ParseError)
+        -> DASHReferences
+    {
         let root = try MPDDocument(bytes).root
         var walker = Walker(allSegments: allSegments, isLive: root.attribute("type") == "dynamic")
         walker.walk(mpd: root, url: url)
@@ -117,7 +119,9 @@ public struct DASHReferences: Sendable, Hashable {
             for (index, period) in periods.enumerated() {
                 start = seconds(period, "start", element: "Period") ?? start
                 var duration = seconds(period, "duration", element: "Period")
-                if duration == nil, index + 1 < periods.count, let next = seconds(periods[index + 1], "start", element: "Period") {
+                if duration == nil, index + 1 < periods.count,
+                    let next = seconds(periods[index + 1], "start", element: "Period")
+                {
                     duration = next - start
                 }
                 if duration == nil, let totalDuration { duration = totalDuration - start }
@@ -130,7 +134,8 @@ public struct DASHReferences: Sendable, Hashable {
                         representationCount += 1
                         guard representationCount <= maximumRepresentations else { continue }
                         walk(
-                            representation: representation, set: set, period: period, base: base(of: representation, relativeTo: setBase),
+                            representation: representation, set: set, period: period,
+                            base: base(of: representation, relativeTo: setBase),
                             template: setTemplate.merged(with: representation.firstChild(named: "SegmentTemplate")),
                             periodDuration: duration)
                     }
@@ -138,7 +143,8 @@ public struct DASHReferences: Sendable, Hashable {
                 if let duration { start += duration }
             }
             if representationCount > maximumRepresentations {
-                problems.append("only the first \(maximumRepresentations) of \(representationCount) representations were walked")
+                problems.append(
+                    "only the first \(maximumRepresentations) of \(representationCount) representations were walked")
             }
         }
 
@@ -149,7 +155,8 @@ public struct DASHReferences: Sendable, Hashable {
             guard value <= maximumPresentationSeconds else {
                 if outOfRange.count < 20 {
                     outOfRange.append(
-                        "<\(element) \(key)=\"\(text.prefix(80))\"> is \(value) s; the longest a player accepts is \(Int(maximumPresentationSeconds)) s")
+                        "<\(element) \(key)=\"\(text.prefix(80))\"> is \(value) s; the longest a player accepts is \(Int(maximumPresentationSeconds)) s"
+                    )
                 }
                 return nil
             }
@@ -163,7 +170,8 @@ public struct DASHReferences: Sendable, Hashable {
         }
 
         mutating func walk(
-            representation: MPDElement, set: MPDElement, period: MPDElement, base: WebURL, template: Template, periodDuration: Double?
+            representation: MPDElement, set: MPDElement, period: MPDElement, base: WebURL, template: Template,
+            periodDuration: Double?
         ) {
             let id = representation.attribute("id") ?? ""
             let bandwidth = representation.attribute("bandwidth")
@@ -173,12 +181,17 @@ public struct DASHReferences: Sendable, Hashable {
                     problems.append("representation \(id): '\(text ?? "")' is not an http(s) URL")
                     return
                 }
-                references.append(Reference(url: resolved, role: role, byteRange: range, representationID: id, mimeType: mimeType))
+                references.append(
+                    Reference(url: resolved, role: role, byteRange: range, representationID: id, mimeType: mimeType))
             }
             if template.attributes["media"] != nil || template.attributes["initialization"] != nil {
                 if let initialization = template.attributes["initialization"] {
-                    guard let expanded = DASHTemplate.expand(initialization, id: id, bandwidth: bandwidth, number: nil, time: nil) else {
-                        problems.append("representation \(id): cannot expand initialization template '\(initialization)'")
+                    guard
+                        let expanded = DASHTemplate.expand(
+                            initialization, id: id, bandwidth: bandwidth, number: nil, time: nil)
+                    else {
+                        problems.append(
+                            "representation \(id): cannot expand initialization template '\(initialization)'")
                         return
                     }
                     add(expanded, .initSegment)
@@ -186,7 +199,10 @@ public struct DASHReferences: Sendable, Hashable {
                 guard let media = template.attributes["media"] else { return }
                 guard !isLive else { return }
                 for (number, time) in segmentPositions(template, periodDuration: periodDuration, id: id) {
-                    guard let expanded = DASHTemplate.expand(media, id: id, bandwidth: bandwidth, number: number, time: time) else {
+                    guard
+                        let expanded = DASHTemplate.expand(
+                            media, id: id, bandwidth: bandwidth, number: number, time: time)
+                    else {
                         problems.append("representation \(id): cannot expand media template '\(media)'")
                         return
                     }
@@ -195,22 +211,28 @@ public struct DASHReferences: Sendable, Hashable {
                 return
             }
             if let list = representation.firstChild(named: "SegmentList")
-                ?? set.firstChild(named: "SegmentList") ?? period.firstChild(named: "SegmentList") {
+                ?? set.firstChild(named: "SegmentList") ?? period.firstChild(named: "SegmentList")
+            {
                 if let initialization = list.firstChild(named: "Initialization") {
-                    add(initialization.attribute("sourceURL"), .initSegment, range: initialization.attribute("range").flatMap(rangeAttribute))
+                    add(
+                        initialization.attribute("sourceURL"), .initSegment,
+                        range: initialization.attribute("range").flatMap(rangeAttribute))
                 }
                 let segments = list.children(named: "SegmentURL")
                 for index in sample(count: segments.count) {
-                    add(segments[index].attribute("media"), .segment,
+                    add(
+                        segments[index].attribute("media"), .segment,
                         range: segments[index].attribute("mediaRange").flatMap(rangeAttribute))
                 }
                 return
             }
             if let segmentBase = representation.firstChild(named: "SegmentBase")
-                ?? set.firstChild(named: "SegmentBase") {
+                ?? set.firstChild(named: "SegmentBase")
+            {
                 // The player reads the initialisation range, then the index (sidx) range, of the one file.
                 if let initialization = segmentBase.firstChild(named: "Initialization"),
-                   let range = initialization.attribute("range").flatMap(rangeAttribute) {
+                    let range = initialization.attribute("range").flatMap(rangeAttribute)
+                {
                     add(initialization.attribute("sourceURL"), .initSegment, range: range)
                 }
                 if let index = segmentBase.attribute("indexRange").flatMap(rangeAttribute) {
@@ -246,7 +268,8 @@ public struct DASHReferences: Sendable, Hashable {
                 let scaled = (periodDuration * Double(timescale)).rounded(.up)
                 // Double(Int.max) is 2^63, the first value that no longer converts.
                 guard scaled.magnitude < Double(Int.max) else {
-                    throw ArithmeticOverflow("the period's \(periodDuration) s at timescale \(timescale) is past 64-bit segment time")
+                    throw ArithmeticOverflow(
+                        "the period's \(periodDuration) s at timescale \(timescale) is past 64-bit segment time")
                 }
                 periodEnd = Int(scaled)
             }
@@ -272,20 +295,25 @@ public struct DASHReferences: Sendable, Hashable {
                     repeats = min(repeats, 10_000_000)
                     if allSegments, positions.count < maximumSegmentsPerRepresentation {
                         for step in 0...min(repeats, maximumSegmentsPerRepresentation - positions.count - 1) {
-                            positions.append((
-                                try ArithmeticOverflow.add(number, step, "segment number \(number) + \(step)"),
-                                try ArithmeticOverflow.multiplyAdd(time, step, entry.d, "S@t \(time) + \(step) × S@d \(entry.d)"),
-                            ))
+                            positions.append(
+                                (
+                                    try ArithmeticOverflow.add(number, step, "segment number \(number) + \(step)"),
+                                    try ArithmeticOverflow.multiplyAdd(
+                                        time, step, entry.d, "S@t \(time) + \(step) × S@d \(entry.d)"),
+                                ))
                         }
                     } else if !allSegments, positions.isEmpty {
                         positions.append((number, time))
                     }
                     last = (
                         try ArithmeticOverflow.add(number, repeats, "segment number \(number) + S@r \(repeats)"),
-                        try ArithmeticOverflow.multiplyAdd(time, repeats, entry.d, "S@t \(time) + S@r \(repeats) × S@d \(entry.d)")
+                        try ArithmeticOverflow.multiplyAdd(
+                            time, repeats, entry.d, "S@t \(time) + S@r \(repeats) × S@d \(entry.d)")
                     )
-                    number = try ArithmeticOverflow.add(number, repeats + 1, "segment number \(number) + S@r \(repeats) + 1")
-                    time = try ArithmeticOverflow.multiplyAdd(time, repeats + 1, entry.d, "S@t \(time) + (S@r \(repeats) + 1) × S@d \(entry.d)")
+                    number = try ArithmeticOverflow.add(
+                        number, repeats + 1, "segment number \(number) + S@r \(repeats) + 1")
+                    time = try ArithmeticOverflow.multiplyAdd(
+                        time, repeats + 1, entry.d, "S@t \(time) + (S@r \(repeats) + 1) × S@d \(entry.d)")
                 }
                 if !allSegments, let last, last.0 != positions.first?.0 { positions.append(last) }
                 return positions
@@ -295,7 +323,8 @@ public struct DASHReferences: Sendable, Hashable {
                 return []
             }
             guard let periodEnd else {
-                problems.append("representation \(id): the period has no duration, so the last segment number is unknown")
+                problems.append(
+                    "representation \(id): the period has no duration, so the last segment number is unknown")
                 return [(startNumber, 0)]
             }
             // ceil(periodEnd / duration) without the overflow of periodEnd + duration - 1.
@@ -304,18 +333,21 @@ public struct DASHReferences: Sendable, Hashable {
             if allSegments {
                 var positions: [(Int, Int)] = []
                 for index in 0..<min(count, maximumSegmentsPerRepresentation) {
-                    positions.append((
-                        try ArithmeticOverflow.add(startNumber, index, "startNumber \(startNumber) + \(index)"),
-                        try ArithmeticOverflow.multiplyAdd(0, index, duration, "\(index) × @duration \(duration)"),
-                    ))
+                    positions.append(
+                        (
+                            try ArithmeticOverflow.add(startNumber, index, "startNumber \(startNumber) + \(index)"),
+                            try ArithmeticOverflow.multiplyAdd(0, index, duration, "\(index) × @duration \(duration)"),
+                        ))
                 }
                 return positions
             }
             guard count > 1 else { return [(startNumber, 0)] }
             return [
                 (startNumber, 0),
-                (try ArithmeticOverflow.add(startNumber, count - 1, "startNumber \(startNumber) + \(count - 1)"),
-                 try ArithmeticOverflow.multiplyAdd(0, count - 1, duration, "\(count - 1) × @duration \(duration)")),
+                (
+                    try ArithmeticOverflow.add(startNumber, count - 1, "startNumber \(startNumber) + \(count - 1)"),
+                    try ArithmeticOverflow.multiplyAdd(0, count - 1, duration, "\(count - 1) × @duration \(duration)")
+                ),
             ]
         }
 
@@ -329,7 +361,9 @@ public struct DASHReferences: Sendable, Hashable {
     /// `first-last` from a `range`, `mediaRange` or `indexRange` attribute.
     static func rangeAttribute(_ text: String) -> ByteRangeRequest? {
         let parts = text.trimmingHTTPSpaces().split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, let first = ContentRange.decimal(parts[0]), let last = ContentRange.decimal(parts[1]), first <= last else {
+        guard parts.count == 2, let first = ContentRange.decimal(parts[0]), let last = ContentRange.decimal(parts[1]),
+            first <= last
+        else {
             return nil
         }
         return .closed(first, last)

@@ -35,7 +35,8 @@ public enum FixConfigGenerator {
         var unfixable: [DiagnosticCode: Int] = [:]
 
         var isEmpty: Bool {
-            !(allowOrigin || exposeHeaders || preflight || ranges || types || removeCredentials || replaceWildcard || replaceOrigin
+            !(allowOrigin || exposeHeaders || preflight || ranges || types || removeCredentials || replaceWildcard
+                || replaceOrigin
                 || vary || credentials)
         }
     }
@@ -51,10 +52,14 @@ public enum FixConfigGenerator {
         }
         for server in servers {
             text += "\n"
-            text += "\(comment) \(server.origin): fixes " + server.codes.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) (\($0.value))" }
+            text +=
+                "\(comment) \(server.origin): fixes "
+                + server.codes.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) (\($0.value))" }
                 .joined(separator: ", ") + "\n"
             if !server.unfixable.isEmpty {
-                text += "\(comment) not fixable by configuration: " + server.unfixable.sorted { $0.key < $1.key }
+                text +=
+                    "\(comment) not fixable by configuration: "
+                    + server.unfixable.sorted { $0.key < $1.key }
                     .map { "\($0.key.rawValue) (\($0.value))" }.joined(separator: ", ") + "\n"
             }
             guard !server.isEmpty else { continue }
@@ -71,10 +76,12 @@ public enum FixConfigGenerator {
     }
 
     static let corsCodes: Set<DiagnosticCode> = [
-        HTTPCheckCode.corsMissing, HTTPCheckCode.corsOriginMismatch, HTTPCheckCode.redirectCORSMissing, HTTPCheckCode.redirectOriginNull,
+        HTTPCheckCode.corsMissing, HTTPCheckCode.corsOriginMismatch, HTTPCheckCode.redirectCORSMissing,
+        HTTPCheckCode.redirectOriginNull,
     ]
     static let rangeCodes: Set<DiagnosticCode> = [
-        HTTPCheckCode.rangeUnsupported, HTTPCheckCode.rangeRefused, HTTPCheckCode.contentRangeInvalid, HTTPCheckCode.rangeSuffixUnsupported,
+        HTTPCheckCode.rangeUnsupported, HTTPCheckCode.rangeRefused, HTTPCheckCode.contentRangeInvalid,
+        HTTPCheckCode.rangeSuffixUnsupported,
         HTTPCheckCode.rangeUnsatisfiableNot416, HTTPCheckCode.acceptRangesNone,
     ]
     static let preflightCodes: Set<DiagnosticCode> = [
@@ -138,11 +145,15 @@ public enum FixConfigGenerator {
 
     /// MIME types for the media extensions a Cast stream uses.
     static let mediaTypes: [(String, String)] = [
-        ("application/vnd.apple.mpegurl", "m3u8"), ("application/dash+xml", "mpd"), ("video/mp2t", "ts"), ("video/mp4", "mp4"),
-        ("video/mp4", "m4v"), ("video/iso.segment", "m4s"), ("audio/mp4", "m4a"), ("audio/aac", "aac"), ("audio/mpeg", "mp3"),
-        ("video/webm", "webm"), ("audio/ogg", "ogg"), ("audio/ogg", "opus"), ("audio/flac", "flac"), ("audio/wav", "wav"),
+        ("application/vnd.apple.mpegurl", "m3u8"), ("application/dash+xml", "mpd"), ("video/mp2t", "ts"),
+        ("video/mp4", "mp4"),
+        ("video/mp4", "m4v"), ("video/iso.segment", "m4s"), ("audio/mp4", "m4a"), ("audio/aac", "aac"),
+        ("audio/mpeg", "mp3"),
+        ("video/webm", "webm"), ("audio/ogg", "ogg"), ("audio/ogg", "opus"), ("audio/flac", "flac"),
+        ("audio/wav", "wav"),
         ("text/vtt", "vtt"), ("application/ttml+xml", "ttml"), ("application/ttml+xml", "dfxp"), ("image/jpeg", "jpg"),
-        ("image/jpeg", "jpeg"), ("image/png", "png"), ("image/webp", "webp"), ("image/gif", "gif"), ("application/octet-stream", "key"),
+        ("image/jpeg", "jpeg"), ("image/png", "png"), ("image/webp", "webp"), ("image/gif", "gif"),
+        ("application/octet-stream", "key"),
     ]
 
     static let exposed = "Content-Length, Content-Range, Accept-Ranges"
@@ -171,9 +182,12 @@ public enum FixConfigGenerator {
             "# location that has no add_header of its own; copy them into any location that does.",
         ]
         if server.removeCredentials {
-            lines.append("# remove: add_header Access-Control-Allow-Credentials  (the receiver sends no cookies; * with credentials is refused)")
+            lines.append(
+                "# remove: add_header Access-Control-Allow-Credentials  (the receiver sends no cookies; * with credentials is refused)"
+            )
         } else if server.replaceWildcard {
-            lines.append("# remove: add_header Access-Control-Allow-Credentials  (set once below; a repeated header is refused)")
+            lines.append(
+                "# remove: add_header Access-Control-Allow-Credentials  (set once below; a repeated header is refused)")
         }
         if server.replaceWildcard || server.replaceOrigin {
             lines.append("# remove: add_header Access-Control-Allow-Origin  (replaced below by a single value)")
@@ -228,15 +242,21 @@ public enum FixConfigGenerator {
     // MARK: - Apache
 
     static func apache(_ server: Needs, receiverOrigin: String) -> String {
-        var lines = ["# In the <VirtualHost> for \(server.origin), or its .htaccess (mod_headers, mod_rewrite, mod_mime)."]
+        var lines = [
+            "# In the <VirtualHost> for \(server.origin), or its .htaccess (mod_headers, mod_rewrite, mod_mime)."
+        ]
         var headers: [String] = []
         let origin = originValue(server, receiverOrigin: receiverOrigin)
         if server.allowOrigin || server.replaceWildcard || server.replaceOrigin {
             headers.append("Header always set Access-Control-Allow-Origin \"\(origin)\"")
         }
         if server.removeCredentials { headers.append("Header always unset Access-Control-Allow-Credentials") }
-        if server.credentials || server.replaceWildcard { headers.append("Header always set Access-Control-Allow-Credentials \"true\"") }
-        if server.vary || server.credentials || server.replaceWildcard { headers.append("Header always merge Vary \"Origin\"") }
+        if server.credentials || server.replaceWildcard {
+            headers.append("Header always set Access-Control-Allow-Credentials \"true\"")
+        }
+        if server.vary || server.credentials || server.replaceWildcard {
+            headers.append("Header always merge Vary \"Origin\"")
+        }
         if server.exposeHeaders { headers.append("Header always set Access-Control-Expose-Headers \"\(exposed)\"") }
         if server.preflight {
             headers += [
@@ -252,7 +272,8 @@ public enum FixConfigGenerator {
         }
         if server.preflight {
             lines += [
-                "<IfModule mod_rewrite.c>", "  RewriteEngine On", "  RewriteCond %{REQUEST_METHOD} OPTIONS", "  RewriteRule ^ - [R=204,L]",
+                "<IfModule mod_rewrite.c>", "  RewriteEngine On", "  RewriteCond %{REQUEST_METHOD} OPTIONS",
+                "  RewriteRule ^ - [R=204,L]",
                 "</IfModule>",
             ]
         }
@@ -283,7 +304,8 @@ public enum FixConfigGenerator {
         if server.exposeHeaders { headers.append("Access-Control-Expose-Headers \"\(exposed)\"") }
         if server.preflight {
             headers += [
-                "Access-Control-Allow-Methods \"\(allowedMethods)\"", "Access-Control-Allow-Headers \"\(allowedHeaders)\"",
+                "Access-Control-Allow-Methods \"\(allowedMethods)\"",
+                "Access-Control-Allow-Headers \"\(allowedHeaders)\"",
                 "Access-Control-Max-Age \"86400\"",
             ]
         }
@@ -317,15 +339,22 @@ public enum FixConfigGenerator {
         for suffix in suffixes where url.host.hasSuffix(suffix) && url.host.count > suffix.count {
             return String(url.host.dropLast(suffix.count).split(separator: ".").first ?? "")
         }
-        if pathStyleHosts.contains(where: { url.host == $0 || url.host.hasSuffix("." + $0) }), let first = server.firstSegments.sorted().first {
+        if pathStyleHosts.contains(where: { url.host == $0 || url.host.hasSuffix("." + $0) }),
+            let first = server.firstSegments.sorted().first
+        {
             return first
         }
         return url.host
     }
 
-    static func corsRule(_ server: Needs, receiverOrigin: String) -> (origins: [String], headers: [String], exposed: [String]) {
+    static func corsRule(_ server: Needs, receiverOrigin: String) -> (
+        origins: [String], headers: [String], exposed: [String]
+    ) {
         let origins = server.credentials || server.replaceWildcard ? [receiverOrigin] : ["*"]
-        return (origins, ["Range", "Content-Type", "Accept-Encoding"], ["Content-Length", "Content-Range", "Accept-Ranges", "ETag"])
+        return (
+            origins, ["Range", "Content-Type", "Accept-Encoding"],
+            ["Content-Length", "Content-Range", "Accept-Ranges", "ETag"]
+        )
     }
 
     static func jsonList(_ items: [String]) -> String { "[" + items.map { "\"\($0)\"" }.joined(separator: ", ") + "]" }
@@ -334,8 +363,10 @@ public enum FixConfigGenerator {
         var bucket = storeName(server, suffixes: [".amazonaws.com"], pathStyleHosts: [])
         if bucket.hasPrefix("s3"), let first = server.firstSegments.sorted().first { bucket = first }
         var lines = ["# Amazon S3 bucket \(bucket) (S3 answers OPTIONS itself from these rules)."]
-        if server.allowOrigin || server.exposeHeaders || server.preflight || server.replaceWildcard || server.removeCredentials
-            || server.replaceOrigin || server.vary || server.credentials {
+        if server.allowOrigin || server.exposeHeaders || server.preflight || server.replaceWildcard
+            || server.removeCredentials
+            || server.replaceOrigin || server.vary || server.credentials
+        {
             let rule = corsRule(server, receiverOrigin: receiverOrigin)
             lines += [
                 "aws s3api put-bucket-cors --bucket \(bucket) --cors-configuration '{\"CORSRules\": [{",
@@ -349,17 +380,23 @@ public enum FixConfigGenerator {
         if server.types {
             for (type, ext) in typeTable(server) {
                 lines.append(
-                    "aws s3 cp s3://\(bucket)/ s3://\(bucket)/ --recursive --exclude '*' --include '*.\(ext)' --content-type '\(type)' --metadata-directive REPLACE")
+                    "aws s3 cp s3://\(bucket)/ s3://\(bucket)/ --recursive --exclude '*' --include '*.\(ext)' --content-type '\(type)' --metadata-directive REPLACE"
+                )
             }
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
     static func gcs(_ server: Needs, receiverOrigin: String) -> String {
-        let bucket = storeName(server, suffixes: [".storage.googleapis.com"], pathStyleHosts: ["storage.googleapis.com"])
-        var lines = ["# Google Cloud Storage bucket \(bucket) (use storage.googleapis.com URLs; CORS does not apply to storage.cloud.google.com)."]
-        if server.allowOrigin || server.exposeHeaders || server.preflight || server.replaceWildcard || server.removeCredentials
-            || server.replaceOrigin || server.vary || server.credentials {
+        let bucket = storeName(
+            server, suffixes: [".storage.googleapis.com"], pathStyleHosts: ["storage.googleapis.com"])
+        var lines = [
+            "# Google Cloud Storage bucket \(bucket) (use storage.googleapis.com URLs; CORS does not apply to storage.cloud.google.com)."
+        ]
+        if server.allowOrigin || server.exposeHeaders || server.preflight || server.replaceWildcard
+            || server.removeCredentials
+            || server.replaceOrigin || server.vary || server.credentials
+        {
             let rule = corsRule(server, receiverOrigin: receiverOrigin)
             lines += [
                 "cat > cors.json <<'JSON'",
@@ -369,7 +406,9 @@ public enum FixConfigGenerator {
                 "gcloud storage buckets update gs://\(bucket) --cors-file=cors.json",
             ]
         }
-        if server.ranges { lines.append("# Byte ranges: Cloud Storage always serves them; check a proxy or CDN in front of it.") }
+        if server.ranges {
+            lines.append("# Byte ranges: Cloud Storage always serves them; check a proxy or CDN in front of it.")
+        }
         if server.types {
             for (type, ext) in typeTable(server) {
                 lines.append("gcloud storage objects update 'gs://\(bucket)/**.\(ext)' --content-type='\(type)'")
@@ -381,21 +420,26 @@ public enum FixConfigGenerator {
     static func azure(_ server: Needs, receiverOrigin: String) -> String {
         let account = storeName(server, suffixes: [".blob.core.windows.net"], pathStyleHosts: [])
         var lines = ["# Azure Blob Storage account \(account)."]
-        if server.allowOrigin || server.exposeHeaders || server.preflight || server.replaceWildcard || server.removeCredentials
-            || server.replaceOrigin || server.vary || server.credentials {
+        if server.allowOrigin || server.exposeHeaders || server.preflight || server.replaceWildcard
+            || server.removeCredentials
+            || server.replaceOrigin || server.vary || server.credentials
+        {
             let rule = corsRule(server, receiverOrigin: receiverOrigin)
             lines += [
                 "az storage cors clear --services b --account-name \(account)",
                 "az storage cors add --services b --account-name \(account) --methods GET HEAD OPTIONS --origins '\(rule.origins.joined(separator: " "))' --allowed-headers '\(rule.headers.joined(separator: ","))' --exposed-headers '\(rule.exposed.joined(separator: ","))' --max-age 86400",
             ]
         }
-        if server.ranges { lines.append("# Byte ranges: Blob Storage always serves them; check a proxy or CDN in front of it.") }
+        if server.ranges {
+            lines.append("# Byte ranges: Blob Storage always serves them; check a proxy or CDN in front of it.")
+        }
         if server.types {
             // Each blob keeps the Content-Type it was uploaded with; set it per container and extension.
             for container in server.firstSegments.sorted() {
                 for (type, ext) in typeTable(server) {
                     lines.append(
-                        "az storage blob list --account-name \(account) --container-name \(container) --query \"[?ends_with(name, '.\(ext)')].name\" -o tsv | while read -r blob; do az storage blob update --account-name \(account) --container-name \(container) --name \"$blob\" --content-type '\(type)'; done")
+                        "az storage blob list --account-name \(account) --container-name \(container) --query \"[?ends_with(name, '.\(ext)')].name\" -o tsv | while read -r blob; do az storage blob update --account-name \(account) --container-name \(container) --name \"$blob\" --content-type '\(type)'; done"
+                    )
                 }
             }
         }

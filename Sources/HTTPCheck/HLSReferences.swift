@@ -134,7 +134,9 @@ public struct HLSReferences: Sendable, Hashable {
             case .comment:
                 continue
             case .tooLong(let size, let kind):
-                refuse(HTTPCheckCode.manifestLineTooLong, "line \(lineNumber) is \(size) bytes; the limit is \(maximumLineBytes)")
+                refuse(
+                    HTTPCheckCode.manifestLineTooLong,
+                    "line \(lineNumber) is \(size) bytes; the limit is \(maximumLineBytes)")
                 switch kind {
                 case .tag:
                     // A refused tag takes its segment with it.
@@ -162,8 +164,10 @@ public struct HLSReferences: Sendable, Hashable {
                     result.isMaster = true
                 case "#EXTINF":
                     if case .outOfRange(let number) = HLSLines.segmentDuration(value) {
-                        refuse(HTTPCheckCode.manifestValueOutOfRange,
-                               "line \(lineNumber): #EXTINF:\(number) is not a segment duration between 0 and \(Int(maximumSegmentSeconds)) s")
+                        refuse(
+                            HTTPCheckCode.manifestValueOutOfRange,
+                            "line \(lineNumber): #EXTINF:\(number) is not a segment duration between 0 and \(Int(maximumSegmentSeconds)) s"
+                        )
                         pendingRefused = true
                     }
                 case "#EXT-X-BYTERANGE":
@@ -175,8 +179,10 @@ public struct HLSReferences: Sendable, Hashable {
                         if let map = attributes["BYTERANGE"].flatMap(HLSLines.byteRange), map.length > 0 {
                             let first = map.offset ?? 0
                             guard let last = HLSByteRange.lastByte(from: first, length: map.length) else {
-                                refuse(HTTPCheckCode.manifestValueOutOfRange,
-                                       "line \(lineNumber): the EXT-X-MAP BYTERANGE \(map.length)@\(first) ends past the largest file offset")
+                                refuse(
+                                    HTTPCheckCode.manifestValueOutOfRange,
+                                    "line \(lineNumber): the EXT-X-MAP BYTERANGE \(map.length)@\(first) ends past the largest file offset"
+                                )
                                 continue
                             }
                             range = .closed(first, last)
@@ -216,8 +222,10 @@ public struct HLSReferences: Sendable, Hashable {
                         range = .closed(first, last)
                         nextOffset[uri] = last + 1
                     } else {
-                        refuse(HTTPCheckCode.manifestValueOutOfRange,
-                               "line \(lineNumber): the #EXT-X-BYTERANGE of \(pending.length) bytes from offset \(first) ends past the largest file offset")
+                        refuse(
+                            HTTPCheckCode.manifestValueOutOfRange,
+                            "line \(lineNumber): the #EXT-X-BYTERANGE of \(pending.length) bytes from offset \(first) ends past the largest file offset"
+                        )
                         pendingRefused = true
                     }
                 }

@@ -75,7 +75,9 @@ public struct HTTPHeaders: Sendable, Hashable, Codable, Sequence {
     /// elements dropped (RFC 9110 §5.6.1): `Access-Control-Allow-Headers: Range, content-type`
     /// gives `["range", "content-type"]`.
     public func listElements(_ name: String) -> [String] {
-        values(name).flatMap { $0.split(separator: ",") }.map { $0.trimmingHTTPSpaces().lowercasedASCII() }.filter { !$0.isEmpty }
+        values(name).flatMap { $0.split(separator: ",") }.map { $0.trimmingHTTPSpaces().lowercasedASCII() }.filter {
+            !$0.isEmpty
+        }
     }
 
     public func makeIterator() -> IndexingIterator<[HTTPHeader]> { fields.makeIterator() }
@@ -97,8 +99,10 @@ public struct HTTPRequest: Sendable, Hashable {
     public var timeout: Duration
 
     /// Creates a request.
-    public init(_ method: HTTPMethod, _ url: String, headers: HTTPHeaders = HTTPHeaders(), bodyLimit: Int = 0,
-                timeout: Duration = .seconds(10)) {
+    public init(
+        _ method: HTTPMethod, _ url: String, headers: HTTPHeaders = HTTPHeaders(), bodyLimit: Int = 0,
+        timeout: Duration = .seconds(10)
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -131,9 +135,11 @@ public struct HTTPResponse: Sendable, Hashable {
     public var bodyFailure: TransferFailure?
 
     /// Creates a response.
-    public init(status: Int, reason: String = "", version: String = "HTTP/1.1", headers: HTTPHeaders = HTTPHeaders(),
-                body: [UInt8] = [], isBodyTruncated: Bool = false, firstByteSeconds: Double = 0, totalSeconds: Double = 0,
-                bodyFailure: TransferFailure? = nil) {
+    public init(
+        status: Int, reason: String = "", version: String = "HTTP/1.1", headers: HTTPHeaders = HTTPHeaders(),
+        body: [UInt8] = [], isBodyTruncated: Bool = false, firstByteSeconds: Double = 0, totalSeconds: Double = 0,
+        bodyFailure: TransferFailure? = nil
+    ) {
         self.status = status
         self.reason = reason
         self.version = version
@@ -214,7 +220,8 @@ public enum HTTPResponseHead {
     /// The status, reason, version and fields of the *last* response head in `bytes` (interim
     /// `100 Continue` and `103 Early Hints` heads come first and are skipped). Returns nil when
     /// no status line is found.
-    public static func parse(_ bytes: [UInt8]) -> (status: Int, reason: String, version: String, headers: HTTPHeaders)? {
+    public static func parse(_ bytes: [UInt8]) -> (status: Int, reason: String, version: String, headers: HTTPHeaders)?
+    {
         var status: Int?
         var reason = ""
         var version = ""
@@ -233,14 +240,18 @@ public enum HTTPResponseHead {
             guard status != nil, fields.count < maximumFields else { return }
             // Obsolete line folding (a line starting with a space) continues the previous value.
             if line.first == 0x20 || line.first == 0x09 {
-                if !fields.isEmpty { fields[fields.count - 1].value += " " + String(decoding: trimmed(line), as: UTF8.self) }
+                if !fields.isEmpty {
+                    fields[fields.count - 1].value += " " + String(decoding: trimmed(line), as: UTF8.self)
+                }
                 return
             }
             guard let colon = line.firstIndex(of: 0x3A), colon > line.startIndex else { return }
             let name = trimmed(line[line.startIndex..<colon])
             guard !name.isEmpty, !name.contains(0x20) else { return }
-            fields.append(HTTPHeader(String(decoding: name, as: UTF8.self),
-                                     String(decoding: trimmed(line[(colon + 1)...]), as: UTF8.self)))
+            fields.append(
+                HTTPHeader(
+                    String(decoding: name, as: UTF8.self),
+                    String(decoding: trimmed(line[(colon + 1)...]), as: UTF8.self)))
         }
         var lineStart = 0
         for index in bytes.indices where bytes[index] == 0x0A {
@@ -265,9 +276,13 @@ public enum HTTPResponseHead {
         guard line.starts(with: statusLinePrefix) else { return nil }
         // "VERSION SP+ CODE [SP+ REASON]", split on the first two runs of spaces.
         let parts = line.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: true)
-        guard parts.count >= 2, parts[1].count <= 9, let code = Int(String(decoding: parts[1], as: UTF8.self)), (100...999).contains(code)
+        guard parts.count >= 2, parts[1].count <= 9, let code = Int(String(decoding: parts[1], as: UTF8.self)),
+            (100...999).contains(code)
         else { return nil }
-        return (code, parts.count > 2 ? String(decoding: parts[2], as: UTF8.self) : "", String(decoding: parts[0], as: UTF8.self))
+        return (
+            code, parts.count > 2 ? String(decoding: parts[2], as: UTF8.self) : "",
+            String(decoding: parts[0], as: UTF8.self)
+        )
     }
 
     private static func withoutLineEnd(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {

@@ -49,8 +49,11 @@ public final class HTTPTransport: Sendable {
     ///   - sourceAddress: the local address requests leave from, nil for the system's choice.
     ///     The receiver emulator bound to one address fetches from it, as a device's requests
     ///     come from the device's own address (a server that answers only the device relies on it).
-    public init(limits: TransportLimits = TransportLimits(), certificateAuthorities: String? = nil, sourceAddress: String? = nil) {
-        shared = TransportShared(limits: limits, certificateAuthorities: certificateAuthorities, sourceAddress: sourceAddress)
+    public init(
+        limits: TransportLimits = TransportLimits(), certificateAuthorities: String? = nil, sourceAddress: String? = nil
+    ) {
+        shared = TransportShared(
+            limits: limits, certificateAuthorities: certificateAuthorities, sourceAddress: sourceAddress)
         CurlEventLoop.start(shared)
     }
 
@@ -62,7 +65,9 @@ public final class HTTPTransport: Sendable {
     ///   - request: the request; its ``HTTPRequest/timeout`` bounds this transfer.
     ///   - deadline: when the whole check must be over; a request still waiting for a
     ///     connection slot then fails with ``TransferFailure/Kind/timeout`` without being sent.
-    public func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant? = nil) async -> Result<HTTPResponse, TransferFailure> {
+    public func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant? = nil) async -> Result<
+        HTTPResponse, TransferFailure
+    > {
         let transfer = PendingTransfer(request: request, deadline: deadline)
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -80,16 +85,22 @@ public final class HTTPTransport: Sendable {
     /// ends: for thousands of small requests (one HEAD per URL to revalidate a cache) this
     /// spares a task, a continuation and a wake-up of the loop per request. Each host's
     /// connection limit still holds, and connections are reused across the batch.
-    public func send(all requests: [HTTPRequest], deadline: ContinuousClock.Instant? = nil) async -> [Result<HTTPResponse, TransferFailure>] {
+    public func send(all requests: [HTTPRequest], deadline: ContinuousClock.Instant? = nil) async -> [Result<
+        HTTPResponse, TransferFailure
+    >] {
         guard !requests.isEmpty else { return [] }
         let batch = TransferBatch(count: requests.count)
-        let transfers = requests.enumerated().map { PendingTransfer(request: $0.element, deadline: deadline, batch: batch, index: $0.offset) }
+        let transfers = requests.enumerated().map {
+            PendingTransfer(request: $0.element, deadline: deadline, batch: batch, index: $0.offset)
+        }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 if batch.install(continuation) { shared.submit(transfers) }
             }
         } onCancel: {
-            for transfer in transfers { transfer.resolve(.failure(TransferFailure(.cancelled, "the check was cancelled"))) }
+            for transfer in transfers {
+                transfer.resolve(.failure(TransferFailure(.cancelled, "the check was cancelled")))
+            }
             shared.noteCancellation()
         }
     }
@@ -133,7 +144,8 @@ final class PendingTransfer: Sendable {
 
     /// Resolves the transfer unless it already was.
     func resolve(_ outcome: Result<HTTPResponse, TransferFailure>) {
-        let (isFirst, continuation) = state.withLock { state -> (Bool, CheckedContinuation<Result<HTTPResponse, TransferFailure>, Never>?) in
+        let (isFirst, continuation) = state.withLock {
+            state -> (Bool, CheckedContinuation<Result<HTTPResponse, TransferFailure>, Never>?) in
             guard state.outcome == nil else { return (false, nil) }
             state.outcome = outcome
             defer { state.continuation = nil }
@@ -180,7 +192,11 @@ final class TransferBatch: Sendable {
     }
 
     func complete(_ index: Int, with outcome: Result<HTTPResponse, TransferFailure>) {
-        let resumption = state.withLock { state -> (CheckedContinuation<[Result<HTTPResponse, TransferFailure>], Never>, [Result<HTTPResponse, TransferFailure>])? in
+        let resumption = state.withLock {
+            state -> (
+                CheckedContinuation<[Result<HTTPResponse, TransferFailure>], Never>,
+                [Result<HTTPResponse, TransferFailure>]
+            )? in
             state.outcomes[index] = outcome
             state.remaining -= 1
             guard state.remaining == 0, let continuation = state.continuation else { return nil }
@@ -190,7 +206,9 @@ final class TransferBatch: Sendable {
         if let (continuation, outcomes) = resumption { continuation.resume(returning: outcomes) }
     }
 
-    private static func collect(_ outcomes: [Result<HTTPResponse, TransferFailure>?]) -> [Result<HTTPResponse, TransferFailure>] {
+    private static func collect(_ outcomes: [Result<HTTPResponse, TransferFailure>?]) -> [Result<
+        HTTPResponse, TransferFailure
+    >] {
         // Every slot is filled once `remaining` reaches 0; the fallback is never used.
         outcomes.map { $0 ?? .failure(TransferFailure(.other, "no outcome")) }
     }
@@ -237,7 +255,9 @@ final class TransportShared: Sendable {
         if accepted {
             wake()
         } else {
-            for transfer in transfers { transfer.resolve(.failure(TransferFailure(.cancelled, "the transport was shut down"))) }
+            for transfer in transfers {
+                transfer.resolve(.failure(TransferFailure(.cancelled, "the transport was shut down")))
+            }
         }
     }
 
@@ -322,11 +342,13 @@ final class CurlEventLoop {
             try IOThread.detach(named: "http-transport") {
                 // libcurl is loaded here, on the loop's own thread, the first time a transport starts.
                 if let problem = CurlLibrary.problem {
-                    CurlEventLoop.failEverything(shared, with: TransferFailure(.libraryMissing, "\(problem); \(CurlLibrary.fix)"))
+                    CurlEventLoop.failEverything(
+                        shared, with: TransferFailure(.libraryMissing, "\(problem); \(CurlLibrary.fix)"))
                 } else if let loop = CurlEventLoop(shared: shared) {
                     loop.run()
                 } else {
-                    CurlEventLoop.failEverything(shared, with: TransferFailure(.other, "libcurl could not create a multi handle"))
+                    CurlEventLoop.failEverything(
+                        shared, with: TransferFailure(.other, "libcurl could not create a multi handle"))
                 }
             }
         } catch {
@@ -363,7 +385,9 @@ final class CurlEventLoop {
             cancellationsSeen = cancellations
             startWaiting()
             if waitingCount > 0, queueScanTimer == nil {
-                queueScanTimer = reactor.schedule(after: Self.queueScanInterval) { [unowned self] in self.queueScanTimer = nil }
+                queueScanTimer = reactor.schedule(after: Self.queueScanInterval) { [unowned self] in
+                    self.queueScanTimer = nil
+                }
             }
             // Without a wake pipe, new submissions are noticed within a second.
             do {
@@ -438,7 +462,8 @@ final class CurlEventLoop {
     private func enqueue(_ transfer: PendingTransfer) {
         guard !transfer.isResolved else { return }
         guard let url = WebURL(transfer.request.url) else {
-            transfer.resolve(.failure(TransferFailure(.invalidURL, "'\(transfer.request.url)' is not an absolute http(s) URL")))
+            transfer.resolve(
+                .failure(TransferFailure(.invalidURL, "'\(transfer.request.url)' is not an absolute http(s) URL")))
             return
         }
         waiting[url.hostAndPort, default: WaitingQueue()].append(transfer)
@@ -460,7 +485,10 @@ final class CurlEventLoop {
             let kept = queue.remaining.filter { transfer in
                 if transfer.isResolved { return false }
                 if let deadline = transfer.deadline, deadline <= now {
-                    transfer.resolve(.failure(TransferFailure(.timeout, "the check's overall time limit ran out before this request was sent")))
+                    transfer.resolve(
+                        .failure(
+                            TransferFailure(
+                                .timeout, "the check's overall time limit ran out before this request was sent")))
                     return false
                 }
                 return true
@@ -473,8 +501,10 @@ final class CurlEventLoop {
     private func startWaiting() {
         guard waitingCount > 0 else { return }
         for host in waiting.keys.sorted() {
-            while running.count < shared.limits.totalConnections, runningPerHost[host, default: 0] < shared.limits.connectionsPerHost,
-                  let transfer = waiting[host]?.popFirst() {
+            while running.count < shared.limits.totalConnections,
+                runningPerHost[host, default: 0] < shared.limits.connectionsPerHost,
+                let transfer = waiting[host]?.popFirst()
+            {
                 if waiting[host]?.count == 0 { waiting[host] = nil }
                 waitingCount -= 1
                 // Cancelled while queued: drop it without sending.
@@ -505,7 +535,9 @@ final class CurlEventLoop {
         _ = castprep_curl_easy_setopt_string(handle, CURLOPT_PROXY, "")
         _ = castprep_curl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
         // "host!" makes libcurl take the value as an address, never an interface name.
-        if let source = shared.sourceAddress { _ = castprep_curl_easy_setopt_string(handle, CURLOPT_INTERFACE, "host!" + source) }
+        if let source = shared.sourceAddress {
+            _ = castprep_curl_easy_setopt_string(handle, CURLOPT_INTERFACE, "host!" + source)
+        }
         if let authorities = shared.certificateAuthorities {
             _ = castprep_curl_easy_setopt_string(handle, CURLOPT_CAINFO, authorities)
         }
@@ -529,20 +561,24 @@ final class CurlEventLoop {
         if let list { _ = castprep_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list) }
         _ = castprep_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
-        _ = castprep_curl_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, { data, size, count, context in
-            guard let data, let context else { return 0 }
-            let transfer = Unmanaged<RunningTransfer>.fromOpaque(context).takeUnretainedValue()
-            transfer.appendHeader(UnsafeRawBufferPointer(start: data, count: size * count))
-            return size * count
-        })
+        _ = castprep_curl_easy_setopt_data_callback(
+            handle, CURLOPT_HEADERFUNCTION,
+            { data, size, count, context in
+                guard let data, let context else { return 0 }
+                let transfer = Unmanaged<RunningTransfer>.fromOpaque(context).takeUnretainedValue()
+                transfer.appendHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+                return size * count
+            })
         _ = castprep_curl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
-        _ = castprep_curl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, { data, size, count, context in
-            guard let data, let context else { return 0 }
-            let transfer = Unmanaged<RunningTransfer>.fromOpaque(context).takeUnretainedValue()
-            // Returning less than offered makes curl abort the transfer: that is how a body
-            // beyond the limit (and the drain allowance) is cut off without downloading the rest.
-            return transfer.appendBody(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
-        })
+        _ = castprep_curl_easy_setopt_data_callback(
+            handle, CURLOPT_WRITEFUNCTION,
+            { data, size, count, context in
+                guard let data, let context else { return 0 }
+                let transfer = Unmanaged<RunningTransfer>.fromOpaque(context).takeUnretainedValue()
+                // Returning less than offered makes curl abort the transfer: that is how a body
+                // beyond the limit (and the drain allowance) is cut off without downloading the rest.
+                return transfer.appendBody(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+            })
         _ = castprep_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
         transfer.bodyLimit = request.bodyLimit
         guard castprep_curl_multi_add_handle(multi, handle) == CURLM_OK else {
@@ -676,7 +712,8 @@ final class RunningTransfer {
     }
 
     func outcome(code: CURLcode, firstByte: Double, total: Double) -> Result<HTTPResponse, TransferFailure> {
-        let message = errorBuffer.pointee == 0 ? String(cString: castprep_curl_easy_strerror(code)) : String(cString: errorBuffer)
+        let message =
+            errorBuffer.pointee == 0 ? String(cString: castprep_curl_easy_strerror(code)) : String(cString: errorBuffer)
         // Once a complete response head is in, a failure while reading the body (cut off on
         // purpose, or the server closing early) still leaves everything the checks need.
         let cutOnPurpose = isBodyTruncated && code == CURLE_WRITE_ERROR
@@ -684,8 +721,10 @@ final class RunningTransfer {
             return .success(
                 HTTPResponse(
                     status: head.status, reason: head.reason, version: head.version, headers: head.headers, body: body,
-                    isBodyTruncated: isBodyTruncated || code != CURLE_OK, firstByteSeconds: firstByte, totalSeconds: total,
-                    bodyFailure: code == CURLE_OK || cutOnPurpose ? nil : TransferFailure(Self.failureKind(code), message)))
+                    isBodyTruncated: isBodyTruncated || code != CURLE_OK, firstByteSeconds: firstByte,
+                    totalSeconds: total,
+                    bodyFailure: code == CURLE_OK || cutOnPurpose
+                        ? nil : TransferFailure(Self.failureKind(code), message)))
         }
         return .failure(TransferFailure(Self.failureKind(code), message))
     }
@@ -699,7 +738,7 @@ final class RunningTransfer {
         case CURLE_SSL_CONNECT_ERROR: .tls
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT: .invalidURL
         case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_WEIRD_SERVER_REPLY, CURLE_PARTIAL_FILE,
-             CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            CURLE_HTTP2, CURLE_HTTP2_STREAM:
             .protocolError
         default: .other
         }

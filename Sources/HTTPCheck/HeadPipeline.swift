@@ -52,7 +52,9 @@ public final class HeadPipeline: Sendable {
     /// Sends a HEAD for each URL, with `headers` on every request, and returns the answers in
     /// the same order. URLs this pipeline does not send (see ``accepts(_:)``) fail with
     /// ``TransferFailure/Kind/invalidURL``.
-    public func send(_ urls: [String], headers: [HTTPHeader], timeout: Duration) async -> [Result<HTTPResponse, TransferFailure>] {
+    public func send(_ urls: [String], headers: [HTTPHeader], timeout: Duration) async -> [Result<
+        HTTPResponse, TransferFailure
+    >] {
         guard !urls.isEmpty else { return [] }
         let batch = TransferBatch(count: urls.count)
         let deadline = ContinuousClock.now + timeout
@@ -75,7 +77,9 @@ public final class HeadPipeline: Sendable {
                 if batch.install(continuation) { shared.submit(submitted) }
             }
         } onCancel: {
-            for request in submitted { request.resolve(.failure(TransferFailure(.cancelled, "the check was cancelled"))) }
+            for request in submitted {
+                request.resolve(.failure(TransferFailure(.cancelled, "the check was cancelled")))
+            }
             shared.wake()
         }
     }
@@ -100,7 +104,7 @@ public final class HeadPipeline: Sendable {
         bytes.append(contentsOf: "\r\n".utf8)
         for header in headers {
             guard !header.name.utf8.contains(where: { $0 <= 0x20 || $0 == 0x3A || $0 >= 0x7F }),
-                  !header.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 })
+                !header.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 })
             else {
                 return .failure(TransferFailure(.other, "the header '\(header.name)' cannot be sent as it is"))
             }
@@ -176,7 +180,9 @@ final class PipelineShared: Sendable {
         if accepted {
             wake()
         } else {
-            for request in requests { request.resolve(.failure(TransferFailure(.cancelled, "the pipeline was shut down"))) }
+            for request in requests {
+                request.resolve(.failure(TransferFailure(.cancelled, "the pipeline was shut down")))
+            }
         }
     }
 
@@ -329,7 +335,9 @@ final class PipelineLoop {
             for host in hosts.values {
                 for connection in host.connections {
                     var interest: Reactor.Interest = []
-                    if !connection.isConnected || connection.outputOffset < connection.output.count { interest.insert(.writable) }
+                    if !connection.isConnected || connection.outputOffset < connection.output.count {
+                        interest.insert(.writable)
+                    }
                     if connection.isConnected { interest.insert(.readable) }
                     if let registration = connection.registration { reactor.update(registration, interest: interest) }
                     if connection.inFlightHead < connection.inFlight.count {
@@ -387,7 +395,9 @@ final class PipelineLoop {
         for host in hosts.values {
             for connection in host.connections where connection.inFlightHead < connection.inFlight.count {
                 if connection.inFlight[connection.inFlightHead].deadline <= now {
-                    drop(connection, of: host, requeue: false, failure: TransferFailure(.timeout, "no answer to the HEAD request in time"))
+                    drop(
+                        connection, of: host, requeue: false,
+                        failure: TransferFailure(.timeout, "no answer to the HEAD request in time"))
                 }
             }
             if host.queuedCount > 0 {
@@ -541,7 +551,8 @@ final class PipelineLoop {
                     setBack(connection, of: host)
                     return
                 }
-                let failure = TransferFailure(.connect, "cannot connect to \(host.name):\(host.port): \(problem.reason)")
+                let failure = TransferFailure(
+                    .connect, "cannot connect to \(host.name):\(host.port): \(problem.reason)")
                 drop(connection, of: host, requeue: false, failure: failure)
                 failConnect(host, failure)
                 return
@@ -595,7 +606,9 @@ final class PipelineLoop {
             guard let end = Self.headEnd(in: connection.input, from: max(start, connection.scanOffset)) else {
                 connection.scanOffset = max(start, connection.input.count - 3)
                 if connection.input.count - start > Self.headLimit {
-                    failOldest(connection, of: host, TransferFailure(.protocolError, "the response head is larger than 64 KiB"))
+                    failOldest(
+                        connection, of: host, TransferFailure(.protocolError, "the response head is larger than 64 KiB")
+                    )
                     return false
                 }
                 return true
@@ -604,7 +617,9 @@ final class PipelineLoop {
             start = end
             connection.scanOffset = end
             guard let head = HTTPResponseHead.parse(headBytes) else {
-                failOldest(connection, of: host, TransferFailure(.protocolError, "the server's answer is not an HTTP response"))
+                failOldest(
+                    connection, of: host, TransferFailure(.protocolError, "the server's answer is not an HTTP response")
+                )
                 return false
             }
             // Interim answers (100 Continue, 103 Early Hints) precede the real one.
@@ -616,9 +631,14 @@ final class PipelineLoop {
             let request = connection.inFlight[connection.inFlightHead]
             connection.inFlightHead += 1
             connection.answered += 1
-            request.resolve(.success(HTTPResponse(status: head.status, reason: head.reason, version: head.version, headers: head.headers)))
-            let closes = head.headers.listElements("connection").contains { $0.equalsIgnoringASCIICase("close") }
-                || (head.version == "HTTP/1.0" && !head.headers.listElements("connection").contains { $0.equalsIgnoringASCIICase("keep-alive") })
+            request.resolve(
+                .success(
+                    HTTPResponse(status: head.status, reason: head.reason, version: head.version, headers: head.headers)
+                ))
+            let closes =
+                head.headers.listElements("connection").contains { $0.equalsIgnoringASCIICase("close") }
+                || (head.version == "HTTP/1.0"
+                    && !head.headers.listElements("connection").contains { $0.equalsIgnoringASCIICase("keep-alive") })
             if closes {
                 if connection.answered == 1 { host.oneRequestPerConnection = true }
                 drop(connection, of: host, requeue: true, failure: nil)
@@ -632,7 +652,10 @@ final class PipelineLoop {
         guard bytes.count >= 4 else { return nil }
         var index = max(0, offset)
         while index + 3 < bytes.count {
-            if bytes[index + 3] != 0x0A { index += bytes[index + 3] == 0x0D ? 1 : 4; continue }
+            if bytes[index + 3] != 0x0A {
+                index += bytes[index + 3] == 0x0D ? 1 : 4
+                continue
+            }
             if bytes[index] == 0x0D, bytes[index + 1] == 0x0A, bytes[index + 2] == 0x0D { return index + 4 }
             index += 1
         }
@@ -691,7 +714,8 @@ final class PipelineLoop {
         host.queueHead = 0
     }
 
-    private static let unanswered = TransferFailure(.protocolError, "the server closed the connection without answering")
+    private static let unanswered = TransferFailure(
+        .protocolError, "the server closed the connection without answering")
 }
 
 @available(*, unavailable)

@@ -37,9 +37,12 @@ public struct ReceiverFetchChecker: Sendable {
     ///   - origin: the receiver page's origin, sent as `Origin`.
     ///   - options: sampling, timeouts and limits.
     /// - Returns: one result per URL fetched and every finding, in a stable order.
-    public func check(_ targets: [CheckTarget], origin: String = defaultOrigin, options: CheckOptions = CheckOptions()) async -> CheckReport {
+    public func check(_ targets: [CheckTarget], origin: String = defaultOrigin, options: CheckOptions = CheckOptions())
+        async -> CheckReport
+    {
         let context = CheckContext(
-            transport: transport, origin: origin, options: options, deadline: ContinuousClock.now + options.totalTimeout)
+            transport: transport, origin: origin, options: options, deadline: ContinuousClock.now + options.totalTimeout
+        )
         var results: [(order: [Int], result: ResourceResult)] = []
         var findings: [(order: [Int], finding: HTTPFinding)] = []
         var requestCount = 0
@@ -95,11 +98,14 @@ public struct ReceiverFetchChecker: Sendable {
         }
         let orderedResults = results.sorted { $0.order.lexicographicallyPrecedes($1.order) }.map(\.result)
         let orderedFindings = findings.enumerated().sorted { lhs, rhs in
-            if lhs.element.order != rhs.element.order { return lhs.element.order.lexicographicallyPrecedes(rhs.element.order) }
+            if lhs.element.order != rhs.element.order {
+                return lhs.element.order.lexicographicallyPrecedes(rhs.element.order)
+            }
             return lhs.offset < rhs.offset
         }.map(\.element.finding)
         return CheckReport(
-            origin: origin, usesCredentials: options.usesCredentials, results: orderedResults, findings: orderedFindings,
+            origin: origin, usesCredentials: options.usesCredentials, results: orderedResults,
+            findings: orderedFindings,
             requestCount: requestCount)
     }
 }
@@ -152,7 +158,9 @@ struct Resource: Sendable, Hashable {
         switch target.kind {
         case .media(let contentType, let hasTracks):
             resource.declaredContentType = contentType
-            let family = contentType.flatMap { try? MediaType.parse($0).get() }.map { CastMediaTypes.family(of: $0.essence) }
+            let family = contentType.flatMap { try? MediaType.parse($0).get() }.map {
+                CastMediaTypes.family(of: $0.essence)
+            }
             switch family {
             case .hls?: resource.kind = .hlsMasterPlaylist
             case .dash?: resource.kind = .dashManifest

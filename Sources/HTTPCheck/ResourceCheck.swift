@@ -17,7 +17,8 @@ struct ResourceCheck {
         self.resource = resource
         self.context = context
         result = ResourceResult(
-            url: resource.url.description, kind: resource.kind, parent: resource.parent?.description, requiresCORS: resource.requiresCORS,
+            url: resource.url.description, kind: resource.kind, parent: resource.parent?.description,
+            requiresCORS: resource.requiresCORS,
             byteRange: resource.byteRange)
     }
 
@@ -37,7 +38,9 @@ struct ResourceCheck {
 
     /// The header fields the receiver's browser sends. Scripted fetches (XHR) accept any
     /// compression; the media element asks for identity because it reads byte offsets.
-    func headers(origin: String?, range: ByteRangeRequest?, mediaElement: Bool = false, accept: String = "*/*") -> HTTPHeaders {
+    func headers(origin: String?, range: ByteRangeRequest?, mediaElement: Bool = false, accept: String = "*/*")
+        -> HTTPHeaders
+    {
         var headers = HTTPHeaders()
         headers.add("User-Agent", context.options.userAgent)
         headers.add("Accept", accept)
@@ -48,7 +51,8 @@ struct ResourceCheck {
     }
 
     func request(_ method: HTTPMethod, _ url: WebURL, headers: HTTPHeaders, bodyLimit: Int = 0) -> HTTPRequest {
-        HTTPRequest(method, url.description, headers: headers, bodyLimit: bodyLimit, timeout: context.options.requestTimeout)
+        HTTPRequest(
+            method, url.description, headers: headers, bodyLimit: bodyLimit, timeout: context.options.requestTimeout)
     }
 
     /// The end of a redirect chain.
@@ -68,7 +72,8 @@ struct ResourceCheck {
         let range = request.headers["range"].map { " (\($0))" } ?? ""
         switch outcome {
         case .failure(let failure): logger.debug("\(request.method.rawValue) \(request.url)\(range): \(failure)")
-        case .success(let response): logger.debug("\(request.method.rawValue) \(request.url)\(range): \(response.status)")
+        case .success(let response):
+            logger.debug("\(request.method.rawValue) \(request.url)\(range): \(response.status)")
         }
     }
 
@@ -89,39 +94,51 @@ struct ResourceCheck {
                 exchange.failure = failure
                 result.exchanges.append(exchange)
                 reportTransferFailure(failure, exchange: exchange)
-                return Fetched(url: url, request: request, response: nil, exchange: exchange, originIsNull: originIsNull)
+                return Fetched(
+                    url: url, request: request, response: nil, exchange: exchange, originIsNull: originIsNull)
             case .success(let response):
                 exchange.status = response.status
                 exchange.responseHeaders = response.headers
                 result.exchanges.append(exchange)
-                guard response.isRedirect, request.method != .options, let location = response.headers["location"] else {
+                guard response.isRedirect, request.method != .options, let location = response.headers["location"]
+                else {
                     if hops > 0 { result.finalURL = url.description }
-                    return Fetched(url: url, request: request, response: response, exchange: exchange, originIsNull: originIsNull)
+                    return Fetched(
+                        url: url, request: request, response: response, exchange: exchange, originIsNull: originIsNull)
                 }
                 guard let next = url.resolving(location) else {
-                    report(.error, HTTPCheckCode.statusError,
-                           "the \(response.status) redirect points to '\(location)', which is not an http(s) URL", exchange: exchange)
-                    return Fetched(url: url, request: request, response: nil, exchange: exchange, originIsNull: originIsNull)
+                    report(
+                        .error, HTTPCheckCode.statusError,
+                        "the \(response.status) redirect points to '\(location)', which is not an http(s) URL",
+                        exchange: exchange)
+                    return Fetched(
+                        url: url, request: request, response: nil, exchange: exchange, originIsNull: originIsNull)
                 }
                 if resource.requiresCORS, let origin = request.headers["origin"] {
                     checkRedirectCORS(response, exchange: exchange, origin: origin, target: next)
                 }
                 if url.scheme == "https", next.scheme == "http" {
-                    report(.error, HTTPCheckCode.mixedContent,
-                           "\(resource.kind.label) redirects from https to http (\(next)); the receiver page is https and blocks it",
-                           exchange: exchange)
+                    report(
+                        .error, HTTPCheckCode.mixedContent,
+                        "\(resource.kind.label) redirects from https to http (\(next)); the receiver page is https and blocks it",
+                        exchange: exchange)
                 }
                 hops += 1
                 guard visited.insert(next.description).inserted, hops <= context.options.maximumRedirects else {
-                    report(.error, HTTPCheckCode.redirectLimit,
-                           hops > context.options.maximumRedirects
-                               ? "more than \(context.options.maximumRedirects) redirects" : "the redirects loop back to \(next)",
-                           exchange: exchange)
-                    return Fetched(url: url, request: request, response: nil, exchange: exchange, originIsNull: originIsNull)
+                    report(
+                        .error, HTTPCheckCode.redirectLimit,
+                        hops > context.options.maximumRedirects
+                            ? "more than \(context.options.maximumRedirects) redirects"
+                            : "the redirects loop back to \(next)",
+                        exchange: exchange)
+                    return Fetched(
+                        url: url, request: request, response: nil, exchange: exchange, originIsNull: originIsNull)
                 }
                 // Fetch: a redirect to another origin taints the request, and the browser then
                 // sends `Origin: null` to every later hop.
-                if next.origin != url.origin, request.headers.contains("origin"), request.headers["origin"] != next.origin {
+                if next.origin != url.origin, request.headers.contains("origin"),
+                    request.headers["origin"] != next.origin
+                {
                     originIsNull = true
                 }
                 var headers = HTTPHeaders()
@@ -133,7 +150,8 @@ struct ResourceCheck {
                     }
                 }
                 request = HTTPRequest(
-                    response.status == 303 && request.method != .head ? .get : request.method, next.description, headers: headers,
+                    response.status == 303 && request.method != .head ? .get : request.method, next.description,
+                    headers: headers,
                     bodyLimit: request.bodyLimit, timeout: request.timeout)
                 url = next
             }
@@ -143,18 +161,22 @@ struct ResourceCheck {
     // MARK: - Reporting
 
     mutating func report(
-        _ severity: Diagnostic.Severity, _ code: DiagnosticCode, _ message: String, exchange: HTTPExchange?, url: String? = nil,
+        _ severity: Diagnostic.Severity, _ code: DiagnosticCode, _ message: String, exchange: HTTPExchange?,
+        url: String? = nil,
         fix: String? = nil, location: Diagnostic.SourceLocation? = nil
     ) {
         let diagnostic = Diagnostic(
-            severity, code, message, fix: fix ?? HTTPCheckCode.fix(for: code), location: location, url: url ?? resource.url.description)
+            severity, code, message, fix: fix ?? HTTPCheckCode.fix(for: code), location: location,
+            url: url ?? resource.url.description)
         findings.append(HTTPFinding(diagnostic, exchange: exchange, resourceKind: resource.kind))
     }
 
     mutating func reportTransferFailure(_ failure: TransferFailure, exchange: HTTPExchange) {
         let code = failure.code
         let severity: Diagnostic.Severity = resource.kind == .image ? .warning : .error
-        report(severity, code, "\(resource.kind.label) could not be fetched: \(failure.message)", exchange: exchange, url: exchange.url)
+        report(
+            severity, code, "\(resource.kind.label) could not be fetched: \(failure.message)", exchange: exchange,
+            url: exchange.url)
     }
 
     /// A body that stalled after its head: the player waits for it as for a head that never
@@ -163,10 +185,12 @@ struct ResourceCheck {
     @discardableResult
     mutating func checkBodyStall(_ response: HTTPResponse, exchange: HTTPExchange) -> Bool {
         guard let failure = response.bodyFailure, failure.kind == .timeout else { return false }
-        let kept = response.isBodyTruncated && response.body.isEmpty ? "" : " (\(response.body.count) bytes of it arrived)"
-        report(resource.kind == .image ? .warning : .error, HTTPCheckCode.timeout,
-               "\(resource.kind.label) answered \(response.status), then its body stalled and did not finish in time\(kept): \(failure.message)",
-               exchange: exchange, url: exchange.url)
+        let kept =
+            response.isBodyTruncated && response.body.isEmpty ? "" : " (\(response.body.count) bytes of it arrived)"
+        report(
+            resource.kind == .image ? .warning : .error, HTTPCheckCode.timeout,
+            "\(resource.kind.label) answered \(response.status), then its body stalled and did not finish in time\(kept): \(failure.message)",
+            exchange: exchange, url: exchange.url)
         return true
     }
 
@@ -174,74 +198,90 @@ struct ResourceCheck {
 
     /// Status: 2xx is fine; anything else after redirects is reported. Returns whether the
     /// response is usable.
-    mutating func checkStatus(_ response: HTTPResponse, exchange: HTTPExchange, severity: Diagnostic.Severity = .error) -> Bool {
+    mutating func checkStatus(_ response: HTTPResponse, exchange: HTTPExchange, severity: Diagnostic.Severity = .error)
+        -> Bool
+    {
         if (200..<300).contains(response.status) { return true }
         if response.status == 416 { return true }  // judged by the range checks
         let phrase = response.reason.isEmpty ? "" : " \(response.reason)"
-        let why = switch response.status {
-        case 401, 403: "; the receiver sends no credentials (a signed URL may have expired)"
-        case 404, 410: "; the path is wrong or the file is gone"
-        case 500...: "; the server failed"
-        default: ""
-        }
-        report(severity, HTTPCheckCode.statusError,
-               "\(resource.kind.label) answered \(response.status)\(phrase)\(why)", exchange: exchange, url: exchange.url)
+        let why =
+            switch response.status {
+            case 401, 403: "; the receiver sends no credentials (a signed URL may have expired)"
+            case 404, 410: "; the path is wrong or the file is gone"
+            case 500...: "; the server failed"
+            default: ""
+            }
+        report(
+            severity, HTTPCheckCode.statusError,
+            "\(resource.kind.label) answered \(response.status)\(phrase)\(why)", exchange: exchange, url: exchange.url)
         return false
     }
 
     /// CORS on a final answer: the header the browser checks before handing the body to the
     /// player.
-    mutating func checkCORS(_ response: HTTPResponse, exchange: HTTPExchange, sentOrigin: String, originIsNull: Bool,
-                            severity: Diagnostic.Severity, what: String? = nil) {
+    mutating func checkCORS(
+        _ response: HTTPResponse, exchange: HTTPExchange, sentOrigin: String, originIsNull: Bool,
+        severity: Diagnostic.Severity, what: String? = nil
+    ) {
         let label = what ?? resource.kind.label
         let values = response.headers.values("access-control-allow-origin")
         // Fetch compares the whole header value with "true", so a repeated header fails too.
         let credentials = response.headers.values("access-control-allow-credentials") == ["true"]
         guard let value = values.first else {
-            let consequence = severity == .note
+            let consequence =
+                severity == .note
                 ? "; it plays now, but once the LOAD has text tracks the player fetches it with CORS and the cast fails"
-                : originIsNull ? " (after a redirect to another host the browser sent Origin: null)" : "; the receiver's player cannot read it"
-            report(severity, originIsNull ? HTTPCheckCode.redirectOriginNull : HTTPCheckCode.corsMissing,
-                   "\(label) has no Access-Control-Allow-Origin in its \(response.status) answer to Origin: \(sentOrigin)\(consequence)",
-                   exchange: exchange, url: exchange.url)
+                : originIsNull
+                    ? " (after a redirect to another host the browser sent Origin: null)"
+                    : "; the receiver's player cannot read it"
+            report(
+                severity, originIsNull ? HTTPCheckCode.redirectOriginNull : HTTPCheckCode.corsMissing,
+                "\(label) has no Access-Control-Allow-Origin in its \(response.status) answer to Origin: \(sentOrigin)\(consequence)",
+                exchange: exchange, url: exchange.url)
             return
         }
         if values.count > 1 || value.contains(",") || value.trimmingHTTPSpaces().contains(" ") {
-            report(max(severity, .error), HTTPCheckCode.corsOriginMultiple,
-                   "\(label) sends Access-Control-Allow-Origin \(values.count > 1 ? "\(values.count) times" : "with several values") (\(values.joined(separator: " | "))); browsers refuse that",
-                   exchange: exchange, url: exchange.url)
+            report(
+                max(severity, .error), HTTPCheckCode.corsOriginMultiple,
+                "\(label) sends Access-Control-Allow-Origin \(values.count > 1 ? "\(values.count) times" : "with several values") (\(values.joined(separator: " | "))); browsers refuse that",
+                exchange: exchange, url: exchange.url)
             return
         }
         if severity == .note { return }
         if value == "*" {
             if context.options.usesCredentials {
-                report(.error, HTTPCheckCode.corsWildcardWithCredentials,
-                       "\(label) answers Access-Control-Allow-Origin: * to a credentialed receiver; browsers refuse * with credentials",
-                       exchange: exchange, url: exchange.url)
+                report(
+                    .error, HTTPCheckCode.corsWildcardWithCredentials,
+                    "\(label) answers Access-Control-Allow-Origin: * to a credentialed receiver; browsers refuse * with credentials",
+                    exchange: exchange, url: exchange.url)
             } else if credentials {
-                report(.warning, HTTPCheckCode.corsWildcardWithCredentials,
-                       "\(label) sends Access-Control-Allow-Origin: * with Access-Control-Allow-Credentials: true; any receiver that sends cookies is refused",
-                       exchange: exchange, url: exchange.url)
+                report(
+                    .warning, HTTPCheckCode.corsWildcardWithCredentials,
+                    "\(label) sends Access-Control-Allow-Origin: * with Access-Control-Allow-Credentials: true; any receiver that sends cookies is refused",
+                    exchange: exchange, url: exchange.url)
             }
             return
         }
         guard value == sentOrigin else {
-            report(severity, originIsNull ? HTTPCheckCode.redirectOriginNull : HTTPCheckCode.corsOriginMismatch,
-                   "\(label) allows origin '\(value)', not '\(sentOrigin)'\(originIsNull ? " (the browser sends Origin: null after a redirect to another host)" : "")",
-                   exchange: exchange, url: exchange.url)
+            report(
+                severity, originIsNull ? HTTPCheckCode.redirectOriginNull : HTTPCheckCode.corsOriginMismatch,
+                "\(label) allows origin '\(value)', not '\(sentOrigin)'\(originIsNull ? " (the browser sends Origin: null after a redirect to another host)" : "")",
+                exchange: exchange, url: exchange.url)
             return
         }
         if context.options.usesCredentials, !credentials {
             let seen = response.headers.values("access-control-allow-credentials")
-            report(.error, HTTPCheckCode.corsCredentialsMissing,
-                   "\(label) echoes the origin but \(seen.isEmpty ? "lacks" : "sends \(seen.joined(separator: ", ")) instead of") Access-Control-Allow-Credentials: true, which a credentialed receiver needs",
-                   exchange: exchange, url: exchange.url)
+            report(
+                .error, HTTPCheckCode.corsCredentialsMissing,
+                "\(label) echoes the origin but \(seen.isEmpty ? "lacks" : "sends \(seen.joined(separator: ", ")) instead of") Access-Control-Allow-Credentials: true, which a credentialed receiver needs",
+                exchange: exchange, url: exchange.url)
         }
         let vary = response.headers.listElements("vary")
         if !vary.contains("origin"), !vary.contains("*") {
-            report(.warning, HTTPCheckCode.corsVaryMissing,
-                   "\(label) echoes Origin without Vary: Origin; a cache can serve this answer to another origin and fail it",
-                   exchange: exchange, url: exchange.url)
+            report(
+                .warning, HTTPCheckCode.corsVaryMissing,
+                "\(label) echoes Origin without Vary: Origin; a cache can serve this answer to another origin and fail it",
+                exchange: exchange, url: exchange.url)
         }
     }
 
@@ -249,10 +289,14 @@ struct ResourceCheck {
     mutating func checkRedirectCORS(_ response: HTTPResponse, exchange: HTTPExchange, origin: String, target: WebURL) {
         let value = response.headers.values("access-control-allow-origin")
         if value.count == 1, value[0] == "*" || value[0] == origin { return }
-        let seen = value.isEmpty ? "no Access-Control-Allow-Origin" : "Access-Control-Allow-Origin \(value.joined(separator: " | "))"
-        report(.error, HTTPCheckCode.redirectCORSMissing,
-               "the \(response.status) redirect to \(target) has \(seen); the browser stops at this hop", exchange: exchange,
-               url: exchange.url)
+        let seen =
+            value.isEmpty
+            ? "no Access-Control-Allow-Origin" : "Access-Control-Allow-Origin \(value.joined(separator: " | "))"
+        report(
+            .error, HTTPCheckCode.redirectCORSMissing,
+            "the \(response.status) redirect to \(target) has \(seen); the browser stops at this hop",
+            exchange: exchange,
+            url: exchange.url)
     }
 
     /// `Access-Control-Expose-Headers` must let the player's script read sizes.
@@ -262,9 +306,10 @@ struct ResourceCheck {
         if exposed.contains("*"), !context.options.usesCredentials { return }
         let missing = ["content-length", "content-range"].filter { !exposed.contains($0) }
         guard !missing.isEmpty else { return }
-        report(severity, HTTPCheckCode.corsExposeHeadersMissing,
-               "\(resource.kind.label) does not expose \(missing.map(Self.headerName).joined(separator: " and ")) to the player's script",
-               exchange: exchange, url: exchange.url)
+        report(
+            severity, HTTPCheckCode.corsExposeHeadersMissing,
+            "\(resource.kind.label) does not expose \(missing.map(Self.headerName).joined(separator: " and ")) to the player's script",
+            exchange: exchange, url: exchange.url)
     }
 
     static func headerName(_ lower: String) -> String {
@@ -274,7 +319,9 @@ struct ResourceCheck {
     /// Content types that are right for this resource.
     func acceptableTypes() -> (label: String, accepts: (String) -> Bool)? {
         let ext = resource.url.pathExtension ?? ""
-        func set(_ types: Set<String>) -> (String, (String) -> Bool) { (types.sorted().joined(separator: " or "), { types.contains($0) }) }
+        func set(_ types: Set<String>) -> (String, (String) -> Bool) {
+            (types.sorted().joined(separator: " or "), { types.contains($0) })
+        }
         switch resource.kind {
         case .hlsMasterPlaylist, .hlsMediaPlaylist:
             return ("application/vnd.apple.mpegurl", { CastMediaTypes.hls.contains($0) })
@@ -284,16 +331,23 @@ struct ResourceCheck {
             return nil
         case .textTrack:
             switch ext {
-            case "ttml", "dfxp", "xml": return ("application/ttml+xml", { ["application/ttml+xml", "application/xml", "text/xml"].contains($0) })
+            case "ttml", "dfxp", "xml":
+                return (
+                    "application/ttml+xml", { ["application/ttml+xml", "application/xml", "text/xml"].contains($0) }
+                )
             case "vtt", "webvtt": return set(["text/vtt"])
             default:
-                if let declared = resource.declaredContentType.flatMap({ try? MediaType.parse($0).get() })?.essence { return set([declared]) }
+                if let declared = resource.declaredContentType.flatMap({ try? MediaType.parse($0).get() })?.essence {
+                    return set([declared])
+                }
                 return set(["text/vtt"])
             }
         case .image:
             return ("image/*", { $0.hasPrefix("image/") })
         case .media:
-            return ("video/* or audio/*", { $0.hasPrefix("video/") || $0.hasPrefix("audio/") || $0 == "application/ogg" })
+            return (
+                "video/* or audio/*", { $0.hasPrefix("video/") || $0.hasPrefix("audio/") || $0 == "application/ogg" }
+            )
         case .hlsSegment, .hlsInitSegment, .dashSegment, .dashInitSegment:
             switch ext {
             case "ts": return set(["video/mp2t"])
@@ -303,16 +357,26 @@ struct ResourceCheck {
             case "ec3": return set(["audio/eac3", "audio/ec3"])
             case "webm": return set(["video/webm", "audio/webm"])
             case "m4s", "mp4", "m4v", "m4a", "cmfv", "cmfa", "cmft", "mp4a", "mp4v", "m4f":
-                return ("video/mp4", { ["video/mp4", "audio/mp4", "application/mp4", "video/iso.segment", "audio/iso.segment"].contains($0) })
+                return (
+                    "video/mp4",
+                    {
+                        ["video/mp4", "audio/mp4", "application/mp4", "video/iso.segment", "audio/iso.segment"]
+                            .contains($0)
+                    }
+                )
             default:
-                return ("video/* or audio/*", { $0.hasPrefix("video/") || $0.hasPrefix("audio/") || $0 == "application/mp4" })
+                return (
+                    "video/* or audio/*",
+                    { $0.hasPrefix("video/") || $0.hasPrefix("audio/") || $0 == "application/mp4" }
+                )
             }
         }
     }
 
     /// The caption format a text track is in when it is one Cast receivers cannot render at
     /// all, from its name, its served type or its first bytes; nil for WebVTT, TTML and unknown.
-    static func unrenderableTrackFormat(extension ext: String, servedType: String?, body: ArraySlice<UInt8>) -> String? {
+    static func unrenderableTrackFormat(extension ext: String, servedType: String?, body: ArraySlice<UInt8>) -> String?
+    {
         switch ext {
         case "srt": return "SRT (SubRip)"
         case "ass", "ssa": return "SSA/ASS"
@@ -339,40 +403,53 @@ struct ResourceCheck {
             let served = response.headers["content-type"].flatMap { try? MediaType.parse($0).get() }?.essence
             var body = response.body[...]
             if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-            if let format = Self.unrenderableTrackFormat(extension: resource.url.pathExtension ?? "", servedType: served, body: body) {
+            if let format = Self.unrenderableTrackFormat(
+                extension: resource.url.pathExtension ?? "", servedType: served, body: body)
+            {
                 // Said once: another Content-Type would not help, so no type finding follows.
                 let name = resource.url.path.split(separator: "/").last.map(String.init) ?? "FILE"
-                report(.error, HTTPCheckCode.trackFormatUnsupported,
-                       "the text track is \(format), which Cast receivers do not render (they render WebVTT and TTML); no Content-Type makes it play",
-                       exchange: exchange, url: exchange.url,
-                       fix: "convert it: castprep captions convert \(name) -o \(Self.webVTTName(for: name)), publish the .vtt and use its URL")
+                report(
+                    .error, HTTPCheckCode.trackFormatUnsupported,
+                    "the text track is \(format), which Cast receivers do not render (they render WebVTT and TTML); no Content-Type makes it play",
+                    exchange: exchange, url: exchange.url,
+                    fix:
+                        "convert it: castprep captions convert \(name) -o \(Self.webVTTName(for: name)), publish the .vtt and use its URL"
+                )
                 return
             }
         }
         let severity: Diagnostic.Severity = resource.kind.isSegment ? .note : .warning
         guard let raw = response.headers["content-type"] else {
-            report(severity, HTTPCheckCode.contentTypeMissing, "\(resource.kind.label) is served without a Content-Type; expected \(expected)",
-                   exchange: exchange, url: exchange.url)
+            report(
+                severity, HTTPCheckCode.contentTypeMissing,
+                "\(resource.kind.label) is served without a Content-Type; expected \(expected)",
+                exchange: exchange, url: exchange.url)
             return
         }
         result.contentType = raw
         guard case .success(let served) = MediaType.parse(raw), accepts(served.essence) else {
-            report(severity, HTTPCheckCode.contentTypeMismatch, "\(resource.kind.label) is served as \(raw); expected \(expected)",
-                   exchange: exchange, url: exchange.url)
+            report(
+                severity, HTTPCheckCode.contentTypeMismatch,
+                "\(resource.kind.label) is served as \(raw); expected \(expected)",
+                exchange: exchange, url: exchange.url)
             return
         }
         guard resource.kind == .media else { return }
         let implied = resource.url.pathExtension.flatMap(CastMediaTypes.contentType(forExtension:))
         if let declared = resource.declaredContentType.flatMap({ try? MediaType.parse($0).get() }) {
             if Self.container(of: declared.essence) != Self.container(of: served.essence) {
-                report(.warning, HTTPCheckCode.contentTypeProbeMismatch,
-                       "media is served as \(served.essence) but the LOAD (or the probe) says \(declared.essence)", exchange: exchange,
-                       url: exchange.url)
+                report(
+                    .warning, HTTPCheckCode.contentTypeProbeMismatch,
+                    "media is served as \(served.essence) but the LOAD (or the probe) says \(declared.essence)",
+                    exchange: exchange,
+                    url: exchange.url)
             }
         } else if let implied, Self.container(of: implied) != Self.container(of: served.essence) {
-            report(.warning, HTTPCheckCode.contentTypeMismatch,
-                   "media named .\(resource.url.pathExtension ?? "") is served as \(served.essence); expected \(implied)", exchange: exchange,
-                   url: exchange.url)
+            report(
+                .warning, HTTPCheckCode.contentTypeMismatch,
+                "media named .\(resource.url.pathExtension ?? "") is served as \(served.essence); expected \(implied)",
+                exchange: exchange,
+                url: exchange.url)
         }
     }
 
@@ -403,44 +480,58 @@ struct ResourceCheck {
         let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
         if response.firstByteSeconds > seconds {
             let shown = (response.firstByteSeconds * 100).rounded() / 100
-            report(.warning, HTTPCheckCode.slowFirstByte,
-                   "\(resource.kind.label) took \(shown) s to its first byte (more than \(seconds) s)", exchange: exchange, url: exchange.url)
+            report(
+                .warning, HTTPCheckCode.slowFirstByte,
+                "\(resource.kind.label) took \(shown) s to its first byte (more than \(seconds) s)", exchange: exchange,
+                url: exchange.url)
         }
     }
 
     /// The answer to a `Range` request. Returns the complete length when the answer shows it.
     @discardableResult
-    mutating func checkRange(_ requested: ByteRangeRequest, _ response: HTTPResponse, exchange: HTTPExchange,
-                             severity: Diagnostic.Severity) -> Int? {
+    mutating func checkRange(
+        _ requested: ByteRangeRequest, _ response: HTTPResponse, exchange: HTTPExchange,
+        severity: Diagnostic.Severity
+    ) -> Int? {
         switch response.status {
         case 206:
             guard let text = response.headers["content-range"], let range = ContentRange.parse(text) else {
-                report(severity, HTTPCheckCode.contentRangeInvalid,
-                       "\(resource.kind.label) answered \(requested) with 206 but \(response.headers["content-range"].map { "Content-Range '\($0)'" } ?? "no Content-Range")",
-                       exchange: exchange, url: exchange.url)
+                report(
+                    severity, HTTPCheckCode.contentRangeInvalid,
+                    "\(resource.kind.label) answered \(requested) with 206 but \(response.headers["content-range"].map { "Content-Range '\($0)'" } ?? "no Content-Range")",
+                    exchange: exchange, url: exchange.url)
                 return nil
             }
-            if let length = range.completeLength, let expected = requested.expectedSpan(length: length), range.first != expected.first {
-                report(severity, HTTPCheckCode.contentRangeInvalid,
-                       "\(resource.kind.label) answered \(requested) with \(text); expected bytes \(expected.first)-\(expected.last)/\(length)",
-                       exchange: exchange, url: exchange.url)
+            if let length = range.completeLength, let expected = requested.expectedSpan(length: length),
+                range.first != expected.first
+            {
+                report(
+                    severity, HTTPCheckCode.contentRangeInvalid,
+                    "\(resource.kind.label) answered \(requested) with \(text); expected bytes \(expected.first)-\(expected.last)/\(length)",
+                    exchange: exchange, url: exchange.url)
             }
             if response.headers["accept-ranges"]?.lowercasedASCII() == "none" {
-                report(.warning, HTTPCheckCode.acceptRangesNone, "\(resource.kind.label) serves ranges but says Accept-Ranges: none",
-                       exchange: exchange, url: exchange.url)
+                report(
+                    .warning, HTTPCheckCode.acceptRangesNone,
+                    "\(resource.kind.label) serves ranges but says Accept-Ranges: none",
+                    exchange: exchange, url: exchange.url)
             }
             return range.completeLength
         case 200:
             let acceptRanges = response.headers["accept-ranges"].map { "Accept-Ranges: \($0)" } ?? "no Accept-Ranges"
-            let consequence = resource.kind == .media ? "seeking restarts from the beginning or fails" : "the player gets the wrong bytes"
-            report(severity, HTTPCheckCode.rangeUnsupported,
-                   "\(resource.kind.label) ignores Range: \(requested) was answered 200 with the whole resource (\(acceptRanges)); \(consequence)",
-                   exchange: exchange, url: exchange.url)
+            let consequence =
+                resource.kind == .media
+                ? "seeking restarts from the beginning or fails" : "the player gets the wrong bytes"
+            report(
+                severity, HTTPCheckCode.rangeUnsupported,
+                "\(resource.kind.label) ignores Range: \(requested) was answered 200 with the whole resource (\(acceptRanges)); \(consequence)",
+                exchange: exchange, url: exchange.url)
             return response.headers["content-length"].flatMap { ContentRange.decimal(Substring($0)) }
         case 416:
-            report(severity, HTTPCheckCode.rangeRefused,
-                   "\(resource.kind.label) answered the satisfiable \(requested) with 416 Range Not Satisfiable\(response.headers["content-range"].map { " (Content-Range: \($0))" } ?? "")",
-                   exchange: exchange, url: exchange.url)
+            report(
+                severity, HTTPCheckCode.rangeRefused,
+                "\(resource.kind.label) answered the satisfiable \(requested) with 416 Range Not Satisfiable\(response.headers["content-range"].map { " (Content-Range: \($0))" } ?? "")",
+                exchange: exchange, url: exchange.url)
             return nil
         default:
             return nil
@@ -458,34 +549,39 @@ struct ResourceCheck {
         let fetched = await fetch(request(.options, resource.url, headers: headers))
         guard let response = fetched.response else { return }
         let exchange = fetched.exchange
-        let why = severity == .error
+        let why =
+            severity == .error
             ? "the player requests this with Range, so the browser preflights it"
             : "players send Range when seeking or reading byte ranges, and Cast firmware older than Chromium 99 preflights every Range request"
         guard (200..<300).contains(response.status) else {
-            report(severity, HTTPCheckCode.preflightFailed,
-                   "the OPTIONS preflight for \(resource.kind.label) was answered \(response.status)\(response.reason.isEmpty ? "" : " \(response.reason)"); \(why)",
-                   exchange: exchange, url: exchange.url)
+            report(
+                severity, HTTPCheckCode.preflightFailed,
+                "the OPTIONS preflight for \(resource.kind.label) was answered \(response.status)\(response.reason.isEmpty ? "" : " \(response.reason)"); \(why)",
+                exchange: exchange, url: exchange.url)
             return
         }
         let origins = response.headers.values("access-control-allow-origin")
         guard origins.count == 1, origins[0] == "*" || origins[0] == context.origin else {
-            report(severity, HTTPCheckCode.preflightCORSMissing,
-                   "the OPTIONS preflight for \(resource.kind.label) answered \(origins.isEmpty ? "without Access-Control-Allow-Origin" : "Access-Control-Allow-Origin \(origins.joined(separator: " | "))"); \(why)",
-                   exchange: exchange, url: exchange.url)
+            report(
+                severity, HTTPCheckCode.preflightCORSMissing,
+                "the OPTIONS preflight for \(resource.kind.label) answered \(origins.isEmpty ? "without Access-Control-Allow-Origin" : "Access-Control-Allow-Origin \(origins.joined(separator: " | "))"); \(why)",
+                exchange: exchange, url: exchange.url)
             return
         }
         let allowed = Set(response.headers.listElements("access-control-allow-headers"))
         let wildcard = allowed.contains("*") && !context.options.usesCredentials
         if !wildcard, !allowed.contains("range") {
-            report(severity, HTTPCheckCode.preflightHeadersMissing,
-                   "the OPTIONS preflight for \(resource.kind.label) does not allow the Range header (Access-Control-Allow-Headers: \(response.headers["access-control-allow-headers"] ?? "none")); \(why)",
-                   exchange: exchange, url: exchange.url)
+            report(
+                severity, HTTPCheckCode.preflightHeadersMissing,
+                "the OPTIONS preflight for \(resource.kind.label) does not allow the Range header (Access-Control-Allow-Headers: \(response.headers["access-control-allow-headers"] ?? "none")); \(why)",
+                exchange: exchange, url: exchange.url)
         } else if !wildcard {
             let missing = ["content-type", "accept-encoding"].filter { !allowed.contains($0) }
             if !missing.isEmpty {
-                report(.note, HTTPCheckCode.preflightHeadersMissing,
-                       "the OPTIONS preflight allows Range but not \(missing.map(Self.headerName).joined(separator: " or ")), which Google's Cast documentation asks for",
-                       exchange: exchange, url: exchange.url)
+                report(
+                    .note, HTTPCheckCode.preflightHeadersMissing,
+                    "the OPTIONS preflight allows Range but not \(missing.map(Self.headerName).joined(separator: " or ")), which Google's Cast documentation asks for",
+                    exchange: exchange, url: exchange.url)
             }
         }
     }
@@ -498,7 +594,8 @@ struct ResourceCheck {
         let primary = await fetch(
             request(.get, resource.url, headers: headers(origin: context.origin, range: .open(0), mediaElement: true)))
         guard let response = primary.response else { return }
-        if resource.isTentative, let type = response.headers["content-type"].flatMap({ try? MediaType.parse($0).get() }) {
+        if resource.isTentative, let type = response.headers["content-type"].flatMap({ try? MediaType.parse($0).get() })
+        {
             let family = CastMediaTypes.family(of: type.essence)
             if family == .hls || family == .dash {
                 // The URL had no telling extension; the server says it is a manifest.
@@ -511,8 +608,9 @@ struct ResourceCheck {
         }
         result.status = response.status
         guard checkStatus(response, exchange: primary.exchange) else { return }
-        checkCORS(response, exchange: primary.exchange, sentOrigin: primary.request.headers["origin"] ?? context.origin,
-                  originIsNull: primary.originIsNull, severity: resource.requiresCORS ? .error : .note)
+        checkCORS(
+            response, exchange: primary.exchange, sentOrigin: primary.request.headers["origin"] ?? context.origin,
+            originIsNull: primary.originIsNull, severity: resource.requiresCORS ? .error : .note)
         checkContentType(response, exchange: primary.exchange)
         checkTiming(response, exchange: primary.exchange)
         checkBodyStall(response, exchange: primary.exchange)
@@ -530,7 +628,10 @@ struct ResourceCheck {
             async let seekOutcome = context.transport.send(ranged(.open(length / 2)), deadline: context.deadline)
             async let suffixOutcome = context.transport.send(ranged(.suffix(2)), deadline: context.deadline)
             async let beyondOutcome = context.transport.send(ranged(.open(length)), deadline: context.deadline)
-            let outcomes = await [(ByteRangeRequest.open(length / 2), seekOutcome), (.suffix(2), suffixOutcome), (.open(length), beyondOutcome)]
+            let outcomes = await [
+                (ByteRangeRequest.open(length / 2), seekOutcome), (.suffix(2), suffixOutcome),
+                (.open(length), beyondOutcome),
+            ]
             for (range, outcome) in outcomes {
                 let sent = ranged(range)
                 Self.log(sent, outcome)
@@ -555,21 +656,25 @@ struct ResourceCheck {
             let expected = range.expectedSpan(length: length)
             let got = answer.headers["content-range"].flatMap(ContentRange.parse)
             if answer.status != 206 || got?.first != expected?.first || got?.last != expected?.last {
-                report(.warning, HTTPCheckCode.rangeSuffixUnsupported,
-                       "\(range) (the last 2 bytes) was answered \(answer.status)\(answer.headers["content-range"].map { " with Content-Range \($0)" } ?? "")",
-                       exchange: exchange, url: exchange.url)
+                report(
+                    .warning, HTTPCheckCode.rangeSuffixUnsupported,
+                    "\(range) (the last 2 bytes) was answered \(answer.status)\(answer.headers["content-range"].map { " with Content-Range \($0)" } ?? "")",
+                    exchange: exchange, url: exchange.url)
             }
         case .open(let first) where first >= length:
             if answer.status == 416 {
                 if answer.headers["content-range"].flatMap(ContentRange.parse)?.completeLength != length {
-                    report(.note, HTTPCheckCode.rangeUnsatisfiableNot416,
-                           "\(range) (past the end) was answered 416 without Content-Range: bytes */\(length)", exchange: exchange,
-                           url: exchange.url)
+                    report(
+                        .note, HTTPCheckCode.rangeUnsatisfiableNot416,
+                        "\(range) (past the end) was answered 416 without Content-Range: bytes */\(length)",
+                        exchange: exchange,
+                        url: exchange.url)
                 }
             } else {
-                report(answer.status == 200 ? .warning : .note, HTTPCheckCode.rangeUnsatisfiableNot416,
-                       "\(range) (past the end of \(length) bytes) was answered \(answer.status), not 416\(answer.status == 200 ? "; the player downloads the whole file again" : "")",
-                       exchange: exchange, url: exchange.url)
+                report(
+                    answer.status == 200 ? .warning : .note, HTTPCheckCode.rangeUnsatisfiableNot416,
+                    "\(range) (past the end of \(length) bytes) was answered \(answer.status), not 416\(answer.status == 200 ? "; the player downloads the whole file again" : "")",
+                    exchange: exchange, url: exchange.url)
             }
         default:
             _ = checkStatus(answer, exchange: exchange)
@@ -579,7 +684,11 @@ struct ResourceCheck {
 
     /// Images: an `<img>` element's plain GET, no CORS.
     mutating func checkImage() async {
-        let fetched = await fetch(request(.get, resource.url, headers: headers(origin: nil, range: nil, accept: "image/avif,image/webp,image/apng,image/*,*/*;q=0.8")))
+        let fetched = await fetch(
+            request(
+                .get, resource.url,
+                headers: headers(origin: nil, range: nil, accept: "image/avif,image/webp,image/apng,image/*,*/*;q=0.8"))
+        )
         guard let response = fetched.response else { return }
         result.status = response.status
         guard checkStatus(response, exchange: fetched.exchange, severity: .warning) else { return }
@@ -590,12 +699,16 @@ struct ResourceCheck {
     /// Segments, initialisation segments, keys and text tracks: the player's scripted GET.
     mutating func checkFetched() async {
         let bodyLimit = resource.kind == .hlsKey || resource.kind == .textTrack ? 64 : 0
-        let fetched = await fetch(request(.get, resource.url, headers: headers(origin: context.origin, range: resource.byteRange), bodyLimit: bodyLimit))
+        let fetched = await fetch(
+            request(
+                .get, resource.url, headers: headers(origin: context.origin, range: resource.byteRange),
+                bodyLimit: bodyLimit))
         guard let response = fetched.response else { return }
         result.status = response.status
         guard checkStatus(response, exchange: fetched.exchange) else { return }
-        checkCORS(response, exchange: fetched.exchange, sentOrigin: fetched.request.headers["origin"] ?? context.origin,
-                  originIsNull: fetched.originIsNull, severity: .error)
+        checkCORS(
+            response, exchange: fetched.exchange, sentOrigin: fetched.request.headers["origin"] ?? context.origin,
+            originIsNull: fetched.originIsNull, severity: .error)
         checkContentType(response, exchange: fetched.exchange)
         checkTiming(response, exchange: fetched.exchange)
         checkBodyStall(response, exchange: fetched.exchange)
@@ -608,9 +721,10 @@ struct ResourceCheck {
             checkExposed(response, exchange: fetched.exchange, severity: resource.byteRange == nil ? .note : .warning)
         }
         if resource.kind == .hlsKey, response.status == 200, response.body.count != 16 || response.isBodyTruncated {
-            report(.warning, HTTPCheckCode.keyLength,
-                   "the AES-128 key is \(response.isBodyTruncated ? "more than 64" : String(response.body.count)) bytes, not 16",
-                   exchange: fetched.exchange, url: fetched.exchange.url)
+            report(
+                .warning, HTTPCheckCode.keyLength,
+                "the AES-128 key is \(response.isBodyTruncated ? "more than 64" : String(response.body.count)) bytes, not 16",
+                exchange: fetched.exchange, url: fetched.exchange.url)
         }
         if resource.kind == .textTrack, (200..<300).contains(response.status) {
             let served = response.headers["content-type"].flatMap { try? MediaType.parse($0).get() }?.essence
@@ -618,12 +732,15 @@ struct ResourceCheck {
             var body = response.body[...]
             if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
             // A body in a format no receiver renders was reported with the type: said once.
-            let unrenderable = Self.unrenderableTrackFormat(extension: resource.url.pathExtension ?? "", servedType: served, body: body) != nil
+            let unrenderable =
+                Self.unrenderableTrackFormat(
+                    extension: resource.url.pathExtension ?? "", servedType: served, body: body) != nil
             if isWebVTT, !unrenderable, !response.body.isEmpty, !body.starts(with: Array("WEBVTT".utf8)) {
                 let head = String(decoding: body.prefix(24), as: UTF8.self).replacing("\n", with: "⏎")
-                report(.error, HTTPCheckCode.trackNotWebVTT,
-                       "the text track does not start with WEBVTT (it starts '\(head)'); the receiver shows no captions",
-                       exchange: fetched.exchange, url: fetched.exchange.url)
+                report(
+                    .error, HTTPCheckCode.trackNotWebVTT,
+                    "the text track does not start with WEBVTT (it starts '\(head)'); the receiver shows no captions",
+                    exchange: fetched.exchange, url: fetched.exchange.url)
             }
         }
         if resource.kind.isSegment { await checkPreflight(severity: resource.byteRange == nil ? .warning : .error) }
@@ -632,19 +749,24 @@ struct ResourceCheck {
     /// Manifests: the player's GET, then the walk to what they list.
     mutating func checkManifest() async {
         let fetched = await fetch(
-            request(.get, resource.url, headers: headers(origin: context.origin, range: nil), bodyLimit: Self.manifestLimit))
+            request(
+                .get, resource.url, headers: headers(origin: context.origin, range: nil), bodyLimit: Self.manifestLimit)
+        )
         guard let response = fetched.response else { return }
         result.status = response.status
         guard checkStatus(response, exchange: fetched.exchange) else { return }
-        checkCORS(response, exchange: fetched.exchange, sentOrigin: fetched.request.headers["origin"] ?? context.origin,
-                  originIsNull: fetched.originIsNull, severity: .error)
+        checkCORS(
+            response, exchange: fetched.exchange, sentOrigin: fetched.request.headers["origin"] ?? context.origin,
+            originIsNull: fetched.originIsNull, severity: .error)
         checkTiming(response, exchange: fetched.exchange)
         result.length = response.body.count
         if checkBodyStall(response, exchange: fetched.exchange) { return }
         if response.isBodyTruncated {
-            report(.error, HTTPCheckCode.manifestInvalid,
-                   "\(resource.kind.label) is larger than \(Self.manifestLimit) bytes, or its transfer broke off", exchange: fetched.exchange,
-                   url: fetched.exchange.url)
+            report(
+                .error, HTTPCheckCode.manifestInvalid,
+                "\(resource.kind.label) is larger than \(Self.manifestLimit) bytes, or its transfer broke off",
+                exchange: fetched.exchange,
+                url: fetched.exchange.url)
             return
         }
         var body = response.body[...]
@@ -661,10 +783,14 @@ struct ResourceCheck {
             walkDASH(Array(body), base: base, exchange: fetched.exchange)
         } else {
             let lower = String(decoding: trimmed.prefix(512), as: UTF8.self).lowercased()
-            let hint = lower.contains("<html") || lower.contains("<!doctype") ? " (it is an HTML page, perhaps an error or login page)" : ""
-            report(.error, HTTPCheckCode.manifestInvalid,
-                   "\(resource.kind.label) is neither an HLS playlist (#EXTM3U) nor a DASH manifest (<MPD>)\(hint)", exchange: fetched.exchange,
-                   url: fetched.exchange.url)
+            let hint =
+                lower.contains("<html") || lower.contains("<!doctype")
+                ? " (it is an HTML page, perhaps an error or login page)" : ""
+            report(
+                .error, HTTPCheckCode.manifestInvalid,
+                "\(resource.kind.label) is neither an HLS playlist (#EXTM3U) nor a DASH manifest (<MPD>)\(hint)",
+                exchange: fetched.exchange,
+                url: fetched.exchange.url)
         }
     }
 
@@ -680,9 +806,12 @@ struct ResourceCheck {
         return false
     }
 
-    func child(_ url: WebURL, _ kind: ResourceKind, range: ByteRangeRequest? = nil, line: Int? = nil, declared: String? = nil) -> Resource {
+    func child(
+        _ url: WebURL, _ kind: ResourceKind, range: ByteRangeRequest? = nil, line: Int? = nil, declared: String? = nil
+    ) -> Resource {
         Resource(
-            url: url, kind: kind, requiresCORS: kind != .image && kind != .media, byteRange: range, declaredContentType: declared,
+            url: url, kind: kind, requiresCORS: kind != .image && kind != .media, byteRange: range,
+            declaredContentType: declared,
             parent: resource.url, line: line, order: resource.order + [children.count])
     }
 
@@ -690,14 +819,18 @@ struct ResourceCheck {
     mutating func resolveReference(_ reference: String, line: Int?, base: WebURL) -> WebURL? {
         let location = line.map { Diagnostic.SourceLocation(file: resource.url.description, line: $0) }
         guard let url = base.resolving(reference) else {
-            report(.error, HTTPCheckCode.invalidURL, "\(resource.kind.label) refers to '\(reference)', which is not an http(s) URL",
-                   exchange: nil, location: location)
+            report(
+                .error, HTTPCheckCode.invalidURL,
+                "\(resource.kind.label) refers to '\(reference)', which is not an http(s) URL",
+                exchange: nil, location: location)
             return nil
         }
         if base.scheme == "https", url.scheme == "http" {
-            report(.error, HTTPCheckCode.mixedContent,
-                   "\(resource.kind.label) (https) refers to \(url) over http; the receiver page is https and blocks it", exchange: nil,
-                   url: url.description, location: location)
+            report(
+                .error, HTTPCheckCode.mixedContent,
+                "\(resource.kind.label) (https) refers to \(url) over http; the receiver page is https and blocks it",
+                exchange: nil,
+                url: url.description, location: location)
         }
         return url
     }
@@ -709,9 +842,13 @@ struct ResourceCheck {
         }
         if playlist.isMaster {
             if resource.isListedInMaster {
-                report(.error, HTTPCheckCode.manifestInvalid,
-                       "a playlist listed in a master playlist is itself a master playlist; players expect a media playlist",
-                       exchange: exchange, location: resource.parent.map { Diagnostic.SourceLocation(file: $0.description, line: resource.line) })
+                report(
+                    .error, HTTPCheckCode.manifestInvalid,
+                    "a playlist listed in a master playlist is itself a master playlist; players expect a media playlist",
+                    exchange: exchange,
+                    location: resource.parent.map {
+                        Diagnostic.SourceLocation(file: $0.description, line: resource.line)
+                    })
                 return
             }
             resource.kind = .hlsMasterPlaylist
@@ -723,46 +860,57 @@ struct ResourceCheck {
                 children.append(playlist)
             }
             if playlist.references.isEmpty {
-                report(.error, HTTPCheckCode.manifestEmpty, "the master playlist lists no variant playlists", exchange: exchange)
+                report(
+                    .error, HTTPCheckCode.manifestEmpty, "the master playlist lists no variant playlists",
+                    exchange: exchange)
             }
         } else {
             resource.kind = .hlsMediaPlaylist
             let segments = playlist.segments
             if segments.isEmpty, playlist.problems.isEmpty {
                 if playlist.hasEndList {
-                    report(.warning, HTTPCheckCode.manifestEmpty, "the media playlist lists no segments", exchange: exchange)
+                    report(
+                        .warning, HTTPCheckCode.manifestEmpty, "the media playlist lists no segments",
+                        exchange: exchange)
                 } else {
-                    report(.warning, HTTPCheckCode.livePlaylistEmpty,
-                           "the live playlist lists no segments yet (no #EXT-X-ENDLIST, no media): a player has nothing to buffer",
-                           exchange: exchange)
+                    report(
+                        .warning, HTTPCheckCode.livePlaylistEmpty,
+                        "the live playlist lists no segments yet (no #EXT-X-ENDLIST, no media): a player has nothing to buffer",
+                        exchange: exchange)
                 }
             }
             let picked = context.options.segmentSampling == .all ? segments : playlist.sampledSegments
             let keys = playlist.references.filter { $0.role == .key }
             let maps = playlist.references.filter { $0.role == .initSegment }
             for reference in Self.distinct(maps).prefix(16) + Self.distinct(keys).prefix(16) + picked {
-                let kind: ResourceKind = switch reference.role {
-                case .initSegment: .hlsInitSegment
-                case .key: .hlsKey
-                default:
-                    resource.isSubtitles || ["vtt", "webvtt"].contains(WebURL.pathExtension(of: reference.uri)) ? .textTrack : .hlsSegment
-                }
+                let kind: ResourceKind =
+                    switch reference.role {
+                    case .initSegment: .hlsInitSegment
+                    case .key: .hlsKey
+                    default:
+                        resource.isSubtitles || ["vtt", "webvtt"].contains(WebURL.pathExtension(of: reference.uri))
+                            ? .textTrack : .hlsSegment
+                    }
                 guard let url = resolveReference(reference.uri, line: reference.line, base: base) else { continue }
                 children.append(child(url, kind, range: reference.byteRange, line: reference.line))
             }
             if !playlist.skippedKeyURIs.isEmpty {
-                report(.note, HTTPCheckCode.walkIncomplete,
-                       "keys \(playlist.skippedKeyURIs.prefix(3).joined(separator: ", ")) are not fetched over HTTP (FairPlay skd: keys do not play on Cast; data: keys are inline)",
-                       exchange: nil)
+                report(
+                    .note, HTTPCheckCode.walkIncomplete,
+                    "keys \(playlist.skippedKeyURIs.prefix(3).joined(separator: ", ")) are not fetched over HTTP (FairPlay skd: keys do not play on Cast; data: keys are inline)",
+                    exchange: nil)
             }
         }
         for problem in playlist.problems {
-            report(.error, problem.code, problem.message, exchange: exchange,
-                   location: Diagnostic.SourceLocation(file: resource.url.description, line: problem.line))
+            report(
+                .error, problem.code, problem.message, exchange: exchange,
+                location: Diagnostic.SourceLocation(file: resource.url.description, line: problem.line))
         }
         if playlist.cutOff > 0 {
-            report(.note, HTTPCheckCode.walkIncomplete, "\(playlist.cutOff) lines or references past the playlist limits were not read",
-                   exchange: nil)
+            report(
+                .note, HTTPCheckCode.walkIncomplete,
+                "\(playlist.cutOff) lines or references past the playlist limits were not read",
+                exchange: nil)
         }
     }
 
@@ -776,7 +924,8 @@ struct ResourceCheck {
         do {
             manifest = try DASHReferences.parse(bytes, url: base, allSegments: context.options.segmentSampling == .all)
         } catch {
-            report(.error, HTTPCheckCode.manifestInvalid, "the DASH manifest cannot be read: \(error)", exchange: exchange)
+            report(
+                .error, HTTPCheckCode.manifestInvalid, "the DASH manifest cannot be read: \(error)", exchange: exchange)
             return
         }
         if manifest.representationCount == 0 {
@@ -789,18 +938,22 @@ struct ResourceCheck {
             report(.note, HTTPCheckCode.walkIncomplete, "DASH manifest: \(problem)", exchange: nil)
         }
         if manifest.isLive {
-            report(.note, HTTPCheckCode.walkIncomplete,
-                   "the DASH manifest is live (type=\"dynamic\"); only initialisation segments were fetched, since live segment numbers follow the clock",
-                   exchange: nil)
+            report(
+                .note, HTTPCheckCode.walkIncomplete,
+                "the DASH manifest is live (type=\"dynamic\"); only initialisation segments were fetched, since live segment numbers follow the clock",
+                exchange: nil)
         }
         for reference in manifest.references {
             if base.scheme == "https", reference.url.scheme == "http" {
-                report(.error, HTTPCheckCode.mixedContent,
-                       "the DASH manifest (https) refers to \(reference.url) over http; the receiver page is https and blocks it", exchange: nil,
-                       url: reference.url.description)
+                report(
+                    .error, HTTPCheckCode.mixedContent,
+                    "the DASH manifest (https) refers to \(reference.url) over http; the receiver page is https and blocks it",
+                    exchange: nil,
+                    url: reference.url.description)
             }
             let isText = reference.mimeType.map { $0.hasPrefix("text/") || $0 == "application/ttml+xml" } ?? false
-            let kind: ResourceKind = isText && reference.role == .segment && reference.byteRange == nil
+            let kind: ResourceKind =
+                isText && reference.role == .segment && reference.byteRange == nil
                 ? .textTrack : reference.role == .initSegment ? .dashInitSegment : .dashSegment
             children.append(child(reference.url, kind, range: reference.byteRange, declared: reference.mimeType))
         }

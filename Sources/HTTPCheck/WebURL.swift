@@ -106,7 +106,9 @@ public struct WebURL: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// not appear in a URL, the way a browser prepares manifest text.
     static func cleaned(_ text: String) -> String {
         var bytes = Array(text.utf8)
-        while let first = bytes.first, first == 0x20 || first == 0x09 || first == 0x0A || first == 0x0D { bytes.removeFirst() }
+        while let first = bytes.first, first == 0x20 || first == 0x09 || first == 0x0A || first == 0x0D {
+            bytes.removeFirst()
+        }
         while let last = bytes.last, last == 0x20 || last == 0x09 || last == 0x0A || last == 0x0D { bytes.removeLast() }
         if let hash = bytes.firstIndex(of: 0x23) { bytes.removeSubrange(hash...) }
         var output: [UInt8] = []
@@ -130,7 +132,8 @@ public struct WebURL: Sendable, Hashable, Comparable, CustomStringConvertible {
         guard let first = scheme.first, (first | 0x20) >= 0x61, (first | 0x20) <= 0x7A else { return false }
         return scheme.allSatisfy { byte in
             let lower = byte | 0x20
-            return (lower >= 0x61 && lower <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2B || byte == 0x2D || byte == 0x2E
+            return (lower >= 0x61 && lower <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2B || byte == 0x2D
+                || byte == 0x2E
         }
     }
 
@@ -151,7 +154,8 @@ public struct WebURL: Sendable, Hashable, Comparable, CustomStringConvertible {
             }
             let isAllowed = host.dropFirst().dropLast().allSatisfy { byte in
                 let lower = byte | 0x20
-                return (byte >= 0x30 && byte <= 0x39) || (lower >= 0x61 && lower <= 0x66) || byte == 0x3A || byte == 0x2E
+                return (byte >= 0x30 && byte <= 0x39) || (lower >= 0x61 && lower <= 0x66) || byte == 0x3A
+                    || byte == 0x2E
             }
             guard isAllowed else { return nil }
         } else {
@@ -163,7 +167,8 @@ public struct WebURL: Sendable, Hashable, Comparable, CustomStringConvertible {
             }
             let isAllowed = host.allSatisfy { byte in
                 let lower = byte | 0x20
-                return (lower >= 0x61 && lower <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x2E
+                return (lower >= 0x61 && lower <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D
+                    || byte == 0x2E
                     || byte == 0x5F
             }
             guard isAllowed else { return nil }

@@ -13,8 +13,12 @@ import CastModel
 enum BinaryPlistGraph {
     static func check(_ bytes: [UInt8], name: String, maximumDepth: Int, maximumNodes: Int) throws(PlistError) {
         func refuse(_ reason: String) -> PlistError {
-            PlistError(code: "ios.info-plist-unreadable", message: "\(name) is not a binary property list CastPrep reads: \(reason)",
-                       fix: "check that PATH names the app's Info.plist; convert it with plistutil -i FILE -o FILE.xml -f xml to inspect it")
+            PlistError(
+                code: "ios.info-plist-unreadable",
+                message: "\(name) is not a binary property list CastPrep reads: \(reason)",
+                fix:
+                    "check that PATH names the app's Info.plist; convert it with plistutil -i FILE -o FILE.xml -f xml to inspect it"
+            )
         }
         guard bytes.count >= 8 + 32 else { throw refuse("shorter than a header and a trailer") }
         let trailer = bytes.count - 32
@@ -27,15 +31,17 @@ enum BinaryPlistGraph {
             return value > UInt64(Int.max) ? nil : Int(value)
         }
         guard let objectCount = integer(at: trailer + 8, size: 8), let top = integer(at: trailer + 16, size: 8),
-              let tableOffset = integer(at: trailer + 24, size: 8),
-              (1...8).contains(offsetSize), (1...8).contains(referenceSize),
-              objectCount > 0, objectCount <= bytes.count, top < objectCount,
-              tableOffset >= 8, tableOffset <= trailer, objectCount <= (trailer - tableOffset) / offsetSize
+            let tableOffset = integer(at: trailer + 24, size: 8),
+            (1...8).contains(offsetSize), (1...8).contains(referenceSize),
+            objectCount > 0, objectCount <= bytes.count, top < objectCount,
+            tableOffset >= 8, tableOffset <= trailer, objectCount <= (trailer - tableOffset) / offsetSize
         else { throw refuse("its trailer does not describe the file") }
 
         func objectOffset(_ index: Int) -> Int? {
-            guard index >= 0, index < objectCount, let offset = integer(at: tableOffset + index * offsetSize, size: offsetSize),
-                  offset >= 8, offset < tableOffset else { return nil }
+            guard index >= 0, index < objectCount,
+                let offset = integer(at: tableOffset + index * offsetSize, size: offsetSize),
+                offset >= 8, offset < tableOffset
+            else { return nil }
             return offset
         }
         // Iterative depth-first walk: (object, depth) pairs still to visit.
@@ -43,7 +49,9 @@ enum BinaryPlistGraph {
         var visited = 0
         while let (index, depth) = pending.popLast() {
             visited += 1
-            guard visited <= maximumNodes else { throw refuse("it holds over \(maximumNodes) values (shared objects counted each time they are used)") }
+            guard visited <= maximumNodes else {
+                throw refuse("it holds over \(maximumNodes) values (shared objects counted each time they are used)")
+            }
             guard depth <= maximumDepth else { throw refuse("it nests deeper than \(maximumDepth) levels") }
             guard let offset = objectOffset(index) else { throw refuse("object \(index) has no valid offset") }
             let marker = bytes[offset]
@@ -53,16 +61,24 @@ enum BinaryPlistGraph {
             var count = Int(marker & 0x0F)
             var start = offset + 1
             if count == 0x0F {
-                guard start < bytes.count, bytes[start] >> 4 == 0x1 else { throw refuse("object \(index) has a malformed length") }
+                guard start < bytes.count, bytes[start] >> 4 == 0x1 else {
+                    throw refuse("object \(index) has a malformed length")
+                }
                 let size = 1 << Int(bytes[start] & 0x0F)
-                guard let length = integer(at: start + 1, size: size) else { throw refuse("object \(index) has a malformed length") }
+                guard let length = integer(at: start + 1, size: size) else {
+                    throw refuse("object \(index) has a malformed length")
+                }
                 count = length
                 start += 1 + size
             }
             let references = kind == 0xD ? count * 2 : count
-            guard references <= (bytes.count - start) / referenceSize else { throw refuse("object \(index) runs past the end") }
+            guard references <= (bytes.count - start) / referenceSize else {
+                throw refuse("object \(index) runs past the end")
+            }
             for position in 0..<references {
-                guard let child = integer(at: start + position * referenceSize, size: referenceSize), child < objectCount else {
+                guard let child = integer(at: start + position * referenceSize, size: referenceSize),
+                    child < objectCount
+                else {
                     throw refuse("object \(index) refers to an object that does not exist")
                 }
                 pending.append((child, depth + 1))

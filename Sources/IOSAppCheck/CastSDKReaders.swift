@@ -28,14 +28,17 @@ enum CastSDKReaders {
             // Only top-level pods ("  - name (version)"), not their dependency lists.
             guard line.hasPrefix("  - "), trimmed.hasPrefix("- ") else { continue }
             let entry = trimmed.dropFirst(2).trimmingCharactersInSet(":\"")
-            guard let open = entry.firstIndex(of: "("), let close = entry.lastIndex(of: ")"), open < close else { continue }
+            guard let open = entry.firstIndex(of: "("), let close = entry.lastIndex(of: ")"), open < close else {
+                continue
+            }
             let fullName = entry[..<open].trimmingCharactersInSet(" ")
             let pod = String(fullName.split(separator: "/").first ?? "")
             guard isCastSDK(pod) else { continue }
             let versionText = String(entry[entry.index(after: open)..<close])
-            return CastSDKDependency(manager: .cocoapods, name: pod, version: SemanticVersion(versionText), requirement: nil,
-                                     includesBluetooth: includesBluetooth(pod), source: nil,
-                                     location: .init(file: path, line: number + 1))
+            return CastSDKDependency(
+                manager: .cocoapods, name: pod, version: SemanticVersion(versionText), requirement: nil,
+                includesBluetooth: includesBluetooth(pod), source: nil,
+                location: .init(file: path, line: number + 1))
         }
         return nil
     }
@@ -46,13 +49,16 @@ enum CastSDKReaders {
             let trimmed = line.trimmingCharactersInSet(" \t\r")
             guard trimmed.hasPrefix("pod ") || trimmed.hasPrefix("pod(") else { continue }
             let quoted = quotedStrings(in: trimmed)
-            guard let pod = quoted.first.map({ String($0.split(separator: "/").first ?? "") }), isCastSDK(pod) else { continue }
+            guard let pod = quoted.first.map({ String($0.split(separator: "/").first ?? "") }), isCastSDK(pod) else {
+                continue
+            }
             let requirement = quoted.count > 1 ? quoted[1] : nil
             let version = requirement.flatMap { text in
                 SemanticVersion(String(text.drop { !$0.isNumber }))
             }
-            return CastSDKDependency(manager: .cocoapods, name: pod, version: version, requirement: requirement ?? "",
-                                     includesBluetooth: includesBluetooth(pod), source: nil, location: .init(file: path, line: number + 1))
+            return CastSDKDependency(
+                manager: .cocoapods, name: pod, version: version, requirement: requirement ?? "",
+                includesBluetooth: includesBluetooth(pod), source: nil, location: .init(file: path, line: number + 1))
         }
         return nil
     }
@@ -70,15 +76,18 @@ enum CastSDKReaders {
             // The line of the pin's location (or identity) in the file.
             let needle = location.isEmpty ? identity : location
             var line: Int?
-            for (number, content) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where content.contains(needle) {
+            for (number, content) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where content.contains(needle) {
                 line = number + 1
                 break
             }
             let name = identity.isEmpty ? location : identity
-            return CastSDKDependency(manager: .swiftPackageManager, name: name, version: versionText.flatMap(SemanticVersion.init),
-                                     requirement: nil,
-                                     includesBluetooth: isNamedVariant(name + " " + location) ? includesBluetooth(name + " " + location) : nil,
-                                     source: location.isEmpty ? nil : location, location: .init(file: path, line: line))
+            return CastSDKDependency(
+                manager: .swiftPackageManager, name: name, version: versionText.flatMap(SemanticVersion.init),
+                requirement: nil,
+                includesBluetooth: isNamedVariant(name + " " + location)
+                    ? includesBluetooth(name + " " + location) : nil,
+                source: location.isEmpty ? nil : location, location: .init(file: path, line: line))
         }
         return nil
     }
@@ -88,9 +97,10 @@ enum CastSDKReaders {
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let quoted = quotedStrings(in: String(line))
             guard quoted.count >= 2, isCastSDK(quoted[0]) || quoted[0].contains("GoogleCast") else { continue }
-            return CastSDKDependency(manager: .carthage, name: quoted[0], version: SemanticVersion(quoted[1]), requirement: nil,
-                                     includesBluetooth: includesBluetooth(quoted[0]), source: quoted[0],
-                                     location: .init(file: path, line: number + 1))
+            return CastSDKDependency(
+                manager: .carthage, name: quoted[0], version: SemanticVersion(quoted[1]), requirement: nil,
+                includesBluetooth: includesBluetooth(quoted[0]), source: quoted[0],
+                location: .init(file: path, line: number + 1))
         }
         return nil
     }

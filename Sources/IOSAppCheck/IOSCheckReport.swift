@@ -66,7 +66,10 @@ public struct AppIDReference: Sendable, Hashable {
 
     /// Whether `text` is 8 hexadecimal digits in any case.
     public static func isHexadecimal(_ text: String) -> Bool {
-        text.utf8.count == 8 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
+        text.utf8.count == 8
+            && text.utf8.allSatisfy {
+                (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0)
+            }
     }
 }
 

@@ -33,15 +33,18 @@ public enum InfoPlistFixer {
             var result = InfoPlistFixResult(path: plist.path, format: plist.format, keys: plist.changes.map(\.key))
             if report.kind == .appBundle {
                 result.refusal = Diagnostic(
-                    .warning, IOSCheckCode.fixAppBundle, "\(plist.path) is inside a built, signed app; editing it would break the signature",
-                    fix: "run the fix on the project's Info.plist (castprep ios check PROJECT --fix) and build again", location: .init(file: plist.path))
+                    .warning, IOSCheckCode.fixAppBundle,
+                    "\(plist.path) is inside a built, signed app; editing it would break the signature",
+                    fix: "run the fix on the project's Info.plist (castprep ios check PROJECT --fix) and build again",
+                    location: .init(file: plist.path))
                 results.append(result)
                 continue
             }
             do {
                 result.backupPath = try fix(plist)
             } catch {
-                result.refusal = Diagnostic(.error, error.code, error.message, fix: error.fix, location: .init(file: plist.path))
+                result.refusal = Diagnostic(
+                    .error, error.code, error.message, fix: error.fix, location: .init(file: plist.path))
             }
             results.append(result)
         }
@@ -52,7 +55,9 @@ public enum InfoPlistFixer {
     static func fix(_ plist: CheckedInfoPlist) throws(PlistError) -> String {
         let path = plist.path
         guard let original = BoundedFile.read(path, limit: PlistLibrary.maximumBytes) else {
-            throw PlistError(code: IOSCheckCode.fixWriteFailed, message: "\(path) could not be read again", fix: "check the file's permissions")
+            throw PlistError(
+                code: IOSCheckCode.fixWriteFailed, message: "\(path) could not be read again",
+                fix: "check the file's permissions")
         }
         let before = try PlistLibrary.read(original, name: path)
         let updated: [UInt8]
@@ -61,7 +66,9 @@ public enum InfoPlistFixer {
             updated = try PlistLibrary.rewriteBinary(original, setting: plist.changes)
         case .xml:
             guard let layout = before.layout else {
-                throw PlistError(code: IOSCheckCode.fixNotVerified, message: "\(path) could not be laid out for editing", fix: "edit it in Xcode")
+                throw PlistError(
+                    code: IOSCheckCode.fixNotVerified, message: "\(path) could not be laid out for editing",
+                    fix: "edit it in Xcode")
             }
             updated = try editXML(original, layout: layout, changes: plist.changes)
         }
@@ -71,9 +78,13 @@ public enum InfoPlistFixer {
 
     // MARK: - XML text edits
 
-    static func editXML(_ bytes: [UInt8], layout: XMLPlistLayout, changes: [PropertyListEntry]) throws(PlistError) -> [UInt8] {
+    static func editXML(_ bytes: [UInt8], layout: XMLPlistLayout, changes: [PropertyListEntry]) throws(PlistError)
+        -> [UInt8]
+    {
         guard let rootClose = layout.rootClose else {
-            throw PlistError(code: IOSCheckCode.fixNotVerified, message: "the root <dict> of the Info.plist was not found", fix: "edit it in Xcode")
+            throw PlistError(
+                code: IOSCheckCode.fixNotVerified, message: "the root <dict> of the Info.plist was not found",
+                fix: "edit it in Xcode")
         }
         let unit = layout.indentUnit
         // The file's own line ends: CRLF when its first line ends so.
@@ -82,9 +93,14 @@ public enum InfoPlistFixer {
         var added = ""
         for change in changes {
             if let member = layout.member(change.key) {
-                splices.append((member.valueRange, render(change.value, indentation: member.indentation, unit: unit, newline: newline)))
+                splices.append(
+                    (
+                        member.valueRange,
+                        render(change.value, indentation: member.indentation, unit: unit, newline: newline)
+                    ))
             } else {
-                added += "\(unit)<key>\(XMLPlistLayout.escape(change.key))</key>\(newline)\(unit)\(render(change.value, indentation: unit, unit: unit, newline: newline))\(newline)"
+                added +=
+                    "\(unit)<key>\(XMLPlistLayout.escape(change.key))</key>\(newline)\(unit)\(render(change.value, indentation: unit, unit: unit, newline: newline))\(newline)"
             }
         }
         if !added.isEmpty {
@@ -112,7 +128,11 @@ public enum InfoPlistFixer {
         switch value {
         case .array(let elements):
             var text = "<array>" + newline
-            for element in elements { text += "\(indentation)\(unit)<string>\(XMLPlistLayout.escape(element.stringValue ?? ""))</string>" + newline }
+            for element in elements {
+                text +=
+                    "\(indentation)\(unit)<string>\(XMLPlistLayout.escape(element.stringValue ?? ""))</string>"
+                    + newline
+            }
             return text + "\(indentation)</array>"
         default:
             return "<string>\(XMLPlistLayout.escape(value.stringValue ?? ""))</string>"
@@ -123,10 +143,15 @@ public enum InfoPlistFixer {
 
     /// Reads `after` back and compares it with `before`: same format, every other member
     /// equal and in the same order, each changed member as intended.
-    static func verify(before: ParsedPlist, after: [UInt8], changes: [PropertyListEntry], path: String) throws(PlistError) {
+    static func verify(before: ParsedPlist, after: [UInt8], changes: [PropertyListEntry], path: String)
+        throws(PlistError)
+    {
         func refuse(_ reason: String) -> PlistError {
-            PlistError(code: IOSCheckCode.fixNotVerified, message: "the corrected \(path) did not read back as intended (\(reason)); nothing was written",
-                       fix: "make the change by hand:\n" + changes.map { InfoPlistRules.snippet($0.key, $0.value) }.joined(separator: "\n"))
+            PlistError(
+                code: IOSCheckCode.fixNotVerified,
+                message: "the corrected \(path) did not read back as intended (\(reason)); nothing was written",
+                fix: "make the change by hand:\n"
+                    + changes.map { InfoPlistRules.snippet($0.key, $0.value) }.joined(separator: "\n"))
         }
         let reread: ParsedPlist
         do {
@@ -135,12 +160,16 @@ public enum InfoPlistFixer {
             throw refuse(error.message)
         }
         guard reread.format == before.format else { throw refuse("it became \(reread.format.rawValue)") }
-        guard let old = before.value.entries, let new = reread.value.entries else { throw refuse("the root is not a dictionary") }
+        guard let old = before.value.entries, let new = reread.value.entries else {
+            throw refuse("the root is not a dictionary")
+        }
         let changed = Set(changes.map(\.key))
         let keptBefore = old.filter { !changed.contains($0.key) }
         let keptAfter = new.filter { !changed.contains($0.key) }
         guard keptBefore == keptAfter else {
-            let difference = zip(keptBefore, keptAfter).first { $0 != $1 }.map { "\($0.0.key) changed" } ?? "members were added or removed"
+            let difference =
+                zip(keptBefore, keptAfter).first { $0 != $1 }.map { "\($0.0.key) changed" }
+                ?? "members were added or removed"
             throw refuse(difference)
         }
         for change in changes {
@@ -166,14 +195,18 @@ public enum InfoPlistFixer {
             guard rename(temporary, path) == 0 else {
                 let reason = String(cString: strerror(errno))
                 try? manager.removeItem(atPath: temporary)
-                throw PlistError(code: IOSCheckCode.fixWriteFailed, message: "\(path) could not be replaced: \(reason)", fix: "check that its folder is writable")
+                throw PlistError(
+                    code: IOSCheckCode.fixWriteFailed, message: "\(path) could not be replaced: \(reason)",
+                    fix: "check that its folder is writable")
             }
         } catch let error as PlistError {
             throw error
         } catch {
             try? manager.removeItem(atPath: temporary)
-            throw PlistError(code: IOSCheckCode.fixWriteFailed, message: "\(path) could not be written: \(error.localizedDescription)",
-                             fix: "check that its folder is writable")
+            throw PlistError(
+                code: IOSCheckCode.fixWriteFailed,
+                message: "\(path) could not be written: \(error.localizedDescription)",
+                fix: "check that its folder is writable")
         }
         return backup
     }

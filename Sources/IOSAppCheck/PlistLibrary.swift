@@ -31,19 +31,24 @@ enum PlistLibrary {
     /// Null when libplist is usable; otherwise why not, with the package that provides it.
     static var loadError: PlistError? {
         guard let message = castprep_plist_load_error() else { return nil }
-        return PlistError(code: "ios.plist-library-missing", message: String(cString: message),
-                          fix: "install libplist: apt-get install \(CASTPREP_PLIST_PACKAGE)")
+        return PlistError(
+            code: "ios.plist-library-missing", message: String(cString: message),
+            fix: "install libplist: apt-get install \(CASTPREP_PLIST_PACKAGE)")
     }
 
     /// Reads a property list in either format.
     static func read(_ bytes: [UInt8], name: String) throws(PlistError) -> ParsedPlist {
         if let error = loadError { throw error }
         guard !bytes.isEmpty else {
-            throw PlistError(code: "ios.info-plist-unreadable", message: "\(name) is empty", fix: "restore the file from version control")
+            throw PlistError(
+                code: "ios.info-plist-unreadable", message: "\(name) is empty",
+                fix: "restore the file from version control")
         }
         guard bytes.count <= maximumBytes else {
-            throw PlistError(code: "ios.info-plist-too-large", message: "\(name) is \(bytes.count) bytes; an Info.plist over \(maximumBytes) bytes is not read",
-                             fix: "check that PATH names the app's Info.plist")
+            throw PlistError(
+                code: "ios.info-plist-too-large",
+                message: "\(name) is \(bytes.count) bytes; an Info.plist over \(maximumBytes) bytes is not read",
+                fix: "check that PATH names the app's Info.plist")
         }
         let isBinary = bytes.starts(with: Array("bplist00".utf8))
         var layout: XMLPlistLayout?
@@ -53,14 +58,18 @@ enum PlistLibrary {
             layout = try XMLPlistLayout(scanning: bytes, name: name, maximumDepth: maximumDepth)
         }
         guard let root = parse(bytes, binary: isBinary) else {
-            throw PlistError(code: "ios.info-plist-unreadable", message: "\(name) is not a valid \(isBinary ? "binary" : "XML") property list",
-                             fix: "open it in Xcode or check it with plutil -lint (macOS) / plistutil -i FILE (Linux)")
+            throw PlistError(
+                code: "ios.info-plist-unreadable",
+                message: "\(name) is not a valid \(isBinary ? "binary" : "XML") property list",
+                fix: "open it in Xcode or check it with plutil -lint (macOS) / plistutil -i FILE (Linux)")
         }
         defer { castprep_plist_free(root) }
         var budget = maximumNodes
         guard let value = convert(root, depth: 0, budget: &budget) else {
-            throw PlistError(code: "ios.info-plist-unreadable", message: "\(name) nests deeper than \(maximumDepth) levels or holds over \(maximumNodes) values",
-                             fix: "check that PATH names the app's Info.plist")
+            throw PlistError(
+                code: "ios.info-plist-unreadable",
+                message: "\(name) nests deeper than \(maximumDepth) levels or holds over \(maximumNodes) values",
+                fix: "check that PATH names the app's Info.plist")
         }
         return ParsedPlist(format: isBinary ? .binary : .xml, value: value, layout: layout)
     }
@@ -71,8 +80,9 @@ enum PlistLibrary {
     static func rewriteBinary(_ bytes: [UInt8], setting changes: [PropertyListEntry]) throws(PlistError) -> [UInt8] {
         if let error = loadError { throw error }
         guard let root = parse(bytes, binary: true), castprep_plist_get_node_type(root) == PLIST_DICT else {
-            throw PlistError(code: "ios.fix-not-verified", message: "the binary property list could not be read again for writing",
-                             fix: "edit the Info.plist in Xcode")
+            throw PlistError(
+                code: "ios.fix-not-verified", message: "the binary property list could not be read again for writing",
+                fix: "edit the Info.plist in Xcode")
         }
         defer { castprep_plist_free(root) }
         for change in changes {
@@ -82,10 +92,14 @@ enum PlistLibrary {
         var length: UInt32 = 0
         castprep_plist_to_bin(root, &output, &length)
         guard let output else {
-            throw PlistError(code: "ios.fix-not-verified", message: "libplist could not write the binary property list", fix: "edit the Info.plist in Xcode")
+            throw PlistError(
+                code: "ios.fix-not-verified", message: "libplist could not write the binary property list",
+                fix: "edit the Info.plist in Xcode")
         }
         defer { castprep_plist_to_bin_free(output) }
-        return output.withMemoryRebound(to: UInt8.self, capacity: Int(length)) { Array(UnsafeBufferPointer(start: $0, count: Int(length))) }
+        return output.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
+            Array(UnsafeBufferPointer(start: $0, count: Int(length)))
+        }
     }
 
     // MARK: - libplist ↔ Swift
@@ -138,7 +152,10 @@ enum PlistLibrary {
             castprep_plist_get_data_val(node, &data, &length)
             defer { free(data) }
             guard let data else { return .data([]) }
-            return .data(data.withMemoryRebound(to: UInt8.self, capacity: Int(length)) { Array(UnsafeBufferPointer(start: $0, count: Int(length))) })
+            return .data(
+                data.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
+                    Array(UnsafeBufferPointer(start: $0, count: Int(length)))
+                })
         case PLIST_UID:
             var value: UInt64 = 0
             castprep_plist_get_uid_val(node, &value)
@@ -147,7 +164,8 @@ enum PlistLibrary {
             var elements: [PropertyListValue] = []
             for index in 0..<castprep_plist_array_get_size(node) {
                 guard let item = castprep_plist_array_get_item(node, index),
-                      let value = convert(item, depth: depth + 1, budget: &budget) else { return nil }
+                    let value = convert(item, depth: depth + 1, budget: &budget)
+                else { return nil }
                 elements.append(value)
             }
             return .array(elements)

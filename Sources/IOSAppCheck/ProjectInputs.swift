@@ -16,9 +16,13 @@ struct ProjectInputs: Sendable {
     var findings: [Diagnostic] = []
 
     /// Folders never walked: dependencies' own code, build products, version control.
-    static let skippedFolders: Set<String> = [".git", ".svn", ".hg", "Pods", "Carthage", "DerivedData", "build", ".build", "node_modules", ".swiftpm"]
+    static let skippedFolders: Set<String> = [
+        ".git", ".svn", ".hg", "Pods", "Carthage", "DerivedData", "build", ".build", "node_modules", ".swiftpm",
+    ]
     /// Folder extensions never walked: built bundles and asset catalogs.
-    static let skippedExtensions: Set<String> = ["app", "appex", "framework", "xcframework", "bundle", "xcassets", "xcarchive", "dSYM", "lproj"]
+    static let skippedExtensions: Set<String> = [
+        "app", "appex", "framework", "xcframework", "bundle", "xcassets", "xcarchive", "dSYM", "lproj",
+    ]
     static let sourceExtensions: Set<String> = ["swift", "m", "mm", "h"]
     /// Entries looked at before the walk stops (a project is a few thousand).
     static let maximumEntries = 100_000
@@ -40,7 +44,10 @@ struct ProjectInputs: Sendable {
             // iOS bundles are flat; a macOS-style Contents/ is read too.
             let candidates = [trimmed + "/Info.plist", trimmed + "/Contents/Info.plist"]
             inputs.infoPlists = candidates.filter { FileManager.default.fileExists(atPath: $0) }.prefix(1).map { $0 }
-            for framework in [trimmed + "/Frameworks/GoogleCast.framework/Info.plist", trimmed + "/Frameworks/GoogleCast.framework/Resources/Info.plist"]
+            for framework in [
+                trimmed + "/Frameworks/GoogleCast.framework/Info.plist",
+                trimmed + "/Frameworks/GoogleCast.framework/Resources/Info.plist",
+            ]
             where FileManager.default.fileExists(atPath: framework) {
                 inputs.bundledSDKPlist = framework
                 break
@@ -57,17 +64,23 @@ struct ProjectInputs: Sendable {
         while let relative = enumerator.nextObject() as? String {
             entries += 1
             if entries > maximumEntries {
-                inputs.findings.append(Diagnostic(
-                    .warning, IOSCheckCode.projectTooLarge, "\(root) holds over \(maximumEntries) files and folders; the rest was not looked at",
-                    fix: "name the app's folder or its Info.plist instead of a folder above it", location: .init(file: root)))
+                inputs.findings.append(
+                    Diagnostic(
+                        .warning, IOSCheckCode.projectTooLarge,
+                        "\(root) holds over \(maximumEntries) files and folders; the rest was not looked at",
+                        fix: "name the app's folder or its Info.plist instead of a folder above it",
+                        location: .init(file: root)))
                 break
             }
             let components = relative.split(separator: "/")
             guard let name = components.last.map(String.init) else { continue }
             let isDirectory = (enumerator.fileAttributes?[.type] as? FileAttributeType) == .typeDirectory
             if isDirectory {
-                let extensionName = name.split(separator: ".").count > 1 ? String(name.split(separator: ".").last ?? "") : ""
-                if skippedFolders.contains(name) || skippedExtensions.contains(extensionName) || components.count >= maximumDepth {
+                let extensionName =
+                    name.split(separator: ".").count > 1 ? String(name.split(separator: ".").last ?? "") : ""
+                if skippedFolders.contains(name) || skippedExtensions.contains(extensionName)
+                    || components.count >= maximumDepth
+                {
                     enumerator.skipDescendants()
                 }
                 continue
@@ -81,15 +94,19 @@ struct ProjectInputs: Sendable {
             case "Package.resolved": inputs.packageResolved.append(full)
             case "Cartfile.resolved": inputs.cartfileResolved.append(full)
             default:
-                if (name == "Info.plist" || name.hasSuffix("-Info.plist")), !isTestFolder {
+                if name == "Info.plist" || name.hasSuffix("-Info.plist"), !isTestFolder {
                     inputs.infoPlists.append(full)
-                } else if let dot = name.lastIndex(of: "."), sourceExtensions.contains(String(name[name.index(after: dot)...])),
-                          inputs.sources.count < maximumSources {
+                } else if let dot = name.lastIndex(of: "."),
+                    sourceExtensions.contains(String(name[name.index(after: dot)...])),
+                    inputs.sources.count < maximumSources
+                {
                     inputs.sources.append(full)
                 }
             }
         }
-        for list in [\ProjectInputs.infoPlists, \.podfileLocks, \.podfiles, \.packageResolved, \.cartfileResolved, \.sources] {
+        for list in [
+            \ProjectInputs.infoPlists, \.podfileLocks, \.podfiles, \.packageResolved, \.cartfileResolved, \.sources,
+        ] {
             inputs[keyPath: list].sort()
         }
         return inputs

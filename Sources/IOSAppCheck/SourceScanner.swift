@@ -54,7 +54,8 @@ struct SourceFacts: Sendable {
                 var rest = Substring(line)
                 while let range = rest.firstRange(of: marker) {
                     let argument = rest[range.upperBound...].drop { $0 == " " }
-                    let end = argument.firstIndex { $0 == ")" || $0 == "]" || $0 == "," || $0 == ";" } ?? argument.endIndex
+                    let end =
+                        argument.firstIndex { $0 == ")" || $0 == "]" || $0 == "," || $0 == ";" } ?? argument.endIndex
                     let value = String(argument[..<end]).trimmingCharactersInSet(" \t")
                     if !value.isEmpty { criteria.append(Argument(text: value, location: location)) }
                     rest = rest[range.upperBound...]
@@ -65,8 +66,10 @@ struct SourceFacts: Sendable {
                 usesSDKDeviceUI = true
             }
             if line.contains("discoveryManager") || line.contains("GCKDiscoveryManager") {
-                if line.contains("GCKDiscoveryManagerListener") || line.contains(".add(") || line.contains("addListener") || line.contains("deviceCount")
-                    || line.contains("device(at") || line.contains("deviceAtIndex") {
+                if line.contains("GCKDiscoveryManagerListener") || line.contains(".add(")
+                    || line.contains("addListener") || line.contains("deviceCount")
+                    || line.contains("device(at") || line.contains("deviceAtIndex")
+                {
                     deviceReads.append(location)
                 }
             }
@@ -74,7 +77,9 @@ struct SourceFacts: Sendable {
                 discoveryStarts.append(location)
                 startsHere = true
             }
-            if line.contains("UserDefaults") || line.contains("NSUserDefaults") || line.contains("@AppStorage") { keepsFlag = true }
+            if line.contains("UserDefaults") || line.contains("NSUserDefaults") || line.contains("@AppStorage") {
+                keepsFlag = true
+            }
         }
         if startsHere, keepsFlag { filesWithStartAndFlag.insert(path) }
     }
@@ -85,19 +90,28 @@ struct SourceFacts: Sendable {
         let trimmed = line.trimmingCharactersInSet(" \t\r")
         if trimmed.hasPrefix("#define ") {
             let parts = trimmed.dropFirst(8).split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, let value = CastSDKReaders.quotedStrings(in: String(parts[1])).first else { return nil }
+            guard parts.count == 2, let value = CastSDKReaders.quotedStrings(in: String(parts[1])).first else {
+                return nil
+            }
             return (String(parts[0]), value)
         }
         guard let equals = trimmed.firstIndex(of: "="), !trimmed[equals...].hasPrefix("==") else { return nil }
         let left = trimmed[..<equals].trimmingCharactersInSet(" \t")
         let right = trimmed[trimmed.index(after: equals)...].trimmingCharactersInSet(" \t;")
         let isDefaultReceiver = right == defaultReceiverConstant || right.hasSuffix("." + defaultReceiverConstant)
-        guard let value = isDefaultReceiver ? defaultReceiverID : (right.hasPrefix("\"") || right.hasPrefix("@\""))
-            ? CastSDKReaders.quotedStrings(in: right).first : nil else { return nil }
+        guard
+            let value = isDefaultReceiver
+                ? defaultReceiverID
+                : (right.hasPrefix("\"") || right.hasPrefix("@\""))
+                    ? CastSDKReaders.quotedStrings(in: right).first : nil
+        else { return nil }
         // The name is the last identifier before "=", without a type annotation.
         let beforeColon = left.split(separator: ":").first.map(String.init) ?? left
-        guard let name = beforeColon.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).last.map(String.init),
-              !name.isEmpty else { return nil }
+        guard
+            let name = beforeColon.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).last.map(
+                String.init),
+            !name.isEmpty
+        else { return nil }
         return (name, value)
     }
 
@@ -109,9 +123,12 @@ struct SourceFacts: Sendable {
             var text = argument.text
             if text.hasPrefix("@") { text.removeFirst() }
             if text.hasPrefix("\"") {
-                resolved.append(AppIDReference(id: text.trimmingCharactersInSet("\""), origin: .source, location: argument.location))
+                resolved.append(
+                    AppIDReference(id: text.trimmingCharactersInSet("\""), origin: .source, location: argument.location)
+                )
             } else if text == Self.defaultReceiverConstant || text.hasSuffix("." + Self.defaultReceiverConstant) {
-                resolved.append(AppIDReference(id: Self.defaultReceiverID, origin: .source, location: argument.location))
+                resolved.append(
+                    AppIDReference(id: Self.defaultReceiverID, origin: .source, location: argument.location))
             } else {
                 let name = text.split(separator: ".").last.map(String.init) ?? text
                 if let value = constants[name] {

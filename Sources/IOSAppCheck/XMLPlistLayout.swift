@@ -44,8 +44,10 @@ struct XMLPlistLayout: Sendable {
     /// recurse that deep) or a comment, declaration or tag is not closed.
     init(scanning bytes: [UInt8], name: String, maximumDepth: Int) throws(PlistError) {
         func refuse(_ reason: String) -> PlistError {
-            PlistError(code: "ios.info-plist-unreadable", message: "\(name) is not an XML property list CastPrep reads: \(reason)",
-                       fix: "open it in Xcode, or check it with plistutil -i FILE")
+            PlistError(
+                code: "ios.info-plist-unreadable",
+                message: "\(name) is not an XML property list CastPrep reads: \(reason)",
+                fix: "open it in Xcode, or check it with plistutil -i FILE")
         }
         var stack: [(name: String, start: Int)] = []
         var line = 1
@@ -62,7 +64,9 @@ struct XMLPlistLayout: Sendable {
             guard needle.count <= bytes.count else { return nil }
             var position = start
             while position + needle.count <= bytes.count {
-                if bytes[position] == needle[0], bytes[position..<position + needle.count].elementsEqual(needle) { return position }
+                if bytes[position] == needle[0], bytes[position..<position + needle.count].elementsEqual(needle) {
+                    return position
+                }
                 position += 1
             }
             return nil
@@ -82,18 +86,24 @@ struct XMLPlistLayout: Sendable {
                 continue
             }
             if bytes[index...].starts(with: Array("<!--".utf8)) {
-                guard let end = find(Array("-->".utf8), from: index + 4) else { throw refuse("a comment on line \(line) is not closed") }
+                guard let end = find(Array("-->".utf8), from: index + 4) else {
+                    throw refuse("a comment on line \(line) is not closed")
+                }
                 advance(to: end + 3)
                 continue
             }
             if bytes[index...].starts(with: Array("<![CDATA[".utf8)) {
-                guard let end = find(Array("]]>".utf8), from: index + 9) else { throw refuse("a CDATA section on line \(line) is not closed") }
+                guard let end = find(Array("]]>".utf8), from: index + 9) else {
+                    throw refuse("a CDATA section on line \(line) is not closed")
+                }
                 if collecting { text += bytes[(index + 9)..<end] }
                 advance(to: end + 3)
                 continue
             }
             if bytes[index...].starts(with: Array("<?".utf8)) {
-                guard let end = find(Array("?>".utf8), from: index + 2) else { throw refuse("a declaration on line \(line) is not closed") }
+                guard let end = find(Array("?>".utf8), from: index + 2) else {
+                    throw refuse("a declaration on line \(line) is not closed")
+                }
                 advance(to: end + 2)
                 continue
             }
@@ -112,7 +122,9 @@ struct XMLPlistLayout: Sendable {
                 advance(to: position + 1)
                 continue
             }
-            guard let close = find(Array(">".utf8), from: index + 1) else { throw refuse("a tag on line \(line) is not closed") }
+            guard let close = find(Array(">".utf8), from: index + 1) else {
+                throw refuse("a tag on line \(line) is not closed")
+            }
             let tagStart = index
             let tagLine = line
             let inner = bytes[(index + 1)..<close]
@@ -125,7 +137,9 @@ struct XMLPlistLayout: Sendable {
             advance(to: close + 1)
 
             if isEnd {
-                guard let open = stack.popLast(), open.name == tagName else { throw refuse("</\(tagName)> on line \(tagLine) closes nothing") }
+                guard let open = stack.popLast(), open.name == tagName else {
+                    throw refuse("</\(tagName)> on line \(tagLine) closes nothing")
+                }
                 let depth = stack.count + 1  // depth of the element just closed
                 if depth == 3, tagName == "key" {
                     let key = Self.decode(text)
@@ -142,8 +156,11 @@ struct XMLPlistLayout: Sendable {
                     elements.append(Element(text: Self.decode(text), line: textLine))
                     collecting = false
                 } else if depth == 3, let key = pendingKey, let start = valueStart {
-                    members.append(Member(key: key.text, keyLine: key.line, keyLineStart: key.lineStart, valueRange: start.offset..<(close + 1),
-                                          valueLine: start.line, elements: elements, indentation: key.indentation))
+                    members.append(
+                        Member(
+                            key: key.text, keyLine: key.line, keyLineStart: key.lineStart,
+                            valueRange: start.offset..<(close + 1),
+                            valueLine: start.line, elements: elements, indentation: key.indentation))
                     pendingKey = nil
                     valueStart = nil
                     elements = []
@@ -154,7 +171,9 @@ struct XMLPlistLayout: Sendable {
             }
 
             let depth = stack.count + 1  // depth of the element just opened
-            guard depth <= maximumDepth else { throw refuse("elements nest deeper than \(maximumDepth) levels at line \(tagLine)") }
+            guard depth <= maximumDepth else {
+                throw refuse("elements nest deeper than \(maximumDepth) levels at line \(tagLine)")
+            }
             if depth == 2, tagName == "dict", stack.first?.name == "plist", isEmpty, rootClose == nil {
                 rootClose = tagStart
                 rootIsEmptyElement = true
@@ -168,8 +187,11 @@ struct XMLPlistLayout: Sendable {
                     }
                 } else if let key = pendingKey {
                     if isEmpty {
-                        members.append(Member(key: key.text, keyLine: key.line, keyLineStart: key.lineStart, valueRange: tagStart..<(close + 1),
-                                              valueLine: tagLine, elements: [], indentation: key.indentation))
+                        members.append(
+                            Member(
+                                key: key.text, keyLine: key.line, keyLineStart: key.lineStart,
+                                valueRange: tagStart..<(close + 1),
+                                valueLine: tagLine, elements: [], indentation: key.indentation))
                         pendingKey = nil
                     } else {
                         valueStart = (tagStart, tagLine)

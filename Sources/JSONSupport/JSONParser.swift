@@ -128,14 +128,18 @@ struct Cursor {
         }
         skipWhitespace()
         guard index < bytes.count else {
-            throw error(.emptyDocument, at: index, "the document is empty", fix: "the file must contain one JSON value, such as {}")
+            throw error(
+                .emptyDocument, at: index, "the document is empty",
+                fix: "the file must contain one JSON value, such as {}")
         }
         let value = try parseValue(depth: 0)
         skipWhitespace()
         if index < bytes.count {
             throw error(
                 .trailingContent, at: index, "unexpected \(describe(at: index)) after the end of the JSON value",
-                fix: "remove the extra text, or wrap several values in an array [ … ]; for one request per line use .ndjson")
+                fix:
+                    "remove the extra text, or wrap several values in an array [ … ]; for one request per line use .ndjson"
+            )
         }
         return JSONDocument(value: value, duplicateKeys: duplicateKeys)
     }
@@ -151,17 +155,26 @@ struct Cursor {
 
     mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         skipWhitespace()
-        if !wantedPaths.isEmpty, wantedDepths.contains(path.count), wantedPaths.contains(path) { foundOffsets[path] = index }
+        if !wantedPaths.isEmpty, wantedDepths.contains(path.count), wantedPaths.contains(path) {
+            foundOffsets[path] = index
+        }
         guard index < bytes.count else {
-            throw error(.unexpectedEnd, at: index, "the document ends where a value was expected", fix: fixForTruncation)
+            throw error(
+                .unexpectedEnd, at: index, "the document ends where a value was expected", fix: fixForTruncation)
         }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
         case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectWord("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectWord("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectWord("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectWord("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectWord("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectWord("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         case UInt8(ascii: "'"):
             throw error(
@@ -199,22 +212,31 @@ struct Cursor {
         while true {
             skipWhitespace()
             guard index < bytes.count else {
-                throw error(.unexpectedEnd, at: index, "the document ends inside the object opened at \(position(open))", fix: fixForTruncation)
+                throw error(
+                    .unexpectedEnd, at: index, "the document ends inside the object opened at \(position(open))",
+                    fix: fixForTruncation)
             }
             guard bytes[index] == UInt8(ascii: "\"") else {
-                let fix = bytes[index] == UInt8(ascii: "}")
+                let fix =
+                    bytes[index] == UInt8(ascii: "}")
                     ? "remove the trailing comma before }" : "member names must be strings in double quotes"
-                throw error(.unexpectedCharacter, at: index, "expected a member name in double quotes, found \(describe(at: index))", fix: fix)
+                throw error(
+                    .unexpectedCharacter, at: index,
+                    "expected a member name in double quotes, found \(describe(at: index))", fix: fix)
             }
             let keyOffset = index
             let key = try parseString()
             skipWhitespace()
             guard index < bytes.count else {
-                throw error(.unexpectedEnd, at: index, "the document ends after the member name \"\(key)\"", fix: fixForTruncation)
+                throw error(
+                    .unexpectedEnd, at: index, "the document ends after the member name \"\(key)\"",
+                    fix: fixForTruncation)
             }
             guard bytes[index] == UInt8(ascii: ":") else {
-                throw error(.unexpectedCharacter, at: index, "expected ':' after the member name \"\(key)\", found \(describe(at: index))",
-                            fix: "write \"\(key)\": value")
+                throw error(
+                    .unexpectedCharacter, at: index,
+                    "expected ':' after the member name \"\(key)\", found \(describe(at: index))",
+                    fix: "write \"\(key)\": value")
             }
             index += 1
             path.append(.key(key))
@@ -225,14 +247,20 @@ struct Cursor {
             path.removeLast()
             skipWhitespace()
             guard index < bytes.count else {
-                throw error(.unexpectedEnd, at: index, "the document ends inside the object opened at \(position(open))", fix: fixForTruncation)
+                throw error(
+                    .unexpectedEnd, at: index, "the document ends inside the object opened at \(position(open))",
+                    fix: fixForTruncation)
             }
             switch bytes[index] {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(members)
+            case UInt8(ascii: "}"):
+                index += 1
+                return .object(members)
             default:
-                throw error(.unexpectedCharacter, at: index, "expected ',' or '}' after the value of \"\(key)\", found \(describe(at: index))",
-                            fix: "add the missing comma between members")
+                throw error(
+                    .unexpectedCharacter, at: index,
+                    "expected ',' or '}' after the value of \"\(key)\", found \(describe(at: index))",
+                    fix: "add the missing comma between members")
             }
         }
     }
@@ -253,14 +281,20 @@ struct Cursor {
             path.removeLast()
             skipWhitespace()
             guard index < bytes.count else {
-                throw error(.unexpectedEnd, at: index, "the document ends inside the array opened at \(position(open))", fix: fixForTruncation)
+                throw error(
+                    .unexpectedEnd, at: index, "the document ends inside the array opened at \(position(open))",
+                    fix: fixForTruncation)
             }
             switch bytes[index] {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return .array(elements)
+            case UInt8(ascii: "]"):
+                index += 1
+                return .array(elements)
             default:
-                throw error(.unexpectedCharacter, at: index, "expected ',' or ']' after an array element, found \(describe(at: index))",
-                            fix: "add the missing comma between elements")
+                throw error(
+                    .unexpectedCharacter, at: index,
+                    "expected ',' or ']' after an array element, found \(describe(at: index))",
+                    fix: "add the missing comma between elements")
             }
         }
     }
@@ -274,8 +308,9 @@ struct Cursor {
             return true
         }
         guard matches else {
-            throw error(.unexpectedCharacter, at: start, "unexpected \(describe(at: start)) where a value was expected",
-                        fix: "literals are lower case: true, false, null; strings need double quotes")
+            throw error(
+                .unexpectedCharacter, at: start, "unexpected \(describe(at: start)) where a value was expected",
+                fix: "literals are lower case: true, false, null; strings need double quotes")
         }
         index += count
     }
@@ -305,7 +340,9 @@ struct Cursor {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard index < bytes.count, digit(bytes[index]) else {
                 throw error(.invalidNumber, at: start, "a number needs digits in its exponent", fix: fix)
             }
@@ -337,7 +374,9 @@ struct Cursor {
             index += 1
         }
         guard index < bytes.count else {
-            throw error(.unexpectedEnd, at: open, "the string starting here is never closed", fix: "add the closing \" (or escape a \" inside it as \\\")")
+            throw error(
+                .unexpectedEnd, at: open, "the string starting here is never closed",
+                fix: "add the closing \" (or escape a \" inside it as \\\")")
         }
         // Slow path: copy, decoding escapes.
         var buffer: [UInt8] = []
@@ -362,7 +401,9 @@ struct Cursor {
             }
             try checkStringLength(buffer.count, open: open)
         }
-        throw error(.unexpectedEnd, at: open, "the string starting here is never closed", fix: "add the closing \" (or escape a \" inside it as \\\")")
+        throw error(
+            .unexpectedEnd, at: open, "the string starting here is never closed",
+            fix: "add the closing \" (or escape a \" inside it as \\\")")
     }
 
     mutating func checkStringLength(_ length: Int, open: Int) throws(JSONSyntaxError) {
@@ -370,21 +411,26 @@ struct Cursor {
             throw error(
                 .stringTooLong, at: open,
                 "a string of more than \(limits.maxStringBytes) bytes starts here",
-                fix: "shorten it; titles, URLs and descriptions are never this long (was a file pasted into the catalog?)")
+                fix:
+                    "shorten it; titles, URLs and descriptions are never this long (was a file pasted into the catalog?)"
+            )
         }
     }
 
     func controlCharacterError(at offset: Int) -> JSONSyntaxError {
         let hex = String(bytes[offset], radix: 16, uppercase: true)
-        return error(.controlCharacterInString, at: offset, "control character U+\(String(repeating: "0", count: 4 - hex.count))\(hex) inside a string",
-                     fix: "write a line break as \\n and a tab as \\t; other control characters as \\u00XX")
+        return error(
+            .controlCharacterInString, at: offset,
+            "control character U+\(String(repeating: "0", count: 4 - hex.count))\(hex) inside a string",
+            fix: "write a line break as \\n and a tab as \\t; other control characters as \\u00XX")
     }
 
     mutating func parseEscape(into buffer: inout [UInt8]) throws(JSONSyntaxError) {
         let escapeStart = index
         index += 1
         guard index < bytes.count else {
-            throw error(.unexpectedEnd, at: escapeStart, "the document ends inside an escape sequence", fix: fixForTruncation)
+            throw error(
+                .unexpectedEnd, at: escapeStart, "the document ends inside an escape sequence", fix: fixForTruncation)
         }
         let code = bytes[index]
         index += 1
@@ -401,34 +447,46 @@ struct Cursor {
             var scalar = try parseHex4(escapeStart: escapeStart)
             if (0xD800...0xDBFF).contains(scalar) {
                 // A high surrogate must be followed by \u and a low surrogate.
-                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                    throw error(.invalidEscape, at: escapeStart, "\\u\(String(scalar, radix: 16)) is half of a surrogate pair",
-                                fix: "write characters outside the BMP as a surrogate pair (\\uD83C\\uDFAC) or as plain UTF-8")
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                else {
+                    throw error(
+                        .invalidEscape, at: escapeStart, "\\u\(String(scalar, radix: 16)) is half of a surrogate pair",
+                        fix: "write characters outside the BMP as a surrogate pair (\\uD83C\\uDFAC) or as plain UTF-8")
                 }
                 index += 2
                 let low = try parseHex4(escapeStart: escapeStart)
                 guard (0xDC00...0xDFFF).contains(low) else {
-                    throw error(.invalidEscape, at: escapeStart, "a high surrogate is followed by \\u\(String(low, radix: 16)), not a low surrogate",
-                                fix: "write characters outside the BMP as a surrogate pair or as plain UTF-8")
+                    throw error(
+                        .invalidEscape, at: escapeStart,
+                        "a high surrogate is followed by \\u\(String(low, radix: 16)), not a low surrogate",
+                        fix: "write characters outside the BMP as a surrogate pair or as plain UTF-8")
                 }
                 scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
             } else if (0xDC00...0xDFFF).contains(scalar) {
-                throw error(.invalidEscape, at: escapeStart, "\\u\(String(scalar, radix: 16)) is an unpaired low surrogate",
-                            fix: "write the character as plain UTF-8")
+                throw error(
+                    .invalidEscape, at: escapeStart, "\\u\(String(scalar, radix: 16)) is an unpaired low surrogate",
+                    fix: "write the character as plain UTF-8")
             }
             guard let unicode = Unicode.Scalar(scalar) else {
-                throw error(.invalidEscape, at: escapeStart, "\\u escape is not a Unicode scalar", fix: "write the character as plain UTF-8")
+                throw error(
+                    .invalidEscape, at: escapeStart, "\\u escape is not a Unicode scalar",
+                    fix: "write the character as plain UTF-8")
             }
             buffer.append(contentsOf: String(Character(unicode)).utf8)
         default:
-            throw error(.invalidEscape, at: escapeStart, "\\\(describeByte(code)) is not a JSON escape",
-                        fix: "valid escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\u followed by four hex digits; write a literal backslash as \\\\")
+            throw error(
+                .invalidEscape, at: escapeStart, "\\\(describeByte(code)) is not a JSON escape",
+                fix:
+                    "valid escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\u followed by four hex digits; write a literal backslash as \\\\"
+            )
         }
     }
 
     mutating func parseHex4(escapeStart: Int) throws(JSONSyntaxError) -> UInt32 {
         guard index + 4 <= bytes.count else {
-            throw error(.invalidEscape, at: escapeStart, "\\u needs four hex digits", fix: "write \\u followed by four hex digits, e.g. \\u00E9")
+            throw error(
+                .invalidEscape, at: escapeStart, "\\u needs four hex digits",
+                fix: "write \\u followed by four hex digits, e.g. \\u00E9")
         }
         var value: UInt32 = 0
         for _ in 0..<4 {
@@ -439,7 +497,9 @@ struct Cursor {
             case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
             case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
             default:
-                throw error(.invalidEscape, at: escapeStart, "\\u needs four hex digits", fix: "write \\u followed by four hex digits, e.g. \\u00E9")
+                throw error(
+                    .invalidEscape, at: escapeStart, "\\u needs four hex digits",
+                    fix: "write \\u followed by four hex digits, e.g. \\u00E9")
             }
             value = value << 4 | digit
             index += 1
@@ -450,7 +510,10 @@ struct Cursor {
     func validatedString(_ raw: UnsafeBufferPointer<UInt8>, offset: Int) throws(JSONSyntaxError) -> String {
         // ASCII is by far the common case and needs no validation.
         var isASCII = true
-        for byte in raw where byte >= 0x80 { isASCII = false; break }
+        for byte in raw where byte >= 0x80 {
+            isASCII = false
+            break
+        }
         if isASCII { return String(decoding: raw, as: UTF8.self) }
         if let string = String(validating: raw, as: UTF8.self) { return string }
         // Find the first bad byte for the message.
@@ -462,17 +525,23 @@ struct Cursor {
             switch decoder.decode(&iterator) {
             case .scalarValue(let scalar): consumed += UTF8.width(scalar)
             case .emptyInput: break loop
-            case .error: bad = consumed; break loop
+            case .error:
+                bad = consumed
+                break loop
             }
         }
         let byte = raw[min(bad, raw.count - 1)]
         throw error(
-                .invalidUTF8, at: offset + bad,
-                "byte 0x\(String(byte, radix: 16, uppercase: true)) is not valid UTF-8",
-                fix: "the file looks like Latin-1 or Windows-1252; re-save it as UTF-8, e.g. iconv -f WINDOWS-1252 -t UTF-8 IN > OUT")
+            .invalidUTF8, at: offset + bad,
+            "byte 0x\(String(byte, radix: 16, uppercase: true)) is not valid UTF-8",
+            fix:
+                "the file looks like Latin-1 or Windows-1252; re-save it as UTF-8, e.g. iconv -f WINDOWS-1252 -t UTF-8 IN > OUT"
+        )
     }
 
-    var fixForTruncation: String { "the file looks truncated: check that it was saved or downloaded completely, and close every { [ and \"" }
+    var fixForTruncation: String {
+        "the file looks truncated: check that it was saved or downloaded completely, and close every { [ and \""
+    }
 
     func describe(at offset: Int) -> String {
         guard offset < bytes.count else { return "end of input" }

@@ -62,13 +62,16 @@ public struct JSONPath: Sendable, Hashable, Comparable, CustomStringConvertible,
     private static func isPlainIdentifier(_ key: String) -> Bool {
         guard let first = key.unicodeScalars.first, first == "_" || (first.properties.isAlphabetic && first.isASCII)
         else { return false }
-        return key.unicodeScalars.allSatisfy { $0.isASCII && ($0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0)) }
+        return key.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0))
+        }
     }
 
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let path = JSONPath(parsing: text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "Not a JSON path: \(text)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "Not a JSON path: \(text)"))
         }
         self = path
     }

@@ -82,7 +82,9 @@ extension Cursor {
             while index < bytes.count {
                 switch bytes[index] {
                 case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), 0x20, 0x0A, 0x0D, 0x09: break
-                default: index += 1; continue
+                default:
+                    index += 1
+                    continue
                 }
                 break
             }
@@ -136,7 +138,9 @@ extension Cursor {
         index += 1
         while index < bytes.count {
             switch bytes[index] {
-            case UInt8(ascii: "\""): index += 1; return
+            case UInt8(ascii: "\""):
+                index += 1
+                return
             case UInt8(ascii: "\\"): index += 2
             default: index += 1
             }

@@ -141,7 +141,8 @@ extension JSONValue: Codable {
             self = .object(value)
         } else {
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "Expected a JSON value (null, boolean, number, string, array or object)")
+                in: container,
+                debugDescription: "Expected a JSON value (null, boolean, number, string, array or object)")
         }
     }
 

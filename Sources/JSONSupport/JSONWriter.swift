@@ -104,7 +104,8 @@ public struct JSONWriter: Sendable {
                 continue
             }
             if byte == 0xE2 {
-                guard index + 2 < count, bytes[index + 1] == 0x80, bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9 else {
+                guard index + 2 < count, bytes[index + 1] == 0x80, bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9
+                else {
                     index += 1
                     continue
                 }

@@ -28,7 +28,8 @@ public enum Log {
     public static func bootstrap(filter: LogFilter, handler: (any LogHandler)?) {
         let previous = installed.withLock { state -> (any LogHandler)? in
             defer { state = Installed(filter: filter, handler: handler) }
-            lowestLevel.store(handler == nil ? Int.max : filter.lowestAdmittedLevel?.rawValue ?? Int.max, ordering: .releasing)
+            lowestLevel.store(
+                handler == nil ? Int.max : filter.lowestAdmittedLevel?.rawValue ?? Int.max, ordering: .releasing)
             return state.handler
         }
         previous?.flush()
@@ -51,7 +52,8 @@ public enum Log {
         }
         guard let handler else { return }
         let nanoseconds = Int64((Date().timeIntervalSince1970 * 1e9).rounded())
-        handler.log(LogRecord(nanosecondsSince1970: nanoseconds, level: level, component: component, message: message()))
+        handler.log(
+            LogRecord(nanosecondsSince1970: nanoseconds, level: level, component: component, message: message()))
     }
 
     /// Writes out what the handler buffers; call before exiting.

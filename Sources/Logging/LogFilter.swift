@@ -48,7 +48,8 @@ public struct LogFilter: Sendable, Hashable, CustomStringConvertible {
 
     /// The filter in the syntax ``init(parsing:source:knownComponents:)`` reads.
     public var description: String {
-        ([threshold.description] + overrides.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: ",")
+        ([threshold.description] + overrides.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(
+            separator: ",")
     }
 
     /// This filter with `other`'s entries applied on top: its threshold when `other` sets one,
@@ -72,11 +73,14 @@ public struct LogFilter: Sendable, Hashable, CustomStringConvertible {
     ///   - knownComponents: the names accepted left of `=`.
     /// - Throws: ``LogConfigurationError`` naming the bad entry, with a did-you-mean for
     ///   misspelt components and levels.
-    public init(parsing text: String, source: String = "CASTPREP_LOG", base: LogThreshold = .off,
-                knownComponents: [LogComponent] = LogComponent.known) throws(LogConfigurationError) {
+    public init(
+        parsing text: String, source: String = "CASTPREP_LOG", base: LogThreshold = .off,
+        knownComponents: [LogComponent] = LogComponent.known
+    ) throws(LogConfigurationError) {
         guard text.utf8.count <= Self.maximumLength else {
             throw LogConfigurationError(
-                code: .malformedFilter, message: "\(source) is \(text.utf8.count) bytes long; a log filter is at most \(Self.maximumLength)",
+                code: .malformedFilter,
+                message: "\(source) is \(text.utf8.count) bytes long; a log filter is at most \(Self.maximumLength)",
                 fix: "give a level (debug) or a few component=level entries (channel=debug,http=warn)")
         }
         var filter = LogFilter(threshold: base)
@@ -92,7 +96,9 @@ public struct LogFilter: Sendable, Hashable, CustomStringConvertible {
             let levelName = parts[1].trimmingSpaces
             guard !name.isEmpty, !levelName.isEmpty else {
                 throw LogConfigurationError(
-                    code: .malformedFilter, message: "\(source) entry '\(Self.printable(entry))' needs a component and a level on either side of '='",
+                    code: .malformedFilter,
+                    message:
+                        "\(source) entry '\(Self.printable(entry))' needs a component and a level on either side of '='",
                     fix: "write component=level, e.g. channel=debug (components: \(Self.names(knownComponents)))")
             }
             let component = LogComponent(rawValue: name)
@@ -100,8 +106,10 @@ public struct LogFilter: Sendable, Hashable, CustomStringConvertible {
                 let guess = Self.closest(to: name, among: knownComponents.map(\.rawValue))
                 throw LogConfigurationError(
                     code: .unknownComponent,
-                    message: "\(source) names an unknown component '\(Self.printable(name))'" + (guess.map { "; did you mean '\($0)'?" } ?? ""),
-                    fix: "use one of: \(Self.names(knownComponents))" + (guess.map { " (e.g. \($0)=\(levelName))" } ?? ""))
+                    message: "\(source) names an unknown component '\(Self.printable(name))'"
+                        + (guess.map { "; did you mean '\($0)'?" } ?? ""),
+                    fix: "use one of: \(Self.names(knownComponents))"
+                        + (guess.map { " (e.g. \($0)=\(levelName))" } ?? ""))
             }
             filter.overrides[component] = try Self.threshold(levelName, in: source)
         }
@@ -117,7 +125,8 @@ public struct LogFilter: Sendable, Hashable, CustomStringConvertible {
         let guess = closest(to: text.lowercased(), among: levelNames + ["warn"])
         throw LogConfigurationError(
             code: .unknownLevel,
-            message: "\(source) has an unknown log level '\(printable(text))'" + (guess.map { "; did you mean '\($0)'?" } ?? ""),
+            message: "\(source) has an unknown log level '\(printable(text))'"
+                + (guess.map { "; did you mean '\($0)'?" } ?? ""),
             fix: "use one of: \(levelNames.joined(separator: ", ")) (warn is warning)")
     }
 
@@ -138,7 +147,9 @@ public struct LogFilter: Sendable, Hashable, CustomStringConvertible {
 
     /// At most 40 characters of untrusted text, control characters shown as `?`.
     static func printable(_ text: String) -> String {
-        let cleaned = String(String.UnicodeScalarView(text.unicodeScalars.prefix(40).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
+        let cleaned = String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.prefix(40).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
         return text.unicodeScalars.count > 40 ? cleaned + "…" : cleaned
     }
 }

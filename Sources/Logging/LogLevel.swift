@@ -70,7 +70,9 @@ public enum LogThreshold: Sendable, Hashable, CustomStringConvertible {
 ///
 /// Open: a program that embeds the libraries may log under names of its own; ``known`` lists
 /// the ones CastPrep's modules use, which `CASTPREP_LOG` accepts.
-public struct LogComponent: RawRepresentable, Sendable, Hashable, Comparable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct LogComponent: RawRepresentable, Sendable, Hashable, Comparable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
     public let rawValue: String
 
     public init(rawValue: String) { self.rawValue = rawValue }

@@ -53,7 +53,8 @@ public struct LogRecord: Sendable, Hashable {
         let minute = ofDay / 60_000 % 60
         let second = ofDay / 1000 % 60
         let millisecond = ofDay % 1000
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millisecond, 3))Z"
+        return
+            "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millisecond, 3))Z"
     }
 
     static func pad(_ value: Int64, _ width: Int) -> String {
@@ -75,7 +76,9 @@ public struct LogRecord: Sendable, Hashable {
             default:
                 let value = scalar.value
                 // C0, DEL, C1 and the bidirectional overrides and isolates.
-                if value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value) {
+                if value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
+                    || (0x2066...0x2069).contains(value)
+                {
                     piece = "\\u{\(String(value, radix: 16, uppercase: true))}"
                 } else {
                     piece = String(scalar)

@@ -16,12 +16,14 @@ public enum CodecStrings {
     /// e.g. MPEG-TS): the constraint byte is the usual one for the profile.
     public static func avc(profile: Int, level: Int) -> String? {
         guard profile > 0, level > 0, level < 256 else { return nil }
-        let constraint: UInt8 = switch profile {
-        case 66: 0xE0  // Constrained Baseline in practice
-        case 77: 0x40
-        default: 0x00
-        }
-        return "avc1." + hex(UInt8(truncatingIfNeeded: profile)) + hex(constraint) + hex(UInt8(truncatingIfNeeded: level))
+        let constraint: UInt8 =
+            switch profile {
+            case 66: 0xE0  // Constrained Baseline in practice
+            case 77: 0x40
+            default: 0x00
+            }
+        return "avc1." + hex(UInt8(truncatingIfNeeded: profile)) + hex(constraint)
+            + hex(UInt8(truncatingIfNeeded: level))
     }
 
     /// `hvc1.[A-C]P.C.TL.CC…` from an hvcC record: profile space and idc, the 32 compatibility

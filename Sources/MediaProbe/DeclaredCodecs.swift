@@ -25,11 +25,13 @@ public enum DeclaredCodecs {
         let streams = streams(in: contentType)
         guard !streams.isEmpty else { return nil }
         let probe = ProbeResult(
-            source: source, formatName: "declared", container: "declared", contentType: contentType, duration: nil, bitRate: nil,
+            source: source, formatName: "declared", container: "declared", contentType: contentType, duration: nil,
+            bitRate: nil,
             isFastStart: nil, streams: streams)
         var verdict = DeviceJudge().verdict(for: probe, on: device)
         verdict.reasons.removeAll { $0.code == "device.container" || $0.code == "device.no-media" }
-        verdict.outcome = verdict.reasons.contains { $0.severity == .error }
+        verdict.outcome =
+            verdict.reasons.contains { $0.severity == .error }
             ? .willNotPlay : verdict.reasons.contains { $0.severity == .warning } ? .playsWithCaveats : .plays
         return verdict
     }
@@ -52,9 +54,17 @@ public enum DeclaredCodecs {
             case 77: stream.profile = "Main"
             case 88: stream.profile = "Extended"
             case 100: stream.profile = "High"
-            case 110: stream.profile = "High 10"; stream.bitDepth = 10
-            case 122: stream.profile = "High 4:2:2"; stream.bitDepth = 10; stream.chroma = "4:2:2"
-            case 244: stream.profile = "High 4:4:4 Predictive"; stream.bitDepth = 10; stream.chroma = "4:4:4"
+            case 110:
+                stream.profile = "High 10"
+                stream.bitDepth = 10
+            case 122:
+                stream.profile = "High 4:2:2"
+                stream.bitDepth = 10
+                stream.chroma = "4:2:2"
+            case 244:
+                stream.profile = "High 4:4:4 Predictive"
+                stream.bitDepth = 10
+                stream.chroma = "4:4:4"
             default: stream.profile = "profile \(profile)"
             }
             return stream
@@ -66,18 +76,20 @@ public enum DeclaredCodecs {
             var stream = StreamInfo(index: index, kind: .video, codec: "hevc")
             stream.codecString = codec
             stream.level = level
-            stream.profile = switch profile {
-            case 1: "Main"
-            case 2: "Main 10"
-            case 3: "Main Still Picture"
-            case 4: "Rext"
-            default: "profile \(profile)"
-            }
+            stream.profile =
+                switch profile {
+                case 1: "Main"
+                case 2: "Main 10"
+                case 3: "Main Still Picture"
+                case 4: "Rext"
+                default: "profile \(profile)"
+                }
             if profile == 2 { stream.bitDepth = 10 }
             return stream
         case "vp09":
             // vp09.PP.LL.DD: profile, level ×10, bit depth.
-            guard parts.count >= 4, let profile = Int(parts[1]), let level = Int(parts[2]), let depth = Int(parts[3]) else { return nil }
+            guard parts.count >= 4, let profile = Int(parts[1]), let level = Int(parts[2]), let depth = Int(parts[3])
+            else { return nil }
             var stream = StreamInfo(index: index, kind: .video, codec: "vp9")
             stream.codecString = codec
             stream.profile = "Profile \(profile)"
@@ -90,25 +102,30 @@ public enum DeclaredCodecs {
             return StreamInfo(index: index, kind: .video, codec: "vp8")
         case "av01":
             // av01.P.LLT.DD: profile (0 Main, 1 High, 2 Professional), seq_level_idx and tier, bit depth.
-            guard parts.count >= 4, let profile = Int(parts[1]), let level = Int(parts[2].prefix(2)), let depth = Int(parts[3]) else {
+            guard parts.count >= 4, let profile = Int(parts[1]), let level = Int(parts[2].prefix(2)),
+                let depth = Int(parts[3])
+            else {
                 return nil
             }
             var stream = StreamInfo(index: index, kind: .video, codec: "av1")
             stream.codecString = codec
-            stream.profile = ["Main", "High", "Professional"].indices.contains(profile) ? ["Main", "High", "Professional"][profile] : "profile \(profile)"
+            stream.profile =
+                ["Main", "High", "Professional"].indices.contains(profile)
+                ? ["Main", "High", "Professional"][profile] : "profile \(profile)"
             stream.level = level
             stream.bitDepth = depth
             return stream
         case "mp4a":
             guard parts.count >= 2 else { return nil }
             let object = parts[1].lowercased()
-            let name: String? = switch object {
-            case "40": "aac"
-            case "69", "6b": "mp3"
-            case "a5": "ac3"
-            case "a6": "eac3"
-            default: nil
-            }
+            let name: String? =
+                switch object {
+                case "40": "aac"
+                case "69", "6b": "mp3"
+                case "a5": "ac3"
+                case "a6": "eac3"
+                default: nil
+                }
             guard var name else { return nil }
             if object == "40", parts.count >= 3, parts[2] == "34" { name = "mp3" }
             var stream = StreamInfo(index: index, kind: .audio, codec: name)

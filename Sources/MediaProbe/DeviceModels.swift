@@ -22,11 +22,13 @@ public struct DeviceModelMatch: Sendable, Hashable {
         case "google tv streamer": ids = ["google-tv-streamer"]
         case "google nest hub", "google home hub", "nest hub": ids = ["nest-hub"]
         case "google nest hub max", "nest hub max": ids = ["nest-hub-max"]
-        case "google home", "google home mini", "google nest mini", "google home max", "nest audio", "google nest audio", "chromecast audio",
-             "google cast group", "nest wifi point":
+        case "google home", "google home mini", "google nest mini", "google home max", "nest audio",
+            "google nest audio", "chromecast audio",
+            "google cast group", "nest wifi point":
             ids = ["audio"]
         default:
-            guard let profile = DeviceProfile.all.first(where: { $0.id == folded || $0.name.lowercased() == folded }) else { return nil }
+            guard let profile = DeviceProfile.all.first(where: { $0.id == folded || $0.name.lowercased() == folded })
+            else { return nil }
             ids = [profile.id]
         }
         self.model = model
@@ -45,6 +47,7 @@ public struct DeviceModelMatch: Sendable, Hashable {
 
     /// "Chromecast Ultra", or "Chromecast (1st to 3rd gen, or with Google TV)" for a shared name.
     public var description: String {
-        candidates.count == 1 ? candidates[0].name : "\(model) (any of: \(candidates.map(\.name).joined(separator: "; ")))"
+        candidates.count == 1
+            ? candidates[0].name : "\(model) (any of: \(candidates.map(\.name).joined(separator: "; ")))"
     }
 }

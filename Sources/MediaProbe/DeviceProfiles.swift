@@ -49,90 +49,139 @@ public struct DeviceProfile: Sendable, Hashable, Codable, Identifiable {
         DeviceProfile(
             id: "chromecast-gen1-2", name: "Chromecast (1st and 2nd gen)",
             video: [
-                VideoLimit(codec: "h264", profiles: ["Constrained Baseline", "Baseline", "Main", "High"], maxLevel: 41, maxWidth: 1920,
-                           maxHeight: 1080, maxFrameRate: 30, source: .googleDocs),
-                VideoLimit(codec: "vp8", profiles: [], maxLevel: nil, maxWidth: 1920, maxHeight: 1080, maxFrameRate: 30, source: .googleDocs),
+                VideoLimit(
+                    codec: "h264", profiles: ["Constrained Baseline", "Baseline", "Main", "High"], maxLevel: 41,
+                    maxWidth: 1920,
+                    maxHeight: 1080, maxFrameRate: 30, source: .googleDocs),
+                VideoLimit(
+                    codec: "vp8", profiles: [], maxLevel: nil, maxWidth: 1920, maxHeight: 1080, maxFrameRate: 30,
+                    source: .googleDocs),
             ],
-            hasVideo: true, hdr: [], dolbyVision: false, hasHDMI: true, droppedMultichannelAAC: true, source: .googleDocs),
+            hasVideo: true, hdr: [], dolbyVision: false, hasHDMI: true, droppedMultichannelAAC: true,
+            source: .googleDocs),
         DeviceProfile(
             id: "chromecast-gen3", name: "Chromecast (3rd gen)",
             video: [
-                VideoLimit(codec: "h264", profiles: ["Constrained Baseline", "Baseline", "Main", "High"], maxLevel: 42, maxWidth: 1920,
-                           maxHeight: 1080, maxFrameRate: 60, source: .googleDocs),
-                VideoLimit(codec: "vp8", profiles: [], maxLevel: nil, maxWidth: 1920, maxHeight: 1080, maxFrameRate: 30, source: .googleDocs),
+                VideoLimit(
+                    codec: "h264", profiles: ["Constrained Baseline", "Baseline", "Main", "High"], maxLevel: 42,
+                    maxWidth: 1920,
+                    maxHeight: 1080, maxFrameRate: 60, source: .googleDocs),
+                VideoLimit(
+                    codec: "vp8", profiles: [], maxLevel: nil, maxWidth: 1920, maxHeight: 1080, maxFrameRate: 30,
+                    source: .googleDocs),
             ],
-            hasVideo: true, hdr: [], dolbyVision: false, hasHDMI: true, droppedMultichannelAAC: false, source: .googleDocs),
+            hasVideo: true, hdr: [], dolbyVision: false, hasHDMI: true, droppedMultichannelAAC: false,
+            source: .googleDocs),
         DeviceProfile(
             id: "chromecast-ultra", name: "Chromecast Ultra",
             video: [
-                VideoLimit(codec: "h264", profiles: ["Constrained Baseline", "Baseline", "Main", "High"], maxLevel: 42, maxWidth: 1920,
-                           maxHeight: 1080, maxFrameRate: 60, source: .googleDocs),
-                VideoLimit(codec: "hevc", profiles: ["Main", "Main 10"], maxLevel: 153, maxWidth: 3840, maxHeight: 2160, maxFrameRate: 60,
-                           source: .quotedDocs),
-                VideoLimit(codec: "vp8", profiles: [], maxLevel: nil, maxWidth: 3840, maxHeight: 2160, maxFrameRate: 30, source: .googleDocs),
-                VideoLimit(codec: "vp9", profiles: ["Profile 0", "Profile 2"], maxLevel: 51, maxWidth: 3840, maxHeight: 2160,
-                           maxFrameRate: 60, source: .quotedDocs),
+                VideoLimit(
+                    codec: "h264", profiles: ["Constrained Baseline", "Baseline", "Main", "High"], maxLevel: 42,
+                    maxWidth: 1920,
+                    maxHeight: 1080, maxFrameRate: 60, source: .googleDocs),
+                VideoLimit(
+                    codec: "hevc", profiles: ["Main", "Main 10"], maxLevel: 153, maxWidth: 3840, maxHeight: 2160,
+                    maxFrameRate: 60,
+                    source: .quotedDocs),
+                VideoLimit(
+                    codec: "vp8", profiles: [], maxLevel: nil, maxWidth: 3840, maxHeight: 2160, maxFrameRate: 30,
+                    source: .googleDocs),
+                VideoLimit(
+                    codec: "vp9", profiles: ["Profile 0", "Profile 2"], maxLevel: 51, maxWidth: 3840, maxHeight: 2160,
+                    maxFrameRate: 60, source: .quotedDocs),
             ],
-            hasVideo: true, hdr: ["PQ"], dolbyVision: true, hasHDMI: true, droppedMultichannelAAC: true, source: .quotedDocs),
+            hasVideo: true, hdr: ["PQ"], dolbyVision: true, hasHDMI: true, droppedMultichannelAAC: true,
+            source: .quotedDocs),
         DeviceProfile(
             id: "google-tv-hd", name: "Chromecast with Google TV (HD)",
             video: [
-                VideoLimit(codec: "h264", profiles: ["Constrained Baseline", "Baseline", "Main", "High"], maxLevel: 42, maxWidth: 1920,
-                           maxHeight: 1080, maxFrameRate: 60, source: .inference),
-                VideoLimit(codec: "hevc", profiles: ["Main", "Main 10"], maxLevel: 123, maxWidth: 1920, maxHeight: 1080, maxFrameRate: 60,
-                           source: .inference),
-                VideoLimit(codec: "vp9", profiles: ["Profile 0", "Profile 2"], maxLevel: 41, maxWidth: 1920, maxHeight: 1080,
-                           maxFrameRate: 60, source: .inference),
-                VideoLimit(codec: "av1", profiles: ["Main"], maxLevel: 9, maxWidth: 1920, maxHeight: 1080, maxFrameRate: 60,
-                           source: .field),
+                VideoLimit(
+                    codec: "h264", profiles: ["Constrained Baseline", "Baseline", "Main", "High"], maxLevel: 42,
+                    maxWidth: 1920,
+                    maxHeight: 1080, maxFrameRate: 60, source: .inference),
+                VideoLimit(
+                    codec: "hevc", profiles: ["Main", "Main 10"], maxLevel: 123, maxWidth: 1920, maxHeight: 1080,
+                    maxFrameRate: 60,
+                    source: .inference),
+                VideoLimit(
+                    codec: "vp9", profiles: ["Profile 0", "Profile 2"], maxLevel: 41, maxWidth: 1920, maxHeight: 1080,
+                    maxFrameRate: 60, source: .inference),
+                VideoLimit(
+                    codec: "av1", profiles: ["Main"], maxLevel: 9, maxWidth: 1920, maxHeight: 1080, maxFrameRate: 60,
+                    source: .field),
             ],
-            hasVideo: true, hdr: ["PQ", "HLG"], dolbyVision: false, hasHDMI: true, droppedMultichannelAAC: false, source: .field),
+            hasVideo: true, hdr: ["PQ", "HLG"], dolbyVision: false, hasHDMI: true, droppedMultichannelAAC: false,
+            source: .field),
         DeviceProfile(
             id: "google-tv-4k", name: "Chromecast with Google TV (4K)",
             video: [
-                VideoLimit(codec: "h264", profiles: ["Constrained Baseline", "Baseline", "Main", "High"], maxLevel: 51, maxWidth: 4096,
-                           maxHeight: 2160, maxFrameRate: 30, source: .quotedDocs),
-                VideoLimit(codec: "hevc", profiles: ["Main", "Main 10"], maxLevel: 153, maxWidth: 4096, maxHeight: 2160, maxFrameRate: 60,
-                           source: .quotedDocs),
-                VideoLimit(codec: "vp9", profiles: ["Profile 0", "Profile 2"], maxLevel: 51, maxWidth: 4096, maxHeight: 2160,
-                           maxFrameRate: 60, source: .quotedDocs),
+                VideoLimit(
+                    codec: "h264", profiles: ["Constrained Baseline", "Baseline", "Main", "High"], maxLevel: 51,
+                    maxWidth: 4096,
+                    maxHeight: 2160, maxFrameRate: 30, source: .quotedDocs),
+                VideoLimit(
+                    codec: "hevc", profiles: ["Main", "Main 10"], maxLevel: 153, maxWidth: 4096, maxHeight: 2160,
+                    maxFrameRate: 60,
+                    source: .quotedDocs),
+                VideoLimit(
+                    codec: "vp9", profiles: ["Profile 0", "Profile 2"], maxLevel: 51, maxWidth: 4096, maxHeight: 2160,
+                    maxFrameRate: 60, source: .quotedDocs),
             ],
-            hasVideo: true, hdr: ["PQ", "HLG"], dolbyVision: true, hasHDMI: true, droppedMultichannelAAC: false, source: .quotedDocs),
+            hasVideo: true, hdr: ["PQ", "HLG"], dolbyVision: true, hasHDMI: true, droppedMultichannelAAC: false,
+            source: .quotedDocs),
         DeviceProfile(
             id: "google-tv-streamer", name: "Google TV Streamer",
             video: [
-                VideoLimit(codec: "h264", profiles: ["Constrained Baseline", "Baseline", "Main", "High"], maxLevel: 52, maxWidth: 4096,
-                           maxHeight: 2160, maxFrameRate: 60, source: .quotedDocs),
-                VideoLimit(codec: "hevc", profiles: ["Main", "Main 10"], maxLevel: 153, maxWidth: 4096, maxHeight: 2160, maxFrameRate: 60,
-                           source: .quotedDocs),
-                VideoLimit(codec: "vp9", profiles: ["Profile 0", "Profile 2"], maxLevel: 51, maxWidth: 4096, maxHeight: 2160,
-                           maxFrameRate: 60, source: .quotedDocs),
-                VideoLimit(codec: "av1", profiles: ["Main"], maxLevel: 13, maxWidth: 4096, maxHeight: 2160, maxFrameRate: 60,
-                           source: .quotedDocs),
+                VideoLimit(
+                    codec: "h264", profiles: ["Constrained Baseline", "Baseline", "Main", "High"], maxLevel: 52,
+                    maxWidth: 4096,
+                    maxHeight: 2160, maxFrameRate: 60, source: .quotedDocs),
+                VideoLimit(
+                    codec: "hevc", profiles: ["Main", "Main 10"], maxLevel: 153, maxWidth: 4096, maxHeight: 2160,
+                    maxFrameRate: 60,
+                    source: .quotedDocs),
+                VideoLimit(
+                    codec: "vp9", profiles: ["Profile 0", "Profile 2"], maxLevel: 51, maxWidth: 4096, maxHeight: 2160,
+                    maxFrameRate: 60, source: .quotedDocs),
+                VideoLimit(
+                    codec: "av1", profiles: ["Main"], maxLevel: 13, maxWidth: 4096, maxHeight: 2160, maxFrameRate: 60,
+                    source: .quotedDocs),
             ],
-            hasVideo: true, hdr: ["PQ", "HLG"], dolbyVision: true, hasHDMI: true, droppedMultichannelAAC: false, source: .quotedDocs),
+            hasVideo: true, hdr: ["PQ", "HLG"], dolbyVision: true, hasHDMI: true, droppedMultichannelAAC: false,
+            source: .quotedDocs),
         DeviceProfile(
             id: "nest-hub", name: "Google Nest Hub",
             video: [
-                VideoLimit(codec: "h264", profiles: ["Constrained Baseline", "Baseline", "Main", "High"], maxLevel: 41, maxWidth: 1280,
-                           maxHeight: 720, maxFrameRate: 60, source: .quotedDocs),
-                VideoLimit(codec: "vp9", profiles: ["Profile 0"], maxLevel: 40, maxWidth: 1280, maxHeight: 720, maxFrameRate: 60,
-                           source: .quotedDocs),
+                VideoLimit(
+                    codec: "h264", profiles: ["Constrained Baseline", "Baseline", "Main", "High"], maxLevel: 41,
+                    maxWidth: 1280,
+                    maxHeight: 720, maxFrameRate: 60, source: .quotedDocs),
+                VideoLimit(
+                    codec: "vp9", profiles: ["Profile 0"], maxLevel: 40, maxWidth: 1280, maxHeight: 720,
+                    maxFrameRate: 60,
+                    source: .quotedDocs),
             ],
-            hasVideo: true, hdr: [], dolbyVision: false, hasHDMI: false, droppedMultichannelAAC: false, source: .quotedDocs),
+            hasVideo: true, hdr: [], dolbyVision: false, hasHDMI: false, droppedMultichannelAAC: false,
+            source: .quotedDocs),
         DeviceProfile(
             // Sources disagree on 720p60 and 720p30; CastPrep takes the stricter one.
             id: "nest-hub-max", name: "Google Nest Hub Max",
             video: [
-                VideoLimit(codec: "h264", profiles: ["Constrained Baseline", "Baseline", "Main", "High"], maxLevel: 41, maxWidth: 1280,
-                           maxHeight: 720, maxFrameRate: 30, source: .inference),
-                VideoLimit(codec: "vp9", profiles: ["Profile 0"], maxLevel: 40, maxWidth: 1280, maxHeight: 720, maxFrameRate: 30,
-                           source: .inference),
+                VideoLimit(
+                    codec: "h264", profiles: ["Constrained Baseline", "Baseline", "Main", "High"], maxLevel: 41,
+                    maxWidth: 1280,
+                    maxHeight: 720, maxFrameRate: 30, source: .inference),
+                VideoLimit(
+                    codec: "vp9", profiles: ["Profile 0"], maxLevel: 40, maxWidth: 1280, maxHeight: 720,
+                    maxFrameRate: 30,
+                    source: .inference),
             ],
-            hasVideo: true, hdr: [], dolbyVision: false, hasHDMI: false, droppedMultichannelAAC: false, source: .inference),
+            hasVideo: true, hdr: [], dolbyVision: false, hasHDMI: false, droppedMultichannelAAC: false,
+            source: .inference),
         DeviceProfile(
             id: "audio", name: "Audio devices (Nest Audio, Nest Mini, Google Home, speaker groups)",
-            video: [], hasVideo: false, hdr: [], dolbyVision: false, hasHDMI: false, droppedMultichannelAAC: false, source: .quotedDocs),
+            video: [], hasVideo: false, hdr: [], dolbyVision: false, hasHDMI: false, droppedMultichannelAAC: false,
+            source: .quotedDocs),
     ]
 
     /// The profile of a device that announces `model` (its mDNS `md`, eureka_info

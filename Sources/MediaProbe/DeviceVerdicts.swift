@@ -55,7 +55,9 @@ public struct DeviceJudge: Sendable {
         // Container.
         switch probe.container {
         case "matroska", "mov":
-            add(.error, "device.container", "\(probe.container == "mov" ? "QuickTime (MOV)" : "Matroska (MKV)") is not a container Cast plays")
+            add(
+                .error, "device.container",
+                "\(probe.container == "mov" ? "QuickTime (MOV)" : "Matroska (MKV)") is not a container Cast plays")
             plan.remuxToMP4 = true
         case "mp4", "webm", "mpegts", "mp3", "flac", "ogg", "wav", "aac", "hls", "dash":
             break
@@ -69,13 +71,20 @@ public struct DeviceJudge: Sendable {
         }
         // A master lists its codecs; a media playlist has only the streams FFmpeg found.
         if let hls = probe.hls, hls.videoPackaging == .ts,
-           hls.codecs.contains(where: { $0.hasPrefix("hvc1") || $0.hasPrefix("hev1") || $0.hasPrefix("dvh") })
-            || (hls.variants.isEmpty && probe.videoStreams.contains { $0.codec == "hevc" }) {
-            add(.error, "device.hevc-in-ts", "HEVC in MPEG-TS HLS segments does not play on Cast: HLS TS carries H.264 only; HEVC needs fMP4 segments")
+            hls.codecs.contains(where: { $0.hasPrefix("hvc1") || $0.hasPrefix("hev1") || $0.hasPrefix("dvh") })
+                || (hls.variants.isEmpty && probe.videoStreams.contains { $0.codec == "hevc" })
+        {
+            add(
+                .error, "device.hevc-in-ts",
+                "HEVC in MPEG-TS HLS segments does not play on Cast: HLS TS carries H.264 only; HEVC needs fMP4 segments"
+            )
             plan.hlsFMP4 = true
         }
         if probe.isFastStart == false {
-            add(.warning, "device.not-fast-start", "the MP4 index (moov) is at the end: playback starts only after an extra range request to the end of the file, and fails on servers without Range support")
+            add(
+                .warning, "device.not-fast-start",
+                "the MP4 index (moov) is at the end: playback starts only after an extra range request to the end of the file, and fails on servers without Range support"
+            )
             plan.fastStart = true
         }
 
@@ -97,11 +106,20 @@ public struct DeviceJudge: Sendable {
                 if let channels = stream.channels, channels > 2 {
                     let layout = stream.channelLayout ?? "\(channels)-channel"
                     if device.droppedMultichannelAAC {
-                        add(.error, "device.aac-multichannel", "\(layout) AAC does not play: multichannel AAC was removed from this device in firmware 1.28 (Google issue tracker 69088762)")
+                        add(
+                            .error, "device.aac-multichannel",
+                            "\(layout) AAC does not play: multichannel AAC was removed from this device in firmware 1.28 (Google issue tracker 69088762)"
+                        )
                     } else if !device.hasHDMI {
-                        add(.error, "device.aac-multichannel", "\(layout) AAC does not play: the device has no surround output, and Cast decodes multichannel AAC only for an HDMI sink that takes multichannel PCM")
+                        add(
+                            .error, "device.aac-multichannel",
+                            "\(layout) AAC does not play: the device has no surround output, and Cast decodes multichannel AAC only for an HDMI sink that takes multichannel PCM"
+                        )
                     } else {
-                        add(.warning, "device.aac-multichannel", "\(stream.channelLayout ?? "\(channels)-channel") AAC plays only when the TV or receiver accepts multichannel PCM over HDMI")
+                        add(
+                            .warning, "device.aac-multichannel",
+                            "\(stream.channelLayout ?? "\(channels)-channel") AAC plays only when the TV or receiver accepts multichannel PCM over HDMI"
+                        )
                     }
                     plan.audio = .stereoAAC(index: stream.index)
                 }
@@ -115,9 +133,14 @@ public struct DeviceJudge: Sendable {
             case "ac3", "eac3":
                 let name = stream.codec == "ac3" ? "AC-3" : "E-AC-3"
                 if device.hasHDMI {
-                    add(.warning, "device.audio-passthrough", "\(name) is passed through to the TV undecoded: silent unless the TV or receiver decodes \(name)")
+                    add(
+                        .warning, "device.audio-passthrough",
+                        "\(name) is passed through to the TV undecoded: silent unless the TV or receiver decodes \(name)"
+                    )
                 } else {
-                    add(.error, "device.audio-passthrough", "\(name) needs an HDMI sink that decodes it; \(device.name) has none")
+                    add(
+                        .error, "device.audio-passthrough",
+                        "\(name) needs an HDMI sink that decodes it; \(device.name) has none")
                 }
                 plan.audio = .stereoAAC(index: stream.index)
             default:
@@ -132,20 +155,28 @@ public struct DeviceJudge: Sendable {
         // Embedded subtitles.
         for stream in probe.subtitleStreams {
             if stream.isTextSubtitle == false {
-                add(.warning, "device.bitmap-subtitles", "subtitle stream #\(stream.index) (\(stream.codec)) is bitmaps: Cast shows only WebVTT/TTML text tracks, and OCR would be needed")
+                add(
+                    .warning, "device.bitmap-subtitles",
+                    "subtitle stream #\(stream.index) (\(stream.codec)) is bitmaps: Cast shows only WebVTT/TTML text tracks, and OCR would be needed"
+                )
             } else {
-                add(.warning, "device.embedded-subtitles", "subtitle stream #\(stream.index) (\(stream.codec)\(stream.language.map { ", \($0)" } ?? "")) is embedded: the receiver ignores it; convert it to a WebVTT sidecar with castprep captions convert \(Self.quoted(probe.source)) --stream \(stream.index)")
+                add(
+                    .warning, "device.embedded-subtitles",
+                    "subtitle stream #\(stream.index) (\(stream.codec)\(stream.language.map { ", \($0)" } ?? "")) is embedded: the receiver ignores it; convert it to a WebVTT sidecar with castprep captions convert \(Self.quoted(probe.source)) --stream \(stream.index)"
+                )
             }
         }
 
-        let outcome: DeviceVerdict.Outcome = reasons.contains { $0.severity == .error }
+        let outcome: DeviceVerdict.Outcome =
+            reasons.contains { $0.severity == .error }
             ? .willNotPlay : reasons.contains { $0.severity == .warning } ? .playsWithCaveats : .plays
         plan.audioCodecs = probe.audioStreams.map(\.codec)
         plan.hlsMaster = !(probe.hls?.variants.isEmpty ?? true)
         let fix = plan.isEmpty ? nil : plan.command(input: probe.source, container: probe.container)
         for index in reasons.indices where reasons[index].fix == nil && reasons[index].severity != .note {
             if reasons[index].code == "device.embedded-subtitles" || reasons[index].code == "device.bitmap-subtitles"
-                || reasons[index].code == "device.audio-only" {
+                || reasons[index].code == "device.audio-only"
+            {
                 continue
             }
             reasons[index].fix = fix
@@ -158,7 +189,8 @@ public struct DeviceJudge: Sendable {
         _ stream: StreamInfo, device: DeviceProfile, plan: inout FixPlan,
         add: (Diagnostic.Severity, DiagnosticCode, String) -> Void
     ) {
-        let codecName = ["h264": "H.264", "hevc": "HEVC", "vp8": "VP8", "vp9": "VP9", "av1": "AV1"][stream.codec] ?? stream.codec
+        let codecName =
+            ["h264": "H.264", "hevc": "HEVC", "vp8": "VP8", "vp9": "VP9", "av1": "AV1"][stream.codec] ?? stream.codec
         guard let limit = device.video.first(where: { $0.codec == stream.codec }) else {
             add(.error, "device.video-codec", "\(device.name) does not decode \(codecName) video")
             plan.video = .h264(index: stream.index, maxHeight: Self.fitHeight(stream, device: device))
@@ -166,38 +198,60 @@ public struct DeviceJudge: Sendable {
         }
         var reencode = false
         if let depth = stream.bitDepth, depth > 8, stream.codec == "h264" {
-            add(.error, "device.h264-high10", "\(depth)-bit H.264 (\(stream.profile ?? "High 10")) is not decoded by any Cast device: Cast supports H.264 High profile, 8-bit")
+            add(
+                .error, "device.h264-high10",
+                "\(depth)-bit H.264 (\(stream.profile ?? "High 10")) is not decoded by any Cast device: Cast supports H.264 High profile, 8-bit"
+            )
             reencode = true
         } else if let chroma = stream.chroma, chroma != "4:2:0" {
             add(.error, "device.chroma", "\(chroma) chroma is not decoded by Cast devices; they need 4:2:0")
             reencode = true
         } else if let profile = stream.profile, !limit.profiles.isEmpty, !limit.profiles.contains(profile) {
-            add(.error, "device.video-profile", "\(codecName) \(profile) is not supported on \(device.name) (supported: \(limit.profiles.joined(separator: ", ")))")
+            add(
+                .error, "device.video-profile",
+                "\(codecName) \(profile) is not supported on \(device.name) (supported: \(limit.profiles.joined(separator: ", ")))"
+            )
             reencode = true
         }
         if let level = stream.level, let maxLevel = limit.maxLevel, level > maxLevel {
-            add(.error, "device.video-level", "\(codecName) level \(Self.levelName(level, codec: stream.codec)) is above \(device.name)'s limit of \(Self.levelName(maxLevel, codec: stream.codec))")
+            add(
+                .error, "device.video-level",
+                "\(codecName) level \(Self.levelName(level, codec: stream.codec)) is above \(device.name)'s limit of \(Self.levelName(maxLevel, codec: stream.codec))"
+            )
             reencode = true
         }
         let width = stream.width ?? 0
         let height = stream.height ?? 0
         // Compare the long and short sides so portrait video is judged fairly.
-        if max(width, height) > max(limit.maxWidth, limit.maxHeight) || min(width, height) > min(limit.maxWidth, limit.maxHeight) {
-            add(.error, "device.resolution", "\(width)×\(height) is larger than \(device.name) decodes (\(limit.maxWidth)×\(limit.maxHeight))")
+        if max(width, height) > max(limit.maxWidth, limit.maxHeight)
+            || min(width, height) > min(limit.maxWidth, limit.maxHeight)
+        {
+            add(
+                .error, "device.resolution",
+                "\(width)×\(height) is larger than \(device.name) decodes (\(limit.maxWidth)×\(limit.maxHeight))")
             reencode = true
         }
         if let rate = stream.frameRate, rate > limit.maxFrameRate + 0.01 {
-            add(.error, "device.frame-rate", "\(Self.trimmed(rate)) fps is above \(device.name)'s \(Self.trimmed(limit.maxFrameRate)) fps at this size")
+            add(
+                .error, "device.frame-rate",
+                "\(Self.trimmed(rate)) fps is above \(device.name)'s \(Self.trimmed(limit.maxFrameRate)) fps at this size"
+            )
             reencode = true
         }
         if let transfer = stream.hdrTransfer, !device.hdr.contains(transfer) {
-            add(.warning, "device.hdr", "\(transfer == "PQ" ? "HDR10/PQ" : "HLG") video on a device without HDR output: colours will look washed out (no tone mapping)")
+            add(
+                .warning, "device.hdr",
+                "\(transfer == "PQ" ? "HDR10/PQ" : "HLG") video on a device without HDR output: colours will look washed out (no tone mapping)"
+            )
         }
         if stream.dolbyVisionProfile != nil, !device.dolbyVision {
-            add(.warning, "device.dolby-vision", "Dolby Vision is not supported on \(device.name): only a compatible base layer, if any, plays")
+            add(
+                .warning, "device.dolby-vision",
+                "Dolby Vision is not supported on \(device.name): only a compatible base layer, if any, plays")
         }
         if reencode {
-            plan.video = stream.codec == "h264" || !limit.profiles.isEmpty
+            plan.video =
+                stream.codec == "h264" || !limit.profiles.isEmpty
                 ? .h264(index: stream.index, maxHeight: Self.fitHeight(stream, device: device))
                 : .h264(index: stream.index, maxHeight: nil)
         }
@@ -224,7 +278,8 @@ public struct DeviceJudge: Sendable {
     }
 
     static func quoted(_ path: String) -> String {
-        path.allSatisfy({ $0.isLetter || $0.isNumber || "/._-".contains($0) }) ? path : "'" + path.replacingApostrophes() + "'"
+        path.allSatisfy({ $0.isLetter || $0.isNumber || "/._-".contains($0) })
+            ? path : "'" + path.replacingApostrophes() + "'"
     }
 }
 
@@ -256,14 +311,18 @@ struct FixPlan {
     /// `ffmpeg -i IN -map … -c copy -c:v libx264 … OUT.mp4`, quoted for a POSIX shell.
     func command(input: String, container: String) -> String {
         if hlsFMP4, hlsMaster {
-            return "repackage every variant playlist with fMP4 segments (castprep probe VARIANT.m3u8 prints the ffmpeg command for one), "
+            return
+                "repackage every variant playlist with fMP4 segments (castprep probe VARIANT.m3u8 prints the ffmpeg command for one), "
                 + "then point the master playlist at the new playlists"
         }
         guard var arguments = arguments(input: input, container: container) else { return "" }
         // Only the paths can hold characters the shell cares about; the options are fixed text.
-        for index in arguments.indices where index > 0 && (arguments[index - 1] == "-i" || index == arguments.count - 1
-            || arguments[index - 1] == "-hls_segment_filename" || arguments[index - 1] == "-hls_fmp4_init_filename"
-            || arguments[index].contains("?")) {
+        for index in arguments.indices
+        where index > 0
+            && (arguments[index - 1] == "-i" || index == arguments.count - 1
+                || arguments[index - 1] == "-hls_segment_filename" || arguments[index - 1] == "-hls_fmp4_init_filename"
+                || arguments[index].contains("?"))
+        {
             arguments[index] = DeviceJudge.quoted(arguments[index])
         }
         return arguments.joined(separator: " ")
@@ -276,7 +335,8 @@ struct FixPlan {
         // A URL's folder cannot be written to: its fix writes into the current folder.
         let directory = input.contains("/") && !input.contains("://") ? String(input.dropLast(base.count)) : ""
         let name = base.split(separator: "?").first.map(String.init) ?? base
-        let stem = name.split(separator: ".").count > 1 ? name.split(separator: ".").dropLast().joined(separator: ".") : name
+        let stem =
+            name.split(separator: ".").count > 1 ? name.split(separator: ".").dropLast().joined(separator: ".") : name
         var arguments = ["ffmpeg", "-i", input]
         if hlsFMP4 {
             guard !hlsMaster else { return nil }
@@ -305,7 +365,9 @@ struct FixPlan {
         }
         arguments += ["-c", "copy"]
         if case .h264(_, let maxHeight) = video {
-            arguments += ["-c:v", "libx264", "-profile:v", "high", "-pix_fmt", "yuv420p", "-crf", "20", "-preset", "medium"]
+            arguments += [
+                "-c:v", "libx264", "-profile:v", "high", "-pix_fmt", "yuv420p", "-crf", "20", "-preset", "medium",
+            ]
             if let maxHeight { arguments += ["-vf", "scale=-2:\(maxHeight)"] }
         }
         let audioNeedsAAC = outputIsMP4 && !inputIsMP4 && audioCodecs.contains { !Self.mp4Audio.contains($0) }
@@ -313,7 +375,10 @@ struct FixPlan {
             arguments += ["-c:a", "aac", "-ac", "2", "-b:a", "192k"]
         }
         if outputIsMP4 { arguments += ["-movflags", "+faststart"] }
-        let ext = outputIsMP4 ? "mp4" : (name.split(separator: ".").count > 1 ? name.split(separator: ".").last.map(String.init) ?? "mp4" : "mp4")
+        let ext =
+            outputIsMP4
+            ? "mp4"
+            : (name.split(separator: ".").count > 1 ? name.split(separator: ".").last.map(String.init) ?? "mp4" : "mp4")
         arguments.append(directory + stem + ".cast." + ext)
         return arguments
     }

@@ -38,7 +38,8 @@ public struct MediaProber: Sendable {
     /// Creates a prober.
     public init(limits: Limits = Limits()) { self.limits = limits }
 
-    private static let queue = DispatchQueue(label: "castprep.media-probe", qos: .userInitiated, attributes: .concurrent)
+    private static let queue = DispatchQueue(
+        label: "castprep.media-probe", qos: .userInitiated, attributes: .concurrent)
 
     /// FFmpeg's own logging is silenced once: errors are reported through ``ProbeError``.
     private static let quietLogging: Void = { castprep_av_log_set_level(-8) }()  // AV_LOG_QUIET
@@ -70,7 +71,8 @@ public struct MediaProber: Sendable {
     public func probe(path: String) async -> Result<ProbeResult, ProbeError> {
         await withCheckedContinuation { continuation in
             Self.queue.async {
-                continuation.resume(returning: Result { () throws(ProbeError) -> ProbeResult in try self.probeBlocking(path: path) })
+                continuation.resume(
+                    returning: Result { () throws(ProbeError) -> ProbeResult in try self.probeBlocking(path: path) })
             }
         }
     }
@@ -88,10 +90,13 @@ public struct MediaProber: Sendable {
                 throw ProbeError("probe.not-found", "no such file", fix: "check the path", source: path)
             }
             if (status.st_mode & S_IFMT) == S_IFDIR {
-                throw ProbeError("probe.is-directory", "this is a directory, not a media file", fix: "give a file path", source: path)
+                throw ProbeError(
+                    "probe.is-directory", "this is a directory, not a media file", fix: "give a file path", source: path
+                )
             }
             if status.st_size == 0 {
-                throw ProbeError("probe.empty-file", "the file is empty (0 bytes)", fix: "re-export or re-download it", source: path)
+                throw ProbeError(
+                    "probe.empty-file", "the file is empty (0 bytes)", fix: "re-export or re-download it", source: path)
             }
         }
         if path.lowercased().hasSuffix(".mpd") {
@@ -135,8 +140,10 @@ public struct MediaProber: Sendable {
                 if stream.pointee.duration != castprep_AV_NOPTS_VALUE, stream.pointee.duration > 0 {
                     let seconds = Double(stream.pointee.duration) * Self.double(stream.pointee.time_base)
                     mediaDuration = max(mediaDuration ?? 0, seconds)
-                } else if let entry = castprep_av_dict_get(stream.pointee.metadata, "DURATION", nil, 0), let value = entry.pointee.value,
-                          let seconds = Self.clockSeconds(String(cString: value)) {
+                } else if let entry = castprep_av_dict_get(stream.pointee.metadata, "DURATION", nil, 0),
+                    let value = entry.pointee.value,
+                    let seconds = Self.clockSeconds(String(cString: value))
+                {
                     // Matroska stores per-stream durations as a DURATION tag ("00:00:02.000000000").
                     mediaDuration = max(mediaDuration ?? 0, seconds)
                 }
@@ -147,13 +154,18 @@ public struct MediaProber: Sendable {
             // The container's duration covers subtitle streams too; when there are any, find
             // where the audio and video really end by reading the last packets.
             if streams.contains(where: { $0.kind == .subtitle }) {
-                mediaDuration = Self.lastMediaTimestamp(context, streams: streams, containerDuration: containerDuration) ?? containerDuration
+                mediaDuration =
+                    Self.lastMediaTimestamp(context, streams: streams, containerDuration: containerDuration)
+                    ?? containerDuration
             } else {
                 mediaDuration = containerDuration
             }
         }
         let bitRate = context.pointee.bit_rate > 0 ? Int(context.pointee.bit_rate) : nil
-        let ext = path.split(separator: "/").last.flatMap { name in name.split(separator: ".").count > 1 ? name.split(separator: ".").last : nil }
+        let ext =
+            path.split(separator: "/").last.flatMap { name in
+                name.split(separator: ".").count > 1 ? name.split(separator: ".").last : nil
+            }
             .map { $0.lowercased() } ?? ""
         let container = Self.container(formatName: formatName, fileExtension: ext, streams: streams)
         var fastStart: Bool?
@@ -161,9 +173,10 @@ public struct MediaProber: Sendable {
             fastStart = Self.fastStart(path: path)
         }
         let contentType = ContentTypes.contentType(container: container, streams: streams)
-        var result = ProbeResult(source: path, formatName: formatName, container: container, contentType: contentType,
-                                 duration: mediaDuration.map { ($0 * 1000).rounded() / 1000 }, bitRate: bitRate,
-                                 isFastStart: fastStart, streams: streams)
+        var result = ProbeResult(
+            source: path, formatName: formatName, container: container, contentType: contentType,
+            duration: mediaDuration.map { ($0 * 1000).rounded() / 1000 }, bitRate: bitRate,
+            isFastStart: fastStart, streams: streams)
         if container == "hls" {
             result.hls = try Self.hlsInfo(path: path, budget: budget)
         }
@@ -173,22 +186,27 @@ public struct MediaProber: Sendable {
     // MARK: - Streams
 
     static func describe(_ stream: UnsafeMutablePointer<AVStream>, index: Int) -> StreamInfo {
-        guard let parameters = stream.pointee.codecpar?.pointee else { return StreamInfo(index: index, kind: .unknown, codec: "unknown") }
-        let codecName = castprep_avcodec_get_name(parameters.codec_id).map { String(cString: $0) } ?? "unknown"
-        let kind: StreamInfo.Kind = switch parameters.codec_type {
-        case AVMEDIA_TYPE_VIDEO: .video
-        case AVMEDIA_TYPE_AUDIO: .audio
-        case AVMEDIA_TYPE_SUBTITLE: .subtitle
-        case AVMEDIA_TYPE_DATA: .data
-        case AVMEDIA_TYPE_ATTACHMENT: .attachment
-        default: .unknown
+        guard let parameters = stream.pointee.codecpar?.pointee else {
+            return StreamInfo(index: index, kind: .unknown, codec: "unknown")
         }
+        let codecName = castprep_avcodec_get_name(parameters.codec_id).map { String(cString: $0) } ?? "unknown"
+        let kind: StreamInfo.Kind =
+            switch parameters.codec_type {
+            case AVMEDIA_TYPE_VIDEO: .video
+            case AVMEDIA_TYPE_AUDIO: .audio
+            case AVMEDIA_TYPE_SUBTITLE: .subtitle
+            case AVMEDIA_TYPE_DATA: .data
+            case AVMEDIA_TYPE_ATTACHMENT: .attachment
+            default: .unknown
+            }
         var info = StreamInfo(index: index, kind: kind, codec: codecName)
         let disposition = stream.pointee.disposition
         info.isDefault = disposition & 0x1 != 0  // AV_DISPOSITION_DEFAULT
         info.isForced = disposition & 0x40 != 0  // AV_DISPOSITION_FORCED
         info.isAttachedPicture = disposition & 0x400 != 0  // AV_DISPOSITION_ATTACHED_PIC
-        if let entry = castprep_av_dict_get(stream.pointee.metadata, "language", nil, 0), let value = entry.pointee.value {
+        if let entry = castprep_av_dict_get(stream.pointee.metadata, "language", nil, 0),
+            let value = entry.pointee.value
+        {
             let language = String(cString: value)
             if !language.isEmpty, language != "und" { info.language = language }
         }
@@ -196,11 +214,12 @@ public struct MediaProber: Sendable {
             info.profile = String(cString: name)
         }
         if parameters.level > 0 { info.level = Int(parameters.level) }
-        let extradata: [UInt8] = if let pointer = parameters.extradata, parameters.extradata_size > 0 {
-            Array(UnsafeBufferPointer(start: pointer, count: Int(parameters.extradata_size)))
-        } else {
-            []
-        }
+        let extradata: [UInt8] =
+            if let pointer = parameters.extradata, parameters.extradata_size > 0 {
+                Array(UnsafeBufferPointer(start: pointer, count: Int(parameters.extradata_size)))
+            } else {
+                []
+            }
         let tag = fourCC(parameters.codec_tag)
         switch kind {
         case .video:
@@ -220,21 +239,26 @@ public struct MediaProber: Sendable {
             default: break
             }
             var sideDataSize: Int = 0
-            if let dovi = castprep_av_stream_get_side_data(stream, AV_PKT_DATA_DOVI_CONF, &sideDataSize), sideDataSize >= 3 {
+            if let dovi = castprep_av_stream_get_side_data(stream, AV_PKT_DATA_DOVI_CONF, &sideDataSize),
+                sideDataSize >= 3
+            {
                 info.dolbyVisionProfile = Int(dovi[2])  // dv_version_major, dv_version_minor, dv_profile
             }
             switch codecName {
             case "h264":
-                info.codecString = CodecStrings.avc(avcC: extradata, isInBand: tag == "avc3")
+                info.codecString =
+                    CodecStrings.avc(avcC: extradata, isInBand: tag == "avc3")
                     ?? CodecStrings.avc(profile: Int(parameters.profile), level: Int(parameters.level))
             case "hevc":
                 info.codecString = CodecStrings.hevc(hvcC: extradata, isInBand: tag == "hev1")
             case "av1":
                 info.codecString = CodecStrings.av1(av1C: extradata)
             case "vp9":
-                let level = parameters.level > 0
+                let level =
+                    parameters.level > 0
                     ? Int(parameters.level)
-                    : CodecStrings.vp9Level(width: info.width ?? 0, height: info.height ?? 0, frameRate: info.frameRate ?? 0)
+                    : CodecStrings.vp9Level(
+                        width: info.width ?? 0, height: info.height ?? 0, frameRate: info.frameRate ?? 0)
                 info.codecString = level.flatMap {
                     CodecStrings.vp9(profile: max(0, Int(parameters.profile)), level: $0, bitDepth: info.bitDepth ?? 8)
                 }
@@ -246,10 +270,13 @@ public struct MediaProber: Sendable {
             var layout = parameters.ch_layout
             var buffer = [CChar](repeating: 0, count: 64)
             if castprep_av_channel_layout_describe(&layout, &buffer, buffer.count) > 0 {
-                info.channelLayout = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                info.channelLayout = String(
+                    decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             }
             info.sampleRate = parameters.sample_rate > 0 ? Int(parameters.sample_rate) : nil
-            info.codecString = codecName == "aac" ? CodecStrings.aac(ffmpegProfile: Int(parameters.profile)) : CodecStrings.simple(codec: codecName)
+            info.codecString =
+                codecName == "aac"
+                ? CodecStrings.aac(ffmpegProfile: Int(parameters.profile)) : CodecStrings.simple(codec: codecName)
         case .subtitle:
             if let descriptor = castprep_avcodec_descriptor_get(parameters.codec_id) {
                 let properties = descriptor.pointee.props
@@ -264,14 +291,19 @@ public struct MediaProber: Sendable {
     /// Seconds from `HH:MM:SS.fraction`.
     static func clockSeconds(_ text: String) -> Double? {
         let parts = text.split(separator: ":")
-        guard parts.count == 3, let hours = Double(parts[0]), let minutes = Double(parts[1]), let seconds = Double(parts[2]) else { return nil }
+        guard parts.count == 3, let hours = Double(parts[0]), let minutes = Double(parts[1]),
+            let seconds = Double(parts[2])
+        else { return nil }
         return hours * 3600 + minutes * 60 + seconds
     }
 
     /// The end of the last audio or video packet, read from a window at the end of the file,
     /// or nil when it cannot be found within a bounded number of packets.
-    static func lastMediaTimestamp(_ context: UnsafeMutablePointer<AVFormatContext>, streams: [StreamInfo], containerDuration: Double) -> Double? {
-        let media = Set(streams.filter { ($0.kind == .video || $0.kind == .audio) && !$0.isAttachedPicture }.map(\.index))
+    static func lastMediaTimestamp(
+        _ context: UnsafeMutablePointer<AVFormatContext>, streams: [StreamInfo], containerDuration: Double
+    ) -> Double? {
+        let media = Set(
+            streams.filter { ($0.kind == .video || $0.kind == .audio) && !$0.isAttachedPicture }.map(\.index))
         guard !media.isEmpty else { return nil }
         var latest: Double?
         // Search windows further and further back: subtitles can run far past the media's end.
@@ -286,9 +318,13 @@ public struct MediaProber: Sendable {
             while read < 20_000, castprep_av_read_frame(context, packet) >= 0 {
                 read += 1
                 let index = Int(packet.pointee.stream_index)
-                if media.contains(index), let stream = context.pointee.streams[index], packet.pointee.pts != castprep_AV_NOPTS_VALUE {
+                if media.contains(index), let stream = context.pointee.streams[index],
+                    packet.pointee.pts != castprep_AV_NOPTS_VALUE
+                {
                     // Both come from the file: add them as Doubles, which cannot trap.
-                    let end = (Double(packet.pointee.pts) + Double(max(0, packet.pointee.duration))) * double(stream.pointee.time_base)
+                    let end =
+                        (Double(packet.pointee.pts) + Double(max(0, packet.pointee.duration)))
+                        * double(stream.pointee.time_base)
                     latest = max(latest ?? 0, end)
                 }
                 castprep_av_packet_unref(packet)
@@ -301,10 +337,12 @@ public struct MediaProber: Sendable {
     // MARK: - DASH
 
     static func probeDASH(path: String, budget: ProbeBudget) throws(ProbeError) -> ProbeResult {
-        var result = ProbeResult(source: path, formatName: "dash", container: "dash", contentType: "application/dash+xml",
-                                 duration: nil, bitRate: nil, isFastStart: nil, streams: [])
+        var result = ProbeResult(
+            source: path, formatName: "dash", container: "dash", contentType: "application/dash+xml",
+            duration: nil, bitRate: nil, isFastStart: nil, streams: [])
         guard let text = try readText(path, budget: budget) else {
-            throw ProbeError("probe.unreadable", "cannot read the manifest", fix: "check the path and permissions", source: path)
+            throw ProbeError(
+                "probe.unreadable", "cannot read the manifest", fix: "check the path and permissions", source: path)
         }
         do {
             let manifest = try DASHManifest.parse(Array(text.utf8))
@@ -313,12 +351,16 @@ public struct MediaProber: Sendable {
             // Represent each adaptation set's first representation as a stream, so verdicts and
             // reports see the codecs and sizes.
             for (index, set) in manifest.adaptationSets.enumerated() {
-                guard let representation = set.representations.max(by: { ($0.bandwidth ?? 0) < ($1.bandwidth ?? 0) }) else { continue }
+                guard let representation = set.representations.max(by: { ($0.bandwidth ?? 0) < ($1.bandwidth ?? 0) })
+                else { continue }
                 let mime = representation.mimeType ?? set.mimeType ?? ""
-                let kind: StreamInfo.Kind = mime.hasPrefix("video") || set.contentType == "video" ? .video
+                let kind: StreamInfo.Kind =
+                    mime.hasPrefix("video") || set.contentType == "video"
+                    ? .video
                     : mime.hasPrefix("audio") || set.contentType == "audio" ? .audio : .subtitle
                 let codecString = representation.codecs ?? set.codecs
-                var stream = StreamInfo(index: index, kind: kind, codec: codecString.map(Self.codecName(fromCodecString:)) ?? "unknown")
+                var stream = StreamInfo(
+                    index: index, kind: kind, codec: codecString.map(Self.codecName(fromCodecString:)) ?? "unknown")
                 stream.codecString = codecString
                 stream.width = representation.width
                 stream.height = representation.height
@@ -326,8 +368,9 @@ public struct MediaProber: Sendable {
                 result.streams.append(stream)
             }
         } catch {
-            throw ProbeError("probe.dash-malformed", "the DASH manifest cannot be read: \(error.description)",
-                             fix: "fix the MPD (it must be well-formed XML with an <MPD> root)", source: path)
+            throw ProbeError(
+                "probe.dash-malformed", "the DASH manifest cannot be read: \(error.description)",
+                fix: "fix the MPD (it must be well-formed XML with an <MPD> root)", source: path)
         }
         return result
     }
@@ -356,19 +399,23 @@ public struct MediaProber: Sendable {
     static func hlsInfo(path: String, budget: ProbeBudget) throws(ProbeError) -> HLSInfo? {
         guard let text = try readText(path, budget: budget), let playlist = HLSPlaylist.parse(text) else { return nil }
         func media(_ uri: String?) throws(ProbeError) -> HLSMediaPlaylist? {
-            guard let uri, let resolved = resolveReference(uri, against: path), let text = try readText(resolved, budget: budget),
-                  case .media(let playlist)? = HLSPlaylist.parse(text)
+            guard let uri, let resolved = resolveReference(uri, against: path),
+                let text = try readText(resolved, budget: budget),
+                case .media(let playlist)? = HLSPlaylist.parse(text)
             else { return nil }
             return playlist
         }
         switch playlist {
         case .media(let playlist):
-            return HLSInfo(variants: [], renditions: [], videoPackaging: playlist.segmentPackaging, audioPackaging: nil, isLive: playlist.isLive)
+            return HLSInfo(
+                variants: [], renditions: [], videoPackaging: playlist.segmentPackaging, audioPackaging: nil,
+                isLive: playlist.isLive)
         case .master(let master):
             let video = try media(master.variants.first?.uri)
             let audio = try media(master.renditions.first { $0.type == "AUDIO" && $0.uri != nil }?.uri)
-            return HLSInfo(variants: master.variants, renditions: master.renditions, videoPackaging: video?.segmentPackaging,
-                           audioPackaging: audio?.segmentPackaging, isLive: video?.isLive ?? false)
+            return HLSInfo(
+                variants: master.variants, renditions: master.renditions, videoPackaging: video?.segmentPackaging,
+                audioPackaging: audio?.segmentPackaging, isLive: video?.isLive ?? false)
         }
     }
 
@@ -384,7 +431,9 @@ public struct MediaProber: Sendable {
             return afterScheme[0] + "//" + afterScheme[2] + reference
         }
         var directory = base
-        if let query = directory.firstIndex(where: { $0 == "?" || $0 == "#" }) { directory = String(directory[..<query]) }
+        if let query = directory.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+            directory = String(directory[..<query])
+        }
         guard let slash = directory.lastIndex(of: "/") else { return reference }
         return String(directory[...slash]) + reference
     }
@@ -479,11 +528,15 @@ public struct MediaProber: Sendable {
         let isURL = path.hasPrefix("http://") || path.hasPrefix("https://")
         if timedOut {
             if isURL {
-                return ProbeError("http.timeout", "the server did not finish answering within the probe's timeout (one deadline for every read of the URL)",
-                                  fix: "check that the server is up and answers; raise the timeout for slow links", source: path)
+                return ProbeError(
+                    "http.timeout",
+                    "the server did not finish answering within the probe's timeout (one deadline for every read of the URL)",
+                    fix: "check that the server is up and answers; raise the timeout for slow links", source: path)
             }
-            return ProbeError("probe.timeout", "gave up after the probe timeout while trying to \(stage) the media",
-                              fix: "check that the file is complete and the server answers; raise the timeout for slow links", source: path)
+            return ProbeError(
+                "probe.timeout", "gave up after the probe timeout while trying to \(stage) the media",
+                fix: "check that the file is complete and the server answers; raise the timeout for slow links",
+                source: path)
         }
         var buffer = [CChar](repeating: 0, count: 256)
         castprep_av_strerror(status, &buffer, buffer.count)
@@ -496,15 +549,18 @@ public struct MediaProber: Sendable {
         }
         if text.hasPrefix("Server returned") {
             // FFmpeg's HTTP errors (AVERROR_HTTP_*) read "Server returned 404 Not Found" and the like.
-            return ProbeError("probe.http-status", "the server answered: \(text.dropFirst("Server returned ".count))",
-                              fix: "check the URL, and that the server allows this client (try castprep check URL)", source: path)
+            return ProbeError(
+                "probe.http-status", "the server answered: \(text.dropFirst("Server returned ".count))",
+                fix: "check the URL, and that the server allows this client (try castprep check URL)", source: path)
         }
         if status == castprep_AVERROR(13) {  // EACCES
-            return ProbeError("probe.permission-denied", "permission denied", fix: "check the file's permissions", source: path)
+            return ProbeError(
+                "probe.permission-denied", "permission denied", fix: "check the file's permissions", source: path)
         }
         return ProbeError(
             "probe.not-media", "FFmpeg cannot \(stage) this as media: \(text)",
-            fix: "the file is not audio or video, or it is truncated or corrupt; re-export or re-download it", source: path)
+            fix: "the file is not audio or video, or it is truncated or corrupt; re-export or re-download it",
+            source: path)
     }
 }
 
@@ -520,24 +576,31 @@ extension MediaProber {
         let host = urlHost(url) ?? url
         switch -status {
         case ECONNREFUSED:
-            return ProbeError("http.connect-failed", "the connection to \(host) was refused: nothing listens on that port",
-                              fix: "start the server, or check the URL's host and port", source: url)
+            return ProbeError(
+                "http.connect-failed", "the connection to \(host) was refused: nothing listens on that port",
+                fix: "start the server, or check the URL's host and port", source: url)
         case EHOSTUNREACH, ENETUNREACH, EADDRNOTAVAIL, ENETDOWN, EHOSTDOWN:
-            return ProbeError("http.connect-failed", "\(host) cannot be reached: \(text)",
-                              fix: "check the URL's host, and that this machine has a route to it", source: url)
+            return ProbeError(
+                "http.connect-failed", "\(host) cannot be reached: \(text)",
+                fix: "check the URL's host, and that this machine has a route to it", source: url)
         case ETIMEDOUT:
-            return ProbeError("http.timeout", "\(host) did not answer in time",
-                              fix: "check that the server is up and answers; raise the timeout for slow links", source: url)
+            return ProbeError(
+                "http.timeout", "\(host) did not answer in time",
+                fix: "check that the server is up and answers; raise the timeout for slow links", source: url)
         case ECONNRESET, EPIPE, ECONNABORTED:
-            return ProbeError("http.transfer-failed", "\(host) dropped the connection: \(text)",
-                              fix: "check the server and anything in front of it (proxy, CDN)", source: url)
+            return ProbeError(
+                "http.transfer-failed", "\(host) dropped the connection: \(text)",
+                fix: "check the server and anything in front of it (proxy, CDN)", source: url)
         case EIO:
             if !resolves(host) {
-                return ProbeError("http.dns-failed", "the host name \(host) does not resolve",
-                                  fix: "check the URL's host name, and the DNS settings of this machine", source: url)
+                return ProbeError(
+                    "http.dns-failed", "the host name \(host) does not resolve",
+                    fix: "check the URL's host name, and the DNS settings of this machine", source: url)
             }
-            return ProbeError("http.transfer-failed", "reading \(host) failed: \(text) (a broken connection or a failed TLS handshake)",
-                              fix: "check the server and anything in front of it (proxy, CDN); try castprep check URL", source: url)
+            return ProbeError(
+                "http.transfer-failed",
+                "reading \(host) failed: \(text) (a broken connection or a failed TLS handshake)",
+                fix: "check the server and anything in front of it (proxy, CDN); try castprep check URL", source: url)
         default:
             return nil
         }
@@ -570,24 +633,25 @@ public enum ContentTypes {
     /// video codec string is known (a partial list would mislead the receiver).
     public static func contentType(container: String, streams: [StreamInfo]) -> String {
         let hasVideo = streams.contains { $0.kind == .video && !$0.isAttachedPicture }
-        let base: String = switch container {
-        case "mp4": hasVideo ? "video/mp4" : "audio/mp4"
-        case "mov": "video/quicktime"
-        case "webm": hasVideo ? "video/webm" : "audio/webm"
-        case "matroska": "video/x-matroska"
-        case "mpegts": "video/mp2t"
-        case "mp3": "audio/mpeg"
-        case "flac": "audio/flac"
-        case "ogg": hasVideo ? "video/ogg" : "audio/ogg"
-        case "wav": "audio/wav"
-        case "aac": "audio/aac"
-        case "hls": "application/x-mpegurl"
-        case "dash": "application/dash+xml"
-        case "srt": "application/x-subrip"
-        case "ass": "text/x-ssa"
-        case "webvtt": "text/vtt"
-        default: "application/octet-stream"
-        }
+        let base: String =
+            switch container {
+            case "mp4": hasVideo ? "video/mp4" : "audio/mp4"
+            case "mov": "video/quicktime"
+            case "webm": hasVideo ? "video/webm" : "audio/webm"
+            case "matroska": "video/x-matroska"
+            case "mpegts": "video/mp2t"
+            case "mp3": "audio/mpeg"
+            case "flac": "audio/flac"
+            case "ogg": hasVideo ? "video/ogg" : "audio/ogg"
+            case "wav": "audio/wav"
+            case "aac": "audio/aac"
+            case "hls": "application/x-mpegurl"
+            case "dash": "application/dash+xml"
+            case "srt": "application/x-subrip"
+            case "ass": "text/x-ssa"
+            case "webvtt": "text/vtt"
+            default: "application/octet-stream"
+            }
         guard ["mp4", "webm", "mpegts", "ogg"].contains(container) else { return base }
         let media = streams.filter { ($0.kind == .video && !$0.isAttachedPicture) || $0.kind == .audio }
         let codecs = media.compactMap(\.codecString)

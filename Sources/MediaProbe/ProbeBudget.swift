@@ -11,10 +11,12 @@ import SystemIO
 /// calls the callbacks on the thread that called into it).
 struct ProbeBudget {
     /// FFmpeg's `io_open` callback type.
-    typealias Open = @convention(c) (
-        UnsafeMutablePointer<AVFormatContext>?, UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?, UnsafePointer<CChar>?, Int32,
-        UnsafeMutablePointer<OpaquePointer?>?
-    ) -> Int32
+    typealias Open =
+        @convention(c) (
+            UnsafeMutablePointer<AVFormatContext>?, UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?,
+            UnsafePointer<CChar>?, Int32,
+            UnsafeMutablePointer<OpaquePointer?>?
+        ) -> Int32
 
     struct State {
         /// CLOCK_MONOTONIC seconds after which every read is interrupted.
@@ -53,7 +55,8 @@ struct ProbeBudget {
         callback.callback = { opaque in
             guard let opaque else { return 0 }
             let state = opaque.assumingMemoryBound(to: State.self)
-            return state.pointee.requests > state.pointee.maximumRequests || ProbeBudget.now() > state.pointee.deadline ? 1 : 0
+            return state.pointee.requests > state.pointee.maximumRequests || ProbeBudget.now() > state.pointee.deadline
+                ? 1 : 0
         }
         callback.opaque = UnsafeMutableRawPointer(state)
         return callback
@@ -71,7 +74,7 @@ struct ProbeBudget {
             let state = opaque.assumingMemoryBound(to: State.self)
             state.pointee.requests += 1
             guard state.pointee.requests <= state.pointee.maximumRequests, ProbeBudget.now() <= state.pointee.deadline,
-                  let open = state.pointee.defaultOpen
+                let open = state.pointee.defaultOpen
             else { return castprep_AVERROR(EPERM) }
             return open(context, pb, url, flags, options)
         }

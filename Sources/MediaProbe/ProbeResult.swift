@@ -28,8 +28,10 @@ public struct ProbeResult: Sendable, Hashable {
     public var streamType: String { hls?.isLive == true || dash?.isLive == true ? "LIVE" : "BUFFERED" }
 
     /// Creates a result.
-    public init(source: String, formatName: String, container: String, contentType: String, duration: Double?,
-                bitRate: Int?, isFastStart: Bool?, streams: [StreamInfo]) {
+    public init(
+        source: String, formatName: String, container: String, contentType: String, duration: Double?,
+        bitRate: Int?, isFastStart: Bool?, streams: [StreamInfo]
+    ) {
         self.source = source
         self.formatName = formatName
         self.container = container

@@ -75,7 +75,7 @@ public enum ByteRangeRequest: Sendable, Hashable {
         let text = Array(header.utf8)
         let unit = Array("bytes=".utf8)
         guard text.count > unit.count,
-              zip(text.prefix(unit.count), unit).allSatisfy({ lowercase($0) == $1 })
+            zip(text.prefix(unit.count), unit).allSatisfy({ lowercase($0) == $1 })
         else { return nil }
         var specs: [Spec] = []
         for element in text[unit.count...].split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {

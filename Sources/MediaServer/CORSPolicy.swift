@@ -62,7 +62,9 @@ public struct CORSPolicy: Sendable, Hashable {
 
     /// Headers answering a preflight `OPTIONS` that asked for `requestedHeaders`
     /// (the raw `Access-Control-Request-Headers` value).
-    func preflightHeaders(origin: String?, requestedHeaders: String?, requestsPrivateNetwork: Bool) -> [(String, String)] {
+    func preflightHeaders(origin: String?, requestedHeaders: String?, requestsPrivateNetwork: Bool) -> [(
+        String, String
+    )] {
         var headers = originHeaders(origin: origin)
         headers.append(("Access-Control-Allow-Methods", Self.allowedMethods))
         let echoed = Self.saneHeaderNames(requestedHeaders)
@@ -127,10 +129,11 @@ public struct CORSPolicy: Sendable, Hashable {
     }
 
     private static func isToken(_ text: Substring) -> Bool {
-        !text.isEmpty && text.utf8.count <= 64 && text.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
+        !text.isEmpty && text.utf8.count <= 64
+            && text.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
     }
 }
 

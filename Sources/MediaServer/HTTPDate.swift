@@ -12,7 +12,8 @@ public enum HTTPDate {
         let (year, month, day) = civilDate(fromDaysSince1970: days)
         let weekday = Self.days[Int(((days % 7) + 7) % 7)]
         guard (1000...9999).contains(year) else {
-            return "\(weekday), \(pad(day)) \(months[month - 1]) \(year) \(pad(secondOfDay / 3600)):\(pad(secondOfDay / 60 % 60)):\(pad(secondOfDay % 60)) GMT"
+            return
+                "\(weekday), \(pad(day)) \(months[month - 1]) \(year) \(pad(secondOfDay / 3600)):\(pad(secondOfDay / 60 % 60)):\(pad(secondOfDay % 60)) GMT"
         }
         // Every served response carries one, so the common four-digit year is written byte by
         // byte into the string's storage: `Sun, 06 Nov 1994 08:49:37 GMT`, 29 bytes.
@@ -57,11 +58,15 @@ public enum HTTPDate {
     /// requires for an invalid date.
     public static func parse(_ text: String) -> Int64? {
         let trimmed = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
-        if trimmed.count == 6, trimmed[0].hasSuffix(","), days.contains(String(trimmed[0].dropLast())), trimmed[5] == "GMT" {
+        if trimmed.count == 6, trimmed[0].hasSuffix(","), days.contains(String(trimmed[0].dropLast())),
+            trimmed[5] == "GMT"
+        {
             // IMF-fixdate: day-name "," SP day SP month SP year SP time SP "GMT"
             return assemble(day: trimmed[1], month: trimmed[2], year: trimmed[3], time: trimmed[4], twoDigitYear: false)
         }
-        if trimmed.count == 4, trimmed[0].hasSuffix(","), longDays.contains(String(trimmed[0].dropLast())), trimmed[3] == "GMT" {
+        if trimmed.count == 4, trimmed[0].hasSuffix(","), longDays.contains(String(trimmed[0].dropLast())),
+            trimmed[3] == "GMT"
+        {
             // RFC 850: day-name-l "," SP day "-" month "-" 2DIGIT SP time SP "GMT"
             let parts = trimmed[1].split(separator: "-", omittingEmptySubsequences: false)
             guard parts.count == 3 else { return nil }
@@ -74,10 +79,12 @@ public enum HTTPDate {
         return nil
     }
 
-    private static func assemble(day: Substring, month: Substring, year: Substring, time: Substring, twoDigitYear: Bool) -> Int64? {
+    private static func assemble(day: Substring, month: Substring, year: Substring, time: Substring, twoDigitYear: Bool)
+        -> Int64?
+    {
         guard let monthIndex = months.firstIndex(of: String(month)),
-              let dayNumber = number(day, digits: 1...2), (1...31).contains(dayNumber),
-              var yearNumber = number(year, digits: twoDigitYear ? 2...2 : 4...4)
+            let dayNumber = number(day, digits: 1...2), (1...31).contains(dayNumber),
+            var yearNumber = number(year, digits: twoDigitYear ? 2...2 : 4...4)
         else { return nil }
         if twoDigitYear {
             // RFC 9110 §5.6.7: a two-digit year more than 50 years in the future is in the past
@@ -86,9 +93,9 @@ public enum HTTPDate {
         }
         let clock = time.split(separator: ":", omittingEmptySubsequences: false)
         guard clock.count == 3,
-              let hour = number(clock[0], digits: 2...2), hour < 24,
-              let minute = number(clock[1], digits: 2...2), minute < 60,
-              let second = number(clock[2], digits: 2...2), second <= 60
+            let hour = number(clock[0], digits: 2...2), hour < 24,
+            let minute = number(clock[1], digits: 2...2), minute < 60,
+            let second = number(clock[2], digits: 2...2), second <= 60
         else { return nil }
         let days = daysSince1970(year: yearNumber, month: Int64(monthIndex + 1), day: dayNumber)
         return days * 86_400 + hour * 3600 + minute * 60 + min(second, 59)

@@ -21,15 +21,19 @@ public struct InterfaceAddress: Sendable, Hashable, CustomStringConvertible {
     var isPrivate: Bool {
         let octets = address.split(separator: ".").compactMap { UInt8($0) }
         guard octets.count == 4 else { return false }
-        return octets[0] == 10 || (octets[0] == 172 && (16...31).contains(octets[1])) || (octets[0] == 192 && octets[1] == 168)
+        return octets[0] == 10 || (octets[0] == 172 && (16...31).contains(octets[1]))
+            || (octets[0] == 192 && octets[1] == 168)
             || (octets[0] == 169 && octets[1] == 254)
     }
 
     /// Whether the interface looks like a container or VM bridge, which a Cast device on the
     /// LAN cannot reach.
     var isVirtual: Bool {
-        ["docker", "br-", "veth", "virbr", "vmnet", "vboxnet", "cni", "flannel", "podman", "lxc", "tun", "tap", "wg", "zt"]
-            .contains { interface.hasPrefix($0) }
+        [
+            "docker", "br-", "veth", "virbr", "vmnet", "vboxnet", "cni", "flannel", "podman", "lxc", "tun", "tap", "wg",
+            "zt",
+        ]
+        .contains { interface.hasPrefix($0) }
     }
 }
 
@@ -73,7 +77,8 @@ public struct AddressChoice: Sendable, Hashable {
         case .bound: "the address the server is bound to"
         case .routesTo(let device, let interface):
             "the address this machine uses to reach \(device)" + (interface.map { " (through \($0))" } ?? "")
-        case .firstInterface(let interface): "the first LAN interface, \(interface); pass the device address to choose by route"
+        case .firstInterface(let interface):
+            "the first LAN interface, \(interface); pass the device address to choose by route"
         case .loopbackOnly: "no network interface besides loopback is up: a Cast device cannot reach this server"
         }
     }
@@ -116,12 +121,15 @@ public enum LANAddress {
             switch error.call {
             case "connect":
                 throw MediaServerError(
-                    "serve.no-route", "no route from this machine to \(device): \(error.reason) (errno: \(error.errno))",
+                    "serve.no-route",
+                    "no route from this machine to \(device): \(error.reason) (errno: \(error.errno))",
                     fix: "join the network the device is on, or pass the address to advertise with --bind")
             case "socket":
-                throw MediaServerError("serve.no-route", "cannot open a socket to find the route to \(device): \(error.reason)")
+                throw MediaServerError(
+                    "serve.no-route", "cannot open a socket to find the route to \(device): \(error.reason)")
             default:
-                throw MediaServerError("serve.no-route", "cannot read the local address used to reach \(device): \(error.reason)")
+                throw MediaServerError(
+                    "serve.no-route", "cannot read the local address used to reach \(device): \(error.reason)")
             }
         }
     }
@@ -130,7 +138,8 @@ public enum LANAddress {
     static func interface(holding address: String) -> String? {
         guard let interfaces = try? NetworkInterface.list() else { return nil }
         return interfaces.first { interface in
-            interface.ipv4Addresses.contains { $0.description == address } || interface.ipv6Addresses.contains { $0.description == address }
+            interface.ipv4Addresses.contains { $0.description == address }
+                || interface.ipv6Addresses.contains { $0.description == address }
         }?.name
     }
 
@@ -146,8 +155,9 @@ public enum LANAddress {
         }
         if let device {
             let source = try sourceAddress(toward: device)
-            return AddressChoice(host: source, reason: .routesTo(device: device, interface: interface(holding: source)),
-                                 candidates: candidates)
+            return AddressChoice(
+                host: source, reason: .routesTo(device: device, interface: interface(holding: source)),
+                candidates: candidates)
         }
         if let first = candidates.first {
             return AddressChoice(host: first.address, reason: .firstInterface(first.interface), candidates: candidates)

@@ -47,10 +47,14 @@ public final class MediaServer: Sendable {
             let trimmed = path.drop { $0 == "/" }
             var encoded = ""
             for byte in trimmed.utf8 {
-                let isUnreserved = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+                let isUnreserved =
+                    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+                    || byte == UInt8(ascii: "~")
                     || byte == UInt8(ascii: "/")
-                encoded += isUnreserved ? String(UnicodeScalar(byte)) : "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+                encoded +=
+                    isUnreserved
+                    ? String(UnicodeScalar(byte)) : "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
             }
             return baseURL + encoded
         }
@@ -83,8 +87,9 @@ public final class MediaServer: Sendable {
     public func publish(path: String, bytes: [UInt8], contentType: String? = nil) throws(MediaServerError) {
         let key = try Self.publishedKey(path)
         if let contentType, contentType.isEmpty || contentType.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
-            throw MediaServerError("serve.content-type-invalid", "the content type for '\(path)' is empty or holds control characters",
-                                   fix: "pass a media type such as text/vtt; charset=utf-8, or nil to derive it from the extension")
+            throw MediaServerError(
+                "serve.content-type-invalid", "the content type for '\(path)' is empty or holds control characters",
+                fix: "pass a media type such as text/vtt; charset=utf-8, or nil to derive it from the extension")
         }
         let modified = Int64(time(nil))
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a: a cheap strong validator for the bytes
@@ -104,11 +109,14 @@ public final class MediaServer: Sendable {
     }
 
     private static func publishedKey(_ path: String) throws(MediaServerError) -> [UInt8] {
-        guard path.hasPrefix("/"), case .success(let segments) = RequestPath.checkedSegments(Array(path.utf8)), !segments.isEmpty,
-              !path.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
+        guard path.hasPrefix("/"), case .success(let segments) = RequestPath.checkedSegments(Array(path.utf8)),
+            !segments.isEmpty,
+            !path.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
         else {
-            throw MediaServerError("serve.path-invalid", "cannot publish at '\(path)': it must start with '/', name a file, and have no '.' or '..' or hidden segment",
-                                   fix: "publish at a path such as /captions/en.vtt")
+            throw MediaServerError(
+                "serve.path-invalid",
+                "cannot publish at '\(path)': it must start with '/', name a file, and have no '.' or '..' or hidden segment",
+                fix: "publish at a path such as /captions/en.vtt")
         }
         return RequestHandler.key(segments)
     }
@@ -128,8 +136,9 @@ public final class MediaServer: Sendable {
         try running.withLock { (daemon: inout RunningDaemon?) throws(MediaServerError) -> Endpoint in
             switch daemon {
             case .some(let current):
-                throw MediaServerError("serve.already-running", "the server already runs at \(current.endpoint.baseURL)",
-                                       fix: "stop it first, or use the running endpoint")
+                throw MediaServerError(
+                    "serve.already-running", "the server already runs at \(current.endpoint.baseURL)",
+                    fix: "stop it first, or use the running endpoint")
             case .none:
                 break
             }
@@ -187,7 +196,9 @@ private struct RunningDaemon: ~Copyable {
         if let error = castprep_microhttpd_load_error() { throw .libraryMissing(String(cString: error)) }
         var mounts: [ResolvedMount] = []
         for mount in configuration.mounts {
-            guard mount.urlPrefix.hasPrefix("/"), case .success(let prefix) = RequestPath.checkedSegments(Array(mount.urlPrefix.utf8)) else {
+            guard mount.urlPrefix.hasPrefix("/"),
+                case .success(let prefix) = RequestPath.checkedSegments(Array(mount.urlPrefix.utf8))
+            else {
                 throw .badMount(mount.urlPrefix)
             }
             guard let root = RequestPath.realPath(Array(mount.directory.utf8)) else {
@@ -200,44 +211,57 @@ private struct RunningDaemon: ~Copyable {
         }
         // Listen on every IPv4 interface by default; on every interface when the device has an
         // IPv6 address, since the URL will then name an IPv6 source address.
-        let bindText = configuration.bindAddress ?? (configuration.reachableFrom?.contains(":") == true ? "::" : "0.0.0.0")
-        guard let bindAddress = HostLiteral.socketAddress(bindText, port: configuration.port) else { throw .badAddress(bindText, role: "bind") }
-        let choice = try LANAddress.choose(advertised: configuration.advertisedHost, boundTo: configuration.bindAddress,
-                                           reachableFrom: configuration.reachableFrom)
+        let bindText =
+            configuration.bindAddress ?? (configuration.reachableFrom?.contains(":") == true ? "::" : "0.0.0.0")
+        guard let bindAddress = HostLiteral.socketAddress(bindText, port: configuration.port) else {
+            throw .badAddress(bindText, role: "bind")
+        }
+        let choice = try LANAddress.choose(
+            advertised: configuration.advertisedHost, boundTo: configuration.bindAddress,
+            reachableFrom: configuration.reachableFrom)
 
         var handler = RequestHandler(mounts: mounts, published: published, cors: configuration.cors)
         handler.publication = configuration.publishedFiles.map(ResolvedPublication.init)
         if let token = configuration.pathToken {
             guard PathToken.isValid(token) else {
-                throw MediaServerError("serve.token-invalid", "the path token must be 1 to 128 letters, digits, '-' or '_'",
-                                       fix: "leave the token out to have a random one made")
+                throw MediaServerError(
+                    "serve.token-invalid", "the path token must be 1 to 128 letters, digits, '-' or '_'",
+                    fix: "leave the token out to have a random one made")
             }
             handler.token = Array(token.utf8)
         }
         let limits = configuration.limits
-        let listener = try Self.listen(on: bindAddress, text: bindText, port: configuration.port, backlog: limits.listenBacklog)
-        let context = Unmanaged.passRetained(DaemonContext(
-            handler: handler, log: configuration.requestLog, clients: configuration.allowedClients,
-            headerTimeout: UInt32(clamping: max(1, min(limits.headerTimeoutSeconds, limits.idleTimeoutSeconds))), idleTimeout: UInt32(clamping: max(1, limits.idleTimeoutSeconds))))
+        let listener = try Self.listen(
+            on: bindAddress, text: bindText, port: configuration.port, backlog: limits.listenBacklog)
+        let context = Unmanaged.passRetained(
+            DaemonContext(
+                handler: handler, log: configuration.requestLog, clients: configuration.allowedClients,
+                headerTimeout: UInt32(clamping: max(1, min(limits.headerTimeoutSeconds, limits.idleTimeoutSeconds))),
+                idleTimeout: UInt32(clamping: max(1, limits.idleTimeoutSeconds))))
         var flags = MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_USE_ITC.rawValue
         if bindAddress.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
-        guard let daemon = castprep_MHD_start_daemon_on_socket(
-            flags, listener.socket.descriptor, daemonAccessHandler, context.toOpaque(), keepPathEscaped, nil, connectionNotice, context.toOpaque(),
-            UInt32(clamping: max(1, limits.maximumConnections)), UInt32(clamping: max(0, limits.maximumConnectionsPerAddress)),
-            UInt32(clamping: max(1, limits.idleTimeoutSeconds)), max(4096, limits.connectionMemoryBytes),
-            UInt32(clamping: max(1, limits.threads)))
+        guard
+            let daemon = castprep_MHD_start_daemon_on_socket(
+                flags, listener.socket.descriptor, daemonAccessHandler, context.toOpaque(), keepPathEscaped, nil,
+                connectionNotice, context.toOpaque(),
+                UInt32(clamping: max(1, limits.maximumConnections)),
+                UInt32(clamping: max(0, limits.maximumConnectionsPerAddress)),
+                UInt32(clamping: max(1, limits.idleTimeoutSeconds)), max(4096, limits.connectionMemoryBytes),
+                UInt32(clamping: max(1, limits.threads)))
         else {
             listener.socket.close()
             context.release()
-            throw MediaServerError("serve.start-failed", "libmicrohttpd could not start the server on \(bindText) port \(listener.port)",
-                                   fix: "check the limits (threads, connections) and that the system allows more threads and files")
+            throw MediaServerError(
+                "serve.start-failed", "libmicrohttpd could not start the server on \(bindText) port \(listener.port)",
+                fix: "check the limits (threads, connections) and that the system allows more threads and files")
         }
         self.daemon = daemon
         self.context = context
         let urlHost = HostLiteral.urlHost(choice.host)
         let path = configuration.pathToken.map { "/\($0)/" } ?? "/"
-        endpoint = MediaServer.Endpoint(baseURL: "http://\(urlHost):\(listener.port)\(path)", port: listener.port,
-                                        boundAddress: bindText, addressChoice: choice)
+        endpoint = MediaServer.Endpoint(
+            baseURL: "http://\(urlHost):\(listener.port)\(path)", port: listener.port,
+            boundAddress: bindText, addressChoice: choice)
     }
 
     /// Stops the daemon (which closes the listening socket) and frees the callback context.
@@ -250,7 +274,9 @@ private struct RunningDaemon: ~Copyable {
     /// serves IPv4 too, so one wildcard bind covers both families. A short queue: connections
     /// the server cannot take soon are refused at once (the client retries) instead of waiting
     /// behind a burst the kernel would keep for minutes.
-    private static func listen(on address: SocketAddress, text: String, port: UInt16, backlog: Int) throws(MediaServerError) -> (socket: ListeningSocket, port: UInt16) {
+    private static func listen(on address: SocketAddress, text: String, port: UInt16, backlog: Int)
+        throws(MediaServerError) -> (socket: ListeningSocket, port: UInt16)
+    {
         let socket: ListeningSocket
         do {
             socket = try ListeningSocket.bind(to: address, backlog: Int32(clamping: max(1, backlog)), ipv6Only: false)
@@ -271,7 +297,10 @@ final class DaemonContext: Sendable {
     let headerTimeout: UInt32
     let idleTimeout: UInt32
 
-    init(handler: RequestHandler, log: (@Sendable (RequestLogEntry) -> Void)?, clients: ClientAllowList?, headerTimeout: UInt32, idleTimeout: UInt32) {
+    init(
+        handler: RequestHandler, log: (@Sendable (RequestLogEntry) -> Void)?, clients: ClientAllowList?,
+        headerTimeout: UInt32, idleTimeout: UInt32
+    ) {
         self.handler = handler
         self.log = log
         self.clients = clients
@@ -284,12 +313,13 @@ final class DaemonContext: Sendable {
 
 /// Leaves the request path exactly as received, so ``RequestPath`` decodes it once and sees
 /// an encoded NUL instead of a path silently cut short at it.
-private let keepPathEscaped: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = { _, _, text in
-    guard let text else { return 0 }
-    var length = 0
-    while text[length] != 0 { length += 1 }
-    return length
-}
+private let keepPathEscaped:
+    @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = { _, _, text in
+        guard let text else { return 0 }
+        var length = 0
+        while text[length] != 0 { length += 1 }
+        return length
+    }
 
 /// Gives each new connection the header deadline: until its first request's headers are in,
 /// it is closed after ``DaemonContext/headerTimeout`` seconds without progress rather than
@@ -303,7 +333,9 @@ private let connectionNotice: MHD_NotifyConnectionCallback = { context, connecti
     // libmicrohttpd reads what arrived with the connection and then waits for more, so a peer
     // that sent part of a request and closed before it was accepted would hold its place
     // until the timeout. Shutting the socket down makes the library see the end at once.
-    if socket >= 0, AbandonedConnection.isAbandoned(TCPSocket(descriptor: socket)) { TCPSocket(descriptor: socket).shutdownBoth() }
+    if socket >= 0, AbandonedConnection.isAbandoned(TCPSocket(descriptor: socket)) {
+        TCPSocket(descriptor: socket).shutdownBoth()
+    }
 }
 
 /// Whether the NUL-terminated `text` is exactly `expected`, compared in place.
@@ -330,10 +362,12 @@ enum AbandonedConnection {
             guard count > 0 else { return count == 0 }
             let received = UnsafeBufferPointer(rebasing: buffer[..<count])
             let ending: [UInt8] = [13, 10, 13, 10]
-            return received.count < 4 || !(0...(received.count - 4)).contains { offset in
-                received[offset] == ending[0] && received[offset + 1] == ending[1] && received[offset + 2] == ending[2]
-                    && received[offset + 3] == ending[3]
-            }
+            return received.count < 4
+                || !(0...(received.count - 4)).contains { offset in
+                    received[offset] == ending[0] && received[offset + 1] == ending[1]
+                        && received[offset + 2] == ending[2]
+                        && received[offset + 3] == ending[3]
+                }
         }
     }
 }
@@ -342,17 +376,23 @@ enum AbandonedConnection {
 /// next request (a receiver fetches segment after segment). A request that carries a body, or
 /// uses a method this server does not implement, is answered at once instead: libmicrohttpd
 /// then discards the body and closes that connection, so nobody can make it read one.
-private let daemonAccessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, _, uploadSize, requestState in
+private let daemonAccessHandler: MHD_AccessHandlerCallback = {
+    context, connection, url, method, _, _, uploadSize, requestState in
     guard let context, let connection, let url, let method, let requestState else { return .NO }
     if requestState.pointee == nil {
         // First call: the headers are in. Mark the request as seen and wait for the end of it,
         // unless waiting would mean reading a body.
-        let hasBody = castprep_MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").map { !cString($0, is: "0") } ?? false
+        let hasBody =
+            castprep_MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").map {
+                !cString($0, is: "0")
+            } ?? false
             || castprep_MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") != nil
         let isKnownMethod = cString(method, is: "GET") || cString(method, is: "HEAD") || cString(method, is: "OPTIONS")
         // The headers are in: from now on the connection has the idle timeout.
         let server = Unmanaged<DaemonContext>.fromOpaque(context).takeUnretainedValue()
-        if server.headerTimeout != server.idleTimeout { castprep_MHD_set_connection_timeout(connection, server.idleTimeout) }
+        if server.headerTimeout != server.idleTimeout {
+            castprep_MHD_set_connection_timeout(connection, server.idleTimeout)
+        }
         if !hasBody && isKnownMethod {
             requestState.pointee = context
             return .YES
@@ -371,8 +411,11 @@ private let daemonAccessHandler: MHD_AccessHandlerCallback = { context, connecti
         }
     }
     let plan: ResponsePlan
-    if let clients = server.clients, !clients.permits(castprep_MHD_client_address(connection).flatMap { SocketAddress(copyingSockaddrAt: $0) }) {
-        plan = ResponsePlan(status: 403, headers: server.handler.cors.responseHeaders(origin: request[.origin]), body: .none)
+    if let clients = server.clients,
+        !clients.permits(castprep_MHD_client_address(connection).flatMap { SocketAddress(copyingSockaddrAt: $0) })
+    {
+        plan = ResponsePlan(
+            status: 403, headers: server.handler.cors.responseHeaders(origin: request[.origin]), body: .none)
     } else {
         plan = server.handler.respond(to: request)
     }
@@ -392,8 +435,9 @@ private let daemonAccessHandler: MHD_AccessHandlerCallback = { context, connecti
         }
     case .bytes(let bytes, let offset, let length):
         response = bytes.withUnsafeBytes { buffer in
-            castprep_MHD_create_response_from_buffer(length, UnsafeMutableRawPointer(mutating: buffer.baseAddress.map { $0 + offset }),
-                                            .RESPMEM_MUST_COPY)
+            castprep_MHD_create_response_from_buffer(
+                length, UnsafeMutableRawPointer(mutating: buffer.baseAddress.map { $0 + offset }),
+                .RESPMEM_MUST_COPY)
         }
     case .lengthOnly(let length):
         response = castprep_MHD_create_response_without_body(length)
@@ -403,13 +447,19 @@ private let daemonAccessHandler: MHD_AccessHandlerCallback = { context, connecti
     for (name, value) in plan.headers {
         // withCString hands over short strings from the stack; passing a String where a C
         // string is expected would copy each into a new array.
-        _ = name.withCString { name in value.withCString { value in castprep_MHD_add_response_header(response, name, value) } }
+        _ = name.withCString { name in
+            value.withCString { value in castprep_MHD_add_response_header(response, name, value) }
+        }
     }
     let queued = castprep_MHD_queue_response(connection, UInt32(plan.status), response)
     if let log = server.log {
-        let client = castprep_MHD_client_address(connection).flatMap { SocketAddress(copyingSockaddrAt: $0)?.host } ?? "?"
-        log(RequestLogEntry(client: client, method: request.method, target: request.target, status: plan.status,
-                            bytes: request.method == "HEAD" ? 0 : plan.contentLength, range: request[.range], origin: request[.origin]))
+        let client =
+            castprep_MHD_client_address(connection).flatMap { SocketAddress(copyingSockaddrAt: $0)?.host } ?? "?"
+        log(
+            RequestLogEntry(
+                client: client, method: request.method, target: request.target, status: plan.status,
+                bytes: request.method == "HEAD" ? 0 : plan.contentLength, range: request[.range],
+                origin: request[.origin]))
     }
     return queued
 }

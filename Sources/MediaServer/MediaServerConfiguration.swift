@@ -44,8 +44,11 @@ public struct MediaServerConfiguration: Sendable {
         public var listenBacklog: Int
 
         /// Creates limits; the defaults suit one household of Cast devices.
-        public init(maximumConnections: Int = 256, maximumConnectionsPerAddress: Int = 64, idleTimeoutSeconds: Int = 30,
-                    connectionMemoryBytes: Int = 32 * 1024, threads: Int = 2, headerTimeoutSeconds: Int = 10, listenBacklog: Int = 128) {
+        public init(
+            maximumConnections: Int = 256, maximumConnectionsPerAddress: Int = 64, idleTimeoutSeconds: Int = 30,
+            connectionMemoryBytes: Int = 32 * 1024, threads: Int = 2, headerTimeoutSeconds: Int = 10,
+            listenBacklog: Int = 128
+        ) {
             self.maximumConnections = maximumConnections
             self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
             self.idleTimeoutSeconds = idleTimeoutSeconds
@@ -84,10 +87,12 @@ public struct MediaServerConfiguration: Sendable {
     public var allowedClients: ClientAllowList?
 
     /// Creates a configuration serving `mounts`; every other setting has a safe default.
-    public init(mounts: [Mount] = [], bindAddress: String? = nil, port: UInt16 = 8000, cors: CORSPolicy = CORSPolicy(),
-                limits: Limits = Limits(), reachableFrom: String? = nil, advertisedHost: String? = nil,
-                requestLog: (@Sendable (RequestLogEntry) -> Void)? = nil, publishedFiles: PublishedFiles? = nil,
-                pathToken: String? = nil, allowedClients: ClientAllowList? = nil) {
+    public init(
+        mounts: [Mount] = [], bindAddress: String? = nil, port: UInt16 = 8000, cors: CORSPolicy = CORSPolicy(),
+        limits: Limits = Limits(), reachableFrom: String? = nil, advertisedHost: String? = nil,
+        requestLog: (@Sendable (RequestLogEntry) -> Void)? = nil, publishedFiles: PublishedFiles? = nil,
+        pathToken: String? = nil, allowedClients: ClientAllowList? = nil
+    ) {
         self.publishedFiles = publishedFiles
         self.pathToken = pathToken
         self.allowedClients = allowedClients
@@ -122,8 +127,9 @@ public struct RequestLogEntry: Sendable, Hashable, CustomStringConvertible {
     /// `192.168.1.50 "GET /movie.mp4" 206 2 bytes range=bytes=0-1 origin=https://www.gstatic.com`
     public var description: String {
         var text = ""
-        text.reserveCapacity(client.utf8.count + method.utf8.count + target.utf8.count + (range?.utf8.count ?? 0)
-                             + (origin?.utf8.count ?? 0) + 64)
+        text.reserveCapacity(
+            client.utf8.count + method.utf8.count + target.utf8.count + (range?.utf8.count ?? 0)
+                + (origin?.utf8.count ?? 0) + 64)
         text += client
         text += " \""
         text += method
@@ -159,7 +165,9 @@ public struct RequestLogEntry: Sendable, Hashable, CustomStringConvertible {
     /// `\` escaped as `\xNN`. Text that needs no escape, the usual case, is appended whole.
     static func appendPrintable(_ text: String, to result: inout String) {
         let bytes = text.utf8
-        if bytes.count <= maximumPrintedScalars, !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        if bytes.count <= maximumPrintedScalars,
+            !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+        {
             result += text
             return
         }

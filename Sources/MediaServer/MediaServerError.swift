@@ -22,26 +22,30 @@ public struct MediaServerError: CodedError, Hashable {
     public var diagnostic: Diagnostic { Diagnostic(self) }
 
     static func directoryMissing(_ path: String, reason: String) -> MediaServerError {
-        MediaServerError("serve.directory-missing", "cannot serve '\(path)': \(reason)",
-                         fix: "give an existing directory")
+        MediaServerError(
+            "serve.directory-missing", "cannot serve '\(path)': \(reason)",
+            fix: "give an existing directory")
     }
 
     static func badAddress(_ address: String, role: String) -> MediaServerError {
-        MediaServerError("serve.address-invalid", "'\(address)' is not an IPv4 or IPv6 address (\(role))",
-                         fix: "write a numeric address such as 192.168.1.20 or ::1")
+        MediaServerError(
+            "serve.address-invalid", "'\(address)' is not an IPv4 or IPv6 address (\(role))",
+            fix: "write a numeric address such as 192.168.1.20 or ::1")
     }
 
     static func badMount(_ prefix: String) -> MediaServerError {
-        MediaServerError("serve.mount-invalid", "the URL prefix '\(prefix)' must start with '/' and contain no '.' or '..' segment",
-                         fix: "use a prefix such as / or /captions")
+        MediaServerError(
+            "serve.mount-invalid", "the URL prefix '\(prefix)' must start with '/' and contain no '.' or '..' segment",
+            fix: "use a prefix such as / or /captions")
     }
 
     /// The stable code for a libmicrohttpd that cannot be loaded.
     public static let libraryMissingCode: DiagnosticCode = "serve.microhttpd-missing"
 
     static func libraryMissing(_ reason: String) -> MediaServerError {
-        MediaServerError(libraryMissingCode, "\(reason); the server cannot start",
-                         fix: "install libmicrohttpd: apt-get install \(CASTPREP_MICROHTTPD_PACKAGE)")
+        MediaServerError(
+            libraryMissingCode, "\(reason); the server cannot start",
+            fix: "install libmicrohttpd: apt-get install \(CASTPREP_MICROHTTPD_PACKAGE)")
     }
 
     static func listenFailed(_ address: String, port: UInt16, _ error: SystemCallError) -> MediaServerError {
@@ -57,6 +61,7 @@ public struct MediaServerError: CodedError, Hashable {
             }
         return MediaServerError(
             "serve.listen-failed",
-            "cannot listen on \(address) port \(port): \(error.call) failed: \(error.reason) (errno: \(error.errno))", fix: fix)
+            "cannot listen on \(address) port \(port): \(error.call) failed: \(error.reason) (errno: \(error.errno))",
+            fix: fix)
     }
 }

@@ -85,7 +85,8 @@ struct ResolvedPublication: Sendable, Hashable {
             let folder = Array(PublishedFiles.parentFolder(of: file).utf8)
             let name = bytes.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? bytes
             if let realFolder = realFolder(folder) {
-                files.insert(realFolder == [UInt8(ascii: "/")] ? realFolder + name : realFolder + [UInt8(ascii: "/")] + name)
+                files.insert(
+                    realFolder == [UInt8(ascii: "/")] ? realFolder + name : realFolder + [UInt8(ascii: "/")] + name)
             }
         }
         self.files = files
@@ -100,7 +101,8 @@ struct ResolvedPublication: Sendable, Hashable {
                 let parent = Array(PublishedFiles.parentFolder(of: folder).utf8)
                 let name = bytes.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? bytes
                 if let realParent = realFolder(parent) {
-                    resolved = realParent == [UInt8(ascii: "/")] ? realParent + name : realParent + [UInt8(ascii: "/")] + name
+                    resolved =
+                        realParent == [UInt8(ascii: "/")] ? realParent + name : realParent + [UInt8(ascii: "/")] + name
                 } else {
                     resolved = bytes
                 }
@@ -149,7 +151,10 @@ public enum PathToken {
     /// Whether `token` can be a path segment as it is: 1 to 128 letters, digits, `-` or `_`.
     public static func isValid(_ token: String) -> Bool {
         !token.isEmpty && token.utf8.count <= 128
-            && token.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D || $0 == 0x5F }
+            && token.utf8.allSatisfy {
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D
+                    || $0 == 0x5F
+            }
     }
 }
 
@@ -186,7 +191,9 @@ public struct ClientAllowList: Sendable, Hashable {
                 length = bits
             }
             // A mapped IPv6 address stands for its IPv4 address.
-            if bytes.count == 16, bytes.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]), length >= 96 {
+            if bytes.count == 16, bytes.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]),
+                length >= 96
+            {
                 bytes = Array(bytes.suffix(4))
                 length -= 96
             }
@@ -207,7 +214,9 @@ public struct ClientAllowList: Sendable, Hashable {
         }
 
         public var description: String {
-            let address = (bytes.count == 4 ? IPv4Address(bytes: bytes).map(IPAddress.v4) : IPv6Address(bytes: bytes).map(IPAddress.v6))?
+            let address =
+                (bytes.count == 4
+                ? IPv4Address(bytes: bytes).map(IPAddress.v4) : IPv6Address(bytes: bytes).map(IPAddress.v6))?
                 .description ?? "?"
             return prefixLength == bytes.count * 8 ? address : "\(address)/\(prefixLength)"
         }
@@ -222,8 +231,9 @@ public struct ClientAllowList: Sendable, Hashable {
         var ranges: [Range] = []
         for entry in entries {
             guard let range = Range(entry) else {
-                throw MediaServerError("serve.client-invalid", "'\(entry)' is not an IP address or an ADDRESS/BITS range",
-                                       fix: "write an address such as 192.168.1.50 or fd00::5, or a range such as 192.168.1.0/24")
+                throw MediaServerError(
+                    "serve.client-invalid", "'\(entry)' is not an IP address or an ADDRESS/BITS range",
+                    fix: "write an address such as 192.168.1.50 or fd00::5, or a range such as 192.168.1.0/24")
             }
             ranges.append(range)
         }

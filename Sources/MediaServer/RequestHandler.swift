@@ -136,7 +136,9 @@ struct RequestHandler: Sendable {
             }
             return ResponsePlan(status: 204, headers: headers, body: .none)
         default:
-            return ResponsePlan(status: 405, headers: [("Allow", CORSPolicy.allowedMethods)] + cors.responseHeaders(origin: origin), body: .none)
+            return ResponsePlan(
+                status: 405, headers: [("Allow", CORSPolicy.allowedMethods)] + cors.responseHeaders(origin: origin),
+                body: .none)
         }
         let corsHeaders = cors.responseHeaders(origin: origin)
         let representation: Representation
@@ -146,25 +148,32 @@ struct RequestHandler: Sendable {
         case .success(let found):
             representation = found
         }
-        var headers = [("Content-Type", representation.contentType), ("Accept-Ranges", "bytes"),
-                       ("ETag", representation.entityTag), ("Last-Modified", HTTPDate.format(representation.modifiedSeconds))]
+        var headers = [
+            ("Content-Type", representation.contentType), ("Accept-Ranges", "bytes"),
+            ("ETag", representation.entityTag), ("Last-Modified", HTTPDate.format(representation.modifiedSeconds)),
+        ]
         headers += Self.cachingHeaders + corsHeaders
 
         if let status = Self.preconditionStatus(request, representation) {
             if status == 304 {
                 let kept = headers.filter { $0.0 != "Content-Type" && $0.0 != "Accept-Ranges" }
-                return ResponsePlan(status: status, headers: kept, body: representation.body(offset: 0, length: representation.size))
+                return ResponsePlan(
+                    status: status, headers: kept, body: representation.body(offset: 0, length: representation.size))
             }
             representation.release()
             return ResponsePlan(status: status, headers: corsHeaders, body: .none)
         }
-        let range = Self.rangeApplies(request, representation) ? ByteRangeRequest(header: request[.range], size: representation.size) : .entire
+        let range =
+            Self.rangeApplies(request, representation)
+            ? ByteRangeRequest(header: request[.range], size: representation.size) : .entire
         switch range {
         case .entire, .multiple:
-            return ResponsePlan(status: 200, headers: headers, body: representation.body(offset: 0, length: representation.size))
+            return ResponsePlan(
+                status: 200, headers: headers, body: representation.body(offset: 0, length: representation.size))
         case .single(let offset, let length):
             headers.append(("Content-Range", "bytes \(offset)-\(offset + length - 1)/\(representation.size)"))
-            return ResponsePlan(status: 206, headers: headers, body: representation.body(offset: offset, length: length))
+            return ResponsePlan(
+                status: 206, headers: headers, body: representation.body(offset: offset, length: length))
         case .unsatisfiable:
             representation.release()
             let kept = [("Content-Range", "bytes */\(representation.size)"), ("Accept-Ranges", "bytes")] + corsHeaders
@@ -185,23 +194,30 @@ struct RequestHandler: Sendable {
             segments.removeFirst()
         }
         if let resource = published.resource(at: Self.key(segments)) {
-            return .success(Representation(
-                size: UInt64(resource.bytes.count), contentType: resource.contentType, entityTag: resource.entityTag,
-                modifiedSeconds: resource.modifiedSeconds, source: .bytes(resource.bytes)))
+            return .success(
+                Representation(
+                    size: UInt64(resource.bytes.count), contentType: resource.contentType,
+                    entityTag: resource.entityTag,
+                    modifiedSeconds: resource.modifiedSeconds, source: .bytes(resource.bytes)))
         }
         var longest: ResolvedMount?
-        for mount in mounts where segments.starts(with: mount.prefix) && mount.prefix.count > longest?.prefix.count ?? -1 {
+        for mount in mounts
+        where segments.starts(with: mount.prefix) && mount.prefix.count > longest?.prefix.count ?? -1 {
             longest = mount
         }
         guard let mount = longest else { return .failure(.notFound) }
-        switch RequestPath.openFile(segments.dropFirst(mount.prefix.count), under: mount.root, opening: opening, publication: publication) {
+        switch RequestPath.openFile(
+            segments.dropFirst(mount.prefix.count), under: mount.root, opening: opening, publication: publication)
+        {
         case .failure(let rejection):
             return .failure(rejection)
         case .success(let file):
             let name = String(decoding: segments.last ?? [], as: UTF8.self)
-            return .success(Representation(
-                size: file.size, contentType: ServedContentTypes.contentType(forFileName: name), entityTag: file.entityTag,
-                modifiedSeconds: file.modifiedSeconds, source: file.descriptor.map { .file($0) } ?? .unopenedFile))
+            return .success(
+                Representation(
+                    size: file.size, contentType: ServedContentTypes.contentType(forFileName: name),
+                    entityTag: file.entityTag,
+                    modifiedSeconds: file.modifiedSeconds, source: file.descriptor.map { .file($0) } ?? .unopenedFile))
         }
     }
 
@@ -221,14 +237,20 @@ struct RequestHandler: Sendable {
     static func preconditionStatus(_ request: RequestHead, _ representation: Representation) -> Int? {
         if let ifMatch = request[.ifMatch] {
             let tags = EntityTagList(ifMatch)
-            if !tags.matchesAny && !tags.tags.contains(where: { $0.strongMatches(representation.entityTag) }) { return 412 }
-        } else if let text = request[.ifUnmodifiedSince], let date = HTTPDate.parse(text), representation.modifiedSeconds > date {
+            if !tags.matchesAny && !tags.tags.contains(where: { $0.strongMatches(representation.entityTag) }) {
+                return 412
+            }
+        } else if let text = request[.ifUnmodifiedSince], let date = HTTPDate.parse(text),
+            representation.modifiedSeconds > date
+        {
             return 412
         }
         if let ifNoneMatch = request[.ifNoneMatch] {
             let tags = EntityTagList(ifNoneMatch)
             if tags.matchesAny || tags.tags.contains(where: { $0.weakMatches(representation.entityTag) }) { return 304 }
-        } else if let text = request[.ifModifiedSince], let date = HTTPDate.parse(text), representation.modifiedSeconds <= date {
+        } else if let text = request[.ifModifiedSince], let date = HTTPDate.parse(text),
+            representation.modifiedSeconds <= date
+        {
             return 304
         }
         return nil

@@ -78,7 +78,9 @@ enum RequestPath {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%") {
-                guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else {
+                guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]),
+                    let low = hexValue(bytes[index + 2])
+                else {
                     return nil
                 }
                 result.append(high << 4 | low)
@@ -122,8 +124,10 @@ enum RequestPath {
     /// - Parameter publication: when given, only the files it permits are found: the path
     ///   joined below the root is checked before anything is opened, and where the walk meets
     ///   a link, the resolved path is checked too.
-    static func openFile(_ segments: ArraySlice<[UInt8]>, under root: [UInt8], opening: Bool = true,
-                         publication: ResolvedPublication? = nil) -> Result<OpenedFile, Rejection> {
+    static func openFile(
+        _ segments: ArraySlice<[UInt8]>, under root: [UInt8], opening: Bool = true,
+        publication: ResolvedPublication? = nil
+    ) -> Result<OpenedFile, Rejection> {
         guard !segments.isEmpty else { return .failure(.notFound) }  // the directory itself: no listing
         if let publication, !publication.permits(joined(segments, under: root)) { return .failure(.notFound) }
         switch walk(segments, under: root, opening: opening) {
@@ -132,12 +136,14 @@ enum RequestPath {
         case .metLink: break
         }
         guard let resolved = realPath(joined(segments, under: root)), isInside(resolved, root: root),
-              publication?.permits(resolved) ?? true
+            publication?.permits(resolved) ?? true
         else { return .failure(.notFound) }
         // A link inside the tree may point at a hidden file inside the tree: still hidden.
         let relative = resolved.dropFirst(root == [UInt8(ascii: "/")] ? 0 : root.count)
             .split(separator: UInt8(ascii: "/")).map(Array.init)
-        if relative.isEmpty || relative.contains(where: { $0.first == UInt8(ascii: ".") }) { return .failure(.notFound) }
+        if relative.isEmpty || relative.contains(where: { $0.first == UInt8(ascii: ".") }) {
+            return .failure(.notFound)
+        }
         switch walk(relative[...], under: root, opening: opening) {
         case .found(let file): return .success(OpenedFile(file))
         case .refused, .metLink: return .failure(.notFound)
@@ -191,8 +197,9 @@ struct OpenedFile: Sendable, Hashable {
     }
 
     init(_ file: ContainedPath.File) {
-        self.init(descriptor: file.descriptor, size: file.size, modifiedSeconds: file.modificationSeconds,
-                  modifiedNanoseconds: file.modificationNanoseconds, inode: file.inode)
+        self.init(
+            descriptor: file.descriptor, size: file.size, modifiedSeconds: file.modificationSeconds,
+            modifiedNanoseconds: file.modificationNanoseconds, inode: file.inode)
     }
 
     /// A strong validator that changes when the file is replaced or rewritten:
@@ -243,4 +250,3 @@ enum HexDigits {
         write(value.magnitude, into: buffer, at: &position)
     }
 }
-

@@ -75,7 +75,8 @@ public enum ServedContentTypes {
     static let table: [String: String] = {
         var table: [String: String] = [:]
         for pathExtension in knownExtensions {
-            table[pathExtension] = serverSpecific[pathExtension] ?? CastMediaTypes.contentType(forExtension: pathExtension)
+            table[pathExtension] =
+                serverSpecific[pathExtension] ?? CastMediaTypes.contentType(forExtension: pathExtension)
         }
         return table
     }()
@@ -110,7 +111,9 @@ public enum ServedContentTypes {
     private static func contentType(forExtensionBytes bytes: Substring.UTF8View) -> String {
         guard !bytes.isEmpty, bytes.count <= maximumExtensionBytes else { return fallback }
         var key = String(Substring(bytes))
-        if bytes.contains(where: { ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || $0 >= 0x80 }) { key = key.lowercased() }
+        if bytes.contains(where: { ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || $0 >= 0x80 }) {
+            key = key.lowercased()
+        }
         return table[key] ?? fallback
     }
 }

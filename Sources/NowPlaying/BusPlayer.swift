@@ -33,11 +33,14 @@ final class BusPlayer {
             guard let message, let userdata else { return 0 }
             return Unmanaged<BusPlayer>.fromOpaque(userdata).takeUnretainedValue().handle(message, error: error)
         }
-        let added = castprep_sd_bus_add_object(bus, &createdSlot, Self.objectPath, handler, Unmanaged.passUnretained(self).toOpaque())
+        let added = castprep_sd_bus_add_object(
+            bus, &createdSlot, Self.objectPath, handler, Unmanaged.passUnretained(self).toOpaque())
         guard added >= 0 else {
             _ = castprep_sd_bus_flush_close_unref(bus)
-            throw NowPlayingError(code: NowPlayingError.noSessionBusCode, message: "cannot register \(Self.objectPath) (\(Self.describe(added)))",
-                                  fix: "check the session bus with busctl --user list")
+            throw NowPlayingError(
+                code: NowPlayingError.noSessionBusCode,
+                message: "cannot register \(Self.objectPath) (\(Self.describe(added)))",
+                fix: "check the session bus with busctl --user list")
         }
         slot = createdSlot
         let requested = castprep_sd_bus_request_name(bus, busName, 0)
@@ -45,8 +48,11 @@ final class BusPlayer {
             _ = castprep_sd_bus_slot_unref(slot)
             _ = castprep_sd_bus_flush_close_unref(bus)
             throw NowPlayingError(
-                code: NowPlayingError.nameTakenCode, message: "cannot own the bus name \(busName) (\(Self.describe(requested)))",
-                fix: "another castprep nowplaying already publishes this device; stop it (playerctl -l lists the players)")
+                code: NowPlayingError.nameTakenCode,
+                message: "cannot own the bus name \(busName) (\(Self.describe(requested)))",
+                fix:
+                    "another castprep nowplaying already publishes this device; stop it (playerctl -l lists the players)"
+            )
         }
     }
 
@@ -73,15 +79,19 @@ final class BusPlayer {
         let status = castprep_sd_bus_open_user(&opened)
         guard status >= 0, let opened else {
             throw NowPlayingError(
-                code: NowPlayingError.noSessionBusCode, message: "cannot connect to the D-Bus session bus (\(Self.describe(status)))",
-                fix: "run castprep nowplaying inside a desktop session, or start a bus for it: dbus-run-session -- castprep nowplaying …")
+                code: NowPlayingError.noSessionBusCode,
+                message: "cannot connect to the D-Bus session bus (\(Self.describe(status)))",
+                fix:
+                    "run castprep nowplaying inside a desktop session, or start a bus for it: dbus-run-session -- castprep nowplaying …"
+            )
         }
         return Connection(opened)
     }
 
     static func describe(_ status: Int32) -> String {
         switch -status {
-        case 2: "no such file: no session bus address (DBUS_SESSION_BUS_ADDRESS is unset and there is no user bus socket)"
+        case 2:
+            "no such file: no session bus address (DBUS_SESSION_BUS_ADDRESS is unset and there is no user bus socket)"
         case 17: "the name is owned already"
         case 13, 1: "permission denied"
         case 111: "connection refused"
@@ -130,7 +140,10 @@ final class BusPlayer {
 
     private func emitPropertiesChanged(_ interface: String, _ changed: [String: BusValue]) {
         var signal: OpaquePointer?
-        guard castprep_sd_bus_message_new_signal(bus, &signal, Self.objectPath, Self.propertiesInterface, "PropertiesChanged") >= 0, let signal else { return }
+        guard
+            castprep_sd_bus_message_new_signal(
+                bus, &signal, Self.objectPath, Self.propertiesInterface, "PropertiesChanged") >= 0, let signal
+        else { return }
         defer { _ = castprep_sd_bus_message_unref(signal) }
         var writer = BusWriter(message: signal)
         writer.append(.string(interface))
@@ -142,7 +155,9 @@ final class BusPlayer {
 
     private func emitSeeked(_ position: Int64) {
         var signal: OpaquePointer?
-        guard castprep_sd_bus_message_new_signal(bus, &signal, Self.objectPath, Self.playerInterface, "Seeked") >= 0, let signal else { return }
+        guard castprep_sd_bus_message_new_signal(bus, &signal, Self.objectPath, Self.playerInterface, "Seeked") >= 0,
+            let signal
+        else { return }
         defer { _ = castprep_sd_bus_message_unref(signal) }
         var writer = BusWriter(message: signal)
         writer.append(.int64(position))
@@ -156,8 +171,12 @@ final class BusPlayer {
     struct Refusal: Error {
         var name: String
         var message: String
-        static func notSupported(_ message: String) -> Refusal { Refusal(name: "org.freedesktop.DBus.Error.NotSupported", message: message) }
-        static func invalidArgs(_ message: String) -> Refusal { Refusal(name: "org.freedesktop.DBus.Error.InvalidArgs", message: message) }
+        static func notSupported(_ message: String) -> Refusal {
+            Refusal(name: "org.freedesktop.DBus.Error.NotSupported", message: message)
+        }
+        static func invalidArgs(_ message: String) -> Refusal {
+            Refusal(name: "org.freedesktop.DBus.Error.InvalidArgs", message: message)
+        }
     }
 
     func handle(_ message: OpaquePointer, error replyError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
@@ -186,8 +205,13 @@ final class BusPlayer {
         case (Self.propertiesInterface, "Get"):
             let target = try reader.string()
             let name = try reader.string()
-            guard let properties = properties(of: target) else { throw Refusal(name: "org.freedesktop.DBus.Error.UnknownInterface", message: "no interface \(target)") }
-            guard let value = properties[name] else { throw Refusal(name: "org.freedesktop.DBus.Error.UnknownProperty", message: "no property \(name) on \(target)") }
+            guard let properties = properties(of: target) else {
+                throw Refusal(name: "org.freedesktop.DBus.Error.UnknownInterface", message: "no interface \(target)")
+            }
+            guard let value = properties[name] else {
+                throw Refusal(
+                    name: "org.freedesktop.DBus.Error.UnknownProperty", message: "no property \(name) on \(target)")
+            }
             return [.variant(value)]
         case (Self.propertiesInterface, "GetAll"):
             let target = try reader.string()
@@ -222,7 +246,8 @@ final class BusPlayer {
 
     private func set(_ name: String, on interface: String, reader: inout BusReader) throws(Refusal) {
         guard interface == Self.playerInterface, ["Volume", "Rate", "LoopStatus", "Shuffle"].contains(name) else {
-            throw Refusal(name: "org.freedesktop.DBus.Error.PropertyReadOnly", message: "\(interface).\(name) cannot be set")
+            throw Refusal(
+                name: "org.freedesktop.DBus.Error.PropertyReadOnly", message: "\(interface).\(name) cannot be set")
         }
         switch name {
         case "Volume":
@@ -240,7 +265,8 @@ final class BusPlayer {
                 loop.request(.setRate(min(max(rate, MPRISState.minimumRate), MPRISState.maximumRate)), from: self)
             }
         default:
-            throw .notSupported("\(name) is not supported: the Cast queue's repeat mode and shuffle are set with castprep control")
+            throw .notSupported(
+                "\(name) is not supported: the Cast queue's repeat mode and shuffle are set with castprep control")
         }
     }
 
@@ -253,7 +279,9 @@ final class BusPlayer {
         let device = state.identity
         switch member {
         case "Play":
-            guard state.canPlay else { throw .notSupported("nothing to play on \(device): start something with castprep cast") }
+            guard state.canPlay else {
+                throw .notSupported("nothing to play on \(device): start something with castprep cast")
+            }
             return .send(.play)
         case "Pause":
             guard state.canPause else { throw .notSupported("\(device) cannot pause this item (CanPause is false)") }
@@ -270,7 +298,9 @@ final class BusPlayer {
             guard state.canGoNext else { throw .notSupported("\(device) has no next item (CanGoNext is false)") }
             return .send(.next)
         case "Previous":
-            guard state.canGoPrevious else { throw .notSupported("\(device) has no previous item (CanGoPrevious is false)") }
+            guard state.canGoPrevious else {
+                throw .notSupported("\(device) has no previous item (CanGoPrevious is false)")
+            }
             return .send(.previous)
         case "Seek":
             let offset = try reader.int64()
@@ -283,7 +313,9 @@ final class BusPlayer {
             let target = try reader.int64()
             guard state.canSeek else { throw .notSupported("\(device) cannot seek in this item (CanSeek is false)") }
             // MPRIS: a stale track id or a position outside the item is ignored.
-            guard track == state.trackID, target >= 0, target <= (state.lengthMicroseconds ?? .max) else { return .noEffect }
+            guard track == state.trackID, target >= 0, target <= (state.lengthMicroseconds ?? .max) else {
+                return .noEffect
+            }
             return .send(.seek(toMicroseconds: target))
         case "OpenUri":
             throw .notSupported("OpenUri is not supported: cast a URL with castprep cast URL")

@@ -27,7 +27,6 @@ public enum BusValue: Sendable, Hashable {
     }
 }
 
-
 /// Appends values to an sd-bus message; after the first failure nothing more is written and
 /// ``isValid`` is false (the message is then dropped, not sent half-written).
 struct BusWriter {
@@ -107,7 +106,7 @@ struct BusReader {
         var type: CChar = 0
         var contents: UnsafePointer<CChar>?
         guard castprep_sd_bus_message_peek_type(message, &type, &contents) > 0, type == CChar(UInt8(ascii: "v")),
-              let contents, String(cString: contents) == "d"
+            let contents, String(cString: contents) == "d"
         else { throw .invalidArgs("expected a variant holding a double (d)") }
         guard castprep_sd_bus_message_enter_container(message, CChar(UInt8(ascii: "v")), "d") > 0 else {
             throw .invalidArgs("expected a variant holding a double (d)")
@@ -124,6 +123,7 @@ struct BusReader {
 extension String {
     /// The text with NUL characters (which D-Bus strings cannot carry) as U+FFFD.
     var replacingNUL: String {
-        contains("\u{0}") ? String(String.UnicodeScalarView(unicodeScalars.map { $0 == "\u{0}" ? "\u{FFFD}" : $0 })) : self
+        contains("\u{0}")
+            ? String(String.UnicodeScalarView(unicodeScalars.map { $0 == "\u{0}" ? "\u{FFFD}" : $0 })) : self
     }
 }

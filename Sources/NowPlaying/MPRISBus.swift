@@ -56,10 +56,12 @@ public final class MPRISBus: Sendable {
     /// - Throws: ``NowPlayingError`` when libsystemd is missing or the thread cannot start.
     public init() throws(NowPlayingError) {
         if let reason = castprep_sdbus_load_error() {
-            throw NowPlayingError(code: NowPlayingError.libraryMissingCode, message: String(cString: reason),
-                                  fix: "install libsystemd: apt-get install \(CASTPREP_SDBUS_PACKAGE)")
+            throw NowPlayingError(
+                code: NowPlayingError.libraryMissingCode, message: String(cString: reason),
+                fix: "install libsystemd: apt-get install \(CASTPREP_SDBUS_PACKAGE)")
         }
-        let (stream, continuation) = AsyncStream.makeStream(of: (PlayerID, MPRISRequest).self, bufferingPolicy: .bufferingNewest(256))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: (PlayerID, MPRISRequest).self, bufferingPolicy: .bufferingNewest(256))
         requests = stream
         do {
             let mailbox = try Mailbox<BusCommand>()
@@ -68,8 +70,9 @@ public final class MPRISBus: Sendable {
                 BusLoop(mailbox: mailbox, requests: continuation).run()
             }
         } catch {
-            throw NowPlayingError(code: NowPlayingError.threadFailedCode, message: "the D-Bus thread could not start (\(error))",
-                                  fix: "the process is out of threads or descriptors; close other programs and try again")
+            throw NowPlayingError(
+                code: NowPlayingError.threadFailedCode, message: "the D-Bus thread could not start (\(error))",
+                fix: "the process is out of threads or descriptors; close other programs and try again")
         }
     }
 
@@ -84,8 +87,10 @@ public final class MPRISBus: Sendable {
     public func checkSessionBus() async throws(NowPlayingError) {
         let outcome: NowPlayingError? = await withCheckedContinuation { continuation in
             if !mailbox.post(.check(reply: continuation)) {
-                continuation.resume(returning: NowPlayingError(code: NowPlayingError.threadFailedCode, message: "the D-Bus thread has stopped",
-                                                               fix: "start castprep nowplaying again"))
+                continuation.resume(
+                    returning: NowPlayingError(
+                        code: NowPlayingError.threadFailedCode, message: "the D-Bus thread has stopped",
+                        fix: "start castprep nowplaying again"))
             }
         }
         if let outcome { throw outcome }
@@ -96,8 +101,10 @@ public final class MPRISBus: Sendable {
     public func publish(_ id: PlayerID, busName: String, state: MPRISState) async throws(NowPlayingError) {
         let outcome: NowPlayingError? = await withCheckedContinuation { continuation in
             if !mailbox.post(.publish(id, busName: busName, state: state, reply: continuation)) {
-                continuation.resume(returning: NowPlayingError(code: NowPlayingError.threadFailedCode, message: "the D-Bus thread has stopped",
-                                                               fix: "start castprep nowplaying again"))
+                continuation.resume(
+                    returning: NowPlayingError(
+                        code: NowPlayingError.threadFailedCode, message: "the D-Bus thread has stopped",
+                        fix: "start castprep nowplaying again"))
             }
         }
         if let outcome { throw outcome }
@@ -174,10 +181,16 @@ final class BusLoop {
         }
         for command in mailbox.close() {
             if case .check(let reply) = command {
-                reply.resume(returning: NowPlayingError(code: NowPlayingError.threadFailedCode, message: "the D-Bus thread has stopped", fix: "start castprep nowplaying again"))
+                reply.resume(
+                    returning: NowPlayingError(
+                        code: NowPlayingError.threadFailedCode, message: "the D-Bus thread has stopped",
+                        fix: "start castprep nowplaying again"))
             }
             if case .publish(_, _, _, let reply) = command {
-                reply.resume(returning: NowPlayingError(code: NowPlayingError.threadFailedCode, message: "the D-Bus thread has stopped", fix: "start castprep nowplaying again"))
+                reply.resume(
+                    returning: NowPlayingError(
+                        code: NowPlayingError.threadFailedCode, message: "the D-Bus thread has stopped",
+                        fix: "start castprep nowplaying again"))
             }
         }
         for id in Array(players.keys) { drop(id) }

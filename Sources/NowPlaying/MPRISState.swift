@@ -58,20 +58,25 @@ public struct MPRISState: Sendable, Hashable {
         if isActive, let session = media?.mediaSessionID {
             // Object paths allow [A-Za-z0-9_] elements only; ids are integers.
             let item = media?.currentItemID.map { "/\($0 < 0 ? "m\(-$0)" : "\($0)")" } ?? ""
-            trackID = "/org/castprep/session/\(session < 0 ? "m\(-session)" : "\(session)")" + (item.isEmpty ? "" : "/item" + item)
+            trackID =
+                "/org/castprep/session/\(session < 0 ? "m\(-session)" : "\(session)")"
+                + (item.isEmpty ? "" : "/item" + item)
         } else {
             trackID = Self.noTrack
         }
         lengthMicroseconds = isActive ? current?.duration.flatMap(Self.microseconds) : nil
         let metadata = isActive ? current?.metadata : nil
         title = metadata?.title ?? metadata?.songName ?? metadata?.bookTitle
-        artists = [metadata?.artist ?? metadata?.artistName ?? metadata?.albumArtist ?? metadata?.studio].compactMap { $0 }
+        artists = [metadata?.artist ?? metadata?.artistName ?? metadata?.albumArtist ?? metadata?.studio].compactMap {
+            $0
+        }
         album = metadata?.albumName ?? metadata?.seriesTitle
         artURL = metadata?.images?.first?.url
         positionMicroseconds = isActive ? (media?.currentTime.flatMap(Self.microseconds) ?? 0) : 0
         if let length = lengthMicroseconds { positionMicroseconds = min(positionMicroseconds, length) }
         let reportedRate = media?.playbackRate ?? 1
-        rate = reportedRate.isFinite && reportedRate > 0 ? min(max(reportedRate, Self.minimumRate), Self.maximumRate) : 1
+        rate =
+            reportedRate.isFinite && reportedRate > 0 ? min(max(reportedRate, Self.minimumRate), Self.maximumRate) : 1
         let level = volume?.level ?? 0
         self.volume = volume?.muted == true ? 0 : (level.isFinite ? min(max(level, 0), 1) : 0)
         let commands = media?.supportedMediaCommands ?? []
@@ -83,7 +88,8 @@ public struct MPRISState: Sendable, Hashable {
         let items = media?.items ?? []
         let index = items.firstIndex { $0.itemID == media?.currentItemID }
         let repeats = media?.repeatMode.map { $0 != .off } ?? false
-        canGoNext = isActive && commands.contains(.queueNext) && (index.map { $0 + 1 < items.count } ?? false || repeats)
+        canGoNext =
+            isActive && commands.contains(.queueNext) && (index.map { $0 + 1 < items.count } ?? false || repeats)
         canGoPrevious = isActive && commands.contains(.queuePrevious) && (index.map { $0 > 0 } ?? false || repeats)
     }
 
@@ -153,7 +159,8 @@ public struct MPRISState: Sendable, Hashable {
 
     /// Types the Default Media Receiver plays (cast-media: progressive, HLS, DASH, audio).
     public static let supportedMimeTypes = [
-        "video/mp4", "video/webm", "audio/mp4", "audio/mpeg", "audio/aac", "audio/flac", "audio/ogg", "audio/wav", "audio/webm",
+        "video/mp4", "video/webm", "audio/mp4", "audio/mpeg", "audio/aac", "audio/flac", "audio/ogg", "audio/wav",
+        "audio/webm",
         "application/x-mpegurl", "application/vnd.apple.mpegurl", "application/dash+xml",
     ]
 
@@ -188,7 +195,9 @@ public enum MPRISBusName {
     public static func element(for name: String) -> String {
         var element = ""
         for scalar in name.unicodeScalars {
-            let isAllowed = scalar.isASCII && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar))
+            let isAllowed =
+                scalar.isASCII
+                && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar))
             if isAllowed {
                 element.unicodeScalars.append(scalar)
             } else if !element.isEmpty, !element.hasSuffix("_") {

@@ -61,7 +61,8 @@ public actor NowPlayingService {
     private let log = Logger(.nowPlaying)
 
     /// How the followed devices reconnect: 0.5 s doubling to 10 s, without end.
-    public static let reconnectPolicy = ReconnectPolicy(initialDelay: .milliseconds(500), multiplier: 2, maximumDelay: .seconds(10), maximumAttempts: nil)
+    public static let reconnectPolicy = ReconnectPolicy(
+        initialDelay: .milliseconds(500), multiplier: 2, maximumDelay: .seconds(10), maximumAttempts: nil)
 
     /// - Parameter notify: called for each ``Notice``, on any thread.
     public init(bus: MPRISBus, notify: @escaping @Sendable (Notice) -> Void = { _ in }) {
@@ -73,10 +74,14 @@ public actor NowPlayingService {
     public var followedKeys: [String] { followed.keys.sorted() }
 
     /// Starts following a device (nothing happens if it is followed already).
-    public func follow(_ source: Source, transportFactory: any CastSenderTransportFactory = ChannelTransportFactory(connectTimeout: .seconds(8))) {
+    public func follow(
+        _ source: Source,
+        transportFactory: any CastSenderTransportFactory = ChannelTransportFactory(connectTimeout: .seconds(8))
+    ) {
         guard followed[source.key] == nil else { return }
-        let sender = CastSender(endpoint: source.endpoint, transportFactory: transportFactory,
-                                configuration: CastSenderConfiguration(requestTimeout: .seconds(10), reconnect: Self.reconnectPolicy))
+        let sender = CastSender(
+            endpoint: source.endpoint, transportFactory: transportFactory,
+            configuration: CastSenderConfiguration(requestTimeout: .seconds(10), reconnect: Self.reconnectPolicy))
         followed[source.key] = Followed(source: source, sender: sender, tasks: [], published: nil)
         log.info("following \(source.name) at \(source.endpoint)")
         let key = source.key
@@ -127,7 +132,11 @@ public actor NowPlayingService {
         case .pause: _ = try await sender.pause()
         case .playPause:
             let playing = await sender.state.media?.playerState
-            if playing == .playing || playing == .buffering { _ = try await sender.pause() } else { _ = try await sender.play() }
+            if playing == .playing || playing == .buffering {
+                _ = try await sender.pause()
+            } else {
+                _ = try await sender.play()
+            }
         case .stop: _ = try await sender.stop()
         case .next: _ = try await sender.next()
         case .previous: _ = try await sender.previous()
@@ -181,8 +190,10 @@ public actor NowPlayingService {
     private nonisolated func joinIfRunning(_ sender: CastSender) async {
         let state = await sender.state
         guard state.connection == .connected,
-              let app = (state.receiver?.applications ?? []).first(where: { $0.isIdleScreen != true && !($0.transportID ?? "").isEmpty }),
-              state.session?.transportID != app.transportID
+            let app = (state.receiver?.applications ?? []).first(where: {
+                $0.isIdleScreen != true && !($0.transportID ?? "").isEmpty
+            }),
+            state.session?.transportID != app.transportID
         else { return }
         _ = try? await sender.join()
     }
@@ -204,7 +215,8 @@ public actor NowPlayingService {
         if let published = followed[key]?.published {
             guard published.isConfirmed, published.state != mpris else { return }
             let seeked = mpris.isJump(from: published.state, elapsed: .now - published.reportedAt)
-            followed[key]?.published = Published(busName: published.busName, state: mpris, reportedAt: .now, isConfirmed: true)
+            followed[key]?.published = Published(
+                busName: published.busName, state: mpris, reportedAt: .now, isConfirmed: true)
             bus.update(key, state: mpris, seeked: seeked)
             return
         }

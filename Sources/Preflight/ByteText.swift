@@ -8,7 +8,9 @@ enum ByteText {
     /// `text` with every occurrence of `needle` replaced by `replacement`; `text` itself (no
     /// copy) when it holds none.
     static func replacing(_ needle: [UInt8], with replacement: [UInt8], in text: [UInt8]) -> [UInt8] {
-        guard !needle.isEmpty, needle.count <= text.count, firstOffset(of: needle, in: text, from: 0) != nil else { return text }
+        guard !needle.isEmpty, needle.count <= text.count, firstOffset(of: needle, in: text, from: 0) != nil else {
+            return text
+        }
         var output: [UInt8] = []
         output.reserveCapacity(text.count + max(0, replacement.count - needle.count) * 4)
         var start = 0

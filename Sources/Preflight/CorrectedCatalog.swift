@@ -22,14 +22,19 @@ enum CorrectedCatalog {
         if !item.images.isEmpty { entry["images"] = .array(item.images.map(\.jsonValue)) }
         let textTracks = (media?.tracks ?? []).filter { $0.type == .text }
         if !textTracks.isEmpty {
-            entry["captions"] = .array(textTracks.map { track in
-                var caption: [String: JSONValue] = ["src": .string(track.trackContentID ?? ""), "format": .string("vtt")]
-                if let language = track.language { caption["language"] = .string(language) }
-                if let name = track.name { caption["name"] = .string(name) }
-                if let kind = track.subtype { caption["kind"] = .string(kind.rawValue.lowercased()) }
-                if item.captions.contains(where: { $0.isDefault && $0.url == track.trackContentID }) { caption["default"] = .bool(true) }
-                return .object(caption)
-            })
+            entry["captions"] = .array(
+                textTracks.map { track in
+                    var caption: [String: JSONValue] = [
+                        "src": .string(track.trackContentID ?? ""), "format": .string("vtt"),
+                    ]
+                    if let language = track.language { caption["language"] = .string(language) }
+                    if let name = track.name { caption["name"] = .string(name) }
+                    if let kind = track.subtype { caption["kind"] = .string(kind.rawValue.lowercased()) }
+                    if item.captions.contains(where: { $0.isDefault && $0.url == track.trackContentID }) {
+                        caption["default"] = .bool(true)
+                    }
+                    return .object(caption)
+                })
         }
         if !item.metadataOverrides.isEmpty { entry["metadata"] = .object(item.metadataOverrides) }
         if !item.mediaOverrides.isEmpty { entry["media"] = .object(item.mediaOverrides) }

@@ -47,7 +47,8 @@ struct HTTPReceiverChecking: ReceiverChecking {
         var targets: [CheckTarget] = []
         let tracks = media.tracks ?? []
         if let url = media.contentID, url.hasPrefix("http") {
-            targets.append(CheckTarget(url: url, kind: .media(contentType: media.contentType, hasTracks: !tracks.isEmpty)))
+            targets.append(
+                CheckTarget(url: url, kind: .media(contentType: media.contentType, hasTracks: !tracks.isEmpty)))
         }
         for track in tracks where track.type == .text {
             if let url = track.trackContentID, url.hasPrefix("http") {
@@ -76,7 +77,9 @@ struct HTTPReceiverChecking: ReceiverChecking {
         }
         let others = urls.filter { answers[$0] == nil }
         if !others.isEmpty {
-            let requests = others.map { HTTPRequest(.head, $0, headers: HTTPHeaders(headers), timeout: options.requestTimeout) }
+            let requests = others.map {
+                HTTPRequest(.head, $0, headers: HTTPHeaders(headers), timeout: options.requestTimeout)
+            }
             for (url, answer) in zip(others, await fetching.transport.send(all: requests)) { answers[url] = answer }
         }
         var validators: [String: String] = [:]

@@ -54,24 +54,32 @@ struct ItemInspector: Sendable {
         if let source = builder.preferredSource(of: item), let sourceIndex = item.sources.firstIndex(of: source) {
             let local = LocalServing.filePath(of: source.url)
             if let local, (try? await BlockingWork.run { FileManager.default.fileExists(atPath: local) }) != true {
-                findings.append(Diagnostic(.error, "media.file-missing", "\(label): the media file \(local) does not exist",
-                                           fix: "fix the path in the catalog or restore the file", location: item.location, path: item.path))
+                findings.append(
+                    Diagnostic(
+                        .error, "media.file-missing", "\(label): the media file \(local) does not exist",
+                        fix: "fix the path in the catalog or restore the file", location: item.location, path: item.path
+                    ))
             } else {
                 switch await prober.probe(path: local ?? source.url) {
                 case .success(let result):
                     probe = result
-                    findings += ProbeEnrichment.apply(result, toSourceAt: sourceIndex, of: &item, conflicts: .preferProbe)
+                    findings += ProbeEnrichment.apply(
+                        result, toSourceAt: sourceIndex, of: &item, conflicts: .preferProbe)
                 case .failure(let error):
-                    findings.append(Diagnostic(.error, error.code, "\(label): \(error.message)", fix: error.fix,
-                                               location: item.location, path: item.path, url: source.url))
+                    findings.append(
+                        Diagnostic(
+                            .error, error.code, "\(label): \(error.message)", fix: error.fix,
+                            location: item.location, path: item.path, url: source.url))
                 }
                 if makePosters, let local, let probe, !probe.videoStreams.isEmpty {
                     poster = await writePoster(for: item, from: local, findings: &findings)
                 }
             }
         } else {
-            findings.append(Diagnostic(.error, "catalog.no-source", "\(label) has no media URL", fix: "add \"url\" or \"sources\"",
-                                       location: item.location, path: item.path))
+            findings.append(
+                Diagnostic(
+                    .error, "catalog.no-source", "\(label) has no media URL", fix: "add \"url\" or \"sources\"",
+                    location: item.location, path: item.path))
         }
 
         // 2. Captions: side-loaded tracks of any format, then text streams inside local media.
@@ -83,8 +91,11 @@ struct ItemInspector: Sendable {
         }
         var extractedEmbedded = false
         if let probe, let source = builder.preferredSource(of: item), let local = LocalServing.filePath(of: source.url),
-           !probe.subtitleStreams.isEmpty {
-            for (track, report) in await extractEmbedded(from: local, item: item, existing: captions.count, findings: &findings) {
+            !probe.subtitleStreams.isEmpty
+        {
+            for (track, report) in await extractEmbedded(
+                from: local, item: item, existing: captions.count, findings: &findings)
+            {
                 captions.append(track)
                 tracks.append(report)
                 extractedEmbedded = true
@@ -100,7 +111,8 @@ struct ItemInspector: Sendable {
         findings.append(contentsOf: buildFindings.map { located($0, item) })
         findings.append(contentsOf: CastValidator().validate(load).map { located($0, item) })
         let (queueItem, _) = builder.queueItem(for: item)
-        for (index, track) in (load.media?.tracks ?? []).filter({ $0.type == .text }).enumerated() where index < tracks.count {
+        for (index, track) in (load.media?.tracks ?? []).filter({ $0.type == .text }).enumerated()
+        where index < tracks.count {
             tracks[index].trackID = track.trackID
             tracks[index].url = track.trackContentID
         }
@@ -117,7 +129,8 @@ struct ItemInspector: Sendable {
                 guard finding.code == "url.loopback" else { return finding }
                 var note = finding
                 note.severity = .note
-                note.message += " (served on loopback as asked with --bind: fine for the emulator on this machine, not for a real device)"
+                note.message +=
+                    " (served on loopback as asked with --bind: fine for the emulator on this machine, not for a real device)"
                 return note
             }
         }
@@ -140,28 +153,36 @@ struct ItemInspector: Sendable {
                         guard reason.code == "device.embedded-subtitles" else { return reason }
                         var note = reason
                         note.severity = .note
-                        note.message += "; CastPrep extracted it to a side-loaded WebVTT track, which the receiver renders"
+                        note.message +=
+                            "; CastPrep extracted it to a side-loaded WebVTT track, which the receiver renders"
                         return note
                     }
                 }
                 let reasons = itemWide + verdict.reasons
-                deviceReports.append(DeviceReadiness(device: verdict.device.id, name: verdict.device.name,
-                                                     readiness: Readiness(worstOf: reasons), reasons: verdict.reasons, fix: verdict.fix))
+                deviceReports.append(
+                    DeviceReadiness(
+                        device: verdict.device.id, name: verdict.device.name,
+                        readiness: Readiness(worstOf: reasons), reasons: verdict.reasons, fix: verdict.fix))
                 if let fix = verdict.fix, !fixes.contains(fix) { fixes.append(fix) }
             }
         } else {
             for device in devices {
-                deviceReports.append(DeviceReadiness(device: device.id, name: device.name, readiness: Readiness(worstOf: itemWide), reasons: []))
+                deviceReports.append(
+                    DeviceReadiness(
+                        device: device.id, name: device.name, readiness: Readiness(worstOf: itemWide), reasons: []))
             }
         }
         for finding in findings.sorted(by: { $0.severity > $1.severity }) {
             if let fix = finding.fix, !fixes.contains(fix) { fixes.append(fix) }
         }
-        if applyFixes, let probe, let source = builder.preferredSource(of: original), let local = LocalServing.filePath(of: source.url),
-           let fixed = await applyFix(for: original, from: local, probe: probe, findings: &findings) {
+        if applyFixes, let probe, let source = builder.preferredSource(of: original),
+            let local = LocalServing.filePath(of: source.url),
+            let fixed = await applyFix(for: original, from: local, probe: probe, findings: &findings)
+        {
             var repaired = original
             if let index = repaired.sources.firstIndex(of: source) {
-                repaired.sources[index] = MediaSource(kind: source.kind, url: URL(fileURLWithPath: fixed.path).absoluteString)
+                repaired.sources[index] = MediaSource(
+                    kind: source.kind, url: URL(fileURLWithPath: fixed.path).absoluteString)
             }
             var again = self
             again.applyFixes = false
@@ -171,10 +192,13 @@ struct ItemInspector: Sendable {
         }
         let readiness = deviceReports.map(\.readiness).max() ?? Readiness(worstOf: findings)
         let report = ItemReport(
-            id: item.id, index: item.index, title: item.title, subtitle: item.subtitle, contentID: load.media?.contentID,
-            contentType: load.media?.contentType, streamType: load.media?.streamType?.rawValue, duration: load.media?.duration,
+            id: item.id, index: item.index, title: item.title, subtitle: item.subtitle,
+            contentID: load.media?.contentID,
+            contentType: load.media?.contentType, streamType: load.media?.streamType?.rawValue,
+            duration: load.media?.duration,
             mediaSummary: probe.map(Self.summary(of:)), poster: poster,
-            hasVideo: probe.map { !$0.videoStreams.isEmpty } ?? Self.hasVideo(contentType: load.media?.contentType, url: load.media?.contentID),
+            hasVideo: probe.map { !$0.videoStreams.isEmpty }
+                ?? Self.hasVideo(contentType: load.media?.contentType, url: load.media?.contentID),
             tracks: tracks, diagnostics: findings,
             devices: deviceReports, readiness: readiness, fixes: fixes)
         return InspectedItem(
@@ -182,7 +206,8 @@ struct ItemInspector: Sendable {
             loadJSON: load.media == nil ? nil : JSONWriter(indentWidth: nil).string(from: load.jsonValue),
             queueItemJSON: load.media == nil ? nil : JSONWriter(indentWidth: nil).string(from: queueItem.jsonValue),
             queueItemPrettyJSON: load.media == nil ? nil : JSONWriter(indentWidth: 2).string(from: queueItem.jsonValue),
-            catalogEntryJSON: JSONWriter(indentWidth: nil).string(from: CorrectedCatalog.entry(for: item, media: load.media, mark: PreflightMark(report))))
+            catalogEntryJSON: JSONWriter(indentWidth: nil).string(
+                from: CorrectedCatalog.entry(for: item, media: load.media, mark: PreflightMark(report))))
     }
 
     /// Whether `finding` says again what one of `earlier` says about the same URL: the same
@@ -198,20 +223,25 @@ struct ItemInspector: Sendable {
     private func convert(_ track: CaptionTrack, index: Int, of item: CatalogItem, findings: inout [Diagnostic])
         async -> (CaptionTrack, TrackReport)
     {
-        var report = TrackReport(trackID: index + 1, language: track.language, name: track.name, kind: track.kind.rawValue,
-                                 source: track.url, format: track.format)
+        var report = TrackReport(
+            trackID: index + 1, language: track.language, name: track.name, kind: track.kind.rawValue,
+            source: track.url, format: track.format)
         guard let path = LocalServing.filePath(of: track.url) else {
             if track.castContentType == nil {
-                findings.append(Diagnostic(.error, "captions.remote-not-webvtt",
-                                           "caption track \(track.url) is \(track.format ?? "an unknown format"), which the receiver cannot render",
-                                           fix: "convert it: castprep captions convert FILE -o FILE.vtt, and publish the .vtt",
-                                           location: item.location, path: item.path, url: track.url))
+                findings.append(
+                    Diagnostic(
+                        .error, "captions.remote-not-webvtt",
+                        "caption track \(track.url) is \(track.format ?? "an unknown format"), which the receiver cannot render",
+                        fix: "convert it: castprep captions convert FILE -o FILE.vtt, and publish the .vtt",
+                        location: item.location, path: item.path, url: track.url))
             }
             return (track, report)
         }
         guard let data = await BlockingWork.contents(of: path) else {
-            findings.append(Diagnostic(.error, "captions.file-missing", "caption file \(path) cannot be read",
-                                       fix: "fix the path in the catalog or restore the file", location: item.location, path: item.path))
+            findings.append(
+                Diagnostic(
+                    .error, "captions.file-missing", "caption file \(path) cannot be read",
+                    fix: "fix the path in the catalog or restore the file", location: item.location, path: item.path))
             return (track, report)
         }
         let format = CaptionFormat.detect(fileExtension: track.format, data: data) ?? .srt
@@ -221,16 +251,22 @@ struct ItemInspector: Sendable {
         guard await mayWrite(name, for: item, findings: &findings) else { return (track, report) }
         do {
             let conversion = try await BlockingWork.run {
-                try CaptionConverter.convert(data: data, format: format, readOptions: CaptionReadOptions(fileName: path))
+                try CaptionConverter.convert(
+                    data: data, format: format, readOptions: CaptionReadOptions(fileName: path))
             }
-            try await BlockingWork.run { try CaptionFileWriter.write(bytes: Array(conversion.webVTT.utf8), to: output, inputs: [path]) }
+            try await BlockingWork.run {
+                try CaptionFileWriter.write(bytes: Array(conversion.webVTT.utf8), to: output, inputs: [path])
+            }
             await recordWritten(name)
             findings.append(contentsOf: conversion.report.diagnostics.filter { $0.severity >= .warning })
             if format != .webVTT {
-                findings.append(Diagnostic(.warning, "captions.not-webvtt",
-                                           "caption track \(path) is \(format.rawValue.uppercased()), which the receiver cannot render; converted to \(name) (\(conversion.report.summary))",
-                                           fix: "publish \(name) from the output folder and point the catalog at it (the corrected catalog.json does)",
-                                           location: item.location, path: item.path))
+                findings.append(
+                    Diagnostic(
+                        .warning, "captions.not-webvtt",
+                        "caption track \(path) is \(format.rawValue.uppercased()), which the receiver cannot render; converted to \(name) (\(conversion.report.summary))",
+                        fix:
+                            "publish \(name) from the output folder and point the catalog at it (the corrected catalog.json does)",
+                        location: item.location, path: item.path))
             }
             report.cues = conversion.report.cuesWritten
             report.webVTT = name
@@ -239,11 +275,15 @@ struct ItemInspector: Sendable {
             converted.format = "vtt"
             return (converted, report)
         } catch let error as CaptionError {
-            findings.append(Diagnostic(.error, error.code, "caption track \(path): \(error.message)", fix: error.fix,
-                                       location: error.location ?? item.location, path: item.path))
+            findings.append(
+                Diagnostic(
+                    .error, error.code, "caption track \(path): \(error.message)", fix: error.fix,
+                    location: error.location ?? item.location, path: item.path))
         } catch {
-            findings.append(Diagnostic(.error, "captions.write-failed", "cannot write \(output): \(error)",
-                                       fix: "make the output folder writable", location: item.location, path: item.path))
+            findings.append(
+                Diagnostic(
+                    .error, "captions.write-failed", "cannot write \(output): \(error)",
+                    fix: "make the output folder writable", location: item.location, path: item.path))
         }
         return (track, report)
     }
@@ -256,31 +296,42 @@ struct ItemInspector: Sendable {
         var result: [(CaptionTrack, TrackReport)] = []
         guard let streams = try? await EmbeddedSubtitleExtractor.subtitleStreams(path: path) else { return [] }
         for stream in streams {
-            var report = TrackReport(trackID: existing + result.count + 1, language: stream.language, name: stream.title,
-                                     kind: TextTrackType.subtitles.rawValue, source: "stream \(stream.index)", format: stream.codecName)
+            var report = TrackReport(
+                trackID: existing + result.count + 1, language: stream.language, name: stream.title,
+                kind: TextTrackType.subtitles.rawValue, source: "stream \(stream.index)", format: stream.codecName)
             guard stream.isText else {
-                findings.append(Diagnostic(.warning, "captions.bitmap-stream",
-                                           "stream \(stream.index) (\(stream.codecName)) holds bitmap subtitles; WebVTT needs text, so it is not cast",
-                                           fix: "provide a text subtitle file (SRT, WebVTT, TTML) for it", location: item.location, path: item.path))
+                findings.append(
+                    Diagnostic(
+                        .warning, "captions.bitmap-stream",
+                        "stream \(stream.index) (\(stream.codecName)) holds bitmap subtitles; WebVTT needs text, so it is not cast",
+                        fix: "provide a text subtitle file (SRT, WebVTT, TTML) for it", location: item.location,
+                        path: item.path))
                 continue
             }
-            let name = OutputNames.caption(itemID: item.id, index: existing + result.count, language: stream.language, stream: stream.index)
+            let name = OutputNames.caption(
+                itemID: item.id, index: existing + result.count, language: stream.language, stream: stream.index)
             let output = outputDirectory + "/" + name
             guard await mayWrite(name, for: item, findings: &findings) else { continue }
             do {
                 let read = try await EmbeddedSubtitleExtractor.extract(path: path, stream: stream.index)
                 let conversion = try await BlockingWork.run { try CaptionConverter.convert(read, fileName: path) }
-                try await BlockingWork.run { try CaptionFileWriter.write(bytes: Array(conversion.webVTT.utf8), to: output, inputs: [path]) }
+                try await BlockingWork.run {
+                    try CaptionFileWriter.write(bytes: Array(conversion.webVTT.utf8), to: output, inputs: [path])
+                }
                 await recordWritten(name)
                 report.cues = conversion.report.cuesWritten
                 report.webVTT = name
-                let track = CaptionTrack(url: URL(fileURLWithPath: output).absoluteString, language: stream.language,
-                                         name: stream.title ?? stream.language.map { "\($0) (embedded)" }, format: "vtt")
+                let track = CaptionTrack(
+                    url: URL(fileURLWithPath: output).absoluteString, language: stream.language,
+                    name: stream.title ?? stream.language.map { "\($0) (embedded)" }, format: "vtt")
                 result.append((track, report))
             } catch {
-                findings.append(Diagnostic(.warning, "captions.embedded-failed", "stream \(stream.index) of \(path) could not be extracted: \(error)",
-                                           fix: "extract it by hand: castprep captions convert \(path) --stream \(stream.index)",
-                                           location: item.location, path: item.path))
+                findings.append(
+                    Diagnostic(
+                        .warning, "captions.embedded-failed",
+                        "stream \(stream.index) of \(path) could not be extracted: \(error)",
+                        fix: "extract it by hand: castprep captions convert \(path) --stream \(stream.index)",
+                        location: item.location, path: item.path))
             }
         }
         return result
@@ -295,8 +346,12 @@ struct ItemInspector: Sendable {
         async -> (path: String, note: Diagnostic)?
     {
         let verdicts = DeviceJudge().verdicts(for: probe, devices: devices)
-        guard let chosen = verdicts.filter({ $0.fixArguments != nil })
-            .max(by: { $0.reasons.filter { $0.severity >= .warning }.count < $1.reasons.filter { $0.severity >= .warning }.count }),
+        guard
+            let chosen = verdicts.filter({ $0.fixArguments != nil })
+                .max(by: {
+                    $0.reasons.filter { $0.severity >= .warning }.count
+                        < $1.reasons.filter { $0.severity >= .warning }.count
+                }),
             var arguments = chosen.fixArguments, arguments.count > 3
         else { return nil }
         let ext = URLSyntax.pathExtension(of: arguments[arguments.count - 1]) ?? "mp4"
@@ -304,15 +359,19 @@ struct ItemInspector: Sendable {
         let output = outputDirectory + "/" + name
         // A catalog corrected by an earlier --fix run points at the fixed copy itself.
         if (try? await BlockingWork.run { CaptionFileWriter.isSameFile(output, as: path) }) ?? true {
-            findings.append(Diagnostic(.note, "preflight.fix-skipped", "--fix: \(path) is the fixed copy \(name) itself; it is cast as it is",
-                                       fix: "run --fix on the original catalog, or write the outputs to another folder with -o DIR",
-                                       location: item.location, path: item.path))
+            findings.append(
+                Diagnostic(
+                    .note, "preflight.fix-skipped",
+                    "--fix: \(path) is the fixed copy \(name) itself; it is cast as it is",
+                    fix: "run --fix on the original catalog, or write the outputs to another folder with -o DIR",
+                    location: item.location, path: item.path))
             return nil
         }
         guard await mayWrite(name, for: item, severity: .warning, findings: &findings) else { return nil }
         let partial = output + ".partial"
         // The partial name hides the format from ffmpeg, so it is named.
-        let muxer = ["mp4": "mp4", "m4a": "ipod", "ts": "mpegts", "webm": "webm", "mkv": "matroska"][ext.lowercased()] ?? "mp4"
+        let muxer =
+            ["mp4": "mp4", "m4a": "ipod", "ts": "mpegts", "webm": "webm", "mkv": "matroska"][ext.lowercased()] ?? "mp4"
         arguments[arguments.count - 1] = partial
         arguments.insert(contentsOf: ["-f", muxer], at: arguments.count - 1)
         arguments.insert(contentsOf: ["-nostdin", "-hide_banner", "-loglevel", "error", "-xerror", "-y"], at: 1)
@@ -324,17 +383,20 @@ struct ItemInspector: Sendable {
             run = FixRun(status: -1, errorTail: "ffmpeg did not start: \(error)")
         }
         guard run.status == 0 else {
-            let lines = run.errorTail.split(whereSeparator: \.isNewline).suffix(FixRun.keptLines).joined(separator: "\n  ")
-            let finding = Diagnostic(.error, "preflight.fix-failed",
-                                     "--fix: ffmpeg could not fix \(path) (exit status \(run.status)); nothing was written to \(name):\n  \(lines.isEmpty ? "(no error output)" : lines)",
-                                     fix: "repair or re-export the source file, then run the fix: \(chosen.fix ?? "")",
-                                     location: item.location, path: item.path)
+            let lines = run.errorTail.split(whereSeparator: \.isNewline).suffix(FixRun.keptLines).joined(
+                separator: "\n  ")
+            let finding = Diagnostic(
+                .error, "preflight.fix-failed",
+                "--fix: ffmpeg could not fix \(path) (exit status \(run.status)); nothing was written to \(name):\n  \(lines.isEmpty ? "(no error output)" : lines)",
+                fix: "repair or re-export the source file, then run the fix: \(chosen.fix ?? "")",
+                location: item.location, path: item.path)
             findings.insert(finding, at: 0)
             return nil
         }
         await recordWritten(name)
-        let note = Diagnostic(.note, "preflight.fixed", "--fix: cast \(name), made from \(path) with: \(chosen.fix ?? "")",
-                              location: item.location, path: item.path)
+        let note = Diagnostic(
+            .note, "preflight.fixed", "--fix: cast \(name), made from \(path) with: \(chosen.fix ?? "")",
+            location: item.location, path: item.path)
         return (output, note)
     }
 
@@ -346,7 +408,9 @@ struct ItemInspector: Sendable {
         do {
             jpeg = try await BlockingWork.run { try PosterFrame(maximumWidth: 480).jpeg(from: path) }
         } catch {
-            findings.append(Diagnostic(.note, "preflight.poster-failed", "no poster frame for \(path): \(error)", location: item.location))
+            findings.append(
+                Diagnostic(
+                    .note, "preflight.poster-failed", "no poster frame for \(path): \(error)", location: item.location))
             return nil
         }
         let name = OutputNames.poster(content: jpeg)
@@ -365,7 +429,9 @@ struct ItemInspector: Sendable {
             return name
         } catch {
             writtenPosters.release(name)
-            findings.append(Diagnostic(.note, "preflight.poster-failed", "no poster frame for \(path): \(error)", location: item.location))
+            findings.append(
+                Diagnostic(
+                    .note, "preflight.poster-failed", "no poster frame for \(path): \(error)", location: item.location))
             return nil
         }
     }
@@ -374,11 +440,15 @@ struct ItemInspector: Sendable {
     /// file preflight wrote. Otherwise the refusal, naming the file, is a finding: an error for
     /// a caption track (it is not cast), a warning for a poster or a fixed copy (the item is
     /// cast without them).
-    private func mayWrite(_ name: String, for item: CatalogItem, severity: Diagnostic.Severity = .error, findings: inout [Diagnostic]) async -> Bool {
+    private func mayWrite(
+        _ name: String, for item: CatalogItem, severity: Diagnostic.Severity = .error, findings: inout [Diagnostic]
+    ) async -> Bool {
         guard let manifest else { return true }
         if (try? await BlockingWork.run { manifest.mayReplace(name) }) == true { return true }
         let (message, fix) = manifest.refusal(name)
-        findings.append(Diagnostic(severity, OutputManifest.notOursCode, message, fix: fix, location: item.location, path: item.path))
+        findings.append(
+            Diagnostic(
+                severity, OutputManifest.notOursCode, message, fix: fix, location: item.location, path: item.path))
         return false
     }
 
@@ -401,12 +471,15 @@ struct ItemInspector: Sendable {
         let declared = contentType.flatMap { try? MediaType.parse($0).get() }
         if let declared {
             let videoCodecs = ["avc1", "avc3", "hvc1", "hev1", "dvh1", "dvhe", "vp8", "vp09", "vp9", "av01"]
-            if declared.codecs.contains(where: { codec in videoCodecs.contains { codec.lowercased().hasPrefix($0) } }) { return true }
+            if declared.codecs.contains(where: { codec in videoCodecs.contains { codec.lowercased().hasPrefix($0) } }) {
+                return true
+            }
             if !declared.codecs.isEmpty { return false }
             if declared.type == "video" { return true }
             if declared.type == "audio" { return false }
         }
-        guard let url, let path = URL(string: url)?.path, let implied = CastMediaTypes.contentType(forExtension: (path as NSString).pathExtension)
+        guard let url, let path = URL(string: url)?.path,
+            let implied = CastMediaTypes.contentType(forExtension: (path as NSString).pathExtension)
         else { return nil }
         return implied.hasPrefix("video/") ? true : implied.hasPrefix("audio/") ? false : nil
     }
@@ -420,7 +493,9 @@ struct ItemInspector: Sendable {
             parts.append(text)
         }
         for audio in probe.audioStreams.prefix(2) { parts.append(audio.codecString ?? audio.codec) }
-        if let hls = probe.hls, !hls.variants.isEmpty { parts.append("\(hls.variants.count) variant\(hls.variants.count == 1 ? "" : "s")") }
+        if let hls = probe.hls, !hls.variants.isEmpty {
+            parts.append("\(hls.variants.count) variant\(hls.variants.count == 1 ? "" : "s")")
+        }
         return parts.joined(separator: ", ")
     }
 }
@@ -453,7 +528,8 @@ struct FixRun: Sendable {
     /// `partial`; renames it to `output` on success and removes it on failure. Blocks: call
     /// through ``BlockingWork``.
     static func execute(_ arguments: [String], partial: String, output: String) throws -> FixRun {
-        try FileManager.default.createDirectory(atPath: (output as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (output as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
@@ -519,12 +595,13 @@ enum OutputNames {
     /// Keeps letters, digits, `-`, `_` and `.`; anything else (slashes, `..`) becomes `_`, so
     /// an item id can never name a file outside the output folder.
     static func safe(_ text: String) -> String {
-        var out = String(text.unicodeScalars.prefix(80).map { scalar -> Character in
-            switch scalar {
-            case "a"..."z", "A"..."Z", "0"..."9", "-", "_": Character(scalar)
-            default: "_"
-            }
-        })
+        var out = String(
+            text.unicodeScalars.prefix(80).map { scalar -> Character in
+                switch scalar {
+                case "a"..."z", "A"..."Z", "0"..."9", "-", "_": Character(scalar)
+                default: "_"
+                }
+            })
         if out.isEmpty { out = "_" }
         return out
     }

@@ -23,18 +23,21 @@ struct LocalServing: Sendable {
 
     init(mounts: [Mount]) {
         self.mounts = mounts.map {
-            Mount(root: Self.normalized($0.root), baseURL: $0.baseURL.hasSuffix("/") ? $0.baseURL : $0.baseURL + "/", isOutsideCatalog: $0.isOutsideCatalog)
+            Mount(
+                root: Self.normalized($0.root), baseURL: $0.baseURL.hasSuffix("/") ? $0.baseURL : $0.baseURL + "/",
+                isOutsideCatalog: $0.isOutsideCatalog)
         }
-            .sorted { $0.root.count > $1.root.count }
+        .sorted { $0.root.count > $1.root.count }
     }
 
     /// Whether the files are served on a loopback address (`--bind 127.0.0.1`): then only a
     /// receiver on this machine (the emulator) can fetch them, which the user chose.
     var isLoopback: Bool {
-        !mounts.isEmpty && mounts.allSatisfy { mount in
-            let host = mount.baseURL.split(separator: "/").dropFirst().first.map(String.init) ?? ""
-            return host.hasPrefix("127.") || host.hasPrefix("[::1]") || host.hasPrefix("localhost")
-        }
+        !mounts.isEmpty
+            && mounts.allSatisfy { mount in
+                let host = mount.baseURL.split(separator: "/").dropFirst().first.map(String.init) ?? ""
+                return host.hasPrefix("127.") || host.hasPrefix("[::1]") || host.hasPrefix("localhost")
+            }
     }
 
     /// The local path of a `file:` URL, or nil for other URLs.
@@ -45,7 +48,11 @@ struct LocalServing: Sendable {
 
     /// The served URL of a local file, or nil when no mount contains it.
     func url(forFile path: String) -> String? {
-        mount(forFile: path).map { URLResolver.rebase(URL(fileURLWithPath: Self.normalized(path)).absoluteString, fileRoot: URL(fileURLWithPath: $0.root), onto: $0.baseURL) }
+        mount(forFile: path).map {
+            URLResolver.rebase(
+                URL(fileURLWithPath: Self.normalized(path)).absoluteString, fileRoot: URL(fileURLWithPath: $0.root),
+                onto: $0.baseURL)
+        }
     }
 
     /// The mount serving a local file, or nil when none contains it.
@@ -61,20 +68,27 @@ struct LocalServing: Sendable {
             guard let path = Self.filePath(of: url) else { return url }
             if let mount = mount(forFile: path), let served = self.url(forFile: path) {
                 if mount.isOutsideCatalog {
-                    findings.append(Diagnostic(
-                        .note, "serve.published-outside-catalog",
-                        "\(what) \(path) lies outside the catalog's folder; the built-in server publishes this one file (for a playlist, with the files of its folder) and nothing else beside it",
-                        fix: "move it under the catalog's folder, or set serve.root to a folder that holds it", location: item.location, path: item.path))
+                    findings.append(
+                        Diagnostic(
+                            .note, "serve.published-outside-catalog",
+                            "\(what) \(path) lies outside the catalog's folder; the built-in server publishes this one file (for a playlist, with the files of its folder) and nothing else beside it",
+                            fix: "move it under the catalog's folder, or set serve.root to a folder that holds it",
+                            location: item.location, path: item.path))
                 }
                 return served
             }
-            findings.append(Diagnostic(.error, "media.not-served", "\(what) \(path) is a local file outside every served folder; a Cast device cannot fetch it",
-                                       fix: "move it under the served folder, or publish it on a web server and use its http(s) URL",
-                                       location: item.location, path: item.path))
+            findings.append(
+                Diagnostic(
+                    .error, "media.not-served",
+                    "\(what) \(path) is a local file outside every served folder; a Cast device cannot fetch it",
+                    fix: "move it under the served folder, or publish it on a web server and use its http(s) URL",
+                    location: item.location, path: item.path))
             return url
         }
         for index in item.sources.indices { item.sources[index].url = served(item.sources[index].url, what: "media") }
-        for index in item.captions.indices { item.captions[index].url = served(item.captions[index].url, what: "caption track") }
+        for index in item.captions.indices {
+            item.captions[index].url = served(item.captions[index].url, what: "caption track")
+        }
         for index in item.images.indices { item.images[index].url = served(item.images[index].url, what: "image") }
     }
 
@@ -105,7 +119,9 @@ struct LocalServing: Sendable {
         }
     }
 
-    private static func concretize(_ text: UnsafeBufferPointer<UInt8>, marker: [UInt8], mounts: [Mount], into output: inout [UInt8]) {
+    private static func concretize(
+        _ text: UnsafeBufferPointer<UInt8>, marker: [UInt8], mounts: [Mount], into output: inout [UInt8]
+    ) {
         guard var found = ByteText.firstOffset(of: marker, in: text, from: 0) else {
             output.append(contentsOf: text)
             return
@@ -120,8 +136,10 @@ struct LocalServing: Sendable {
                 end += 1
             }
             let digits = end - found - marker.count
-            let closes = digits > 0 && (digits == 1 || text[found + marker.count] != UInt8(ascii: "0")) && end + 3 <= text.count
-                && text[end] == UInt8(ascii: "}") && text[end + 1] == UInt8(ascii: "}") && text[end + 2] == UInt8(ascii: "/")
+            let closes =
+                digits > 0 && (digits == 1 || text[found + marker.count] != UInt8(ascii: "0")) && end + 3 <= text.count
+                && text[end] == UInt8(ascii: "}") && text[end + 1] == UInt8(ascii: "}")
+                && text[end + 2] == UInt8(ascii: "/")
             if closes, index < mounts.count {
                 output.append(contentsOf: UnsafeBufferPointer(rebasing: text[start..<found]))
                 output.append(contentsOf: mounts[index].baseURL.utf8)

@@ -29,9 +29,10 @@ final class OutputLock: Sendable {
         do {
             attempt = try ProcessLockFile.acquire(at: path)
         } catch {
-            throw PreflightError(code: "preflight.output-not-writable",
-                                 message: "cannot \(error.call == "flock" ? "lock" : "open") \(path): \(error.reason)",
-                                 fix: "choose another folder with -o DIR")
+            throw PreflightError(
+                code: "preflight.output-not-writable",
+                message: "cannot \(error.call == "flock" ? "lock" : "open") \(path): \(error.reason)",
+                fix: "choose another folder with -o DIR")
         }
         switch attempt {
         case .acquired(let lock):
@@ -39,7 +40,8 @@ final class OutputLock: Sendable {
         case .held(let holder):
             throw PreflightError(
                 code: "preflight.output-in-use",
-                message: "\(folder) is in use by another castprep preflight (\(holder.map { "process \($0)" } ?? "a process that has not written its id yet"))",
+                message:
+                    "\(folder) is in use by another castprep preflight (\(holder.map { "process \($0)" } ?? "a process that has not written its id yet"))",
                 fix: "wait for that run to finish, or write the outputs to another folder with -o DIR")
         }
     }
@@ -74,7 +76,8 @@ final class OutputManifest: Sendable {
         }
 
         init(_ status: FileSystem.Status) {
-            self.init(size: status.size, seconds: status.modificationSeconds, nanoseconds: status.modificationNanoseconds)
+            self.init(
+                size: status.size, seconds: status.modificationSeconds, nanoseconds: status.modificationNanoseconds)
         }
     }
 
@@ -99,7 +102,9 @@ final class OutputManifest: Sendable {
 
     /// The entries of a manifest file; lines that do not parse are skipped.
     static func entries(at path: String) -> [String: Stamp] {
-        guard let bytes = try? FileSystem.readFile(at: path, limit: maximumBytes, followingSymbolicLinks: false) else { return [:] }
+        guard let bytes = try? FileSystem.readFile(at: path, limit: maximumBytes, followingSymbolicLinks: false) else {
+            return [:]
+        }
         return parse(bytes[...])
     }
 
@@ -110,10 +115,13 @@ final class OutputManifest: Sendable {
         var entries: [String: Stamp] = [:]
         for line in lines {
             let fields = line.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: false)
-            guard fields.count == 3, let size = Int64(String(decoding: fields[0], as: UTF8.self)), size >= 0 else { continue }
+            guard fields.count == 3, let size = Int64(String(decoding: fields[0], as: UTF8.self)), size >= 0 else {
+                continue
+            }
             let time = fields[1].split(separator: 0x2E, omittingEmptySubsequences: false)
             guard time.count == 2, let seconds = Int64(String(decoding: time[0], as: UTF8.self)),
-                  let nanoseconds = Int64(String(decoding: time[1], as: UTF8.self)), (0..<1_000_000_000).contains(nanoseconds)
+                let nanoseconds = Int64(String(decoding: time[1], as: UTF8.self)),
+                (0..<1_000_000_000).contains(nanoseconds)
             else { continue }
             let path = String(decoding: fields[2], as: UTF8.self)
             guard isSafe(path) else { continue }
@@ -144,7 +152,8 @@ final class OutputManifest: Sendable {
 
     /// Notes that preflight has just written `relative`.
     func record(_ relative: String) {
-        guard let status = try? FileSystem.status(of: folder + "/" + relative, followingSymbolicLinks: false), status.kind == .regular
+        guard let status = try? FileSystem.status(of: folder + "/" + relative, followingSymbolicLinks: false),
+            status.kind == .regular
         else { return }
         let stamp = Stamp(status)
         state.withLock { state in
@@ -154,8 +163,10 @@ final class OutputManifest: Sendable {
 
     /// The refusal for a file in the way: `preflight.output-not-ours`.
     func refusal(_ relative: String) -> (message: String, fix: String) {
-        ("\(folder)/\(relative) is in the way and castprep preflight did not write it (it is not in \(folder)/\(Self.fileName), or it changed since)",
-         "write the outputs to another folder with -o DIR, or move or remove \(folder)/\(relative) if it is not needed")
+        (
+            "\(folder)/\(relative) is in the way and castprep preflight did not write it (it is not in \(folder)/\(Self.fileName), or it changed since)",
+            "write the outputs to another folder with -o DIR, or move or remove \(folder)/\(relative) if it is not needed"
+        )
     }
 
     /// The error that stops a run before anything is written.

@@ -13,7 +13,9 @@ extension Preflight {
         let replaced = OutputWriters.fileNames.map { output + "/" + $0 } + (cache.map { [$0] } ?? [])
         let clash = try? await BlockingWork.run { replaced.first { CaptionFileWriter.isSameFile($0, as: catalog) } }
         guard let clash = clash ?? nil else { return }
-        throw PreflightError(code: "preflight.output-is-input", message: "\(clash) would replace the catalog \(catalog), which this run reads",
-                             fix: "write the outputs to another folder with -o DIR, or copy the catalog out of \(output) first")
+        throw PreflightError(
+            code: "preflight.output-is-input",
+            message: "\(clash) would replace the catalog \(catalog), which this run reads",
+            fix: "write the outputs to another folder with -o DIR, or copy the catalog out of \(output) first")
     }
 }

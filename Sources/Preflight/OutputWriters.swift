@@ -90,9 +90,12 @@ final class OutputWriters {
     ///   - queuePayloadLimit: the Cast message budget queue.json is planned against.
     ///   - paging: how report.html's cards are paged; the items the run will append decide
     ///     it (``ReportPage/Paging/init(items:cardsPerPage:)``). Nil keeps one page.
-    init(directory: String, catalog: String, title: String?, devices: [DeviceProfile], catalogFindings: [Diagnostic], rowLimit: Int,
-         published: PublishedLocations = .none, manifest: OutputManifest? = nil, servedOnLoopback: Bool = false,
-         queuePayloadLimit: Int = CastFrame.maximumPayloadSize(namespace: .media), paging: ReportPage.Paging? = nil) async throws(PreflightError) {
+    init(
+        directory: String, catalog: String, title: String?, devices: [DeviceProfile], catalogFindings: [Diagnostic],
+        rowLimit: Int,
+        published: PublishedLocations = .none, manifest: OutputManifest? = nil, servedOnLoopback: Bool = false,
+        queuePayloadLimit: Int = CastFrame.maximumPayloadSize(namespace: .media), paging: ReportPage.Paging? = nil
+    ) async throws(PreflightError) {
         self.directory = directory
         self.paging = paging
         pages = PageFiles(directory: directory)
@@ -107,9 +110,13 @@ final class OutputWriters {
         // report.html is written under another partial name: if its header outgrows the space
         // kept for it, the page is assembled from it into report.html.partial.
         // The spool is never put in place: its final name is only for messages.
-        let paths = Self.fileNames.map { name in
-            (directory + "/" + name, directory + "/" + name + (name == "report.html" ? ".cards.partial" : ".partial"))
-        } + [(directory + "/queue.json", directory + "/queue.json.skipped.partial")]
+        let paths =
+            Self.fileNames.map { name in
+                (
+                    directory + "/" + name,
+                    directory + "/" + name + (name == "report.html" ? ".cards.partial" : ".partial")
+                )
+            } + [(directory + "/queue.json", directory + "/queue.json.skipped.partial")]
         let opened: [OutputFile]
         do {
             opened = try await BlockingWork.run { () throws(PreflightError) -> [OutputFile] in
@@ -127,14 +134,19 @@ final class OutputWriters {
         } catch let error as PreflightError {
             throw error
         } catch {
-            throw PreflightError(code: "preflight.output-not-writable", message: "cannot open the output files in \(directory): \(error)",
-                                 fix: "choose another folder with -o DIR")
+            throw PreflightError(
+                code: "preflight.output-not-writable",
+                message: "cannot open the output files in \(directory): \(error)",
+                fix: "choose another folder with -o DIR")
         }
-        (requests, reportItems, catalogEntries, cards, queueFile, skippedFile) = (opened[0], opened[1], opened[2], opened[3], opened[4], opened[5])
+        (requests, reportItems, catalogEntries, cards, queueFile, skippedFile) = (
+            opened[0], opened[1], opened[2], opened[3], opened[4], opened[5]
+        )
 
         // report.json's keys are in sorted order and "summary" comes after "items", so all of
         // the head is known now and the items can follow it straight into the file.
-        var head = "{\n\"castprep\": \(JSONWriter(indentWidth: nil).string(from: JSONEnvelope.header(kind: Self.reportKind))),\n"
+        var head =
+            "{\n\"castprep\": \(JSONWriter(indentWidth: nil).string(from: JSONEnvelope.header(kind: Self.reportKind))),\n"
         head += "\"catalog\": \(JSONWriter(indentWidth: nil).string(from: .string(catalog))),\n"
         head += "\"catalogFindings\": \(Self.encode(catalogFindings)),\n"
         head += "\"devices\": \(JSONWriter(indentWidth: nil).string(from: .array(devices.map { .string($0.id) }))),\n"
@@ -142,11 +154,14 @@ final class OutputWriters {
         buffers[Slot.reportItems.rawValue].bytes.append(contentsOf: head.utf8)
         var catalogHead = "{\n\"castprep\": 1,\n"
         if let title { catalogHead += "\"title\": \(JSONWriter(indentWidth: nil).string(from: .string(title))),\n" }
-        if let serve = published.serveMember { catalogHead += "\"serve\": \(JSONWriter(indentWidth: nil).string(from: serve)),\n" }
+        if let serve = published.serveMember {
+            catalogHead += "\"serve\": \(JSONWriter(indentWidth: nil).string(from: serve)),\n"
+        }
         catalogHead += "\"items\": ["
         buffers[Slot.catalogEntries.rawValue].bytes.append(contentsOf: catalogHead.utf8)
-        reservedHeader = ReportPage.headerReservation(title: title ?? Self.untitled, devices: devices.map { ($0.id, $0.name) }, catalog: catalog,
-                                                      servedOnLoopback: servedOnLoopback, paging: paging)
+        reservedHeader = ReportPage.headerReservation(
+            title: title ?? Self.untitled, devices: devices.map { ($0.id, $0.name) }, catalog: catalog,
+            servedOnLoopback: servedOnLoopback, paging: paging)
         buffers[Slot.cards.rawValue].bytes.append(contentsOf: repeatElement(0x20, count: reservedHeader))
     }
 
@@ -169,8 +184,10 @@ final class OutputWriters {
         }
         if let worst = digest.worstSeverity { worstSeverity = max(worstSeverity ?? worst, worst) }
         if rows.count < rowLimit {
-            rows.append(PreflightRow(id: digest.id, title: digest.title, readiness: digest.readiness,
-                                     playableOn: digest.playableDevices.count, headline: digest.headline))
+            rows.append(
+                PreflightRow(
+                    id: digest.id, title: digest.title, readiness: digest.readiness,
+                    playableOn: digest.playableDevices.count, headline: digest.headline))
         }
         if let load = item.loadJSON {
             buffers[Slot.requests.rawValue].bytes.append(contentsOf: published.rewrite(load))
@@ -179,7 +196,9 @@ final class OutputWriters {
         if digest.readiness == .blocked {
             appendBlocked(digest, index: summary.items - 1, queueItem: item.queueItemJSON.map(published.rewrite))
         } else if let compact = item.queueItemJSON, let pretty = item.queueItemPrettyJSON {
-            queue.add(compact: published.rewrite(compact)[...], pretty: published.rewrite(pretty)[...], into: &buffers[Slot.queue.rawValue].bytes)
+            queue.add(
+                compact: published.rewrite(compact)[...], pretty: published.rewrite(pretty)[...],
+                into: &buffers[Slot.queue.rawValue].bytes)
         }
         let separator: [UInt8] = firstItem ? [0x0A] : [0x2C, 0x0A]
         buffers[Slot.reportItems.rawValue].bytes.append(contentsOf: separator)
@@ -202,9 +221,16 @@ final class OutputWriters {
     /// and opening this one with its header.
     private func addCard(_ card: ArraySlice<UInt8>, page: Int, paging: ReportPage.Paging) {
         if pages.lastPage != page {
-            if pages.lastPage >= 2 { pages.add(Array(ReportPage.pageFooter(page: pages.lastPage, paging: paging).utf8)[...], page: pages.lastPage) }
-            pages.add(Array(ReportPage.pageHeader(title: title ?? Self.untitled, page: page, paging: paging,
-                                                  devices: devices.map { ($0.id, $0.name) }).utf8)[...], page: page)
+            if pages.lastPage >= 2 {
+                pages.add(
+                    Array(ReportPage.pageFooter(page: pages.lastPage, paging: paging).utf8)[...], page: pages.lastPage)
+            }
+            pages.add(
+                Array(
+                    ReportPage.pageHeader(
+                        title: title ?? Self.untitled, page: page, paging: paging,
+                        devices: devices.map { ($0.id, $0.name) }
+                    ).utf8)[...], page: page)
         }
         pages.add(card, page: page)
     }
@@ -214,18 +240,24 @@ final class OutputWriters {
     private func appendBlocked(_ digest: ItemDigest, index: Int, queueItem: [UInt8]?) {
         var codes = digest.headline.map { [$0] } ?? []
         for code in digest.codes where !codes.contains(code) { codes.append(code) }
-        var entry: [String: JSONValue] = ["id": .string(digest.id), "index": .number(JSONNumber(index)), "codes": .array(codes.map(JSONValue.string))]
+        var entry: [String: JSONValue] = [
+            "id": .string(digest.id), "index": .number(JSONNumber(index)), "codes": .array(codes.map(JSONValue.string)),
+        ]
         if let title = digest.title { entry["title"] = .string(title) }
         if let why = digest.why { entry["why"] = .string(why) }
         if let queueItem, let item = try? JSONParser().parse(queueItem).value { entry["item"] = item }
         // Laid out as the messages are: two-space indents, an entry two levels deep.
         buffers[Slot.skipped.rawValue].bytes += hasSkipped ? Array(",\n    ".utf8) : Array("\n    ".utf8)
-        QueueDocumentWriter.append(JSONWriter(indentWidth: 2).bytes(from: .object(entry))[...], indentedBy: 4, to: &buffers[Slot.skipped.rawValue].bytes)
+        QueueDocumentWriter.append(
+            JSONWriter(indentWidth: 2).bytes(from: .object(entry))[...], indentedBy: 4,
+            to: &buffers[Slot.skipped.rawValue].bytes)
         hasSkipped = true
     }
 
     /// Whether a buffer has grown enough to be written out.
-    var wantsFlush: Bool { buffers.contains { $0.bytes.count >= Self.flushThreshold } || pages.pendingCount >= Self.flushThreshold }
+    var wantsFlush: Bool {
+        buffers.contains { $0.bytes.count >= Self.flushThreshold } || pages.pendingCount >= Self.flushThreshold
+    }
 
     /// Writes every buffered byte to its partial file, off the cooperative pool. The caller
     /// waits for it before appending again, so the writing thread has the buffers to itself.
@@ -247,20 +279,28 @@ final class OutputWriters {
     /// Writes the summary-bearing parts and renames every file into place; returns the names
     /// written, relative to the output folder.
     func finish() async throws(PreflightError) -> [String] {
-        buffers[Slot.reportItems.rawValue].bytes.append(contentsOf: "\n],\n\"summary\": \(Self.encode(summary))\n}\n".utf8)
+        buffers[Slot.reportItems.rawValue].bytes.append(
+            contentsOf: "\n],\n\"summary\": \(Self.encode(summary))\n}\n".utf8)
         buffers[Slot.catalogEntries.rawValue].bytes.append(contentsOf: "\n]\n}\n".utf8)
-        buffers[Slot.cards.rawValue].bytes.append(contentsOf: ReportPage.footer(problems: Array(problems.values), paging: paging).utf8)
+        buffers[Slot.cards.rawValue].bytes.append(
+            contentsOf: ReportPage.footer(problems: Array(problems.values), paging: paging).utf8)
         if let paging, pages.lastPage >= 2 {
-            pages.add(Array(ReportPage.pageFooter(page: pages.lastPage, paging: paging).utf8)[...], page: pages.lastPage)
+            pages.add(
+                Array(ReportPage.pageFooter(page: pages.lastPage, paging: paging).utf8)[...], page: pages.lastPage)
         }
         let hasQueue = queue.finishMessages(skippedFollow: hasSkipped, into: &buffers[Slot.queue.rawValue].bytes)
         await flush()
 
-        let header = Array(ReportPage.header(title: title ?? Self.untitled, summary: summary,
-                                             devices: devices.map { ($0.id, $0.name) }, catalog: catalogPath, problems: problems,
-                                             servedOnLoopback: servedOnLoopback, paging: paging, onFirstPage: onFirstPage).utf8)
+        let header = Array(
+            ReportPage.header(
+                title: title ?? Self.untitled, summary: summary,
+                devices: devices.map { ($0.id, $0.name) }, catalog: catalogPath, problems: problems,
+                servedOnLoopback: servedOnLoopback, paging: paging, onFirstPage: onFirstPage
+            ).utf8)
         let reserved = reservedHeader
-        let (requests, reportItems, catalogEntries, cards, queueFile, skippedFile) = (requests, reportItems, catalogEntries, cards, queueFile, skippedFile)
+        let (requests, reportItems, catalogEntries, cards, queueFile, skippedFile) = (
+            requests, reportItems, catalogEntries, cards, queueFile, skippedFile
+        )
         let hasSkipped = hasSkipped
         let files = [requests, reportItems, catalogEntries]
         // Renames that replace a large file wait while the old one's blocks are freed: side
@@ -286,14 +326,15 @@ final class OutputWriters {
             pages.commit(manifest: manifest, keepingPages: pageCount)
         }
         if hasQueue {
-            works.append(recorded(queueFile) {
-                defer { skippedFile.discard() }
-                if hasSkipped {
-                    queueFile.append(contentsOf: skippedFile)
-                    queueFile.write(Array(QueueDocumentWriter.skippedTail.utf8))
-                }
-                return queueFile.commit()
-            })
+            works.append(
+                recorded(queueFile) {
+                    defer { skippedFile.discard() }
+                    if hasSkipped {
+                        queueFile.append(contentsOf: skippedFile)
+                        queueFile.write(Array(QueueDocumentWriter.skippedTail.utf8))
+                    }
+                    return queueFile.commit()
+                })
         } else {
             // Without a queue the previous queue.json, if any, stays as it was.
             works.append {
@@ -304,7 +345,9 @@ final class OutputWriters {
         let results = await BlockingWork.runSideBySide(works)
         if let failure = results.compactMap({ $0 }).first {
             // Whatever was not renamed is removed when the writers go away.
-            throw PreflightError(code: "preflight.output-not-writable", message: failure, fix: "check the folder's permissions and free space")
+            throw PreflightError(
+                code: "preflight.output-not-writable", message: failure,
+                fix: "check the folder's permissions and free space")
         }
         isFinished = true
         var names = ["report.html", "report.json", "catalog.json", "load-requests.ndjson"]
@@ -445,8 +488,10 @@ final class OutputFile: Sendable {
         self.temporaryPath = partial
         descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw PreflightError(code: "preflight.output-not-writable", message: "cannot write \(partial): \(String(cString: strerror(errno)))",
-                                 fix: "choose another folder with -o DIR")
+            throw PreflightError(
+                code: "preflight.output-not-writable",
+                message: "cannot write \(partial): \(String(cString: strerror(errno)))",
+                fix: "choose another folder with -o DIR")
         }
     }
 
@@ -478,8 +523,14 @@ final class OutputFile: Sendable {
     /// renameat2(2), looked up in libc at run time: Swift's Glibc module is built without
     /// _GNU_SOURCE, which glibc requires to declare it (since 2.28). Nil where libc lacks it;
     /// then every commit is a plain rename.
-    private static let exchangeFiles: (@convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32)? =
-        dlsym(nil, "renameat2").map { unsafeBitCast($0, to: (@convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32).self) }
+    private static let exchangeFiles:
+        (@convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32)? =
+            dlsym(nil, "renameat2").map {
+                unsafeBitCast(
+                    $0,
+                    to: (@convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32)
+                        .self)
+            }
     /// RENAME_EXCHANGE, the kernel's value.
     private static let renameExchange: UInt32 = 1 << 1
 
@@ -505,7 +556,9 @@ final class OutputFile: Sendable {
         // rename(2) to refuse, with its error.
         var existing = stat()
         let replacesFile = lstat(finalPath, &existing) == 0 && existing.st_mode & S_IFMT == S_IFREG
-        if replacesFile, let exchange = exchangeFiles, exchange(AT_FDCWD, temporaryPath, AT_FDCWD, finalPath, renameExchange) == 0 {
+        if replacesFile, let exchange = exchangeFiles,
+            exchange(AT_FDCWD, temporaryPath, AT_FDCWD, finalPath, renameExchange) == 0
+        {
             // The previous content is at the partial name now.
             unlink(temporaryPath)
             return nil
@@ -630,8 +683,10 @@ struct QueueDocumentWriter {
     init(maximumPayloadSize: Int) {
         self.maximumPayloadSize = maximumPayloadSize
         // Overhead of an empty message of each kind, measured as the planner measures it.
-        loadOverhead = QueueLoadRequest(requestID: Int(Int32.max), items: [], startIndex: 0, repeatMode: nil).jsonText.utf8.count
-        insertOverhead = QueueInsertRequest(requestID: Int(Int32.max), mediaSessionID: Int(Int32.max), items: []).jsonText.utf8.count
+        loadOverhead =
+            QueueLoadRequest(requestID: Int(Int32.max), items: [], startIndex: 0, repeatMode: nil).jsonText.utf8.count
+        insertOverhead =
+            QueueInsertRequest(requestID: Int(Int32.max), mediaSessionID: Int(Int32.max), items: []).jsonText.utf8.count
         used = loadOverhead
         loadEnvelope = Self.envelope(QueueLoadRequest(items: [], startIndex: 0, repeatMode: nil).jsonValue)
         insertEnvelope = Self.envelope(QueueInsertRequest(items: []).jsonValue)

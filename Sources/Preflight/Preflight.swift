@@ -19,7 +19,9 @@ public enum Preflight {
     ///   folder not writable, in use by another run (`preflight.output-in-use`) or holding a
     ///   report file preflight did not write (`preflight.output-not-ours`), server cannot
     ///   start); every per-item problem is in the report.
-    public static func run(_ configuration: PreflightConfiguration, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in })
+    public static func run(
+        _ configuration: PreflightConfiguration, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }
+    )
         async throws(PreflightError) -> PreflightOutcome
     {
         let path = configuration.catalogPath
@@ -34,10 +36,12 @@ public enum Preflight {
                 return result
             }
         } catch let error as CatalogError {
-            throw PreflightError(code: error.diagnostic.code, message: error.diagnostic.message,
-                                 fix: error.diagnostic.fix ?? "fix the catalog and run again", location: error.diagnostic.location)
+            throw PreflightError(
+                code: error.diagnostic.code, message: error.diagnostic.message,
+                fix: error.diagnostic.fix ?? "fix the catalog and run again", location: error.diagnostic.location)
         } catch {
-            throw PreflightError(code: "preflight.catalog-unreadable", message: "cannot read \(path): \(error)", fix: "check the path")
+            throw PreflightError(
+                code: "preflight.catalog-unreadable", message: "cannot read \(path): \(error)", fix: "check the path")
         }
         let output = URL(fileURLWithPath: configuration.outputDirectory).standardizedFileURL.path
         let shardPlan = try await ShardPlan.make(configuration.shard, read: read, catalogPath: path)
@@ -52,8 +56,10 @@ public enum Preflight {
                 do {
                     try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
                 } catch {
-                    throw PreflightError(code: "preflight.output-not-writable", message: "cannot create \(output): \(error.localizedDescription)",
-                                         fix: "choose another folder with -o DIR")
+                    throw PreflightError(
+                        code: "preflight.output-not-writable",
+                        message: "cannot create \(output): \(error.localizedDescription)",
+                        fix: "choose another folder with -o DIR")
                 }
                 // One run per folder, and only files this tool wrote are replaced: both are
                 // settled before anything is written.
@@ -69,10 +75,13 @@ public enum Preflight {
                     let folders = try servers.start(for: read, catalogPath: path, output: output, bind: bind)
                     return ServedFolders.Started(
                         servers: servers,
-                        serving: LocalServing(mounts: folders.map {
-                            LocalServing.Mount(root: $0.path, baseURL: $0.baseURL, isOutsideCatalog: $0.role == .extra)
-                        }),
-                        published: PublishedLocations(folders: folders, outputDirectory: output, baseURL: publishBase), lock: lock,
+                        serving: LocalServing(
+                            mounts: folders.map {
+                                LocalServing.Mount(
+                                    root: $0.path, baseURL: $0.baseURL, isOutsideCatalog: $0.role == .extra)
+                            }),
+                        published: PublishedLocations(folders: folders, outputDirectory: output, baseURL: publishBase),
+                        lock: lock,
                         manifest: manifest, folders: folders)
                 } catch {
                     servers.stop()
@@ -82,23 +91,27 @@ public enum Preflight {
         } catch let error as PreflightError {
             throw error
         } catch {
-            throw PreflightError(code: "preflight.server-failed", message: "the built-in server could not start: \(error)",
-                                 fix: "pass --bind with an address of this machine, e.g. --bind 127.0.0.1")
+            throw PreflightError(
+                code: "preflight.server-failed", message: "the built-in server could not start: \(error)",
+                fix: "pass --bind with an address of this machine, e.g. --bind 127.0.0.1")
         }
         let serving = started.serving
         var configuration = configuration
         configuration.outputDirectory = output
-        let checker = HTTPReceiverChecking(origin: configuration.origin, timeout: configuration.probeTimeout, allowsLoopback: serving.isLoopback)
+        let checker = HTTPReceiverChecking(
+            origin: configuration.origin, timeout: configuration.probeTimeout, allowsLoopback: serving.isLoopback)
         let manifest = started.manifest
-        var runner = PreflightRunner(configuration: configuration, serving: serving, published: started.published, checker: checker,
-                                     manifest: manifest)
+        var runner = PreflightRunner(
+            configuration: configuration, serving: serving, published: started.published, checker: checker,
+            manifest: manifest)
         var outcome: Result<PreflightOutcome, PreflightError>
         do {
             runner.selection = shardPlan?.positions
             runner.shardLog = try await shardPlan?.openLog(output: output)
             outcome = .success(try await runner.run(read: read, progress: progress))
-            try await ShardPlan.finish(shardPlan, log: runner.shardLog, read: read, configuration: configuration, serving: serving,
-                                       folders: started.folders, manifest: manifest, outcome: outcome.get())
+            try await ShardPlan.finish(
+                shardPlan, log: runner.shardLog, read: read, configuration: configuration, serving: serving,
+                folders: started.folders, manifest: manifest, outcome: outcome.get())
         } catch {
             if let log = runner.shardLog { _ = try? await BlockingWork.run { log.discard() } }
             outcome = .failure(error)
@@ -110,7 +123,10 @@ public enum Preflight {
             return manifest.save()
         }
         if case .success = outcome, let problem = saved ?? nil {
-            outcome = .failure(PreflightError(code: "preflight.output-not-writable", message: problem, fix: "check the folder's permissions and free space"))
+            outcome = .failure(
+                PreflightError(
+                    code: "preflight.output-not-writable", message: problem,
+                    fix: "check the folder's permissions and free space"))
         }
         // Held until here: the next run may start once the manifest is in place.
         withExtendedLifetime(started.lock) {}
@@ -151,9 +167,12 @@ struct ServedFolders {
     /// folders preflight writes into (`captions/`, `posters/`, `fixed/` of the output
     /// folder). Every URL starts with a random token made for this run, so nothing on the
     /// host can be guessed; the written outputs never hold it (``PublishedLocations``).
-    mutating func start(for catalog: CatalogReadResult, catalogPath: String, output: String, bind: String?) throws(PreflightError) -> [PublishedLocations.ServedFolder] {
+    mutating func start(for catalog: CatalogReadResult, catalogPath: String, output: String, bind: String?)
+        throws(PreflightError) -> [PublishedLocations.ServedFolder]
+    {
         let localFiles = catalog.items.flatMap { item in
-            (item.sources.map(\.url) + item.captions.map(\.url) + item.images.map(\.url)).compactMap(LocalServing.filePath(of:))
+            (item.sources.map(\.url) + item.captions.map(\.url) + item.images.map(\.url)).compactMap(
+                LocalServing.filePath(of:))
         }
         guard !localFiles.isEmpty || catalog.serving != nil else { return [] }
         let catalogFolder = URL(fileURLWithPath: catalogPath).standardizedFileURL.deletingLastPathComponent().path
@@ -169,21 +188,29 @@ struct ServedFolders {
         let token = PathToken.random()
         let written = ["captions", "posters", "fixed"].map { (output as NSString).appendingPathComponent($0) }
         let published = PublishedFiles.forMedia(localFiles, folders: written)
-        var mounts: [MediaServerConfiguration.Mount] = [.init(urlPrefix: "/", directory: root), .init(urlPrefix: "/_castprep/", directory: output)]
+        var mounts: [MediaServerConfiguration.Mount] = [
+            .init(urlPrefix: "/", directory: root), .init(urlPrefix: "/_castprep/", directory: output),
+        ]
         mounts += outside.enumerated().map { .init(urlPrefix: "/_castprep/files/\($0.offset)/", directory: $0.element) }
-        let main = try launch(MediaServerConfiguration(mounts: mounts, bindAddress: bind, port: 0, cors: CORSPolicy(),
-                                                       publishedFiles: published, pathToken: token))
+        let main = try launch(
+            MediaServerConfiguration(
+                mounts: mounts, bindAddress: bind, port: 0, cors: CORSPolicy(),
+                publishedFiles: published, pathToken: token))
         var folders: [PublishedLocations.ServedFolder] = [
             .init(path: root, role: .root, baseURL: main.baseURL),
             .init(path: output, role: .output, baseURL: main.baseURL + "_castprep/", layoutPath: "_castprep/"),
         ]
         folders += outside.enumerated().map {
-            .init(path: $0.element, role: .extra, baseURL: main.baseURL + "_castprep/files/\($0.offset)/", layoutPath: "_castprep/files/\($0.offset)/")
+            .init(
+                path: $0.element, role: .extra, baseURL: main.baseURL + "_castprep/files/\($0.offset)/",
+                layoutPath: "_castprep/files/\($0.offset)/")
         }
         for folder in catalog.serving?.withoutCORS ?? [] {
-            let plain = try launch(MediaServerConfiguration(
-                mounts: [.init(urlPrefix: "/", directory: folder)], bindAddress: bind, port: 0, cors: CORSPolicy(allowedOrigins: .only([])),
-                publishedFiles: published, pathToken: token))
+            let plain = try launch(
+                MediaServerConfiguration(
+                    mounts: [.init(urlPrefix: "/", directory: folder)], bindAddress: bind, port: 0,
+                    cors: CORSPolicy(allowedOrigins: .only([])),
+                    publishedFiles: published, pathToken: token))
             folders.append(.init(path: folder, role: .withoutCORS, baseURL: plain.baseURL))
         }
         return folders
@@ -194,17 +221,20 @@ struct ServedFolders {
         path.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/")
     }
 
-    private mutating func launch(_ configuration: MediaServerConfiguration) throws(PreflightError) -> MediaServer.Endpoint {
+    private mutating func launch(_ configuration: MediaServerConfiguration) throws(PreflightError)
+        -> MediaServer.Endpoint
+    {
         let server = MediaServer(configuration: configuration)
         do {
             let endpoint = try server.start()
             servers.append(server)
             return endpoint
-        } catch where error.code == MediaServerError.libraryMissingCode {
+        } catch  where error.code == MediaServerError.libraryMissingCode {
             throw PreflightError(code: error.code, message: error.message, fix: error.fix ?? "")
         } catch {
-            throw PreflightError(code: "preflight.server-failed", message: "the built-in server could not start: \(error)",
-                                 fix: "pass --bind with an address of this machine, e.g. --bind 127.0.0.1")
+            throw PreflightError(
+                code: "preflight.server-failed", message: "the built-in server could not start: \(error)",
+                fix: "pass --bind with an address of this machine, e.g. --bind 127.0.0.1")
         }
     }
 
@@ -214,7 +244,8 @@ struct ServedFolders {
 
     /// The deepest folder containing every path.
     static func commonFolder(of paths: [String]) -> String {
-        var common = paths.first.map { ($0 as NSString).deletingLastPathComponent.split(separator: "/").map(String.init) } ?? []
+        var common =
+            paths.first.map { ($0 as NSString).deletingLastPathComponent.split(separator: "/").map(String.init) } ?? []
         for path in paths.dropFirst() {
             let parts = (path as NSString).deletingLastPathComponent.split(separator: "/").map(String.init)
             var count = 0

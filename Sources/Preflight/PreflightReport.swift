@@ -85,8 +85,10 @@ public struct TrackReport: Sendable, Hashable, Codable {
         case language, name, kind, source, format, url, cues
     }
 
-    public init(trackID: Int, language: String? = nil, name: String? = nil, kind: String, source: String, format: String? = nil,
-                webVTT: String? = nil, url: String? = nil, cues: Int? = nil) {
+    public init(
+        trackID: Int, language: String? = nil, name: String? = nil, kind: String, source: String, format: String? = nil,
+        webVTT: String? = nil, url: String? = nil, cues: Int? = nil
+    ) {
         self.trackID = trackID
         self.language = language
         self.name = name
@@ -135,13 +137,16 @@ public struct ItemReport: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey {
         case id, index, title, subtitle
         case contentID = "contentId"
-        case contentType, streamType, duration, mediaSummary, poster, tracks, diagnostics, devices, readiness, fixes, fromCache
+        case contentType, streamType, duration, mediaSummary, poster, tracks, diagnostics, devices, readiness, fixes,
+            fromCache
     }
 
-    public init(id: String, index: Int, title: String? = nil, subtitle: String? = nil, contentID: String? = nil,
-                contentType: String? = nil, streamType: String? = nil, duration: Double? = nil, mediaSummary: String? = nil,
-                poster: String? = nil, hasVideo: Bool? = nil, tracks: [TrackReport] = [], diagnostics: [Diagnostic] = [],
-                devices: [DeviceReadiness] = [], readiness: Readiness = .ready, fixes: [String] = [], fromCache: Bool = false) {
+    public init(
+        id: String, index: Int, title: String? = nil, subtitle: String? = nil, contentID: String? = nil,
+        contentType: String? = nil, streamType: String? = nil, duration: Double? = nil, mediaSummary: String? = nil,
+        poster: String? = nil, hasVideo: Bool? = nil, tracks: [TrackReport] = [], diagnostics: [Diagnostic] = [],
+        devices: [DeviceReadiness] = [], readiness: Readiness = .ready, fixes: [String] = [], fromCache: Bool = false
+    ) {
         self.id = id
         self.index = index
         self.title = title
@@ -180,10 +185,12 @@ public struct ItemReport: Sendable, Hashable, Codable {
                 continue
             }
             byCode[code] = problems.count
-            problems.append(ItemProblem(code: code, severity: finding.severity, message: finding.message, fix: finding.fix))
+            problems.append(
+                ItemProblem(code: code, severity: finding.severity, message: finding.message, fix: finding.fix))
         }
         // A stable sort: equal severities keep the order found.
-        return problems.enumerated().sorted { ($0.element.severity, $1.offset) > ($1.element.severity, $0.offset) }.map(\.element)
+        return problems.enumerated().sorted { ($0.element.severity, $1.offset) > ($1.element.severity, $0.offset) }.map(
+            \.element)
     }
 }
 

@@ -44,8 +44,11 @@ public struct PreflightConfiguration: Sendable {
     /// burst of HEAD requests, one SQLite transaction per batch.
     var cacheBatchSize = 128
 
-    public init(catalogPath: String, outputDirectory: String, devices: [DeviceProfile] = DeviceProfile.all, jobs: Int = 4,
-                cachePath: String? = nil, origin: String = "https://www.gstatic.com", probeTimeout: Double = 15, makePosters: Bool = true) {
+    public init(
+        catalogPath: String, outputDirectory: String, devices: [DeviceProfile] = DeviceProfile.all, jobs: Int = 4,
+        cachePath: String? = nil, origin: String = "https://www.gstatic.com", probeTimeout: Double = 15,
+        makePosters: Bool = true
+    ) {
         self.catalogPath = catalogPath
         self.outputDirectory = outputDirectory
         self.devices = devices
@@ -100,7 +103,9 @@ struct PreflightRunner: Sendable {
     /// Where a shard run records each item for the merge.
     var shardLog: ShardItemLog?
 
-    func run(read catalog: CatalogReadResult, progress: @escaping @Sendable (Int, Int) -> Void) async throws(PreflightError) -> PreflightOutcome {
+    func run(read catalog: CatalogReadResult, progress: @escaping @Sendable (Int, Int) -> Void)
+        async throws(PreflightError) -> PreflightOutcome
+    {
         let output = configuration.outputDirectory
         let cachePath = configuration.cachePath
         // Folders and the cache file are opened off the cooperative pool: both block on the disk.
@@ -111,8 +116,10 @@ struct PreflightRunner: Sendable {
                     do {
                         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                     } catch {
-                        throw PreflightError(code: "preflight.output-not-writable", message: "cannot create \(folder): \(error.localizedDescription)",
-                                             fix: "choose another folder with -o DIR")
+                        throw PreflightError(
+                            code: "preflight.output-not-writable",
+                            message: "cannot create \(folder): \(error.localizedDescription)",
+                            fix: "choose another folder with -o DIR")
                     }
                 }
                 guard let cachePath else { return nil }
@@ -121,7 +128,9 @@ struct PreflightRunner: Sendable {
         } catch let error as PreflightError {
             throw error
         } catch {
-            throw PreflightError(code: "preflight.output-not-writable", message: "cannot prepare \(output): \(error)", fix: "choose another folder with -o DIR")
+            throw PreflightError(
+                code: "preflight.output-not-writable", message: "cannot prepare \(output): \(error)",
+                fix: "choose another folder with -o DIR")
         }
 
         // Findings with an item's JSON path belong to that item; the rest concern the catalog.
@@ -150,19 +159,22 @@ struct PreflightRunner: Sendable {
             }
         }
         catalogFindings += configuration.additionalFindings
-        let writers = try await OutputWriters(directory: output, catalog: configuration.catalogPath, title: catalog.title,
-                                              devices: configuration.devices, catalogFindings: catalogFindings, rowLimit: configuration.rowLimit,
-                                              published: published, manifest: manifest, servedOnLoopback: serving.isLoopback,
-                                              paging: ReportPage.Paging(items: catalog.items.count))
+        let writers = try await OutputWriters(
+            directory: output, catalog: configuration.catalogPath, title: catalog.title,
+            devices: configuration.devices, catalogFindings: catalogFindings, rowLimit: configuration.rowLimit,
+            published: published, manifest: manifest, servedOnLoopback: serving.isLoopback,
+            paging: ReportPage.Paging(items: catalog.items.count))
 
         let inspector = ItemInspector(
             devices: configuration.devices, outputDirectory: output, serving: serving,
             prober: MediaProber(limits: .init(timeout: configuration.probeTimeout)), builder: CastRequestBuilder(),
-            checker: checker, makePosters: configuration.makePosters, applyFixes: configuration.applyFixes, manifest: manifest)
+            checker: checker, makePosters: configuration.makePosters, applyFixes: configuration.applyFixes,
+            manifest: manifest)
         let fingerprint = ItemFingerprint(
             devices: configuration.devices.map(\.id), origin: configuration.origin, fixes: configuration.applyFixes,
             posters: configuration.makePosters, probeTimeout: configuration.probeTimeout, serving: serving)
-        let resolver = CacheResolver(cache: cache, fingerprint: fingerprint, serving: serving, checker: checker, output: output)
+        let resolver = CacheResolver(
+            cache: cache, fingerprint: fingerprint, serving: serving, checker: checker, output: output)
         let items = selection.map { $0.map { catalog.items[$0] } } ?? catalog.items
         let total = items.count
         let width = max(1, configuration.jobs)
@@ -212,14 +224,19 @@ struct PreflightRunner: Sendable {
                     group.addTask {
                         let inspected = await inspector.inspect(item, catalogFindings: findings)
                         // Rendering encodes JSON and builds HTML: off the cooperative pool.
-                        let (rendered, entry) = (try? await BlockingWork.run { Self.render(inspected, output: output, storage: storage, serving: serving) })
+                        let (rendered, entry) =
+                            (try? await BlockingWork.run {
+                                Self.render(inspected, output: output, storage: storage, serving: serving)
+                            })
                             ?? Self.render(inspected, output: output, storage: storage, serving: serving)
                         return .inspected(position: position, rendered, entry)
                     }
                 }
                 // Fresh results go into the cache a batch per transaction, one batch at a time.
                 let everythingLaunched = resolvedUpTo == total && misses.isEmpty
-                if let cache, !isStoring, !unstored.isEmpty, unstored.count >= 64 || (everythingLaunched && inspecting == 0) {
+                if let cache, !isStoring, !unstored.isEmpty,
+                    unstored.count >= 64 || (everythingLaunched && inspecting == 0)
+                {
                     let entries = unstored
                     unstored = []
                     isStoring = true
@@ -270,7 +287,8 @@ struct PreflightRunner: Sendable {
             // partial files as they go, so no output is replaced by half a run.
             await cache?.close()
             throw PreflightError(
-                code: "preflight.interrupted", message: "interrupted after \(completed) of \(total) items; no output was replaced",
+                code: "preflight.interrupted",
+                message: "interrupted after \(completed) of \(total) items; no output was replaced",
                 fix: "run the same command again: what was checked is answered from the cache")
         }
         // Every store is done: the cache closes while the outputs are finished.
@@ -285,8 +303,9 @@ struct PreflightRunner: Sendable {
         await cacheClosed
         var worst = catalogFindings.map(\.severity).max()
         if let itemWorst = writers.worstSeverity { worst = max(worst ?? itemWorst, itemWorst) }
-        return PreflightOutcome(summary: writers.summary, catalogFindings: catalogFindings, rows: writers.rows, worstSeverity: worst,
-                                files: files, deviceCount: configuration.devices.count)
+        return PreflightOutcome(
+            summary: writers.summary, catalogFindings: catalogFindings, rows: writers.rows, worstSeverity: worst,
+            files: files, deviceCount: configuration.devices.count)
     }
 
     /// What finished in the run's task group.
@@ -299,7 +318,9 @@ struct PreflightRunner: Sendable {
         case stored
     }
 
-    private static func render(_ inspected: InspectedItem, output: String, storage: CacheResolver.Storage?, serving: LocalServing)
+    private static func render(
+        _ inspected: InspectedItem, output: String, storage: CacheResolver.Storage?, serving: LocalServing
+    )
         -> (RenderedItem, ResultCache.Entry?)
     {
         let rendered = RenderedItem(inspected, servedOnLoopback: serving.isLoopback)
@@ -308,9 +329,12 @@ struct PreflightRunner: Sendable {
         let isKept = !inspected.report.allFindings.contains {
             CacheResolver.isServerFinding($0.code.rawValue) || $0.code == OutputManifest.notOursCode
         }
-        let entry = isKept ? storage.map {
-            ResultCache.Entry(kind: "item", key: $0.key, validator: $0.validator, value: rendered.cacheValue(serving: serving))
-        } : nil
+        let entry =
+            isKept
+            ? storage.map {
+                ResultCache.Entry(
+                    kind: "item", key: $0.key, validator: $0.validator, value: rendered.cacheValue(serving: serving))
+            } : nil
         return (rendered, entry)
     }
 }
@@ -352,7 +376,8 @@ extension ItemReport {
 extension JSONPath {
     /// Whether this path is `prefix` or inside it.
     func hasPrefix(_ prefix: JSONPath) -> Bool {
-        components.count >= prefix.components.count && Array(components.prefix(prefix.components.count)) == prefix.components
+        components.count >= prefix.components.count
+            && Array(components.prefix(prefix.components.count)) == prefix.components
     }
 }
 
@@ -367,7 +392,8 @@ struct ItemFingerprint: Sendable {
 
     init(devices: [String], origin: String, fixes: Bool, posters: Bool, probeTimeout: Double, serving: LocalServing) {
         let run: [JSONValue] = [
-            .string("v3"), .array(devices.map(JSONValue.string)), .string(origin), .bool(fixes), .bool(posters), .string(String(probeTimeout)),
+            .string("v3"), .array(devices.map(JSONValue.string)), .string(origin), .bool(fixes), .bool(posters),
+            .string(String(probeTimeout)),
             .array(serving.mounts.map { .string($0.root) }), .bool(serving.isLoopback),
         ]
         runPart = JSONWriter.compact.bytes(from: .array(run))
@@ -527,14 +553,17 @@ struct CacheResolver: Sendable {
         }
         // stat(2) is a disk call: off the cooperative pool, once per distinct file.
         let paths = Array(localPaths)
-        let fileValidators = (try? await BlockingWork.run { () -> [String: String] in
-            var validators: [String: String] = [:]
-            for path in paths {
-                var info = stat()
-                validators[path] = stat(path, &info) == 0 ? "\(info.st_size)@\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)" : "missing"
-            }
-            return validators
-        }) ?? [:]
+        let fileValidators =
+            (try? await BlockingWork.run { () -> [String: String] in
+                var validators: [String: String] = [:]
+                for path in paths {
+                    var info = stat()
+                    validators[path] =
+                        stat(path, &info) == 0
+                        ? "\(info.st_size)@\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)" : "missing"
+                }
+                return validators
+            }) ?? [:]
         let remoteValidators = remoteURLs.isEmpty ? [:] : await checker?.validators(for: Array(remoteURLs)) ?? [:]
 
         var storage: [Storage?] = []
@@ -552,9 +581,15 @@ struct CacheResolver: Sendable {
                 }
                 parts.append(validator)
             }
-            storage.append(isValid ? Storage(key: fingerprint.key(for: item, findings: findings), validator: parts.joined(separator: "|")) : nil)
+            storage.append(
+                isValid
+                    ? Storage(
+                        key: fingerprint.key(for: item, findings: findings), validator: parts.joined(separator: "|"))
+                    : nil)
         }
-        let lookups = storage.compactMap { $0.map { ResultCache.Lookup(kind: "item", key: $0.key, validator: $0.validator) } }
+        let lookups = storage.compactMap {
+            $0.map { ResultCache.Lookup(kind: "item", key: $0.key, validator: $0.validator) }
+        }
         var found = await cache.values(lookups).makeIterator()
         let values: [[UInt8]?] = storage.map { $0 == nil ? nil : (found.next() ?? nil) }
         guard values.contains(where: { $0 != nil }) else { return storage.map { .miss($0) } }
@@ -562,15 +597,15 @@ struct CacheResolver: Sendable {
         // Decoding the hits and checking that their files are still in the output folder:
         // CPU and disk work, off the cooperative pool.
         let (serving, output) = (serving, output)
-        let decoded = (try? await BlockingWork.run { () -> [RenderedItem?] in
-            values.map { value in
-                guard let value, let item = RenderedItem(cacheValue: value, serving: serving),
-                      item.digest.outputFiles.allSatisfy({ access(output + "/" + $0, F_OK) == 0 })
-                else { return nil }
-                return item
-            }
-        }) ?? values.map { _ in nil }
+        let decoded =
+            (try? await BlockingWork.run { () -> [RenderedItem?] in
+                values.map { value in
+                    guard let value, let item = RenderedItem(cacheValue: value, serving: serving),
+                        item.digest.outputFiles.allSatisfy({ access(output + "/" + $0, F_OK) == 0 })
+                    else { return nil }
+                    return item
+                }
+            }) ?? values.map { _ in nil }
         return zip(storage, decoded).map { storage, item in item.map(Resolution.hit) ?? .miss(storage) }
     }
 }
-

@@ -48,13 +48,17 @@ public struct PreflightShard: Sendable, Hashable, CustomStringConvertible {
         let to = parsed.standardizedFileURL.path.split(separator: "/")
         var common = 0
         while common < min(from.count, to.count), from[common] == to[common] { common += 1 }
-        return "file:" + (Array(repeating: "..", count: from.count - common) + to[common...].map(String.init)).joined(separator: "/")
+        return "file:"
+            + (Array(repeating: "..", count: from.count - common) + to[common...].map(String.init)).joined(
+                separator: "/")
     }
 
     /// The positions (in `items`, from 0) of the items in this shard, in catalog order.
     public func positions(of items: [CatalogItem], catalogPath: String) -> [Int] {
         let folder = URL(fileURLWithPath: catalogPath).standardizedFileURL.deletingLastPathComponent().path
-        return items.indices.filter { Self.shardNumber(ofStableID: Self.stableID(of: items[$0], catalogFolder: folder), count: count) == index }
+        return items.indices.filter {
+            Self.shardNumber(ofStableID: Self.stableID(of: items[$0], catalogFolder: folder), count: count) == index
+        }
     }
 
     static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
@@ -95,20 +99,30 @@ extension PreflightShard {
             }
             return try fromEnvironment(environment, count: given)
         }
-        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else { throw invalid(text, "it is not K/N, auto or auto/N") }
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
+            throw invalid(text, "it is not K/N, auto or auto/N")
+        }
         guard count >= 1, count <= maximumCount else { throw invalid(text, "N must be from 1 to \(maximumCount)") }
         if index == 0 {
-            throw PreflightError(code: "preflight.shard-invalid",
-                                 message: "--shard \(text): shards are numbered from 1 to \(count), not from 0",
-                                 fix: "pass --shard 1/\(count) for the first shard (… \(count)/\(count) for the last), or --shard auto to take a batch engine's index from 0")
+            throw PreflightError(
+                code: "preflight.shard-invalid",
+                message: "--shard \(text): shards are numbered from 1 to \(count), not from 0",
+                fix:
+                    "pass --shard 1/\(count) for the first shard (… \(count)/\(count) for the last), or --shard auto to take a batch engine's index from 0"
+            )
         }
-        guard let shard = PreflightShard(index: index, count: count) else { throw invalid(text, "K must be from 1 to \(count)") }
+        guard let shard = PreflightShard(index: index, count: count) else {
+            throw invalid(text, "K must be from 1 to \(count)")
+        }
         return shard
     }
 
     private static func invalid(_ text: String, _ reason: String) -> PreflightError {
-        PreflightError(code: "preflight.shard-invalid", message: "--shard \(text): \(reason)",
-                       fix: "pass --shard K/N with K from 1 to N (--shard 2/4), or --shard auto under Kubernetes, Slurm or AWS Batch")
+        PreflightError(
+            code: "preflight.shard-invalid", message: "--shard \(text): \(reason)",
+            fix:
+                "pass --shard K/N with K from 1 to N (--shard 2/4), or --shard auto under Kubernetes, Slurm or AWS Batch"
+        )
     }
 
     private static func environmentError(_ message: String, _ fix: String) -> PreflightError {
@@ -116,7 +130,9 @@ extension PreflightShard {
     }
 
     /// The shard the batch engine's variables name (see ``parse(_:environment:)``).
-    static func fromEnvironment(_ environment: [String: String], count given: Int?) throws(PreflightError) -> PreflightShard {
+    static func fromEnvironment(_ environment: [String: String], count given: Int?) throws(PreflightError)
+        -> PreflightShard
+    {
         func number(_ name: String) throws(PreflightError) -> Int? {
             guard let text = environment[name] else { return nil }
             guard let value = Int(text.trimmingCharacters(in: .whitespaces)), value >= 0 else {
@@ -124,16 +140,20 @@ extension PreflightShard {
             }
             return value
         }
-        let engines = [("Kubernetes", "JOB_COMPLETION_INDEX"), ("Slurm", "SLURM_ARRAY_TASK_ID"), ("AWS Batch", "AWS_BATCH_JOB_ARRAY_INDEX")]
-            .filter { environment[$0.1] != nil }
+        let engines = [
+            ("Kubernetes", "JOB_COMPLETION_INDEX"), ("Slurm", "SLURM_ARRAY_TASK_ID"),
+            ("AWS Batch", "AWS_BATCH_JOB_ARRAY_INDEX"),
+        ]
+        .filter { environment[$0.1] != nil }
         guard let engine = engines.first else {
             throw environmentError(
                 "no batch engine's array index is set (JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX)",
                 "run it as a Kubernetes Indexed Job, a Slurm job array or an AWS Batch array job, or pass --shard K/N")
         }
         guard engines.count == 1 else {
-            throw environmentError("the environment names more than one engine's index (\(engines.map { $0.1 }.joined(separator: ", ")))",
-                                   "unset the variables of the engine not running this job, or pass --shard K/N")
+            throw environmentError(
+                "the environment names more than one engine's index (\(engines.map { $0.1 }.joined(separator: ", ")))",
+                "unset the variables of the engine not running this job, or pass --shard K/N")
         }
         var offset: Int
         var count: Int?
@@ -146,19 +166,23 @@ extension PreflightShard {
         case "SLURM_ARRAY_TASK_ID":
             let id = try number("SLURM_ARRAY_TASK_ID") ?? 0
             guard let minimum = try number("SLURM_ARRAY_TASK_MIN") else {
-                throw environmentError("SLURM_ARRAY_TASK_ID is set without SLURM_ARRAY_TASK_MIN", "submit the job as an array: sbatch --array=0-3 …")
+                throw environmentError(
+                    "SLURM_ARRAY_TASK_ID is set without SLURM_ARRAY_TASK_MIN",
+                    "submit the job as an array: sbatch --array=0-3 …")
             }
             let step = max(1, try number("SLURM_ARRAY_TASK_STEP") ?? 1)
             guard id >= minimum, (id - minimum) % step == 0 else {
-                throw environmentError("SLURM_ARRAY_TASK_ID=\(id) is not in the array that starts at SLURM_ARRAY_TASK_MIN=\(minimum) with step \(step)",
-                                       "submit the array as one range, e.g. sbatch --array=0-3 …")
+                throw environmentError(
+                    "SLURM_ARRAY_TASK_ID=\(id) is not in the array that starts at SLURM_ARRAY_TASK_MIN=\(minimum) with step \(step)",
+                    "submit the array as one range, e.g. sbatch --array=0-3 …")
             }
             offset = (id - minimum) / step
             count = try number("SLURM_ARRAY_TASK_COUNT")
             countSource = "SLURM_ARRAY_TASK_COUNT"
             if let count, let maximum = try number("SLURM_ARRAY_TASK_MAX"), (maximum - minimum) / step + 1 != count {
-                throw environmentError("the array \(minimum)-\(maximum) (step \(step)) is not one range of SLURM_ARRAY_TASK_COUNT=\(count) tasks",
-                                       "submit the array as one range without gaps, e.g. sbatch --array=0-\(count - 1) …")
+                throw environmentError(
+                    "the array \(minimum)-\(maximum) (step \(step)) is not one range of SLURM_ARRAY_TASK_COUNT=\(count) tasks",
+                    "submit the array as one range without gaps, e.g. sbatch --array=0-\(count - 1) …")
             }
         default:
             offset = try number("AWS_BATCH_JOB_ARRAY_INDEX") ?? 0
@@ -166,20 +190,24 @@ extension PreflightShard {
             countSource = "CASTPREP_SHARD_COUNT"
         }
         if let given, let count, given != count {
-            throw environmentError("--shard auto/\(given) contradicts \(countSource)=\(count)", "pass --shard auto alone, or make the two agree")
+            throw environmentError(
+                "--shard auto/\(given) contradicts \(countSource)=\(count)",
+                "pass --shard auto alone, or make the two agree")
         }
         guard let total = given ?? count else {
-            throw environmentError("\(engine.0) gives the index but not the number of shards (\(countSource) is not set)",
-                                   engine.1 == "JOB_COMPLETION_INDEX"
-                                       ? "export JOB_COMPLETIONS in the Job's env with the value of .spec.completions, or pass --shard auto/N"
-                                       : "set \(countSource) to the array size, or pass --shard auto/N")
+            throw environmentError(
+                "\(engine.0) gives the index but not the number of shards (\(countSource) is not set)",
+                engine.1 == "JOB_COMPLETION_INDEX"
+                    ? "export JOB_COMPLETIONS in the Job's env with the value of .spec.completions, or pass --shard auto/N"
+                    : "set \(countSource) to the array size, or pass --shard auto/N")
         }
         guard total >= 1, total <= maximumCount else {
             throw environmentError("\(countSource)=\(total) is not from 1 to \(maximumCount)", "check the array size")
         }
         guard offset < total else {
-            throw environmentError("\(engine.1) gives task \(offset) (from 0), which is not below the number of shards \(total)",
-                                   "make the array's size and the number of shards agree")
+            throw environmentError(
+                "\(engine.1) gives task \(offset) (from 0), which is not below the number of shards \(total)",
+                "make the array's size and the number of shards agree")
         }
         offset += 1
         guard let shard = PreflightShard(index: offset, count: total) else {

@@ -28,7 +28,9 @@ public enum ProbeEnrichment {
 
     /// Applies `probe` (of the source at `sourceIndex`) to `item`; returns the disagreements
     /// found, located at the item, with the source's URL.
-    public static func apply(_ probe: ProbeResult, toSourceAt sourceIndex: Int, of item: inout CatalogItem, conflicts: Conflicts)
+    public static func apply(
+        _ probe: ProbeResult, toSourceAt sourceIndex: Int, of item: inout CatalogItem, conflicts: Conflicts
+    )
         -> [Diagnostic]
     {
         guard item.sources.indices.contains(sourceIndex) else { return [] }
@@ -39,9 +41,12 @@ public enum ProbeEnrichment {
         if declared == nil || (declared?.essence == probed?.essence && declared?.codecs.isEmpty == true) {
             source.declaredContentType = probe.contentType
         } else if let declared, let probed, declared.essence != probed.essence {
-            findings.append(Diagnostic(.warning, "catalog.content-type-differs",
-                                       "the catalog says \(declared.essence) but the media is \(probe.contentType)",
-                                       fix: "set contentType to \"\(probe.contentType)\"", location: item.location, path: item.path, url: source.url))
+            findings.append(
+                Diagnostic(
+                    .warning, "catalog.content-type-differs",
+                    "the catalog says \(declared.essence) but the media is \(probe.contentType)",
+                    fix: "set contentType to \"\(probe.contentType)\"", location: item.location, path: item.path,
+                    url: source.url))
             if conflicts == .preferProbe { source.declaredContentType = probe.contentType }
         }
         item.sources[sourceIndex] = source
@@ -54,9 +59,11 @@ public enum ProbeEnrichment {
         case .preferProbe:
             if let duration = probedDuration, probe.streamType == "BUFFERED" {
                 if let declaredDuration = item.duration, abs(declaredDuration - duration) > max(2, duration * 0.02) {
-                    findings.append(Diagnostic(.warning, "catalog.duration-differs",
-                                               "the catalog says \(ReportPage.formatDuration(declaredDuration)) but the media lasts \(ReportPage.formatDuration(duration))",
-                                               fix: "set duration to \(seconds(duration))", location: item.location, path: item.path))
+                    findings.append(
+                        Diagnostic(
+                            .warning, "catalog.duration-differs",
+                            "the catalog says \(ReportPage.formatDuration(declaredDuration)) but the media lasts \(ReportPage.formatDuration(duration))",
+                            fix: "set duration to \(seconds(duration))", location: item.location, path: item.path))
                 }
                 item.duration = duration
             }

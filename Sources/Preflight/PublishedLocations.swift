@@ -53,14 +53,15 @@ struct PublishedLocations: Sendable {
         if let baseURL {
             let base = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
             for folder in folders {
-                let published: String = switch folder.role {
-                case .root: base
-                case .output: base + "_castprep/"
-                case .withoutCORS, .extra:
-                    // Published where the folder lies under the root; a folder outside it
-                    // keeps the server's layout below the base.
-                    base + (Self.relativeReference(from: root.path, to: folder.path) ?? folder.layoutPath)
-                }
+                let published: String =
+                    switch folder.role {
+                    case .root: base
+                    case .output: base + "_castprep/"
+                    case .withoutCORS, .extra:
+                        // Published where the folder lies under the root; a folder outside it
+                        // keeps the server's layout below the base.
+                        base + (Self.relativeReference(from: root.path, to: folder.path) ?? folder.layoutPath)
+                    }
                 replacements.append((Array(folder.baseURL.utf8), Array(published.utf8)))
             }
             self.init(replacements: replacements, serveMember: nil)
@@ -73,7 +74,9 @@ struct PublishedLocations: Sendable {
         var serve: [String: JSONValue] = [:]
         let rootReference = Self.relativeReference(from: outputDirectory, to: root.path, allowParents: true) ?? ""
         serve["root"] = .string(rootReference.isEmpty ? "." : String(rootReference.dropLast()))
-        let plain = folders.filter { $0.role == .withoutCORS }.compactMap { Self.relativeReference(from: root.path, to: $0.path) }
+        let plain = folders.filter { $0.role == .withoutCORS }.compactMap {
+            Self.relativeReference(from: root.path, to: $0.path)
+        }
         if !plain.isEmpty { serve["withoutCORS"] = .array(plain.map { .string(String($0.dropLast())) }) }
         self.init(replacements: replacements, serveMember: .object(serve))
     }
@@ -106,7 +109,8 @@ struct PublishedLocations: Sendable {
 
     /// RFC 3986 `pchar` without the sub-delimiters that some servers mistreat.
     private static let pathSegmentCharacters: CharacterSet = {
-        var set = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
+        var set = CharacterSet.alphanumerics.intersection(
+            CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
         set.insert(charactersIn: "-._~!$&'()*+,;=:@")
         return set
     }()

@@ -46,8 +46,11 @@ struct RenderedItem: Sendable {
             record.append(text.map { serving.abstracting(Array($0)) })
         }
         record.append(serving.abstracting(Array(catalogEntryJSON)))
-        record.append(serving.abstracting(ByteText.replacing(Self.freshReportMark, with: Self.cachedReportMark, in: Array(reportJSON))))
-        record.append(serving.abstracting(ByteText.replacing(Self.freshCardMark, with: Self.cachedCardMark, in: Array(cardHTML))))
+        record.append(
+            serving.abstracting(
+                ByteText.replacing(Self.freshReportMark, with: Self.cachedReportMark, in: Array(reportJSON))))
+        record.append(
+            serving.abstracting(ByteText.replacing(Self.freshCardMark, with: Self.cachedCardMark, in: Array(cardHTML))))
         return record.bytes
     }
 
@@ -64,13 +67,16 @@ struct RenderedItem: Sendable {
             texts.reserveCapacity(cacheValue.count + 512)
             var ranges: [Range<Int>?] = []
             for _ in 0..<6 {
-                ranges.append(try reader.optionalSlice().map { field in
-                    let start = texts.count
-                    serving.concretize(field, into: &texts)
-                    return start..<texts.count
-                })
+                ranges.append(
+                    try reader.optionalSlice().map { field in
+                        let start = texts.count
+                        serving.concretize(field, into: &texts)
+                        return start..<texts.count
+                    })
             }
-            guard reader.isAtEnd, let catalogEntry = ranges[3], let report = ranges[4], let card = ranges[5] else { return nil }
+            guard reader.isAtEnd, let catalogEntry = ranges[3], let report = ranges[4], let card = ranges[5] else {
+                return nil
+            }
             loadJSON = ranges[0].map { texts[$0] }
             queueItemJSON = ranges[1].map { texts[$0] }
             queueItemPrettyJSON = ranges[2].map { texts[$0] }
@@ -133,8 +139,12 @@ extension ItemDigest {
         problems = []
         for _ in 0..<count {
             let code = try reader.string()
-            guard let severity = Diagnostic.Severity(rawValue: try reader.string()) else { throw CacheRecordReader.Malformed() }
-            problems.append(ItemProblem(code: code, severity: severity, message: try reader.string(), fix: try reader.optionalString()))
+            guard let severity = Diagnostic.Severity(rawValue: try reader.string()) else {
+                throw CacheRecordReader.Malformed()
+            }
+            problems.append(
+                ItemProblem(
+                    code: code, severity: severity, message: try reader.string(), fix: try reader.optionalString()))
         }
         outputFiles = try reader.strings()
     }

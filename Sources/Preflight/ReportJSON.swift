@@ -109,7 +109,8 @@ enum ReportJSON {
             var value = value
             value.withUTF8 { bytes in
                 var start = 0
-                for (offset, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                for (offset, byte) in bytes.enumerated()
+                where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
                     output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<offset]))
                     start = offset + 1
                     output.append(UInt8(ascii: "\\"))
@@ -121,7 +122,10 @@ enum ReportJSON {
                     case 0x0C: output.append(UInt8(ascii: "f"))
                     case 0x0D: output.append(UInt8(ascii: "r"))
                     default:
-                        output.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0xF)]])
+                        output.append(contentsOf: [
+                            UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), Self.hexDigits[Int(byte >> 4)],
+                            Self.hexDigits[Int(byte & 0xF)],
+                        ])
                     }
                 }
                 output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))

@@ -43,7 +43,9 @@ enum ReportPage {
         func page(of position: Int) -> Int { min(count, position / cardsPerPage + 1) }
 
         /// The page's file, relative to the output folder.
-        static func fileName(of page: Int) -> String { page <= 1 ? "report.html" : "\(ReportPage.pagesFolder)/\(page).html" }
+        static func fileName(of page: Int) -> String {
+            page <= 1 ? "report.html" : "\(ReportPage.pagesFolder)/\(page).html"
+        }
 
         /// Every page file but report.html.
         var extraFileNames: [String] { count < 2 ? [] : (2...count).map(Self.fileName(of:)) }
@@ -64,7 +66,8 @@ enum ReportPage {
                 links.append("<a href=\"\(Self.fileName(of: count))\" rel=\"last\">Last</a>")
             }
             // Styled here rather than in the shared styles, so a one-page report is as it was.
-            return "<nav class=\"pages\" aria-label=\"Pages\" style=\"display:flex;flex-wrap:wrap;gap:6px 12px;margin:10px 0\">"
+            return
+                "<nav class=\"pages\" aria-label=\"Pages\" style=\"display:flex;flex-wrap:wrap;gap:6px 12px;margin:10px 0\">"
                 + links.joined(separator: " ") + "</nav>\n"
         }
     }
@@ -75,9 +78,11 @@ enum ReportPage {
     /// A paged report (`paging` of more than one page) adds the page links, and each chip
     /// says how many of its items are on this first page (`onFirstPage`), which is what its
     /// filter shows here.
-    static func header(title: String, summary: PreflightSummary, devices: [(id: String, name: String)], catalog: String,
-                       problems: [String: ProblemGroup] = [:], servedOnLoopback: Bool = false, paging: Paging? = nil,
-                       onFirstPage: [String: Int] = [:]) -> String {
+    static func header(
+        title: String, summary: PreflightSummary, devices: [(id: String, name: String)], catalog: String,
+        problems: [String: ProblemGroup] = [:], servedOnLoopback: Bool = false, paging: Paging? = nil,
+        onFirstPage: [String: Int] = [:]
+    ) -> String {
         let paging = paging.flatMap { $0.count > 1 ? $0 : nil }
         var html = """
             <!DOCTYPE html>
@@ -101,14 +106,16 @@ enum ReportPage {
 
             """
         if servedOnLoopback {
-            html += "<p class=\"run-note\">Served on loopback as asked with <code>--bind</code>: every URL points at this machine, "
+            html +=
+                "<p class=\"run-note\">Served on loopback as asked with <code>--bind</code>: every URL points at this machine, "
                 + "which suits the receiver emulator here but not a real device. Said once here, not on each card (<code>url.loopback</code>).</p>\n"
         }
         if !devices.isEmpty {
             html += "<table class=\"devices\"><caption>Plays on each device</caption><tbody>\n"
             for device in devices {
                 let playable = summary.playableOnDevice[device.id, default: 0]
-                html += "<tr><th scope=\"row\">\(escape(device.name))</th><td>\(playable) of \(summary.items)</td></tr>\n"
+                html +=
+                    "<tr><th scope=\"row\">\(escape(device.name))</th><td>\(playable) of \(summary.items)</td></tr>\n"
             }
             html += "</tbody></table>\n"
         }
@@ -116,7 +123,9 @@ enum ReportPage {
         if !common.isEmpty {
             html += "<p class=\"common\">Items per finding: "
             html += common.map { code, items in
-                chip(code: code, items: items, severity: problems[code]?.severity, onPage: paging.map { _ in onFirstPage[code, default: 0] })
+                chip(
+                    code: code, items: items, severity: problems[code]?.severity,
+                    onPage: paging.map { _ in onFirstPage[code, default: 0] })
             }.joined(separator: " ")
             html += "</p>\n"
         }
@@ -201,7 +210,8 @@ enum ReportPage {
     private static func chip(code: String, items: Int, severity: Diagnostic.Severity?, onPage: Int? = nil) -> String {
         let pageCount = onPage.map { " data-on-page=\"\($0)\"" } ?? ""
         let pageTitle = onPage.map { ", \($0) on this page" } ?? ""
-        return "<button type=\"button\" class=\"chip \(severity?.rawValue ?? "warning")\" data-code=\"\(escape(code))\"\(pageCount) aria-pressed=\"false\" "
+        return
+            "<button type=\"button\" class=\"chip \(severity?.rawValue ?? "warning")\" data-code=\"\(escape(code))\"\(pageCount) aria-pressed=\"false\" "
             + "title=\"\(items) item\(items == 1 ? "" : "s") with \(escape(code))\(pageTitle)\"><code>\(escape(code))</code> <b>\(items)</b></button>"
     }
 
@@ -209,16 +219,24 @@ enum ReportPage {
     /// its summary is known: the header with every count at its widest, plus room for the
     /// chips of the most common finding codes. A longer header still works, at the cost of a
     /// copy.
-    static func headerReservation(title: String, devices: [(id: String, name: String)], catalog: String, servedOnLoopback: Bool = false,
-                                  paging: Paging? = nil) -> Int {
+    static func headerReservation(
+        title: String, devices: [(id: String, name: String)], catalog: String, servedOnLoopback: Bool = false,
+        paging: Paging? = nil
+    ) -> Int {
         var widest = PreflightSummary()
-        (widest.items, widest.ready, widest.readyWithWarnings, widest.blocked, widest.cached) = (Int.max, Int.max, Int.max, Int.max, Int.max)
+        (widest.items, widest.ready, widest.readyWithWarnings, widest.blocked, widest.cached) = (
+            Int.max, Int.max, Int.max, Int.max, Int.max
+        )
         for device in devices { widest.playableOnDevice[device.id] = Int.max }
         let roomyCode = String(repeating: "x", count: 64)
         let isPaged = (paging?.count ?? 1) > 1
-        let chipRoom = chip(code: roomyCode, items: Int.max, severity: .warning, onPage: isPaged ? Int.max : nil).utf8.count + 1
+        let chipRoom =
+            chip(code: roomyCode, items: Int.max, severity: .warning, onPage: isPaged ? Int.max : nil).utf8.count + 1
         let codeRoom = chipCount * chipRoom + #"<p class="common">Items per finding: </p>"#.utf8.count + 1
-        return header(title: title, summary: widest, devices: devices, catalog: catalog, servedOnLoopback: servedOnLoopback, paging: paging).utf8.count
+        return header(
+            title: title, summary: widest, devices: devices, catalog: catalog, servedOnLoopback: servedOnLoopback,
+            paging: paging
+        ).utf8.count
             + codeRoom
     }
 
@@ -229,29 +247,36 @@ enum ReportPage {
         let problems = item.problems
         // Searched together with data-codes, which holds the other codes.
         var notes: [String] = []
-        for finding in item.allFindings where finding.severity == .note && !notes.contains(finding.code.rawValue) { notes.append(finding.code.rawValue) }
+        for finding in item.allFindings where finding.severity == .note && !notes.contains(finding.code.rawValue) {
+            notes.append(finding.code.rawValue)
+        }
         let searchable = ([item.id, item.title ?? "", item.subtitle ?? ""] + notes).joined(separator: " ").lowercased()
         var html = "<article class=\"card \(item.readiness.rawValue)\" id=\"item-\(escape(item.id))\""
-        html += " data-blocked-on=\"\(escape(blockedOn.joined(separator: " ")))\" data-codes=\"\(escape(problems.map(\.code).joined(separator: " ")))\""
+        html +=
+            " data-blocked-on=\"\(escape(blockedOn.joined(separator: " ")))\" data-codes=\"\(escape(problems.map(\.code).joined(separator: " ")))\""
         html += " data-search=\"\(escape(searchable))\">\n"
         if let poster = item.poster, !poster.isEmpty {
             let reference = poster.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? poster
             html += "<img class=\"poster\" alt=\"\" loading=\"lazy\" src=\"\(escape(reference))\">\n"
         } else {
             let (symbol, kind) = placeholder(for: item)
-            html += "<div class=\"poster none \(kind)\" role=\"img\" aria-label=\"\(kind), no poster\">\(symbol)</div>\n"
+            html +=
+                "<div class=\"poster none \(kind)\" role=\"img\" aria-label=\"\(kind), no poster\">\(symbol)</div>\n"
         }
         html += "<div class=\"body\">\n<h2>\(escape(item.title ?? item.id))</h2>\n"
-        html += "<p class=\"verdict \(item.readiness.rawValue)\">\(escape(item.readiness.label))\(item.fromCache ? cacheBadge : cacheMarker)</p>\n"
+        html +=
+            "<p class=\"verdict \(item.readiness.rawValue)\">\(escape(item.readiness.label))\(item.fromCache ? cacheBadge : cacheMarker)</p>\n"
         var facts: [String] = ["<code>\(escape(item.id))</code>"]
         if let summary = item.mediaSummary { facts.append(escape(summary)) }
         if let duration = item.duration { facts.append(formatDuration(duration)) }
         html += "<p class=\"facts\">\(facts.joined(separator: " · "))</p>\n"
         if let url = item.contentID {
-            html += "<p class=\"url\"><code>\(escape(url))</code>\(item.contentType.map { " <span class=\"type\">\(escape($0))</span>" } ?? "")</p>\n"
+            html +=
+                "<p class=\"url\"><code>\(escape(url))</code>\(item.contentType.map { " <span class=\"type\">\(escape($0))</span>" } ?? "")</p>\n"
         }
         if !item.tracks.isEmpty {
-            html += "<details><summary>\(item.tracks.count) text track\(item.tracks.count == 1 ? "" : "s")</summary><ul class=\"tracks\">\n"
+            html +=
+                "<details><summary>\(item.tracks.count) text track\(item.tracks.count == 1 ? "" : "s")</summary><ul class=\"tracks\">\n"
             for track in item.tracks {
                 var line = "#\(track.trackID) \(escape(track.name ?? track.language ?? "untitled"))"
                 if let language = track.language { line += " <code>\(escape(language))</code>" }
@@ -265,30 +290,48 @@ enum ReportPage {
         if item.devices.count > 1, blockedOn.count == item.devices.count {
             // Nine red pills saying the same thing are one line.
             let errors = problems.filter { $0.severity == .error }.map { "<code>\(escape($0.code))</code>" }
-            html += "<p class=\"everywhere blocked\">Blocked on every device\(errors.isEmpty ? "" : ": " + errors.joined(separator: ", "))</p>\n"
-        } else if let first = item.devices.first, item.devices.count > 1, item.devices.allSatisfy({ $0.readiness == first.readiness }) {
-            html += "<p class=\"everywhere \(first.readiness.rawValue)\">\(escape(capitalized(first.readiness.label))) on every device</p>\n"
+            html +=
+                "<p class=\"everywhere blocked\">Blocked on every device\(errors.isEmpty ? "" : ": " + errors.joined(separator: ", "))</p>\n"
+        } else if let first = item.devices.first, item.devices.count > 1,
+            item.devices.allSatisfy({ $0.readiness == first.readiness })
+        {
+            html +=
+                "<p class=\"everywhere \(first.readiness.rawValue)\">\(escape(capitalized(first.readiness.label))) on every device</p>\n"
         } else if !item.devices.isEmpty {
             // One line per verdict naming its devices, not a pill per device; the ready ones
             // are named only when no other line does.
             let playable = item.devices.count - blockedOn.count
-            html += "<details class=\"devices-detail\" open><summary>Plays on \(playable) of \(item.devices.count) devices</summary>"
+            html +=
+                "<details class=\"devices-detail\" open><summary>Plays on \(playable) of \(item.devices.count) devices</summary>"
             html += "<ul class=\"device-verdicts\">\n"
             for readiness in Readiness.allCases.reversed() {
                 let names = item.devices.filter { $0.readiness == readiness }.map { escape($0.name) }
                 guard !names.isEmpty else { continue }
-                let named = readiness == .ready && names.count > 2 && names.count < item.devices.count ? "the other \(names.count)" : names.joined(separator: ", ")
-                html += "<li class=\"\(readiness.rawValue)\"><b>\(escape(capitalized(readiness.label)))</b> on \(named)</li>\n"
+                let named =
+                    readiness == .ready && names.count > 2 && names.count < item.devices.count
+                    ? "the other \(names.count)" : names.joined(separator: ", ")
+                html +=
+                    "<li class=\"\(readiness.rawValue)\"><b>\(escape(capitalized(readiness.label)))</b> on \(named)</li>\n"
             }
             html += "</ul></details>\n"
         }
-        let lines = findingLines(item).filter { !(servedOnLoopback && $0.severity == .note && $0.code == "url.loopback") }
-        for (findings, notes) in [(lines.filter { $0.severity != .note }, false), (lines.filter { $0.severity == .note }, true)] where !findings.isEmpty {
-            if notes { html += "<details class=\"notes\"><summary>\(findings.count) note\(findings.count == 1 ? "" : "s")</summary>" }
+        let lines = findingLines(item).filter {
+            !(servedOnLoopback && $0.severity == .note && $0.code == "url.loopback")
+        }
+        for (findings, notes) in [
+            (lines.filter { $0.severity != .note }, false), (lines.filter { $0.severity == .note }, true),
+        ] where !findings.isEmpty {
+            if notes {
+                html +=
+                    "<details class=\"notes\"><summary>\(findings.count) note\(findings.count == 1 ? "" : "s")</summary>"
+            }
             html += "<ul class=\"findings\">\n"
             for line in findings {
-                html += "<li class=\"\(line.severity.rawValue)\"><code>\(escape(line.code))</code> \(escape(line.message))"
-                if !line.devices.isEmpty { html += " <small>— \(escape(deviceList(line.devices, of: item.devices.map(\.name))))</small>" }
+                html +=
+                    "<li class=\"\(line.severity.rawValue)\"><code>\(escape(line.code))</code> \(escape(line.message))"
+                if !line.devices.isEmpty {
+                    html += " <small>— \(escape(deviceList(line.devices, of: item.devices.map(\.name))))</small>"
+                }
                 // The media's URL is on the card already.
                 if let url = line.url, url != item.contentID { html += " <small><code>\(escape(url))</code></small>" }
                 html += "</li>\n"
@@ -297,7 +340,8 @@ enum ReportPage {
         }
         // A fix only a note asks for (the loopback address the emulator is fine with) is not
         // something to do.
-        let wanted = Set(item.allFindings.filter { $0.severity != .note }.compactMap(\.fix) + item.devices.compactMap(\.fix))
+        let wanted = Set(
+            item.allFindings.filter { $0.severity != .note }.compactMap(\.fix) + item.devices.compactMap(\.fix))
         let noteFixes = Set(item.allFindings.filter { $0.severity == .note }.compactMap(\.fix)).subtracting(wanted)
         let fixes = item.fixes.filter { !noteFixes.contains($0) }
         if !fixes.isEmpty {
@@ -325,7 +369,8 @@ enum ReportPage {
     static func findingLines(_ item: ItemReport) -> [FindingLine] {
         var lines: [FindingLine] = []
         for finding in item.diagnostics {
-            let line = FindingLine(severity: finding.severity, code: finding.code.rawValue, message: finding.message, url: finding.url)
+            let line = FindingLine(
+                severity: finding.severity, code: finding.code.rawValue, message: finding.message, url: finding.url)
             if !lines.contains(line) { lines.append(line) }
         }
         for device in item.devices {
@@ -336,15 +381,22 @@ enum ReportPage {
                     message = rest.prefix(1).uppercased() + rest.dropFirst()
                 }
                 if let index = lines.firstIndex(where: {
-                    ($0.severity, $0.code, $0.message, $0.url) == (reason.severity, reason.code.rawValue, message, reason.url)
+                    ($0.severity, $0.code, $0.message, $0.url) == (
+                        reason.severity, reason.code.rawValue, message, reason.url
+                    )
                 }) {
                     if !lines[index].devices.contains(device.name) { lines[index].devices.append(device.name) }
                 } else {
-                    lines.append(FindingLine(severity: reason.severity, code: reason.code.rawValue, message: message, url: reason.url, devices: [device.name]))
+                    lines.append(
+                        FindingLine(
+                            severity: reason.severity, code: reason.code.rawValue, message: message, url: reason.url,
+                            devices: [device.name]))
                 }
             }
         }
-        return lines.enumerated().sorted { ($0.element.severity, $1.element.code, $1.offset) > ($1.element.severity, $0.element.code, $0.offset) }.map(\.element)
+        return lines.enumerated().sorted {
+            ($0.element.severity, $1.element.code, $1.offset) > ($1.element.severity, $0.element.code, $0.offset)
+        }.map(\.element)
     }
 
     /// The devices a finding was found on, in the fewest words: every device, every device
@@ -352,7 +404,9 @@ enum ReportPage {
     static func deviceList(_ names: [String], of all: [String]) -> String {
         if all.count > 1, Set(all).isSubset(of: names) { return "every device" }
         let others = all.filter { !names.contains($0) }
-        if all.count > 3, others.count <= 3, others.count < names.count { return "every device but " + others.joined(separator: ", ") }
+        if all.count > 3, others.count <= 3, others.count < names.count {
+            return "every device but " + others.joined(separator: ", ")
+        }
         return names.joined(separator: ", ")
     }
 
@@ -402,9 +456,11 @@ enum ReportPage {
     /// and the view says its lists hold this page's items.
     static func footer(problems: [ProblemGroup], paging: Paging? = nil) -> String {
         let paging = paging.flatMap { $0.count > 1 ? $0 : nil }
-        var html = "</main>\n" + (paging?.navigation(at: 1) ?? "") + "<section id=\"problems\" hidden>\n<h2>By problem</h2>\n"
+        var html =
+            "</main>\n" + (paging?.navigation(at: 1) ?? "") + "<section id=\"problems\" hidden>\n<h2>By problem</h2>\n"
         if let paging {
-            html += "<p class=\"example\">Counts are of all \(paging.items) items; the lists and cards are those of this page.</p>\n"
+            html +=
+                "<p class=\"example\">Counts are of all \(paging.items) items; the lists and cards are those of this page.</p>\n"
         }
         if problems.isEmpty { html += "<p>No warnings or errors.</p>\n" }
         let ordered = problems.sorted { ($0.severity, $0.items, $1.code) > ($1.severity, $1.items, $0.code) }
@@ -414,10 +470,12 @@ enum ReportPage {
             html += "<summary><code>\(escape(group.code))</code> · \(items)</summary>\n"
             html += "<p class=\"example\">\(escape(group.message))</p>\n"
             if let fix = group.fix {
-                html += "<p class=\"fix-label\">How to fix\(group.fixesDiffer ? " (as for “\(escape(group.fixShownFor))”; each card has the command for its own files)" : "")</p>"
+                html +=
+                    "<p class=\"fix-label\">How to fix\(group.fixesDiffer ? " (as for “\(escape(group.fixShownFor))”; each card has the command for its own files)" : "")</p>"
                 html += "<pre>\(fixHTML(fix))</pre>\n"
             }
-            html += "<p><button type=\"button\" data-show-code=\"\(escape(group.code))\">Show the \(items) as cards</button></p>"
+            html +=
+                "<p><button type=\"button\" data-show-code=\"\(escape(group.code))\">Show the \(items) as cards</button></p>"
             html += "<ul class=\"problem-items\"></ul></details>\n"
         }
         html += """

@@ -67,14 +67,17 @@ public final class ResultCache: Sendable {
     public init(path: String) throws(PreflightError) {
         self.path = path
         let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        if !folder.isEmpty {
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let handle { sqlite3_close(handle) }
-            throw PreflightError(code: "cache.open-failed", message: "cannot open the cache \(path): \(message)",
-                                 fix: "pass --cache PATH to a writable location, or --no-cache")
+            throw PreflightError(
+                code: "cache.open-failed", message: "cannot open the cache \(path): \(message)",
+                fix: "pass --cache PATH to a writable location, or --no-cache")
         }
         sqlite3_busy_timeout(handle, 5_000)
         do {
@@ -85,16 +88,20 @@ public final class ResultCache: Sendable {
         }
         var select: OpaquePointer?
         var insert: OpaquePointer?
-        let insertSQL = "INSERT OR REPLACE INTO entries (id, kind, key, validator, value, stored_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
-        guard sqlite3_prepare_v2(handle, "SELECT kind, key, validator, value FROM entries WHERE id = ?1", -1, &select, nil) == SQLITE_OK,
-              sqlite3_prepare_v2(handle, insertSQL, -1, &insert, nil) == SQLITE_OK, let select, let insert
+        let insertSQL =
+            "INSERT OR REPLACE INTO entries (id, kind, key, validator, value, stored_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+        guard
+            sqlite3_prepare_v2(
+                handle, "SELECT kind, key, validator, value FROM entries WHERE id = ?1", -1, &select, nil) == SQLITE_OK,
+            sqlite3_prepare_v2(handle, insertSQL, -1, &insert, nil) == SQLITE_OK, let select, let insert
         else {
             let message = String(cString: sqlite3_errmsg(handle))
             sqlite3_finalize(select)
             sqlite3_finalize(insert)
             sqlite3_close(handle)
-            throw PreflightError(code: "cache.corrupt", message: "the cache \(path) cannot be read: \(message)",
-                                 fix: "delete \(path) (it is only a cache), or run with --no-cache")
+            throw PreflightError(
+                code: "cache.corrupt", message: "the cache \(path) cannot be read: \(message)",
+                fix: "delete \(path) (it is only a cache), or run with --no-cache")
         }
         database = handle
         selectStatement = select
@@ -132,7 +139,9 @@ public final class ResultCache: Sendable {
         func run(_ sql: String) -> Bool { sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK }
         var version: Int32 = 0
         var statement: OpaquePointer?
-        if sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &statement, nil) == SQLITE_OK, sqlite3_step(statement) == SQLITE_ROW {
+        if sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &statement, nil) == SQLITE_OK,
+            sqlite3_step(statement) == SQLITE_ROW
+        {
             version = sqlite3_column_int(statement, 0)
         }
         sqlite3_finalize(statement)
@@ -142,18 +151,26 @@ public final class ResultCache: Sendable {
         // count as the process's memory, so a cache of 100,000 items is not mapped whole.
         // A file of another version is emptied and rebuilt with 16 KiB pages (the page size
         // of a file in WAL mode changes only through VACUUM outside it).
-        let rebuilt = version == schemaVersion
-            || (run("DROP TABLE IF EXISTS entries") && run("PRAGMA journal_mode=DELETE") && run("PRAGMA page_size=16384")
+        let rebuilt =
+            version == schemaVersion
+            || (run("DROP TABLE IF EXISTS entries") && run("PRAGMA journal_mode=DELETE")
+                && run("PRAGMA page_size=16384")
                 && run("VACUUM") && run("PRAGMA user_version=\(schemaVersion)"))
-        let ok = rebuilt && run("PRAGMA journal_mode=WAL") && run("PRAGMA synchronous=NORMAL") && run("PRAGMA mmap_size=\(1 << 26)")
-            && run("""
+        let ok =
+            rebuilt && run("PRAGMA journal_mode=WAL") && run("PRAGMA synchronous=NORMAL")
+            && run("PRAGMA mmap_size=\(1 << 26)")
+            && run(
+                """
                 CREATE TABLE IF NOT EXISTS entries (
                   id INTEGER PRIMARY KEY, kind TEXT NOT NULL, key TEXT NOT NULL, validator TEXT NOT NULL,
                   value BLOB NOT NULL, stored_at REAL NOT NULL)
                 """)
         guard ok else {
-            throw PreflightError(code: "cache.corrupt", message: "the cache \(path) is not a CastPrep cache or is damaged: \(String(cString: sqlite3_errmsg(db)))",
-                                 fix: "delete \(path) (it is only a cache), or run with --no-cache")
+            throw PreflightError(
+                code: "cache.corrupt",
+                message:
+                    "the cache \(path) is not a CastPrep cache or is damaged: \(String(cString: sqlite3_errmsg(db)))",
+                fix: "delete \(path) (it is only a cache), or run with --no-cache")
         }
     }
 
@@ -210,8 +227,9 @@ public final class ResultCache: Sendable {
                 guard !self.isClosed else { return continuation.resume(returning: 0) }
                 var statement: OpaquePointer?
                 defer { sqlite3_finalize(statement) }
-                guard sqlite3_prepare_v2(self.database, "SELECT count(*) FROM entries", -1, &statement, nil) == SQLITE_OK,
-                      sqlite3_step(statement) == SQLITE_ROW
+                guard
+                    sqlite3_prepare_v2(self.database, "SELECT count(*) FROM entries", -1, &statement, nil) == SQLITE_OK,
+                    sqlite3_step(statement) == SQLITE_ROW
                 else { return continuation.resume(returning: 0) }
                 continuation.resume(returning: Int(sqlite3_column_int64(statement, 0)))
             }
@@ -226,7 +244,7 @@ public final class ResultCache: Sendable {
         }
         sqlite3_bind_int64(statement, 1, Self.rowID(kind: lookup.kind, key: lookup.key))
         guard sqlite3_step(statement) == SQLITE_ROW, Self.column(0, of: statement, equals: lookup.kind),
-              Self.column(1, of: statement, equals: lookup.key), Self.column(2, of: statement, equals: lookup.validator)
+            Self.column(1, of: statement, equals: lookup.key), Self.column(2, of: statement, equals: lookup.validator)
         else { return nil }
         let count = Int(sqlite3_column_bytes(statement, 3))
         guard count > 0, let bytes = sqlite3_column_blob(statement, 3) else { return [] }

@@ -35,7 +35,9 @@ struct SHA256Digest {
         let bits = length &* 8
         var tail: [UInt8] = [0x80]
         while (pending.count + tail.count) % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
+        }
         let saved = length
         update(tail)
         length = saved
@@ -48,7 +50,9 @@ struct SHA256Digest {
     private mutating func compress(_ block: [UInt8], at start: Int, schedule w: inout [UInt32]) {
         for index in 0..<16 {
             let base = start + index * 4
-            w[index] = UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16 | UInt32(block[base + 2]) << 8 | UInt32(block[base + 3])
+            w[index] =
+                UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16 | UInt32(block[base + 2]) << 8
+                | UInt32(block[base + 3])
         }
         for index in 16..<64 {
             let s0 = w[index - 15].rotatedRight(7) ^ w[index - 15].rotatedRight(18) ^ (w[index - 15] >> 3)

@@ -79,8 +79,9 @@ struct ShardManifest: Codable, Sendable, Equatable {
         do {
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
             if let size = attributes[.size] as? Int, size > maximumBytes {
-                throw PreflightError(code: "preflight.merge-shard-damaged", message: "\(path) is larger than \(maximumBytes >> 20) MiB",
-                                     fix: "run that shard again")
+                throw PreflightError(
+                    code: "preflight.merge-shard-damaged", message: "\(path) is larger than \(maximumBytes >> 20) MiB",
+                    fix: "run that shard again")
             }
             bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch let error as PreflightError {
@@ -90,17 +91,24 @@ struct ShardManifest: Codable, Sendable, Equatable {
             let exists = FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) && isFolder.boolValue
             throw PreflightError(
                 code: "preflight.merge-not-a-shard",
-                message: exists ? "\(folder) holds no \(fileName): it is not the folder of a finished castprep preflight --shard run"
+                message: exists
+                    ? "\(folder) holds no \(fileName): it is not the folder of a finished castprep preflight --shard run"
                     : "the shard folder \(folder) does not exist",
-                fix: "name the folders written by castprep preflight CATALOG --shard K/N -o DIR (a run still going writes \(fileName) last)")
+                fix:
+                    "name the folders written by castprep preflight CATALOG --shard K/N -o DIR (a run still going writes \(fileName) last)"
+            )
         }
-        guard let manifest = try? JSONDecoder().decode(ShardManifest.self, from: bytes), manifest.kind == kind, manifest.format == 1,
-              manifest.shards >= 1, manifest.shards <= PreflightShard.maximumCount, manifest.shard >= 1, manifest.shard <= manifest.shards,
-              manifest.catalogItems >= 0, manifest.catalogItems <= maximumItems, manifest.positions.count <= manifest.catalogItems,
-              manifest.itemsFileSize >= 0
+        guard let manifest = try? JSONDecoder().decode(ShardManifest.self, from: bytes), manifest.kind == kind,
+            manifest.format == 1,
+            manifest.shards >= 1, manifest.shards <= PreflightShard.maximumCount, manifest.shard >= 1,
+            manifest.shard <= manifest.shards,
+            manifest.catalogItems >= 0, manifest.catalogItems <= maximumItems,
+            manifest.positions.count <= manifest.catalogItems,
+            manifest.itemsFileSize >= 0
         else {
-            throw PreflightError(code: "preflight.merge-shard-damaged", message: "\(path) is not a shard manifest this version writes",
-                                 fix: "run that shard again with this castprep")
+            throw PreflightError(
+                code: "preflight.merge-shard-damaged", message: "\(path) is not a shard manifest this version writes",
+                fix: "run that shard again with this castprep")
         }
         return manifest
     }
@@ -134,7 +142,10 @@ final class ShardItemLog: Sendable {
         record.append(positions[number])
         record.append(item.digest.fromCache ? 1 : 0)
         item.digest.write(into: &record)
-        for text in [item.loadJSON, item.queueItemJSON, item.queueItemPrettyJSON, item.catalogEntryJSON[...], item.reportJSON, item.cardHTML] {
+        for text in [
+            item.loadJSON, item.queueItemJSON, item.queueItemPrettyJSON, item.catalogEntryJSON[...], item.reportJSON,
+            item.cardHTML,
+        ] {
             record.append(text.map { Array($0) })
         }
         withUnsafeBytes(of: UInt32(record.bytes.count).littleEndian) { pending.bytes.append(contentsOf: $0) }
@@ -157,16 +168,27 @@ final class ShardItemLog: Sendable {
     func commit() async -> Result<Int, PreflightError> {
         await flush()
         let file = file
-        let outcome = (try? await BlockingWork.run { () -> Result<Int, PreflightError> in
-            if let problem = file.commit() {
-                return .failure(PreflightError(code: "preflight.output-not-writable", message: problem, fix: "check the folder's permissions and free space"))
-            }
-            guard let size = (try? FileManager.default.attributesOfItem(atPath: file.finalPath))?[.size] as? Int else {
-                return .failure(PreflightError(code: "preflight.output-not-writable", message: "cannot read \(file.finalPath) back",
-                                               fix: "check the folder's permissions"))
-            }
-            return .success(size)
-        }) ?? .failure(PreflightError(code: "preflight.output-not-writable", message: "cannot write \(file.finalPath)", fix: "check the folder"))
+        let outcome =
+            (try? await BlockingWork.run { () -> Result<Int, PreflightError> in
+                if let problem = file.commit() {
+                    return .failure(
+                        PreflightError(
+                            code: "preflight.output-not-writable", message: problem,
+                            fix: "check the folder's permissions and free space"))
+                }
+                guard let size = (try? FileManager.default.attributesOfItem(atPath: file.finalPath))?[.size] as? Int
+                else {
+                    return .failure(
+                        PreflightError(
+                            code: "preflight.output-not-writable", message: "cannot read \(file.finalPath) back",
+                            fix: "check the folder's permissions"))
+                }
+                return .success(size)
+            })
+            ?? .failure(
+                PreflightError(
+                    code: "preflight.output-not-writable", message: "cannot write \(file.finalPath)",
+                    fix: "check the folder"))
         return outcome
     }
 
@@ -228,11 +250,16 @@ final class ShardItemReader {
             digest.fromCache = fromCache
             var texts: [ArraySlice<UInt8>?] = []
             for _ in 0..<6 { texts.append(try reader.optionalSlice().map { Array($0)[...] }) }
-            guard reader.isAtEnd, position >= 0, let catalogEntry = texts[3], let report = texts[4], let card = texts[5] else {
+            guard reader.isAtEnd, position >= 0, let catalogEntry = texts[3], let report = texts[4], let card = texts[5]
+            else {
                 throw Damaged(reason: "\(path) has a record this version does not write")
             }
-            return (position, RenderedItem(digest: digest, loadJSON: texts[0], queueItemJSON: texts[1], queueItemPrettyJSON: texts[2],
-                                           catalogEntryJSON: catalogEntry, reportJSON: report, cardHTML: card))
+            return (
+                position,
+                RenderedItem(
+                    digest: digest, loadJSON: texts[0], queueItemJSON: texts[1], queueItemPrettyJSON: texts[2],
+                    catalogEntryJSON: catalogEntry, reportJSON: report, cardHTML: card)
+            )
         } catch let error as Damaged {
             throw error
         } catch {
@@ -260,8 +287,11 @@ final class ShardItemReader {
 
 extension RenderedItem {
     /// An item as ``ShardItemReader`` reads it back.
-    init(digest: ItemDigest, loadJSON: ArraySlice<UInt8>?, queueItemJSON: ArraySlice<UInt8>?, queueItemPrettyJSON: ArraySlice<UInt8>?,
-         catalogEntryJSON: ArraySlice<UInt8>, reportJSON: ArraySlice<UInt8>, cardHTML: ArraySlice<UInt8>) {
+    init(
+        digest: ItemDigest, loadJSON: ArraySlice<UInt8>?, queueItemJSON: ArraySlice<UInt8>?,
+        queueItemPrettyJSON: ArraySlice<UInt8>?,
+        catalogEntryJSON: ArraySlice<UInt8>, reportJSON: ArraySlice<UInt8>, cardHTML: ArraySlice<UInt8>
+    ) {
         self.digest = digest
         self.loadJSON = loadJSON
         self.queueItemJSON = queueItemJSON

@@ -86,8 +86,11 @@ public struct DeviceChooser: Sendable {
         case .choosing(let entries, let selection):
             screen.put("Cast devices (\(entries.count))", row: 0, column: 2, style: colors.heading)
             screen.put(String(repeating: "─", count: inner), row: 1, column: 2, style: colors.body)
-            let nameWidth = min(max(12, entries.map { Screen.displayWidth(of: $0.name) + ($0.isDefault ? 10 : 0) }.max() ?? 0), inner / 2)
-            let modelWidth = min(24, entries.map { Screen.displayWidth(of: $0.isGroup ? "group" : ($0.model ?? "")) }.max() ?? 0)
+            let nameWidth = min(
+                max(12, entries.map { Screen.displayWidth(of: $0.name) + ($0.isDefault ? 10 : 0) }.max() ?? 0),
+                inner / 2)
+            let modelWidth = min(
+                24, entries.map { Screen.displayWidth(of: $0.isGroup ? "group" : ($0.model ?? "")) }.max() ?? 0)
             let visible = max(1, screen.height - 5)
             let first = max(0, min(selection - visible / 2, entries.count - visible))
             for (offset, index) in (first..<min(entries.count, first + visible)).enumerated() {
@@ -95,12 +98,16 @@ public struct DeviceChooser: Sendable {
                 let name = Screen.truncate(entry.name + (entry.isDefault ? " (default)" : ""), to: nameWidth)
                 let padded = name + String(repeating: " ", count: max(0, nameWidth - Screen.displayWidth(of: name)))
                 let kindText = Screen.truncate(entry.isGroup ? "group" : (entry.model ?? ""), to: modelWidth)
-                let kind = kindText + String(repeating: " ", count: max(0, modelWidth - Screen.displayWidth(of: kindText)))
-                let line = Screen.truncate("\(index == selection ? "▶" : " ") \(padded)  \(kind)  \(entry.address)", to: inner)
+                let kind =
+                    kindText + String(repeating: " ", count: max(0, modelWidth - Screen.displayWidth(of: kindText)))
+                let line = Screen.truncate(
+                    "\(index == selection ? "▶" : " ") \(padded)  \(kind)  \(entry.address)", to: inner)
                 screen.put(line, row: 3 + offset, column: 2, style: index == selection ? colors.selected : colors.body)
             }
-            screen.put(Screen.truncate("↑/↓ choose  enter connect  r search again  q quit", to: inner), row: screen.height - 1, column: 2,
-                       style: colors.button)
+            screen.put(
+                Screen.truncate("↑/↓ choose  enter connect  r search again  q quit", to: inner), row: screen.height - 1,
+                column: 2,
+                style: colors.button)
         case .noDevices(let message, let advice):
             screen.put("No Cast devices available", row: 0, column: 2, style: colors.heading)
             screen.put(String(repeating: "─", count: inner), row: 1, column: 2, style: colors.body)
@@ -116,7 +123,9 @@ public struct DeviceChooser: Sendable {
                     row += 1
                 }
             }
-            screen.put(Screen.truncate("r search again  q quit", to: inner), row: screen.height - 1, column: 2, style: colors.button)
+            screen.put(
+                Screen.truncate("r search again  q quit", to: inner), row: screen.height - 1, column: 2,
+                style: colors.button)
         }
         return screen
     }

@@ -56,15 +56,26 @@ public struct KeyDecoder: Sendable {
                 let parameters = String(decoding: pending[(index + 2)..<end], as: UTF8.self)
                 if let key = Self.sequenceKey(final: pending[end], parameters: parameters) { keys.append(key) }
                 index = end + 1
-            case 0x03: keys.append(.interrupt); index += 1
-            case 0x09: keys.append(.tab); index += 1
-            case 0x0D, 0x0A: keys.append(.enter); index += 1
-            case 0x7F, 0x08: keys.append(.backspace); index += 1
+            case 0x03:
+                keys.append(.interrupt)
+                index += 1
+            case 0x09:
+                keys.append(.tab)
+                index += 1
+            case 0x0D, 0x0A:
+                keys.append(.enter)
+                index += 1
+            case 0x7F, 0x08:
+                keys.append(.backspace)
+                index += 1
             case 0x00..<0x20: index += 1
             default:
                 let length = byte < 0x80 ? 1 : byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
                 guard index + length <= pending.count else {
-                    if isComplete { index = pending.count; continue }
+                    if isComplete {
+                        index = pending.count
+                        continue
+                    }
                     pending.removeFirst(index)
                     return keys
                 }

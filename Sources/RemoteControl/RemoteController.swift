@@ -20,8 +20,11 @@ public struct RemoteSnapshot: Sendable, Hashable {
     /// When `media` arrived, in seconds of the caller's monotonic clock.
     public var mediaReceivedAt: Double
 
-    public init(device: String, app: String? = nil, link: Link = .connecting, media: MediaStatus? = nil, volume: CastVolume? = nil,
-                mediaReceivedAt: Double = 0) {
+    public init(
+        device: String, app: String? = nil, link: Link = .connecting, media: MediaStatus? = nil,
+        volume: CastVolume? = nil,
+        mediaReceivedAt: Double = 0
+    ) {
         self.device = device
         self.app = app
         self.link = link
@@ -96,8 +99,11 @@ public struct RemoteController: Sendable {
     /// The last thing that happened ("seek to 1:30", an error), shown above the key line.
     public var notice: String?
 
-    public init(snapshot: RemoteSnapshot, layout: RemoteLayout = .standard, style: RemoteStyleSheet = .standard, depth: ColorDepth = .monochrome,
-                presentation: Presentation = .expanded, showsIntroduction: Bool = false) {
+    public init(
+        snapshot: RemoteSnapshot, layout: RemoteLayout = .standard, style: RemoteStyleSheet = .standard,
+        depth: ColorDepth = .monochrome,
+        presentation: Presentation = .expanded, showsIntroduction: Bool = false
+    ) {
         self.snapshot = snapshot
         self.layout = layout
         self.style = style
@@ -148,7 +154,8 @@ public struct RemoteController: Sendable {
             panel = .queue(selection: items.firstIndex { $0.itemID == snapshot.media?.currentItemID } ?? 0)
             return []
         case .character(let character) where character.isASCII && character.isNumber:
-            guard let digit = character.wholeNumberValue, let duration = snapshot.currentMedia?.duration, duration > 0 else { return [] }
+            guard let digit = character.wholeNumberValue, let duration = snapshot.currentMedia?.duration, duration > 0
+            else { return [] }
             return seek(to: duration * Double(digit) / 10)
         default:
             break
@@ -156,7 +163,10 @@ public struct RemoteController: Sendable {
         if case .character(let character) = key, let custom = layout.customButtons[character] {
             return press(.custom(custom), now: now)
         }
-        for button in [RemoteButton.playPauseToggle, .skipPrevious, .skipNext, .rewind30Seconds, .forward30Seconds, .muteToggle, .stop]
+        for button in [
+            RemoteButton.playPauseToggle, .skipPrevious, .skipNext, .rewind30Seconds, .forward30Seconds, .muteToggle,
+            .stop,
+        ]
         where button.key == key {
             return press(button, now: now)
         }
@@ -224,10 +234,27 @@ public struct RemoteController: Sendable {
 
     /// The styles offered for text tracks.
     public static let textStyles: [(name: String, style: TextTrackStyle)] = [
-        ("Default", TextTrackStyle(foregroundColor: "#FFFFFFFF", backgroundColor: "#00000000", edgeType: .dropShadow, fontScale: 1)),
-        ("Large", TextTrackStyle(foregroundColor: "#FFFFFFFF", backgroundColor: "#00000000", edgeType: .dropShadow, fontScale: 1.5)),
-        ("Yellow on black", TextTrackStyle(foregroundColor: "#FFFF00FF", backgroundColor: "#000000FF", edgeType: TextTrackEdgeType.none, fontScale: 1)),
-        ("Small", TextTrackStyle(foregroundColor: "#FFFFFFFF", backgroundColor: "#00000000", edgeType: .outline, fontScale: 0.75)),
+        (
+            "Default",
+            TextTrackStyle(
+                foregroundColor: "#FFFFFFFF", backgroundColor: "#00000000", edgeType: .dropShadow, fontScale: 1)
+        ),
+        (
+            "Large",
+            TextTrackStyle(
+                foregroundColor: "#FFFFFFFF", backgroundColor: "#00000000", edgeType: .dropShadow, fontScale: 1.5)
+        ),
+        (
+            "Yellow on black",
+            TextTrackStyle(
+                foregroundColor: "#FFFF00FF", backgroundColor: "#000000FF", edgeType: TextTrackEdgeType.none,
+                fontScale: 1)
+        ),
+        (
+            "Small",
+            TextTrackStyle(
+                foregroundColor: "#FFFFFFFF", backgroundColor: "#00000000", edgeType: .outline, fontScale: 0.75)
+        ),
     ]
 
     /// The selector's rows: text tracks with "Off", audio tracks, then the text styles.
@@ -303,7 +330,8 @@ public struct RemoteController: Sendable {
     }
 
     static func trackName(_ track: MediaTrack) -> String {
-        [track.name, track.language.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ").nonEmpty ?? "track \(track.trackID)"
+        [track.name, track.language.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ").nonEmpty
+            ?? "track \(track.trackID)"
     }
 
     // MARK: - Queue

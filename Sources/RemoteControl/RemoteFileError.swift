@@ -42,28 +42,40 @@ public enum RemoteFiles {
     public static let maximumBytes = 64 * 1024
 
     /// Parses `bytes` as one JSON document with tight limits, as a ``RemoteFileError``.
-    static func parse(_ bytes: [UInt8], path: String, what: String) throws(RemoteFileError) -> (JSONValue, JSONSourceLocator) {
+    static func parse(_ bytes: [UInt8], path: String, what: String) throws(RemoteFileError) -> (
+        JSONValue, JSONSourceLocator
+    ) {
         guard bytes.count <= maximumBytes else {
-            throw RemoteFileError(Diagnostic(.error, RemoteFileError.Code.tooLarge,
-                                             "the \(what) file is \(bytes.count) bytes; the limit is \(maximumBytes)",
-                                             fix: "a \(what) file is a short hand-written JSON object; check that \(path) is the right file",
-                                             location: .init(file: path)))
+            throw RemoteFileError(
+                Diagnostic(
+                    .error, RemoteFileError.Code.tooLarge,
+                    "the \(what) file is \(bytes.count) bytes; the limit is \(maximumBytes)",
+                    fix: "a \(what) file is a short hand-written JSON object; check that \(path) is the right file",
+                    location: .init(file: path)))
         }
         do {
-            let document = try JSONParser(limits: .init(maxDepth: 16, maxStringBytes: 4096, maxDocumentBytes: maximumBytes)).parse(bytes)
+            let document = try JSONParser(
+                limits: .init(maxDepth: 16, maxStringBytes: 4096, maxDocumentBytes: maximumBytes)
+            ).parse(bytes)
             return (document.value, JSONSourceLocator(bytes: bytes))
         } catch {
-            throw RemoteFileError(Diagnostic(.error, RemoteFileError.Code.notJSON, error.message, fix: error.fix,
-                                             location: .init(file: path, line: error.line, column: error.column)))
+            throw RemoteFileError(
+                Diagnostic(
+                    .error, RemoteFileError.Code.notJSON, error.message, fix: error.fix,
+                    location: .init(file: path, line: error.line, column: error.column)))
         }
     }
 
     /// A finding at `path` inside the document.
-    static func error(_ code: DiagnosticCode, _ message: String, fix: String, at jsonPath: JSONPath, file: String,
-                      locator: JSONSourceLocator) -> RemoteFileError {
+    static func error(
+        _ code: DiagnosticCode, _ message: String, fix: String, at jsonPath: JSONPath, file: String,
+        locator: JSONSourceLocator
+    ) -> RemoteFileError {
         let position = locator.positions(of: [jsonPath])[jsonPath]
-        return RemoteFileError(Diagnostic(.error, code, message, fix: fix,
-                                          location: .init(file: file, line: position?.line, column: position?.column), path: jsonPath))
+        return RemoteFileError(
+            Diagnostic(
+                .error, code, message, fix: fix,
+                location: .init(file: file, line: position?.line, column: position?.column), path: jsonPath))
     }
 
     /// "did you mean 'x'?" for a misspelt member, or the list of allowed members.

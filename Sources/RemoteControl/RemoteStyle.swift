@@ -42,8 +42,11 @@ public struct StyleAttributes: Sendable, Hashable {
     public var backgroundColor: TerminalColor?
     public var iconTintColor: TerminalColor?
 
-    public init(headingTextColor: TerminalColor? = nil, bodyTextColor: TerminalColor? = nil, buttonTextColor: TerminalColor? = nil,
-                backgroundColor: TerminalColor? = nil, iconTintColor: TerminalColor? = nil) {
+    public init(
+        headingTextColor: TerminalColor? = nil, bodyTextColor: TerminalColor? = nil,
+        buttonTextColor: TerminalColor? = nil,
+        backgroundColor: TerminalColor? = nil, iconTintColor: TerminalColor? = nil
+    ) {
         self.headingTextColor = headingTextColor
         self.bodyTextColor = bodyTextColor
         self.buttonTextColor = buttonTextColor
@@ -52,7 +55,9 @@ public struct StyleAttributes: Sendable, Hashable {
     }
 
     /// The attribute names as style files spell them (the SDK's property names).
-    public static let names = ["headingTextColor", "bodyTextColor", "buttonTextColor", "backgroundColor", "iconTintColor"]
+    public static let names = [
+        "headingTextColor", "bodyTextColor", "buttonTextColor", "backgroundColor", "iconTintColor",
+    ]
 
     subscript(name: String) -> TerminalColor? {
         get {
@@ -79,9 +84,12 @@ public struct StyleAttributes: Sendable, Hashable {
 
     /// These attributes with each unset one taken from `group`.
     public func inheriting(from group: StyleAttributes) -> StyleAttributes {
-        StyleAttributes(headingTextColor: headingTextColor ?? group.headingTextColor, bodyTextColor: bodyTextColor ?? group.bodyTextColor,
-                        buttonTextColor: buttonTextColor ?? group.buttonTextColor, backgroundColor: backgroundColor ?? group.backgroundColor,
-                        iconTintColor: iconTintColor ?? group.iconTintColor)
+        StyleAttributes(
+            headingTextColor: headingTextColor ?? group.headingTextColor,
+            bodyTextColor: bodyTextColor ?? group.bodyTextColor,
+            buttonTextColor: buttonTextColor ?? group.buttonTextColor,
+            backgroundColor: backgroundColor ?? group.backgroundColor,
+            iconTintColor: iconTintColor ?? group.iconTintColor)
     }
 }
 
@@ -102,7 +110,8 @@ public struct RemoteStyleSheet: Sendable, Hashable {
 
     /// The built-in look: headings bold in the terminal's colours, buttons and icons tinted.
     public static let standard = RemoteStyleSheet(attributes: [
-        .castViews: StyleAttributes(headingTextColor: .palette(15), buttonTextColor: .palette(14), iconTintColor: .palette(11)),
+        .castViews: StyleAttributes(
+            headingTextColor: .palette(15), buttonTextColor: .palette(14), iconTintColor: .palette(11)),
         .noDevicesAvailableController: StyleAttributes(headingTextColor: .palette(9)),
     ])
 
@@ -128,26 +137,36 @@ public struct RemoteStyleSheet: Sendable, Hashable {
     public static func parse(_ bytes: [UInt8], path: String) throws(RemoteFileError) -> RemoteStyleSheet {
         let (value, locator) = try RemoteFiles.parse(bytes, path: path, what: "style")
         guard let root = value.objectValue else {
-            throw RemoteFiles.error(RemoteFileError.Code.wrongType, "a style file is a JSON object with one member, castViews",
-                                    fix: ##"start from {"castViews": {"bodyTextColor": "#d0d0d0"}}"##, at: .root, file: path, locator: locator)
+            throw RemoteFiles.error(
+                RemoteFileError.Code.wrongType, "a style file is a JSON object with one member, castViews",
+                fix: ##"start from {"castViews": {"bodyTextColor": "#d0d0d0"}}"##, at: .root, file: path,
+                locator: locator)
         }
         var sheet = RemoteStyleSheet()
         for (name, member) in root.sorted(by: { $0.key < $1.key }) {
             guard name == StyleNode.castViews.rawValue else {
-                throw RemoteFiles.error(RemoteFileError.Code.unknownMember, "unknown member '\(name)' at the top of the style file",
-                                        fix: "the hierarchy starts at castViews; " + RemoteFiles.suggestion(for: name, among: ["castViews"]),
-                                        at: JSONPath.root.appending(name), file: path, locator: locator)
+                throw RemoteFiles.error(
+                    RemoteFileError.Code.unknownMember, "unknown member '\(name)' at the top of the style file",
+                    fix: "the hierarchy starts at castViews; "
+                        + RemoteFiles.suggestion(for: name, among: ["castViews"]),
+                    at: JSONPath.root.appending(name), file: path, locator: locator)
             }
-            try read(member, node: .castViews, at: JSONPath.root.appending(name), into: &sheet, file: path, locator: locator)
+            try read(
+                member, node: .castViews, at: JSONPath.root.appending(name), into: &sheet, file: path, locator: locator)
         }
         return sheet
     }
 
-    private static func read(_ value: JSONValue, node: StyleNode, at jsonPath: JSONPath, into sheet: inout RemoteStyleSheet, file: String,
-                             locator: JSONSourceLocator) throws(RemoteFileError) {
+    private static func read(
+        _ value: JSONValue, node: StyleNode, at jsonPath: JSONPath, into sheet: inout RemoteStyleSheet, file: String,
+        locator: JSONSourceLocator
+    ) throws(RemoteFileError) {
         guard let members = value.objectValue else {
-            throw RemoteFiles.error(RemoteFileError.Code.wrongType, "\(node.rawValue) is a \(value.typeName); it must be an object of attributes and groups",
-                                    fix: ##"write "\##(node.rawValue)": {"bodyTextColor": "#d0d0d0"}"##, at: jsonPath, file: file, locator: locator)
+            throw RemoteFiles.error(
+                RemoteFileError.Code.wrongType,
+                "\(node.rawValue) is a \(value.typeName); it must be an object of attributes and groups",
+                fix: ##"write "\##(node.rawValue)": {"bodyTextColor": "#d0d0d0"}"##, at: jsonPath, file: file,
+                locator: locator)
         }
         var own = StyleAttributes()
         let children = node.children.map(\.rawValue)
@@ -156,20 +175,25 @@ public struct RemoteStyleSheet: Sendable, Hashable {
             if StyleAttributes.names.contains(name) {
                 guard let text = member.stringValue, let color = TerminalColor(parsing: text) else {
                     let shown = member.stringValue.map { "'\($0.prefix(40))'" } ?? "a \(member.typeName)"
-                    throw RemoteFiles.error(RemoteFileError.Code.badColor, "\(name) of \(node.rawValue) is \(shown), not a colour",
-                                            fix: "use \"#rrggbb\", \"#rgb\", a palette index such as \"214\", or a name (\(TerminalColor.names.keys.sorted().prefix(8).joined(separator: ", "))…)",
-                                            at: memberPath, file: file, locator: locator)
+                    throw RemoteFiles.error(
+                        RemoteFileError.Code.badColor, "\(name) of \(node.rawValue) is \(shown), not a colour",
+                        fix:
+                            "use \"#rrggbb\", \"#rgb\", a palette index such as \"214\", or a name (\(TerminalColor.names.keys.sorted().prefix(8).joined(separator: ", "))…)",
+                        at: memberPath, file: file, locator: locator)
                 }
                 own[name] = color
             } else if let child = StyleNode(rawValue: name), children.contains(name) {
                 try read(member, node: child, at: memberPath, into: &sheet, file: file, locator: locator)
             } else {
-                let placement = StyleNode(rawValue: name).map { "\($0.rawValue) belongs in \($0.parent?.rawValue ?? "the top level"), not in \(node.rawValue)" }
-                throw RemoteFiles.error(RemoteFileError.Code.unknownMember,
-                                        placement ?? "unknown member '\(name.prefix(60))' in \(node.rawValue)",
-                                        fix: placement.map { _ in "move it into its group" }
-                                            ?? RemoteFiles.suggestion(for: name, among: StyleAttributes.names + children),
-                                        at: memberPath, file: file, locator: locator)
+                let placement = StyleNode(rawValue: name).map {
+                    "\($0.rawValue) belongs in \($0.parent?.rawValue ?? "the top level"), not in \(node.rawValue)"
+                }
+                throw RemoteFiles.error(
+                    RemoteFileError.Code.unknownMember,
+                    placement ?? "unknown member '\(name.prefix(60))' in \(node.rawValue)",
+                    fix: placement.map { _ in "move it into its group" }
+                        ?? RemoteFiles.suggestion(for: name, among: StyleAttributes.names + children),
+                    at: memberPath, file: file, locator: locator)
             }
         }
         sheet.attributes[node] = own
@@ -193,7 +217,8 @@ public struct ScreenPalette: Sendable, Hashable {
         background = colored ? attributes.backgroundColor : nil
         heading = CellStyle(foreground: colored ? attributes.headingTextColor : nil, background: background, bold: true)
         body = CellStyle(foreground: colored ? attributes.bodyTextColor : nil, background: background)
-        button = CellStyle(foreground: colored ? attributes.buttonTextColor : nil, background: background, bold: !colored)
+        button = CellStyle(
+            foreground: colored ? attributes.buttonTextColor : nil, background: background, bold: !colored)
         icon = CellStyle(foreground: colored ? attributes.iconTintColor : nil, background: background, bold: true)
         selected = CellStyle(foreground: nil, background: nil, bold: true, reverse: true)
     }

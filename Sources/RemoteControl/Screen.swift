@@ -27,21 +27,30 @@ public struct Screen: Sendable, Hashable {
     public init(width: Int, height: Int, background: TerminalColor? = nil) {
         self.width = max(1, min(width, Self.maximumSide))
         self.height = max(1, min(height, Self.maximumSide))
-        rows = Array(repeating: Array(repeating: Cell(style: CellStyle(background: background)), count: self.width), count: self.height)
+        rows = Array(
+            repeating: Array(repeating: Cell(style: CellStyle(background: background)), count: self.width),
+            count: self.height)
     }
 
     /// Writes `text` at (`row`, `column`), cut at the right edge (or at `limit` columns);
     /// control characters become spaces. Returns the column after the last cell written.
     @discardableResult
-    public mutating func put(_ text: String, row: Int, column: Int, style: CellStyle = .plain, limit: Int? = nil) -> Int {
+    public mutating func put(_ text: String, row: Int, column: Int, style: CellStyle = .plain, limit: Int? = nil) -> Int
+    {
         guard row >= 0, row < height else { return column }
         let end = min(width, limit.map { column + max(0, $0) } ?? width)
         var x = column
         for character in text {
             let cellWidth = Self.displayWidth(of: character)
-            if x < 0 { x += cellWidth; continue }
+            if x < 0 {
+                x += cellWidth
+                continue
+            }
             guard x + cellWidth <= end else { break }
-            let shown: Character = character.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F && !(0x80..<0xA0).contains($0.value) })
+            let shown: Character =
+                character.unicodeScalars.allSatisfy({
+                    $0.value >= 0x20 && $0.value != 0x7F && !(0x80..<0xA0).contains($0.value)
+                })
                 ? character : " "
             rows[row][x] = Cell(character: shown, style: style)
             if cellWidth == 2 { rows[row][x + 1] = Cell(character: " ", style: style, isContinuation: true) }
@@ -76,8 +85,10 @@ public struct Screen: Sendable, Hashable {
     public static func displayWidth(of character: Character) -> Int {
         guard let scalar = character.unicodeScalars.first?.value else { return 1 }
         let wide: [ClosedRange<UInt32>] = [
-            0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF, 0xAC00...0xD7A3,
-            0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD,
+            0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+            0xAC00...0xD7A3,
+            0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF,
+            0x20000...0x3FFFD,
         ]
         return wide.contains { $0.contains(scalar) } ? 2 : 1
     }

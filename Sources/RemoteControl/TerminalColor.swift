@@ -99,8 +99,10 @@ public struct CellStyle: Sendable, Hashable {
     public var reverse: Bool
     public var underline: Bool
 
-    public init(foreground: TerminalColor? = nil, background: TerminalColor? = nil, bold: Bool = false, reverse: Bool = false,
-                underline: Bool = false) {
+    public init(
+        foreground: TerminalColor? = nil, background: TerminalColor? = nil, bold: Bool = false, reverse: Bool = false,
+        underline: Bool = false
+    ) {
         self.foreground = foreground
         self.background = background
         self.bold = bold

@@ -24,7 +24,8 @@ public struct ArithmeticOverflow: CodedError, Hashable {
     }
 
     /// `a - b`.
-    public static func subtract(_ a: Int, _ b: Int, _ what: @autoclosure () -> String) throws(ArithmeticOverflow) -> Int {
+    public static func subtract(_ a: Int, _ b: Int, _ what: @autoclosure () -> String) throws(ArithmeticOverflow) -> Int
+    {
         let (difference, overflow) = a.subtractingReportingOverflow(b)
         if overflow { throw ArithmeticOverflow(what() + " is past 64 bits") }
         return difference

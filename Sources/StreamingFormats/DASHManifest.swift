@@ -20,7 +20,8 @@ public struct DASHManifest: Sendable, Hashable {
 
     /// Every codec string the representations declare.
     public var codecs: [String] {
-        Array(Set(adaptationSets.flatMap { set in set.representations.compactMap { $0.codecs ?? set.codecs } })).sorted()
+        Array(Set(adaptationSets.flatMap { set in set.representations.compactMap { $0.codecs ?? set.codecs } }))
+            .sorted()
     }
 
     /// Why a manifest could not be read.
@@ -45,7 +46,8 @@ public struct DASHManifest: Sendable, Hashable {
                     let template = representation.firstChild(named: "SegmentTemplate") ?? setTemplate
                     adaptation.representations.append(
                         DASHRepresentation(
-                            id: representation.attribute("id") ?? "", bandwidth: representation.attribute("bandwidth").flatMap { Int($0) },
+                            id: representation.attribute("id") ?? "",
+                            bandwidth: representation.attribute("bandwidth").flatMap { Int($0) },
                             codecs: representation.attribute("codecs"), mimeType: representation.attribute("mimeType"),
                             width: representation.attribute("width").flatMap { Int($0) },
                             height: representation.attribute("height").flatMap { Int($0) },

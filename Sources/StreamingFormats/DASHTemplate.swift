@@ -26,7 +26,9 @@ public enum DASHTemplate {
                 name = identifier[..<percent]
                 let format = identifier[identifier.index(after: percent)...]
                 let digits = format.dropLast()
-                guard format.hasSuffix("d"), digits.count <= 2, let value = digits.isEmpty ? 0 : Int(digits), (0...32).contains(value) else {
+                guard format.hasSuffix("d"), digits.count <= 2, let value = digits.isEmpty ? 0 : Int(digits),
+                    (0...32).contains(value)
+                else {
                     return nil
                 }
                 width = value
@@ -34,9 +36,15 @@ public enum DASHTemplate {
             let value: String
             switch name {
             case "RepresentationID": value = id
-            case "Bandwidth": guard let bandwidth else { return nil }; value = bandwidth
-            case "Number": guard let number else { return nil }; value = String(number)
-            case "Time": guard let time else { return nil }; value = String(time)
+            case "Bandwidth":
+                guard let bandwidth else { return nil }
+                value = bandwidth
+            case "Number":
+                guard let number else { return nil }
+                value = String(number)
+            case "Time":
+                guard let time else { return nil }
+                value = String(time)
             default: return nil
             }
             output += String(repeating: "0", count: max(0, width - value.count)) + value

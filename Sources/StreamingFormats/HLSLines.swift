@@ -71,7 +71,9 @@ public struct HLSLines: Sequence, Sendable {
                 guard !line.isEmpty else { continue }
                 if line.hasPrefix("#") {
                     guard line.hasPrefix("#EXT") else { return HLSLine(number: number, content: .comment) }
-                    guard let colon = line.firstIndex(of: ":") else { return HLSLine(number: number, content: .tag(line, "")) }
+                    guard let colon = line.firstIndex(of: ":") else {
+                        return HLSLine(number: number, content: .tag(line, ""))
+                    }
                     return HLSLine(number: number, content: .tag(line[..<colon], line[line.index(after: colon)...]))
                 }
                 return HLSLine(number: number, content: .uri(line))
@@ -98,14 +100,22 @@ public struct HLSLines: Sequence, Sendable {
         var inQuotes = false
         func flush() {
             let name = trimmingBlanks(Substring(key)).uppercased()
-            if !name.isEmpty, result.count < maximumAttributes { result[name] = String(trimmingBlanks(Substring(value))) }
+            if !name.isEmpty, result.count < maximumAttributes {
+                result[name] = String(trimmingBlanks(Substring(value)))
+            }
             key = ""
             value = ""
             readingKey = true
         }
         for character in text.prefix(maximumAttributeCharacters) {
             if readingKey {
-                if character == "=" { readingKey = false } else if character == "," { flush() } else { key.append(character) }
+                if character == "=" {
+                    readingKey = false
+                } else if character == "," {
+                    flush()
+                } else {
+                    key.append(character)
+                }
             } else if character == "\"" {
                 inQuotes.toggle()
             } else if character == ",", !inQuotes {
@@ -138,7 +148,9 @@ public struct HLSLines: Sequence, Sendable {
 
     /// A non-negative decimal of at most 18 digits (so it always fits in `Int`).
     public static func decimal(_ text: Substring) -> Int? {
-        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            return nil
+        }
         return Int(text)
     }
 }

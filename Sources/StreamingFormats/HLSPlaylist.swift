@@ -38,7 +38,8 @@ public enum HLSPlaylist: Sendable, Hashable {
                 guard let values = pending else { continue }
                 var variant = HLSVariant(uri: String(uri), bandwidth: values["BANDWIDTH"].flatMap { Int($0) } ?? 0)
                 variant.averageBandwidth = values["AVERAGE-BANDWIDTH"].flatMap { Int($0) }
-                variant.codecs = values["CODECS"].map { $0.split(separator: ",").map { String(HLSLines.trimmingBlanks($0)) } } ?? []
+                variant.codecs =
+                    values["CODECS"].map { $0.split(separator: ",").map { String(HLSLines.trimmingBlanks($0)) } } ?? []
                 if let resolution = values["RESOLUTION"] {
                     let parts = resolution.lowercased().split(separator: "x").compactMap { Int($0) }
                     if parts.count == 2 {

@@ -49,7 +49,9 @@ public enum MP4Boxes {
     /// The movie duration in seconds from `moov` → `mvhd`, when `moov` lies wholly in `bytes`
     /// (the first bytes of a file); nil when it does not, or when `mvhd` says "unknown".
     public static func movieDuration(_ bytes: [UInt8]) -> Double? {
-        guard let moov = box("moov", in: bytes[...]), let mvhd = box("mvhd", in: moov), mvhd.count >= 20 else { return nil }
+        guard let moov = box("moov", in: bytes[...]), let mvhd = box("mvhd", in: moov), mvhd.count >= 20 else {
+            return nil
+        }
         let start = mvhd.startIndex
         let timescale: UInt64
         let duration: UInt64

@@ -25,13 +25,16 @@ public struct MPDDocument {
         }
         var failure = castprep_xml_failure()
         let document = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { castprep_xml_read($0.baseAddress, Int32($0.count), "manifest.mpd", &failure) }
+            buffer.withMemoryRebound(to: CChar.self) {
+                castprep_xml_read($0.baseAddress, Int32($0.count), "manifest.mpd", &failure)
+            }
         }
         guard let document else {
             let line = failure.line > 0 ? Int(failure.line) : nil
             if failure.refusedEntities != 0 {
                 throw MPDReadError(
-                    message: "the manifest declares XML entities (<!ENTITY>), which are refused: a browser expands them (to gigabytes in a hostile manifest)",
+                    message:
+                        "the manifest declares XML entities (<!ENTITY>), which are refused: a browser expands them (to gigabytes in a hostile manifest)",
                     line: line)
             }
             throw MPDReadError(message: "the manifest is not well-formed XML", line: line)

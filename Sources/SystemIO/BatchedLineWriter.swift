@@ -36,7 +36,9 @@ public final class BatchedLineWriter: Sendable {
     ///   - capacity: bytes buffered at most before `append` writes them itself (1 MiB).
     ///   - sink: receives the batches, each one or more whole lines ending in `\n`; called on
     ///     one thread at a time, in order.
-    public init(interval: Duration = .milliseconds(50), capacity: Int = 1 << 20, sink: @escaping @Sendable (String) -> Void) {
+    public init(
+        interval: Duration = .milliseconds(50), capacity: Int = 1 << 20, sink: @escaping @Sendable (String) -> Void
+    ) {
         let core = BatchedLineCore(interval: interval, capacity: max(1, capacity), sink: sink)
         self.core = core
         thread = core.startThread()

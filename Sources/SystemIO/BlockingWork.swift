@@ -5,7 +5,8 @@ import Synchronization
 /// Runs blocking work (file reads, conversions, C calls) off Swift's cooperative pool, whose
 /// two threads here must never wait on a disk or a decoder. The commands use it too.
 public enum BlockingWork {
-    private static let queue = DispatchQueue(label: "castprep.blocking-work", qos: .userInitiated, attributes: .concurrent)
+    private static let queue = DispatchQueue(
+        label: "castprep.blocking-work", qos: .userInitiated, attributes: .concurrent)
 
     /// Runs `work` on a Dispatch queue and resumes the caller when it is done.
     public static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {

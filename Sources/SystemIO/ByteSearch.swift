@@ -12,9 +12,11 @@ import Glibc
 public enum ByteSearch {
     /// The offset of the first `needle` in `haystack` at or after `start`, or nil (also for an
     /// empty needle or a start outside the haystack).
-    public static func firstOffset(of needle: UnsafeRawBufferPointer, in haystack: UnsafeRawBufferPointer, from start: Int) -> Int? {
+    public static func firstOffset(
+        of needle: UnsafeRawBufferPointer, in haystack: UnsafeRawBufferPointer, from start: Int
+    ) -> Int? {
         guard !needle.isEmpty, start >= 0, haystack.count - start >= needle.count,
-              let base = haystack.baseAddress, let pattern = needle.baseAddress
+            let base = haystack.baseAddress, let pattern = needle.baseAddress
         else { return nil }
         let last = haystack.count - needle.count
         var offset = start

@@ -39,8 +39,9 @@ public enum FileSystem {
             case S_IFLNK: kind = .symbolicLink
             default: kind = .other
             }
-            self.init(kind: kind, size: Int64(status.st_size), modificationSeconds: Int64(status.st_mtim.tv_sec),
-                      modificationNanoseconds: Int64(status.st_mtim.tv_nsec))
+            self.init(
+                kind: kind, size: Int64(status.st_size), modificationSeconds: Int64(status.st_mtim.tv_sec),
+                modificationNanoseconds: Int64(status.st_mtim.tv_nsec))
         }
     }
 
@@ -65,7 +66,9 @@ public enum FileSystem {
     /// - Parameter followingSymbolicLinks: false refuses a symbolic link at `path` (`ELOOP`).
     /// - Throws: ``SystemCallError`` from `open`, `fstat` or `read`; `EFBIG` (call `read`) for a
     ///   larger file, `EINVAL` (call `fstat`) for one that is not a regular file.
-    public static func readFile(at path: String, limit: Int, followingSymbolicLinks: Bool = true) throws(SystemCallError) -> [UInt8] {
+    public static func readFile(at path: String, limit: Int, followingSymbolicLinks: Bool = true)
+        throws(SystemCallError) -> [UInt8]
+    {
         let flags = O_RDONLY | O_CLOEXEC | (followingSymbolicLinks ? 0 : O_NOFOLLOW)
         let descriptor = open(path, flags)
         guard descriptor >= 0 else { throw SystemCallError("open", errno: errno) }
@@ -97,13 +100,17 @@ public enum FileSystem {
     /// temporary file is removed when anything fails.
     ///
     /// - Throws: ``SystemCallError`` from `open`, `write` or `rename`.
-    public static func writeAtomically(_ bytes: [UInt8], to path: String, through temporaryPath: String) throws(SystemCallError) {
+    public static func writeAtomically(_ bytes: [UInt8], to path: String, through temporaryPath: String)
+        throws(SystemCallError)
+    {
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard descriptor >= 0 else { throw SystemCallError("open", errno: errno) }
         var offset = 0
         var failure: SystemCallError?
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw in write(descriptor, raw.baseAddress.map { $0 + offset }, raw.count - offset) }
+            let written = bytes.withUnsafeBytes { raw in
+                write(descriptor, raw.baseAddress.map { $0 + offset }, raw.count - offset)
+            }
             if written < 0, errno == EINTR { continue }
             guard written > 0 else {
                 failure = SystemCallError("write", errno: written < 0 ? errno : EIO)

@@ -8,7 +8,9 @@ import Glibc
 /// ```
 public struct IPv4Address: Sendable, Hashable, Comparable, CustomStringConvertible, LosslessStringConvertible {
     /// The four bytes in network order.
-    public var bytes: [UInt8] { [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)] }
+    public var bytes: [UInt8] {
+        [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
+    }
     /// The address as a host-order integer (`127.0.0.1` is `0x7F00_0001`).
     public let value: UInt32
 
@@ -102,7 +104,13 @@ public enum IPAddress: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Parses either family.
     public init?(_ text: String) {
-        if let v4 = IPv4Address(text) { self = .v4(v4) } else if let v6 = IPv6Address(text) { self = .v6(v6) } else { return nil }
+        if let v4 = IPv4Address(text) {
+            self = .v4(v4)
+        } else if let v6 = IPv6Address(text) {
+            self = .v6(v6)
+        } else {
+            return nil
+        }
     }
 
     public var description: String {

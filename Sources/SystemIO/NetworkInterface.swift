@@ -28,8 +28,10 @@ public struct NetworkInterface: Sendable, Hashable, CustomStringConvertible {
     public var ipv6Addresses: [IPv6Address]
 
     /// Creates an interface description (tests and callers with their own enumeration).
-    public init(name: String, index: UInt32, isUp: Bool = true, isRunning: Bool = true, isLoopback: Bool = false,
-                supportsMulticast: Bool = true, ipv4Addresses: [IPv4Address] = [], ipv6Addresses: [IPv6Address] = []) {
+    public init(
+        name: String, index: UInt32, isUp: Bool = true, isRunning: Bool = true, isLoopback: Bool = false,
+        supportsMulticast: Bool = true, ipv4Addresses: [IPv4Address] = [], ipv6Addresses: [IPv6Address] = []
+    ) {
         self.name = name
         self.index = index
         self.isUp = isUp
@@ -51,7 +53,8 @@ public struct NetworkInterface: Sendable, Hashable, CustomStringConvertible {
         if !isUp { flags.append("down") }
         if !supportsMulticast { flags.append("no multicast") }
         if isLoopback { flags.append("loopback") }
-        return "\(name) (\(addresses.isEmpty ? "no address" : addresses.joined(separator: ", "))\(flags.isEmpty ? "" : "; " + flags.joined(separator: ", ")))"
+        return
+            "\(name) (\(addresses.isEmpty ? "no address" : addresses.joined(separator: ", "))\(flags.isEmpty ? "" : "; " + flags.joined(separator: ", ")))"
     }
 
     /// Every interface with its IPv4 and IPv6 addresses, in kernel order (`getifaddrs`).
@@ -81,7 +84,9 @@ public struct NetworkInterface: Sendable, Hashable, CustomStringConvertible {
             guard let address = entry.pointee.ifa_addr else { continue }
             switch Int32(address.pointee.sa_family) {
             case AF_INET:
-                let value = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) }
+                let value = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    UInt32(bigEndian: $0.pointee.sin_addr.s_addr)
+                }
                 byName[name]?.ipv4Addresses.append(IPv4Address(value: value))
             case AF_INET6:
                 let bytes = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
@@ -120,7 +125,9 @@ public struct NetworkInterface: Sendable, Hashable, CustomStringConvertible {
             remote.sin_port = port
             remote.sin_addr = address.inAddr
             connected = withUnsafePointer(to: &remote) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         case .v6(let address):
             var remote = sockaddr_in6()
@@ -128,7 +135,9 @@ public struct NetworkInterface: Sendable, Hashable, CustomStringConvertible {
             remote.sin6_port = port
             remote.sin6_addr = address.in6Addr
             connected = withUnsafePointer(to: &remote) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
             }
         }
         guard connected == 0 else { throw SystemCallError("connect", errno: errno) }
@@ -138,7 +147,10 @@ public struct NetworkInterface: Sendable, Hashable, CustomStringConvertible {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
         }
         guard named == 0 else { throw SystemCallError("getsockname", errno: errno) }
-        guard let local = withUnsafePointer(to: &storage, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address(of: $0) } }) else {
+        guard
+            let local = withUnsafePointer(
+                to: &storage, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address(of: $0) } })
+        else {
             throw SystemCallError("getsockname", errno: EAFNOSUPPORT)
         }
         return local
@@ -148,7 +160,9 @@ public struct NetworkInterface: Sendable, Hashable, CustomStringConvertible {
     private static func address(of socketAddress: UnsafePointer<sockaddr>) -> IPAddress? {
         switch Int32(socketAddress.pointee.sa_family) {
         case AF_INET:
-            let value = socketAddress.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) }
+            let value = socketAddress.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                UInt32(bigEndian: $0.pointee.sin_addr.s_addr)
+            }
             return .v4(IPv4Address(value: value))
         case AF_INET6:
             let bytes = socketAddress.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in

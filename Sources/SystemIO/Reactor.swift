@@ -97,7 +97,9 @@ public final class Reactor {
     /// `interest` (hang-ups and errors are always reported). The descriptor stays the caller's
     /// to close, after ``unregister(_:)``.
     @discardableResult
-    public func register(_ descriptor: Int32, for interest: Interest, handler: @escaping (Readiness) -> Void) -> Registration {
+    public func register(_ descriptor: Int32, for interest: Interest, handler: @escaping (Readiness) -> Void)
+        -> Registration
+    {
         assertInLoop()
         let id = makeID()
         registrations[id] = Registered(descriptor: descriptor, interest: interest, handler: handler)

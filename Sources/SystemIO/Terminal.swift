@@ -71,7 +71,9 @@ public final class TerminalSession: Sendable {
     ///
     /// Output processing stays on, so "\n" still returns the carriage. One session at a time.
     /// - Throws: ``SystemCallError`` when `input` is not a terminal (`tcgetattr`).
-    public static func enter(input: Int32 = 0, output: Int32 = 1, enter: String, leave: String) throws(SystemCallError) -> TerminalSession {
+    public static func enter(input: Int32 = 0, output: Int32 = 1, enter: String, leave: String) throws(SystemCallError)
+        -> TerminalSession
+    {
         var mode = termios()
         guard tcgetattr(input, &mode) == 0 else { throw SystemCallError("tcgetattr", errno: errno) }
         let saved = mode
@@ -171,11 +173,16 @@ public final class TerminalKeyReader: Sendable {
     }
 
     /// Starts reading `descriptor`; `onBytes` gets each chunk, `onEnd` is called once when the input ends.
-    public static func start(descriptor: Int32 = 0, onBytes: @escaping @Sendable ([UInt8]) -> Void,
-                             onEnd: @escaping @Sendable () -> Void) throws(SystemCallError) -> TerminalKeyReader {
+    public static func start(
+        descriptor: Int32 = 0, onBytes: @escaping @Sendable ([UInt8]) -> Void,
+        onEnd: @escaping @Sendable () -> Void
+    ) throws(SystemCallError) -> TerminalKeyReader {
         let wake = try WakePipe()
         let thread = try IOThread.start(named: "terminal-keys", stackSize: 1 << 17) {
-            var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.readDescriptor, events: Int16(POLLIN), revents: 0)]
+            var descriptors = [
+                pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake.readDescriptor, events: Int16(POLLIN), revents: 0),
+            ]
             var buffer = [UInt8](repeating: 0, count: 512)
             while true {
                 descriptors[0].revents = 0

@@ -28,11 +28,19 @@ struct ASSReaderTests {
         #expect(vtt.contains("<c.red>red</c> white big"))
         #expect(vtt.contains("00:00:15.000 --> 00:00:16.000 line:9.259%,end position:100%,center\nOff screen"))
         #expect(cues.contains { $0.plainText == "Out of order, soft break and hard\u{00A0}space" })
-        #expect(cues.first { $0.plainText.hasPrefix("Out of order") }?.start == CaptionTime(seconds: 2), "sorted by start")
+        #expect(
+            cues.first { $0.plainText.hasPrefix("Out of order") }?.start == CaptionTime(seconds: 2), "sorted by start")
         let codes = conversion.report.diagnostics.codes
-        #expect(codes.isSuperset(of: ["captions.ass-bad-dialogue", "captions.position-clamped", "captions.unsupported-style", "captions.cues-reordered"]))
+        #expect(
+            codes.isSuperset(of: [
+                "captions.ass-bad-dialogue", "captions.position-clamped", "captions.unsupported-style",
+                "captions.cues-reordered",
+            ]))
         let unsupported = conversion.report.diagnostics.filter { $0.code == "captions.unsupported-style" }
-        #expect(unsupported.contains { $0.message.contains("\\fs") && $0.message.contains("\\bord") && $0.location?.line == 23 })
+        #expect(
+            unsupported.contains {
+                $0.message.contains("\\fs") && $0.message.contains("\\bord") && $0.location?.line == 23
+            })
         #expect(unsupported.contains { $0.message.contains("Scroll up") })
         #expect(conversion.report.dropped == [.malformed: 1, .empty: 1], "bad time and the drawing-only line")
     }
@@ -40,7 +48,8 @@ struct ASSReaderTests {
     @Test("SSA v4 legacy alignment and decimal colours")
     func legacy() throws {
         let conversion = try Fixtures.convert("ass/legacy.ssa")
-        #expect(conversion.document.cues.map(\.settings) == [CueSettings(line: .number(0)), CueSettings(alignment: .left)])
+        #expect(
+            conversion.document.cues.map(\.settings) == [CueSettings(line: .number(0)), CueSettings(alignment: .left)])
         #expect(conversion.document.cues.first?.plainText == "SSA v4 top centre (alignment 6)")
     }
 
@@ -52,10 +61,13 @@ struct ASSReaderTests {
         #expect(error?.code == "captions.ass-no-events")
     }
 
-    @Test("ASS colours", arguments: [
-        ("&H0000FF&", "red"), ("&H00FF00", "lime"), ("&HFF0000&", "blue"), ("&H8000FFFF&", "#ffff007f"), ("65535", "yellow"),
-        ("&HZZ&", nil),
-    ] as [(String, String?)])
+    @Test(
+        "ASS colours",
+        arguments: [
+            ("&H0000FF&", "red"), ("&H00FF00", "lime"), ("&HFF0000&", "blue"), ("&H8000FFFF&", "#ffff007f"),
+            ("65535", "yellow"),
+            ("&HZZ&", nil),
+        ] as [(String, String?)])
     func colors(raw: String, css: String?) {
         #expect(ASSColor.parse(raw) == css)
     }

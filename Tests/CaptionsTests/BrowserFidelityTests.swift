@@ -8,7 +8,9 @@ import Testing
 /// written reads back as the same values.
 @Suite("WebVTT as a browser reads it")
 struct BrowserFidelityTests {
-    static func convert(_ text: String, format: CaptionFormat = .webVTT, options: ConversionOptions = ConversionOptions())
+    static func convert(
+        _ text: String, format: CaptionFormat = .webVTT, options: ConversionOptions = ConversionOptions()
+    )
         throws -> CaptionConversion
     {
         try CaptionConverter.convert(data: Array(text.utf8), format: format, options: options)
@@ -21,13 +23,17 @@ struct BrowserFidelityTests {
 
     // MARK: - Repeated cues and identifiers
 
-    @Test("cues with the same times and text are two cues, each with its identifier", arguments: [
-        ("a", "b"),
-        ("same", "same"),  // a repeated identifier stays on both (::cue(#same) styles both)
-        ("", ""),  // no identifiers
-    ])
+    @Test(
+        "cues with the same times and text are two cues, each with its identifier",
+        arguments: [
+            ("a", "b"),
+            ("same", "same"),  // a repeated identifier stays on both (::cue(#same) styles both)
+            ("", ""),  // no identifiers
+        ])
     func repeatsKept(first: String, second: String) throws {
-        func block(_ id: String) -> String { (id.isEmpty ? "" : id + "\n") + "00:00:01.000 --> 00:00:02.000\nSame text\n" }
+        func block(_ id: String) -> String {
+            (id.isEmpty ? "" : id + "\n") + "00:00:01.000 --> 00:00:02.000\nSame text\n"
+        }
         let conversion = try Self.convert("WEBVTT\n\n" + block(first) + "\n" + block(second))
         #expect(conversion.report.cuesWritten == 2)
         #expect(conversion.report.cuesMerged == 0)
@@ -76,7 +82,9 @@ struct BrowserFidelityTests {
 
     // MARK: - Timing lines
 
-    @Test("a timing line indented with a space, tab or form feed is kept, with a warning", arguments: [" ", "\t", "\u{0C}", " \t "])
+    @Test(
+        "a timing line indented with a space, tab or form feed is kept, with a warning",
+        arguments: [" ", "\t", "\u{0C}", " \t "])
     func indentedTiming(indent: String) throws {
         let text = "WEBVTT\n\nid\n\(indent)00:00:01.000 --> 00:00:02.000 align:start\nKept\n"
         let conversion = try Self.convert(text)
@@ -89,11 +97,13 @@ struct BrowserFidelityTests {
         #expect(!conversion.report.diagnostics.contains { $0.message.contains("cue ignored") })
     }
 
-    @Test("one-digit hours are read, and flagged as non-conforming", arguments: [
-        ("0:00:01.000 --> 00:00:02.000", 1),
-        ("00:00:01.000 --> 1:00:02.000", 18),
-        ("0:00:01.000 --> 0:00:02.000", 1),
-    ])
+    @Test(
+        "one-digit hours are read, and flagged as non-conforming",
+        arguments: [
+            ("0:00:01.000 --> 00:00:02.000", 1),
+            ("00:00:01.000 --> 1:00:02.000", 18),
+            ("0:00:01.000 --> 0:00:02.000", 1),
+        ])
     func oneDigitHours(timing: String, column: Int) throws {
         let findings = WebVTTValidator.check(data: Array("WEBVTT\n\n\(timing)\nx\n".utf8), file: "h.vtt")
         let finding = try #require(findings.first { $0.code == "captions.vtt-hours-one-digit" })
@@ -103,10 +113,12 @@ struct BrowserFidelityTests {
         #expect(read.document.cues.count == 1)
     }
 
-    @Test("two-digit and longer hours, and hours with leading zeros, are conforming", arguments: [
-        "00:00:01.000 --> 00:00:02.000", "00:01.000 --> 00:02.000", "100:00:01.000 --> 100:00:02.000",
-        "0000000000000000001:00:00.000 --> 0000000000000000001:00:01.000",
-    ])
+    @Test(
+        "two-digit and longer hours, and hours with leading zeros, are conforming",
+        arguments: [
+            "00:00:01.000 --> 00:00:02.000", "00:01.000 --> 00:02.000", "100:00:01.000 --> 100:00:02.000",
+            "0000000000000000001:00:00.000 --> 0000000000000000001:00:01.000",
+        ])
     func conformingHours(timing: String) throws {
         let read = try CaptionReader.read(data: Array("WEBVTT\n\n\(timing)\nx\n".utf8), format: .webVTT)
         #expect(read.document.cues.count == 1)
@@ -115,20 +127,22 @@ struct BrowserFidelityTests {
 
     // MARK: - Setting values
 
-    @Test("line values are written so that a browser reads the same number", arguments: [
-        ("line:0.0001", "line:0.0001"),
-        ("line:1000000000001", "line:1000000000001"),
-        ("line:10000000000000000000000", "line:10000000000000000000000"),
-        ("line:123456789012345678", "line:123456789012345680"),  // the nearest double, shortest digits
-        ("line:0.000000000000000000000000001", "line:0.000000000000000000000000001"),
-        ("line:-0.5,end", "line:-0.5,end"),
-        ("line:-0", "line:0"),
-        ("line:007.50", "line:7.5"),
-        ("line:0.00001%", "line:0.00001%"),
-        ("line:12.3456789%,center", "line:12.3456789%,center"),
-        ("line:100.0000000000000000000000001%", "line:100%"),  // rounds to 100, which is allowed
-        ("position:0.0001%,line-left size:99.99999%", "position:0.0001%,line-left size:99.99999%"),
-    ])
+    @Test(
+        "line values are written so that a browser reads the same number",
+        arguments: [
+            ("line:0.0001", "line:0.0001"),
+            ("line:1000000000001", "line:1000000000001"),
+            ("line:10000000000000000000000", "line:10000000000000000000000"),
+            ("line:123456789012345678", "line:123456789012345680"),  // the nearest double, shortest digits
+            ("line:0.000000000000000000000000001", "line:0.000000000000000000000000001"),
+            ("line:-0.5,end", "line:-0.5,end"),
+            ("line:-0", "line:0"),
+            ("line:007.50", "line:7.5"),
+            ("line:0.00001%", "line:0.00001%"),
+            ("line:12.3456789%,center", "line:12.3456789%,center"),
+            ("line:100.0000000000000000000000001%", "line:100%"),  // rounds to 100, which is allowed
+            ("position:0.0001%,line-left size:99.99999%", "position:0.0001%,line-left size:99.99999%"),
+        ])
     func settingNumbers(setting: String, written: String) throws {
         let conversion = try Self.convert("WEBVTT\n\n00:00:01.000 --> 00:00:02.000 \(setting)\nx\n")
         #expect(Self.firstTimingLine(conversion.webVTT) == "00:00:01.000 --> 00:00:02.000 \(written)")
@@ -137,10 +151,12 @@ struct BrowserFidelityTests {
         #expect(reread.document.cues.first?.settings == conversion.document.cues.first?.settings)
     }
 
-    @Test("line values a browser rejects are left out, with a warning", arguments: [
-        "line:1e3", "line:.5", "line:5.", "line:--1", "line:1-", "line:0x10", "line:101%", "line:5,middle",
-        "line:1" + String(repeating: "0", count: 400),  // beyond the double range: an error in HTML's number rules
-    ])
+    @Test(
+        "line values a browser rejects are left out, with a warning",
+        arguments: [
+            "line:1e3", "line:.5", "line:5.", "line:--1", "line:1-", "line:0x10", "line:101%", "line:5,middle",
+            "line:1" + String(repeating: "0", count: 400),  // beyond the double range: an error in HTML's number rules
+        ])
     func rejectedLines(setting: String) throws {
         let conversion = try Self.convert("WEBVTT\n\n00:00:01.000 --> 00:00:02.000 \(setting)\nx\n")
         #expect(conversion.document.cues.first?.settings.line == nil)
@@ -165,12 +181,15 @@ struct BrowserFidelityTests {
 
     // MARK: - Regions
 
-    @Test("a region identifier is any text without spaces, tabs or form feeds", arguments: [
-        "a\u{0B}b",  // a vertical tab is not WebVTT whitespace
-        "no\u{00A0}break", "r\u{2003}em", "caf\u{E9}", "x->y",
-    ])
+    @Test(
+        "a region identifier is any text without spaces, tabs or form feeds",
+        arguments: [
+            "a\u{0B}b",  // a vertical tab is not WebVTT whitespace
+            "no\u{00A0}break", "r\u{2003}em", "caf\u{E9}", "x->y",
+        ])
     func regionIdentifiers(identifier: String) throws {
-        let text = "WEBVTT\n\nREGION\nid:\(identifier) width:40%\n\n00:00:01.000 --> 00:00:02.000 region:\(identifier)\nx\n"
+        let text =
+            "WEBVTT\n\nREGION\nid:\(identifier) width:40%\n\n00:00:01.000 --> 00:00:02.000 region:\(identifier)\nx\n"
         let conversion = try Self.convert(text)
         #expect(conversion.document.regions.map(\.identifier) == [identifier])
         #expect(conversion.document.cues.first?.settings.region == identifier)
@@ -186,17 +205,19 @@ struct BrowserFidelityTests {
         #expect(conversion.report.diagnostics.contains { $0.code == "captions.vtt-unknown-region" })
     }
 
-    @Test("region: is dropped only by a vertical, line or size setting after it", arguments: [
-        ("line:0 region:r", "r", false),
-        ("region:r line:0", nil, true),
-        ("vertical:rl region:r", "r", false),
-        ("region:r vertical:lr", nil, true),
-        ("region:r size:50%", nil, true),
-        ("region:r size:100%", "r", false),  // size 100 keeps the region
-        ("size:50% line:10% region:r", "r", false),
-        ("region:r region:unknown", nil, false),  // the last region: setting decides
-        ("region:r line:bad", "r", false),  // an ignored line: setting does not touch the region
-    ] as [(String, String?, Bool)])
+    @Test(
+        "region: is dropped only by a vertical, line or size setting after it",
+        arguments: [
+            ("line:0 region:r", "r", false),
+            ("region:r line:0", nil, true),
+            ("vertical:rl region:r", "r", false),
+            ("region:r vertical:lr", nil, true),
+            ("region:r size:50%", nil, true),
+            ("region:r size:100%", "r", false),  // size 100 keeps the region
+            ("size:50% line:10% region:r", "r", false),
+            ("region:r region:unknown", nil, false),  // the last region: setting decides
+            ("region:r line:bad", "r", false),  // an ignored line: setting does not touch the region
+        ] as [(String, String?, Bool)])
     func regionOrder(settings: String, region: String?, warned: Bool) throws {
         let text = "WEBVTT\n\nREGION\nid:r\n\n00:00:01.000 --> 00:00:02.000 \(settings)\nx\n"
         let conversion = try Self.convert(text)
@@ -206,9 +227,11 @@ struct BrowserFidelityTests {
         #expect(reread.document.cues.first?.settings == conversion.document.cues.first?.settings)
     }
 
-    @Test("region lines take any number of digits, as an unsigned 32-bit number", arguments: [
-        ("lines:0007", 7), ("lines:4294967295", 4_294_967_295), ("lines:99999999999999999999", 4_294_967_295),
-    ])
+    @Test(
+        "region lines take any number of digits, as an unsigned 32-bit number",
+        arguments: [
+            ("lines:0007", 7), ("lines:4294967295", 4_294_967_295), ("lines:99999999999999999999", 4_294_967_295),
+        ])
     func regionLines(setting: String, lines: Int) throws {
         let conversion = try Self.convert("WEBVTT\n\nREGION\nid:r \(setting)\n\n00:00:01.000 --> 00:00:02.000\nx\n")
         #expect(conversion.document.regions.first?.lines == lines)

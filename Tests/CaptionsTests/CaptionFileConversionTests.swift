@@ -10,7 +10,8 @@ import Testing
 @Suite("converting a caption file into a file")
 struct CaptionFileConversionTests {
     func scratchDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-file-conversion-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-file-conversion-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
@@ -47,11 +48,14 @@ struct CaptionFileConversionTests {
             Issue.record("\(name): one conversion failed: \(expected) / \(actual)", sourceLocation: sourceLocation)
         }
         // Nothing but the input and the output is left in the directory (no temporary file).
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0 != name && $0 != "out.vtt" }
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0 != name && $0 != "out.vtt"
+        }
         #expect(left.isEmpty, "\(name): left \(left)", sourceLocation: sourceLocation)
     }
 
-    @Test("every fixture converts into a file exactly as in memory",
+    @Test(
+        "every fixture converts into a file exactly as in memory",
         arguments: ["srt", "vtt", "ttml", "ass", "scc", "interop"])
     func fixtures(_ folder: String) throws {
         for path in Fixtures.files(in: folder, extensions: ["srt", "vtt", "ttml", "dfxp", "xml", "ass", "ssa", "scc"]) {
@@ -59,7 +63,8 @@ struct CaptionFileConversionTests {
             let format = try #require(CaptionFormat.detect(fileExtension: (path as NSString).pathExtension, data: data))
             try expectSameAsInMemory(data, name: (path as NSString).lastPathComponent, format: format)
             try expectSameAsInMemory(
-                data, name: (path as NSString).lastPathComponent, format: format, options: ConversionOptions(strict: true))
+                data, name: (path as NSString).lastPathComponent, format: format,
+                options: ConversionOptions(strict: true))
         }
     }
 
@@ -97,20 +102,26 @@ struct CaptionFileConversionTests {
         let colours = ["red", "#00ff00", "yellow", "#0000ff"]
         // Colours arrive late: the header written before the first chunk is not the final one.
         let data = Self.srt(count: 3000) { index in
-            index % 700 == 699 ? "<font color=\"\(colours[index / 700])\">colour \(index)</font> & more" : "<i>Cue</i> \(index)"
+            index % 700 == 699
+                ? "<font color=\"\(colours[index / 700])\">colour \(index)</font> & more" : "<i>Cue</i> \(index)"
         }
-        let expected = try CaptionConverter.convertToWebVTT(data: data, format: .srt, readOptions: CaptionReadOptions(fileName: "chunks.srt"))
+        let expected = try CaptionConverter.convertToWebVTT(
+            data: data, format: .srt, readOptions: CaptionReadOptions(fileName: "chunks.srt"))
         #expect(String(decoding: expected.bytes.prefix(200), as: UTF8.self).contains("STYLE"))
         for chunkSize in [4096, 5000, 65536, 1 << 20] {
             let (bytes, report) = try #require(try Self.streamed(data, chunkSize: chunkSize, directory: directory))
             #expect(bytes == expected.bytes, "chunk size \(chunkSize)")
             #expect(report == expected.report, "chunk size \(chunkSize)")
         }
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { !$0.hasPrefix("chunked-") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            !$0.hasPrefix("chunked-")
+        }
         #expect(left.isEmpty, "temporary files left: \(left)")
     }
 
-    @Test("with mergeDuplicates, a cue on screen across chunks is still found when it repeats, and only its payload is kept")
+    @Test(
+        "with mergeDuplicates, a cue on screen across chunks is still found when it repeats, and only its payload is kept"
+    )
     func activeCueAcrossChunks() throws {
         let merge = ConversionOptions(mergeDuplicates: true)
         let directory = try scratchDirectory()
@@ -153,7 +164,8 @@ struct CaptionFileConversionTests {
 
     @Test("strict mode and a refused output leave nothing behind and report the conversion's findings")
     func failures() throws {
-        let lossy = Array("1\n00:00:02,000 --> 00:00:01,000\nbackwards\n\n2\n00:00:03,000 --> 00:00:04,000\nfine\n".utf8)
+        let lossy = Array(
+            "1\n00:00:02,000 --> 00:00:01,000\nbackwards\n\n2\n00:00:03,000 --> 00:00:04,000\nfine\n".utf8)
         try expectSameAsInMemory(lossy, name: "lossy.srt", format: .srt, options: ConversionOptions(strict: true))
 
         let directory = try scratchDirectory()

@@ -6,33 +6,47 @@ import Testing
 
 @Suite("Conversion, writer, formats and files")
 struct ConverterTests {
-    @Test("format sniffing beats the extension", arguments: [
-        ("WEBVTT\n\n00:01.000 --> 00:02.000\nx\n", "srt", CaptionFormat.webVTT),
-        ("1\n00:00:01,000 --> 00:00:02,000\nx\n", "txt", .srt),
-        ("\u{FEFF}1\r\n00:00:01,000 --> 00:00:02,000\r\nx\r\n", nil, .srt),
-        ("<?xml version=\"1.0\"?><tt xmlns=\"http://www.w3.org/ns/ttml\"/>", "xml", .ttml),
-        ("[Script Info]\nTitle: x\n", "txt", .ass),
-        ("Scenarist_SCC V1.0\n\n00:00:00;00\t9420\n", nil, .scc),
-        ("nothing recognisable", "dfxp", .ttml),
-    ] as [(String, String?, CaptionFormat)])
+    @Test(
+        "format sniffing beats the extension",
+        arguments: [
+            ("WEBVTT\n\n00:01.000 --> 00:02.000\nx\n", "srt", CaptionFormat.webVTT),
+            ("1\n00:00:01,000 --> 00:00:02,000\nx\n", "txt", .srt),
+            ("\u{FEFF}1\r\n00:00:01,000 --> 00:00:02,000\r\nx\r\n", nil, .srt),
+            ("<?xml version=\"1.0\"?><tt xmlns=\"http://www.w3.org/ns/ttml\"/>", "xml", .ttml),
+            ("[Script Info]\nTitle: x\n", "txt", .ass),
+            ("Scenarist_SCC V1.0\n\n00:00:00;00\t9420\n", nil, .scc),
+            ("nothing recognisable", "dfxp", .ttml),
+        ] as [(String, String?, CaptionFormat)])
     func sniffing(content: String, fileExtension: String?, expected: CaptionFormat) {
         #expect(CaptionFormat.detect(fileExtension: fileExtension, data: Array(content.utf8)) == expected)
     }
 
-    @Test("--from names", arguments: [("webvtt", CaptionFormat.webVTT), ("DFXP", .ttml), ("imsc1", .ttml), ("ssa", .ass), ("subrip", .srt)])
+    @Test(
+        "--from names",
+        arguments: [
+            ("webvtt", CaptionFormat.webVTT), ("DFXP", .ttml), ("imsc1", .ttml), ("ssa", .ass), ("subrip", .srt),
+        ])
     func names(name: String, format: CaptionFormat) {
         #expect(CaptionFormat(name: name) == format)
     }
 
-    @Test("--encoding labels", arguments: [("cp1252", CaptionTextEncoding.windows1252), ("Latin-1", .isoLatin1), ("ISO8859-15", .isoLatin9), ("utf-16", .utf16LittleEndian), ("KOI8-R", .koi8R), ("windows-1256", .windows1256)])
+    @Test(
+        "--encoding labels",
+        arguments: [
+            ("cp1252", CaptionTextEncoding.windows1252), ("Latin-1", .isoLatin1), ("ISO8859-15", .isoLatin9),
+            ("utf-16", .utf16LittleEndian), ("KOI8-R", .koi8R), ("windows-1256", .windows1256),
+        ])
     func encodingLabels(label: String, encoding: CaptionTextEncoding) {
         #expect(CaptionTextEncoding(label: label) == encoding)
     }
 
-    @Test("offset parsing", arguments: [
-        ("1.5", 1500), ("+2s", 2000), ("-250ms", -250), ("2m", 120_000), ("-00:00:01.500", -1500), ("01:02.5", 62_500),
-        ("1:00:00", 3_600_000), ("00:00:01,5", 1500), ("abc", nil), ("", nil), ("1:99", nil), ("--1", nil),
-    ] as [(String, Int64?)])
+    @Test(
+        "offset parsing",
+        arguments: [
+            ("1.5", 1500), ("+2s", 2000), ("-250ms", -250), ("2m", 120_000), ("-00:00:01.500", -1500),
+            ("01:02.5", 62_500),
+            ("1:00:00", 3_600_000), ("00:00:01,5", 1500), ("abc", nil), ("", nil), ("1:99", nil), ("--1", nil),
+        ] as [(String, Int64?)])
     func offsets(text: String, milliseconds: Int64?) {
         #expect(CaptionTime(parsing: text)?.milliseconds == milliseconds)
     }
@@ -62,7 +76,9 @@ struct ConverterTests {
         let conversion = try CaptionConverter.convert(data: vtt, format: .webVTT)
         #expect(conversion.document.cues.map(\.identifier) == ["x", "x"])
         #expect(conversion.report.diagnostics.codes == ["captions.vtt-duplicate-identifier"])
-        #expect(conversion.webVTT == "WEBVTT\n\nx\n00:00:01.000 --> 00:00:02.000\na\n\nx\n00:00:03.000 --> 00:00:04.000\nb\n")
+        #expect(
+            conversion.webVTT
+                == "WEBVTT\n\nx\n00:00:01.000 --> 00:00:02.000\na\n\nx\n00:00:03.000 --> 00:00:04.000\nb\n")
     }
 
     @Test("atomic writer writes, replaces, and refuses to overwrite an input")
@@ -98,7 +114,8 @@ struct ConverterTests {
         for index in 0..<100_000 {
             let start = CaptionTime(milliseconds: Int64(index) * 2000)
             let end = CaptionTime(milliseconds: Int64(index) * 2000 + 1500)
-            srt += "\(index + 1)\n\(start.description.replacingOccurrences(of: ".", with: ",")) --> \(end.description.replacingOccurrences(of: ".", with: ","))\nLine <i>\(index)</i> & more\n\n"
+            srt +=
+                "\(index + 1)\n\(start.description.replacingOccurrences(of: ".", with: ",")) --> \(end.description.replacingOccurrences(of: ".", with: ","))\nLine <i>\(index)</i> & more\n\n"
         }
         let conversion = try CaptionConverter.convert(data: Array(srt.utf8), format: .srt)
         #expect(conversion.report.cuesRead == 100_000)

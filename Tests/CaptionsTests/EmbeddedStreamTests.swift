@@ -67,16 +67,22 @@ struct EmbeddedStreamTests {
     func movText() async throws {
         let directory = try MediaFixtures.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try #require(try MediaFixtures.run(
-            ["-f", "lavfi", "-i", "color=c=black:s=64x64:d=3", "-i", "subs.srt", "-c:v", "libx264", "-c:s", "mov_text", "out.mp4"],
-            in: directory))
+        try #require(
+            try MediaFixtures.run(
+                [
+                    "-f", "lavfi", "-i", "color=c=black:s=64x64:d=3", "-i", "subs.srt", "-c:v", "libx264", "-c:s",
+                    "mov_text", "out.mp4",
+                ],
+                in: directory))
         let path = directory.appendingPathComponent("out.mp4").path
         let streams = try await EmbeddedSubtitleExtractor.subtitleStreams(path: path)
         #expect(streams.map(\.codecName) == ["mov_text"])
         let read = try await EmbeddedSubtitleExtractor.extract(path: path)
         let conversion = try CaptionConverter.convert(read, fileName: path)
-        #expect(conversion.document.cues.map(\.start) == [CaptionTime(milliseconds: 500), CaptionTime(milliseconds: 1750)])
-        #expect(conversion.document.cues.map(\.end) == [CaptionTime(milliseconds: 1500), CaptionTime(milliseconds: 2750)])
+        #expect(
+            conversion.document.cues.map(\.start) == [CaptionTime(milliseconds: 500), CaptionTime(milliseconds: 1750)])
+        #expect(
+            conversion.document.cues.map(\.end) == [CaptionTime(milliseconds: 1500), CaptionTime(milliseconds: 2750)])
         #expect(conversion.webVTT.contains("<i>Embedded</i> &amp; escaped"))
     }
 
@@ -84,16 +90,22 @@ struct EmbeddedStreamTests {
     func matroska() async throws {
         let directory = try MediaFixtures.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try #require(try MediaFixtures.run(
-            ["-i", "subs.srt", "-i", "subs.ass", "-map", "0", "-map", "1", "-c:s:0", "srt", "-c:s:1", "ass", "out.mkv"],
-            in: directory))
+        try #require(
+            try MediaFixtures.run(
+                [
+                    "-i", "subs.srt", "-i", "subs.ass", "-map", "0", "-map", "1", "-c:s:0", "srt", "-c:s:1", "ass",
+                    "out.mkv",
+                ],
+                in: directory))
         let path = directory.appendingPathComponent("out.mkv").path
         let streams = try await EmbeddedSubtitleExtractor.subtitleStreams(path: path)
         #expect(streams.map(\.codecName) == ["subrip", "ass"])
-        let srt = try CaptionConverter.convert(try await EmbeddedSubtitleExtractor.extract(path: path, stream: 0), fileName: path)
+        let srt = try CaptionConverter.convert(
+            try await EmbeddedSubtitleExtractor.extract(path: path, stream: 0), fileName: path)
         #expect(srt.document.cues.map(\.plainText) == ["Embedded & escaped", "Second line"])
         #expect(srt.document.cues.last?.settings.line == .number(0), "{\\an8} survives FFmpeg's SubRip decoder")
-        let ass = try CaptionConverter.convert(try await EmbeddedSubtitleExtractor.extract(path: path, stream: 1), fileName: path)
+        let ass = try CaptionConverter.convert(
+            try await EmbeddedSubtitleExtractor.extract(path: path, stream: 1), fileName: path)
         #expect(ass.document.cues.map(\.start) == [CaptionTime(milliseconds: 500), CaptionTime(milliseconds: 2000)])
         #expect(ass.document.cues.map(\.end) == [CaptionTime(milliseconds: 1500), CaptionTime(milliseconds: 2900)])
         #expect(ass.webVTT.contains("<i>ASS</i> line"))
@@ -104,9 +116,13 @@ struct EmbeddedStreamTests {
     func wrongIndex() async throws {
         let directory = try MediaFixtures.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try #require(try MediaFixtures.run(
-            ["-f", "lavfi", "-i", "color=c=black:s=64x64:d=1", "-i", "subs.srt", "-c:v", "libx264", "-c:s", "srt", "out.mkv"],
-            in: directory))
+        try #require(
+            try MediaFixtures.run(
+                [
+                    "-f", "lavfi", "-i", "color=c=black:s=64x64:d=1", "-i", "subs.srt", "-c:v", "libx264", "-c:s",
+                    "srt", "out.mkv",
+                ],
+                in: directory))
         let path = directory.appendingPathComponent("out.mkv").path
         await #expect {
             try await EmbeddedSubtitleExtractor.extract(path: path, stream: 0)
@@ -130,12 +146,15 @@ struct EmbeddedStreamTests {
     /// bitmaps, but it can copy this stream into Matroska, which is all the test needs.
     static func pgsBytes() -> [UInt8] {
         var bytes: [UInt8] = []
-        func be32(_ value: UInt32) -> [UInt8] { [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)] }
+        func be32(_ value: UInt32) -> [UInt8] {
+            [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
+        }
         for pts: UInt32 in [90_000, 180_000] {
             // "PG", PTS, DTS, segment type 0x16 (presentation composition), size 19, then
             // 1920×1080, frame rate 0x10, composition 0, state 0x80 (epoch start), palette 0, no objects.
             bytes += Array("PG".utf8) + be32(pts) + be32(pts) + [0x16, 0x00, 0x13]
-            bytes += [0x07, 0x80, 0x04, 0x38, 0x10, 0x00, 0x00, 0x80, 0x00, 0x00, 0x01] + [UInt8](repeating: 0, count: 8)
+            bytes +=
+                [0x07, 0x80, 0x04, 0x38, 0x10, 0x00, 0x00, 0x80, 0x00, 0x00, 0x01] + [UInt8](repeating: 0, count: 8)
             bytes += Array("PG".utf8) + be32(pts) + be32(pts) + [0x80, 0x00, 0x00]  // end of display set
         }
         return bytes
@@ -146,15 +165,20 @@ struct EmbeddedStreamTests {
         let directory = try MediaFixtures.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data(Self.pgsBytes()).write(to: directory.appendingPathComponent("subs.sup"))
-        try #require(try MediaFixtures.run(
-            ["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=3", "-i", "subs.sup", "-map", "0", "-map", "1",
-             "-c:v", "libx264", "-preset", "ultrafast", "-c:s", "copy", "bitmap.mkv"], in: directory))
+        try #require(
+            try MediaFixtures.run(
+                [
+                    "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=3", "-i", "subs.sup", "-map", "0",
+                    "-map", "1",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-c:s", "copy", "bitmap.mkv",
+                ], in: directory))
         let path = directory.appendingPathComponent("bitmap.mkv").path
         await #expect {
             try await EmbeddedSubtitleExtractor.extract(path: path, stream: 1)
         } throws: { error in
             guard let error = error as? CaptionError else { return false }
-            return error.code == "captions.bitmap-stream" && error.message.contains("#1 of") && error.message.contains("hdmv_pgs_subtitle")
+            return error.code == "captions.bitmap-stream" && error.message.contains("#1 of")
+                && error.message.contains("hdmv_pgs_subtitle")
         }
         // Without --stream, the text-stream search finds none and says why.
         await #expect(throws: CaptionError.self) { try await EmbeddedSubtitleExtractor.extract(path: path) }

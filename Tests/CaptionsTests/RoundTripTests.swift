@@ -4,10 +4,11 @@ import TestSupport
 
 @testable import Captions
 
-
 @Suite("Round trip")
 struct RoundTripTests {
-    static let alphabet: [String] = ["a", "Z", " ", "&", "<", ">", "-->", "é", "日", "😀", "\u{00A0}", ";", "#", "--", "\n"]
+    static let alphabet: [String] = [
+        "a", "Z", " ", "&", "<", ">", "-->", "é", "日", "😀", "\u{00A0}", ";", "#", "--", "\n",
+    ]
 
     static func text(_ generator: inout SeededGenerator) -> String {
         var result = "w"
@@ -25,8 +26,13 @@ struct RoundTripTests {
                 let kind = kinds.randomElement(using: &generator) ?? .italic
                 let classes = Bool.random(using: &generator) ? ["k\(Int.random(in: 0...9, using: &generator))"] : []
                 let annotation: String? =
-                    kind == .voice ? "Speaker \(Int.random(in: 1...3, using: &generator))" : kind == .language ? "en-GB" : nil
-                result.append(.span(CueSpan(kind, classes: classes, annotation: annotation, children: nodes(&generator, depth: depth + 1))))
+                    kind == .voice
+                    ? "Speaker \(Int.random(in: 1...3, using: &generator))" : kind == .language ? "en-GB" : nil
+                result.append(
+                    .span(
+                        CueSpan(
+                            kind, classes: classes, annotation: annotation,
+                            children: nodes(&generator, depth: depth + 1))))
             } else if case .text(let previous) = result.last {
                 result[result.count - 1] = .text(previous + text(&generator))
             } else {
@@ -38,16 +44,26 @@ struct RoundTripTests {
 
     static func settings(_ generator: inout SeededGenerator) -> CueSettings {
         var settings = CueSettings()
-        if Bool.random(using: &generator) { settings.line = .percentage(Double(Int.random(in: 0...10_000, using: &generator)) / 100) }
-        if Bool.random(using: &generator) { settings.line = .number(Double(Int.random(in: -15...15, using: &generator))) }
-        if settings.line != nil, Bool.random(using: &generator) { settings.lineAlignment = CueSettings.LineAlignment.allCases.randomElement(using: &generator) }
+        if Bool.random(using: &generator) {
+            settings.line = .percentage(Double(Int.random(in: 0...10_000, using: &generator)) / 100)
+        }
+        if Bool.random(using: &generator) {
+            settings.line = .number(Double(Int.random(in: -15...15, using: &generator)))
+        }
+        if settings.line != nil, Bool.random(using: &generator) {
+            settings.lineAlignment = CueSettings.LineAlignment.allCases.randomElement(using: &generator)
+        }
         if Bool.random(using: &generator) {
             settings.position = Double(Int.random(in: 0...1000, using: &generator)) / 10
             settings.positionAlignment = CueSettings.PositionAlignment.allCases.randomElement(using: &generator)
         }
         if Bool.random(using: &generator) { settings.size = Double(Int.random(in: 0...100, using: &generator)) }
-        if Bool.random(using: &generator) { settings.alignment = CueSettings.Alignment.allCases.randomElement(using: &generator) }
-        if Bool.random(using: &generator) { settings.vertical = CueSettings.Vertical.allCases.randomElement(using: &generator) }
+        if Bool.random(using: &generator) {
+            settings.alignment = CueSettings.Alignment.allCases.randomElement(using: &generator)
+        }
+        if Bool.random(using: &generator) {
+            settings.vertical = CueSettings.Vertical.allCases.randomElement(using: &generator)
+        }
         return settings
     }
 
@@ -60,9 +76,10 @@ struct RoundTripTests {
             time += Int64.random(in: 0...5000, using: &generator)
             let start = CaptionTime(milliseconds: time)
             let end = CaptionTime(milliseconds: time + Int64.random(in: 1...400_000_000, using: &generator))
-            cues.append(Cue(
-                identifier: Bool.random(using: &generator) ? "cue \(index)" : nil, start: start, end: end,
-                settings: Self.settings(&generator), content: Self.nodes(&generator, depth: 0)))
+            cues.append(
+                Cue(
+                    identifier: Bool.random(using: &generator) ? "cue \(index)" : nil, start: start, end: end,
+                    settings: Self.settings(&generator), content: Self.nodes(&generator, depth: 0)))
         }
         let written = WebVTTWriter.write(CaptionDocument(cues: cues))
         let first = try CaptionReader.read(data: Array(written.utf8), format: .webVTT)

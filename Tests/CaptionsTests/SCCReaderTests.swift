@@ -14,10 +14,13 @@ struct SCCReaderTests {
         #expect(report.cuesRead == report.cuesWritten + report.cuesMerged + report.cuesDropped)
     }
 
-    @Test("drop-frame and non-drop time codes at 29.97 fps", arguments: [
-        ("00:00:00;00", 0), ("00:00:01;00", 30), ("00:01:00;02", 1800), ("00:10:00;00", 17_982),
-        ("01:00:00;00", 107_892), ("00:01:00:00", 1800), ("00:00:01.15", 45), ("00:00:60;00", nil), ("0:00:01;00", nil),
-    ] as [(String, Int64?)])
+    @Test(
+        "drop-frame and non-drop time codes at 29.97 fps",
+        arguments: [
+            ("00:00:00;00", 0), ("00:00:01;00", 30), ("00:01:00;02", 1800), ("00:10:00;00", 17_982),
+            ("01:00:00;00", 107_892), ("00:01:00:00", 1800), ("00:00:01.15", 45), ("00:00:60;00", nil),
+            ("0:00:01;00", nil),
+        ] as [(String, Int64?)])
     func timecodes(text: String, frames: Int64?) {
         #expect(SCCReader.frameNumber(text) == frames)
     }
@@ -30,10 +33,15 @@ struct SCCReaderTests {
     @Test("pop-on captions appear at EOC and keep PAC rows, indents, colours and specials")
     func popOn() throws {
         let cues = try Fixtures.convert("scc/popon.scc").document.cues
-        #expect(cues.map(\.plainText) == ["Hello there\nGeneral Kenobi", "Top left yellow italic♪", "Right side", "Extended: É"])
+        #expect(
+            cues.map(\.plainText) == [
+                "Hello there\nGeneral Kenobi", "Top left yellow italic♪", "Right side", "Extended: É",
+            ])
         #expect(cues[0].start == CaptionTime(milliseconds: 1502) && cues[0].end == CaptionTime(milliseconds: 3003))
         #expect(cues[0].settings == CueSettings(line: .percentage(79.333), lineAlignment: .start))
-        #expect(cues[1].settings.line == .percentage(15.333) && cues[1].settings.position == 10 && cues[1].settings.alignment == .left)
+        #expect(
+            cues[1].settings.line == .percentage(15.333) && cues[1].settings.position == 10
+                && cues[1].settings.alignment == .left)
         #expect(cues[1].end == cues[2].start, "EOC swaps the next caption in as the previous one goes")
         #expect(cues[2].settings.position == 60)
         #expect(cues[3].start == CaptionTime(milliseconds: 60_527))
@@ -42,7 +50,10 @@ struct SCCReaderTests {
     @Test("roll-up captions scroll")
     func rollUp() throws {
         let cues = try Fixtures.convert("scc/rollup.scc").document.cues
-        #expect(cues.map(\.plainText) == ["First roll-up line", "First roll-up line\nSecond line", "Second line\nThird line"])
+        #expect(
+            cues.map(\.plainText) == [
+                "First roll-up line", "First roll-up line\nSecond line", "Second line\nThird line",
+            ])
         #expect(cues.map(\.start.milliseconds) == [1068, 3003, 5005])
         #expect(cues.last?.end == CaptionTime(milliseconds: 7007))
     }

@@ -84,7 +84,8 @@ struct SRTFastPathTests {
         #expect(fastConversion.report == generalConversion.report, "\(name): reports differ")
     }
 
-    @Test("fast path and general path give identical WebVTT and reports for every SRT fixture",
+    @Test(
+        "fast path and general path give identical WebVTT and reports for every SRT fixture",
         arguments: Fixtures.files(in: "srt", extensions: ["srt"]) + Fixtures.files(in: "interop", extensions: ["srt"]))
     func fixtures(_ path: String) throws {
         try Self.expectSameConversion(try Fixtures.bytes(path), name: path)

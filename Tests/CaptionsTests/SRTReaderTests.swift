@@ -86,11 +86,12 @@ struct SRTReaderTests {
         let short = try #require(cues.first { $0.plainText == "Short fields" })
         #expect(short.start == CaptionTime(seconds: 7.5) && short.end == CaptionTime(seconds: 8.25))
         let codes = conversion.report.diagnostics.codes
-        #expect(codes.isSuperset(of: [
-            "captions.srt-duplicate-index", "captions.overlapping-cues", "captions.srt-bad-timing",
-            "captions.srt-timing-extra", "captions.cue-dropped-zero-duration", "captions.srt-blank-line-in-text",
-            "captions.unsupported-style", "captions.srt-unmatched-tag",
-        ]))
+        #expect(
+            codes.isSuperset(of: [
+                "captions.srt-duplicate-index", "captions.overlapping-cues", "captions.srt-bad-timing",
+                "captions.srt-timing-extra", "captions.cue-dropped-zero-duration", "captions.srt-blank-line-in-text",
+                "captions.unsupported-style", "captions.srt-unmatched-tag",
+            ]))
         #expect(conversion.report.dropped == [.malformed: 1, .zeroDuration: 1])
         let badTiming = try #require(conversion.report.diagnostics.first { $0.code == "captions.srt-bad-timing" })
         #expect(badTiming.location?.line == 24)
@@ -148,7 +149,9 @@ struct SRTReaderTests {
         let conversion = try CaptionConverter.convert(data: srt, format: .srt)
         let payload = conversion.webVTT.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(payload.count >= 4)
-        #expect(payload.dropFirst(payload.firstIndex { $0.contains(" --> ") }.map { $0 + 1 } ?? 0).first.map(String.init) == expected)
+        #expect(
+            payload.dropFirst(payload.firstIndex { $0.contains(" --> ") }.map { $0 + 1 } ?? 0).first.map(String.init)
+                == expected)
     }
 
     @Test(

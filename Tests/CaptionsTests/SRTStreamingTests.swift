@@ -51,12 +51,15 @@ struct SRTStreamingTests {
             #expect(actual == expected, "\(name): errors differ", sourceLocation: sourceLocation)
             return .threw
         default:
-            Issue.record("\(name): one path threw and the other did not: \(general) / \(streamed)", sourceLocation: sourceLocation)
+            Issue.record(
+                "\(name): one path threw and the other did not: \(general) / \(streamed)",
+                sourceLocation: sourceLocation)
             return .fellBack
         }
     }
 
-    @Test("identical WebVTT and reports for every SRT fixture",
+    @Test(
+        "identical WebVTT and reports for every SRT fixture",
         arguments: Fixtures.files(in: "srt", extensions: ["srt"]) + Fixtures.files(in: "interop", extensions: ["srt"]))
     func fixtures(_ path: String) throws {
         let data = try Fixtures.bytes(path)
@@ -65,15 +68,18 @@ struct SRTStreamingTests {
         Self.expectSame(data, name: path, options: ConversionOptions(strict: true))
         Self.expectSame(data, name: path, options: ConversionOptions(mergeDuplicates: true))
         // The public entry points agree with each other too.
-        let bytes = try CaptionConverter.convertToWebVTT(data: data, format: .srt, readOptions: CaptionReadOptions(fileName: path))
-        let conversion = try CaptionConverter.convert(data: data, format: .srt, readOptions: CaptionReadOptions(fileName: path))
+        let bytes = try CaptionConverter.convertToWebVTT(
+            data: data, format: .srt, readOptions: CaptionReadOptions(fileName: path))
+        let conversion = try CaptionConverter.convert(
+            data: data, format: .srt, readOptions: CaptionReadOptions(fileName: path))
         #expect(bytes.bytes == Array(conversion.webVTT.utf8))
         #expect(bytes.report == conversion.report)
     }
 
     @Test("the fixtures without whole-file problems are streamed")
     func fixturesStream() throws {
-        for path in ["srt/peers-experiment.srt", "srt/utf16le-bom.srt", "srt/windows-1251.srt", "srt/windows-1252.srt"] {
+        for path in ["srt/peers-experiment.srt", "srt/utf16le-bom.srt", "srt/windows-1251.srt", "srt/windows-1252.srt"]
+        {
             #expect(Self.expectSame(try Fixtures.bytes(path), name: path) == .streamed, "\(path)")
         }
     }
@@ -95,13 +101,16 @@ struct SRTStreamingTests {
     @Test("cue texts the general markup parser handles are written per cue, identically")
     func perCueFallback() {
         let texts = [
-            "<s>struck</s> text", "{\\i1}italic{\\i0} plain", "<font face=\"Arial\">face</font>", "{\\pos(10,20)}placed",
-            "<font color=\"nope\">bad colour</font>", "<i x>odd</i>", "<b\n>split</b>", "{\\an8\\b1}both", "{\\an0}zero",
+            "<s>struck</s> text", "{\\i1}italic{\\i0} plain", "<font face=\"Arial\">face</font>",
+            "{\\pos(10,20)}placed",
+            "<font color=\"nope\">bad colour</font>", "<i x>odd</i>", "<b\n>split</b>", "{\\an8\\b1}both",
+            "{\\an0}zero",
             "<font color='red'>single quotes</font>", "<i>open only", "</b>close only", "{\\an",
         ]
         var text = ""
         for (index, cueText) in texts.enumerated() {
-            text += "\(index + 1)\n\(Self.stamp(index * 2000, ",")) --> \(Self.stamp(index * 2000 + 1500, ","))\n\(cueText)\n\n"
+            text +=
+                "\(index + 1)\n\(Self.stamp(index * 2000, ",")) --> \(Self.stamp(index * 2000 + 1500, ","))\n\(cueText)\n\n"
         }
         #expect(Self.expectSame(Array(text.utf8), name: "fallback.srt") == .streamed)
     }
@@ -149,13 +158,15 @@ struct SRTStreamingTests {
             """
         for offset in [0, 1500, -1500, -6500, -20000] {
             let options = ConversionOptions(offset: CaptionTime(milliseconds: Int64(offset)))
-            #expect(Self.expectSame(Array(text.utf8), name: "drops.srt", options: options) == .streamed, "offset \(offset)")
+            #expect(
+                Self.expectSame(Array(text.utf8), name: "drops.srt", options: options) == .streamed, "offset \(offset)")
             let crlf = text.replacingOccurrences(of: "\n", with: "\r\n")
             #expect(Self.expectSame(Array(crlf.utf8), name: "drops-crlf.srt", options: options) == .streamed)
             let cr = text.replacingOccurrences(of: "\n", with: "\r")
             #expect(Self.expectSame(Array(cr.utf8), name: "drops-cr.srt", options: options) == .streamed)
         }
-        #expect(Self.expectSame(Array(text.utf8), name: "drops.srt", options: ConversionOptions(strict: true)) == .threw)
+        #expect(
+            Self.expectSame(Array(text.utf8), name: "drops.srt", options: ConversionOptions(strict: true)) == .threw)
     }
 
     @Test("repeats (with mergeDuplicates), out-of-order cues and malformed blocks are left to the general path")
@@ -165,9 +176,11 @@ struct SRTStreamingTests {
         #expect(Self.expectSame(Array(repeated.utf8), name: "repeat.srt", options: merge) == .fellBack)
         // Without merging, a repeat is one more cue, which streams.
         #expect(Self.expectSame(Array(repeated.utf8), name: "repeat.srt") == .streamed)
-        let equivalent = "1\n00:00:01,000 --> 00:00:03,000\ncaf\u{E9}\n\n2\n00:00:02,000 --> 00:00:04,000\ncafe\u{301}\n"
+        let equivalent =
+            "1\n00:00:01,000 --> 00:00:03,000\ncaf\u{E9}\n\n2\n00:00:02,000 --> 00:00:04,000\ncafe\u{301}\n"
         #expect(Self.expectSame(Array(equivalent.utf8), name: "equivalent.srt", options: merge) == .fellBack)
-        let differentSettings = "1\n00:00:01,000 --> 00:00:03,000\nSame\n\n2\n00:00:02,000 --> 00:00:04,000\n{\\an8}Same\n"
+        let differentSettings =
+            "1\n00:00:01,000 --> 00:00:03,000\nSame\n\n2\n00:00:02,000 --> 00:00:04,000\n{\\an8}Same\n"
         #expect(Self.expectSame(Array(differentSettings.utf8), name: "settings.srt", options: merge) == .streamed)
         let unordered = "1\n00:00:05,000 --> 00:00:06,000\nLater\n\n2\n00:00:01,000 --> 00:00:02,000\nEarlier\n"
         #expect(Self.expectSame(Array(unordered.utf8), name: "unordered.srt") == .fellBack)
@@ -185,10 +198,13 @@ struct SRTStreamingTests {
     func limits() {
         var text = ""
         for index in 0..<20 {
-            text += "\(index + 1)\n\(Self.stamp(index * 2000, ",")) --> \(Self.stamp(index * 2000 + 1500, ","))\nCue \(index)\n\n"
+            text +=
+                "\(index + 1)\n\(Self.stamp(index * 2000, ",")) --> \(Self.stamp(index * 2000 + 1500, ","))\nCue \(index)\n\n"
         }
         let data = Array(text.utf8)
-        for limits in [CaptionLimits(maxCueCount: 10), CaptionLimits(maxLineBytes: 4), CaptionLimits(maxInputBytes: 100)] {
+        for limits in [
+            CaptionLimits(maxCueCount: 10), CaptionLimits(maxLineBytes: 4), CaptionLimits(maxInputBytes: 100),
+        ] {
             let readOptions = CaptionReadOptions(fileName: "limits.srt", limits: limits)
             let general = Result { () throws(CaptionError) -> ConvertedWebVTT in
                 try CaptionConverter.convertToWebVTT(
@@ -259,7 +275,9 @@ struct SRTStreamingTests {
     }
 
     /// The same text in one of the encodings and line endings real files come in.
-    static func encoded(_ text: String, _ generator: inout SeededGenerator) -> (bytes: [UInt8], encoding: CaptionTextEncoding?) {
+    static func encoded(_ text: String, _ generator: inout SeededGenerator) -> (
+        bytes: [UInt8], encoding: CaptionTextEncoding?
+    ) {
         var text = text
         switch generator.next() % 4 {
         case 0: text = text.replacingOccurrences(of: "\n", with: "\r\n")
@@ -295,7 +313,8 @@ struct SRTStreamingTests {
             case 3: options.mergeDuplicates = true
             default: break
             }
-            outcomes.append(Self.expectSame(bytes, name: "generated-\(batch)-\(file).srt", options: options, encoding: encoding))
+            outcomes.append(
+                Self.expectSame(bytes, name: "generated-\(batch)-\(file).srt", options: options, encoding: encoding))
         }
         // The comparison means something only if most files are streamed.
         let streamed = outcomes.filter { $0 != .fellBack }.count
@@ -312,7 +331,8 @@ struct SRTStreamingTests {
                 // Blank lines inside cue text make the general path add a note; leave them out.
                 let soup = SRTFastPathTests.soup(&generator).split(separator: "\n")
                     .filter { !$0.allSatisfy { $0 == " " || $0 == "\t" } }.joined(separator: "\n")
-                text += "\(cue + 1)\n\(Self.stamp(cue * 1000, ",")) --> \(Self.stamp(cue * 1000 + 900, ","))\n\(soup)\n\n"
+                text +=
+                    "\(cue + 1)\n\(Self.stamp(cue * 1000, ",")) --> \(Self.stamp(cue * 1000 + 900, ","))\n\(soup)\n\n"
             }
             outcomes.append(Self.expectSame(Array(text.utf8), name: "soup-\(file).srt"))
         }
@@ -323,7 +343,9 @@ struct SRTStreamingTests {
     @Test("identical results on randomly damaged files")
     func damagedFiles() {
         var generator = SeededGenerator(seed: 0xDA11A6E)
-        let damage: [UInt8] = [0x0A, 0x0D, 0x20, 0x3C, 0x3E, 0x7B, 0x5C, 0x2D, 0x2C, 0x3A, 0x30, 0x39, 0x00, 0xC2, 0xA0, 0xFF]
+        let damage: [UInt8] = [
+            0x0A, 0x0D, 0x20, 0x3C, 0x3E, 0x7B, 0x5C, 0x2D, 0x2C, 0x3A, 0x30, 0x39, 0x00, 0xC2, 0xA0, 0xFF,
+        ]
         for file in 0..<150 {
             let text = Self.generatedFile(&generator, cues: 12, bailing: false)
             var bytes = Array(text.utf8)

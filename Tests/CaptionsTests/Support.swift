@@ -34,13 +34,15 @@ enum Fixtures {
 /// Compares `actual` with `Snapshots/<name>`; records it when the snapshot is missing or
 /// `RECORD_SNAPSHOTS=1`, and fails while recording so a recorded run is never green.
 func assertSnapshot(
-    _ actual: String, named name: String, filePath: String = #filePath, sourceLocation: SourceLocation = #_sourceLocation
+    _ actual: String, named name: String, filePath: String = #filePath,
+    sourceLocation: SourceLocation = #_sourceLocation
 ) {
     let sourceDirectory = URL(fileURLWithPath: filePath).deletingLastPathComponent().appendingPathComponent("Snapshots")
     let sourceURL = sourceDirectory.appendingPathComponent(name)
     let bundled = Bundle.module.resourceURL?.appendingPathComponent("Snapshots").appendingPathComponent(name)
     let recording = ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1"
-    let expected = bundled.flatMap { try? String(contentsOf: $0, encoding: .utf8) }
+    let expected =
+        bundled.flatMap { try? String(contentsOf: $0, encoding: .utf8) }
         ?? (try? String(contentsOf: sourceURL, encoding: .utf8))
     if recording || expected == nil {
         do {
@@ -52,7 +54,8 @@ func assertSnapshot(
         }
         return
     }
-    #expect(actual == expected, "snapshot \(name) differs; RECORD_SNAPSHOTS=1 re-records", sourceLocation: sourceLocation)
+    #expect(
+        actual == expected, "snapshot \(name) differs; RECORD_SNAPSHOTS=1 re-records", sourceLocation: sourceLocation)
 }
 
 extension Array where Element == Diagnostic {

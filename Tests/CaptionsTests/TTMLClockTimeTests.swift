@@ -9,7 +9,9 @@ struct TTMLClockTimeTests {
     /// What the general reading gives for `HH:MM:SS[.fff]`: each part through `Double(_:)`.
     static func generalReading(_ text: String) -> Double? {
         let parts = text.split(separator: ":")
-        guard parts.count == 3, let hours = Double(parts[0]), let minutes = Double(parts[1]), let seconds = Double(parts[2]) else {
+        guard parts.count == 3, let hours = Double(parts[0]), let minutes = Double(parts[1]),
+            let seconds = Double(parts[2])
+        else {
             return nil
         }
         return hours * 3600 + minutes * 60 + seconds + 0.0 / 30
@@ -32,9 +34,12 @@ struct TTMLClockTimeTests {
         }
     }
 
-    @Test("anything but the plain clock form is left to the general reading",
-          arguments: ["00:00:05:12", "00:00:5.5", " 00:00:01.000", "00:00:01.000 ", "00:60:00", "00:00:61.5", "1.5s", "00:00:01.",
-                      "00:00:01.12345678901234", "0000000000000001:00:00", "00:00", "+1:00:00", "00:00:01,5", "١:00:00"])
+    @Test(
+        "anything but the plain clock form is left to the general reading",
+        arguments: [
+            "00:00:05:12", "00:00:5.5", " 00:00:01.000", "00:00:01.000 ", "00:60:00", "00:00:61.5", "1.5s", "00:00:01.",
+            "00:00:01.12345678901234", "0000000000000001:00:00", "00:00", "+1:00:00", "00:00:01,5", "١:00:00",
+        ])
     func otherFormsFallBack(text: String) {
         #expect(TTMLReader.clockTime(text) == nil)
     }

@@ -7,7 +7,9 @@ import Testing
 
 @Suite("TTML / DFXP / IMSC1 reader")
 struct TTMLReaderTests {
-    @Test("golden WebVTT for every TTML fixture", arguments: ["ttml/imsc-frames.ttml", "ttml/dfxp-ticks.dfxp", "ttml/drop-frame.ttml", "ttml/entities.ttml"])
+    @Test(
+        "golden WebVTT for every TTML fixture",
+        arguments: ["ttml/imsc-frames.ttml", "ttml/dfxp-ticks.dfxp", "ttml/drop-frame.ttml", "ttml/entities.ttml"])
     func golden(path: String) throws {
         let conversion = try Fixtures.convert(path)
         assertSnapshot(conversion.webVTT, named: path.replacingOccurrences(of: "/", with: "-") + ".vtt")
@@ -22,11 +24,17 @@ struct TTMLReaderTests {
         let first = try #require(cues.first)
         #expect(first.start == CaptionTime(seconds: 1.4) && first.end == CaptionTime(seconds: 3))
         #expect(first.plainText == "Frames: one and a yellow word\nsecond line")
-        #expect(first.settings == CueSettings(line: .percentage(90), lineAlignment: .end, position: 50, positionAlignment: .center, size: 80, alignment: .center))
+        #expect(
+            first.settings
+                == CueSettings(
+                    line: .percentage(90), lineAlignment: .end, position: 50, positionAlignment: .center, size: 80,
+                    alignment: .center))
         #expect(conversion.webVTT.contains("<c.yellow><i>a yellow</i></c>"))
         let top = try #require(cues.first { $0.plainText.hasPrefix("At the top") })
         #expect(top.start == CaptionTime(seconds: 4) && top.end == CaptionTime(seconds: 5.5))
-        #expect(top.settings.alignment == .left && top.settings.line == .percentage(5) && top.settings.lineAlignment == .start)
+        #expect(
+            top.settings.alignment == .left && top.settings.line == .percentage(5)
+                && top.settings.lineAlignment == .start)
         #expect(conversion.webVTT.contains("At the top &amp; left &lt;here&gt; --&gt; fine"))
         let clipped = try #require(cues.first { $0.plainText == "Clipped by the div end" })
         #expect(clipped.start == CaptionTime(seconds: 10) && clipped.end == CaptionTime(seconds: 20))
@@ -47,7 +55,8 @@ struct TTMLReaderTests {
         let cues = conversion.document.cues
         #expect(cues.map(\.start) == [0, 2, 5, 8.25, 9].map { CaptionTime(seconds: $0)! })
         #expect(cues.map(\.end) == [2, 3, 7, 9.5, 10].map { CaptionTime(seconds: $0)! })
-        #expect(conversion.document.classStyles["red_bg-black"] == CueClassStyle(color: "red", backgroundColor: "black"))
+        #expect(
+            conversion.document.classStyles["red_bg-black"] == CueClassStyle(color: "red", backgroundColor: "black"))
         #expect(conversion.webVTT.contains("::cue(.red_bg-black) { color: red; background-color: black; }"))
         #expect(cues[2].settings.line == .percentage(50) && cues[2].settings.lineAlignment == .center)
         #expect(conversion.report.dropped == [.zeroDuration: 1, .empty: 1])
@@ -79,13 +88,19 @@ struct TTMLReaderTests {
         #expect(conversion.report.diagnostics.codes.contains("captions.ttml-entity-not-expanded"))
     }
 
-    @Test("entity expansion bombs are read at once, every reference kept as its name", arguments: ["text", "attribute", "nested"])
+    @Test(
+        "entity expansion bombs are read at once, every reference kept as its name",
+        arguments: ["text", "attribute", "nested"])
     func entityBombs(kind: String) throws {
-        let declarations = kind == "nested"
-            ? "<!ENTITY l0 \"lol\">" + (1...9).map { "<!ENTITY l\($0) \"" + String(repeating: "&l\($0 - 1);", count: 10) + "\">" }.joined()
+        let declarations =
+            kind == "nested"
+            ? "<!ENTITY l0 \"lol\">"
+                + (1...9).map { "<!ENTITY l\($0) \"" + String(repeating: "&l\($0 - 1);", count: 10) + "\">" }.joined()
             : "<!ENTITY big \"" + String(repeating: "A", count: 50_000) + "\">"
-        let references = kind == "nested" ? String(repeating: "&l9;", count: 100) : String(repeating: "&big;", count: 20_000)
-        let text = "<?xml version=\"1.0\"?><!DOCTYPE tt [\(declarations)]>\n"
+        let references =
+            kind == "nested" ? String(repeating: "&l9;", count: 100) : String(repeating: "&big;", count: 20_000)
+        let text =
+            "<?xml version=\"1.0\"?><!DOCTYPE tt [\(declarations)]>\n"
             + "<tt xmlns=\"http://www.w3.org/ns/ttml\" xmlns:tts=\"http://www.w3.org/ns/ttml#styling\"><body><div>"
             + "<p begin=\"1s\" end=\"2s\"\(kind == "attribute" ? " tts:color=\"\(references)\"" : "")>"
             + "\(kind == "attribute" ? "plain words" : references)</p></div></body></tt>"
@@ -94,7 +109,8 @@ struct TTMLReaderTests {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         let peakBefore = usage.ru_maxrss
         let start = ContinuousClock.now
-        let conversion = try CaptionConverter.convert(data: Array(text.utf8), format: .ttml, readOptions: CaptionReadOptions(fileName: "bomb.ttml"))
+        let conversion = try CaptionConverter.convert(
+            data: Array(text.utf8), format: .ttml, readOptions: CaptionReadOptions(fileName: "bomb.ttml"))
         #expect(ContinuousClock.now - start < .seconds(2))
         getrusage(RUSAGE_SELF.rawValue, &usage)
         #expect(usage.ru_maxrss - peakBefore < 300_000, "peak memory grew by \(usage.ru_maxrss - peakBefore) KiB")
@@ -113,10 +129,12 @@ struct TTMLReaderTests {
         #expect(error?.code == "captions.not-ttml")
     }
 
-    @Test("time expressions", arguments: [
-        ("01:02:03.5", 3723.5), ("00:00:01:12", 1.48), ("1.5s", 1.5), ("250ms", 0.25), ("2m", 120), ("1h", 3600),
-        ("50f", 2), ("25t", 25), ("12:00", nil), ("abc", nil), ("1.5x", nil),
-    ] as [(String, Double?)])
+    @Test(
+        "time expressions",
+        arguments: [
+            ("01:02:03.5", 3723.5), ("00:00:01:12", 1.48), ("1.5s", 1.5), ("250ms", 0.25), ("2m", 120), ("1h", 3600),
+            ("50f", 2), ("25t", 25), ("12:00", nil), ("abc", nil), ("1.5x", nil),
+        ] as [(String, Double?)])
     func timeExpressions(text: String, seconds: Double?) throws {
         let ttml = """
             <tt xmlns="http://www.w3.org/ns/ttml" xmlns:ttp="http://www.w3.org/ns/ttml#parameter" ttp:frameRate="25" ttp:tickRate="1">\

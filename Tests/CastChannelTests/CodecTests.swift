@@ -45,9 +45,12 @@ struct CodecTests {
 
     @Test("a payload of 200 bytes takes a two-byte length varint (0xC8 0x01)")
     func twoByteLength() {
-        let message = ChannelMessage(sourceID: "a", destinationID: "b", namespace: "n", payload: .string(String(repeating: "x", count: 200)))
+        let message = ChannelMessage(
+            sourceID: "a", destinationID: "b", namespace: "n", payload: .string(String(repeating: "x", count: 200)))
         let bytes = message.protobufEncoded()
-        let golden: [UInt8] = [0x08, 0x00, 0x12, 0x01, 0x61, 0x1A, 0x01, 0x62, 0x22, 0x01, 0x6E, 0x28, 0x00, 0x32, 0xC8, 0x01]
+        let golden: [UInt8] = [
+            0x08, 0x00, 0x12, 0x01, 0x61, 0x1A, 0x01, 0x62, 0x22, 0x01, 0x6E, 0x28, 0x00, 0x32, 0xC8, 0x01,
+        ]
         #expect(Array(bytes.prefix(16)) == golden)
         #expect(bytes.count == 16 + 200)
     }
@@ -68,12 +71,15 @@ struct CodecTests {
             payload: .string(#"{"type":"LOAD","media":{"metadata":{"title":"Amélie 🎬 日本語"}},"requestId":7}"#)),
         ChannelMessage(sourceID: "sender-0", destinationID: "receiver-0", namespace: .deviceAuth, payload: .binary([])),
         ChannelMessage(
-            sourceID: "sender-0", destinationID: "receiver-0", namespace: .deviceAuth, payload: .binary((0..<300).map { UInt8($0 % 256) })),
+            sourceID: "sender-0", destinationID: "receiver-0", namespace: .deviceAuth,
+            payload: .binary((0..<300).map { UInt8($0 % 256) })),
         ChannelMessage(
             sourceID: "s", destinationID: "d", namespace: "urn:x-cast:com.example", payload: .string("\u{0}nul inside"),
             protocolVersion: .castV2_1_3),
         // Negative enum values are ten-byte varints; they still come back as the same Int32.
-        ChannelMessage(sourceID: "s", destinationID: "d", namespace: "n", payload: .string("{}"), protocolVersion: .init(rawValue: -1)),
+        ChannelMessage(
+            sourceID: "s", destinationID: "d", namespace: "n", payload: .string("{}"),
+            protocolVersion: .init(rawValue: -1)),
         ChannelMessage(
             sourceID: "s", destinationID: "d", namespace: "n", payload: .string(String(repeating: "z", count: 20_000)),
             protocolVersion: .init(rawValue: Int32.max)),
@@ -112,16 +118,24 @@ struct CodecTests {
     func anyOrder() throws {
         let reordered: [UInt8] =
             [0x32, 0x0F] + ascii(#"{"type":"PING"}"#) + [0x28, 0x00] + [0x22, 0x27] + ascii(heartbeatNamespace)
-            + [0x12, 0x01] + ascii("x") + [0x1A, 0x0A] + ascii("receiver-0") + [0x12, 0x08] + ascii("sender-0") + [0x08, 0x00]
+            + [0x12, 0x01] + ascii("x") + [0x1A, 0x0A] + ascii("receiver-0") + [0x12, 0x08] + ascii("sender-0") + [
+                0x08, 0x00,
+            ]
         #expect(try ChannelMessage(protobuf: reordered) == pingMessage)
     }
 
     @Test("every truncation of a message fails with a typed error, never a trap")
     func everyTruncation() {
-        let allowed: Set<DiagnosticCode> = [ChannelError.Code.truncated, ChannelError.Code.fieldMissing, ChannelError.Code.payloadMissing]
+        let allowed: Set<DiagnosticCode> = [
+            ChannelError.Code.truncated, ChannelError.Code.fieldMissing, ChannelError.Code.payloadMissing,
+        ]
         for length in 0..<pingGolden.count {
-            let error = #expect(throws: ChannelError.self) { try ChannelMessage(protobuf: Array(pingGolden[..<length])) }
-            #expect(error.map { allowed.contains($0.code) } == true, "prefix of \(length) bytes: \(String(describing: error))")
+            let error = #expect(throws: ChannelError.self) {
+                try ChannelMessage(protobuf: Array(pingGolden[..<length]))
+            }
+            #expect(
+                error.map { allowed.contains($0.code) } == true,
+                "prefix of \(length) bytes: \(String(describing: error))")
         }
     }
 
@@ -131,10 +145,19 @@ struct CodecTests {
         ("namespace missing", Array(pingGolden[..<24]) + Array(pingGolden[65...]), ChannelError.Code.fieldMissing),
         ("STRING without payload_utf8", Array(pingGolden[..<67]), ChannelError.Code.payloadMissing),
         ("BINARY without payload_binary", Array(pingGolden[..<66]) + [0x01], ChannelError.Code.payloadMissing),
-        ("payload_type 2", Array(pingGolden[..<66]) + [0x02] + Array(pingGolden[67...]), ChannelError.Code.payloadTypeUnknown),
-        ("invalid UTF-8 in source_id", [0x08, 0x00, 0x12, 0x02, 0xC3, 0x28] + Array(pingGolden[12...]), ChannelError.Code.invalidUTF8),
+        (
+            "payload_type 2", Array(pingGolden[..<66]) + [0x02] + Array(pingGolden[67...]),
+            ChannelError.Code.payloadTypeUnknown
+        ),
+        (
+            "invalid UTF-8 in source_id", [0x08, 0x00, 0x12, 0x02, 0xC3, 0x28] + Array(pingGolden[12...]),
+            ChannelError.Code.invalidUTF8
+        ),
         ("invalid UTF-8 in payload", Array(pingGolden[..<67]) + [0x32, 0x01, 0xFF], ChannelError.Code.invalidUTF8),
-        ("source_id sent as a varint", [0x08, 0x00, 0x10, 0x01] + Array(pingGolden[12...]), ChannelError.Code.wireTypeMismatch),
+        (
+            "source_id sent as a varint", [0x08, 0x00, 0x10, 0x01] + Array(pingGolden[12...]),
+            ChannelError.Code.wireTypeMismatch
+        ),
         ("protocol_version sent as bytes", [0x0A, 0x00] + Array(pingGolden[2...]), ChannelError.Code.wireTypeMismatch),
         ("wire type 6", pingGolden + [0x7E], ChannelError.Code.wireTypeInvalid),
         ("wire type 7", pingGolden + [0x7F, 0x00], ChannelError.Code.wireTypeInvalid),
@@ -142,9 +165,15 @@ struct CodecTests {
         ("group closed by another field's end", pingGolden + [0x7B, 0x84, 0x01], ChannelError.Code.wireTypeInvalid),
         ("group never closed", pingGolden + [0x7B, 0x08, 0x01], ChannelError.Code.truncated),
         ("field number 0", [0x00, 0x00] + pingGolden, ChannelError.Code.fieldNumberInvalid),
-        ("varint of 11 bytes", pingGolden + [0x78] + [UInt8](repeating: 0xFF, count: 10) + [0x01], ChannelError.Code.varintTooLong),
+        (
+            "varint of 11 bytes", pingGolden + [0x78] + [UInt8](repeating: 0xFF, count: 10) + [0x01],
+            ChannelError.Code.varintTooLong
+        ),
         ("length beyond the end", pingGolden + [0x8A, 0x01, 0x7F, 0x00], ChannelError.Code.truncated),
-        ("length of 2^63", pingGolden + [0x8A, 0x01] + [UInt8](repeating: 0xFF, count: 8) + [0x7F], ChannelError.Code.truncated),
+        (
+            "length of 2^63", pingGolden + [0x8A, 0x01] + [UInt8](repeating: 0xFF, count: 8) + [0x7F],
+            ChannelError.Code.truncated
+        ),
         ("fixed64 cut short", pingGolden + [0x81, 0x01, 0x00, 0x00], ChannelError.Code.truncated),
         ("groups nested 65 deep", pingGolden + [UInt8](repeating: 0x7B, count: 65), ChannelError.Code.nestingTooDeep),
         ("one chunk of a chunked message", pingGolden + [0x40, 0x01], ChannelError.Code.chunkedUnsupported),
@@ -162,17 +191,25 @@ struct CodecTests {
     @Test("JSON convenience: compact payload, payloadType, description")
     func jsonConvenience() {
         let message = ChannelMessage(
-            sourceID: "sender-0", destinationID: "receiver-0", namespace: .receiver, json: ["type": "GET_STATUS", "requestId": 1])
+            sourceID: "sender-0", destinationID: "receiver-0", namespace: .receiver,
+            json: ["type": "GET_STATUS", "requestId": 1])
         #expect(message.payload == .string(#"{"requestId":1,"type":"GET_STATUS"}"#))
         #expect(message.payloadType == "GET_STATUS")
-        #expect(message.description == #"sender-0 → receiver-0 [urn:x-cast:com.google.cast.receiver] {"requestId":1,"type":"GET_STATUS"}"#)
-        #expect(ChannelMessage(sourceID: "a", destinationID: "b", namespace: .deviceAuth, payload: .binary([1])).payloadType == nil)
+        #expect(
+            message.description
+                == #"sender-0 → receiver-0 [urn:x-cast:com.google.cast.receiver] {"requestId":1,"type":"GET_STATUS"}"#)
+        #expect(
+            ChannelMessage(sourceID: "a", destinationID: "b", namespace: .deviceAuth, payload: .binary([1])).payloadType
+                == nil)
     }
 
-    @Test("messages devices would drop are refused before sending", arguments: [["", "b", "n"], ["a", "", "n"], ["a", "b", ""]])
+    @Test(
+        "messages devices would drop are refused before sending",
+        arguments: [["", "b", "n"], ["a", "", "n"], ["a", "b", ""]])
     func emptyFieldsRefused(fields: [String]) {
         let message = ChannelMessage(
-            sourceID: fields[0], destinationID: fields[1], namespace: CastNamespace(rawValue: fields[2]), payload: .string("{}"))
+            sourceID: fields[0], destinationID: fields[1], namespace: CastNamespace(rawValue: fields[2]),
+            payload: .string("{}"))
         let error = #expect(throws: ChannelError.self) { try message.validateForSending() }
         #expect(error?.code == ChannelError.Code.messageInvalid)
     }

@@ -18,7 +18,9 @@ struct FramingTests {
         // Envelope: 2 + 3 + 3 + 3 + 2 = 13 bytes, then tag + length varint + payload.
         var payloadSize = size - 13 - 1 - 1
         while 13 + 1 + ProtobufWriter.varintSize(UInt64(payloadSize)) + payloadSize > size { payloadSize -= 1 }
-        return ChannelMessage(sourceID: "a", destinationID: "b", namespace: "n", payload: .string(String(repeating: "x", count: payloadSize)))
+        return ChannelMessage(
+            sourceID: "a", destinationID: "b", namespace: "n",
+            payload: .string(String(repeating: "x", count: payloadSize)))
     }
 
     @Test("a 65,536-byte body frames; one byte more is refused with the sizes")
@@ -44,7 +46,9 @@ struct FramingTests {
             pingMessage,
             ChannelMessage.pong(from: "receiver-0", to: "sender-0"),
             ChannelMessage.connect(to: "receiver-0"),
-            ChannelMessage(sourceID: "sender-0", destinationID: "receiver-0", namespace: .deviceAuth, payload: .binary([0x0A, 0x00])),
+            ChannelMessage(
+                sourceID: "sender-0", destinationID: "receiver-0", namespace: .deviceAuth,
+                payload: .binary([0x0A, 0x00])),
             ChannelMessage(
                 sourceID: "receiver-0", destinationID: "*", namespace: .receiver,
                 payload: .string(String(repeating: "ü", count: 150))),
@@ -106,7 +110,9 @@ struct FramingTests {
         #expect(again?.code == ChannelError.Code.frameTooLarge)
     }
 
-    @Test("a length of 4 GiB - 1 and one exactly at the limit", arguments: [[0xFF, 0xFF, 0xFF, 0xFF] as [UInt8], [0x80, 0x00, 0x00, 0x00]])
+    @Test(
+        "a length of 4 GiB - 1 and one exactly at the limit",
+        arguments: [[0xFF, 0xFF, 0xFF, 0xFF] as [UInt8], [0x80, 0x00, 0x00, 0x00]])
     func hugeLengths(header: [UInt8]) {
         var decoder = ChannelFrameDecoder()
         let error = #expect(throws: ChannelError.self) { try decoder.append(header) }
@@ -129,7 +135,9 @@ struct FramingTests {
         var boundaries = [0]
         var index = 0
         while index + 4 <= bytes.count {
-            let length = Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+            let length =
+                Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8
+                | Int(bytes[index + 3])
             index += 4 + length
             boundaries.append(index)
         }
@@ -150,7 +158,10 @@ struct FramingTests {
             var generator = SeededGenerator(seed: seed)
             let count = Int(generator.next() % 200)
             var bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            if seed % 2 == 0, bytes.count >= 4 { bytes[0] = 0; bytes[1] = 0 }  // plausible lengths
+            if seed % 2 == 0, bytes.count >= 4 {
+                bytes[0] = 0
+                bytes[1] = 0
+            }  // plausible lengths
             var decoder = ChannelFrameDecoder()
             _ = try? decoder.append(bytes)
             _ = try? ChannelMessage(protobuf: bytes)

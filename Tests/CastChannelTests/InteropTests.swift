@@ -27,7 +27,8 @@ enum ChannelInterop {
             let data = handle.availableData
             collected.withLock { $0.append(contentsOf: data) }
         }
-        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
+        let status = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<Int32, any Error>) in
             process.terminationHandler = { process in continuation.resume(returning: process.terminationStatus) }
             do {
                 try process.run()
@@ -63,9 +64,15 @@ enum ChannelInterop {
         .connect(to: "receiver-0"),
         ChannelMessage(
             sourceID: "client-8841", destinationID: "8c3f6a3e-2c4f-4a8e-9d52-0c2b7f1e9a10", namespace: .media,
-            payload: .string(#"{"type":"LOAD","media":{"contentId":"https://cdn.example/é.mp4","metadata":{"title":"日本語 🎬"}},"requestId":3}"#)),
-        ChannelMessage(sourceID: "sender-0", destinationID: "receiver-0", namespace: .deviceAuth, payload: .binary([0x0A, 0x04, 0x12, 0x02, 0xAB, 0xCD])),
-        ChannelMessage(sourceID: "s", destinationID: "d", namespace: "n", payload: .string(String(repeating: "long ", count: 5000))),
+            payload: .string(
+                #"{"type":"LOAD","media":{"contentId":"https://cdn.example/é.mp4","metadata":{"title":"日本語 🎬"}},"requestId":3}"#
+            )),
+        ChannelMessage(
+            sourceID: "sender-0", destinationID: "receiver-0", namespace: .deviceAuth,
+            payload: .binary([0x0A, 0x04, 0x12, 0x02, 0xAB, 0xCD])),
+        ChannelMessage(
+            sourceID: "s", destinationID: "d", namespace: "n", payload: .string(String(repeating: "long ", count: 5000))
+        ),
         ChannelMessage(sourceID: "s", destinationID: "*", namespace: .receiver, payload: .string("")),
     ]
 }
@@ -115,12 +122,18 @@ struct ChannelInteropTests {
             try? await connection.send(
                 ChannelMessage(
                     sourceID: "receiver-0", destinationID: message.sourceID, namespace: .receiver,
-                    json: ["type": "RECEIVER_STATUS", "requestId": 1, "status": ["volume": ["level": 1, "muted": false]]]))
+                    json: [
+                        "type": "RECEIVER_STATUS", "requestId": 1, "status": ["volume": ["level": 1, "muted": false]],
+                    ]))
         }
         let result = try await ChannelInterop.run(["client", String(server.port)])
         #expect(result.status == 0, "\(result.output)")
         let received = try result.output.split(separator: "\n").map { try JSONParser().parse(String($0)).value }
-        #expect(received.contains(["source": "receiver-0", "destination": "sender-0", "namespace": .string(heartbeatNamespace), "text": #"{"type":"PONG"}"#, "version": 0]))
+        #expect(
+            received.contains([
+                "source": "receiver-0", "destination": "sender-0", "namespace": .string(heartbeatNamespace),
+                "text": #"{"type":"PONG"}"#, "version": 0,
+            ]))
         #expect(received.contains { $0["text"]?.stringValue?.contains("RECEIVER_STATUS") == true })
 
         let accepted = try await server.connection()

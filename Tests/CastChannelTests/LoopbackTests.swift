@@ -25,15 +25,22 @@ struct LoopbackTests {
         #expect(accepted.connection.peerCertificate == nil)
         #expect(try await accepted.inbox.wait(for: 1) == [testMessage("hello from the sender")])
 
-        let binary = ChannelMessage(sourceID: "receiver-0", destinationID: "sender-0", namespace: .deviceAuth, payload: .binary([0x1A, 0x02, 0x08, 0x00]))
+        let binary = ChannelMessage(
+            sourceID: "receiver-0", destinationID: "sender-0", namespace: .deviceAuth,
+            payload: .binary([0x1A, 0x02, 0x08, 0x00]))
         try await accepted.connection.send(testMessage("réponse ✓", from: "receiver-0", to: "sender-0"))
         try await accepted.connection.send(binary)
-        #expect(try await client.inbox.wait(for: 2) == [testMessage("réponse ✓", from: "receiver-0", to: "sender-0"), binary])
+        #expect(
+            try await client.inbox.wait(for: 2) == [
+                testMessage("réponse ✓", from: "receiver-0", to: "sender-0"), binary,
+            ])
 
         await client.connection.close()
         #expect(try await client.inbox.waitForEnd() == nil)
         #expect(try await accepted.inbox.waitForEnd()?.code == ChannelError.Code.peerClosed)
-        let afterClose = await #expect(throws: ChannelError.self) { try await client.connection.send(testMessage("late")) }
+        let afterClose = await #expect(throws: ChannelError.self) {
+            try await client.connection.send(testMessage("late"))
+        }
         #expect(afterClose?.code == ChannelError.Code.closed)
         await server.stop()
     }
@@ -56,8 +63,11 @@ struct LoopbackTests {
     func twoHundredClients() async throws {
         let count = 200
         // Every sender comes from 127.0.0.1: no per-address limit here (PerAddressLimitTests has it).
-        let server = try TestServer(options: .init(channel: .init(heartbeat: nil), maximumConnectionsPerAddress: 0)) { connection, message in
-            try? await connection.send(testMessage("echo " + (message.payloadJSON?.stringValue ?? "?"), from: "receiver-0", to: message.sourceID))
+        let server = try TestServer(options: .init(channel: .init(heartbeat: nil), maximumConnectionsPerAddress: 0)) {
+            connection, message in
+            try? await connection.send(
+                testMessage(
+                    "echo " + (message.payloadJSON?.stringValue ?? "?"), from: "receiver-0", to: message.sourceID))
         }
         let clock = ContinuousClock()
         var phase = clock.now
@@ -98,7 +108,9 @@ struct LoopbackTests {
             try await connection.send(testMessage("broadcast", from: "receiver-0", to: "*"))
         }
         for (_, _, inbox) in clients {
-            #expect(try await inbox.wait(for: 2, timeout: .seconds(30)).last == testMessage("broadcast", from: "receiver-0", to: "*"))
+            #expect(
+                try await inbox.wait(for: 2, timeout: .seconds(30)).last
+                    == testMessage("broadcast", from: "receiver-0", to: "*"))
         }
         let broadcast = clock.now - phase
 
@@ -106,9 +118,13 @@ struct LoopbackTests {
         await withTaskGroup(of: Void.self) { group in
             for (_, connection, _) in clients { group.addTask { await connection.close() } }
         }
-        try await eventually("every server side to see its sender leave") { server.connections.allSatisfy { $0.inbox.hasEnded } }
+        try await eventually("every server side to see its sender leave") {
+            server.connections.allSatisfy { $0.inbox.hasEnded }
+        }
         let closed = clock.now - phase
-        print("\(count) TLS senders: connect \(connected), echo round \(roundTrip), broadcast \(broadcast), close \(closed)")
+        print(
+            "\(count) TLS senders: connect \(connected), echo round \(roundTrip), broadcast \(broadcast), close \(closed)"
+        )
         await server.stop()
     }
 
@@ -118,11 +134,13 @@ struct LoopbackTests {
         let fast = Duration.milliseconds(40)
         var deviceOptions = ChannelOptions(
             heartbeat: HeartbeatPolicy(
-                interval: fast, maximumMissedPongs: 5, sourceID: CastEndpointID.deviceTransport, destinationID: CastEndpointID.deviceTransport))
+                interval: fast, maximumMissedPongs: 5, sourceID: CastEndpointID.deviceTransport,
+                destinationID: CastEndpointID.deviceTransport))
         deviceOptions.deliversHeartbeats = true
         let server = try TestServer(options: .init(channel: deviceOptions))
         var senderOptions = ChannelOptions(
-            heartbeat: HeartbeatPolicy(interval: fast, maximumMissedPongs: 5, sourceID: "sender-0", destinationID: "receiver-0"))
+            heartbeat: HeartbeatPolicy(
+                interval: fast, maximumMissedPongs: 5, sourceID: "sender-0", destinationID: "receiver-0"))
         senderOptions.deliversHeartbeats = true
         let client = try await server.connect(options: senderOptions)
         let accepted = try await server.connection()
@@ -145,7 +163,8 @@ struct LoopbackTests {
     @Test("a device that stops answering PINGs is declared dead by the sender")
     func senderDetectsDeadDevice() async throws {
         let server = try TestServer(options: .init(channel: .init(heartbeat: nil, answersPings: false)))
-        let policy = HeartbeatPolicy(interval: .milliseconds(30), maximumMissedPongs: 2, sourceID: "sender-0", destinationID: "receiver-0")
+        let policy = HeartbeatPolicy(
+            interval: .milliseconds(30), maximumMissedPongs: 2, sourceID: "sender-0", destinationID: "receiver-0")
         let start = ContinuousClock.now
         let client = try await server.connect(options: .init(heartbeat: policy))
         let error = try await client.inbox.waitForEnd()
@@ -171,7 +190,8 @@ struct LoopbackTests {
             server.connections.count == 2 && server.connections.allSatisfy { !$0.inbox.messages.isEmpty }
         }
         let hungSide = try #require(server.connections.first { $0.inbox.messages.first?.payload == .string("hung") })
-        let healthySide = try #require(server.connections.first { $0.inbox.messages.first?.payload == .string("healthy") })
+        let healthySide = try #require(
+            server.connections.first { $0.inbox.messages.first?.payload == .string("healthy") })
         #expect(try await hungSide.inbox.waitForEnd()?.code == ChannelError.Code.heartbeatTimeout)
         #expect(try await hung.inbox.waitForEnd()?.code == ChannelError.Code.peerClosed)
         #expect(!healthySide.inbox.hasEnded)
@@ -201,8 +221,14 @@ struct LoopbackTests {
         // The app behind transport-7 stops: the device closes that virtual connection.
         try await accepted.connection.send(.close(from: "transport-7", to: "sender-0", reasonCode: nil))
         _ = try await client.inbox.wait(for: 1)
-        #expect(client.connection.virtualConnections.connections == [VirtualConnection(sourceID: "sender-0", destinationID: "receiver-0")])
-        #expect(accepted.connection.virtualConnections.connections == [VirtualConnection(sourceID: "sender-0", destinationID: "receiver-0")])
+        #expect(
+            client.connection.virtualConnections.connections == [
+                VirtualConnection(sourceID: "sender-0", destinationID: "receiver-0")
+            ])
+        #expect(
+            accepted.connection.virtualConnections.connections == [
+                VirtualConnection(sourceID: "sender-0", destinationID: "receiver-0")
+            ])
 
         try await client.connection.closeVirtualConnection(to: "transport-7")  // not open: nothing sent
         try await client.connection.closeVirtualConnection(to: CastEndpointID.platformReceiver)
@@ -255,7 +281,9 @@ struct LoopbackTests {
             host: "127.0.0.1", port: server.port, options: .init(heartbeat: nil, maximumBufferedInboundMessages: 4))
         try await connection.send(testMessage("hi"))
         let accepted = try await server.connection()
-        for index in 0..<10 { try? await accepted.connection.send(testMessage("\(index)", from: "receiver-0", to: "sender-0")) }
+        for index in 0..<10 {
+            try? await accepted.connection.send(testMessage("\(index)", from: "receiver-0", to: "sender-0"))
+        }
         try await eventually("the client to close") { connection.isClosed }
         let inbox = Inbox(connection)
         #expect(try await inbox.waitForEnd()?.code == ChannelError.Code.inboundOverflow)
@@ -268,7 +296,9 @@ struct LoopbackTests {
         let server = try TestServer()
         let connection = try await CastChannelConnection.connect(
             host: "127.0.0.1", port: server.port, options: .init(heartbeat: nil, maximumQueuedOutboundBytes: 100))
-        let error = await #expect(throws: ChannelError.self) { try await connection.send(testMessage(String(repeating: "x", count: 200))) }
+        let error = await #expect(throws: ChannelError.self) {
+            try await connection.send(testMessage(String(repeating: "x", count: 200)))
+        }
         #expect(error?.code == ChannelError.Code.outboundQueueFull)
         let tooLarge = await #expect(throws: ChannelError.self) {
             try await connection.send(testMessage(String(repeating: "x", count: 70_000)))
@@ -280,7 +310,8 @@ struct LoopbackTests {
     @Test("cancelling the task that reads messages closes the connection")
     func cancellingTheReaderCloses() async throws {
         let server = try TestServer()
-        let connection = try await CastChannelConnection.connect(host: "127.0.0.1", port: server.port, options: .init(heartbeat: nil))
+        let connection = try await CastChannelConnection.connect(
+            host: "127.0.0.1", port: server.port, options: .init(heartbeat: nil))
         let reader = Task {
             for try await _ in connection.messages {}
         }
@@ -303,7 +334,8 @@ struct LoopbackTests {
         await pinned.close()
         let error = await #expect(throws: ChannelError.self) {
             _ = try await CastChannelConnection.connect(
-                host: "127.0.0.1", port: server.port, options: .init(heartbeat: nil, pinnedCertificateSHA256: [UInt8](repeating: 0, count: 32)))
+                host: "127.0.0.1", port: server.port,
+                options: .init(heartbeat: nil, pinnedCertificateSHA256: [UInt8](repeating: 0, count: 32)))
         }
         #expect(error?.code == ChannelError.Code.certificateMismatch)
         await server.stop()
@@ -314,7 +346,8 @@ struct LoopbackTests {
         // A port nobody listens on: bind one, note it, close it.
         let closedPort = try Self.withRawListener { _, port in port }
         let refused = await #expect(throws: ChannelError.self) {
-            _ = try await CastChannelConnection.connect(host: "127.0.0.1", port: closedPort, options: .init(heartbeat: nil))
+            _ = try await CastChannelConnection.connect(
+                host: "127.0.0.1", port: closedPort, options: .init(heartbeat: nil))
         }
         #expect(refused?.code == ChannelError.Code.connectFailed)
         #expect(refused?.message.contains("refused") == true)
@@ -323,13 +356,16 @@ struct LoopbackTests {
         try await Self.withRawListenerAsync { port in
             let start = ContinuousClock.now
             let silent = await #expect(throws: ChannelError.self) {
-                _ = try await CastChannelConnection.connect(host: "127.0.0.1", port: port, timeout: .milliseconds(200), options: .init(heartbeat: nil))
+                _ = try await CastChannelConnection.connect(
+                    host: "127.0.0.1", port: port, timeout: .milliseconds(200), options: .init(heartbeat: nil))
             }
             #expect(silent?.code == ChannelError.Code.connectTimeout)
             #expect(ContinuousClock.now - start < .seconds(5))
         }
 
-        let badPort = await #expect(throws: ChannelError.self) { _ = try await CastChannelConnection.connect(host: "127.0.0.1", port: 0) }
+        let badPort = await #expect(throws: ChannelError.self) {
+            _ = try await CastChannelConnection.connect(host: "127.0.0.1", port: 0)
+        }
         #expect(badPort?.code == ChannelError.Code.connectFailed)
         // Name resolution failures are not exercised: resolving an unknown name would query
         // the machine's DNS server, and these tests stay on loopback.
@@ -338,7 +374,8 @@ struct LoopbackTests {
     @Test("names resolve off the loop: localhost connects")
     func localhost() async throws {
         let server = try TestServer()
-        let connection = try await CastChannelConnection.connect(host: "localhost", port: server.port, options: .init(heartbeat: nil))
+        let connection = try await CastChannelConnection.connect(
+            host: "localhost", port: server.port, options: .init(heartbeat: nil))
         #expect(["127.0.0.1", "::1"].contains(connection.peerAddress.host))
         await connection.close()
         await server.stop()
@@ -348,7 +385,8 @@ struct LoopbackTests {
     func cancelledConnect() async throws {
         try await Self.withRawListenerAsync { port in
             let task = Task {
-                try await CastChannelConnection.connect(host: "127.0.0.1", port: port, timeout: .seconds(30), options: .init(heartbeat: nil))
+                try await CastChannelConnection.connect(
+                    host: "127.0.0.1", port: port, timeout: .seconds(30), options: .init(heartbeat: nil))
             }
             try await Task.sleep(for: .milliseconds(50))
             task.cancel()
@@ -383,7 +421,9 @@ struct LoopbackTests {
         address.sin6_family = sa_family_t(AF_INET6)
         address.sin6_addr = in6addr_loopback
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+            }
         } == 0
     }()
 
@@ -391,7 +431,8 @@ struct LoopbackTests {
     func ipv6() async throws {
         let server = CastChannelServer(port: 0, bind: "::1", options: .init(channel: .init(heartbeat: nil)))
         let port = try server.start()
-        let connection = try await CastChannelConnection.connect(host: "::1", port: port, options: .init(heartbeat: nil))
+        let connection = try await CastChannelConnection.connect(
+            host: "::1", port: port, options: .init(heartbeat: nil))
         #expect(connection.peerAddress.description == "[::1]:\(port)")
         await connection.close()
         await server.stop()
@@ -409,7 +450,9 @@ struct LoopbackTests {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         try #require(bound == 0)
         try #require(listen(descriptor, 8) == 0)

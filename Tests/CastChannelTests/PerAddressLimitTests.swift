@@ -22,8 +22,13 @@ struct PerAddressLimitTests {
         var local = address(source, 0)
         var remote = address("127.0.0.1", port)
         let size = socklen_t(MemoryLayout<sockaddr_in>.size)
-        guard withUnsafePointer(to: &local, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, size) } }) == 0,
-              withUnsafePointer(to: &remote, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, size) } }) == 0
+        guard
+            withUnsafePointer(
+                to: &local, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, size) } })
+                == 0,
+            withUnsafePointer(
+                to: &remote,
+                { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, size) } }) == 0
         else {
             close(descriptor)
             throw ChannelError(ChannelError.Code.bindFailed, "cannot connect from \(source): errno \(errno)", fix: "")
@@ -40,24 +45,28 @@ struct PerAddressLimitTests {
 
     @Test("past the per-address limit a host's connections are closed at once, while another host still connects")
     func limitPerAddress() async throws {
-        let server = CastChannelServer(port: 0, bind: "127.0.0.1", options: .init(channel: .init(heartbeat: nil), maximumConnectionsPerAddress: 3))
+        let server = CastChannelServer(
+            port: 0, bind: "127.0.0.1", options: .init(channel: .init(heartbeat: nil), maximumConnectionsPerAddress: 3))
         let port = try server.start()
         do {
             // Blocking socket calls run on a thread of their own, not on the cooperative pool.
-            let closedBeyondLimit = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
+            let closedBeyondLimit = try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<Bool, any Error>) in
                 Thread.detachNewThread {
-                    continuation.resume(with: Result {
-                        // Three silent connections from one host stay in their TLS handshake (10 s allowed).
-                        let held = try (0..<3).map { _ in try Self.connect(port: port, from: "127.0.0.2") }
-                        defer { for socket in held { close(socket) } }
-                        let extra = try Self.connect(port: port, from: "127.0.0.2")
-                        defer { close(extra) }
-                        return Self.isClosedByServer(extra)
-                    })
+                    continuation.resume(
+                        with: Result {
+                            // Three silent connections from one host stay in their TLS handshake (10 s allowed).
+                            let held = try (0..<3).map { _ in try Self.connect(port: port, from: "127.0.0.2") }
+                            defer { for socket in held { close(socket) } }
+                            let extra = try Self.connect(port: port, from: "127.0.0.2")
+                            defer { close(extra) }
+                            return Self.isClosedByServer(extra)
+                        })
                 }
             }
             #expect(closedBeyondLimit)
-            let other = try await CastChannelConnection.connect(host: "127.0.0.1", port: port, options: .init(heartbeat: nil))
+            let other = try await CastChannelConnection.connect(
+                host: "127.0.0.1", port: port, options: .init(heartbeat: nil))
             await other.close()
         } catch {
             await server.stop()

@@ -50,7 +50,9 @@ final class Inbox: Sendable {
     }
 
     /// Waits for the stream to end; returns nil for a normal end, the error otherwise.
-    func waitForEnd(timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) async throws -> ChannelError? {
+    func waitForEnd(timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) async throws
+        -> ChannelError?
+    {
         try await eventually(timeout: timeout, "the message stream to end", sourceLocation: sourceLocation) {
             self.state.withLock { $0.ending != nil }
         }
@@ -117,12 +119,17 @@ final class TestServer: Sendable {
     func connection(_ index: Int = 0, sourceLocation: SourceLocation = #_sourceLocation) async throws -> (
         connection: CastChannelConnection, inbox: Inbox
     ) {
-        try await eventually("accepted connection \(index)", sourceLocation: sourceLocation) { self.connections.count > index }
+        try await eventually("accepted connection \(index)", sourceLocation: sourceLocation) {
+            self.connections.count > index
+        }
         return connections[index]
     }
 
-    func connect(options: ChannelOptions = .init(heartbeat: nil)) async throws -> (connection: CastChannelConnection, inbox: Inbox) {
-        let connection = try await CastChannelConnection.connect(host: "127.0.0.1", port: port, timeout: .seconds(10), options: options)
+    func connect(options: ChannelOptions = .init(heartbeat: nil)) async throws -> (
+        connection: CastChannelConnection, inbox: Inbox
+    ) {
+        let connection = try await CastChannelConnection.connect(
+            host: "127.0.0.1", port: port, timeout: .seconds(10), options: options)
         return (connection, Inbox(connection))
     }
 
@@ -132,8 +139,11 @@ final class TestServer: Sendable {
 }
 
 /// A STRING message on a test namespace.
-func testMessage(_ text: String, from source: String = "sender-0", to destination: String = "receiver-0") -> ChannelMessage {
-    ChannelMessage(sourceID: source, destinationID: destination, namespace: "urn:x-cast:com.castprep.test", payload: .string(text))
+func testMessage(_ text: String, from source: String = "sender-0", to destination: String = "receiver-0")
+    -> ChannelMessage
+{
+    ChannelMessage(
+        sourceID: source, destinationID: destination, namespace: "urn:x-cast:com.castprep.test", payload: .string(text))
 }
 
 /// A mutex in a class, so closures and tasks can share it by reference.

@@ -26,7 +26,10 @@ struct VirtualConnectionTests {
         #expect(request.senderInfo?.systemVersion == "Macintosh; Intel Mac OS X10_10_3")
         #expect(registry.isOpen(between: "sender-0", and: "receiver-0"))
         #expect(registry.isOpen(between: "receiver-0", and: "sender-0"))
-        if case .alreadyOpen = registry.record(Self.pychromecastConnect) {} else { Issue.record("repeat CONNECT not reported") }
+        if case .alreadyOpen = registry.record(Self.pychromecastConnect) {
+        } else {
+            Issue.record("repeat CONNECT not reported")
+        }
         #expect(registry.connections.count == 1)
 
         // The device closes the pair from its side (an app stopped).
@@ -48,7 +51,9 @@ struct VirtualConnectionTests {
     @Test("sources connected to an endpoint are the senders its broadcasts reach")
     func subscribers() {
         var registry = VirtualConnectionRegistry()
-        for sender in ["sender-0", "client-42", "client-7"] { registry.record(.connect(from: sender, to: "transport-1")) }
+        for sender in ["sender-0", "client-42", "client-7"] {
+            registry.record(.connect(from: sender, to: "transport-1"))
+        }
         registry.record(.connect(from: "client-42", to: "receiver-0"))
         #expect(registry.sources(connectedTo: "transport-1") == ["client-42", "client-7", "sender-0"])
         #expect(registry.sources(connectedTo: "receiver-0") == ["client-42"])
@@ -73,7 +78,8 @@ struct VirtualConnectionTests {
         var registry = VirtualConnectionRegistry()
         #expect(registry.record(pingMessage) == nil)
         let connected = ChannelMessage(
-            sourceID: "receiver-0", destinationID: "sender-0", namespace: .connection, json: ["type": "CONNECTED", "protocolVersion": 3])
+            sourceID: "receiver-0", destinationID: "sender-0", namespace: .connection,
+            json: ["type": "CONNECTED", "protocolVersion": 3])
         #expect(registry.record(connected) == .ignored(type: "CONNECTED"))
         for payload: ChannelMessage.Payload in [.string("not json"), .string("[1]"), .binary([1, 2])] {
             let message = ChannelMessage(sourceID: "s", destinationID: "d", namespace: .connection, payload: payload)
@@ -99,7 +105,9 @@ struct VirtualConnectionTests {
         #expect(json["protocolVersionList"] == nil)
         #expect(ConnectRequest(json: json) == .castPrep)
 
-        let openscreen = ConnectRequest(json: ["type": "CONNECT", "protocolVersion": 2, "protocolVersionList": [0, 1, 2, 3, 2]])
+        let openscreen = ConnectRequest(json: [
+            "type": "CONNECT", "protocolVersion": 2, "protocolVersionList": [0, 1, 2, 3, 2],
+        ])
         #expect(openscreen.protocolVersions == [2, 0, 1, 3])
         #expect(ConnectRequest(json: openscreen.jsonValue).protocolVersions == [2, 0, 1, 3])
     }
@@ -115,7 +123,8 @@ struct TLSIdentityTests {
         #expect(identity.certificate.fingerprint.count == 32 * 3 - 1)
         #expect(identity.certificate.fingerprint.allSatisfy { $0 == ":" || $0.isHexDigit && !$0.isLowercase })
         #expect(try TLSIdentity.selfSigned().certificate != identity.certificate)
-        let reloaded = try TLSIdentity(certificateDER: identity.certificate.derBytes, privateKeyDER: identity.privateKeyDER)
+        let reloaded = try TLSIdentity(
+            certificateDER: identity.certificate.derBytes, privateKeyDER: identity.privateKeyDER)
         #expect(reloaded == identity)
     }
 
@@ -127,7 +136,9 @@ struct TLSIdentityTests {
             try TLSIdentity(certificateDER: first.certificate.derBytes, privateKeyDER: second.privateKeyDER)
         }
         #expect(mismatch?.code == ChannelError.Code.certificateFailed)
-        let garbage = #expect(throws: ChannelError.self) { try TLSIdentity(certificateDER: [1, 2, 3], privateKeyDER: [4]) }
+        let garbage = #expect(throws: ChannelError.self) {
+            try TLSIdentity(certificateDER: [1, 2, 3], privateKeyDER: [4])
+        }
         #expect(garbage?.code == ChannelError.Code.certificateFailed)
         let negative = #expect(throws: ChannelError.self) { try TLSIdentity.selfSigned(validity: .seconds(-5)) }
         #expect(negative?.code == ChannelError.Code.certificateFailed)

@@ -9,16 +9,20 @@ import Testing
 @Suite("the device configuration file")
 struct ConfigTests {
     func temporaryFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-config-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }
 
     @Test("XDG_CONFIG_HOME first, then HOME/.config; relative values are ignored")
     func location() {
-        #expect(CastDeviceConfig.path(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]) == "/x/castprep/config.json")
+        #expect(
+            CastDeviceConfig.path(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]) == "/x/castprep/config.json")
         #expect(CastDeviceConfig.path(environment: ["HOME": "/h"]) == "/h/.config/castprep/config.json")
-        #expect(CastDeviceConfig.path(environment: ["XDG_CONFIG_HOME": "rel", "HOME": "/h"]) == "/h/.config/castprep/config.json")
+        #expect(
+            CastDeviceConfig.path(environment: ["XDG_CONFIG_HOME": "rel", "HOME": "/h"])
+                == "/h/.config/castprep/config.json")
         #expect(CastDeviceConfig.path(environment: [:]) == nil)
     }
 
@@ -28,10 +32,13 @@ struct ConfigTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("castprep/config.json").path
         #expect(try CastDeviceConfig.load(from: path) == CastDeviceConfig(), "a missing file is an empty configuration")
-        var config = CastDeviceConfig(defaultDevice: "tv", aliases: ["tv": "Living Room TV"], otherMembers: ["note": "kept"])
-        config.record(LocatedCastDevice(host: "192.168.1.20", port: 8009, friendlyName: "Living Room TV",
-                                        id: CastDeviceID("3f1a8e0c5b7d4e2a9c6b1d0e8f7a6b5c"), model: "Chromecast", source: .discovery),
-                      seen: "2025-06-01T20:15:00Z")
+        var config = CastDeviceConfig(
+            defaultDevice: "tv", aliases: ["tv": "Living Room TV"], otherMembers: ["note": "kept"])
+        config.record(
+            LocatedCastDevice(
+                host: "192.168.1.20", port: 8009, friendlyName: "Living Room TV",
+                id: CastDeviceID("3f1a8e0c5b7d4e2a9c6b1d0e8f7a6b5c"), model: "Chromecast", source: .discovery),
+            seen: "2025-06-01T20:15:00Z")
         try config.save(to: path)
         let read = try CastDeviceConfig.load(from: path)
         #expect(read == config)
@@ -40,14 +47,18 @@ struct ConfigTests {
         #expect(read.knownDevice("living room tv")?.name == "Living Room TV")
         #expect(read.knownDevice("3F1A8E0C5B7D4E2A9C6B1D0E8F7A6B5C")?.name == "Living Room TV", "by id too")
         #expect(read.knownDevice("kitchen") == nil)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("castprep").path)
+        let leftovers = try FileManager.default.contentsOfDirectory(
+            atPath: folder.appendingPathComponent("castprep").path)
         #expect(leftovers == ["config.json"], "no temporary file is left behind")
     }
 
-    @Test("a damaged file is a clear error with the path and a fix", arguments: [
-        "{", "[]", #"{"aliases": []}"#, #"{"devices": {"TV": {"lastAddress": "not an address/"}}}"#, #"{"devices": {"TV": {"id": "xyz"}}}"#,
-        #"{"defaultDevice": 5}"#, #"{"aliases": {"tv": ""}}"#,
-    ])
+    @Test(
+        "a damaged file is a clear error with the path and a fix",
+        arguments: [
+            "{", "[]", #"{"aliases": []}"#, #"{"devices": {"TV": {"lastAddress": "not an address/"}}}"#,
+            #"{"devices": {"TV": {"id": "xyz"}}}"#,
+            #"{"defaultDevice": 5}"#, #"{"aliases": {"tv": ""}}"#,
+        ])
     func corrupt(text: String) throws {
         do {
             _ = try CastDeviceConfig.parse(Array(text.utf8), path: "/somewhere/config.json")
@@ -69,10 +80,12 @@ struct ConfigTests {
         #expect(error?.code == "config.too-big")
     }
 
-    @Test("device references: IP addresses and host:port are addresses, anything else a name", arguments: [
-        ("192.168.1.20", true), ("192.168.1.20:8010", true), ("[fe80::1%eth0]:8009", true), ("tv.lan:8009", true),
-        ("Kitchen", false), ("Living Room TV", false), ("tv.lan", false),
-    ])
+    @Test(
+        "device references: IP addresses and host:port are addresses, anything else a name",
+        arguments: [
+            ("192.168.1.20", true), ("192.168.1.20:8010", true), ("[fe80::1%eth0]:8009", true), ("tv.lan:8009", true),
+            ("Kitchen", false), ("Living Room TV", false), ("tv.lan", false),
+        ])
     func references(text: String, isHost: Bool) {
         switch CastDeviceReference(text) {
         case .host: #expect(isHost)

@@ -13,22 +13,31 @@ enum Fixtures {
     static func record(_ service: MDNSService) -> CastDeviceRecord {
         let v4 = (service.addresses ?? []).compactMap { if case .v4(let a) = $0 { a } else { nil } }.sorted()
         let v6 = (service.addresses ?? []).compactMap { if case .v6(let a) = $0 { a } else { nil } }.sorted()
-        return CastDeviceRecord(instanceName: service.instanceName, host: service.hostName.description, port: service.port,
-                                ipv4Addresses: v4, ipv6Addresses: v6, txt: service.txt, interfaceName: "wlan0", interfaceIndex: 3)
+        return CastDeviceRecord(
+            instanceName: service.instanceName, host: service.hostName.description, port: service.port,
+            ipv4Addresses: v4, ipv6Addresses: v6, txt: service.txt, interfaceName: "wlan0", interfaceIndex: 3)
     }
 
-    static let livingRoom = record(.castDevice(
-        id: livingRoomID, friendlyName: "Living Room TV", capabilities: CastCapabilities(rawValue: 4101), runningApp: "YouTube",
-        addresses: [.v4(IPv4Address("192.0.2.20")!), .v6(IPv6Address("fe80::20")!)]))
-    static let livingSpeaker = record(.castDevice(
-        id: livingSpeakerID, friendlyName: "Living Room speaker", model: "Google Nest Mini", capabilities: CastCapabilities(rawValue: 2052),
-        addresses: [.v4(IPv4Address("192.0.2.21")!)]))
-    static let kitchen = record(.castDevice(
-        id: kitchenID, friendlyName: "Kitchen", model: "Google Home Mini", capabilities: CastCapabilities(rawValue: 2052),
-        runningApp: "Spotify", addresses: [.v4(IPv4Address("192.0.2.22")!)]))
-    static let group = record(.castDevice(
-        id: groupID, friendlyName: "Whole house", model: "Google Cast Group", port: 32219, capabilities: CastCapabilities(rawValue: 2084),
-        addresses: [.v4(IPv4Address("192.0.2.21")!)]))
+    static let livingRoom = record(
+        .castDevice(
+            id: livingRoomID, friendlyName: "Living Room TV", capabilities: CastCapabilities(rawValue: 4101),
+            runningApp: "YouTube",
+            addresses: [.v4(IPv4Address("192.0.2.20")!), .v6(IPv6Address("fe80::20")!)]))
+    static let livingSpeaker = record(
+        .castDevice(
+            id: livingSpeakerID, friendlyName: "Living Room speaker", model: "Google Nest Mini",
+            capabilities: CastCapabilities(rawValue: 2052),
+            addresses: [.v4(IPv4Address("192.0.2.21")!)]))
+    static let kitchen = record(
+        .castDevice(
+            id: kitchenID, friendlyName: "Kitchen", model: "Google Home Mini",
+            capabilities: CastCapabilities(rawValue: 2052),
+            runningApp: "Spotify", addresses: [.v4(IPv4Address("192.0.2.22")!)]))
+    static let group = record(
+        .castDevice(
+            id: groupID, friendlyName: "Whole house", model: "Google Cast Group", port: 32219,
+            capabilities: CastCapabilities(rawValue: 2084),
+            addresses: [.v4(IPv4Address("192.0.2.21")!)]))
 
     static let all = [livingRoom, livingSpeaker, kitchen, group]
 }

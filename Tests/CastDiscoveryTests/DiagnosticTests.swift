@@ -7,7 +7,9 @@ import Testing
 struct DiagnosticTests {
     static let wifi = [NetworkInterface(name: "wlan0", index: 3, ipv4Addresses: [IPv4Address("192.0.2.5")!])]
 
-    static func statistics(sent: Int, errors: [String: String] = [:], echoed: Int = 0, others: Int = 0) -> CastBrowserStatistics {
+    static func statistics(sent: Int, errors: [String: String] = [:], echoed: Int = 0, others: Int = 0)
+        -> CastBrowserStatistics
+    {
         var statistics = CastBrowserStatistics()
         statistics.queriesSent = sent
         statistics.sendErrors = errors
@@ -16,14 +18,20 @@ struct DiagnosticTests {
         return statistics
     }
 
-    @Test("each observation maps to its cause", arguments: [
-        (statistics(sent: 0, errors: ["wlan0": "Network is unreachable"]), DiagnosticCode.discoverySendFailed, "Network is unreachable"),
-        (statistics(sent: 3), .discoveryNoMulticast, "not even our own"),
-        (statistics(sent: 3, echoed: 3), .discoveryNoMDNSTraffic, "isolates clients"),
-        (statistics(sent: 3, echoed: 3, others: 12), .discoveryNoCastDevice, "12 mDNS packets"),
-    ])
+    @Test(
+        "each observation maps to its cause",
+        arguments: [
+            (
+                statistics(sent: 0, errors: ["wlan0": "Network is unreachable"]), DiagnosticCode.discoverySendFailed,
+                "Network is unreachable"
+            ),
+            (statistics(sent: 3), .discoveryNoMulticast, "not even our own"),
+            (statistics(sent: 3, echoed: 3), .discoveryNoMDNSTraffic, "isolates clients"),
+            (statistics(sent: 3, echoed: 3, others: 12), .discoveryNoCastDevice, "12 mDNS packets"),
+        ])
     func causes(statistics: CastBrowserStatistics, code: DiagnosticCode, phrase: String) {
-        let diagnostic = CastDeviceBrowser.nothingFoundDiagnostic(statistics: statistics, interfaces: Self.wifi, waited: .seconds(3))
+        let diagnostic = CastDeviceBrowser.nothingFoundDiagnostic(
+            statistics: statistics, interfaces: Self.wifi, waited: .seconds(3))
         #expect(diagnostic.code == code)
         #expect(diagnostic.severity == .error)
         #expect(diagnostic.message.contains(phrase), "\(diagnostic.message)")

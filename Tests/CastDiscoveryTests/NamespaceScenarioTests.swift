@@ -59,7 +59,10 @@ struct NamespaceScenarioTests {
         let binary = try #require(Self.testBinary(), "cannot find the running test binary")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = ["--net", "--", "/bin/sh", "-c", scenario.setup + "; exec \"$0\" --testing-library swift-testing --filter InsideNetworkNamespace", binary]
+        process.arguments = [
+            "--net", "--", "/bin/sh", "-c",
+            scenario.setup + "; exec \"$0\" --testing-library swift-testing --filter InsideNetworkNamespace", binary,
+        ]
         var environment = ProcessInfo.processInfo.environment
         environment[scenarioVariable] = scenario.rawValue
         process.environment = environment
@@ -71,12 +74,15 @@ struct NamespaceScenarioTests {
         process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)
         let passed = text.range(of: #"Test run with 1 test.* passed"#, options: .regularExpression) != nil
-        #expect(process.terminationStatus == 0 && passed, "scenario \(scenario.rawValue) failed in its namespace:\n\(text)")
+        #expect(
+            process.terminationStatus == 0 && passed, "scenario \(scenario.rawValue) failed in its namespace:\n\(text)")
     }
 
     /// The executable of this test process (the `.xctest` bundle SwiftPM runs).
     static func testBinary() -> String? {
-        guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+            return nil
+        }
         return path
     }
 }
@@ -87,8 +93,10 @@ struct InsideNetworkNamespace {
     @Test func runScenario() async throws {
         // Refuse to send anything unless this process sees only the namespace's own interfaces.
         let names = try NetworkInterface.all().map(\.name)
-        try #require(Set(names).isSubset(of: ["lo", "cpv0", "cpv1"]), "not inside a private network namespace: \(names)")
-        let scenario = try #require(NamespaceScenario(rawValue: ProcessInfo.processInfo.environment[scenarioVariable] ?? ""))
+        try #require(
+            Set(names).isSubset(of: ["lo", "cpv0", "cpv1"]), "not inside a private network namespace: \(names)")
+        let scenario = try #require(
+            NamespaceScenario(rawValue: ProcessInfo.processInfo.environment[scenarioVariable] ?? ""))
         switch scenario {
         case .responderAnswersQueries: try await responderAnswersQueries()
         case .browserFindsThreeDevices: try await browserFindsThreeDevices()
@@ -103,21 +111,29 @@ struct InsideNetworkNamespace {
 
     var loopback: [NetworkInterface] { get throws { try NetworkInterface.named(["lo"]) } }
 
-    static let ids = ["3f1a8e0c5b7d4e2a9c6b1d0e8f7a6b5c", "0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a", "a1b2c3d4e5f64a7b8c9d0e1f2a3b4c5d"].compactMap(CastDeviceID.init)
+    static let ids = [
+        "3f1a8e0c5b7d4e2a9c6b1d0e8f7a6b5c", "0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a", "a1b2c3d4e5f64a7b8c9d0e1f2a3b4c5d",
+    ].compactMap(CastDeviceID.init)
 
     /// A Cast device advertised with its own loopback address, so three can share `lo`.
-    static func device(_ index: Int, name: String, model: String = "Chromecast", port: UInt16 = 8009,
-                       capabilities: CastCapabilities = [.videoOut, .audioOut], running: String = "", address: String) -> MDNSService {
-        .castDevice(id: ids[index], friendlyName: name, model: model, port: port, capabilities: capabilities, runningApp: running,
-                    appIDs: ["CC1AD845"], addresses: [.v4(IPv4Address(address)!)])
+    static func device(
+        _ index: Int, name: String, model: String = "Chromecast", port: UInt16 = 8009,
+        capabilities: CastCapabilities = [.videoOut, .audioOut], running: String = "", address: String
+    ) -> MDNSService {
+        .castDevice(
+            id: ids[index], friendlyName: name, model: model, port: port, capabilities: capabilities,
+            runningApp: running,
+            appIDs: ["CC1AD845"], addresses: [.v4(IPv4Address(address)!)])
     }
 
     /// What the browser must report for `service` heard on `interface`.
     static func expectedRecord(_ service: MDNSService, on interface: NetworkInterface) -> CastDeviceRecord {
         let v4 = (service.addresses ?? []).compactMap { if case .v4(let a) = $0 { a } else { nil } }
         let v6 = (service.addresses ?? []).compactMap { if case .v6(let a) = $0 { a } else { nil } }
-        return CastDeviceRecord(instanceName: service.instanceName, host: service.hostName.description, port: service.port,
-                                ipv4Addresses: v4, ipv6Addresses: v6, txt: service.txt, interfaceName: interface.name, interfaceIndex: interface.index)
+        return CastDeviceRecord(
+            instanceName: service.instanceName, host: service.hostName.description, port: service.port,
+            ipv4Addresses: v4, ipv6Addresses: v6, txt: service.txt, interfaceName: interface.name,
+            interfaceIndex: interface.index)
     }
 
     // MARK: - Scenarios
@@ -136,7 +152,11 @@ struct InsideNetworkNamespace {
         #expect(reply.questions == [question])
         #expect(reply.answers == [DNSResourceRecord(name: .googleCast, ttl: 10, data: .ptr(service.instanceFullName))])
         let additional = reply.additionals
-        #expect(additional.contains { $0.data == .srv(DNSServiceLocation(port: 8009, target: service.hostName)) && $0.name == service.instanceFullName })
+        #expect(
+            additional.contains {
+                $0.data == .srv(DNSServiceLocation(port: 8009, target: service.hostName))
+                    && $0.name == service.instanceFullName
+            })
         #expect(additional.contains { $0.data == .txt(service.txt) })
         #expect(additional.contains { $0.data == .a(.loopback) && $0.name == service.hostName })
         #expect(reply.allRecords.allSatisfy { $0.ttl <= 10 && !$0.cacheFlush })
@@ -158,15 +178,18 @@ struct InsideNetworkNamespace {
         try querier.sendRaw([0, 0, 0, 0, 0xFF, 0xFF, 0, 0, 0, 0, 0, 0, 0xC0, 0x0C])
         let known = DNSResourceRecord(name: .googleCast, ttl: 4500, data: .ptr(service.instanceFullName))
         try querier.sendToGroup(DNSMessage(questions: [question], answers: [known]), on: lo[0])
-        try querier.sendToGroup(DNSMessage(questions: [DNSQuestion(name: "_airplay._tcp.local", type: .ptr)]), on: lo[0])
+        try querier.sendToGroup(
+            DNSMessage(questions: [DNSQuestion(name: "_airplay._tcp.local", type: .ptr)]), on: lo[0])
         #expect(await querier.receive(timeout: .milliseconds(500)) == nil)
 
         // A QU question from port 5353 gets a unicast reply with full TTLs.
         let peer = try QuerierSocket(address: IPv4Address("127.0.0.2")!, port: 5353)
-        try peer.sendToGroup(DNSMessage(questions: [DNSQuestion(name: .googleCast, type: .ptr, wantsUnicastResponse: true)]), on: lo[0])
+        try peer.sendToGroup(
+            DNSMessage(questions: [DNSQuestion(name: .googleCast, type: .ptr, wantsUnicastResponse: true)]), on: lo[0])
         let unicast = try #require(await peer.receive(timeout: .seconds(2)), "no unicast reply to a QU question")
         #expect(unicast.id == 0 && unicast.questions.isEmpty)
-        #expect(unicast.answers == [DNSResourceRecord(name: .googleCast, ttl: 4500, data: .ptr(service.instanceFullName))])
+        #expect(
+            unicast.answers == [DNSResourceRecord(name: .googleCast, ttl: 4500, data: .ptr(service.instanceFullName))])
         await responder.stop()
     }
 
@@ -174,17 +197,23 @@ struct InsideNetworkNamespace {
         let lo = try loopback
         let services = [
             Self.device(0, name: "Living Room TV", address: "127.0.0.2"),
-            Self.device(1, name: "Kitchen speaker", model: "Google Home Mini", capabilities: CastCapabilities(rawValue: 2052), running: "Spotify", address: "127.0.0.3"),
-            Self.device(2, name: "Whole house", model: "Google Cast Group", port: 32219, capabilities: CastCapabilities(rawValue: 2084), address: "127.0.0.4"),
+            Self.device(
+                1, name: "Kitchen speaker", model: "Google Home Mini", capabilities: CastCapabilities(rawValue: 2052),
+                running: "Spotify", address: "127.0.0.3"),
+            Self.device(
+                2, name: "Whole house", model: "Google Cast Group", port: 32219,
+                capabilities: CastCapabilities(rawValue: 2084), address: "127.0.0.4"),
         ]
         let responders = try services.map { try MDNSResponder(advertising: $0, on: lo) }
         let browser = try CastDeviceBrowser(interfaces: lo)
         let log = EventLog(browser.events)
-        let found = await log.wait(timeout: .seconds(5)) { events in events.filter { if case .found = $0 { true } else { false } }.count >= 3 }
+        let found = await log.wait(timeout: .seconds(5)) { events in
+            events.filter { if case .found = $0 { true } else { false } }.count >= 3
+        }
         #expect(found, "found \(browser.devices.count) of 3 devices; statistics \(browser.statistics)")
         let expected = services.map { Self.expectedRecord($0, on: lo[0]) }.sorted { $0.displayName < $1.displayName }
         #expect(browser.devices == expected, "events: \(log.snapshot)")
-        #expect(browser.devices.map(\.isGroup) == [false, false, true])   // Kitchen, Living Room, Whole house
+        #expect(browser.devices.map(\.isGroup) == [false, false, true])  // Kitchen, Living Room, Whole house
         #expect(browser.devices.map(\.statusText) == ["Spotify", "", ""])
 
         // The one-shot form finds the same devices.
@@ -205,7 +234,8 @@ struct InsideNetworkNamespace {
         let updated = await log.wait(timeout: .seconds(5)) { events in
             events.contains { event in
                 guard case .updated(let record, let previous) = event else { return false }
-                return record.statusText == "YouTube" && record.receiverStatus == 1 && previous.statusText == "" && previous.receiverStatus == 0
+                return record.statusText == "YouTube" && record.receiverStatus == 1 && previous.statusText == ""
+                    && previous.receiverStatus == 0
             }
         }
         #expect(updated, "events: \(log.snapshot)")
@@ -223,7 +253,9 @@ struct InsideNetworkNamespace {
         let stopped = ContinuousClock.now
         await responder.stop()
         let removed = await log.wait(timeout: .seconds(3)) { events in
-            events.contains { if case .removed(let record, .goodbye) = $0 { record.friendlyName == "Den" } else { false } }
+            events.contains {
+                if case .removed(let record, .goodbye) = $0 { record.friendlyName == "Den" } else { false }
+            }
         }
         #expect(removed, "events: \(log.snapshot)")
         #expect(ContinuousClock.now - stopped < .seconds(2))
@@ -243,7 +275,13 @@ struct InsideNetworkNamespace {
         // The new A record carries the cache-flush bit, so the old address goes within about a
         // second of the second announcement (RFC 6762 §10.2).
         let moved = await log.wait(timeout: .seconds(5)) { events in
-            events.contains { if case .updated(let record, _) = $0 { record.ipv4Addresses == [IPv4Address("127.0.0.5")!] } else { false } }
+            events.contains {
+                if case .updated(let record, _) = $0 {
+                    record.ipv4Addresses == [IPv4Address("127.0.0.5")!]
+                } else {
+                    false
+                }
+            }
         }
         #expect(moved, "events: \(log.snapshot)")
         #expect(browser.devices.map(\.ipv4Addresses) == [[IPv4Address("127.0.0.5")!]])
@@ -296,7 +334,7 @@ extension InsideNetworkNamespace {
         // Let the two start-up announcements pass (and the one-second rule expire) before anyone listens.
         try await Task.sleep(for: .milliseconds(2500))
         var configuration = CastDeviceBrowser.Configuration()
-        configuration.initialQueryDelay = .seconds(60) ... .seconds(60)   // no PTR query of its own
+        configuration.initialQueryDelay = .seconds(60) ... .seconds(60)  // no PTR query of its own
         let browser = try CastDeviceBrowser(interfaces: lo, configuration: configuration)
         let log = EventLog(browser.events)
         let other = try QuerierSocket(address: IPv4Address("127.0.0.2")!, port: 5353)

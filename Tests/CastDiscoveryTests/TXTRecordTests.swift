@@ -35,7 +35,8 @@ struct TXTRecordTests {
     func binaryValues() throws {
         let value: [UInt8] = [0x00, 0xFF, 0xC3, 0x28, 0x3D, 0x0A]
         let txt = DNSTextRecord(attributes: [.init(key: "bin", value: value), .init(key: "bare", value: nil)])
-        let bytes = try DNSMessageEncoder().encode(.mdnsResponse(answers: [DNSResourceRecord(name: "t.local", ttl: 1, data: .txt(txt))]))
+        let bytes = try DNSMessageEncoder().encode(
+            .mdnsResponse(answers: [DNSResourceRecord(name: "t.local", ttl: 1, data: .txt(txt))]))
         let decoded = try DNSMessageDecoder().decode(bytes)
         guard case .txt(let back) = decoded.answers[0].data else {
             Issue.record("not a TXT record")

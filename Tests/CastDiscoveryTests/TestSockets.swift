@@ -19,7 +19,9 @@ final class QuerierSocket {
         local.sin_family = sa_family_t(AF_INET)
         local.sin_port = port.bigEndian
         local.sin_addr = in_addr(s_addr: address.value.bigEndian)
-        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, 16) } }
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, 16) }
+        }
         guard bound == 0 else {
             let code = errno
             close(fd)
@@ -27,7 +29,9 @@ final class QuerierSocket {
         }
         var actual = sockaddr_in()
         var length = socklen_t(16)
-        _ = withUnsafeMutablePointer(to: &actual) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         descriptor = fd
         self.port = UInt16(bigEndian: actual.sin_port)
     }
@@ -36,7 +40,8 @@ final class QuerierSocket {
 
     /// Sends `message` to 224.0.0.251:5353 out of `interface`.
     func sendToGroup(_ message: DNSMessage, on interface: NetworkInterface) throws {
-        var request = ip_mreqn(imr_multiaddr: in_addr(s_addr: 0), imr_address: in_addr(s_addr: 0), imr_ifindex: Int32(interface.index))
+        var request = ip_mreqn(
+            imr_multiaddr: in_addr(s_addr: 0), imr_address: in_addr(s_addr: 0), imr_ifindex: Int32(interface.index))
         setsockopt(descriptor, Int32(IPPROTO_IP), IP_MULTICAST_IF, &request, socklen_t(MemoryLayout<ip_mreqn>.size))
         try sendRaw(DNSMessageEncoder().encode(message))
     }

@@ -26,9 +26,13 @@ struct CastValidatorRuleTests {
             code: "media.content-id-missing", label: "no contentId or contentUrl", severity: .error, path: "$.media",
             good: F.load(), bad: F.load(media: { $0["contentId"] = nil })),
         RuleCase(
-            code: "media.content-id-missing", label: "contentUrl without contentId", severity: .warning, path: "$.media",
+            code: "media.content-id-missing", label: "contentUrl without contentId", severity: .warning,
+            path: "$.media",
             good: F.load(media: { $0["contentUrl"] = .string(F.mediaURL) }),
-            bad: F.load(media: { $0["contentId"] = nil; $0["contentUrl"] = .string(F.mediaURL) })),
+            bad: F.load(media: {
+                $0["contentId"] = nil
+                $0["contentUrl"] = .string(F.mediaURL)
+            })),
         RuleCase(
             code: "url.not-absolute", label: "relative path", severity: .error, path: "$.media.contentId",
             good: F.load(), bad: F.load(media: { $0["contentId"] = "films/sintel.mp4" }),
@@ -58,7 +62,9 @@ struct CastValidatorRuleTests {
             path: "$.media.metadata.images[0].url",
             good: F.load(),
             bad: F.load(media: {
-                $0["metadata"] = ["metadataType": 1, "title": "Sintel", "images": [["url": "http://localhost/poster.jpg"]]]
+                $0["metadata"] = [
+                    "metadataType": 1, "title": "Sintel", "images": [["url": "http://localhost/poster.jpg"]],
+                ]
             })),
 
         // MARK: Content type
@@ -66,9 +72,11 @@ struct CastValidatorRuleTests {
             code: "media.content-type-missing", label: "absent", severity: .error, path: "$.media.contentType",
             good: F.load(), bad: F.load(media: { $0["contentType"] = nil }), fixContains: "video/mp4"),
         RuleCase(
-            code: "media.content-type-malformed", label: "unquoted codecs list", severity: .error, path: "$.media.contentType",
+            code: "media.content-type-malformed", label: "unquoted codecs list", severity: .error,
+            path: "$.media.contentType",
             good: F.load(media: { $0["contentType"] = #"video/mp4; codecs="avc1.640028, mp4a.40.2""# }),
-            bad: F.load(media: { $0["contentType"] = "video/mp4; codecs=avc1.640028,mp4a.40.2" }), fixContains: #"codecs="a, b""#),
+            bad: F.load(media: { $0["contentType"] = "video/mp4; codecs=avc1.640028,mp4a.40.2" }),
+            fixContains: #"codecs="a, b""#),
         RuleCase(
             code: "media.content-type-unknown", label: "videos/mp4", severity: .error, path: "$.media.contentType",
             good: F.load(), bad: F.load(media: { $0["contentType"] = "videos/mp4" }), fixContains: #""video/mp4""#),
@@ -80,7 +88,8 @@ struct CastValidatorRuleTests {
                 $0["contentType"] = "video/x-matroska"
             }), fixContains: "ffmpeg"),
         RuleCase(
-            code: "media.content-type-mismatch", label: ".m3u8 sent as video/mp4", severity: .error, path: "$.media.contentType",
+            code: "media.content-type-mismatch", label: ".m3u8 sent as video/mp4", severity: .error,
+            path: "$.media.contentType",
             good: F.load(media: {
                 $0["contentId"] = "https://media.example.com/films/sintel/master.m3u8"
                 $0["contentType"] = "application/x-mpegurl"
@@ -100,15 +109,22 @@ struct CastValidatorRuleTests {
             good: F.load(), bad: F.load(media: { $0["duration"] = -5 })),
         RuleCase(
             code: "media.duration-stream-type", label: "LIVE with 600", severity: .warning, path: "$.media.duration",
-            good: F.load(media: { $0["streamType"] = "LIVE"; $0["duration"] = -1 }),
-            bad: F.load(media: { $0["streamType"] = "LIVE"; $0["duration"] = 600 })),
+            good: F.load(media: {
+                $0["streamType"] = "LIVE"
+                $0["duration"] = -1
+            }),
+            bad: F.load(media: {
+                $0["streamType"] = "LIVE"
+                $0["duration"] = 600
+            })),
         RuleCase(
             code: "media.duration-missing", label: "BUFFERED without duration", severity: .warning, path: "$.media",
             good: F.load(), bad: F.load(media: { $0["duration"] = nil })),
 
         // MARK: Tracks
         RuleCase(
-            code: "track.id-duplicate", label: "two tracks with id 1", severity: .error, path: "$.media.tracks[1].trackId",
+            code: "track.id-duplicate", label: "two tracks with id 1", severity: .error,
+            path: "$.media.tracks[1].trackId",
             good: F.loadWithTracks([F.englishSubtitles, F.frenchSubtitles]),
             bad: F.loadWithTracks([F.englishSubtitles, F.track(F.frenchSubtitles) { $0["trackId"] = 1 }])),
         RuleCase(
@@ -121,34 +137,47 @@ struct CastValidatorRuleTests {
             code: "track.type-missing", label: "no type", severity: .error, path: "$.media.tracks[0]",
             good: F.loadWithTracks([F.englishSubtitles]), bad: F.loadWithTracks([F.track { $0["type"] = nil }])),
         RuleCase(
-            code: "track.content-id-missing", label: "TEXT without trackContentId", severity: .error, path: "$.media.tracks[0]",
-            good: F.loadWithTracks([F.englishSubtitles]), bad: F.loadWithTracks([F.track { $0["trackContentId"] = nil }])),
+            code: "track.content-id-missing", label: "TEXT without trackContentId", severity: .error,
+            path: "$.media.tracks[0]",
+            good: F.loadWithTracks([F.englishSubtitles]),
+            bad: F.loadWithTracks([F.track { $0["trackContentId"] = nil }])),
         RuleCase(
-            code: "track.content-type-missing", label: "TEXT without trackContentType", severity: .error, path: "$.media.tracks[0]",
-            good: F.loadWithTracks([F.englishSubtitles]), bad: F.loadWithTracks([F.track { $0["trackContentType"] = nil }])),
+            code: "track.content-type-missing", label: "TEXT without trackContentType", severity: .error,
+            path: "$.media.tracks[0]",
+            good: F.loadWithTracks([F.englishSubtitles]),
+            bad: F.loadWithTracks([F.track { $0["trackContentType"] = nil }])),
         RuleCase(
-            code: "track.content-type-unsupported", label: "SRT", severity: .error, path: "$.media.tracks[0].trackContentType",
+            code: "track.content-type-unsupported", label: "SRT", severity: .error,
+            path: "$.media.tracks[0].trackContentType",
             good: F.loadWithTracks([F.englishSubtitles]),
             bad: F.loadWithTracks([
                 F.track {
                     $0["trackContentId"] = "https://media.example.com/films/sintel.en.srt"
                     $0["trackContentType"] = "application/x-subrip"
-                },
+                }
             ]), fixContains: "castprep captions convert"),
         RuleCase(
-            code: "track.language-missing", label: "SUBTITLES without language", severity: .error, path: "$.media.tracks[0]",
+            code: "track.language-missing", label: "SUBTITLES without language", severity: .error,
+            path: "$.media.tracks[0]",
             good: F.loadWithTracks([F.englishSubtitles]), bad: F.loadWithTracks([F.track { $0["language"] = nil }])),
         RuleCase(
-            code: "track.language-missing", label: "CAPTIONS without language", severity: .warning, path: "$.media.tracks[0]",
+            code: "track.language-missing", label: "CAPTIONS without language", severity: .warning,
+            path: "$.media.tracks[0]",
             good: F.loadWithTracks([F.track { $0["subtype"] = "CAPTIONS" }]),
-            bad: F.loadWithTracks([F.track { $0["subtype"] = "CAPTIONS"; $0["language"] = nil }])),
+            bad: F.loadWithTracks([
+                F.track {
+                    $0["subtype"] = "CAPTIONS"
+                    $0["language"] = nil
+                }
+            ])),
         RuleCase(
             code: "track.language-malformed", label: "en_US", severity: .error, path: "$.media.tracks[0].language",
             good: F.loadWithTracks([F.englishSubtitles]), bad: F.loadWithTracks([F.track { $0["language"] = "en_US" }]),
             fixContains: #""en-US""#),
         RuleCase(
             code: "track.language-name", label: "English", severity: .warning, path: "$.media.tracks[0].language",
-            good: F.loadWithTracks([F.englishSubtitles]), bad: F.loadWithTracks([F.track { $0["language"] = "English" }]),
+            good: F.loadWithTracks([F.englishSubtitles]),
+            bad: F.loadWithTracks([F.track { $0["language"] = "English" }]),
             fixContains: #""en""#),
         RuleCase(
             code: "load.active-track-unknown", label: "activeTrackIds names a missing track", severity: .error,
@@ -156,7 +185,8 @@ struct CastValidatorRuleTests {
             good: F.loadWithTracks([F.englishSubtitles], activeTrackIDs: [1]),
             bad: F.loadWithTracks([F.englishSubtitles], activeTrackIDs: [2]), fixContains: "1"),
         RuleCase(
-            code: "load.several-text-tracks-active", label: "two subtitle tracks on", severity: .warning, path: "$.activeTrackIds",
+            code: "load.several-text-tracks-active", label: "two subtitle tracks on", severity: .warning,
+            path: "$.activeTrackIds",
             good: F.loadWithTracks([F.englishSubtitles, F.frenchSubtitles], activeTrackIDs: [2]),
             bad: F.loadWithTracks([F.englishSubtitles, F.frenchSubtitles], activeTrackIDs: [1, 2])),
 
@@ -165,7 +195,8 @@ struct CastValidatorRuleTests {
             code: "style.color-format", label: "#FFF", severity: .error, path: "$.media.textTrackStyle.foregroundColor",
             good: F.styled { _ in }, bad: F.styled { $0["foregroundColor"] = "#FFF" }),
         RuleCase(
-            code: "style.color-format", label: "#FFFFFF without alpha", severity: .error, path: "$.media.textTrackStyle.foregroundColor",
+            code: "style.color-format", label: "#FFFFFF without alpha", severity: .error,
+            path: "$.media.textTrackStyle.foregroundColor",
             good: F.styled { $0["foregroundColor"] = "#ffffffff" }, bad: F.styled { $0["foregroundColor"] = "#FFFFFF" },
             fixContains: "#FFFFFFFF"),
         RuleCase(
@@ -180,8 +211,14 @@ struct CastValidatorRuleTests {
         RuleCase(
             code: "style.corner-radius-ignored", label: "radius without ROUNDED_CORNERS", severity: .warning,
             path: "$.media.textTrackStyle.windowRoundedCornerRadius",
-            good: F.styled { $0["windowType"] = "ROUNDED_CORNERS"; $0["windowRoundedCornerRadius"] = 8 },
-            bad: F.styled { $0["windowType"] = "NORMAL"; $0["windowRoundedCornerRadius"] = 8 }),
+            good: F.styled {
+                $0["windowType"] = "ROUNDED_CORNERS"
+                $0["windowRoundedCornerRadius"] = 8
+            },
+            bad: F.styled {
+                $0["windowType"] = "NORMAL"
+                $0["windowRoundedCornerRadius"] = 8
+            }),
 
         // MARK: Queues
         RuleCase(
@@ -191,11 +228,15 @@ struct CastValidatorRuleTests {
             code: "queue.item-id-present", label: "QUEUE_INSERT", severity: .error, path: "$.items[0].itemId",
             good: F.queueInsert([F.item(3)]), bad: F.queueInsert([F.item(3) { $0["itemId"] = 3 }])),
         RuleCase(
-            code: "queue.item-id-present", label: "LOAD queueData", severity: .error, path: "$.queueData.items[0].itemId",
+            code: "queue.item-id-present", label: "LOAD queueData", severity: .error,
+            path: "$.queueData.items[0].itemId",
             good: F.load(load: { $0["queueData"] = ["items": [.object(F.item(1))], "startIndex": 0] }),
-            bad: F.load(load: { $0["queueData"] = ["items": [.object(F.item(1) { $0["itemId"] = 7 })], "startIndex": 0] })),
+            bad: F.load(load: {
+                $0["queueData"] = ["items": [.object(F.item(1) { $0["itemId"] = 7 })], "startIndex": 0]
+            })),
         RuleCase(
-            code: "queue.start-index-range", label: "QUEUE_LOAD startIndex past the end", severity: .error, path: "$.startIndex",
+            code: "queue.start-index-range", label: "QUEUE_LOAD startIndex past the end", severity: .error,
+            path: "$.startIndex",
             good: F.queueLoad([F.item(1), F.item(2)]) { $0["startIndex"] = 1 },
             bad: F.queueLoad([F.item(1), F.item(2)]) { $0["startIndex"] = 2 }),
         RuleCase(
@@ -205,14 +246,16 @@ struct CastValidatorRuleTests {
             bad: F.load(load: { $0["queueData"] = ["items": [.object(F.item(1))], "startIndex": -1] })),
         RuleCase(
             code: "queue.preload-negative", label: "-5", severity: .error, path: "$.items[1].preloadTime",
-            good: F.queueLoad([F.item(1), F.item(2)]), bad: F.queueLoad([F.item(1), F.item(2) { $0["preloadTime"] = -5 }])),
+            good: F.queueLoad([F.item(1), F.item(2)]),
+            bad: F.queueLoad([F.item(1), F.item(2) { $0["preloadTime"] = -5 }])),
         RuleCase(
             code: "queue.items-empty", label: "QUEUE_LOAD with no items", severity: .error, path: "$.items",
             good: F.queueLoad([F.item(1)]), bad: F.queueLoad([])),
 
         // MARK: HLS formats
         RuleCase(
-            code: "media.hls-format-not-hls", label: "hlsSegmentFormat on MP4", severity: .warning, path: "$.media.hlsSegmentFormat",
+            code: "media.hls-format-not-hls", label: "hlsSegmentFormat on MP4", severity: .warning,
+            path: "$.media.hlsSegmentFormat",
             good: F.load(media: {
                 $0["contentId"] = "https://media.example.com/films/sintel/master.m3u8"
                 $0["contentType"] = "application/x-mpegurl"
@@ -244,14 +287,19 @@ struct CastValidatorRuleTests {
             good: F.launch(), bad: F.launch { $0["appId"] = nil }, fixContains: "CC1AD845"),
         RuleCase(
             code: "value.unknown", label: "supportedAppTypes ANDROID", severity: .error, path: "$.supportedAppTypes[1]",
-            good: F.launch(), bad: F.launch { $0["supportedAppTypes"] = ["WEB", "ANDROID"] }, fixContains: #""ANDROID_TV""#),
+            good: F.launch(), bad: F.launch { $0["supportedAppTypes"] = ["WEB", "ANDROID"] },
+            fixContains: #""ANDROID_TV""#),
 
         // MARK: Metadata and JSON shape
         RuleCase(
-            code: "metadata.field-not-for-type", label: "studio on MUSIC_TRACK", severity: .warning, path: "$.media.metadata.studio",
+            code: "metadata.field-not-for-type", label: "studio on MUSIC_TRACK", severity: .warning,
+            path: "$.media.metadata.studio",
             good: F.load(),
             bad: F.load(media: {
-                $0["metadata"] = ["metadataType": 3, "title": "Sintel Main Theme", "artist": "Jan Morgenstern", "studio": "Blender Foundation"]
+                $0["metadata"] = [
+                    "metadataType": 3, "title": "Sintel Main Theme", "artist": "Jan Morgenstern",
+                    "studio": "Blender Foundation",
+                ]
             })),
         RuleCase(
             code: "json.unknown-member", label: "contentID", severity: .warning, path: "$.media.contentID",
@@ -336,12 +384,14 @@ struct CastValidatorMessageTests {
         #expect(diagnostics.isEmpty, "\(diagnostics)")
     }
 
-    @Test("content type case: a note only where case does not matter and the fix differs; codec strings are left as written", arguments: [
-        ("video/mp4; codecs=\"avc1.6E000C, mp4a.40.2\"", nil),
-        ("Video/MP4", "video/mp4"),
-        ("video/mp4; Codecs=\"avc1.640028\"", "video/mp4; codecs=avc1.640028"),
-        ("application/x-mpegURL", "application/x-mpegurl"),
-    ] as [(String, String?)])
+    @Test(
+        "content type case: a note only where case does not matter and the fix differs; codec strings are left as written",
+        arguments: [
+            ("video/mp4; codecs=\"avc1.6E000C, mp4a.40.2\"", nil),
+            ("Video/MP4", "video/mp4"),
+            ("video/mp4; Codecs=\"avc1.640028\"", "video/mp4; codecs=avc1.640028"),
+            ("application/x-mpegURL", "application/x-mpegurl"),
+        ] as [(String, String?)])
     func contentTypeCase(contentType: String, fix: String?) throws {
         let text = Fixture.load(media: {
             $0["contentId"] = "https://media.example.com/a.mp4"
@@ -369,7 +419,12 @@ struct CastValidatorMessageTests {
                 $0["hlsVideoSegmentFormat"] = "fmp4"
                 $0["startAbsoluteTime"] = 1_700_000_000
             },
-            load: { $0["queueData"] = ["queueType": "LIVE_TV", "repeatMode": "REPEAT_OFF", "startIndex": 0, "items": [.object(Fixture.item(1))]] })
+            load: {
+                $0["queueData"] = [
+                    "queueType": "LIVE_TV", "repeatMode": "REPEAT_OFF", "startIndex": 0,
+                    "items": [.object(Fixture.item(1))],
+                ]
+            })
         let diagnostics = try findings(text)
         #expect(diagnostics.isEmpty, "\(diagnostics)")
     }
@@ -400,7 +455,10 @@ struct CastValidatorMessageTests {
             (Fixture.launch(), "LAUNCH"),
             (compact(Fixture.media), "MediaInformation"),
             (#"{"type":"MEDIA_STATUS","requestId":0,"status":[]}"#, "MEDIA_STATUS"),
-            (#"{"type":"RECEIVER_STATUS","requestId":0,"status":{"volume":{"level":1.0,"muted":false}}}"#, "RECEIVER_STATUS"),
+            (
+                #"{"type":"RECEIVER_STATUS","requestId":0,"status":{"volume":{"level":1.0,"muted":false}}}"#,
+                "RECEIVER_STATUS"
+            ),
             (#"{"type":"SEEK","requestId":3,"mediaSessionId":1,"currentTime":42.5}"#, "SEEK"),
             (#"{"type":"QUEUE_NEXT","requestId":4}"#, "QUEUE_NEXT"),
             (#"{"type":"GET_STATUS","requestId":1}"#, "GET_STATUS"),
@@ -431,7 +489,8 @@ struct CastValidatorMessageTests {
 
     @Test("EDIT_TRACKS_INFO is checked against the current tracks when they are known")
     func editTracks() throws {
-        let json = try parseJSON(#"{"type":"EDIT_TRACKS_INFO","requestId":9,"mediaSessionId":1,"activeTrackIds":[1,4],"language":"en_GB"}"#)
+        let json = try parseJSON(
+            #"{"type":"EDIT_TRACKS_INFO","requestId":9,"mediaSessionId":1,"activeTrackIds":[1,4],"language":"en_GB"}"#)
         var diagnostics: [Diagnostic] = []
         let decoded = EditTracksInfoRequest.decode(from: json, at: .root, diagnostics: &diagnostics)
         let request = try #require(decoded)
@@ -445,7 +504,8 @@ struct CastValidatorMessageTests {
     }
 
     static let track = MediaTrack(
-        trackID: 1, type: .text, trackContentID: "https://x.example/a.vtt", trackContentType: "text/vtt", subtype: .subtitles,
+        trackID: 1, type: .text, trackContentID: "https://x.example/a.vtt", trackContentType: "text/vtt",
+        subtype: .subtitles,
         language: "en")
 
     @Test("a track listed twice in activeTrackIds is a duplicate, not several active text tracks")
@@ -462,12 +522,14 @@ struct CastValidatorMessageTests {
     func rendering() {
         let diagnostic = Diagnostic(
             .error, "media.content-type-missing", "contentType is missing", fix: "set contentType",
-            location: .init(file: "load.json", line: 3, column: 5), path: JSONPath.root.appending("media").appending("contentType"))
-        #expect(diagnostic.description == """
-            load.json:3:5: error: [media.content-type-missing] contentType is missing
-                at: $.media.contentType
-                fix: set contentType
-            """)
+            location: .init(file: "load.json", line: 3, column: 5),
+            path: JSONPath.root.appending("media").appending("contentType"))
+        #expect(
+            diagnostic.description == """
+                load.json:3:5: error: [media.content-type-missing] contentType is missing
+                    at: $.media.contentType
+                    fix: set contentType
+                """)
         #expect([diagnostic].containsErrors)
         #expect([diagnostic].maximumSeverity == .error)
         #expect([Diagnostic]().maximumSeverity == nil)

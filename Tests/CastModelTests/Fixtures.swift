@@ -17,7 +17,8 @@ func parseJSON(_ text: String, sourceLocation: SourceLocation = #_sourceLocation
 func findings(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [Diagnostic] {
     let json = try parseJSON(text, sourceLocation: sourceLocation)
     var diagnostics: [Diagnostic] = []
-    let message = try #require(CastMessage.decode(from: json, diagnostics: &diagnostics), sourceLocation: sourceLocation)
+    let message = try #require(
+        CastMessage.decode(from: json, diagnostics: &diagnostics), sourceLocation: sourceLocation)
     return diagnostics + CastValidator().validate(message)
 }
 
@@ -67,7 +68,9 @@ enum Fixture {
     ) -> String {
         var media = Self.media
         editMedia(&media)
-        var load: [String: JSONValue] = ["type": "LOAD", "requestId": 1, "autoplay": true, "currentTime": 0, "media": .object(media)]
+        var load: [String: JSONValue] = [
+            "type": "LOAD", "requestId": 1, "autoplay": true, "currentTime": 0, "media": .object(media),
+        ]
         editLoad(&load)
         return compact(load)
     }
@@ -76,15 +79,19 @@ enum Fixture {
     static func loadWithTracks(
         _ tracks: [[String: JSONValue]], style: [String: JSONValue]? = nil, activeTrackIDs: [Int]? = nil
     ) -> String {
-        load(media: { media in
-            media["tracks"] = .array(tracks.map { .object($0) })
-            if let style { media["textTrackStyle"] = .object(style) }
-        }, load: { load in
-            if let activeTrackIDs { load["activeTrackIds"] = .array(activeTrackIDs.map { JSONValue($0) }) }
-        })
+        load(
+            media: { media in
+                media["tracks"] = .array(tracks.map { .object($0) })
+                if let style { media["textTrackStyle"] = .object(style) }
+            },
+            load: { load in
+                if let activeTrackIDs { load["activeTrackIds"] = .array(activeTrackIDs.map { JSONValue($0) }) }
+            })
     }
 
-    static func track(_ base: [String: JSONValue] = englishSubtitles, _ edit: (inout [String: JSONValue]) -> Void) -> [String: JSONValue] {
+    static func track(_ base: [String: JSONValue] = englishSubtitles, _ edit: (inout [String: JSONValue]) -> Void)
+        -> [String: JSONValue]
+    {
         var track = base
         edit(&track)
         return track
@@ -115,9 +122,10 @@ enum Fixture {
                     "originalAirdate": "2012-05-01",
                     "images": [
                         [
-                            "url": .string("https://media.example.com/series/open-movies/episode-\(number)-480x270.jpg"),
+                            "url": .string(
+                                "https://media.example.com/series/open-movies/episode-\(number)-480x270.jpg"),
                             "width": 480, "height": 270,
-                        ],
+                        ]
                     ],
                 ],
             ],
@@ -126,7 +134,9 @@ enum Fixture {
         return item
     }
 
-    static func queueLoad(_ items: [[String: JSONValue]], edit: (inout [String: JSONValue]) -> Void = { _ in }) -> String {
+    static func queueLoad(_ items: [[String: JSONValue]], edit: (inout [String: JSONValue]) -> Void = { _ in })
+        -> String
+    {
         var message: [String: JSONValue] = [
             "type": "QUEUE_LOAD", "requestId": 4, "items": .array(items.map { .object($0) }), "startIndex": 0,
             "repeatMode": "REPEAT_OFF",
@@ -136,12 +146,15 @@ enum Fixture {
     }
 
     static func queueInsert(_ items: [[String: JSONValue]]) -> String {
-        compact(["type": "QUEUE_INSERT", "requestId": 5, "mediaSessionId": 1, "items": .array(items.map { .object($0) })])
+        compact([
+            "type": "QUEUE_INSERT", "requestId": 5, "mediaSessionId": 1, "items": .array(items.map { .object($0) }),
+        ])
     }
 
     static func launch(_ edit: (inout [String: JSONValue]) -> Void = { _ in }) -> String {
         var message: [String: JSONValue] = [
-            "type": "LAUNCH", "requestId": 2, "appId": "CC1AD845", "language": "en-US", "supportedAppTypes": ["WEB", "ANDROID_TV"],
+            "type": "LAUNCH", "requestId": 2, "appId": "CC1AD845", "language": "en-US",
+            "supportedAppTypes": ["WEB", "ANDROID_TV"],
         ]
         edit(&message)
         return compact(message)
@@ -150,14 +163,18 @@ enum Fixture {
     /// A QueueItem value with realistic metadata, for the planner.
     static func queueItem(_ number: Int) -> QueueItem {
         var media = MediaInformation(
-            contentID: "https://media.example.com/library/tracks/\(number).m4a", contentType: "audio/mp4", streamType: .buffered,
+            contentID: "https://media.example.com/library/tracks/\(number).m4a", contentType: "audio/mp4",
+            streamType: .buffered,
             duration: 180 + Double(number % 120))
         var metadata = MediaMetadata(metadataType: .musicTrack, title: "Track \(number)")
         metadata.artist = "The Example Ensemble"
         metadata.albumName = "Collected Recordings, Volume \(number / 20 + 1)"
         metadata.trackNumber = number % 20 + 1
-        metadata.images = [CastImage(url: "https://media.example.com/library/covers/\(number / 20).jpg", width: 600, height: 600)]
+        metadata.images = [
+            CastImage(url: "https://media.example.com/library/covers/\(number / 20).jpg", width: 600, height: 600)
+        ]
         media.metadata = metadata
-        return QueueItem(media: media, autoplay: true, preloadTime: 10, customData: ["libraryId": .string("track-\(number)")])
+        return QueueItem(
+            media: media, autoplay: true, preloadTime: 10, customData: ["libraryId": .string("track-\(number)")])
     }
 }

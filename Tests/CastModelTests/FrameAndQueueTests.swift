@@ -8,16 +8,21 @@ struct CastFrameTests {
     // On the media namespace with the default ids the envelope is 87 bytes plus the payload's
     // length varint: 2 (version) + 1+1+8 (source "sender-0") + 1+1+36 (GUID destination)
     // + 1+1+32 (namespace) + 2 (payload type) + 1 (payload tag).
-    @Test("body size around the varint boundaries", arguments: [
-        (0, 88), (1, 89), (127, 215), (128, 217), (16_383, 16_472), (16_384, 16_474), (65_446, 65_536), (65_447, 65_537),
-    ])
+    @Test(
+        "body size around the varint boundaries",
+        arguments: [
+            (0, 88), (1, 89), (127, 215), (128, 217), (16_383, 16_472), (16_384, 16_474), (65_446, 65_536),
+            (65_447, 65_537),
+        ])
     func mediaBodySize(payload: Int, body: Int) {
         #expect(CastFrame.bodySize(payloadSize: payload, namespace: .media) == body)
     }
 
-    @Test("varint sizes", arguments: [
-        (0, 1), (1, 1), (127, 1), (128, 2), (16_383, 2), (16_384, 3), (2_097_151, 3), (2_097_152, 4),
-    ])
+    @Test(
+        "varint sizes",
+        arguments: [
+            (0, 1), (1, 1), (127, 1), (128, 2), (16_383, 2), (16_384, 3), (2_097_151, 3), (2_097_152, 4),
+        ])
     func varint(value: Int, size: Int) {
         #expect(CastFrame.varintSize(value) == size)
     }
@@ -30,15 +35,19 @@ struct CastFrameTests {
 
     @Test("source and destination ids count, including their own length varints")
     func customIDs() {
-        #expect(CastFrame.bodySize(payloadSize: 100, namespace: .media, sourceID: "sender-12345", destinationID: "receiver-0") == 166)
+        #expect(
+            CastFrame.bodySize(
+                payloadSize: 100, namespace: .media, sourceID: "sender-12345", destinationID: "receiver-0") == 166)
         let longID = String(repeating: "d", count: 200)
         // 1 tag + 2 length + 200 bytes instead of 1 + 1 + 36.
         #expect(CastFrame.bodySize(payloadSize: 100, namespace: .media, destinationID: longID) == 353)
     }
 
-    @Test("maximumPayloadSize is the largest payload whose body fits", arguments: [
-        CastNamespace.media, .receiver, .connection, .heartbeat, "urn:x-cast:com.example.custom",
-    ])
+    @Test(
+        "maximumPayloadSize is the largest payload whose body fits",
+        arguments: [
+            CastNamespace.media, .receiver, .connection, .heartbeat, "urn:x-cast:com.example.custom",
+        ])
     func maximumPayload(namespace: CastNamespace) {
         let maximum = CastFrame.maximumPayloadSize(namespace: namespace)
         #expect(CastFrame.bodySize(payloadSize: maximum, namespace: namespace) <= CastFrame.maximumBodySize)
@@ -167,7 +176,8 @@ struct QueuePlannerTests {
         big.customData = ["notes": .string(String(repeating: "n", count: 3_000))]
         // Measured sizes of the two empty envelopes with the largest ids a sender uses.
         let loadEnvelope = QueueLoadRequest(requestID: Int(Int32.max), items: [], startIndex: 0).jsonText.utf8.count
-        let insertEnvelope = QueueInsertRequest(requestID: Int(Int32.max), mediaSessionID: Int(Int32.max), items: []).jsonText.utf8.count
+        let insertEnvelope = QueueInsertRequest(requestID: Int(Int32.max), mediaSessionID: Int(Int32.max), items: [])
+            .jsonText.utf8.count
         #expect(insertEnvelope > loadEnvelope)
         let bigSize = big.jsonText.utf8.count + 1
         var oversized: [Int] = []
@@ -206,7 +216,8 @@ struct MediaStatusMergeTests {
     func keepsMedia() throws {
         let current = try status(WireSamples.mediaStatusPlaying)
         let update = try status(
-            #"{"type":"MEDIA_STATUS","requestId":0,"status":[{"mediaSessionId":1,"playbackRate":1,"playerState":"PAUSED","currentTime":61.2,"supportedMediaCommands":274447,"volume":{"level":1,"muted":false},"activeTrackIds":[]}]}"#)
+            #"{"type":"MEDIA_STATUS","requestId":0,"status":[{"mediaSessionId":1,"playbackRate":1,"playerState":"PAUSED","currentTime":61.2,"supportedMediaCommands":274447,"volume":{"level":1,"muted":false},"activeTrackIds":[]}]}"#
+        )
         #expect(update.media == nil)
         let merged = current.merging(update)
         #expect(merged.media == current.media)

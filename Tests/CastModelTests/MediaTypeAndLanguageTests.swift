@@ -17,17 +17,20 @@ struct MediaTypeTests {
     static let good: [MediaTypeCase] = [
         MediaTypeCase(text: "video/mp4", essence: "video/mp4", parameters: [], codecs: [], description: "video/mp4"),
         MediaTypeCase(
-            text: #"Video/MP4; Codecs="avc1.640028, mp4a.40.2""#, essence: "video/mp4", parameters: ["codecs=avc1.640028, mp4a.40.2"],
+            text: #"Video/MP4; Codecs="avc1.640028, mp4a.40.2""#, essence: "video/mp4",
+            parameters: ["codecs=avc1.640028, mp4a.40.2"],
             codecs: ["avc1.640028", "mp4a.40.2"], description: #"video/mp4; codecs="avc1.640028, mp4a.40.2""#),
         MediaTypeCase(
-            text: "audio/mp4;codecs=mp4a.40.2", essence: "audio/mp4", parameters: ["codecs=mp4a.40.2"], codecs: ["mp4a.40.2"],
+            text: "audio/mp4;codecs=mp4a.40.2", essence: "audio/mp4", parameters: ["codecs=mp4a.40.2"],
+            codecs: ["mp4a.40.2"],
             description: "audio/mp4; codecs=mp4a.40.2"),
         MediaTypeCase(
             text: "  video/webm ; codecs=vp9\t", essence: "video/webm", parameters: ["codecs=vp9"], codecs: ["vp9"],
             description: "video/webm; codecs=vp9"),
         MediaTypeCase(text: "text/vtt;", essence: "text/vtt", parameters: [], codecs: [], description: "text/vtt"),
         MediaTypeCase(
-            text: #"text/plain; charset="utf-8"; format=flowed"#, essence: "text/plain", parameters: ["charset=utf-8", "format=flowed"],
+            text: #"text/plain; charset="utf-8"; format=flowed"#, essence: "text/plain",
+            parameters: ["charset=utf-8", "format=flowed"],
             codecs: [], description: "text/plain; charset=utf-8; format=flowed"),
         MediaTypeCase(
             text: "application/vnd.apple.mpegurl", essence: "application/vnd.apple.mpegurl", parameters: [], codecs: [],
@@ -49,21 +52,23 @@ struct MediaTypeTests {
         #expect(try MediaType.parse(type.description).get() == type)
     }
 
-    @Test("malformed types fail with the reason", arguments: [
-        ("", MediaType.ParseError.empty),
-        ("   ", .empty),
-        ("video", .missingSlash),
-        ("vidéo/mp4", .missingSlash),
-        ("video/", .invalidToken("video/")),
-        ("/mp4", .invalidToken("/mp4")),
-        ("video/mp4 x", .invalidToken("x")),
-        ("video/mp4; codecs=avc1,mp4a", .unquotedListParameter("codecs")),
-        ("video/mp4; CODECS=avc1.640028,mp4a.40.2", .unquotedListParameter("codecs")),
-        (#"video/mp4; codecs="avc1"#, .unterminatedQuote),
-        ("video/mp4; codecs=", .malformedParameter("codecs")),
-        ("video/mp4; =x", .malformedParameter("=x")),
-        ("video/mp4; codecs", .malformedParameter("")),
-    ])
+    @Test(
+        "malformed types fail with the reason",
+        arguments: [
+            ("", MediaType.ParseError.empty),
+            ("   ", .empty),
+            ("video", .missingSlash),
+            ("vidéo/mp4", .missingSlash),
+            ("video/", .invalidToken("video/")),
+            ("/mp4", .invalidToken("/mp4")),
+            ("video/mp4 x", .invalidToken("x")),
+            ("video/mp4; codecs=avc1,mp4a", .unquotedListParameter("codecs")),
+            ("video/mp4; CODECS=avc1.640028,mp4a.40.2", .unquotedListParameter("codecs")),
+            (#"video/mp4; codecs="avc1"#, .unterminatedQuote),
+            ("video/mp4; codecs=", .malformedParameter("codecs")),
+            ("video/mp4; =x", .malformedParameter("=x")),
+            ("video/mp4; codecs", .malformedParameter("")),
+        ])
     func fails(text: String, error: MediaType.ParseError) {
         #expect(throws: error) { try MediaType.parse(text).get() }
     }
@@ -88,20 +93,27 @@ struct MediaTypeTests {
         #expect(MediaType(type: "video", subtype: "mp4") == parsed)
     }
 
-    @Test("families of content types", arguments: [
-        ("application/x-mpegurl", CastMediaTypes.Family.hls), ("audio/mpegurl", .hls), ("application/dash+xml", .dash),
-        ("application/vnd.ms-sstr+xml", .smooth), ("video/mp4", .progressive), ("audio/flac", .progressive),
-        ("image/jpeg", .image), ("text/vtt", .text), ("video/x-matroska", .unsupported), ("application/x-subrip", .unsupported),
-        ("videos/mp4", .unknown),
-    ])
+    @Test(
+        "families of content types",
+        arguments: [
+            ("application/x-mpegurl", CastMediaTypes.Family.hls), ("audio/mpegurl", .hls),
+            ("application/dash+xml", .dash),
+            ("application/vnd.ms-sstr+xml", .smooth), ("video/mp4", .progressive), ("audio/flac", .progressive),
+            ("image/jpeg", .image), ("text/vtt", .text), ("video/x-matroska", .unsupported),
+            ("application/x-subrip", .unsupported),
+            ("videos/mp4", .unknown),
+        ])
     func families(essence: String, family: CastMediaTypes.Family) {
         #expect(CastMediaTypes.family(of: essence) == family)
     }
 
-    @Test("content types implied by file extensions", arguments: [
-        ("m3u8", "application/x-mpegurl"), ("MPD", "application/dash+xml"), ("mp4", "video/mp4"), ("m4a", "audio/mp4"),
-        ("mkv", "video/x-matroska"), ("vtt", "text/vtt"), ("srt", "application/x-subrip"), ("webp", "image/webp"),
-    ])
+    @Test(
+        "content types implied by file extensions",
+        arguments: [
+            ("m3u8", "application/x-mpegurl"), ("MPD", "application/dash+xml"), ("mp4", "video/mp4"),
+            ("m4a", "audio/mp4"),
+            ("mkv", "video/x-matroska"), ("vtt", "text/vtt"), ("srt", "application/x-subrip"), ("webp", "image/webp"),
+        ])
     func extensions(ext: String, type: String) {
         #expect(CastMediaTypes.contentType(forExtension: ext) == type)
     }
@@ -115,22 +127,29 @@ struct MediaTypeTests {
 
 @Suite("LanguageTag")
 struct LanguageTagTests {
-    @Test("well-formed BCP 47 tags", arguments: [
-        "en", "EN", "en-US", "pt-BR", "zh-Hant", "zh-Hant-TW", "es-419", "sr-Latn-RS", "de-CH-1996", "fil", "und", "x-klingon",
-        "i-klingon",
-    ])
+    @Test(
+        "well-formed BCP 47 tags",
+        arguments: [
+            "en", "EN", "en-US", "pt-BR", "zh-Hant", "zh-Hant-TW", "es-419", "sr-Latn-RS", "de-CH-1996", "fil", "und",
+            "x-klingon",
+            "i-klingon",
+        ])
     func wellFormed(tag: String) {
         #expect(LanguageTag.check(tag) == .wellFormed)
     }
 
-    @Test("underscores are a fixable mistake", arguments: [("en_US", "en-US"), ("pt_BR", "pt-BR"), ("zh_Hant_TW", "zh-Hant-TW")])
+    @Test(
+        "underscores are a fixable mistake",
+        arguments: [("en_US", "en-US"), ("pt_BR", "pt-BR"), ("zh_Hant_TW", "zh-Hant-TW")])
     func underscores(tag: String, fixed: String) {
         #expect(LanguageTag.check(tag) == .underscore(fixed: fixed))
     }
 
-    @Test("language names are recognised, with the code when known", arguments: [
-        ("English", "en" as String?), ("FRENCH", "fr"), ("Português", nil), ("Klingon", nil),
-    ])
+    @Test(
+        "language names are recognised, with the code when known",
+        arguments: [
+            ("English", "en" as String?), ("FRENCH", "fr"), ("Português", nil), ("Klingon", nil),
+        ])
     func names(tag: String, suggestion: String?) {
         if tag.unicodeScalars.allSatisfy(\.isASCII) {
             #expect(LanguageTag.check(tag) == .looksLikeName(suggestion: suggestion))
@@ -140,7 +159,9 @@ struct LanguageTagTests {
         }
     }
 
-    @Test("malformed tags", arguments: ["", "e", "en-", "en--US", "e1", "123", "english-US", "en-US-abcdefghi", "en_", "en US", "en-Ü"])
+    @Test(
+        "malformed tags",
+        arguments: ["", "e", "en-", "en--US", "e1", "123", "english-US", "en-US-abcdefghi", "en_", "en US", "en-Ü"])
     func malformed(tag: String) {
         #expect(LanguageTag.check(tag) == .malformed)
     }
@@ -148,11 +169,14 @@ struct LanguageTagTests {
 
 @Suite("URL text readings")
 struct URLSyntaxTests {
-    @Test("the extension of the last path segment, lower-cased, without query or fragment", arguments: [
-        ("https://h/a/Movie.MP4?x=1", "mp4"), ("https://h/a/b.m3u8#t=1", "m3u8"), ("notes", nil), ("https://h/a.b/c", nil),
-        ("https://h/.hidden", nil), ("https://h/a.", nil), ("file:///v/Été.MKV", "mkv"), ("https://h/x.ÉTÉ", "été"),
-        ("https://h/a.tar.gz?v=2.1", "gz"), ("", nil), ("https://h/a/b?x=c.mp4", nil),
-    ] as [(String, String?)])
+    @Test(
+        "the extension of the last path segment, lower-cased, without query or fragment",
+        arguments: [
+            ("https://h/a/Movie.MP4?x=1", "mp4"), ("https://h/a/b.m3u8#t=1", "m3u8"), ("notes", nil),
+            ("https://h/a.b/c", nil),
+            ("https://h/.hidden", nil), ("https://h/a.", nil), ("file:///v/Été.MKV", "mkv"), ("https://h/x.ÉTÉ", "été"),
+            ("https://h/a.tar.gz?v=2.1", "gz"), ("", nil), ("https://h/a/b?x=c.mp4", nil),
+        ] as [(String, String?)])
     func pathExtension(text: String, expected: String?) {
         #expect(URLSyntax.pathExtension(of: text) == expected)
     }

@@ -18,11 +18,13 @@ func decode<T: CastJSONConvertible>(
 /// Realistic messages as real senders and devices write them.
 enum WireSamples {
     /// pychromecast `play_media` with subtitles: `sessionId`, `customData: {}`, integer currentTime, a `thumb` key.
-    static let pychromecastLoad = ##"{"activeTrackIds":[1],"autoplay":true,"currentTime":0,"customData":{},"media":{"contentId":"http://192.168.1.20:8123/local/bbb.mp4","contentType":"video/mp4","metadata":{"images":[{"url":"http://192.168.1.20:8123/local/bbb.jpg"}],"metadataType":0,"thumb":"http://192.168.1.20:8123/local/bbb.jpg","title":"Big Buck Bunny"},"streamType":"BUFFERED","textTrackStyle":{"backgroundColor":"#FFFFFF00","edgeColor":"#000000FF","edgeType":"OUTLINE"},"tracks":[{"language":"en-US","name":"en-US - 1 Subtitle","subtype":"SUBTITLES","trackContentId":"http://192.168.1.20:8123/local/bbb.en.vtt","trackContentType":"text/vtt","trackId":1,"type":"TEXT"}]},"requestId":3,"sessionId":"f4327fa9-ae8b-4f1a-8ba6-a1cd0fd7f3d7","type":"LOAD"}"##
+    static let pychromecastLoad =
+        ##"{"activeTrackIds":[1],"autoplay":true,"currentTime":0,"customData":{},"media":{"contentId":"http://192.168.1.20:8123/local/bbb.mp4","contentType":"video/mp4","metadata":{"images":[{"url":"http://192.168.1.20:8123/local/bbb.jpg"}],"metadataType":0,"thumb":"http://192.168.1.20:8123/local/bbb.jpg","title":"Big Buck Bunny"},"streamType":"BUFFERED","textTrackStyle":{"backgroundColor":"#FFFFFF00","edgeColor":"#000000FF","edgeType":"OUTLINE"},"tracks":[{"language":"en-US","name":"en-US - 1 Subtitle","subtype":"SUBTITLES","trackContentId":"http://192.168.1.20:8123/local/bbb.en.vtt","trackContentType":"text/vtt","trackId":1,"type":"TEXT"}]},"requestId":3,"sessionId":"f4327fa9-ae8b-4f1a-8ba6-a1cd0fd7f3d7","type":"LOAD"}"##
 
     /// go-chromecast `load`: queueData with only startIndex, `customData: null`, integer currentTime,
     /// duration 0 and empty metadata strings.
-    static let goChromecastLoad = #"{"autoplay":true,"currentTime":0,"customData":null,"media":{"contentId":"http://192.168.1.5:34567/Sintel.mp4","contentType":"video/mp4","duration":0,"metadata":{"artist":"","metadataType":0,"releaseDate":"","subtitle":"","title":""},"streamType":"BUFFERED"},"queueData":{"startIndex":0},"requestId":12,"type":"LOAD"}"#
+    static let goChromecastLoad =
+        #"{"autoplay":true,"currentTime":0,"customData":null,"media":{"contentId":"http://192.168.1.5:34567/Sintel.mp4","contentType":"video/mp4","duration":0,"metadata":{"artist":"","metadataType":0,"releaseDate":"","subtitle":"","title":""},"streamType":"BUFFERED"},"queueData":{"startIndex":0},"requestId":12,"type":"LOAD"}"#
 
     /// A LOAD that sets every modelled field of MediaInformation and its parts, plus queue data.
     static let fullLoad = #"""
@@ -139,7 +141,8 @@ enum WireSamples {
         """#
 
     /// The end of playback.
-    static let mediaStatusFinished = #"{"type":"MEDIA_STATUS","requestId":0,"status":[{"mediaSessionId":1,"playbackRate":1,"playerState":"IDLE","currentTime":0,"supportedMediaCommands":12303,"volume":{"level":1,"muted":false},"idleReason":"FINISHED"}]}"#
+    static let mediaStatusFinished =
+        #"{"type":"MEDIA_STATUS","requestId":0,"status":[{"mediaSessionId":1,"playbackRate":1,"playerState":"IDLE","currentTime":0,"supportedMediaCommands":12303,"volume":{"level":1,"muted":false},"idleReason":"FINISHED"}]}"#
 
     /// The Default Media Receiver running, as in the protocol reference (§2.3).
     static let receiverStatus = #"""
@@ -155,7 +158,8 @@ enum WireSamples {
         """#
 
     /// An idle speaker: no applications key at all.
-    static let receiverStatusIdle = #"{"requestId":7,"status":{"isActiveInput":false,"isStandBy":true,"volume":{"controlType":"master","level":0.35,"muted":true,"stepInterval":0.02}},"type":"RECEIVER_STATUS"}"#
+    static let receiverStatusIdle =
+        #"{"requestId":7,"status":{"isActiveInput":false,"isStandBy":true,"volume":{"controlType":"master","level":0.35,"muted":true,"stepInterval":0.02}},"type":"RECEIVER_STATUS"}"#
 }
 
 @Suite("Round trips of realistic messages")
@@ -253,8 +257,12 @@ struct RoundTripTests {
 
     @Test("customData round-trips arbitrary nested JSON with its literals")
     func customData() throws {
-        let custom = #"{"a":[1,{"b":null,"c":[[]],"d":{}}],"big":12345678901234567890,"e":"\u2028 \"q\"","exp":1E400,"f":1.10,"neg":-0}"#
-        let text = #"{"customData":"# + custom + #","media":{"contentId":"https://x.example/a.mp4","contentType":"video/mp4","customData":"# + custom + #","streamType":"BUFFERED"},"type":"LOAD"}"#
+        let custom =
+            #"{"a":[1,{"b":null,"c":[[]],"d":{}}],"big":12345678901234567890,"e":"\u2028 \"q\"","exp":1E400,"f":1.10,"neg":-0}"#
+        let text =
+            #"{"customData":"# + custom
+            + #","media":{"contentId":"https://x.example/a.mp4","contentType":"video/mp4","customData":"# + custom
+            + #","streamType":"BUFFERED"},"type":"LOAD"}"#
         let (load, _, diagnostics) = try decode(LoadRequest.self, text)
         #expect(diagnostics.isEmpty)
         #expect(load.jsonText == text)
@@ -264,7 +272,8 @@ struct RoundTripTests {
 
     @Test("unknown members are kept in extraMembers and written back")
     func unknownMembers() throws {
-        let text = #"{"media":{"atvEntity":"tv://sintel","contentId":"https://x.example/a.mp4","contentType":"video/mp4","metadata":{"metadataType":1,"title":"Sintel","vendorRating":{"stars":4.5}},"streamType":"BUFFERED","tracks":[{"trackId":1,"type":"AUDIO","x-codec":"ac-3"}]},"resumeState":"","type":"LOAD"}"#
+        let text =
+            #"{"media":{"atvEntity":"tv://sintel","contentId":"https://x.example/a.mp4","contentType":"video/mp4","metadata":{"metadataType":1,"title":"Sintel","vendorRating":{"stars":4.5}},"streamType":"BUFFERED","tracks":[{"trackId":1,"type":"AUDIO","x-codec":"ac-3"}]},"resumeState":"","type":"LOAD"}"#
         let (load, _, diagnostics) = try decode(LoadRequest.self, text)
         #expect(diagnostics.isEmpty, "\(diagnostics)")
         #expect(load.extraMembers == ["resumeState": ""])
@@ -274,18 +283,21 @@ struct RoundTripTests {
         #expect(load.jsonText == text)
     }
 
-    @Test("unknown vocabulary values decode, are not 'known', and are written back", arguments: [
-        #"{"media":{"contentId":"https://x.example/a.mp4","contentType":"video/mp4","streamType":"FUTURE"},"type":"LOAD"}"#,
-        #"{"media":{"contentId":"https://x.example/a.mp4","contentType":"video/mp4","hlsSegmentFormat":"e_ac3","mediaCategory":"HOLOGRAM","streamType":"BUFFERED"},"type":"LOAD"}"#,
-        #"{"media":{"contentId":"https://x.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED","tracks":[{"subtype":"KARAOKE","trackId":1,"type":"LYRICS"}]},"type":"LOAD"}"#,
-    ])
+    @Test(
+        "unknown vocabulary values decode, are not 'known', and are written back",
+        arguments: [
+            #"{"media":{"contentId":"https://x.example/a.mp4","contentType":"video/mp4","streamType":"FUTURE"},"type":"LOAD"}"#,
+            #"{"media":{"contentId":"https://x.example/a.mp4","contentType":"video/mp4","hlsSegmentFormat":"e_ac3","mediaCategory":"HOLOGRAM","streamType":"BUFFERED"},"type":"LOAD"}"#,
+            #"{"media":{"contentId":"https://x.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED","tracks":[{"subtype":"KARAOKE","trackId":1,"type":"LYRICS"}]},"type":"LOAD"}"#,
+        ])
     func unknownVocabulary(text: String) throws {
         let (load, _, diagnostics) = try decode(LoadRequest.self, text)
         #expect(diagnostics.isEmpty)
         #expect(load.jsonText == text)
         let media = try #require(load.media)
         let unknown = [
-            media.streamType.map { !$0.isKnown }, media.hlsSegmentFormat.map { !$0.isKnown }, media.mediaCategory.map { !$0.isKnown },
+            media.streamType.map { !$0.isKnown }, media.hlsSegmentFormat.map { !$0.isKnown },
+            media.mediaCategory.map { !$0.isKnown },
             media.tracks?.first.map { !$0.type.isKnown }, media.tracks?.first?.subtype.map { !$0.isKnown },
         ].compactMap { $0 }
         #expect(unknown.contains(true))
@@ -307,9 +319,11 @@ struct RoundTripTests {
         #expect(MetadataType(rawValue: 9).name == "unknown (9)")
     }
 
-    @Test("MEDIA_STATUS broadcasts round-trip exactly", arguments: [
-        WireSamples.mediaStatusPlaying, WireSamples.mediaStatusLoading, WireSamples.mediaStatusFinished,
-    ])
+    @Test(
+        "MEDIA_STATUS broadcasts round-trip exactly",
+        arguments: [
+            WireSamples.mediaStatusPlaying, WireSamples.mediaStatusLoading, WireSamples.mediaStatusFinished,
+        ])
     func mediaStatus(text: String) throws {
         let (message, json, diagnostics) = try decode(MediaStatusMessage.self, text)
         #expect(diagnostics.isEmpty, "\(diagnostics)")
@@ -370,7 +384,10 @@ struct RoundTripTests {
         let text = #"{"appId":"CC1AD845","namespaces":["urn:x-cast:com.google.cast.media"],"transportId":"web-5"}"#
         let (app, _, _) = try decode(ReceiverApplication.self, text)
         #expect(app.namespaces == ["urn:x-cast:com.google.cast.media"])
-        #expect(app.jsonText == #"{"appId":"CC1AD845","namespaces":[{"name":"urn:x-cast:com.google.cast.media"}],"transportId":"web-5"}"#)
+        #expect(
+            app.jsonText
+                == #"{"appId":"CC1AD845","namespaces":[{"name":"urn:x-cast:com.google.cast.media"}],"transportId":"web-5"}"#
+        )
     }
 
     @Test("requests built in Swift write the documented wire form")
@@ -378,7 +395,10 @@ struct RoundTripTests {
         var media = MediaInformation(contentID: "https://cdn.example/bbb.mp4", contentType: "video/mp4", duration: 596)
         media.metadata = MediaMetadata(metadataType: .movie, title: "Big Buck Bunny")
         let load = LoadRequest(requestID: 1, media: media)
-        #expect(load.jsonText == #"{"autoplay":true,"media":{"contentId":"https://cdn.example/bbb.mp4","contentType":"video/mp4","duration":596,"metadata":{"metadataType":1,"title":"Big Buck Bunny"},"streamType":"BUFFERED"},"requestId":1,"type":"LOAD"}"#)
+        #expect(
+            load.jsonText
+                == #"{"autoplay":true,"media":{"contentId":"https://cdn.example/bbb.mp4","contentType":"video/mp4","duration":596,"metadata":{"metadataType":1,"title":"Big Buck Bunny"},"streamType":"BUFFERED"},"requestId":1,"type":"LOAD"}"#
+        )
         #expect(LaunchRequest(requestID: 2).jsonText == #"{"appId":"CC1AD845","requestId":2,"type":"LAUNCH"}"#)
         let edit = EditTracksInfoRequest(requestID: 3, mediaSessionID: 1, activeTrackIDs: [])
         #expect(edit.jsonText == #"{"activeTrackIds":[],"mediaSessionId":1,"requestId":3,"type":"EDIT_TRACKS_INFO"}"#)
@@ -408,21 +428,24 @@ struct CodableTests {
             var status: MediaStatusMessage?
         }
         let (status, _, _) = try decode(MediaStatusMessage.self, WireSamples.mediaStatusFinished)
-        let saved = Saved(name: "last", media: MediaInformation(contentID: "https://x.example/a.mp4", contentType: "video/mp4"),
-                          status: status)
+        let saved = Saved(
+            name: "last", media: MediaInformation(contentID: "https://x.example/a.mp4", contentType: "video/mp4"),
+            status: status)
         let data = try JSONEncoder().encode(saved)
         #expect(try JSONDecoder().decode(Saved.self, from: data) == saved)
     }
 
-    @Test("JSONDecoder throws on type errors", arguments: [
-        #"{"type":"LOAD","media":{"contentId":"https://x.example/a.mp4","duration":"596"}}"#,
-        #"{"type":"LOAD","media":"https://x.example/a.mp4"}"#,
-        #"{"type":"LOAD","requestId":"1"}"#,
-        #"{"type":"LOAD","media":{"tracks":[{"trackId":1.5,"type":"TEXT"}]}}"#,
-        #"{"type":"QUEUE_LOAD","items":[]}"#,
-        #"[1,2]"#,
-        #""LOAD""#,
-    ])
+    @Test(
+        "JSONDecoder throws on type errors",
+        arguments: [
+            #"{"type":"LOAD","media":{"contentId":"https://x.example/a.mp4","duration":"596"}}"#,
+            #"{"type":"LOAD","media":"https://x.example/a.mp4"}"#,
+            #"{"type":"LOAD","requestId":"1"}"#,
+            #"{"type":"LOAD","media":{"tracks":[{"trackId":1.5,"type":"TEXT"}]}}"#,
+            #"{"type":"QUEUE_LOAD","items":[]}"#,
+            #"[1,2]"#,
+            #""LOAD""#,
+        ])
     func decoderThrows(text: String) {
         #expect(throws: DecodingError.self) {
             _ = try JSONDecoder().decode(LoadRequest.self, from: Data(text.utf8))
@@ -432,7 +455,8 @@ struct CodableTests {
     @Test("init(jsonText:) throws the code and path of the first error")
     func jsonTextThrows() throws {
         let error = try #require(throws: CastModelError.self) {
-            _ = try LoadRequest(jsonText: #"{"type":"LOAD","media":{"contentId":"https://x.example/a.mp4","duration":"596"}}"#)
+            _ = try LoadRequest(
+                jsonText: #"{"type":"LOAD","media":{"contentId":"https://x.example/a.mp4","duration":"596"}}"#)
         }
         #expect(error.code == "json.type-mismatch")
         #expect(error.message.hasPrefix("$.media.duration: "))

@@ -27,7 +27,8 @@ struct BinaryEndToEndTests {
         #expect(result.status == 0)
         #expect(result.output.split(separator: "\n").count == 4)
         #expect(!result.output.contains("castprep:"))
-        #expect(result.error.hasSuffix("castprep: 4 items read, 4 LOAD requests printed; 0 errors, 1 warning, 4 notes\n"))
+        #expect(
+            result.error.hasSuffix("castprep: 4 items read, 4 LOAD requests printed; 0 errors, 1 warning, 4 notes\n"))
     }
 
     @Test("load output round-trips through validate via a pipe")

@@ -7,7 +7,8 @@ import TestSupport
 @Suite("castprep captions", .serialized)
 struct CaptionsCommandTests {
     func scratchDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-captions-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-captions-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
@@ -64,13 +65,16 @@ struct CaptionsCommandTests {
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 
-    @Test("bad --offset and --encoding values are usage errors", arguments: [
-        (["--offset", "soon"], "is not a time offset"),
-        (["--encoding", "ebcdic-9"], "is not an encoding CastPrep reads"),
-    ])
+    @Test(
+        "bad --offset and --encoding values are usage errors",
+        arguments: [
+            (["--offset", "soon"], "is not a time offset"),
+            (["--encoding", "ebcdic-9"], "is not an encoding CastPrep reads"),
+        ])
     func usageErrors(extra: [String], expected: String) async {
         let io = CommandIO.capturing()
-        let status = await CastPrepCLI.run(arguments: ["captions", "convert", fixture("srt/duplicates.srt")] + extra, io: io)
+        let status = await CastPrepCLI.run(
+            arguments: ["captions", "convert", fixture("srt/duplicates.srt")] + extra, io: io)
         #expect(status == 64)
         #expect(io.capturedError.contains(expected))
     }
@@ -90,7 +94,9 @@ struct CaptionsCommandTests {
         let result = await castprep("captions", "convert", fixture("vtt/browser-kept.vtt"), "-o", "-")
         #expect(result.status == 0)
         #expect(result.error.contains("read 3, written 3, merged 0, dropped 0"))
-        #expect(result.output.components(separatedBy: "intro\n00:00:01.000 --> 00:00:02.000 line:0.0001 region:a\u{0B}b\n").count == 3)
+        #expect(
+            result.output.components(separatedBy: "intro\n00:00:01.000 --> 00:00:02.000 line:0.0001 region:a\u{0B}b\n")
+                .count == 3)
         #expect(result.output.contains("\nREGION\nid:a\u{0B}b width:50%"))
         #expect(result.output.contains("\n00:00:03.000 --> 00:00:04.000 size:50%\n"))
     }
@@ -99,7 +105,8 @@ struct CaptionsCommandTests {
     func convertMergeDuplicates() async {
         let faithful = await castprep("captions", "convert", fixture("srt/duplicates.srt"), "-o", "-")
         #expect(faithful.error.contains("read 4, written 4, merged 0, dropped 0"))
-        let merged = await castprep("captions", "convert", fixture("srt/duplicates.srt"), "-o", "-", "--merge-duplicates")
+        let merged = await castprep(
+            "captions", "convert", fixture("srt/duplicates.srt"), "-o", "-", "--merge-duplicates")
         #expect(merged.status == 0)
         #expect(merged.error.contains("read 4, written 2, merged 2, dropped 0"))
         #expect(merged.error.contains("[captions.cue-merged]"))
@@ -117,11 +124,15 @@ struct CaptionsCommandTests {
         #expect(!result.error.contains("ignored"))
     }
 
-    @Test("help texts match their snapshots", arguments: [["captions", "--help"], ["captions", "convert", "--help"], ["captions", "check", "--help"]])
+    @Test(
+        "help texts match their snapshots",
+        arguments: [["captions", "--help"], ["captions", "convert", "--help"], ["captions", "check", "--help"]])
     func help(arguments: [String]) async {
         let io = CommandIO.capturing(environment: ["COLUMNS": "100"])
         let status = await CastPrepCLI.run(arguments: arguments, io: io)
         #expect(status == 0)
-        Snapshot.assertMatches(io.capturedOutput, named: "help-\(arguments.joined(separator: "_").replacingOccurrences(of: "-", with: "")).txt")
+        Snapshot.assertMatches(
+            io.capturedOutput,
+            named: "help-\(arguments.joined(separator: "_").replacingOccurrences(of: "-", with: "")).txt")
     }
 }

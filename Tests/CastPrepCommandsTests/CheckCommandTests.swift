@@ -3,24 +3,26 @@ import JSONSupport
 import Testing
 import TestSupport
 
-@Suite("castprep check against nginx", .serialized,
-       .requires(.nginx, .castprepBinary))
+@Suite(
+    "castprep check against nginx", .serialized,
+    .requires(.nginx, .castprepBinary))
 final class CheckCommandTests {
     let fixtures: URL
     let nginx: NginxServer
 
     init() throws {
         fixtures = try HTTPFixtures.make()
-        nginx = try NginxServer(sites: [
-            "plain": "",
-            "cors": #"""
+        nginx = try NginxServer(
+            sites: [
+                "plain": "",
+                "cors": #"""
                 add_header Access-Control-Allow-Origin "*" always;
                 add_header Access-Control-Expose-Headers "Content-Length, Content-Range, Accept-Ranges" always;
                 add_header Access-Control-Allow-Methods "GET, HEAD, OPTIONS" always;
                 add_header Access-Control-Allow-Headers "Range, Content-Type, Accept-Encoding" always;
                 if ($request_method = OPTIONS) { return 204; }
                 """#,
-        ], root: fixtures)
+            ], root: fixtures)
     }
 
     deinit {
@@ -36,7 +38,9 @@ final class CheckCommandTests {
         #expect(lines.count == 9)
         #expect(lines.first?.hasPrefix("ERROR   200 hls-master-playlist") == true)
         #expect(result.error.contains("error: [http.cors-missing] HLS segment has no Access-Control-Allow-Origin"))
-        #expect(result.error.contains("    request: GET \(nginx.url("plain", "/hls-ts/v0/seg0.ts"))  Origin: https://www.gstatic.com"))
+        #expect(
+            result.error.contains(
+                "    request: GET \(nginx.url("plain", "/hls-ts/v0/seg0.ts"))  Origin: https://www.gstatic.com"))
         #expect(result.error.contains("    fix: send Access-Control-Allow-Origin"))
         #expect(result.error.contains("castprep: 9 URLs checked with"))
     }
@@ -45,17 +49,21 @@ final class CheckCommandTests {
     func identicalFindingsGrouped() throws {
         let result = try runBinary(["check", nginx.url("plain", "/hls-ts/master.m3u8"), "--allow-loopback"])
         #expect(result.status == 1)
-        let segments = ["v0/seg0.ts", "v0/seg1.ts", "v1/seg0.ts", "v1/seg1.ts"].map { nginx.url("plain", "/hls-ts/\($0)") }
-        let headline = "error: [http.cors-missing] HLS segment has no Access-Control-Allow-Origin in its 200 answer to Origin: https://www.gstatic.com; the receiver's player cannot read it"
+        let segments = ["v0/seg0.ts", "v0/seg1.ts", "v1/seg0.ts", "v1/seg1.ts"].map {
+            nginx.url("plain", "/hls-ts/\($0)")
+        }
+        let headline =
+            "error: [http.cors-missing] HLS segment has no Access-Control-Allow-Origin in its 200 answer to Origin: https://www.gstatic.com; the receiver's player cannot read it"
         let lines = result.error.split(separator: "\n").map(String.init)
         #expect(lines.filter { $0 == headline }.count == 1, "\(result.error)")
         let start = try #require(lines.firstIndex(of: headline))
-        #expect(Array(lines[(start + 1)...].prefix(4)) == [
-            "    urls (4): \(segments[0])",
-            "              \(segments[1])",
-            "              \(segments[2])",
-            "              \(segments[3])",
-        ])
+        #expect(
+            Array(lines[(start + 1)...].prefix(4)) == [
+                "    urls (4): \(segments[0])",
+                "              \(segments[1])",
+                "              \(segments[2])",
+                "              \(segments[3])",
+            ])
         #expect(lines[start + 5].hasPrefix("    fix: send Access-Control-Allow-Origin"))
         // The evidence of the first URL only.
         #expect(lines[start + 6] == "    request: GET \(segments[0])  Origin: https://www.gstatic.com")
@@ -68,18 +76,22 @@ final class CheckCommandTests {
         }
     }
 
-    @Test("an SRT or ASS track needs converting, not another Content-Type: one error whose fix names castprep captions convert",
-          arguments: ["subs.en.srt", "subs.fr.ass"])
+    @Test(
+        "an SRT or ASS track needs converting, not another Content-Type: one error whose fix names castprep captions convert",
+        arguments: ["subs.en.srt", "subs.fr.ass"])
     func trackNeedsConverting(name: String) throws {
         let samples = Repository.root().appendingPathComponent("Samples")
         let copy = fixtures.appendingPathComponent("captions-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: copy) }
-        try FileManager.default.copyItem(at: samples.appendingPathComponent(name), to: copy.appendingPathComponent(name))
+        try FileManager.default.copyItem(
+            at: samples.appendingPathComponent(name), to: copy.appendingPathComponent(name))
         let track = nginx.url("cors", "/\(copy.lastPathComponent)/\(name)")
         let result = try runBinary(["check", nginx.url("cors", "/movie.mp4"), "--track", track, "--allow-loopback"])
         #expect(result.status == 1)
-        let findings = result.error.split(separator: "\n").filter { $0.hasPrefix("error: ") || $0.hasPrefix("warning: ") }
+        let findings = result.error.split(separator: "\n").filter {
+            $0.hasPrefix("error: ") || $0.hasPrefix("warning: ")
+        }
         #expect(findings.count == 1, "\(result.error)")
         #expect(findings.first?.contains("[http.track-format-unsupported]") == true)
         let stem = name.split(separator: ".").dropLast().joined(separator: ".")
@@ -89,7 +101,9 @@ final class CheckCommandTests {
 
     @Test("--fix-config nginx prints only the configuration on stdout")
     func fixConfig() throws {
-        let result = try runBinary(["check", nginx.url("plain", "/hls-ts/master.m3u8"), "--allow-loopback", "--fix-config", "nginx"])
+        let result = try runBinary([
+            "check", nginx.url("plain", "/hls-ts/master.m3u8"), "--allow-loopback", "--fix-config", "nginx",
+        ])
         #expect(result.status == 1)
         #expect(result.output.hasPrefix("# castprep check --fix-config nginx"))
         #expect(result.output.contains(#"add_header Access-Control-Allow-Origin "*" always;"#))
@@ -99,7 +113,8 @@ final class CheckCommandTests {
     @Test("a correct server: exit 0, and --json is one sorted, versioned document")
     func correctServerJSON() throws {
         let result = try runBinary([
-            "check", nginx.url("cors", "/movie.mp4"), "--track", nginx.url("cors", "/hls-ts/subs/en.vtt"), "--allow-loopback", "--json",
+            "check", nginx.url("cors", "/movie.mp4"), "--track", nginx.url("cors", "/hls-ts/subs/en.vtt"),
+            "--allow-loopback", "--json",
         ])
         #expect(result.status == 0)
         let document = try JSONParser().parse(result.output).value

@@ -17,7 +17,12 @@ func castprep(_ arguments: String...) async -> (status: Int32, output: String, e
 
 @Suite("castprep command line", .serialized)
 struct CommandLineTests {
-    @Test("help texts match their snapshots", arguments: [["--help"], ["load", "--help"], ["validate", "--help"], ["help", "load"], ["probe", "--help"], ["check", "--help"], ["preflight", "--help"], ["ios", "--help"], ["ios", "check", "--help"]])
+    @Test(
+        "help texts match their snapshots",
+        arguments: [
+            ["--help"], ["load", "--help"], ["validate", "--help"], ["help", "load"], ["probe", "--help"],
+            ["check", "--help"], ["preflight", "--help"], ["ios", "--help"], ["ios", "check", "--help"],
+        ])
     func helpSnapshots(arguments: [String]) async {
         let io = CommandIO.capturing(environment: ["COLUMNS": "100"])
         let status = await CastPrepCLI.run(arguments: arguments, io: io)
@@ -43,7 +48,8 @@ struct CommandLineTests {
 
     @Test("load --queue prints a single QUEUE_LOAD starting where asked")
     func loadQueue() async throws {
-        let result = await castprep("load", "Catalogs/demo.json", "--queue", "--ndjson", "--start", "2", "--repeat", "all")
+        let result = await castprep(
+            "load", "Catalogs/demo.json", "--queue", "--ndjson", "--start", "2", "--repeat", "all")
         #expect(result.status == 0)
         let lines = result.output.split(separator: "\n")
         #expect(lines.count == 1)
@@ -62,7 +68,10 @@ struct CommandLineTests {
         #expect(document["castprep"]?["format"]?.intValue == 1)
         #expect(document["requests"]?.arrayValue?.isEmpty == true)
         let codes = Set(document["diagnostics"]?.arrayValue?.compactMap { $0["code"]?.stringValue } ?? [])
-        #expect(codes.isSuperset(of: ["media.content-type-unsupported", "url.loopback", "media.content-type-mismatch", "style.color-format"]))
+        #expect(
+            codes.isSuperset(of: [
+                "media.content-type-unsupported", "url.loopback", "media.content-type-mismatch", "style.color-format",
+            ]))
     }
 
     @Test("load of a broken catalog exits 1, keeps the good items and says where the errors are")
@@ -70,7 +79,10 @@ struct CommandLineTests {
         let result = await castprep("load", "Catalogs/broken/wrong-types.json", "--ndjson")
         #expect(result.status == 1)
         #expect(result.output.split(separator: "\n").count == 2)  // "ok" and "typo"
-        #expect(result.error.contains("Catalogs/broken/wrong-types.json:6:117: error: [json.type-mismatch] item.duration must be a number, not string \"596\""))
+        #expect(
+            result.error.contains(
+                "Catalogs/broken/wrong-types.json:6:117: error: [json.type-mismatch] item.duration must be a number, not string \"596\""
+            ))
         #expect(result.error.contains("fix: remove the quotes: write 596, not \"596\""))
     }
 
@@ -83,11 +95,13 @@ struct CommandLineTests {
 
     @Test("--base-url rewrites local files onto the server")
     func baseURL() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-base-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-base-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let catalog = directory.appendingPathComponent("local.json")
-        try #"{"castprep": 1, "items": [{"title": "Local", "url": "films/a film.mp4", "duration": 5, "captions": ["films/a film.en.vtt"]}]}"#
+        try
+            #"{"castprep": 1, "items": [{"title": "Local", "url": "films/a film.mp4", "duration": 5, "captions": ["films/a film.en.vtt"]}]}"#
             .write(to: catalog, atomically: true, encoding: .utf8)
         let withoutBase = await castprep("load", catalog.path, "--ndjson")
         #expect(withoutBase.status == 1)
@@ -96,19 +110,32 @@ struct CommandLineTests {
         #expect(withBase.status == 0)
         let load = try JSONParser().parse(withBase.output).value
         #expect(load["media"]?["contentId"]?.stringValue == "http://192.0.2.7:8080/films/a%20film.mp4")
-        #expect(load["media"]?["tracks"]?[0]?["trackContentId"]?.stringValue == "http://192.0.2.7:8080/films/a%20film.en.vtt")
+        #expect(
+            load["media"]?["tracks"]?[0]?["trackContentId"]?.stringValue
+                == "http://192.0.2.7:8080/films/a%20film.en.vtt")
         #expect(load["media"]?["tracks"]?[0]?["language"]?.stringValue == "en")
     }
 
-    @Test("usage errors exit 64 with a suggestion", arguments: [
-        (["load", "Catalogs/demo.json", "--sorce", "hls"], "Error: Unknown option '--sorce'. Did you mean '--source'?"),
-        (["load", "Catalogs/demo.json", "--source", "avi"], "Error: The value 'avi' is invalid for '--source <kind>'"),
-        (["load"], "Error: Missing expected argument '<catalog>'"),
-        (["lod", "x"], "Did you mean 'load'?"),
-        (["frobnicate", "--help"], "Error: Unknown subcommand 'frobnicate'."),
-        (["prefligt", "--help"], "Did you mean 'preflight'?"),
-        (["load", "Catalogs/demo.json", "--json", "--ndjson"], "Error: --json and --ndjson cannot be used together"),
-    ])
+    @Test(
+        "usage errors exit 64 with a suggestion",
+        arguments: [
+            (
+                ["load", "Catalogs/demo.json", "--sorce", "hls"],
+                "Error: Unknown option '--sorce'. Did you mean '--source'?"
+            ),
+            (
+                ["load", "Catalogs/demo.json", "--source", "avi"],
+                "Error: The value 'avi' is invalid for '--source <kind>'"
+            ),
+            (["load"], "Error: Missing expected argument '<catalog>'"),
+            (["lod", "x"], "Did you mean 'load'?"),
+            (["frobnicate", "--help"], "Error: Unknown subcommand 'frobnicate'."),
+            (["prefligt", "--help"], "Did you mean 'preflight'?"),
+            (
+                ["load", "Catalogs/demo.json", "--json", "--ndjson"],
+                "Error: --json and --ndjson cannot be used together"
+            ),
+        ])
     func usageErrors(arguments: [String], expected: String) async {
         let io = CommandIO.capturing()
         let status = await CastPrepCLI.run(arguments: arguments, io: io)
@@ -128,14 +155,17 @@ struct CommandLineTests {
 @Suite("castprep validate", .serialized)
 struct ValidateCommandTests {
     func write(_ text: String, name: String) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-validate-\(UUID().uuidString)-\(name)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-validate-\(UUID().uuidString)-\(name)")
         try text.write(to: url, atomically: true, encoding: .utf8)
         return url.path
     }
 
     @Test("a valid LOAD passes")
     func validLoad() async throws {
-        let file = try write(#"{"type":"LOAD","requestId":1,"autoplay":true,"media":{"contentId":"https://cdn.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":10}}"#, name: "ok.json")
+        let file = try write(
+            #"{"type":"LOAD","requestId":1,"autoplay":true,"media":{"contentId":"https://cdn.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":10}}"#,
+            name: "ok.json")
         let result = await castprep("validate", file)
         #expect(result.status == 0)
         #expect(result.output.hasSuffix(": ok (1 LOAD; 0 errors, 0 warnings)\n"))
@@ -157,7 +187,8 @@ struct ValidateCommandTests {
 
     @Test("validate --json reports per file")
     func validateJSON() async throws {
-        let good = try write(#"{"type":"LAUNCH","appId":"CC1AD845","supportedAppTypes":["WEB","ANDROID_TV"]}"#, name: "launch.json")
+        let good = try write(
+            #"{"type":"LAUNCH","appId":"CC1AD845","supportedAppTypes":["WEB","ANDROID_TV"]}"#, name: "launch.json")
         let bad = try write(#"{"type":"EDIT_TRACKS_INFO","textTrackStyle":{"fontScale":-1}}"#, name: "edit.json")
         let result = await castprep("validate", "--json", good, bad)
         #expect(result.status == 1)
@@ -193,15 +224,19 @@ struct ProbeCommandTests {
 struct LoadProbeTests {
     @Test("local media gets content types with codecs, durations and HLS segment formats")
     func enriched() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-load-probe-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-load-probe-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let samples = Repository.root().appendingPathComponent("Samples")
-        try FileManager.default.copyItem(at: samples.appendingPathComponent("h264-aac-faststart.mp4"),
-                                         to: directory.appendingPathComponent("movie.mp4"))
-        try FileManager.default.copyItem(at: samples.appendingPathComponent("hls-fmp4"), to: directory.appendingPathComponent("hls"))
+        try FileManager.default.copyItem(
+            at: samples.appendingPathComponent("h264-aac-faststart.mp4"),
+            to: directory.appendingPathComponent("movie.mp4"))
+        try FileManager.default.copyItem(
+            at: samples.appendingPathComponent("hls-fmp4"), to: directory.appendingPathComponent("hls"))
         let catalog = directory.appendingPathComponent("catalog.json")
-        try #"{"castprep": 1, "items": [{"title": "Movie", "url": "movie.mp4"}, {"title": "Stream", "url": "hls/index.m3u8"}, {"title": "Gone", "url": "gone.mp4"}]}"#
+        try
+            #"{"castprep": 1, "items": [{"title": "Movie", "url": "movie.mp4"}, {"title": "Stream", "url": "hls/index.m3u8"}, {"title": "Gone", "url": "gone.mp4"}]}"#
             .write(to: catalog, atomically: true, encoding: .utf8)
         let result = await castprep("load", catalog.path, "--probe", "--ndjson", "--base-url", "http://192.0.2.5:8000/")
         #expect(result.status == 1)  // "Gone" is missing

@@ -13,7 +13,8 @@ import TestSupport
 struct FFmpegLoadingTests {
     @Test("without libavformat: captions convert works, probe reports probe.ffmpeg-missing")
     func withoutFFmpeg() throws {
-        let binary = ProcessInfo.processInfo.environment["CASTPREP_BINARY"]
+        let binary =
+            ProcessInfo.processInfo.environment["CASTPREP_BINARY"]
             ?? Repository.root().appendingPathComponent(".build/debug/castprep").path
         let script = """
             set -e

@@ -6,7 +6,9 @@ import Testing
 import TestSupport
 
 /// Every command of the tree with its path, root first.
-private func allCommands(_ command: CommandSpec = CastPrepCLI.root, path: [String] = ["castprep"]) -> [(spec: CommandSpec, path: [String])] {
+private func allCommands(_ command: CommandSpec = CastPrepCLI.root, path: [String] = ["castprep"]) -> [(
+    spec: CommandSpec, path: [String]
+)] {
     [(command, path)] + command.subcommands.flatMap { allCommands($0, path: path + [$0.name]) }
 }
 
@@ -46,11 +48,13 @@ struct HelpExamplesTests {
     func everyCommandHasExamples() throws {
         for (spec, path) in allCommands() {
             let help = try #require(CommandRunner.helpText(for: path, in: CastPrepCLI.root, width: 100))
-            let examples = try #require(help.range(of: "\n\nEXAMPLES:\n"), "\(path.joined(separator: " ")) has no EXAMPLES")
+            let examples = try #require(
+                help.range(of: "\n\nEXAMPLES:\n"), "\(path.joined(separator: " ")) has no EXAMPLES")
             #expect(!help[examples.upperBound...].contains(":\n"), "EXAMPLES is not the last section of \(path)")
             #expect(spec.examples.count >= 2, "\(path.joined(separator: " ")) needs a few examples")
             for example in spec.examples {
-                for command in example.command.split(separator: " | ").map(String.init) where command.hasPrefix("castprep") {
+                for command in example.command.split(separator: " | ").map(String.init)
+                where command.hasPrefix("castprep") {
                     let words = shellWords(command)
                     do {
                         let outcome = try CommandRunner.parse(CastPrepCLI.root, arguments: Array(words.dropFirst()))
@@ -77,12 +81,14 @@ struct HelpExamplesTests {
         #expect(result.output.contains("  chromecast-gen1-2   Chromecast (1st and 2nd gen)\n"))
     }
 
-    @Test("a control action with a typo is a usage error naming the nearest action", arguments: [
-        (["control", "volum", "40"], "Error: Unknown action 'volum'. Did you mean 'volume'?"),
-        (["control", "pasue"], "Error: Unknown action 'pasue'. Did you mean 'pause'?"),
-        (["control", "jump"], "Error: Unknown action 'jump'. Expected one of: play, pause, toggle, seek"),
-        (["completions", "zhs"], "Error: Unknown shell 'zhs'. Did you mean 'zsh'?"),
-    ])
+    @Test(
+        "a control action with a typo is a usage error naming the nearest action",
+        arguments: [
+            (["control", "volum", "40"], "Error: Unknown action 'volum'. Did you mean 'volume'?"),
+            (["control", "pasue"], "Error: Unknown action 'pasue'. Did you mean 'pause'?"),
+            (["control", "jump"], "Error: Unknown action 'jump'. Expected one of: play, pause, toggle, seek"),
+            (["completions", "zhs"], "Error: Unknown shell 'zhs'. Did you mean 'zsh'?"),
+        ])
     func controlSuggestion(arguments: [String], expected: String) async {
         let io = CommandIO.capturing(environment: ["COLUMNS": "100"])
         let status = await CastPrepCLI.run(arguments: arguments, io: io)
@@ -94,14 +100,20 @@ struct HelpExamplesTests {
 
 /// Runs `script` in `shell` with CASTPREP naming the built binary, in a private home so the
 /// shells write nothing of the user's; returns stdout, failing the test on a non-zero exit.
-private func runShell(_ shell: String, _ script: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+private func runShell(_ shell: String, _ script: String, sourceLocation: SourceLocation = #_sourceLocation) throws
+    -> String
+{
     let home = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-completion-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: home) }
-    let result = try runProcess(shell, ["-c", script], environment: [
-        "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": home.path, "ZDOTDIR": home.path,
-        "XDG_CONFIG_HOME": home.path, "XDG_DATA_HOME": home.path, "XDG_CACHE_HOME": home.path, "CASTPREP": CastPrepBinary.path,
-    ], directory: Repository.root())
+    let result = try runProcess(
+        shell, ["-c", script],
+        environment: [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": home.path,
+            "ZDOTDIR": home.path,
+            "XDG_CONFIG_HOME": home.path, "XDG_DATA_HOME": home.path, "XDG_CACHE_HOME": home.path,
+            "CASTPREP": CastPrepBinary.path,
+        ], directory: Repository.root())
     #expect(result.status == 0, "\(shell) exited \(result.status): \(result.error)", sourceLocation: sourceLocation)
     return result.output
 }
@@ -129,22 +141,24 @@ struct CompletionTests {
             try castprep completions ''
             """#
         let output = lines(try runShell("/bin/bash", script))
-        #expect(output == [
-            "complete -o default -F _castprep castprep",
-            "castprep pre: preflight",
-            "castprep control vol: volume",
-            "castprep captions : convert check help",
-            "castprep captions convert --fr: --from",
-            "castprep load Catalogs/demo.json --source : hls dash mp4",
-            "castprep check https://a.example/x.m3u8 --fix-config = ng: nginx",
-            "castprep probe -j : ",
-            "castprep help cap: captions",
-            "castprep completions : bash zsh fish",
-        ])
+        #expect(
+            output == [
+                "complete -o default -F _castprep castprep",
+                "castprep pre: preflight",
+                "castprep control vol: volume",
+                "castprep captions : convert check help",
+                "castprep captions convert --fr: --from",
+                "castprep load Catalogs/demo.json --source : hls dash mp4",
+                "castprep check https://a.example/x.m3u8 --fix-config = ng: nginx",
+                "castprep probe -j : ",
+                "castprep help cap: captions",
+                "castprep completions : bash zsh fish",
+            ])
     }
 
-    @Test("zsh: compdef registers _castprep, which offers what the words so far allow",
-          .requires(.zsh))
+    @Test(
+        "zsh: compdef registers _castprep, which offers what the words so far allow",
+        .requires(.zsh))
     func zsh() throws {
         // The completion widgets only work inside the line editor, so their builtins are
         // replaced by functions printing what they were given.
@@ -168,7 +182,9 @@ struct CompletionTests {
         let commands = (CastPrepCLI.root.subcommands.map(\.name) + ["help"]).joined(separator: " ")
         #expect(output.first == "registered: _castprep")
         #expect(output.contains("> castprep control vol"))
-        #expect(output.contains("values: play pause toggle seek forward rewind next prev volume mute unmute captions style stop"))
+        #expect(
+            output.contains(
+                "values: play pause toggle seek forward rewind next prev volume mute unmute captions style stop"))
         #expect(output.contains("values: hls dash mp4"))
         #expect(output.contains("values: nginx apache caddy s3 gcs azure"))
         #expect(output.contains { $0.hasPrefix("options: --output -o --from ") })
@@ -177,8 +193,9 @@ struct CompletionTests {
         #expect(output.contains("commands: \(commands)"))
     }
 
-    @Test("fish: complete -C offers commands, options, values and actions",
-          .requires(.fish))
+    @Test(
+        "fish: complete -C offers commands, options, values and actions",
+        .requires(.fish))
     func fish() throws {
         let script = #"""
             $CASTPREP completions fish | source; or exit 1

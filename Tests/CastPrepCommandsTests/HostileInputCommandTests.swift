@@ -21,20 +21,24 @@ let hostileManifests: [(name: String, contentType: String, finding: String, code
 /// A MediaServer on 127.0.0.1 serving Samples/ at / and Tests/HostileInputs at /hostile.
 func startHostileServer() async throws -> (MediaServer, MediaServer.Endpoint) {
     let root = Repository.root()
-    let server = MediaServer(configuration: MediaServerConfiguration(
-        mounts: [
-            .init(urlPrefix: "/hostile", directory: root.appendingPathComponent("Tests/HostileInputs").path),
-            .init(urlPrefix: "/", directory: root.appendingPathComponent("Samples").path),
-        ],
-        bindAddress: "127.0.0.1", port: 0))
+    let server = MediaServer(
+        configuration: MediaServerConfiguration(
+            mounts: [
+                .init(urlPrefix: "/hostile", directory: root.appendingPathComponent("Tests/HostileInputs").path),
+                .init(urlPrefix: "/", directory: root.appendingPathComponent("Samples").path),
+            ],
+            bindAddress: "127.0.0.1", port: 0))
     let endpoint = try await onOwnThread { try server.start() }
     return (server, endpoint)
 }
 
-@Suite("hostile manifests through the binary: findings, never a crash", .serialized,
-       .requires(.castprepBinary))
+@Suite(
+    "hostile manifests through the binary: findings, never a crash", .serialized,
+    .requires(.castprepBinary))
 struct HostileInputCommandTests {
-    @Test("castprep check reports each hostile manifest with its code and exits normally", arguments: hostileManifests.map(\.name))
+    @Test(
+        "castprep check reports each hostile manifest with its code and exits normally",
+        arguments: hostileManifests.map(\.name))
     func check(name: String) async throws {
         let (server, endpoint) = try await startHostileServer()
         defer { server.stop() }
@@ -49,18 +53,28 @@ struct HostileInputCommandTests {
     func preflight() async throws {
         let (server, endpoint) = try await startHostileServer()
         defer { server.stop() }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-hostile-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-hostile-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         var items: [JSONValue] = hostileManifests.map { manifest in
-            ["id": .string(manifest.name.replacingOccurrences(of: ".", with: "-")), "title": .string(manifest.name),
-             "url": .string(endpoint.url(forPath: "hostile/\(manifest.name)")), "contentType": .string(manifest.contentType)]
+            [
+                "id": .string(manifest.name.replacingOccurrences(of: ".", with: "-")), "title": .string(manifest.name),
+                "url": .string(endpoint.url(forPath: "hostile/\(manifest.name)")),
+                "contentType": .string(manifest.contentType),
+            ]
         }
-        items.append(["id": "huge", "title": "huge", "url": .string(endpoint.url(forPath: "h264-aac-faststart.mp4")), "duration": 1e300])
+        items.append([
+            "id": "huge", "title": "huge", "url": .string(endpoint.url(forPath: "h264-aac-faststart.mp4")),
+            "duration": 1e300,
+        ])
         let catalog = folder.appendingPathComponent("catalog.json")
-        try Data(JSONWriter.pretty.string(from: ["castprep": 1, "title": "hostile", "items": .array(items)]).utf8).write(to: catalog)
+        try Data(JSONWriter.pretty.string(from: ["castprep": 1, "title": "hostile", "items": .array(items)]).utf8)
+            .write(to: catalog)
         let result = try await onOwnThread {
-            try runBinary(["preflight", catalog.path, "-o", folder.appendingPathComponent("out").path, "--no-cache", "--json"])
+            try runBinary([
+                "preflight", catalog.path, "-o", folder.appendingPathComponent("out").path, "--no-cache", "--json",
+            ])
         }
         #expect([0, 1].contains(result.status), "exit status \(result.status): \(result.error.suffix(400))")
         let report = try String(contentsOf: folder.appendingPathComponent("out/report.json"), encoding: .utf8)
@@ -72,17 +86,23 @@ struct HostileInputCommandTests {
         let media = endpoint.url(forPath: "h264-aac-faststart.mp4")
         try Data("#EXTM3U\n#EXTINF:1e300,Huge\n\(media)\n#EXTINF:1e19,Big\n\(media)\n".utf8).write(to: playlist)
         let m3u = try await onOwnThread {
-            try runBinary(["preflight", playlist.path, "-o", folder.appendingPathComponent("out-m3u").path, "--no-cache"])
+            try runBinary([
+                "preflight", playlist.path, "-o", folder.appendingPathComponent("out-m3u").path, "--no-cache",
+            ])
         }
         #expect([0, 1].contains(m3u.status), "exit status \(m3u.status): \(m3u.error.suffix(400))")
         #expect(m3u.error.components(separatedBy: "[catalog.duration-out-of-range]").count == 3)
     }
 
-    @Test("the receiver answers each hostile LOAD with LOAD_FAILED and its code, serves another sender meanwhile, then plays a good LOAD")
+    @Test(
+        "the receiver answers each hostile LOAD with LOAD_FAILED and its code, serves another sender meanwhile, then plays a good LOAD"
+    )
     func receiver() async throws {
         let (server, endpoint) = try await startHostileServer()
         defer { server.stop() }
-        let receiver = try await ReceiverProcess(arguments: ["--port", "0", "--http-port", "0", "--no-mdns", "--bind", "127.0.0.1"])
+        let receiver = try await ReceiverProcess(arguments: [
+            "--port", "0", "--http-port", "0", "--no-mdns", "--bind", "127.0.0.1",
+        ])
         do {
             let sender = try await TestSender.connect(port: receiver.castPort)
             let bystander = try await TestSender.connect(port: receiver.castPort)
@@ -90,15 +110,19 @@ struct HostileInputCommandTests {
             let transportID = try await ReceiverBinaryTests().launch(sender)
             for manifest in hostileManifests {
                 let loadID = try await ReceiverBinaryTests().load(
-                    endpoint.url(forPath: "hostile/\(manifest.name)"), type: manifest.contentType, on: sender, transportID: transportID)
+                    endpoint.url(forPath: "hostile/\(manifest.name)"), type: manifest.contentType, on: sender,
+                    transportID: transportID)
                 let failure = try await sender.reply(to: loadID, timeout: .seconds(20))
                 #expect(failure.json["type"] == "LOAD_FAILED", "\(manifest.name)")
                 #expect(failure.json["detailedErrorCode"]?.intValue == manifest.code, "\(manifest.name)")
                 let status = try await bystander.send(["type": "GET_STATUS"], to: "receiver-0", namespace: .receiver)
-                #expect(try await bystander.reply(to: status).json["type"] == "RECEIVER_STATUS", "the other sender is still served")
+                #expect(
+                    try await bystander.reply(to: status).json["type"] == "RECEIVER_STATUS",
+                    "the other sender is still served")
             }
             let good = try await ReceiverBinaryTests().load(
-                endpoint.url(forPath: "h264-aac-faststart.mp4"), type: "video/mp4", on: sender, transportID: transportID)
+                endpoint.url(forPath: "h264-aac-faststart.mp4"), type: "video/mp4", on: sender, transportID: transportID
+            )
             #expect(try await sender.reply(to: good).playerStates == ["BUFFERING"])
             _ = try await sender.waitFor("PLAYING") { $0.playerStates == ["PLAYING"] }
             await sender.close()
@@ -113,7 +137,9 @@ struct HostileInputCommandTests {
 
     @Test("validate - stops reading standard input past the size limit, like a file: file.too-large")
     func validateLargeInput() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-large-\(UUID().uuidString).json").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-large-\(UUID().uuidString).json"
+        ).path
         // A sparse file just over the limit: no disk used, every byte read.
         #expect(FileManager.default.createFile(atPath: path, contents: nil))
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -43,21 +43,28 @@ func schemaProblems(_ document: String, schema name: String) throws -> String {
     let printed = output.fileHandleForReading.readDataToEndOfFile()
     let failure = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    guard process.terminationStatus == 0 else { return "the validator failed: " + String(decoding: failure, as: UTF8.self) }
+    guard process.terminationStatus == 0 else {
+        return "the validator failed: " + String(decoding: failure, as: UTF8.self)
+    }
     return String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 /// Every `--json` document, produced by the built binary as a user runs it, conforms to its
 /// schema in `Schemas/` and shares the envelope `{"castprep": {"format", "kind", "version"}}`.
-@Suite("--json documents against their JSON Schemas", .serialized,
-       .requires(.castprepBinary, .python3Module("jsonschema", package: "jsonschema")))
+@Suite(
+    "--json documents against their JSON Schemas", .serialized,
+    .requires(.castprepBinary, .python3Module("jsonschema", package: "jsonschema")))
 struct JSONSchemaTests {
     /// Runs the binary and checks what it printed on stdout: one document of `kind` that its schema accepts.
     @discardableResult
-    func expectDocument(_ arguments: [String], kind: String, status: Int32? = nil,
-                        sourceLocation: SourceLocation = #_sourceLocation) async throws -> JSONValue {
+    func expectDocument(
+        _ arguments: [String], kind: String, status: Int32? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> JSONValue {
         let result = try await onOwnThread { try runBinary(arguments) }
-        if let status { #expect(result.status == status, "\(arguments): \(result.error)", sourceLocation: sourceLocation) }
+        if let status {
+            #expect(result.status == status, "\(arguments): \(result.error)", sourceLocation: sourceLocation)
+        }
         let document = try JSONParser().parse(result.output).value
         #expect(document["castprep"]?["kind"]?.stringValue == kind, "\(arguments)", sourceLocation: sourceLocation)
         #expect(document["castprep"]?["format"] == 1, sourceLocation: sourceLocation)
@@ -70,7 +77,9 @@ struct JSONSchemaTests {
     @Test("every schema in Schemas/ is a valid draft 2020-12 schema named after its kind")
     func schemasAreValid() throws {
         let folder = Repository.root().appendingPathComponent("Schemas")
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".schema.json") }.sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            $0.hasSuffix(".schema.json")
+        }.sorted()
         #expect(names.count == 12)
         for name in names {
             let schema = try JSONParser().parse(Array(try Data(contentsOf: folder.appendingPathComponent(name)))).value
@@ -86,7 +95,10 @@ struct JSONSchemaTests {
         try await expectDocument(["load", "Catalogs/playlist.m3u8", "--queue", "--json"], kind: "castprep.load")
         try await expectDocument(["validate", "Catalogs/preflight-demo.json", "--json"], kind: "castprep.validate")
         let probe = try await expectDocument(
-            ["probe", "Samples/h264-aac51.mp4", "Samples/hls-ts/master.m3u8", "Samples/subs-srt-ass.mkv", "Samples/no-such-file.mp4", "--json"],
+            [
+                "probe", "Samples/h264-aac51.mp4", "Samples/hls-ts/master.m3u8", "Samples/subs-srt-ass.mkv",
+                "Samples/no-such-file.mp4", "--json",
+            ],
             kind: "castprep.probe")
         #expect(probe["results"]?[3]?["error"]?["code"] != nil)
     }
@@ -97,22 +109,28 @@ struct JSONSchemaTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let convert = try await expectDocument(
-            ["captions", "convert", "Samples/subs.en.srt", "Samples/subs.fr.ass", "Samples/subs.de.ttml", folder + "/missing.srt", "-o", folder, "--json"],
+            [
+                "captions", "convert", "Samples/subs.en.srt", "Samples/subs.fr.ass", "Samples/subs.de.ttml",
+                folder + "/missing.srt", "-o", folder, "--json",
+            ],
             kind: "castprep.captions-convert", status: 1)
         #expect(convert["summary"]?["files"] == 4)
         #expect(convert["summary"]?["failed"] == 1)
         #expect(convert["files"]?[0]?["output"]?.stringValue == folder + "/subs.en.vtt")
         #expect((convert["files"]?[0]?["cues"]?["written"]?.intValue ?? 0) > 0)
-        try Data("WEBVTT\n\n00:00:02.000 --> 00:00:01.000\nbackwards\n".utf8).write(to: URL(fileURLWithPath: folder + "/bad.vtt"))
-        let check = try await expectDocument(["captions", "check", folder + "/subs.en.vtt", folder + "/bad.vtt", "--json"],
-                                             kind: "castprep.captions-check", status: 1)
+        try Data("WEBVTT\n\n00:00:02.000 --> 00:00:01.000\nbackwards\n".utf8).write(
+            to: URL(fileURLWithPath: folder + "/bad.vtt"))
+        let check = try await expectDocument(
+            ["captions", "check", folder + "/subs.en.vtt", folder + "/bad.vtt", "--json"],
+            kind: "castprep.captions-check", status: 1)
         #expect(check["files"]?[0]?["valid"] == true)
         #expect(check["files"]?[1]?["valid"] == false)
     }
 
     @Test("ios check")
     func iosCheck() async throws {
-        try await expectDocument(["ios", "check", "Samples/ios/no-bonjour", "--json"], kind: "castprep.ios-check", status: 1)
+        try await expectDocument(
+            ["ios", "check", "Samples/ios/no-bonjour", "--json"], kind: "castprep.ios-check", status: 1)
         try await expectDocument(["ios", "check", "Samples/ios/good", "--json"], kind: "castprep.ios-check")
     }
 
@@ -121,18 +139,23 @@ struct JSONSchemaTests {
         guard try await Requirement.nginx.available() else { return }
         let fixtures = try HTTPFixtures.make()
         defer { try? FileManager.default.removeItem(at: fixtures) }
-        let nginx = try NginxServer(sites: [
-            "plain": "",
-            "cors": #"""
+        let nginx = try NginxServer(
+            sites: [
+                "plain": "",
+                "cors": #"""
                 add_header Access-Control-Allow-Origin "*" always;
                 add_header Access-Control-Expose-Headers "Content-Length, Content-Range, Accept-Ranges" always;
                 if ($request_method = OPTIONS) { return 204; }
                 """#,
-        ], root: fixtures)
+            ], root: fixtures)
         defer { nginx.stop() }
-        try await expectDocument(["check", nginx.url("cors", "/movie.mp4"), "--allow-loopback", "--json"], kind: "castprep.check", status: 0)
+        try await expectDocument(
+            ["check", nginx.url("cors", "/movie.mp4"), "--allow-loopback", "--json"], kind: "castprep.check", status: 0)
         let broken = try await expectDocument(
-            ["check", nginx.url("plain", "/hls-ts/master.m3u8"), nginx.url("plain", "/gone.mp4"), "--allow-loopback", "--json"],
+            [
+                "check", nginx.url("plain", "/hls-ts/master.m3u8"), nginx.url("plain", "/gone.mp4"), "--allow-loopback",
+                "--json",
+            ],
             kind: "castprep.check", status: 1)
         #expect((broken["diagnostics"]?.arrayValue ?? []).contains { $0["evidence"] != nil })
     }
@@ -143,17 +166,24 @@ struct JSONSchemaTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let samples = Repository.root().appendingPathComponent("Samples").path
-        try Data("""
+        try Data(
+            """
             {"castprep": 1, "items": [
               {"id": "captioned", "title": "Captioned", "url": "\(samples)/h264-aac-faststart.mp4", "captions": ["\(samples)/subs.en.srt"]},
               {"id": "surround", "url": "\(samples)/h264-aac51.mp4"},
               {"id": "gone", "url": "\(samples)/gone.mp4"}
             ]}
-            """.utf8).write(to: URL(fileURLWithPath: folder + "/catalog.json"))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: folder + "/catalog.json"))
         let printed = try await expectDocument(
-            ["preflight", folder + "/catalog.json", "-o", folder + "/out", "--bind", "127.0.0.1", "--no-posters", "--json"],
+            [
+                "preflight", folder + "/catalog.json", "-o", folder + "/out", "--bind", "127.0.0.1", "--no-posters",
+                "--json",
+            ],
             kind: "castprep.preflight-report", status: 1)
-        let written = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/out/report.json")))).value
+        let written = try JSONParser().parse(
+            Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/out/report.json")))
+        ).value
         #expect(written == printed)
         #expect(written["items"]?[0]?["contentId"] != nil)
         #expect(written["items"]?[0]?["tracks"]?[0]?["trackId"] != nil)
@@ -161,23 +191,31 @@ struct JSONSchemaTests {
 
     @Test("devices --host, cast and control against the receiver emulator on loopback")
     func device() async throws {
-        let media = MediaServer(configuration: MediaServerConfiguration(
-            mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)], bindAddress: "127.0.0.1", port: 0))
+        let media = MediaServer(
+            configuration: MediaServerConfiguration(
+                mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)],
+                bindAddress: "127.0.0.1", port: 0))
         let endpoint = try await onOwnThread { try media.start() }
-        let receiver = try await ReceiverProcess(arguments: ["--port", "0", "--http-port", "0", "--no-mdns", "--bind", "127.0.0.1", "--name", "Schema TV"])
+        let receiver = try await ReceiverProcess(arguments: [
+            "--port", "0", "--http-port", "0", "--no-mdns", "--bind", "127.0.0.1", "--name", "Schema TV",
+        ])
         let host = "127.0.0.1:\(receiver.castPort)"
         // Both servers are stopped whatever happens; the first failure is reported after that.
         let outcome: Result<Void, any Error>
         do {
-            let devices = try await expectDocument(["devices", "--host", host, "--json"], kind: "castprep.devices", status: 0)
+            let devices = try await expectDocument(
+                ["devices", "--host", host, "--json"], kind: "castprep.devices", status: 0)
             #expect(devices["devices"]?.arrayValue?.count == 1)
             #expect(devices["devices"]?[0]?["port"]?.intValue == receiver.castPort)
             let cast = try await expectDocument(
-                ["cast", "--host", host, endpoint.url(forPath: "h264-aac-faststart.mp4"), "--timeout", "20", "--json"], kind: "castprep.cast", status: 0)
+                ["cast", "--host", host, endpoint.url(forPath: "h264-aac-faststart.mp4"), "--timeout", "20", "--json"],
+                kind: "castprep.cast", status: 0)
             #expect(cast["playback"]?["playerState"] == "PLAYING")
-            let paused = try await expectDocument(["control", "pause", "--host", host, "--json"], kind: "castprep.control", status: 0)
+            let paused = try await expectDocument(
+                ["control", "pause", "--host", host, "--json"], kind: "castprep.control", status: 0)
             #expect(paused["playback"]?["playerState"] == "PAUSED")
-            let status = try await expectDocument(["status", "--host", host, "--json"], kind: "castprep.status", status: 0)
+            let status = try await expectDocument(
+                ["status", "--host", host, "--json"], kind: "castprep.status", status: 0)
             #expect(status["playback"]?["playerState"] == "PAUSED")
             outcome = .success(())
         } catch {
@@ -187,7 +225,8 @@ struct JSONSchemaTests {
         _ = try? await onOwnThread { media.stop() }
         try outcome.get()
         // Nothing listens on port 9: no playback, and the finding in the document.
-        let refused = try await expectDocument(["control", "play", "--host", "127.0.0.1:9", "--json"], kind: "castprep.control", status: 1)
+        let refused = try await expectDocument(
+            ["control", "play", "--host", "127.0.0.1:9", "--json"], kind: "castprep.control", status: 1)
         #expect(refused["playback"] == .null)
         #expect(refused["diagnostics"]?[0]?["severity"] == "error")
     }

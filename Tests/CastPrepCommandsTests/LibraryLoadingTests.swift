@@ -18,7 +18,9 @@ struct LibraryLoadingTests {
         _ = error.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return text.split(separator: "\n").compactMap { line in
-            line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map { String($0.split(separator: "/").last ?? $0) }
+            line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map {
+                String($0.split(separator: "/").last ?? $0)
+            }
         }
     }
 
@@ -34,8 +36,9 @@ struct LibraryLoadingTests {
     /// With both libraries hidden (bind mounts of /dev/null over them, in a mount namespace of
     /// the child alone), the commands that need neither work, and the ones that need one fail
     /// with their own code and the package to install.
-    @Test("without them: --version and captions convert work, check and serve say what to install",
-          .requires(.privateMounts))
+    @Test(
+        "without them: --version and captions convert work, check and serve say what to install",
+        .requires(.privateMounts))
     func withoutLibraries() throws {
         let script = """
             set -e
@@ -58,7 +61,9 @@ struct LibraryLoadingTests {
         #expect(text.contains("[http.libcurl-missing] libcurl (libcurl.so.4) could not be loaded"), "\(text)")
         #expect(text.contains("fix: install libcurl: apt-get install libcurl4"), "\(text)")
         #expect(text.contains("check status 1"), "\(text)")
-        #expect(text.contains("[serve.microhttpd-missing] libmicrohttpd (libmicrohttpd.so.12) could not be loaded"), "\(text)")
+        #expect(
+            text.contains("[serve.microhttpd-missing] libmicrohttpd (libmicrohttpd.so.12) could not be loaded"),
+            "\(text)")
         #expect(text.contains("fix: install libmicrohttpd: apt-get install libmicrohttpd12"), "\(text)")
         #expect(text.contains("serve status 1"), "\(text)")
     }
@@ -66,7 +71,9 @@ struct LibraryLoadingTests {
     /// Runs `script` with sh in a mount namespace of its own (so its bind mounts hide libraries
     /// from it alone), from the repository, with $CASTPREP naming the binary; returns its exit
     /// status and everything it printed.
-    static func runInMountNamespace(_ script: String, environment extra: [String: String] = [:]) throws -> (Int32, String) {
+    static func runInMountNamespace(_ script: String, environment extra: [String: String] = [:]) throws -> (
+        Int32, String
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         process.arguments = ["-m", "sh", "-c", script]
@@ -87,8 +94,9 @@ struct LibraryLoadingTests {
 
     /// Preflight loads libcurl only for a request that needs it; without it, each such item
     /// carries the finding and its fix, and the run fails.
-    @Test("without libcurl, preflight reports http.libcurl-missing on the items that needed it",
-          .requires(.privateMounts))
+    @Test(
+        "without libcurl, preflight reports http.libcurl-missing on the items that needed it",
+        .requires(.privateMounts))
     func preflightWithoutLibcurl() throws {
         let folder = NSTemporaryDirectory() + "castprep-nocurl-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -100,7 +108,8 @@ struct LibraryLoadingTests {
             mount --bind /dev/null "$(readlink -f "$library")" || exit 3
             timeout 60 "$CASTPREP" preflight "$FOLDER/catalog.json" -o "$FOLDER/out" --bind 127.0.0.1 --no-posters; echo "preflight status $?"
             """
-        let (_, text) = try Self.runInMountNamespace(script, environment: ["FOLDER": folder, "CASTPREP_NO_PROGRESS": "1"])
+        let (_, text) = try Self.runInMountNamespace(
+            script, environment: ["FOLDER": folder, "CASTPREP_NO_PROGRESS": "1"])
         #expect(text.contains("preflight status 1"), "\(text)")
         let report = (try? String(contentsOfFile: folder + "/out/report.json", encoding: .utf8)) ?? ""
         #expect(report.contains("http.libcurl-missing"), "\(text)")

@@ -24,7 +24,9 @@ struct LoadGoldenTests {
     func forceKeepsOrder() async {
         let result = await castprep("load", Self.catalog, "--ndjson", "--force")
         #expect(result.status == 1)
-        #expect(result.error.hasSuffix("castprep: 593 items read, 593 LOAD requests printed; 36 errors, 38 warnings, 12 notes\n"))
+        #expect(
+            result.error.hasSuffix(
+                "castprep: 593 items read, 593 LOAD requests printed; 36 errors, 38 warnings, 12 notes\n"))
         let forced = result.output.split(separator: "\n")
         let clean = await castprep("load", Self.catalog, "--ndjson").output.split(separator: "\n")
         #expect(forced.count == 593)
@@ -50,7 +52,8 @@ struct LoadGoldenTests {
 
     @Test("validate of the printed NDJSON finds what it found line by line")
     func validateLines() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-load-golden-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-load-golden-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let ndjson = await castprep("load", Self.catalog, "--ndjson", "--force")

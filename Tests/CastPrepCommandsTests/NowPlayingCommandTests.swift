@@ -13,12 +13,17 @@ struct NowPlayingCommandTests {
         Snapshot.assertMatches(io.capturedOutput, named: "help-nowplaying.txt")
     }
 
-    @Test("usage errors exit 64 before any bus or network is touched", arguments: [
-        (["nowplaying", "--host", "127.0.0.1", "--device", "tv"], "give --device or --host, not both"),
-        (["nowplaying", "--host", "not an address:99999"], "Usage: castprep nowplaying"),
-        (["nowplaying", "--log-level", "chanel=debug"], "log.unknown-component: --log-level names an unknown component 'chanel'; did you mean 'channel'?"),
-        (["nowplaying", "--log-level", "loud"], "log.unknown-level"),
-    ])
+    @Test(
+        "usage errors exit 64 before any bus or network is touched",
+        arguments: [
+            (["nowplaying", "--host", "127.0.0.1", "--device", "tv"], "give --device or --host, not both"),
+            (["nowplaying", "--host", "not an address:99999"], "Usage: castprep nowplaying"),
+            (
+                ["nowplaying", "--log-level", "chanel=debug"],
+                "log.unknown-component: --log-level names an unknown component 'chanel'; did you mean 'channel'?"
+            ),
+            (["nowplaying", "--log-level", "loud"], "log.unknown-level"),
+        ])
     func usageErrors(arguments: [String], message: String) async {
         let io = CommandIO.capturing(environment: ["COLUMNS": "100"])
         #expect(await CastPrepCLI.run(arguments: arguments, io: io) == 64)
@@ -29,8 +34,12 @@ struct NowPlayingCommandTests {
     func badEnvironment() async {
         let io = CommandIO.capturing(environment: ["COLUMNS": "100", "CASTPREP_LOG": "channel=debug,htp=warn"])
         #expect(await CastPrepCLI.run(arguments: ["status", "--host", "127.0.0.1"], io: io) == 64)
-        #expect(io.capturedError.contains("Error: log.unknown-component: CASTPREP_LOG names an unknown component 'htp'; did you mean 'http'?"))
-        #expect(io.capturedError.contains("Help:  use one of: channel, discovery, http, sender, receiver, nowplaying (e.g. http=warn)"))
+        #expect(
+            io.capturedError.contains(
+                "Error: log.unknown-component: CASTPREP_LOG names an unknown component 'htp'; did you mean 'http'?"))
+        #expect(
+            io.capturedError.contains(
+                "Help:  use one of: channel, discovery, http, sender, receiver, nowplaying (e.g. http=warn)"))
     }
 
     @Test("without a session bus it fails with its code and the fix", .requires(.castprepBinary))
@@ -44,8 +53,12 @@ struct NowPlayingCommandTests {
             try runProcess(CastPrepBinary.path, ["nowplaying", "--host", "127.0.0.1:1"], environment: fixed)
         }
         #expect(result.status == 1)
-        #expect(result.error.contains("Error: nowplaying.no-session-bus: cannot connect to the D-Bus session bus"), "\(result.error)")
-        #expect(result.error.contains("fix: run castprep nowplaying inside a desktop session, or start a bus for it: dbus-run-session"))
+        #expect(
+            result.error.contains("Error: nowplaying.no-session-bus: cannot connect to the D-Bus session bus"),
+            "\(result.error)")
+        #expect(
+            result.error.contains(
+                "fix: run castprep nowplaying inside a desktop session, or start a bus for it: dbus-run-session"))
     }
 }
 
@@ -73,7 +86,9 @@ struct SystemdLoadingTests {
         let (status, text) = try LibraryLoadingTests.runInMountNamespace(script)
         #expect(status == 0, "\(text)")
         #expect(text.contains("version status 0"), "\(text)")
-        #expect(text.contains("Error: nowplaying.dbus-library-missing: libsystemd (libsystemd.so.0) could not be loaded"), "\(text)")
+        #expect(
+            text.contains("Error: nowplaying.dbus-library-missing: libsystemd (libsystemd.so.0) could not be loaded"),
+            "\(text)")
         #expect(text.contains("fix: install libsystemd: apt-get install libsystemd0"), "\(text)")
         #expect(text.contains("nowplaying status 1"), "\(text)")
     }
@@ -83,12 +98,13 @@ struct SystemdLoadingTests {
 /// private session bus in a private network namespace.
 @Suite("castprep nowplaying with playerctl", .serialized)
 struct NowPlayingInteropTests {
-    @Test("playerctl lists, reads and drives the device; device changes reach playerctl",
-          .requires(
-              .privateNamespace, .castprepBinary, .ffmpeg, .python3,
-              .executable("playerctl", package: "playerctl"), .executable("dbus-run-session", package: "dbus"),
-              .executable("timeout", package: "coreutils")),
-          .timeLimit(.minutes(3)))
+    @Test(
+        "playerctl lists, reads and drives the device; device changes reach playerctl",
+        .requires(
+            .privateNamespace, .castprepBinary, .ffmpeg, .python3,
+            .executable("playerctl", package: "playerctl"), .executable("dbus-run-session", package: "dbus"),
+            .executable("timeout", package: "coreutils")),
+        .timeLimit(.minutes(3)))
     func playerctl() async throws {
         let script = Repository.root().appendingPathComponent("Scripts/interop/nowplaying").path
         // timeout runs the script in a process group of its own and stops all of it on expiry.

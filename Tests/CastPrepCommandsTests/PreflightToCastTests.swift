@@ -8,9 +8,13 @@ import TestSupport
 @Suite("preflight → cast with the built binary", .serialized, .requires(.castprepBinary, .python3))
 struct PreflightToCastTests {
     /// The demo's ready items, in catalog order, by the file each one plays.
-    static let readyMedia = ["index.m3u8", "master.m3u8", "manifest.mpd", "h264-aac-faststart.mp4", "movtext.mp4", "h264-aac-moov-at-end.mp4", "tone.mp3"]
+    static let readyMedia = [
+        "index.m3u8", "master.m3u8", "manifest.mpd", "h264-aac-faststart.mp4", "movtext.mp4",
+        "h264-aac-moov-at-end.mp4", "tone.mp3",
+    ]
     static let blocked = [
-        ("cdn-without-cors", "http.cors-missing"), ("high10", "device.h264-high10"), ("surround", "device.aac-multichannel"),
+        ("cdn-without-cors", "http.cors-missing"), ("high10", "device.h264-high10"),
+        ("surround", "device.aac-multichannel"),
         ("missing-file", "media.file-missing"), ("broken-ladder", "http.status-error"),
     ]
 
@@ -22,7 +26,11 @@ struct PreflightToCastTests {
 
     /// Preflights the demo into a scratch folder.
     static func preflightDemo(into folder: String, extra: [String] = []) async throws {
-        let result = try await run(["preflight", "Catalogs/preflight-demo.json", "-o", folder, "--bind", "127.0.0.1", "--no-posters", "--no-cache"] + extra)
+        let result = try await run(
+            [
+                "preflight", "Catalogs/preflight-demo.json", "-o", folder, "--bind", "127.0.0.1", "--no-posters",
+                "--no-cache",
+            ] + extra)
         // The demo plants blocking problems: exit 1 is its verdict, not a failure.
         #expect(result.status == 1, "\(result.error)")
     }
@@ -34,21 +42,29 @@ struct PreflightToCastTests {
             let message = try JSONParser().parse(String(line)).value
             guard message["direction"] == "out", message["payload"]?["type"] == "MEDIA_STATUS" else { continue }
             for status in message["payload"]?["status"]?.arrayValue ?? [] where status["playerState"] == "PLAYING" {
-                guard let url = status["media"]?["contentId"]?.stringValue, let name = url.split(separator: "/").last.map(String.init) else { continue }
+                guard let url = status["media"]?["contentId"]?.stringValue,
+                    let name = url.split(separator: "/").last.map(String.init)
+                else { continue }
                 if played.last != name { played.append(name) }
             }
         }
         return played
     }
 
-    @Test("cast OUT/queue.json: every ready item plays in order on the emulator, each blocked one is skipped in one line with its code")
+    @Test(
+        "cast OUT/queue.json: every ready item plays in order on the emulator, each blocked one is skipped in one line with its code"
+    )
     func castsTheQueue() async throws {
         let folder = NSTemporaryDirectory() + "castprep-chain-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try await Self.preflightDemo(into: folder + "/out")
         let log = folder + "/receiver.log"
-        let receiver = try await ReceiverProcess(arguments: ["--port", "0", "--http-port", "0", "--no-mdns", "--bind", "127.0.0.1", "--log", log])
-        let cast = try await Self.run(["cast", "--host", "127.0.0.1:\(receiver.castPort)", folder + "/out/queue.json", "--wait", "--timeout", "20"])
+        let receiver = try await ReceiverProcess(arguments: [
+            "--port", "0", "--http-port", "0", "--no-mdns", "--bind", "127.0.0.1", "--log", log,
+        ])
+        let cast = try await Self.run([
+            "cast", "--host", "127.0.0.1:\(receiver.castPort)", folder + "/out/queue.json", "--wait", "--timeout", "20",
+        ])
         _ = try await receiver.stop()
         #expect(cast.status == 0, "\(cast.error)")
         let skippedLines = cast.error.split(separator: "\n").filter { $0.contains("skipped") }
@@ -60,22 +76,31 @@ struct PreflightToCastTests {
         #expect(cast.output.contains("IDLE (FINISHED) \"Morning tone\""))
     }
 
-    @Test("cast OUT/catalog.json serves the corrected catalog's local media again and skips what preflight blocked; --force sends it")
+    @Test(
+        "cast OUT/catalog.json serves the corrected catalog's local media again and skips what preflight blocked; --force sends it"
+    )
     func castsTheCorrectedCatalog() async throws {
         let folder = NSTemporaryDirectory() + "castprep-chain-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try await Self.preflightDemo(into: folder + "/out")
         let log = folder + "/receiver.log"
-        let receiver = try await ReceiverProcess(arguments: ["--port", "0", "--http-port", "0", "--no-mdns", "--bind", "127.0.0.1", "--log", log])
+        let receiver = try await ReceiverProcess(arguments: [
+            "--port", "0", "--http-port", "0", "--no-mdns", "--bind", "127.0.0.1", "--log", log,
+        ])
         // --start 2 counts the items as the catalog lists them: the DASH item is the third.
-        let cast = try await Self.run(["cast", "--host", "127.0.0.1:\(receiver.castPort)", folder + "/out/catalog.json", "--start", "2", "--timeout", "20"])
+        let cast = try await Self.run([
+            "cast", "--host", "127.0.0.1:\(receiver.castPort)", folder + "/out/catalog.json", "--start", "2",
+            "--timeout", "20",
+        ])
         _ = try await receiver.stop()
         #expect(cast.status == 0, "\(cast.error)")
         #expect(cast.error.components(separatedBy: "preflight blocked it").count - 1 == Self.blocked.count)
         #expect(try Self.played(log: log) == Array(Self.readyMedia.dropFirst(2)))
     }
 
-    @Test("validate reads each file preflight writes: the queue and the catalog pass, the LOADs fail only on the missing file")
+    @Test(
+        "validate reads each file preflight writes: the queue and the catalog pass, the LOADs fail only on the missing file"
+    )
     func validatesEveryOutput() async throws {
         let folder = NSTemporaryDirectory() + "castprep-chain-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -83,7 +108,9 @@ struct PreflightToCastTests {
         let queue = try await Self.run(["validate", folder + "/out/queue.json"])
         #expect(queue.status == 0, "\(queue.output)\(queue.error)")
         // Findings go to stderr, the verdict line to stdout.
-        #expect(queue.error.contains("[url.local-file]") && queue.error.contains("[queue.preflight-skipped] 5 items"), "\(queue.error)")
+        #expect(
+            queue.error.contains("[url.local-file]") && queue.error.contains("[queue.preflight-skipped] 5 items"),
+            "\(queue.error)")
         #expect(queue.output.contains("queue.json: ok (1 QUEUE_LOAD"))
         for file in ["load-requests.ndjson", "catalog.json"] {
             let result = try await Self.run(["validate", folder + "/out/" + file])
@@ -94,7 +121,9 @@ struct PreflightToCastTests {
         }
     }
 
-    @Test("cast of a request file that is not a catalog says what it holds; a JSON without requests or catalog keys is refused with a fix")
+    @Test(
+        "cast of a request file that is not a catalog says what it holds; a JSON without requests or catalog keys is refused with a fix"
+    )
     func refusesWhatIsNeither() async throws {
         let folder = NSTemporaryDirectory() + "castprep-chain-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

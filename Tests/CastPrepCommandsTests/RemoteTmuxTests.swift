@@ -22,7 +22,9 @@ final class TmuxSession: Sendable {
 
     static func start(command: String, width: Int = 80, height: Int = 24) async throws -> TmuxSession {
         let socket = "castprep-test-\(UUID().uuidString.prefix(8))"
-        let started = try await run(socket, ["-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "\(width)", "-y", "\(height)", command])
+        let started = try await run(
+            socket,
+            ["-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "\(width)", "-y", "\(height)", command])
         #expect(started.status == 0, "tmux new-session: \(started.output)")
         _ = try await run(socket, ["set-option", "-t", "main", "remain-on-exit", "on"])
         let pid = try await run(socket, ["display-message", "-p", "#{pid}"]).output
@@ -46,7 +48,9 @@ final class TmuxSession: Sendable {
     /// Runs one tmux command and waits for it (a few milliseconds).
     static func runNow(_ socket: String, _ arguments: [String]) -> (status: Int32, output: String) {
         do {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-tmux-\(UUID().uuidString)").path
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "castprep-tmux-\(UUID().uuidString)"
+            ).path
             defer { try? FileManager.default.removeItem(atPath: file) }
             var actions = posix_spawn_file_actions_t()
             posix_spawn_file_actions_init(&actions)
@@ -83,8 +87,10 @@ final class TmuxSession: Sendable {
 
     /// Waits until the pane shows what `predicate` wants; the last capture.
     @discardableResult
-    func waitForScreen(_ what: String, timeout: Duration = .seconds(20), escapes: Bool = false,
-                       _ predicate: (String) -> Bool) async throws -> String {
+    func waitForScreen(
+        _ what: String, timeout: Duration = .seconds(20), escapes: Bool = false,
+        _ predicate: (String) -> Bool
+    ) async throws -> String {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         var screen = ""
         while ContinuousClock.now < deadline {
@@ -120,15 +126,21 @@ final class RemoteFixture: Sendable {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-remote-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         log = folder.appendingPathComponent("receiver.jsonl").path
-        media = MediaServer(configuration: MediaServerConfiguration(
-            mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)], bindAddress: "127.0.0.1", port: 0))
+        media = MediaServer(
+            configuration: MediaServerConfiguration(
+                mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)],
+                bindAddress: "127.0.0.1", port: 0))
         let endpoint = try await onOwnThread { [media] in try media.start() }
-        receiver = try await ReceiverProcess(arguments: ["--port", "0", "--http-port", "0", "--no-mdns", "--bind", "127.0.0.1", "--buffering", "0",
-                                                         "--log", log])
+        receiver = try await ReceiverProcess(arguments: [
+            "--port", "0", "--http-port", "0", "--no-mdns", "--bind", "127.0.0.1", "--buffering", "0",
+            "--log", log,
+        ])
         let sender = try await TestSender.connect(port: receiver.castPort)
         try await sender.connect(to: "receiver-0")
-        let launch = try await sender.send(["type": "LAUNCH", "appId": "CC1AD845"], to: "receiver-0", namespace: .receiver)
-        let transportID = try #require(try await sender.reply(to: launch).json["status"]?["applications"]?[0]?["transportId"]?.stringValue)
+        let launch = try await sender.send(
+            ["type": "LAUNCH", "appId": "CC1AD845"], to: "receiver-0", namespace: .receiver)
+        let transportID = try #require(
+            try await sender.reply(to: launch).json["status"]?["applications"]?[0]?["transportId"]?.stringValue)
         try await sender.connect(to: transportID)
         let video = endpoint.url(forPath: "h264-aac-faststart.mp4")
         let captions = endpoint.url(forPath: "cdn-without-cors/lecture.en.vtt")
@@ -139,17 +151,29 @@ final class RemoteFixture: Sendable {
             ]
             if tracks {
                 media["tracks"] = [
-                    ["trackId": 1, "type": "TEXT", "subtype": "SUBTITLES", "trackContentId": .string(captions), "trackContentType": "text/vtt",
-                     "language": "en", "name": "English"],
-                    ["trackId": 2, "type": "TEXT", "subtype": "SUBTITLES", "trackContentId": .string(captions), "trackContentType": "text/vtt",
-                     "language": "fr", "name": "Français"],
+                    [
+                        "trackId": 1, "type": "TEXT", "subtype": "SUBTITLES", "trackContentId": .string(captions),
+                        "trackContentType": "text/vtt",
+                        "language": "en", "name": "English",
+                    ],
+                    [
+                        "trackId": 2, "type": "TEXT", "subtype": "SUBTITLES", "trackContentId": .string(captions),
+                        "trackContentType": "text/vtt",
+                        "language": "fr", "name": "Français",
+                    ],
                 ]
             }
             return ["media": .object(media), "autoplay": false]
         }
-        let load = try await sender.send(["type": "QUEUE_LOAD", "items": [item("First light", tracks: true), item("Second wind", tracks: true),
-                                                                          item("Third act", tracks: false)],
-                                          "startIndex": 0, "repeatMode": "REPEAT_OFF"], to: transportID, namespace: .media)
+        let load = try await sender.send(
+            [
+                "type": "QUEUE_LOAD",
+                "items": [
+                    item("First light", tracks: true), item("Second wind", tracks: true),
+                    item("Third act", tracks: false),
+                ],
+                "startIndex": 0, "repeatMode": "REPEAT_OFF",
+            ], to: transportID, namespace: .media)
         _ = try await sender.reply(to: load, timeout: .seconds(20))
         _ = try await sender.waitFor("PAUSED", timeout: .seconds(20)) { $0.playerStates == ["PAUSED"] }
         await sender.close()
@@ -166,8 +190,12 @@ final class RemoteFixture: Sendable {
     func received() -> [String] {
         guard let text = try? String(contentsOfFile: log, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { line in
-            guard let entry = try? JSONParser().parse(Array(line.utf8)).value, entry["direction"] == "in" else { return nil }
-            if let namespace = entry["namespace"]?.stringValue, namespace.hasPrefix("urn:x-cast:com.example") { return namespace }
+            guard let entry = try? JSONParser().parse(Array(line.utf8)).value, entry["direction"] == "in" else {
+                return nil
+            }
+            if let namespace = entry["namespace"]?.stringValue, namespace.hasPrefix("urn:x-cast:com.example") {
+                return namespace
+            }
             return entry["payload"]?["type"]?.stringValue
         }
     }
@@ -195,23 +223,30 @@ final class RemoteFixture: Sendable {
     }
 }
 
-@Suite("castprep remote in tmux against the emulator", .serialized,
-       .requires(.castprepBinary, .executable("tmux", package: "tmux")))
+@Suite(
+    "castprep remote in tmux against the emulator", .serialized,
+    .requires(.castprepBinary, .executable("tmux", package: "tmux")))
 struct RemoteTmuxTests {
     @Test("expanded controller: the introduction once, then keys change the device and the screen follows")
     func expanded() async throws {
         let fixture = try await RemoteFixture()
         do {
             let tmux = try await TmuxSession.start(command: fixture.command(""))
-            let introduction = try await tmux.waitForScreen("the introduction") { $0.contains("Welcome to castprep remote") && $0.contains("Default Media Receiver") }
+            let introduction = try await tmux.waitForScreen("the introduction") {
+                $0.contains("Welcome to castprep remote") && $0.contains("Default Media Receiver")
+            }
             Snapshot.assertMatches(fixture.normalized(introduction), named: "remote-tmux-introduction.txt")
             try await tmux.press("x")
-            let paused = try await tmux.waitForScreen("the paused first item") { $0.contains("PAUSED") && !$0.contains("Welcome") && $0.contains("First light") }
+            let paused = try await tmux.waitForScreen("the paused first item") {
+                $0.contains("PAUSED") && !$0.contains("Welcome") && $0.contains("First light")
+            }
             Snapshot.assertMatches(fixture.normalized(paused), named: "remote-tmux-expanded.txt")
             // The configuration is written off the loop; wait for it.
             let configPath = fixture.folder.appendingPathComponent("config/castprep/config.json").path
             let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-            while !FileManager.default.fileExists(atPath: configPath), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            while !FileManager.default.fileExists(atPath: configPath), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
             let config = try String(contentsOfFile: configPath, encoding: .utf8)
             #expect(config.contains(#""introductionShown""#))
 
@@ -233,7 +268,9 @@ struct RemoteTmuxTests {
             try await tmux.waitForScreen("the track selector") { $0.contains("Subtitles and captions") }
             try await tmux.press("Down", "Enter")
             try await fixture.waitForMessage("EDIT_TRACKS_INFO")
-            let tracks = try await tmux.waitForScreen("English chosen") { $0.contains("● English") && $0.contains("captions en") }
+            let tracks = try await tmux.waitForScreen("English chosen") {
+                $0.contains("● English") && $0.contains("captions en")
+            }
             Snapshot.assertMatches(fixture.normalized(tracks), named: "remote-tmux-tracks.txt")
             try await tmux.press("Escape")
 
@@ -258,7 +295,9 @@ struct RemoteTmuxTests {
             let tmux = try await TmuxSession.start(command: fixture.command("--mini"), width: 100, height: 3)
             try await tmux.waitForScreen("the introduction line") { $0.contains("any key to start") }
             try await tmux.press("x")  // the first run's introduction is dismissed by any key
-            let line = try await tmux.waitForScreen("the mini line") { $0.contains("First light") && $0.contains("[space ▶ play]") }
+            let line = try await tmux.waitForScreen("the mini line") {
+                $0.contains("First light") && $0.contains("[space ▶ play]")
+            }
             Snapshot.assertMatches(fixture.normalized(line), named: "remote-tmux-mini.txt")
             try await tmux.press("c")
             try await fixture.waitForMessage("EDIT_TRACKS_INFO")
@@ -277,20 +316,30 @@ struct RemoteTmuxTests {
         let fixture = try await RemoteFixture()
         do {
             let layout = fixture.folder.appendingPathComponent("layout.json")
-            try Data(#"""
+            try Data(
+                #"""
                 {"expanded": ["stop", "muteToggle", "closedCaptions",
                   {"type": "custom", "key": "L", "label": "like", "namespace": "urn:x-cast:com.example.like", "message": {"like": true}}]}
-                """#.utf8).write(to: layout)
+                """#.utf8
+            ).write(to: layout)
             let style = fixture.folder.appendingPathComponent("style.json")
-            try Data(##"""
+            try Data(
+                ##"""
                 {"castViews": {"bodyTextColor": "#d0d0d0", "mediaControl": {"headingTextColor": "#ffaf00",
                   "expandedController": {"buttonTextColor": "#00afff"}}}}
-                """##.utf8).write(to: style)
-            try FileManager.default.createDirectory(at: fixture.folder.appendingPathComponent("config/castprep"), withIntermediateDirectories: true)
-            try Data(#"{"remote": {"introductionShown": true}}"#.utf8).write(to: fixture.folder.appendingPathComponent("config/castprep/config.json"))
-            let tmux = try await TmuxSession.start(command: fixture.command("--layout \(layout.path) --style \(style.path)",
-                                                                environment: "-u NO_COLOR TERM=xterm-256color COLORTERM=truecolor"))
-            let screen = try await tmux.waitForScreen("the custom bar", escapes: true) { $0.contains("First light") && $0.contains("[L like]") }
+                """##.utf8
+            ).write(to: style)
+            try FileManager.default.createDirectory(
+                at: fixture.folder.appendingPathComponent("config/castprep"), withIntermediateDirectories: true)
+            try Data(#"{"remote": {"introductionShown": true}}"#.utf8).write(
+                to: fixture.folder.appendingPathComponent("config/castprep/config.json"))
+            let tmux = try await TmuxSession.start(
+                command: fixture.command(
+                    "--layout \(layout.path) --style \(style.path)",
+                    environment: "-u NO_COLOR TERM=xterm-256color COLORTERM=truecolor"))
+            let screen = try await tmux.waitForScreen("the custom bar", escapes: true) {
+                $0.contains("First light") && $0.contains("[L like]")
+            }
             #expect(screen.contains("38;2;255;175;0"))  // mediaControl's heading colour
             #expect(screen.contains("38;2;0;175;255"))  // expandedController's button colour
             Snapshot.assertMatches(fixture.normalized(screen), named: "remote-tmux-styled.txt")
@@ -308,10 +357,14 @@ struct RemoteTmuxTests {
 
     @Test("a device that refuses: the no-devices screen, then q")
     func noDevices() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-remote-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-remote-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         // Port 1 on loopback: nothing listens there, so the connection is refused at once.
-        let tmux = try await TmuxSession.start(command: "env HOME=\(folder.path) TERM=xterm-256color NO_COLOR=1 \(CastPrepBinary.path) remote --host 127.0.0.1:1")
+        let tmux = try await TmuxSession.start(
+            command:
+                "env HOME=\(folder.path) TERM=xterm-256color NO_COLOR=1 \(CastPrepBinary.path) remote --host 127.0.0.1:1"
+        )
         let screen = try await tmux.waitForScreen("the no-devices screen") { $0.contains("No Cast devices available") }
         Snapshot.assertMatches(screen, named: "remote-tmux-no-devices.txt")
         try await tmux.press("q")
@@ -320,16 +373,19 @@ struct RemoteTmuxTests {
 
     @Test("the terminal is restored after q, SIGTERM and a crash signal", arguments: ["q", "TERM", "SEGV"])
     func restoresTerminal(ending: String) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-remote-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-remote-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let pidFile = folder.appendingPathComponent("pid").path
         let sttyFile = folder.appendingPathComponent("stty").path
         // The inner shell records its pid and becomes castprep; the outer one reads the terminal's mode afterwards.
-        let inner = "echo \\$\\$ > \(pidFile); exec env HOME=\(folder.path) TERM=xterm-256color NO_COLOR=1 SWIFT_BACKTRACE=enable=no \(CastPrepBinary.path) remote --host 127.0.0.1:1"
+        let inner =
+            "echo \\$\\$ > \(pidFile); exec env HOME=\(folder.path) TERM=xterm-256color NO_COLOR=1 SWIFT_BACKTRACE=enable=no \(CastPrepBinary.path) remote --host 127.0.0.1:1"
         let tmux = try await TmuxSession.start(command: "sh -c \"\(inner)\"; stty -a > \(sttyFile); echo restored")
         try await tmux.waitForScreen("the controller") { $0.contains("No Cast devices available") }
-        let pid = try #require(Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let pid = try #require(
+            Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         switch ending {
         case "q": try await tmux.press("q")
         case "TERM": kill(pid, SIGTERM)
@@ -353,12 +409,22 @@ struct RemoteCommandTests {
         Snapshot.assertMatches(io.capturedOutput, named: "help-remote.txt")
     }
 
-    @Test("a bad layout or style file stops before the screen opens, with code, file:line:column and fix", arguments: [
-        ("layout", #"{"mini": ["skipNxt"]}"#, "[remote.unknown-button]", ":1:11: error:", "did you mean 'skipNext'?"),
-        ("style", "{\"castViews\": {\n \"bodyTextColor\": \"teal\"}}", "[remote.bad-color]", ":2:19: error:", "#rrggbb"),
-    ])
+    @Test(
+        "a bad layout or style file stops before the screen opens, with code, file:line:column and fix",
+        arguments: [
+            (
+                "layout", #"{"mini": ["skipNxt"]}"#, "[remote.unknown-button]", ":1:11: error:",
+                "did you mean 'skipNext'?"
+            ),
+            (
+                "style", "{\"castViews\": {\n \"bodyTextColor\": \"teal\"}}", "[remote.bad-color]", ":2:19: error:",
+                "#rrggbb"
+            ),
+        ])
     func badFiles(option: String, text: String, code: String, place: String, fix: String) async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-\(option)-\(UUID().uuidString).json").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-\(option)-\(UUID().uuidString).json"
+        ).path
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let io = CommandIO.capturing(environment: ["COLUMNS": "100"])

@@ -15,16 +15,18 @@ struct ProbeGroupingTests {
     func sameVerdictGrouped() async {
         let result = await castprep("probe", "Samples/hevc-aac.mp4")
         #expect(result.status == 0)
-        let fix = "ffmpeg -i Samples/hevc-aac.mp4 -map 0 -c copy -c:v libx264 -profile:v high -pix_fmt yuv420p -crf 20 -preset medium -movflags +faststart Samples/hevc-aac.cast.mp4"
-        #expect(verdictBlock(result.output) == [
-            "  devices:",
-            "    WILL NOT PLAY   Chromecast (1st and 2nd gen), Chromecast (3rd gen), Google Nest Hub, Google Nest Hub Max",
-            "      - the device does not decode HEVC video",
-            "    plays           Chromecast Ultra, Chromecast with Google TV (HD), Chromecast with Google TV (4K), Google TV Streamer",
-            "    plays, caveats  Audio devices (Nest Audio, Nest Mini, Google Home, speaker groups)",
-            "      - the device has no screen: only the audio plays",
-            "  fix: \(fix)",
-        ])
+        let fix =
+            "ffmpeg -i Samples/hevc-aac.mp4 -map 0 -c copy -c:v libx264 -profile:v high -pix_fmt yuv420p -crf 20 -preset medium -movflags +faststart Samples/hevc-aac.cast.mp4"
+        #expect(
+            verdictBlock(result.output) == [
+                "  devices:",
+                "    WILL NOT PLAY   Chromecast (1st and 2nd gen), Chromecast (3rd gen), Google Nest Hub, Google Nest Hub Max",
+                "      - the device does not decode HEVC video",
+                "    plays           Chromecast Ultra, Chromecast with Google TV (HD), Chromecast with Google TV (4K), Google TV Streamer",
+                "    plays, caveats  Audio devices (Nest Audio, Nest Mini, Google Home, speaker groups)",
+                "      - the device has no screen: only the audio plays",
+                "  fix: \(fix)",
+            ])
     }
 
     @Test("5.1 AAC: different reasons stay apart, the one fix they share is printed once")
@@ -36,8 +38,10 @@ struct ProbeGroupingTests {
         #expect(block.last?.hasPrefix("  fix: ffmpeg -i Samples/h264-aac51.mp4") == true)
         #expect(block.contains("    WILL NOT PLAY   Chromecast (1st and 2nd gen), Chromecast Ultra"))
         #expect(block.contains("    WILL NOT PLAY   Google Nest Hub, Google Nest Hub Max"))
-        #expect(block.contains(
-            "    plays, caveats  Chromecast (3rd gen), Chromecast with Google TV (HD), Chromecast with Google TV (4K), Google TV Streamer"))
+        #expect(
+            block.contains(
+                "    plays, caveats  Chromecast (3rd gen), Chromecast with Google TV (HD), Chromecast with Google TV (4K), Google TV Streamer"
+            ))
     }
 
     @Test("one device alone keeps its own name in the reason")
@@ -46,17 +50,21 @@ struct ProbeGroupingTests {
         #expect(verdictBlock(result.output).contains("      - Google Nest Hub does not decode HEVC video"))
     }
 
-    @Test("devices needing different fixes: each fix once, naming its devices",
-          .requires(.ffmpeg))
+    @Test(
+        "devices needing different fixes: each fix once, naming its devices",
+        .requires(.ffmpeg))
     func differentFixes() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-probe-groups-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-probe-groups-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("hevc-1080.mp4").path
         let ffmpeg = Process()
         ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        ffmpeg.arguments = ["-v", "error", "-f", "lavfi", "-i", "color=size=1920x1080:rate=24:duration=0.1", "-c:v", "libx265",
-                            "-x265-params", "log-level=error", "-tag:v", "hvc1", "-y", file]
+        ffmpeg.arguments = [
+            "-v", "error", "-f", "lavfi", "-i", "color=size=1920x1080:rate=24:duration=0.1", "-c:v", "libx265",
+            "-x265-params", "log-level=error", "-tag:v", "hvc1", "-y", file,
+        ]
         ffmpeg.standardInput = FileHandle.nullDevice
         try ffmpeg.run()
         ffmpeg.waitUntilExit()

@@ -23,12 +23,14 @@ struct ServeCommandTests {
         #expect(result.output.isEmpty)
     }
 
-    @Test("usage errors exit 64", arguments: [
-        ["serve", "Samples", "--port", "70000"],
-        ["serve", "Samples", "--mount", "captions"],
-        ["serve", "Samples", "--timeout", "0"],
-        ["serve"],
-    ])
+    @Test(
+        "usage errors exit 64",
+        arguments: [
+            ["serve", "Samples", "--port", "70000"],
+            ["serve", "Samples", "--mount", "captions"],
+            ["serve", "Samples", "--timeout", "0"],
+            ["serve"],
+        ])
     func usageErrors(arguments: [String]) async {
         let io = CommandIO.capturing(environment: ["COLUMNS": "100"])
         #expect(await CastPrepCLI.run(arguments: arguments, io: io) == 64)
@@ -109,7 +111,10 @@ final class ServeProcess: Sendable {
         let error = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let earlier = errorsRead.withLock { $0 }
-        return (process.terminationStatus, String(decoding: rest, as: UTF8.self), earlier + String(decoding: error, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: rest, as: UTF8.self),
+            earlier + String(decoding: error, as: UTF8.self)
+        )
     }
 }
 
@@ -134,42 +139,57 @@ func curl(_ arguments: [String]) throws -> String {
 }
 
 var castprepBinary: String {
-    ProcessInfo.processInfo.environment["CASTPREP_BINARY"] ?? Repository.root().appendingPathComponent(".build/debug/castprep").path
+    ProcessInfo.processInfo.environment["CASTPREP_BINARY"]
+        ?? Repository.root().appendingPathComponent(".build/debug/castprep").path
 }
 
 @Suite("castprep serve as a process", .requires(.castprepBinary, .curl))
 struct ServeBinaryTests {
     @Test("serves Samples on 127.0.0.1 with an ephemeral port, logs, and stops cleanly on SIGTERM")
     func servesAndStops() async throws {
-        let server = try ServeProcess(executable: castprepBinary, arguments: ["serve", "Samples", "--port", "0", "--bind", "127.0.0.1"],
-                                      currentDirectory: Repository.root())
+        let server = try ServeProcess(
+            executable: castprepBinary, arguments: ["serve", "Samples", "--port", "0", "--bind", "127.0.0.1"],
+            currentDirectory: Repository.root())
         let started = try await onOwnThread { server.waitForStartLine() }
         let firstLine = try #require(started.split(separator: "\n").first.map(String.init))
-        let match = try #require(firstLine.firstMatch(of: /^Serving Samples at (http:\/\/127\.0\.0\.1:(\d+)\/) \(bound to 127\.0\.0\.1:(\d+)\)$/))
+        let match = try #require(
+            firstLine.firstMatch(
+                of: /^Serving Samples at (http:\/\/127\.0\.0\.1:(\d+)\/) \(bound to 127\.0\.0\.1:(\d+)\)$/))
         #expect(match.2 == match.3)
         let base = String(match.1)
         let written = try await onOwnThread {
-            try curl(["--output", "/dev/null", "--write-out", "%{http_code} %{content_type} %{size_download}",
-                      "-H", "Origin: https://www.gstatic.com", "-H", "Range: bytes=0-1", base + "hls-ts/master.m3u8"])
+            try curl([
+                "--output", "/dev/null", "--write-out", "%{http_code} %{content_type} %{size_download}",
+                "-H", "Origin: https://www.gstatic.com", "-H", "Range: bytes=0-1", base + "hls-ts/master.m3u8",
+            ])
         }
         #expect(written == "206 application/vnd.apple.mpegurl 2")
-        let traversal = try await onOwnThread { try curl(["--path-as-is", "--output", "/dev/null", "--write-out", "%{http_code}", base + "../Package.swift"]) }
+        let traversal = try await onOwnThread {
+            try curl([
+                "--path-as-is", "--output", "/dev/null", "--write-out", "%{http_code}", base + "../Package.swift",
+            ])
+        }
         #expect(traversal == "400")
         let result = try await onOwnThread { server.stop() }
         #expect(result.status == 0)
-        #expect(result.error.contains("127.0.0.1 \"GET /hls-ts/master.m3u8\" 206 2 bytes range=bytes=0-1 origin=https://www.gstatic.com"))
+        #expect(
+            result.error.contains(
+                "127.0.0.1 \"GET /hls-ts/master.m3u8\" 206 2 bytes range=bytes=0-1 origin=https://www.gstatic.com"))
         #expect(result.error.contains("127.0.0.1 \"GET /../Package.swift\" 400 0 bytes"))
         #expect(result.error.hasSuffix("castprep: stopped (SIGTERM)\n"))
     }
 
     @Test("a request's log line shows while the server runs; a burst's lines are all written, in order, by SIGINT")
     func logIsPromptAndComplete() async throws {
-        let server = try ServeProcess(executable: castprepBinary, arguments: ["serve", "Samples", "--port", "0", "--bind", "127.0.0.1"],
-                                      currentDirectory: Repository.root())
+        let server = try ServeProcess(
+            executable: castprepBinary, arguments: ["serve", "Samples", "--port", "0", "--bind", "127.0.0.1"],
+            currentDirectory: Repository.root())
         let started = try await onOwnThread { server.waitForStartLine() }
         let base = String(try #require(started.firstMatch(of: /http:\/\/127\.0\.0\.1:\d+\//)).0)
         _ = try await onOwnThread { try curl(["--head", "--output", "/dev/null", base + "tone.mp3"]) }
-        let first = try await onOwnThread { server.waitForError(containing: "\"HEAD /tone.mp3\" 200 0 bytes", seconds: 10) }
+        let first = try await onOwnThread {
+            server.waitForError(containing: "\"HEAD /tone.mp3\" 200 0 bytes", seconds: 10)
+        }
         #expect(first.contains("127.0.0.1 \"HEAD /tone.mp3\" 200 0 bytes"))
         // One curl, 300 requests on one connection; then stop at once, before any pause ends.
         let targets = (0..<300).map { "\(base)missing-\($0).mp4" }
@@ -183,8 +203,10 @@ struct ServeBinaryTests {
 
     @Test("SIGINT stops it too")
     func interrupt() async throws {
-        let server = try ServeProcess(executable: castprepBinary, arguments: ["serve", "Samples", "--port", "0", "--bind", "127.0.0.1", "--quiet"],
-                                      currentDirectory: Repository.root())
+        let server = try ServeProcess(
+            executable: castprepBinary,
+            arguments: ["serve", "Samples", "--port", "0", "--bind", "127.0.0.1", "--quiet"],
+            currentDirectory: Repository.root())
         _ = try await onOwnThread { server.waitForStartLine() }
         let result = try await onOwnThread { server.stop(signal: SIGINT) }
         #expect(result.status == 0)
@@ -194,8 +216,9 @@ struct ServeBinaryTests {
     /// Builds two networks inside a private network namespace (a veth pair, 10.98.0.1/24 and
     /// 10.97.0.1/24) and asks for the address a device at 10.97.0.7 would reach. No traffic
     /// leaves the namespace.
-    @Test("the printed URL uses the interface that routes to --device; the others are listed",
-          .requires(.privateNamespace))
+    @Test(
+        "the printed URL uses the interface that routes to --device; the others are listed",
+        .requires(.privateNamespace))
     func routeToDevice() async throws {
         let script = """
             set -e

@@ -38,7 +38,8 @@ struct ShardMergeCommandTests {
     }
 
     static func normalised(_ text: String, folder: String) -> String {
-        text.replacing(#/127\.0\.0\.1:[0-9]+/[0-9a-f]{32}/#, with: "127.0.0.1:PORT/TOKEN/").replacingOccurrences(of: folder, with: "OUT")
+        text.replacing(#/127\.0\.0\.1:[0-9]+/[0-9a-f]{32}/#, with: "127.0.0.1:PORT/TOKEN/").replacingOccurrences(
+            of: folder, with: "OUT")
     }
 
     /// Runs the whole catalog once into `folder/whole` and then, for each N, every shard K/N into
@@ -54,7 +55,8 @@ struct ShardMergeCommandTests {
             var shardFolders: [String] = []
             for index in 1...count {
                 let shard = folder + "/\(count)-\(index)"
-                let run = try runBinary(["preflight", catalog, "--bind", "127.0.0.1", "-o", shard, "--shard", "\(index)/\(count)"] + extra)
+                let run = try runBinary(
+                    ["preflight", catalog, "--bind", "127.0.0.1", "-o", shard, "--shard", "\(index)/\(count)"] + extra)
                 #expect(run.status == 0 || run.status == 1, "shard \(index)/\(count): \(run.error)")
                 #expect(FileManager.default.fileExists(atPath: shard + "/shard.json"))
                 shardFolders.append(shard)
@@ -66,7 +68,9 @@ struct ShardMergeCommandTests {
             #expect(merge.output == single.output, "N=\(count): the table differs")
             #expect(normalised(merge.error, folder: merged) == normalised(single.error, folder: whole), "N=\(count)")
             let actual = try files(in: merged)
-            #expect(Set(actual.keys) == Set(expected.keys), "N=\(count): \(Set(actual.keys).symmetricDifference(Set(expected.keys)).sorted())")
+            #expect(
+                Set(actual.keys) == Set(expected.keys),
+                "N=\(count): \(Set(actual.keys).symmetricDifference(Set(expected.keys)).sorted())")
             for (name, text) in expected where actual[name] != text {
                 Issue.record("N=\(count): \(name) differs from the unsharded run's")
             }
@@ -95,20 +99,26 @@ struct ShardMergeCommandTests {
         let media = folder + "/library/media"
         try FileManager.default.createDirectory(atPath: media, withIntermediateDirectories: true)
         let samples = Repository.root().appendingPathComponent("Samples").path
-        let names = ["h264-aac-faststart.mp4", "h264-aac-moov-at-end.mp4", "hevc-aac.mp4", "h264-aac51.mp4", "vp9-opus.webm", "tone.mp3"]
+        let names = [
+            "h264-aac-faststart.mp4", "h264-aac-moov-at-end.mp4", "hevc-aac.mp4", "h264-aac51.mp4", "vp9-opus.webm",
+            "tone.mp3",
+        ]
         try FileManager.default.copyItem(atPath: samples + "/subs.en.srt", toPath: media + "/subs.srt")
         var items: [String] = []
         for index in 0..<1000 {
             let name = "\(index)-" + names[index % names.count]
             // Hard links: a thousand URLs without a thousand copies.
-            try FileManager.default.linkItem(atPath: samples + "/" + names[index % names.count], toPath: media + "/" + name)
+            try FileManager.default.linkItem(
+                atPath: samples + "/" + names[index % names.count], toPath: media + "/" + name)
             var item = #"{"id": "item-\#(index)", "title": "Item \#(index)", "url": "media/\#(name)""#
             if index % 10 == 0 { item += #", "captions": [{"src": "media/subs.srt", "language": "en"}]"# }
             items.append(item + "}")
         }
         let catalog = folder + "/library/catalog.json"
-        try Data(#"{"castprep": 1, "title": "Generated", "items": [\#n\#(items.joined(separator: ",\n"))]}"#.utf8).write(to: URL(fileURLWithPath: catalog))
-        try Self.expectMergesMatch(catalog: catalog, counts: [1, 2, 3, 4], extra: ["--no-posters", "--jobs", "8"], in: folder)
+        try Data(#"{"castprep": 1, "title": "Generated", "items": [\#n\#(items.joined(separator: ",\n"))]}"#.utf8)
+            .write(to: URL(fileURLWithPath: catalog))
+        try Self.expectMergesMatch(
+            catalog: catalog, counts: [1, 2, 3, 4], extra: ["--no-posters", "--jobs", "8"], in: folder)
     }
 
     @Test("a missing, duplicated or foreign shard is an error naming it, and nothing is written")
@@ -117,17 +127,33 @@ struct ShardMergeCommandTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let other = folder + "/other.json"
         let samples = Repository.root().appendingPathComponent("Samples").path
-        try Data(#"{"castprep": 1, "items": [{"id": "tone", "url": "\#(samples)/tone.mp3"}]}"#.utf8).write(to: URL(fileURLWithPath: other))
-        for (catalog, shard, name) in [(Self.demo, "1/3", "a"), (Self.demo, "2/3", "b"), (Self.demo, "3/3", "c"), (Self.demo, "2/4", "d"), (other, "3/3", "e")] {
-            let run = try runBinary(["preflight", catalog, "--bind", "127.0.0.1", "--no-posters", "-o", folder + "/" + name, "--shard", shard])
+        try Data(#"{"castprep": 1, "items": [{"id": "tone", "url": "\#(samples)/tone.mp3"}]}"#.utf8).write(
+            to: URL(fileURLWithPath: other))
+        for (catalog, shard, name) in [
+            (Self.demo, "1/3", "a"), (Self.demo, "2/3", "b"), (Self.demo, "3/3", "c"), (Self.demo, "2/4", "d"),
+            (other, "3/3", "e"),
+        ] {
+            let run = try runBinary([
+                "preflight", catalog, "--bind", "127.0.0.1", "--no-posters", "-o", folder + "/" + name, "--shard",
+                shard,
+            ])
             #expect(run.status == 0 || run.status == 1, "\(run.error)")
         }
         let cases: [([String], String)] = [
             (["a", "c"], "[preflight.merge-shard-missing] shard 2/3 is missing (2 of 3 given)"),
             (["a", "b", "b"], "[preflight.merge-shard-duplicated] \(folder)/b is named twice"),
-            (["a", "b", "c", "d"], "[preflight.merge-count-mismatch] \(folder)/d is shard 2/4 but \(folder)/a is shard 1/3"),
-            (["a", "b", "e"], "[preflight.merge-catalog-mismatch] \(folder)/e is a shard of another catalog than \(folder)/a"),
-            (["a", "b", "c", "nowhere"], "[preflight.merge-not-a-shard] the shard folder \(folder)/nowhere does not exist"),
+            (
+                ["a", "b", "c", "d"],
+                "[preflight.merge-count-mismatch] \(folder)/d is shard 2/4 but \(folder)/a is shard 1/3"
+            ),
+            (
+                ["a", "b", "e"],
+                "[preflight.merge-catalog-mismatch] \(folder)/e is a shard of another catalog than \(folder)/a"
+            ),
+            (
+                ["a", "b", "c", "nowhere"],
+                "[preflight.merge-not-a-shard] the shard folder \(folder)/nowhere does not exist"
+            ),
             (["a", "b", "whole"], "[preflight.merge-not-a-shard] \(folder)/whole holds no shard.json"),
         ]
         // A copy of shard 2/3 in another folder is the same shard given twice.
@@ -138,17 +164,30 @@ struct ShardMergeCommandTests {
         try items.prefix(items.count / 2).write(to: URL(fileURLWithPath: folder + "/c-cut/shard-items.bin"))
         // A record length of 4 GiB at the start of a file of the right size.
         try FileManager.default.copyItem(atPath: folder + "/c", toPath: folder + "/c-flip")
-        try (Data([0xFF, 0xFF, 0xFF, 0xFF]) + items.dropFirst(4)).write(to: URL(fileURLWithPath: folder + "/c-flip/shard-items.bin"))
+        try (Data([0xFF, 0xFF, 0xFF, 0xFF]) + items.dropFirst(4)).write(
+            to: URL(fileURLWithPath: folder + "/c-flip/shard-items.bin"))
         try FileManager.default.copyItem(atPath: folder + "/c", toPath: folder + "/c-huge")
         let manifest = try String(contentsOfFile: folder + "/c/shard.json", encoding: .utf8)
         try Data(manifest.replacing(#/"catalogItems":[0-9]+/#, with: #""catalogItems":1000000000000000"#).utf8)
             .write(to: URL(fileURLWithPath: folder + "/c-huge/shard.json"))
         try FileManager.default.createDirectory(atPath: folder + "/whole", withIntermediateDirectories: true)
         let damaged: [([String], String)] = [
-            (["a", "b", "b-copy", "c"], "[preflight.merge-shard-duplicated] shard 2/3 is given twice: \(folder)/b and \(folder)/b-copy"),
-            (["a", "b", "c-cut"], "[preflight.merge-shard-damaged] \(folder)/c-cut/shard-items.bin is missing or not the size shard.json gives"),
-            (["a", "b", "c-flip"], "[preflight.merge-shard-damaged] \(folder)/c-flip/shard-items.bin has a record of 4294967295 bytes"),
-            (["a", "b", "c-huge"], "[preflight.merge-shard-damaged] \(folder)/c-huge/shard.json is not a shard manifest this version writes"),
+            (
+                ["a", "b", "b-copy", "c"],
+                "[preflight.merge-shard-duplicated] shard 2/3 is given twice: \(folder)/b and \(folder)/b-copy"
+            ),
+            (
+                ["a", "b", "c-cut"],
+                "[preflight.merge-shard-damaged] \(folder)/c-cut/shard-items.bin is missing or not the size shard.json gives"
+            ),
+            (
+                ["a", "b", "c-flip"],
+                "[preflight.merge-shard-damaged] \(folder)/c-flip/shard-items.bin has a record of 4294967295 bytes"
+            ),
+            (
+                ["a", "b", "c-huge"],
+                "[preflight.merge-shard-damaged] \(folder)/c-huge/shard.json is not a shard manifest this version writes"
+            ),
         ]
         for (shards, expected) in cases + damaged {
             let out = folder + "/merged"
@@ -157,7 +196,9 @@ struct ShardMergeCommandTests {
             #expect(merge.error.contains(expected), "\(shards): \(merge.error)")
             #expect(!FileManager.default.fileExists(atPath: out + "/report.json"), "\(shards)")
         }
-        let complete = try runBinary(["preflight", "merge", folder + "/merged", folder + "/a", folder + "/b", folder + "/c"])
+        let complete = try runBinary([
+            "preflight", "merge", folder + "/merged", folder + "/a", folder + "/b", folder + "/c",
+        ])
         #expect(complete.error.contains("12 items: 5 ready, 2 ready with warnings, 5 blocked"), "\(complete.error)")
         #expect(complete.status == 1)
     }
@@ -168,15 +209,23 @@ struct ShardMergeCommandTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let zero = try runBinary(["preflight", Self.demo, "-o", folder + "/z", "--shard", "0/4"])
         #expect(zero.status == 64)
-        #expect(zero.error.contains("[preflight.shard-invalid] --shard 0/4: shards are numbered from 1 to 4, not from 0"), "\(zero.error)")
-        let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SLURM_") && !$0.key.hasPrefix("JOB_COMPLETION") && !$0.key.hasPrefix("AWS_BATCH") }
-        let bare = try runProcess(CastPrepBinary.path, ["preflight", Self.demo, "-o", folder + "/z", "--shard", "auto"],
-                                  environment: environment.merging(["NO_COLOR": "1"]) { $1 }, directory: Repository.root())
+        #expect(
+            zero.error.contains("[preflight.shard-invalid] --shard 0/4: shards are numbered from 1 to 4, not from 0"),
+            "\(zero.error)")
+        let environment = ProcessInfo.processInfo.environment.filter {
+            !$0.key.hasPrefix("SLURM_") && !$0.key.hasPrefix("JOB_COMPLETION") && !$0.key.hasPrefix("AWS_BATCH")
+        }
+        let bare = try runProcess(
+            CastPrepBinary.path, ["preflight", Self.demo, "-o", folder + "/z", "--shard", "auto"],
+            environment: environment.merging(["NO_COLOR": "1"]) { $1 }, directory: Repository.root())
         #expect(bare.status == 64)
         #expect(bare.error.contains("[preflight.shard-environment]"), "\(bare.error)")
         let kubernetes = try runProcess(
-            CastPrepBinary.path, ["preflight", Self.demo, "--bind", "127.0.0.1", "--no-posters", "-o", folder + "/k", "--shard", "auto"],
-            environment: environment.merging(["NO_COLOR": "1", "JOB_COMPLETION_INDEX": "1", "JOB_COMPLETIONS": "2"]) { $1 }, directory: Repository.root())
+            CastPrepBinary.path,
+            ["preflight", Self.demo, "--bind", "127.0.0.1", "--no-posters", "-o", folder + "/k", "--shard", "auto"],
+            environment: environment.merging(["NO_COLOR": "1", "JOB_COMPLETION_INDEX": "1", "JOB_COMPLETIONS": "2"]) {
+                $1
+            }, directory: Repository.root())
         #expect(kubernetes.status == 0 || kubernetes.status == 1, "\(kubernetes.error)")
         let manifest = try String(contentsOfFile: folder + "/k/shard.json", encoding: .utf8)
         #expect(manifest.contains(#""shard":2"#) && manifest.contains(#""shards":2"#), "\(manifest.prefix(300))")
@@ -194,7 +243,8 @@ struct ShardMergeCommandTests {
     /// PATH with a folder holding `castprep` (a link to the built binary) in front.
     static func pathWithCastprep(in folder: String) throws -> String {
         try FileManager.default.createDirectory(atPath: folder + "/bin", withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: folder + "/bin/castprep", withDestinationPath: CastPrepBinary.path)
+        try FileManager.default.createSymbolicLink(
+            atPath: folder + "/bin/castprep", withDestinationPath: CastPrepBinary.path)
         return folder + "/bin:" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
     }
 
@@ -203,12 +253,15 @@ struct ShardMergeCommandTests {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let script = try Self.recipe("xargs")
-        var environment = ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1", "CASTPREP_NO_PROGRESS": "1"]) { $1 }
+        var environment = ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1", "CASTPREP_NO_PROGRESS": "1"]) {
+            $1
+        }
         environment["PATH"] = try Self.pathWithCastprep(in: folder)
         environment["CATALOG"] = Self.demo
         environment["SHARDS"] = "3"
         environment["SHARED"] = folder + "/shared"
-        let result = try runProcess("/bin/bash", ["-c", script], environment: environment, directory: URL(fileURLWithPath: folder))
+        let result = try runProcess(
+            "/bin/bash", ["-c", script], environment: environment, directory: URL(fileURLWithPath: folder))
         #expect(result.status == 1, "the demo's planted errors: \(result.error)")
         #expect(result.error.contains("12 items: 5 ready, 2 ready with warnings, 5 blocked"), "\(result.error)")
         for file in ["report.html", "report.json", "catalog.json", "load-requests.ndjson", "queue.json"] {
@@ -222,16 +275,26 @@ struct ShardMergeCommandTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let script = try Self.recipe("slurm")
         #expect(script.hasPrefix("#!/bin/bash\n#SBATCH --job-name=castprep-preflight\n#SBATCH --array=0-7\n"))
-        var environment = ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1", "CASTPREP_NO_PROGRESS": "1"]) { $1 }
+        var environment = ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1", "CASTPREP_NO_PROGRESS": "1"]) {
+            $1
+        }
         environment["PATH"] = try Self.pathWithCastprep(in: folder)
         environment["CATALOG"] = Self.demo
         // As Slurm sets them for --array=0-2.
         for task in 0..<3 {
-            let variables = ["SLURM_ARRAY_TASK_ID": "\(task)", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "2", "SLURM_ARRAY_TASK_COUNT": "3"]
-            let result = try runProcess("/bin/bash", ["-c", script], environment: environment.merging(variables) { $1 }, directory: URL(fileURLWithPath: folder))
+            let variables = [
+                "SLURM_ARRAY_TASK_ID": "\(task)", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "2",
+                "SLURM_ARRAY_TASK_COUNT": "3",
+            ]
+            let result = try runProcess(
+                "/bin/bash", ["-c", script], environment: environment.merging(variables) { $1 },
+                directory: URL(fileURLWithPath: folder))
             #expect(result.status == 0, "task \(task): \(result.error)")
         }
-        let merge = try runBinary(["preflight", "merge", folder + "/preflight", folder + "/shards/0", folder + "/shards/1", folder + "/shards/2"])
+        let merge = try runBinary([
+            "preflight", "merge", folder + "/preflight", folder + "/shards/0", folder + "/shards/1",
+            folder + "/shards/2",
+        ])
         #expect(merge.error.contains("12 items: 5 ready, 2 ready with warnings, 5 blocked"), "\(merge.error)")
     }
 
@@ -244,13 +307,19 @@ struct ShardMergeCommandTests {
         #expect(manifest.contains("image: debian:12-slim"))
         #expect(manifest.contains("--shard auto"))
         try Data(manifest.utf8).write(to: URL(fileURLWithPath: folder + "/job.yaml"))
-        let result = try runProcess("/usr/bin/env", ["python3", "-m", "kubernetes_validate", "--strict", folder + "/job.yaml"])
-        #expect(result.status == 0, "kubernetes-validate (Scripts/bootstrap installs it): \(result.output) \(result.error)")
+        let result = try runProcess(
+            "/usr/bin/env", ["python3", "-m", "kubernetes_validate", "--strict", folder + "/job.yaml"])
+        #expect(
+            result.status == 0, "kubernetes-validate (Scripts/bootstrap installs it): \(result.output) \(result.error)")
         #expect(result.output.contains("passed for resource job/castprep-preflight"), "\(result.output)")
         // The validator does refuse what the schema does not allow.
-        try Data(manifest.replacingOccurrences(of: "completionMode: Indexed", with: "completionMode: Indexed\n  shards: 4").utf8)
-            .write(to: URL(fileURLWithPath: folder + "/bad.yaml"))
-        let bad = try runProcess("/usr/bin/env", ["python3", "-m", "kubernetes_validate", "--strict", folder + "/bad.yaml"])
+        try Data(
+            manifest.replacingOccurrences(of: "completionMode: Indexed", with: "completionMode: Indexed\n  shards: 4")
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: folder + "/bad.yaml"))
+        let bad = try runProcess(
+            "/usr/bin/env", ["python3", "-m", "kubernetes_validate", "--strict", folder + "/bad.yaml"])
         #expect(bad.status != 0)
     }
 }

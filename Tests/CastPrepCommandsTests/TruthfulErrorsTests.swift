@@ -14,7 +14,10 @@ struct TruthfulErrorsTests {
         "status, cast and devices --host on a server that is not a Cast device say so and exit 1",
         .requires(.python3, .openssl),
         arguments: [
-            (ForeignServer.Kind.http, ["status"], "answered HTTP (\"HTTP/1.1 400 Bad Request\"); this is not a Cast device's port"),
+            (
+                ForeignServer.Kind.http, ["status"],
+                "answered HTTP (\"HTTP/1.1 400 Bad Request\"); this is not a Cast device's port"
+            ),
             (.https, ["status"], "accepted TLS but answered HTTP (\"HTTP/1.1 400 Bad Request\") instead of CASTV2"),
             (.http, ["devices", "--timeout", "2"], "answered HTTP (\"HTTP/1.1 400 Bad Request\")"),
             (.https, ["devices", "--timeout", "2"], "accepted TLS but answered HTTP"),
@@ -26,21 +29,31 @@ struct TruthfulErrorsTests {
         let result = try await onOwnThread { try runBinary(Array(arguments)) }
         #expect(result.status == 1)
         #expect(result.error.contains("[channel.not-cast-device]") && result.error.contains(phrase), "\(result.error)")
-        #expect(result.error.contains("castprep devices") && result.error.contains("8009"), "the fix names the port and the command")
-        #expect(!result.error.contains("frame-too-large") && !result.error.contains("repeat the command"), "\(result.error)")
+        #expect(
+            result.error.contains("castprep devices") && result.error.contains("8009"),
+            "the fix names the port and the command")
+        #expect(
+            !result.error.contains("frame-too-large") && !result.error.contains("repeat the command"), "\(result.error)"
+        )
     }
 
     @Test("devices --host where nothing listens exits 1 and says so")
     func nothingListens() async throws {
         let port = try NginxServer.freePort()
-        let result = try await onOwnThread { try runBinary(["devices", "--host", "127.0.0.1:\(port)", "--timeout", "1"]) }
+        let result = try await onOwnThread {
+            try runBinary(["devices", "--host", "127.0.0.1:\(port)", "--timeout", "1"])
+        }
         #expect(result.status == 1)
         #expect(result.output.isEmpty, "no device is listed: \(result.output)")
-        #expect(result.error.contains("127.0.0.1:\(port)") && result.error.contains("Connection refused"), "\(result.error)")
+        #expect(
+            result.error.contains("127.0.0.1:\(port)") && result.error.contains("Connection refused"), "\(result.error)"
+        )
         #expect(result.error.hasSuffix("castprep: 0 of 1 host answered\n"))
     }
 
-    @Test("a refused connection is one message and one fix, not a nested error with a second fix", arguments: [["control", "play"], ["status"]])
+    @Test(
+        "a refused connection is one message and one fix, not a nested error with a second fix",
+        arguments: [["control", "play"], ["status"]])
     func refusedConnectionSaidOnce(command: [String]) async throws {
         let port = try NginxServer.freePort()
         let result = try await onOwnThread { try runBinary(command + ["--host", "127.0.0.1:\(port)"]) }
@@ -58,65 +71,89 @@ struct TruthfulErrorsTests {
         #expect(probe.error.contains("[http.connect-failed]") && probe.error.contains("refused"), "\(probe.error)")
         #expect(!probe.error.contains("probe.not-media") && !probe.error.contains("re-download"))
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-refused-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-refused-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data("#EXTM3U\n#EXTINF:10,Refused\n\(url)\n".utf8).write(to: directory.appendingPathComponent("list.m3u"))
         let output = directory.appendingPathComponent("out").path
         let preflight = try await onOwnThread {
-            try runBinary(["preflight", directory.appendingPathComponent("list.m3u").path, "--output", output, "--devices", "chromecast-gen3"])
+            try runBinary([
+                "preflight", directory.appendingPathComponent("list.m3u").path, "--output", output, "--devices",
+                "chromecast-gen3",
+            ])
         }
-        let report = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: output + "/report.json")))).value
+        let report = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: output + "/report.json"))))
+            .value
         let codes = report["items"]?[0]?["diagnostics"]?.arrayValue?.compactMap { $0["code"]?.stringValue } ?? []
         #expect(codes.contains("http.connect-failed"), "\(codes) \(preflight.error)")
         #expect(!codes.contains("probe.not-media"), "\(codes)")
     }
 
-    @Test("a host name that does not resolve is http.dns-failed (resolved inside a private network namespace)",
-          .requires(.privateNamespace))
+    @Test(
+        "a host name that does not resolve is http.dns-failed (resolved inside a private network namespace)",
+        .requires(.privateNamespace))
     func unresolvableHost() async throws {
         let script = "ip link set lo up; exec \"$0\" probe http://media.invalid/movie.mp4 --timeout 5"
-        let result = try await onOwnThread { try runProcess("/usr/bin/unshare", ["--net", "--", "/bin/sh", "-c", script, CastPrepBinary.path]) }
+        let result = try await onOwnThread {
+            try runProcess("/usr/bin/unshare", ["--net", "--", "/bin/sh", "-c", script, CastPrepBinary.path])
+        }
         #expect(result.status == 1)
         #expect(result.error.contains("[http.dns-failed]") && result.error.contains("media.invalid"), "\(result.error)")
     }
 
     /// The emulator, preflight and a TV agree: what preflight blocks for a device, the
     /// emulator modelled as that device fails with 104; what it passes, the emulator plays.
-    @Test("the emulator decodes what its device profile decodes, as preflight judges it", arguments: [
-        // --model Chromecast (the default) is the 3rd gen
-        ("h264-high10.mp4", [String](), "chromecast-gen3", false),
-        ("h264-high10.mp4", ["--profile", "chromecast-gen1-2"], "chromecast-gen1-2", false),
-        ("hevc-aac.mp4", [], "chromecast-gen3", false),
-        ("hevc-aac.mp4", ["--model", "Chromecast Ultra"], "chromecast-ultra", true),
-        ("h264-aac-faststart.mp4", [], "chromecast-gen3", true),
-    ])
+    @Test(
+        "the emulator decodes what its device profile decodes, as preflight judges it",
+        arguments: [
+            // --model Chromecast (the default) is the 3rd gen
+            ("h264-high10.mp4", [String](), "chromecast-gen3", false),
+            ("h264-high10.mp4", ["--profile", "chromecast-gen1-2"], "chromecast-gen1-2", false),
+            ("hevc-aac.mp4", [], "chromecast-gen3", false),
+            ("hevc-aac.mp4", ["--model", "Chromecast Ultra"], "chromecast-ultra", true),
+            ("h264-aac-faststart.mp4", [], "chromecast-gen3", true),
+        ])
     func decodesLikeItsProfile(sample: String, options: [String], profile: String, plays: Bool) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-decode-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-decode-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let samplePath = Repository.root().appendingPathComponent("Samples/\(sample)").path
-        try Data("#EXTM3U\n#EXTINF:2,Sample\n\(samplePath)\n".utf8).write(to: directory.appendingPathComponent("list.m3u"))
+        try Data("#EXTM3U\n#EXTINF:2,Sample\n\(samplePath)\n".utf8).write(
+            to: directory.appendingPathComponent("list.m3u"))
         let output = directory.appendingPathComponent("out").path
         _ = try await onOwnThread {
-            try runBinary(["preflight", directory.appendingPathComponent("list.m3u").path, "--output", output, "--devices", profile])
+            try runBinary([
+                "preflight", directory.appendingPathComponent("list.m3u").path, "--output", output, "--devices",
+                profile,
+            ])
         }
-        let report = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: output + "/report.json")))).value
+        let report = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: output + "/report.json"))))
+            .value
         let readiness = try #require(report["items"]?[0]?["devices"]?[0]?["readiness"]?.stringValue)
         #expect((readiness != "blocked") == plays, "preflight says \(readiness) on \(profile)")
 
-        let media = MediaServer(configuration: MediaServerConfiguration(
-            mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)], bindAddress: "127.0.0.1", port: 0))
+        let media = MediaServer(
+            configuration: MediaServerConfiguration(
+                mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)],
+                bindAddress: "127.0.0.1", port: 0))
         let endpoint = try await onOwnThread { try media.start() }
         defer { media.stop() }
-        let receiver = try await ReceiverProcess(arguments: ["--port", "0", "--http-port", "0", "--no-mdns", "--bind", "127.0.0.1"] + options)
+        let receiver = try await ReceiverProcess(
+            arguments: ["--port", "0", "--http-port", "0", "--no-mdns", "--bind", "127.0.0.1"] + options)
         let sender = try await TestSender.connect(port: receiver.castPort)
         try await sender.connect(to: "receiver-0")
-        let launch = try await sender.send(["type": "LAUNCH", "appId": "CC1AD845"], to: "receiver-0", namespace: .receiver)
-        let transportID = try #require(try await sender.reply(to: launch).json["status"]?["applications"]?[0]?["transportId"]?.stringValue)
+        let launch = try await sender.send(
+            ["type": "LAUNCH", "appId": "CC1AD845"], to: "receiver-0", namespace: .receiver)
+        let transportID = try #require(
+            try await sender.reply(to: launch).json["status"]?["applications"]?[0]?["transportId"]?.stringValue)
         try await sender.connect(to: transportID)
-        let media0: JSONValue = ["contentId": .string(endpoint.url(forPath: sample)), "contentType": "video/mp4", "streamType": "BUFFERED"]
-        let loadID = try await sender.send(["type": "LOAD", "autoplay": true, "media": media0], to: transportID, namespace: .media)
+        let media0: JSONValue = [
+            "contentId": .string(endpoint.url(forPath: sample)), "contentType": "video/mp4", "streamType": "BUFFERED",
+        ]
+        let loadID = try await sender.send(
+            ["type": "LOAD", "autoplay": true, "media": media0], to: transportID, namespace: .media)
         let reply = try await sender.reply(to: loadID, timeout: .seconds(20))
         if plays {
             #expect(reply.playerStates == ["BUFFERING"], "\(reply.json)")
@@ -137,8 +174,10 @@ struct TruthfulErrorsTests {
 /// Runs a program to its end and returns its status and output (blocks: call on a thread of its
 /// own). Both pipes are read before waiting, so a full pipe cannot block the child. The one
 /// process runner of these tests: `runBinary` and the shell completion tests go through it.
-func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: URL? = nil,
-                stdin: String? = nil) throws -> (status: Int32, output: String, error: String) {
+func runProcess(
+    _ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: URL? = nil,
+    stdin: String? = nil
+) throws -> (status: Int32, output: String, error: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -158,5 +197,7 @@ func runProcess(_ executable: String, _ arguments: [String], environment: [Strin
     let outData = output.fileHandleForReading.readDataToEndOfFile()
     let errData = error.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    return (
+        process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self)
+    )
 }

@@ -25,9 +25,12 @@ func startEmulator(
     log: LogCollector? = nil
 ) async throws -> (ReceiverEmulator, ReceiverEmulator.Endpoints) {
     var configuration = ReceiverEmulator.Configuration(
-        identity: DeviceIdentity(id: CastDeviceID("5f1e2d3c4b5a49688776655443322110")!, friendlyName: "Test TV"), bindAddress: "127.0.0.1",
-        castPort: 0, httpPort: 0, receiver: ReceiverConfiguration(bufferingTime: .milliseconds(100), seed: 7), faults: faults,
-        fetch: .init(loopbackIsReachable: true, requestTimeout: .seconds(2), totalTimeout: .seconds(30)), server: server)
+        identity: DeviceIdentity(id: CastDeviceID("5f1e2d3c4b5a49688776655443322110")!, friendlyName: "Test TV"),
+        bindAddress: "127.0.0.1",
+        castPort: 0, httpPort: 0, receiver: ReceiverConfiguration(bufferingTime: .milliseconds(100), seed: 7),
+        faults: faults,
+        fetch: .init(loopbackIsReachable: true, requestTimeout: .seconds(2), totalTimeout: .seconds(30)), server: server
+    )
     if let log { configuration.log = { log.append($0) } }
     let emulator = ReceiverEmulator(configuration: configuration)
     return (emulator, try await emulator.start())
@@ -54,7 +57,10 @@ func launchDefaultMediaReceiver(_ sender: TestSender) async throws -> String {
 struct EmulatorTests {
     @Test("CONNECT, GET_STATUS, LAUNCH, LOAD of media on loopback: the sender sees the statuses a device sends")
     func playsMedia() async throws {
-        let media = MediaServer(configuration: MediaServerConfiguration(mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)], bindAddress: "127.0.0.1", port: 0))
+        let media = MediaServer(
+            configuration: MediaServerConfiguration(
+                mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)],
+                bindAddress: "127.0.0.1", port: 0))
         let mediaEndpoint = try media.start()
         defer { media.stop() }
         let log = LogCollector()
@@ -66,10 +72,14 @@ struct EmulatorTests {
         #expect(idle.json["type"] == "RECEIVER_STATUS")
         #expect(idle.json["status"]?["applications"] == nil, "nothing runs yet")
         let transportID = try await launchDefaultMediaReceiver(sender)
-        let load = try await sender.send([
-            "type": "LOAD", "autoplay": true,
-            "media": ["contentId": .string(mediaEndpoint.url(forPath: "h264-aac-faststart.mp4")), "contentType": "video/mp4", "streamType": "BUFFERED"],
-        ], to: transportID, namespace: .media)
+        let load = try await sender.send(
+            [
+                "type": "LOAD", "autoplay": true,
+                "media": [
+                    "contentId": .string(mediaEndpoint.url(forPath: "h264-aac-faststart.mp4")),
+                    "contentType": "video/mp4", "streamType": "BUFFERED",
+                ],
+            ], to: transportID, namespace: .media)
         let reply = try await sender.reply(to: load)
         #expect(reply.mediaStates == ["BUFFERING"])
         let playing = try await sender.waitFor("PLAYING") { $0.mediaStates == ["PLAYING"] }
@@ -88,7 +98,8 @@ struct EmulatorTests {
         let (emulator, endpoints) = try await startEmulator()
         let port = try #require(endpoints.httpPort)
         let transport = HTTPTransport()
-        let answer = await transport.send(HTTPRequest(.get, "http://127.0.0.1:\(port)/setup/eureka_info?params=device_info,name", bodyLimit: 65_536))
+        let answer = await transport.send(
+            HTTPRequest(.get, "http://127.0.0.1:\(port)/setup/eureka_info?params=device_info,name", bodyLimit: 65_536))
         let response = try answer.get()
         #expect(response.status == 200)
         #expect(response.headers["content-type"] == "application/json")
@@ -99,7 +110,9 @@ struct EmulatorTests {
         #expect(json["device_info"]?["capabilities"]?["display_supported"] == true)
         #expect(json["cast_port"]?.intValue == endpoints.castPort)
         #expect(json["mac_address"] == "66:54:43:32:21:10")
-        let icon = try await transport.send(HTTPRequest(.get, "http://127.0.0.1:\(port)/setup/icon.png", bodyLimit: 1024)).get()
+        let icon = try await transport.send(
+            HTTPRequest(.get, "http://127.0.0.1:\(port)/setup/icon.png", bodyLimit: 1024)
+        ).get()
         #expect(icon.status == 200)
         #expect(icon.body == DeviceIdentity.iconPNG)
         await emulator.stop()
@@ -126,8 +139,10 @@ struct EmulatorTests {
     func stopPongs() async throws {
         let (emulator, endpoints) = try await startEmulator()
         // Generous for a loaded machine: 3 missed PONGs 500 ms apart before the link is declared dead.
-        let heartbeat = HeartbeatPolicy(interval: .milliseconds(500), maximumMissedPongs: 3, sourceID: "sender-0", destinationID: "receiver-0")
-        let healthy = try await TestSender.connect(port: endpoints.castPort, options: ChannelOptions(heartbeat: heartbeat))
+        let heartbeat = HeartbeatPolicy(
+            interval: .milliseconds(500), maximumMissedPongs: 3, sourceID: "sender-0", destinationID: "receiver-0")
+        let healthy = try await TestSender.connect(
+            port: endpoints.castPort, options: ChannelOptions(heartbeat: heartbeat))
         try await healthy.connect(to: "receiver-0")
         try await Task.sleep(for: .seconds(2))
         #expect(!healthy.hasEnded, "PONGs keep the link alive")
@@ -139,10 +154,12 @@ struct EmulatorTests {
 
     @Test("fault: LAUNCH is refused with the scripted reason")
     func refuseLaunch() async throws {
-        let (emulator, endpoints) = try await startEmulator(faults: ReceiverFaults(refusedLaunches: ["CC1AD845": "SYSTEM_ERROR"]))
+        let (emulator, endpoints) = try await startEmulator(
+            faults: ReceiverFaults(refusedLaunches: ["CC1AD845": "SYSTEM_ERROR"]))
         let sender = try await TestSender.connect(port: endpoints.castPort)
         try await sender.connect(to: "receiver-0")
-        let launch = try await sender.send(["type": "LAUNCH", "appId": "CC1AD845"], to: "receiver-0", namespace: .receiver)
+        let launch = try await sender.send(
+            ["type": "LAUNCH", "appId": "CC1AD845"], to: "receiver-0", namespace: .receiver)
         let reply = try await sender.reply(to: launch)
         #expect(reply.json["type"] == "LAUNCH_ERROR")
         #expect(reply.json["reason"] == "SYSTEM_ERROR")
@@ -156,8 +173,11 @@ struct EmulatorTests {
         try await sender.connect(to: "receiver-0")
         let clock = ContinuousClock()
         let start = clock.now
-        let launch = try await sender.send(["type": "LAUNCH", "appId": "CC1AD845"], to: "receiver-0", namespace: .receiver)
-        _ = try await sender.waitFor("the broadcast") { $0.destinationID == "*" && $0.json["type"] == "RECEIVER_STATUS" }
+        let launch = try await sender.send(
+            ["type": "LAUNCH", "appId": "CC1AD845"], to: "receiver-0", namespace: .receiver)
+        _ = try await sender.waitFor("the broadcast") {
+            $0.destinationID == "*" && $0.json["type"] == "RECEIVER_STATUS"
+        }
         #expect(clock.now - start < .milliseconds(1500))
         _ = try await sender.reply(to: launch)
         #expect(clock.now - start >= .seconds(2))
@@ -166,13 +186,19 @@ struct EmulatorTests {
 
     @Test("a failing item gets LOAD_FAILED with the scripted code, then IDLE/ERROR")
     func failItem() async throws {
-        let faults = ReceiverFaults(failingItems: [.init(.contentID("http://127.0.0.1:9/broken.mp4"), code: .mediaDecode)])
+        let faults = ReceiverFaults(failingItems: [
+            .init(.contentID("http://127.0.0.1:9/broken.mp4"), code: .mediaDecode)
+        ])
         let (emulator, endpoints) = try await startEmulator(faults: faults)
         let sender = try await TestSender.connect(port: endpoints.castPort)
         let transportID = try await launchDefaultMediaReceiver(sender)
-        let load = try await sender.send([
-            "type": "LOAD", "media": ["contentId": "http://127.0.0.1:9/broken.mp4", "contentType": "video/mp4", "streamType": "BUFFERED"],
-        ], to: transportID, namespace: .media)
+        let load = try await sender.send(
+            [
+                "type": "LOAD",
+                "media": [
+                    "contentId": "http://127.0.0.1:9/broken.mp4", "contentType": "video/mp4", "streamType": "BUFFERED",
+                ],
+            ], to: transportID, namespace: .media)
         let failure = try await sender.reply(to: load)
         #expect(failure.json["type"] == "LOAD_FAILED")
         #expect(failure.json["detailedErrorCode"] == 102)
@@ -206,7 +232,10 @@ struct EmulatorTests {
         try await sender.connect(to: "no-such-transport")
         let close = try await sender.waitFor("CLOSE") { $0.namespace == .connection && $0.json["type"] == "CLOSE" }
         #expect(close.sourceID == "no-such-transport")
-        try await sender.link.send(ChannelMessage(sourceID: "sender-0", destinationID: "receiver-0", namespace: .deviceAuth, payload: .binary([0x0A, 0x00])))
+        try await sender.link.send(
+            ChannelMessage(
+                sourceID: "sender-0", destinationID: "receiver-0", namespace: .deviceAuth,
+                payload: .binary([0x0A, 0x00])))
         try await sender.connect(to: "receiver-0")
         let status = try await sender.send(["type": "GET_STATUS"], to: "receiver-0", namespace: .receiver)
         _ = try await sender.reply(to: status)

@@ -50,14 +50,17 @@ struct FaultTests {
         var harness = Harness(faults: ReceiverFaults(refusedLaunches: ["CC1AD845": reason]))
         await harness.connect()
         let outputs = await harness.send(#"{"type":"LAUNCH","requestId":3,"appId":"CC1AD845"}"#)
-        #expect(outputs.messages.map(\.payload) == [["type": "LAUNCH_ERROR", "requestId": 3, "reason": .string(reason)]])
+        #expect(
+            outputs.messages.map(\.payload) == [["type": "LAUNCH_ERROR", "requestId": 3, "reason": .string(reason)]])
         #expect(harness.device.runningApp == nil)
     }
 
-    @Test("failItem by content id or queue index fails that item with the scripted code, without fetching", arguments: [
-        (ReceiverFaults.ItemFailure(.contentID("http://media.example/item-1.mp4"), code: .mediaDecode), 1, 102),
-        (ReceiverFaults.ItemFailure(.index(1), code: .hlsNetworkPlaylist), 2, 312),
-    ])
+    @Test(
+        "failItem by content id or queue index fails that item with the scripted code, without fetching",
+        arguments: [
+            (ReceiverFaults.ItemFailure(.contentID("http://media.example/item-1.mp4"), code: .mediaDecode), 1, 102),
+            (ReceiverFaults.ItemFailure(.index(1), code: .hlsNetworkPlaylist), 2, 312),
+        ])
     func failItem(rule: ReceiverFaults.ItemFailure, failingItem: Int, code: Int) async throws {
         var harness = Harness(faults: ReceiverFaults(failingItems: [rule]))
         await harness.launchDefaultMediaReceiver()
@@ -100,32 +103,41 @@ struct FaultTests {
 
     @Test("faults are read from JSON")
     func faultsFromJSON() throws {
-        let faults = try ReceiverFaults(jsonText: #"""
-            {"dropConnectionAfter": 3, "dropConnectionSender": "tablet", "stopPongs": true,
-             "refuseLaunch": {"CC1AD845": "CANCELLED"},
-             "failItems": [{"index": 1, "detailedErrorCode": 312}, {"contentId": "http://h/a.mp4", "detailedErrorCode": "MEDIA_DECODE"}, {"index": 0}],
-             "delayReplies": 2.5}
-            """#)
-        #expect(faults == ReceiverFaults(
-            dropConnectionAfterMessages: 3, dropConnectionSender: "tablet", stopAnsweringPings: true,
-            refusedLaunches: ["CC1AD845": "CANCELLED"],
-            failingItems: [.init(.index(1), code: .hlsNetworkPlaylist), .init(.contentID("http://h/a.mp4"), code: .mediaDecode),
-                           .init(.index(0), code: .mediaSourceNotSupported)],
-            replyDelay: .milliseconds(2500)))
-        #expect(try ReceiverFaults(jsonText: #"{"refuseLaunch": ["CC1AD845", "233637DE"]}"#).refusedLaunches
-            == ["CC1AD845": "CANCELLED", "233637DE": "CANCELLED"])
+        let faults = try ReceiverFaults(
+            jsonText: #"""
+                {"dropConnectionAfter": 3, "dropConnectionSender": "tablet", "stopPongs": true,
+                 "refuseLaunch": {"CC1AD845": "CANCELLED"},
+                 "failItems": [{"index": 1, "detailedErrorCode": 312}, {"contentId": "http://h/a.mp4", "detailedErrorCode": "MEDIA_DECODE"}, {"index": 0}],
+                 "delayReplies": 2.5}
+                """#)
+        #expect(
+            faults
+                == ReceiverFaults(
+                    dropConnectionAfterMessages: 3, dropConnectionSender: "tablet", stopAnsweringPings: true,
+                    refusedLaunches: ["CC1AD845": "CANCELLED"],
+                    failingItems: [
+                        .init(.index(1), code: .hlsNetworkPlaylist),
+                        .init(.contentID("http://h/a.mp4"), code: .mediaDecode),
+                        .init(.index(0), code: .mediaSourceNotSupported),
+                    ],
+                    replyDelay: .milliseconds(2500)))
+        #expect(
+            try ReceiverFaults(jsonText: #"{"refuseLaunch": ["CC1AD845", "233637DE"]}"#).refusedLaunches
+                == ["CC1AD845": "CANCELLED", "233637DE": "CANCELLED"])
         #expect(try ReceiverFaults(jsonText: "{}").isEmpty)
     }
 
-    @Test("bad faults documents are refused with a stable code", arguments: [
-        ("[1]", "faults.not-object"),
-        ("{", "faults.syntax"),
-        (#"{"stopPong": true}"#, "faults.unknown-member"),
-        (#"{"dropConnectionAfter": 0}"#, "faults.type-mismatch"),
-        (#"{"delayReplies": "2s"}"#, "faults.type-mismatch"),
-        (#"{"failItems": [{"index": 1, "detailedErrorCode": "NO_SUCH_CODE"}]}"#, "faults.type-mismatch"),
-        (#"{"failItems": [{"detailedErrorCode": 104}]}"#, "faults.type-mismatch"),
-    ])
+    @Test(
+        "bad faults documents are refused with a stable code",
+        arguments: [
+            ("[1]", "faults.not-object"),
+            ("{", "faults.syntax"),
+            (#"{"stopPong": true}"#, "faults.unknown-member"),
+            (#"{"dropConnectionAfter": 0}"#, "faults.type-mismatch"),
+            (#"{"delayReplies": "2s"}"#, "faults.type-mismatch"),
+            (#"{"failItems": [{"index": 1, "detailedErrorCode": "NO_SUCH_CODE"}]}"#, "faults.type-mismatch"),
+            (#"{"failItems": [{"detailedErrorCode": 104}]}"#, "faults.type-mismatch"),
+        ])
     func badFaults(text: String, code: String) throws {
         let error = #expect(throws: ReceiverFaultsError.self) { try ReceiverFaults(jsonText: text) }
         #expect(error?.code.rawValue == code)
@@ -135,11 +147,14 @@ struct FaultTests {
 
 @Suite("Detailed error codes")
 struct DetailedErrorCodeTests {
-    @Test("codes have the receiver's names and parse from either form", arguments: [
-        (104, "MEDIA_SRC_NOT_SUPPORTED"), (301, "SEGMENT_NETWORK"), (311, "HLS_NETWORK_MASTER_PLAYLIST"),
-        (312, "HLS_NETWORK_PLAYLIST"), (321, "DASH_NETWORK"), (411, "HLS_MANIFEST_MASTER"), (421, "DASH_MANIFEST_NO_PERIODS"),
-        (905, "LOAD_FAILED"), (999, "GENERIC"),
-    ])
+    @Test(
+        "codes have the receiver's names and parse from either form",
+        arguments: [
+            (104, "MEDIA_SRC_NOT_SUPPORTED"), (301, "SEGMENT_NETWORK"), (311, "HLS_NETWORK_MASTER_PLAYLIST"),
+            (312, "HLS_NETWORK_PLAYLIST"), (321, "DASH_NETWORK"), (411, "HLS_MANIFEST_MASTER"),
+            (421, "DASH_MANIFEST_NO_PERIODS"),
+            (905, "LOAD_FAILED"), (999, "GENERIC"),
+        ])
     func names(code: Int, name: String) {
         #expect(DetailedErrorCode(code).name == name)
         #expect(DetailedErrorCode(parsing: name) == DetailedErrorCode(code))

@@ -38,8 +38,10 @@ struct Harness {
 
     static let testConfiguration = ReceiverConfiguration(seed: 42)
 
-    init(configuration: ReceiverConfiguration = Harness.testConfiguration, faults: ReceiverFaults = ReceiverFaults(),
-         fetcher: ScriptedFetcher = ScriptedFetcher()) {
+    init(
+        configuration: ReceiverConfiguration = Harness.testConfiguration, faults: ReceiverFaults = ReceiverFaults(),
+        fetcher: ScriptedFetcher = ScriptedFetcher()
+    ) {
         device = ReceiverDevice(configuration: configuration, faults: faults)
         self.fetcher = fetcher
     }
@@ -66,7 +68,9 @@ struct Harness {
     }
 
     @discardableResult
-    mutating func connect(_ sender: SenderID = "phone", source: String = "sender-0", to destination: String = CastEndpoint.platform) async -> [ReceiverOutput] {
+    mutating func connect(
+        _ sender: SenderID = "phone", source: String = "sender-0", to destination: String = CastEndpoint.platform
+    ) async -> [ReceiverOutput] {
         await settle(device.connect(sender: sender, source: source, destination: destination))
     }
 
@@ -77,12 +81,15 @@ struct Harness {
     ) async -> [ReceiverOutput] {
         let namespace = namespace ?? (destination == nil || destination == CastEndpoint.platform ? .receiver : .media)
         let target = destination ?? CastEndpoint.platform
-        return await settle(device.receive(sender: sender, source: source, destination: target, namespace: namespace, payload: payload))
+        return await settle(
+            device.receive(sender: sender, source: source, destination: target, namespace: namespace, payload: payload))
     }
 
     /// Sends on the media namespace to the running app.
     @discardableResult
-    mutating func media(_ payload: String, from sender: SenderID = "phone", source: String = "sender-0") async -> [ReceiverOutput] {
+    mutating func media(_ payload: String, from sender: SenderID = "phone", source: String = "sender-0") async
+        -> [ReceiverOutput]
+    {
         await send(payload, from: sender, source: source, to: transportID, namespace: .media)
     }
 
@@ -99,7 +106,11 @@ struct Harness {
         heldFetches.removeAll()
         for request in requests {
             let answer: MediaFetchOutcome
-            if let outcome { answer = outcome } else { answer = await fetcher.availability(of: request.media, origin: request.origin) }
+            if let outcome {
+                answer = outcome
+            } else {
+                answer = await fetcher.availability(of: request.media, origin: request.origin)
+            }
             outputs += device.completeFetch(request, outcome: answer)
         }
         return await settle(outputs)
@@ -117,10 +128,14 @@ struct Harness {
 
     /// Launches and loads `url` as BUFFERED media of `duration` seconds.
     @discardableResult
-    mutating func launchAndLoad(_ url: String = "http://media.example/bbb.mp4", duration: Double = 60,
-                                contentType: String = "video/mp4", senders: [SenderID] = ["phone"]) async -> [ReceiverOutput] {
+    mutating func launchAndLoad(
+        _ url: String = "http://media.example/bbb.mp4", duration: Double = 60,
+        contentType: String = "video/mp4", senders: [SenderID] = ["phone"]
+    ) async -> [ReceiverOutput] {
         await launchDefaultMediaReceiver(senders: senders)
-        return await media(#"{"type":"LOAD","requestId":2,"media":{"contentId":"\#(url)","contentType":"\#(contentType)","streamType":"BUFFERED","duration":\#(duration)}}"#, from: senders[0])
+        return await media(
+            #"{"type":"LOAD","requestId":2,"media":{"contentId":"\#(url)","contentType":"\#(contentType)","streamType":"BUFFERED","duration":\#(duration)}}"#,
+            from: senders[0])
     }
 
     var status: MediaStatus? { device.mediaStatus }

@@ -55,7 +55,8 @@ struct MediaTests {
         await harness.advance(by: 0.5)
         await harness.advance(by: 10)
         let session = try #require(harness.status?.mediaSessionID)
-        let rate = await harness.media(#"{"type":"SET_PLAYBACK_RATE","requestId":3,"mediaSessionId":\#(session),"playbackRate":2}"#)
+        let rate = await harness.media(
+            #"{"type":"SET_PLAYBACK_RATE","requestId":3,"mediaSessionId":\#(session),"playbackRate":2}"#)
         #expect(rate.replies.first?.mediaStatus?["playbackRate"] == 2)
         await harness.advance(by: 5)
         #expect(harness.status?.currentTime == 20)
@@ -65,7 +66,8 @@ struct MediaTests {
         await harness.advance(by: 100)
         #expect(harness.status?.currentTime == 20)
         await harness.media(#"{"type":"PLAY","requestId":5,"mediaSessionId":\#(session)}"#)
-        await harness.media(#"{"type":"SET_PLAYBACK_RATE","requestId":6,"mediaSessionId":\#(session),"relativePlaybackRate":0.25}"#)
+        await harness.media(
+            #"{"type":"SET_PLAYBACK_RATE","requestId":6,"mediaSessionId":\#(session),"relativePlaybackRate":0.25}"#)
         await harness.advance(by: 4)
         #expect(harness.status?.playbackRate == 0.5)
         #expect(harness.status?.currentTime == 22)
@@ -76,20 +78,25 @@ struct MediaTests {
         var harness = Harness()
         await harness.launchAndLoad()
         let outputs = await harness.media(#"{"type":"SET_PLAYBACK_RATE","requestId":3,"playbackRate":\#(rate)}"#)
-        #expect(outputs.messages.map(\.payload) == [["type": "INVALID_REQUEST", "requestId": 3, "reason": "INVALID_PARAMS"]])
+        #expect(
+            outputs.messages.map(\.payload) == [
+                ["type": "INVALID_REQUEST", "requestId": 3, "reason": "INVALID_PARAMS"]
+            ])
     }
 
-    @Test("SEEK moves the position; resumeState decides the state afterwards", arguments: [
-        (#""currentTime":30"#, "PLAYING", 30.0, "PLAYING"),
-        (#""currentTime":30.0"#, "PLAYING", 30.0, "PLAYING"),  // integer and float times are the same
-        (#""currentTime":30,"resumeState":"PLAYBACK_PAUSE""#, "PLAYING", 30.0, "PAUSED"),
-        (#""currentTime":30,"resumeState":"PLAYBACK_START""#, "PAUSED", 30.0, "PLAYING"),
-        // go-chromecast sends an empty resumeState
-        (#""currentTime":30,"resumeState":"""#, "PAUSED", 30.0, "PAUSED"),
-        (#""relativeTime":-5"#, "PLAYING", 5.0, "PLAYING"),
-        (#""relativeTime":-50"#, "PLAYING", 0.0, "PLAYING"),
-        (#""currentTime":9999"#, "PLAYING", 60.0, "PLAYING"),  // clamped to the end
-    ])
+    @Test(
+        "SEEK moves the position; resumeState decides the state afterwards",
+        arguments: [
+            (#""currentTime":30"#, "PLAYING", 30.0, "PLAYING"),
+            (#""currentTime":30.0"#, "PLAYING", 30.0, "PLAYING"),  // integer and float times are the same
+            (#""currentTime":30,"resumeState":"PLAYBACK_PAUSE""#, "PLAYING", 30.0, "PAUSED"),
+            (#""currentTime":30,"resumeState":"PLAYBACK_START""#, "PAUSED", 30.0, "PLAYING"),
+            // go-chromecast sends an empty resumeState
+            (#""currentTime":30,"resumeState":"""#, "PAUSED", 30.0, "PAUSED"),
+            (#""relativeTime":-5"#, "PLAYING", 5.0, "PLAYING"),
+            (#""relativeTime":-50"#, "PLAYING", 0.0, "PLAYING"),
+            (#""currentTime":9999"#, "PLAYING", 60.0, "PLAYING"),  // clamped to the end
+        ])
     func seek(arguments: String, stateBefore: String, position: Double, stateAfter: String) async throws {
         var harness = Harness()
         await harness.launchAndLoad(duration: 60)
@@ -102,10 +109,12 @@ struct MediaTests {
         #expect(reply["playerState"]?.stringValue == stateAfter)
     }
 
-    @Test("a mistyped member of a playback command is skipped, as a device reads it", arguments: [
-        (#""relativeTime":"10","currentTime":30"#, 30.0),  // the string offset is not read; currentTime is
-        (#""mediaSessionId":"1","currentTime":20"#, 20.0),  // an unreadable session id means the current one
-    ])
+    @Test(
+        "a mistyped member of a playback command is skipped, as a device reads it",
+        arguments: [
+            (#""relativeTime":"10","currentTime":30"#, 30.0),  // the string offset is not read; currentTime is
+            (#""mediaSessionId":"1","currentTime":20"#, 20.0),  // an unreadable session id means the current one
+        ])
     func seekMistyped(arguments: String, position: Double) async throws {
         var harness = Harness()
         await harness.launchAndLoad(duration: 60)
@@ -114,14 +123,19 @@ struct MediaTests {
         #expect(outputs.replies.first?.mediaStatus?["currentTime"]?.doubleValue == position)
     }
 
-    @Test("a stream SET_VOLUME without a readable level or muted is INVALID_PARAMS", arguments: [
-        #""volume":0.5"#, #""volume":{}"#, #""volume":{"level":"high"}"#,
-    ])
+    @Test(
+        "a stream SET_VOLUME without a readable level or muted is INVALID_PARAMS",
+        arguments: [
+            #""volume":0.5"#, #""volume":{}"#, #""volume":{"level":"high"}"#,
+        ])
     func streamVolumeInvalid(arguments: String) async throws {
         var harness = Harness()
         await harness.launchAndLoad()
         let outputs = await harness.media(#"{"type":"SET_VOLUME","requestId":3,\#(arguments)}"#)
-        #expect(outputs.messages.map(\.payload) == [["type": "INVALID_REQUEST", "requestId": 3, "reason": "INVALID_PARAMS"]])
+        #expect(
+            outputs.messages.map(\.payload) == [
+                ["type": "INVALID_REQUEST", "requestId": 3, "reason": "INVALID_PARAMS"]
+            ])
     }
 
     @Test("media STOP ends the session with IDLE / CANCELLED")
@@ -143,54 +157,69 @@ struct MediaTests {
         await harness.launchAndLoad()
         await harness.advance(by: 2)
         #expect(harness.status?.mediaSessionID == 1)
-        let second = await harness.media(#"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/b.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":30}}"#)
+        let second = await harness.media(
+            #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/b.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":30}}"#
+        )
         #expect(second.broadcastStates.prefix(2) == ["IDLE/INTERRUPTED", "IDLE+LOADING"])
         #expect(second.broadcasts.first?.mediaStatus?["mediaSessionId"] == 1)
         #expect(harness.status?.mediaSessionID == 2, "each LOAD gets a new mediaSessionId")
 
         harness.holdsFetches = true
-        await harness.media(#"{"type":"LOAD","requestId":4,"media":{"contentId":"http://media.example/c.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":30}}"#)
-        let third = await harness.media(#"{"type":"LOAD","requestId":5,"media":{"contentId":"http://media.example/d.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":30}}"#)
+        await harness.media(
+            #"{"type":"LOAD","requestId":4,"media":{"contentId":"http://media.example/c.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":30}}"#
+        )
+        let third = await harness.media(
+            #"{"type":"LOAD","requestId":5,"media":{"contentId":"http://media.example/d.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":30}}"#
+        )
         #expect(third.replies.map(\.payload) == [["type": "LOAD_CANCELLED", "requestId": 4]])
         let done = await harness.releaseFetches()
         #expect(done.replies.map(\.requestID) == [5], "the stale fetch answer for LOAD 4 is ignored")
         #expect(harness.status?.media?.contentID == "http://media.example/d.mp4")
     }
 
-    @Test("LOADs that a device refuses outright are INVALID_REQUEST / INVALID_PARAMS", arguments: [
-        #"{"type":"LOAD","requestId":3}"#,
-        #"{"type":"LOAD","requestId":3,"media":"http://media.example/a.mp4"}"#,
-        #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"STREAMING"}}"#,
-        #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":3}}"#,
-        #"{"type":"LOAD","requestId":3,"currentTime":-4,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED"}}"#,
-        #"{"type":"LOAD","requestId":3,"activeTrackIds":[7],"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED"}}"#,
-        #"{"type":"LOAD","requestId":3,"queueData":{"items":[{"itemId":1,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED"}}]}}"#,
-        #"{"type":"LOAD","requestId":3,"playbackRate":0,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED"}}"#,
-    ])
+    @Test(
+        "LOADs that a device refuses outright are INVALID_REQUEST / INVALID_PARAMS",
+        arguments: [
+            #"{"type":"LOAD","requestId":3}"#,
+            #"{"type":"LOAD","requestId":3,"media":"http://media.example/a.mp4"}"#,
+            #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"STREAMING"}}"#,
+            #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":3}}"#,
+            #"{"type":"LOAD","requestId":3,"currentTime":-4,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED"}}"#,
+            #"{"type":"LOAD","requestId":3,"activeTrackIds":[7],"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED"}}"#,
+            #"{"type":"LOAD","requestId":3,"queueData":{"items":[{"itemId":1,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED"}}]}}"#,
+            #"{"type":"LOAD","requestId":3,"playbackRate":0,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED"}}"#,
+        ])
     func loadRejected(payload: String) async throws {
         var harness = Harness()
         await harness.launchDefaultMediaReceiver()
         let outputs = await harness.media(payload)
-        #expect(outputs.messages.map(\.payload) == [["type": "INVALID_REQUEST", "requestId": 3, "reason": "INVALID_PARAMS"]])
+        #expect(
+            outputs.messages.map(\.payload) == [
+                ["type": "INVALID_REQUEST", "requestId": 3, "reason": "INVALID_PARAMS"]
+            ])
         #expect(harness.device.mediaStatus == nil)
         #expect(harness.fetcher.requests.isEmpty)
         #expect(harness.log.contains { !$0.diagnostics.isEmpty }, "the log says why")
     }
 
-    @Test("LOADs with members devices do without play: null or missing streamType, customData, metadata, currentTime; contentType from the URL", arguments: [
-        // catt: "streamType": null.
-        #"{"type":"LOAD","requestId":3,"autoplay":true,"currentTime":0,"customData":{},"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":null,"metadata":{"metadataType":0,"title":"a"}}}"#,
-        #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4"}}"#,
-        #"{"type":"LOAD","requestId":3,"customData":null,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED","customData":null,"metadata":null}}"#,
-        #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.mp4","streamType":"BUFFERED"}}"#,
-        #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.m3u8","contentType":null}}"#,
-    ])
+    @Test(
+        "LOADs with members devices do without play: null or missing streamType, customData, metadata, currentTime; contentType from the URL",
+        arguments: [
+            // catt: "streamType": null.
+            #"{"type":"LOAD","requestId":3,"autoplay":true,"currentTime":0,"customData":{},"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":null,"metadata":{"metadataType":0,"title":"a"}}}"#,
+            #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4"}}"#,
+            #"{"type":"LOAD","requestId":3,"customData":null,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED","customData":null,"metadata":null}}"#,
+            #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.mp4","streamType":"BUFFERED"}}"#,
+            #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.m3u8","contentType":null}}"#,
+        ])
     func loadTolerated(payload: String) async throws {
         var harness = Harness()
         await harness.launchDefaultMediaReceiver()
         let outputs = await harness.media(payload)
         #expect(outputs.replies.first?.mediaStatus?["playerState"] == "BUFFERING", "\(outputs.messages.map(\.payload))")
-        #expect(outputs.replies.first?.mediaStatus?["media"]?["streamType"] == "BUFFERED", "a device reports what it plays as")
+        #expect(
+            outputs.replies.first?.mediaStatus?["media"]?["streamType"] == "BUFFERED",
+            "a device reports what it plays as")
         #expect(harness.fetcher.requests.count == 1)
     }
 
@@ -198,25 +227,37 @@ struct MediaTests {
     func loadWithoutAnyType() async throws {
         var harness = Harness()
         await harness.launchDefaultMediaReceiver()
-        let outputs = await harness.media(#"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/stream","streamType":"BUFFERED"}}"#)
-        #expect(outputs.replies.map(\.payload) == [["type": "LOAD_FAILED", "requestId": 3, "detailedErrorCode": 104, "itemId": 1]])
+        let outputs = await harness.media(
+            #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/stream","streamType":"BUFFERED"}}"#
+        )
+        #expect(
+            outputs.replies.map(\.payload) == [
+                ["type": "LOAD_FAILED", "requestId": 3, "detailedErrorCode": 104, "itemId": 1]
+            ])
         #expect(harness.fetcher.requests.isEmpty)
     }
 
-    @Test("LOADs whose media cannot play fail with LOAD_FAILED and the device's detailedErrorCode", arguments: [
-        ("http://media.example/a.mkv", "video/x-matroska", 104),
-        ("http://media.example/a.mp4", "text/html", 104),
-        ("http://media.example/a.m3u8", "video/mp4", 104),  // the wrong player for an HLS playlist
-        ("http://127.0.0.1/a.mp4", "video/mp4", 104),  // on a TV, 127.0.0.1 is the TV itself
-        ("http://localhost/a.m3u8", "application/x-mpegurl", 311),
-        ("http://127.0.0.1:8080/a.mpd", "application/dash+xml", 321),
-        ("file:///movies/a.mp4", "video/mp4", 104),
-    ])
+    @Test(
+        "LOADs whose media cannot play fail with LOAD_FAILED and the device's detailedErrorCode",
+        arguments: [
+            ("http://media.example/a.mkv", "video/x-matroska", 104),
+            ("http://media.example/a.mp4", "text/html", 104),
+            ("http://media.example/a.m3u8", "video/mp4", 104),  // the wrong player for an HLS playlist
+            ("http://127.0.0.1/a.mp4", "video/mp4", 104),  // on a TV, 127.0.0.1 is the TV itself
+            ("http://localhost/a.m3u8", "application/x-mpegurl", 311),
+            ("http://127.0.0.1:8080/a.mpd", "application/dash+xml", 321),
+            ("file:///movies/a.mp4", "video/mp4", 104),
+        ])
     func loadFails(url: String, contentType: String, code: Int) async throws {
         var harness = Harness()
         await harness.launchDefaultMediaReceiver(senders: ["phone", "tablet"])
-        let outputs = await harness.media(#"{"type":"LOAD","requestId":3,"media":{"contentId":"\#(url)","contentType":"\#(contentType)","streamType":"BUFFERED","duration":10}}"#)
-        #expect(outputs.replies.map(\.payload) == [["type": "LOAD_FAILED", "requestId": 3, "detailedErrorCode": .number(JSONNumber(code)), "itemId": 1]])
+        let outputs = await harness.media(
+            #"{"type":"LOAD","requestId":3,"media":{"contentId":"\#(url)","contentType":"\#(contentType)","streamType":"BUFFERED","duration":10}}"#
+        )
+        #expect(
+            outputs.replies.map(\.payload) == [
+                ["type": "LOAD_FAILED", "requestId": 3, "detailedErrorCode": .number(JSONNumber(code)), "itemId": 1]
+            ])
         #expect(outputs.broadcastStates == ["IDLE+LOADING", "IDLE+LOADING", "IDLE/ERROR", "IDLE/ERROR"])
         #expect(harness.fetcher.requests.isEmpty, "the device knows without fetching")
     }
@@ -224,13 +265,19 @@ struct MediaTests {
     @Test("a fetch failure becomes LOAD_FAILED with the fetcher's code")
     func fetchFailure() async throws {
         let fetcher = ScriptedFetcher([
-            "http://media.example/live.m3u8": .failed(code: .hlsNetworkPlaylist, reason: "no CORS on the media playlist", diagnostics: []),
+            "http://media.example/live.m3u8": .failed(
+                code: .hlsNetworkPlaylist, reason: "no CORS on the media playlist", diagnostics: [])
         ])
         var harness = Harness(fetcher: fetcher)
         await harness.launchDefaultMediaReceiver()
-        let outputs = await harness.media(#"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/live.m3u8","contentType":"application/x-mpegurl","streamType":"LIVE"}}"#)
+        let outputs = await harness.media(
+            #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/live.m3u8","contentType":"application/x-mpegurl","streamType":"LIVE"}}"#
+        )
         #expect(outputs.replies.first?.payload["detailedErrorCode"] == 312)
-        #expect(harness.log.contains { $0.note?.contains("312 HLS_NETWORK_PLAYLIST: no CORS on the media playlist") == true })
+        #expect(
+            harness.log.contains {
+                $0.note?.contains("312 HLS_NETWORK_PLAYLIST: no CORS on the media playlist") == true
+            })
     }
 
     @Test("loopback media is fetched when the configuration says it is reachable")
@@ -249,14 +296,20 @@ struct MediaTests {
         await harness.launchDefaultMediaReceiver()
         let sessionID = harness.transportID
         // pychromecast: sessionId, customData {}, integer currentTime, a thumb key, subtitles on.
-        let pychromecast = await harness.media(#"{"activeTrackIds":[1],"autoplay":true,"currentTime":0,"customData":{},"media":{"contentId":"http://192.168.1.20:8123/local/bbb.mp4","contentType":"video/mp4","metadata":{"metadataType":0,"thumb":"http://192.168.1.20:8123/local/bbb.jpg","title":"Big Buck Bunny"},"streamType":"BUFFERED","tracks":[{"language":"en-US","name":"en-US - 1 Subtitle","subtype":"SUBTITLES","trackContentId":"http://192.168.1.20:8123/local/bbb.en.vtt","trackContentType":"text/vtt","trackId":1,"type":"TEXT"}]},"requestId":3,"sessionId":"\#(sessionID)","type":"LOAD"}"#)
+        let pychromecast = await harness.media(
+            #"{"activeTrackIds":[1],"autoplay":true,"currentTime":0,"customData":{},"media":{"contentId":"http://192.168.1.20:8123/local/bbb.mp4","contentType":"video/mp4","metadata":{"metadataType":0,"thumb":"http://192.168.1.20:8123/local/bbb.jpg","title":"Big Buck Bunny"},"streamType":"BUFFERED","tracks":[{"language":"en-US","name":"en-US - 1 Subtitle","subtype":"SUBTITLES","trackContentId":"http://192.168.1.20:8123/local/bbb.en.vtt","trackContentType":"text/vtt","trackId":1,"type":"TEXT"}]},"requestId":3,"sessionId":"\#(sessionID)","type":"LOAD"}"#
+        )
         #expect(pychromecast.replies.first?.mediaStatus?["activeTrackIds"] == [1])
         // go-chromecast: duration 0, queueData with only startIndex, customData null, PLAY with currentTime and "".
-        let goChromecast = await harness.media(#"{"autoplay":true,"currentTime":0,"customData":null,"media":{"contentId":"http://192.168.1.5:34567/Sintel.mp4","contentType":"video/mp4","duration":0,"metadata":{"artist":"","metadataType":0,"releaseDate":"","subtitle":"","title":""},"streamType":"BUFFERED"},"queueData":{"startIndex":0},"requestId":12,"type":"LOAD"}"#)
+        let goChromecast = await harness.media(
+            #"{"autoplay":true,"currentTime":0,"customData":null,"media":{"contentId":"http://192.168.1.5:34567/Sintel.mp4","contentType":"video/mp4","duration":0,"metadata":{"artist":"","metadataType":0,"releaseDate":"","subtitle":"","title":""},"streamType":"BUFFERED"},"queueData":{"startIndex":0},"requestId":12,"type":"LOAD"}"#
+        )
         #expect(goChromecast.replies.first?.mediaStatus?["playerState"] == "BUFFERING")
         await harness.advance(by: 0.5)
         await harness.media(#"{"type":"PAUSE","requestId":13,"mediaSessionId":2,"currentTime":0,"resumeState":""}"#)
-        let play = await harness.media(#"{"type":"PLAY","requestId":14.0,"mediaSessionId":2.0,"currentTime":0,"resumeState":"","sessionId":"\#(sessionID)"}"#)
+        let play = await harness.media(
+            #"{"type":"PLAY","requestId":14.0,"mediaSessionId":2.0,"currentTime":0,"resumeState":"","sessionId":"\#(sessionID)"}"#
+        )
         #expect(play.replies.first?.requestID == 14)
         #expect(play.replies.first?.mediaStatus?["playerState"] == "PLAYING")
         // A declared duration of 0 means "unknown": the item does not finish at once.
@@ -273,11 +326,19 @@ struct MediaTests {
         #expect(noSession.messages.map(\.payload) == [["type": "INVALID_PLAYER_STATE", "requestId": 3]])
         let status = await harness.media(#"{"type":"GET_STATUS","requestId":4}"#)
         #expect(status.messages.map(\.payload) == [["type": "MEDIA_STATUS", "requestId": 4, "status": []]])
-        await harness.media(#"{"type":"LOAD","requestId":5,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":9}}"#)
+        await harness.media(
+            #"{"type":"LOAD","requestId":5,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":9}}"#
+        )
         let stale = await harness.media(#"{"type":"PAUSE","requestId":6,"mediaSessionId":41}"#)
-        #expect(stale.messages.map(\.payload) == [["type": "INVALID_REQUEST", "requestId": 6, "reason": "INVALID_MEDIA_SESSION_ID"]])
+        #expect(
+            stale.messages.map(\.payload) == [
+                ["type": "INVALID_REQUEST", "requestId": 6, "reason": "INVALID_MEDIA_SESSION_ID"]
+            ])
         let unknown = await harness.media(#"{"type":"SKIP_AD","requestId":7}"#)
-        #expect(unknown.messages.map(\.payload) == [["type": "INVALID_REQUEST", "requestId": 7, "reason": "INVALID_COMMAND"]])
+        #expect(
+            unknown.messages.map(\.payload) == [
+                ["type": "INVALID_REQUEST", "requestId": 7, "reason": "INVALID_COMMAND"]
+            ])
     }
 
     @Test("media messages reach the app only on its transport id, and only from connected senders")
@@ -300,7 +361,8 @@ struct MediaTests {
     func streamVolume() async throws {
         var harness = Harness()
         await harness.launchAndLoad()
-        let outputs = await harness.media(#"{"type":"SET_VOLUME","requestId":3,"mediaSessionId":1,"volume":{"level":0.4,"muted":true}}"#)
+        let outputs = await harness.media(
+            #"{"type":"SET_VOLUME","requestId":3,"mediaSessionId":1,"volume":{"level":0.4,"muted":true}}"#)
         #expect(outputs.replies.first?.mediaStatus?["volume"] == ["level": 0.4, "muted": true])
         #expect(outputs.broadcasts.count == 1)
         #expect(harness.device.volume.level == 1)
@@ -312,7 +374,9 @@ struct MediaTests {
     func liveStream() async throws {
         var harness = Harness()
         await harness.launchDefaultMediaReceiver()
-        await harness.media(#"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/live.m3u8","contentType":"application/x-mpegurl","streamType":"LIVE","duration":-1}}"#)
+        await harness.media(
+            #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/live.m3u8","contentType":"application/x-mpegurl","streamType":"LIVE","duration":-1}}"#
+        )
         await harness.advance(by: 0.5)
         #expect(harness.status?.supportedMediaCommands == MediaCommands.allBasicMedia.subtracting(.seek))
         let seek = await harness.media(#"{"type":"SEEK","requestId":4,"currentTime":10}"#)
@@ -326,7 +390,9 @@ struct MediaTests {
         var harness = Harness()
         await harness.launchAndLoad()
         #expect(harness.status?.supportedMediaCommands?.rawValue == 12303)
-        await harness.media(#"{"type":"QUEUE_INSERT","requestId":3,"mediaSessionId":1,"items":[{"media":{"contentId":"http://media.example/b.mp4","contentType":"video/mp4","streamType":"BUFFERED"}}]}"#)
+        await harness.media(
+            #"{"type":"QUEUE_INSERT","requestId":3,"mediaSessionId":1,"items":[{"media":{"contentId":"http://media.example/b.mp4","contentType":"video/mp4","streamType":"BUFFERED"}}]}"#
+        )
         #expect(harness.status?.supportedMediaCommands?.rawValue == 12303 | 64 | 128 | 256 | 1024 | 2048)
     }
 
@@ -334,7 +400,9 @@ struct MediaTests {
     func autoplayFalse() async throws {
         var harness = Harness()
         await harness.launchDefaultMediaReceiver()
-        await harness.media(#"{"type":"LOAD","requestId":3,"autoplay":false,"currentTime":5,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":20}}"#)
+        await harness.media(
+            #"{"type":"LOAD","requestId":3,"autoplay":false,"currentTime":5,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":20}}"#
+        )
         let ready = await harness.advance(by: 0.5)
         #expect(ready.broadcastStates == ["PAUSED"])
         #expect(harness.status?.currentTime == 5)
@@ -346,7 +414,8 @@ struct MediaTests {
 
 @Suite("Default Media Receiver: EDIT_TRACKS_INFO")
 struct TrackTests {
-    static let loadWithTracks = #"{"type":"LOAD","requestId":2,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":100,"tracks":[{"trackId":1,"type":"TEXT","subtype":"SUBTITLES","trackContentId":"http://media.example/a.en.vtt","trackContentType":"text/vtt","language":"en-US"},{"trackId":2,"type":"TEXT","subtype":"SUBTITLES","trackContentId":"http://media.example/a.fr.vtt","trackContentType":"text/vtt","language":"fr"},{"trackId":3,"type":"AUDIO","language":"en"}]}}"#
+    static let loadWithTracks =
+        #"{"type":"LOAD","requestId":2,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":100,"tracks":[{"trackId":1,"type":"TEXT","subtype":"SUBTITLES","trackContentId":"http://media.example/a.en.vtt","trackContentType":"text/vtt","language":"en-US"},{"trackId":2,"type":"TEXT","subtype":"SUBTITLES","trackContentId":"http://media.example/a.fr.vtt","trackContentType":"text/vtt","language":"fr"},{"trackId":3,"type":"AUDIO","language":"en"}]}}"#
 
     func loaded() async -> Harness {
         var harness = Harness()
@@ -356,17 +425,20 @@ struct TrackTests {
         return harness
     }
 
-    @Test("EDIT_TRACKS_INFO switches tracks by id, by language, or turns text off", arguments: [
-        (#""activeTrackIds":[1]"#, [1]),
-        (#""activeTrackIds":[2,3]"#, [2, 3]),
-        (#""activeTrackIds":[]"#, []),
-        (#""language":"fr""#, [2]),
-        (#""language":"en""#, [1]),
-        (#""enableTextTracks":true"#, [1]),
-    ])
+    @Test(
+        "EDIT_TRACKS_INFO switches tracks by id, by language, or turns text off",
+        arguments: [
+            (#""activeTrackIds":[1]"#, [1]),
+            (#""activeTrackIds":[2,3]"#, [2, 3]),
+            (#""activeTrackIds":[]"#, []),
+            (#""language":"fr""#, [2]),
+            (#""language":"en""#, [1]),
+            (#""enableTextTracks":true"#, [1]),
+        ])
     func switchTracks(arguments: String, active: [Int]) async throws {
         var harness = await loaded()
-        let outputs = await harness.media(#"{"type":"EDIT_TRACKS_INFO","requestId":5,"mediaSessionId":1,\#(arguments)}"#)
+        let outputs = await harness.media(
+            #"{"type":"EDIT_TRACKS_INFO","requestId":5,"mediaSessionId":1,\#(arguments)}"#)
         #expect(outputs.replies.first?.mediaStatus?["activeTrackIds"] == .array(active.map { JSONValue($0) }))
         #expect(outputs.broadcasts.count == 1)
     }
@@ -379,19 +451,24 @@ struct TrackTests {
         #expect(outputs.replies.first?.mediaStatus?["activeTrackIds"] == [3])
     }
 
-    @Test("unknown track ids are INVALID_PARAMS, an unknown language LANGUAGE_NOT_SUPPORTED", arguments: [
-        (#""activeTrackIds":[9]"#, "INVALID_PARAMS"), (#""language":"de""#, "LANGUAGE_NOT_SUPPORTED"),
-    ])
+    @Test(
+        "unknown track ids are INVALID_PARAMS, an unknown language LANGUAGE_NOT_SUPPORTED",
+        arguments: [
+            (#""activeTrackIds":[9]"#, "INVALID_PARAMS"), (#""language":"de""#, "LANGUAGE_NOT_SUPPORTED"),
+        ])
     func editErrors(arguments: String, reason: String) async throws {
         var harness = await loaded()
         let outputs = await harness.media(#"{"type":"EDIT_TRACKS_INFO","requestId":5,\#(arguments)}"#)
-        #expect(outputs.messages.map(\.payload) == [["type": "INVALID_REQUEST", "requestId": 5, "reason": .string(reason)]])
+        #expect(
+            outputs.messages.map(\.payload) == [["type": "INVALID_REQUEST", "requestId": 5, "reason": .string(reason)]])
     }
 
     @Test("textTrackStyle is applied to the media in MEDIA_STATUS; a bad colour is accepted and logged")
     func style() async throws {
         var harness = await loaded()
-        let outputs = await harness.media(##"{"type":"EDIT_TRACKS_INFO","requestId":5,"textTrackStyle":{"foregroundColor":"#FFFF00FF","edgeType":"OUTLINE","edgeColor":"black","fontScale":1.5}}"##)
+        let outputs = await harness.media(
+            ##"{"type":"EDIT_TRACKS_INFO","requestId":5,"textTrackStyle":{"foregroundColor":"#FFFF00FF","edgeType":"OUTLINE","edgeColor":"black","fontScale":1.5}}"##
+        )
         let style = outputs.replies.first?.mediaStatus?["media"]?["textTrackStyle"]
         #expect(style?["foregroundColor"] == "#FFFF00FF")
         #expect(style?["fontScale"] == 1.5)

@@ -5,10 +5,12 @@ import Testing
 
 @Suite("Platform: receiver-0")
 struct PlatformTests {
-    @Test("GET_STATUS is answered with the requestId, and only to the requester", arguments: [
-        "1", "7", "2147483647",
-        "3.0",  // some senders write every number as a float
-    ])
+    @Test(
+        "GET_STATUS is answered with the requestId, and only to the requester",
+        arguments: [
+            "1", "7", "2147483647",
+            "3.0",  // some senders write every number as a float
+        ])
     func getStatusEchoesRequestID(requestID: String) async throws {
         var harness = Harness()
         await harness.connect("phone")
@@ -37,7 +39,10 @@ struct PlatformTests {
         #expect(reply.sender == "phone" && reply.requestID == 5 && reply.type == "RECEIVER_STATUS")
         // One broadcast per socket, addressed to *, however many endpoints the socket has.
         #expect(outputs.broadcasts.map(\.sender) == ["phone", "tablet"])
-        #expect(outputs.broadcasts.allSatisfy { $0.requestID == 0 && $0.destinationID == "*" && $0.type == "RECEIVER_STATUS" })
+        #expect(
+            outputs.broadcasts.allSatisfy {
+                $0.requestID == 0 && $0.destinationID == "*" && $0.type == "RECEIVER_STATUS"
+            })
         let app = try #require(reply.payload["status"]?["applications"]?[0])
         let sessionID = try #require(app["sessionId"]?.stringValue)
         #expect(app["transportId"]?.stringValue == sessionID, "current devices use the session GUID as transport id")
@@ -69,14 +74,16 @@ struct PlatformTests {
         #expect(outputs.broadcasts.isEmpty, "nothing changed, so nothing is broadcast")
     }
 
-    @Test("LAUNCH failures answer LAUNCH_ERROR with the device's reason", arguments: [
-        (#"{"type":"LAUNCH","requestId":4,"appId":"DEADBEEF"}"#, "NOT_FOUND"),
-        (#"{"type":"LAUNCH","requestId":4}"#, "BAD_PARAMETER"),
-        (#"{"type":"LAUNCH","requestId":4,"appId":"CC1AD845","supportedAppTypes":["XBOX"]}"#, "BAD_PARAMETER"),
-        (#"{"type":"LAUNCH","requestId":4,"appId":"CC1AD845","supportedAppTypes":[]}"#, "BAD_PARAMETER"),
-        // Only an Android TV version was asked for, and this device has none.
-        (#"{"type":"LAUNCH","requestId":4,"appId":"CC1AD845","supportedAppTypes":["ANDROID_TV"]}"#, "NOT_FOUND"),
-    ])
+    @Test(
+        "LAUNCH failures answer LAUNCH_ERROR with the device's reason",
+        arguments: [
+            (#"{"type":"LAUNCH","requestId":4,"appId":"DEADBEEF"}"#, "NOT_FOUND"),
+            (#"{"type":"LAUNCH","requestId":4}"#, "BAD_PARAMETER"),
+            (#"{"type":"LAUNCH","requestId":4,"appId":"CC1AD845","supportedAppTypes":["XBOX"]}"#, "BAD_PARAMETER"),
+            (#"{"type":"LAUNCH","requestId":4,"appId":"CC1AD845","supportedAppTypes":[]}"#, "BAD_PARAMETER"),
+            // Only an Android TV version was asked for, and this device has none.
+            (#"{"type":"LAUNCH","requestId":4,"appId":"CC1AD845","supportedAppTypes":["ANDROID_TV"]}"#, "NOT_FOUND"),
+        ])
     func launchErrors(payload: String, reason: String) async throws {
         var harness = Harness()
         await harness.connect()
@@ -91,11 +98,14 @@ struct PlatformTests {
     @Test("Cast Connect: supportedAppTypes and credentialsData are recorded, ANDROID_TV picked when installed")
     func castConnectLaunch() async throws {
         var configuration = Harness.testConfiguration
-        configuration.installedApps = [InstalledApp(appID: "CC1AD845", displayName: "Default Media Receiver", hasAndroidTVVersion: true)]
+        configuration.installedApps = [
+            InstalledApp(appID: "CC1AD845", displayName: "Default Media Receiver", hasAndroidTVVersion: true)
+        ]
         var harness = Harness(configuration: configuration)
         await harness.connect()
         let outputs = await harness.send(
-            #"{"type":"LAUNCH","requestId":3,"appId":"CC1AD845","language":"en-US","supportedAppTypes":["WEB","ANDROID_TV"],"credentialsData":{"credentials":"token-1","credentialsType":"android"}}"#)
+            #"{"type":"LAUNCH","requestId":3,"appId":"CC1AD845","language":"en-US","supportedAppTypes":["WEB","ANDROID_TV"],"credentialsData":{"credentials":"token-1","credentialsType":"android"}}"#
+        )
         #expect(outputs.replies.first?.payload["status"]?["applications"]?[0]?["appType"] == "ANDROID_TV")
         let app = try #require(harness.device.runningApp)
         #expect(app.supportedAppTypes == [.web, .androidTV])
@@ -124,20 +134,25 @@ struct PlatformTests {
         var harness = Harness()
         await harness.launchDefaultMediaReceiver()
         let wrong = await harness.send(#"{"type":"STOP","requestId":2,"sessionId":"not-the-session"}"#)
-        #expect(wrong.messages.first?.payload == ["type": "INVALID_REQUEST", "requestId": 2, "reason": "INVALID_SESSION_ID"])
+        #expect(
+            wrong.messages.first?.payload == [
+                "type": "INVALID_REQUEST", "requestId": 2, "reason": "INVALID_SESSION_ID",
+            ])
         #expect(harness.device.runningApp != nil)
         await harness.send(#"{"type":"STOP","requestId":3}"#)  // go-chromecast sends no sessionId
         #expect(harness.device.runningApp == nil)
     }
 
-    @Test("SET_VOLUME takes level, muted or both; level is clamped to 0…1", arguments: [
-        (#"{"level":0.25}"#, 0.25, false),
-        (#"{"muted":true}"#, 1.0, true),  // go-chromecast omits level when it is 0
-        (#"{"level":0,"muted":true}"#, 0.0, true),
-        (#"{"level":1.7}"#, 1.0, false),
-        (#"{"level":-2}"#, 0.0, false),
-        (#"{"level":1,"stepInterval":0.1,"extra":{}}"#, 1.0, false),  // extra members are ignored
-    ])
+    @Test(
+        "SET_VOLUME takes level, muted or both; level is clamped to 0…1",
+        arguments: [
+            (#"{"level":0.25}"#, 0.25, false),
+            (#"{"muted":true}"#, 1.0, true),  // go-chromecast omits level when it is 0
+            (#"{"level":0,"muted":true}"#, 0.0, true),
+            (#"{"level":1.7}"#, 1.0, false),
+            (#"{"level":-2}"#, 0.0, false),
+            (#"{"level":1,"stepInterval":0.1,"extra":{}}"#, 1.0, false),  // extra members are ignored
+        ])
     func setVolume(volume: String, level: Double, muted: Bool) async throws {
         var harness = Harness()
         await harness.connect()
@@ -150,30 +165,43 @@ struct PlatformTests {
         #expect(harness.device.volume.level == level)
     }
 
-    @Test("SET_VOLUME without level or muted is INVALID_PARAMS", arguments: [
-        #"{"type":"SET_VOLUME","requestId":6}"#, #"{"type":"SET_VOLUME","requestId":6,"volume":{}}"#,
-        #"{"type":"SET_VOLUME","requestId":6,"volume":0.5}"#,
-    ])
+    @Test(
+        "SET_VOLUME without level or muted is INVALID_PARAMS",
+        arguments: [
+            #"{"type":"SET_VOLUME","requestId":6}"#, #"{"type":"SET_VOLUME","requestId":6,"volume":{}}"#,
+            #"{"type":"SET_VOLUME","requestId":6,"volume":0.5}"#,
+        ])
     func setVolumeInvalid(payload: String) async throws {
         var harness = Harness()
         await harness.connect()
         let outputs = await harness.send(payload)
-        #expect(outputs.messages.map(\.payload) == [["type": "INVALID_REQUEST", "requestId": 6, "reason": "INVALID_PARAMS"]])
+        #expect(
+            outputs.messages.map(\.payload) == [
+                ["type": "INVALID_REQUEST", "requestId": 6, "reason": "INVALID_PARAMS"]
+            ])
     }
 
     @Test("GET_APP_AVAILABILITY answers with responseType and no type")
     func appAvailability() async throws {
         var harness = Harness()
         await harness.connect()
-        let outputs = await harness.send(#"{"type":"GET_APP_AVAILABILITY","requestId":11,"appId":["CC1AD845","233637DE"]}"#)
-        #expect(outputs.messages.map(\.payload) == [[
-            "requestId": 11, "responseType": "GET_APP_AVAILABILITY",
-            "availability": ["CC1AD845": "APP_AVAILABLE", "233637DE": "APP_UNAVAILABLE"],
-        ]])
+        let outputs = await harness.send(
+            #"{"type":"GET_APP_AVAILABILITY","requestId":11,"appId":["CC1AD845","233637DE"]}"#)
+        #expect(
+            outputs.messages.map(\.payload) == [
+                [
+                    "requestId": 11, "responseType": "GET_APP_AVAILABILITY",
+                    "availability": ["CC1AD845": "APP_AVAILABLE", "233637DE": "APP_UNAVAILABLE"],
+                ]
+            ])
         let single = await harness.send(#"{"type":"GET_APP_AVAILABILITY","requestId":12,"appId":"CC1AD845"}"#)
-        #expect(single.messages.map(\.payload) == [[
-            "requestId": 12, "responseType": "GET_APP_AVAILABILITY", "availability": ["CC1AD845": "APP_AVAILABLE"],
-        ]])
+        #expect(
+            single.messages.map(\.payload) == [
+                [
+                    "requestId": 12, "responseType": "GET_APP_AVAILABILITY",
+                    "availability": ["CC1AD845": "APP_AVAILABLE"],
+                ]
+            ])
     }
 
     @Test("an unknown type is INVALID_COMMAND when it has a requestId, and ignored otherwise")
@@ -181,17 +209,22 @@ struct PlatformTests {
         var harness = Harness()
         await harness.connect()
         let answered = await harness.send(#"{"type":"GET_CASTING_GROUPS","requestId":12}"#)
-        #expect(answered.messages.map(\.payload) == [["type": "INVALID_REQUEST", "requestId": 12, "reason": "INVALID_COMMAND"]])
+        #expect(
+            answered.messages.map(\.payload) == [
+                ["type": "INVALID_REQUEST", "requestId": 12, "reason": "INVALID_COMMAND"]
+            ])
         let ignored = await harness.send(#"{"type":"MYSTERY"}"#)
         #expect(ignored.isEmpty)
         #expect(harness.log.last?.note?.contains("no requestId") == true)
     }
 
-    @Test("messages without a virtual connection, or not JSON objects, are dropped", arguments: [
-        ("stranger", #"{"type":"GET_STATUS","requestId":1}"#),
-        ("phone", #"[1,2,3]"#),
-        ("phone", #"{"type":"GET_STATUS","requestId":"#),
-    ])
+    @Test(
+        "messages without a virtual connection, or not JSON objects, are dropped",
+        arguments: [
+            ("stranger", #"{"type":"GET_STATUS","requestId":1}"#),
+            ("phone", #"[1,2,3]"#),
+            ("phone", #"{"type":"GET_STATUS","requestId":"#),
+        ])
     func droppedMessages(sender: String, payload: String) async throws {
         var harness = Harness()
         await harness.connect("phone")
@@ -223,7 +256,9 @@ struct PlatformTests {
     @Test("CONNECT and PING passed on by the transport are handled too")
     func connectionNamespaceThroughReceive() async throws {
         var harness = Harness()
-        await harness.send(#"{"type":"CONNECT","origin":{},"userAgent":"PyChromecast","senderInfo":{"sdkType":2}}"#, namespace: .connection)
+        await harness.send(
+            #"{"type":"CONNECT","origin":{},"userAgent":"PyChromecast","senderInfo":{"sdkType":2}}"#,
+            namespace: .connection)
         #expect(harness.device.connections.count == 1)
         let pong = await harness.send(#"{"type":"PING","requestId":25}"#, namespace: .heartbeat)
         #expect(pong.messages.map(\.payload) == [["type": "PONG"]])
@@ -232,10 +267,12 @@ struct PlatformTests {
         #expect(harness.device.connections.isEmpty)
     }
 
-    @Test("platform requests tolerate extra members", arguments: [
-        #"{"type":"GET_STATUS","requestId":3,"sessionId":"x","customData":null,"origin":{}}"#,
-        #"{"type":"LAUNCH","requestId":3,"appId":"CC1AD845","appParams":{"a":1},"relaunchIfRunning":false}"#,
-    ])
+    @Test(
+        "platform requests tolerate extra members",
+        arguments: [
+            #"{"type":"GET_STATUS","requestId":3,"sessionId":"x","customData":null,"origin":{}}"#,
+            #"{"type":"LAUNCH","requestId":3,"appId":"CC1AD845","appParams":{"a":1},"relaunchIfRunning":false}"#,
+        ])
     func extraMembersTolerated(payload: String) async throws {
         var harness = Harness()
         await harness.connect()

@@ -4,13 +4,17 @@ import JSONSupport
 import Testing
 
 /// A QUEUE_LOAD of `count` items named `item-1.mp4`…, each `duration` seconds long.
-func queueLoad(count: Int, duration: Double = 10, startIndex: Int = 0, repeatMode: String = "REPEAT_OFF",
-               preloadTime: Double? = nil, requestID: Int = 2) -> String {
+func queueLoad(
+    count: Int, duration: Double = 10, startIndex: Int = 0, repeatMode: String = "REPEAT_OFF",
+    preloadTime: Double? = nil, requestID: Int = 2
+) -> String {
     let items = (1...count).map { index in
         let preload = preloadTime.map { #","preloadTime":\#($0)"# } ?? ""
-        return #"{"media":{"contentId":"http://media.example/item-\#(index).mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":\#(duration)},"autoplay":true\#(preload)}"#
+        return
+            #"{"media":{"contentId":"http://media.example/item-\#(index).mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":\#(duration)},"autoplay":true\#(preload)}"#
     }
-    return #"{"type":"QUEUE_LOAD","requestId":\#(requestID),"startIndex":\#(startIndex),"repeatMode":"\#(repeatMode)","items":[\#(items.joined(separator: ","))]}"#
+    return
+        #"{"type":"QUEUE_LOAD","requestId":\#(requestID),"startIndex":\#(startIndex),"repeatMode":"\#(repeatMode)","items":[\#(items.joined(separator: ","))]}"#
 }
 
 extension Harness {
@@ -46,19 +50,26 @@ struct QueueTests {
     func loadWithQueueData() async throws {
         var harness = Harness()
         await harness.launchDefaultMediaReceiver()
-        let outputs = await harness.media(#"{"type":"LOAD","requestId":2,"queueData":{"name":"Mix","queueType":"PLAYLIST","repeatMode":"REPEAT_ALL","startIndex":1,"items":[{"media":{"contentId":"http://media.example/a.mp3","contentType":"audio/mpeg","streamType":"BUFFERED","duration":5}},{"media":{"contentId":"http://media.example/b.mp3","contentType":"audio/mpeg","streamType":"BUFFERED","duration":5}}]}}"#)
+        let outputs = await harness.media(
+            #"{"type":"LOAD","requestId":2,"queueData":{"name":"Mix","queueType":"PLAYLIST","repeatMode":"REPEAT_ALL","startIndex":1,"items":[{"media":{"contentId":"http://media.example/a.mp3","contentType":"audio/mpeg","streamType":"BUFFERED","duration":5}},{"media":{"contentId":"http://media.example/b.mp3","contentType":"audio/mpeg","streamType":"BUFFERED","duration":5}}]}}"#
+        )
         let status = try #require(outputs.replies.first?.mediaStatus)
         #expect(status["currentItemId"] == 2)
         #expect(status["repeatMode"] == "REPEAT_ALL")
-        #expect(status["queueData"] == ["name": "Mix", "queueType": "PLAYLIST", "repeatMode": "REPEAT_ALL", "startIndex": 1])
+        #expect(
+            status["queueData"] == [
+                "name": "Mix", "queueType": "PLAYLIST", "repeatMode": "REPEAT_ALL", "startIndex": 1,
+            ])
     }
 
-    @Test("the queue plays through per repeat mode", arguments: [
-        // (repeat mode, item ids that play, in order, over 5 items' worth of time, and how it ends)
-        ("REPEAT_OFF", [1, 2, 3], "IDLE/FINISHED"),
-        ("REPEAT_ALL", [1, 2, 3, 1, 2], nil),
-        ("REPEAT_SINGLE", [1, 1, 1, 1, 1], nil),
-    ])
+    @Test(
+        "the queue plays through per repeat mode",
+        arguments: [
+            // (repeat mode, item ids that play, in order, over 5 items' worth of time, and how it ends)
+            ("REPEAT_OFF", [1, 2, 3], "IDLE/FINISHED"),
+            ("REPEAT_ALL", [1, 2, 3, 1, 2], nil),
+            ("REPEAT_SINGLE", [1, 1, 1, 1, 1], nil),
+        ])
     func playThrough(mode: String, played: [Int], ending: String?) async throws {
         var harness = Harness()
         await harness.playQueue(queueLoad(count: 3, repeatMode: mode))
@@ -69,7 +80,9 @@ struct QueueTests {
             last = await harness.advance(by: 10)  // the item ends: FINISHED, LOADING, BUFFERING
             guard harness.status != nil else { break }
             #expect(last.broadcastStates.first == "IDLE/FINISHED")
-            #expect(last.broadcasts.first?.mediaStatus?["loadingItemId"] != nil, "FINISHED with loadingItemId: the queue goes on")
+            #expect(
+                last.broadcasts.first?.mediaStatus?["loadingItemId"] != nil,
+                "FINISHED with loadingItemId: the queue goes on")
             await harness.advance(by: 0.5)
             seen.append(harness.currentItem ?? 0)
             sessions.append(harness.status?.mediaSessionID ?? 0)
@@ -113,39 +126,50 @@ struct QueueTests {
     func queueInsert() async throws {
         var harness = Harness()
         await harness.playQueue(queueLoad(count: 2))
-        let item = #"{"media":{"contentId":"http://media.example/new.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":10}}"#
-        let appended = await harness.media(#"{"type":"QUEUE_INSERT","requestId":3,"mediaSessionId":1,"items":[\#(item)]}"#)
+        let item =
+            #"{"media":{"contentId":"http://media.example/new.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":10}}"#
+        let appended = await harness.media(
+            #"{"type":"QUEUE_INSERT","requestId":3,"mediaSessionId":1,"items":[\#(item)]}"#)
         #expect(harness.order == [1, 2, 3])
         #expect(appended.replies.first?.requestID == 3)
         #expect(appended.broadcasts.count == 1)
         await harness.media(#"{"type":"QUEUE_INSERT","requestId":4,"insertBefore":2,"items":[\#(item),\#(item)]}"#)
         #expect(harness.order == [1, 4, 5, 2, 3])
         #expect(harness.currentItem == 1)
-        await harness.media(#"{"type":"QUEUE_INSERT","requestId":5,"insertBefore":1,"currentItemIndex":0,"currentTime":3,"items":[\#(item)]}"#)
+        await harness.media(
+            #"{"type":"QUEUE_INSERT","requestId":5,"insertBefore":1,"currentItemIndex":0,"currentTime":3,"items":[\#(item)]}"#
+        )
         #expect(harness.order == [6, 1, 4, 5, 2, 3])
         #expect(harness.currentItem == 6)
         await harness.advance(by: 0.5)
         #expect(harness.status?.currentTime == 3)
     }
 
-    @Test("QUEUE_INSERT errors", arguments: [
-        #"{"type":"QUEUE_INSERT","requestId":3,"insertBefore":99,"items":[{"media":{"contentId":"http://media.example/n.mp4","contentType":"video/mp4","streamType":"BUFFERED"}}]}"#,
-        #"{"type":"QUEUE_INSERT","requestId":3,"items":[{"itemId":7,"media":{"contentId":"http://media.example/n.mp4","contentType":"video/mp4","streamType":"BUFFERED"}}]}"#,
-        #"{"type":"QUEUE_INSERT","requestId":3,"items":[]}"#,
-        #"{"type":"QUEUE_INSERT","requestId":3}"#,
-    ])
+    @Test(
+        "QUEUE_INSERT errors",
+        arguments: [
+            #"{"type":"QUEUE_INSERT","requestId":3,"insertBefore":99,"items":[{"media":{"contentId":"http://media.example/n.mp4","contentType":"video/mp4","streamType":"BUFFERED"}}]}"#,
+            #"{"type":"QUEUE_INSERT","requestId":3,"items":[{"itemId":7,"media":{"contentId":"http://media.example/n.mp4","contentType":"video/mp4","streamType":"BUFFERED"}}]}"#,
+            #"{"type":"QUEUE_INSERT","requestId":3,"items":[]}"#,
+            #"{"type":"QUEUE_INSERT","requestId":3}"#,
+        ])
     func queueInsertErrors(payload: String) async throws {
         var harness = Harness()
         await harness.playQueue(queueLoad(count: 2))
         let outputs = await harness.media(payload)
-        #expect(outputs.messages.map(\.payload) == [["type": "INVALID_REQUEST", "requestId": 3, "reason": "INVALID_PARAMS"]])
+        #expect(
+            outputs.messages.map(\.payload) == [
+                ["type": "INVALID_REQUEST", "requestId": 3, "reason": "INVALID_PARAMS"]
+            ])
         #expect(harness.order == [1, 2])
     }
 
-    @Test("QUEUE_UPDATE jump moves through the queue, wrapping unless REPEAT_OFF", arguments: [
-        ("REPEAT_OFF", 1, 2), ("REPEAT_OFF", -1, nil), ("REPEAT_OFF", 5, nil),
-        ("REPEAT_ALL", -1, 3), ("REPEAT_ALL", 4, 2), ("REPEAT_SINGLE", 1, 2), ("REPEAT_ALL_AND_SHUFFLE", -2, 2),
-    ])
+    @Test(
+        "QUEUE_UPDATE jump moves through the queue, wrapping unless REPEAT_OFF",
+        arguments: [
+            ("REPEAT_OFF", 1, 2), ("REPEAT_OFF", -1, nil), ("REPEAT_OFF", 5, nil),
+            ("REPEAT_ALL", -1, 3), ("REPEAT_ALL", 4, 2), ("REPEAT_SINGLE", 1, 2), ("REPEAT_ALL_AND_SHUFFLE", -2, 2),
+        ])
     func jump(mode: String, jump: Int, landsOn: Int?) async throws {
         var harness = Harness()
         await harness.playQueue(queueLoad(count: 3, repeatMode: mode))
@@ -154,7 +178,10 @@ struct QueueTests {
             #expect(harness.currentItem == landsOn)
             #expect(outputs.replies.first?.mediaStatus?["currentItemId"] == .number(JSONNumber(landsOn)))
         } else {
-            #expect(outputs.messages.map(\.payload) == [["type": "INVALID_REQUEST", "requestId": 4, "reason": "END_OF_QUEUE"]])
+            #expect(
+                outputs.messages.map(\.payload) == [
+                    ["type": "INVALID_REQUEST", "requestId": 4, "reason": "END_OF_QUEUE"]
+                ])
             #expect(harness.currentItem == 1)
         }
     }
@@ -178,13 +205,15 @@ struct QueueTests {
         #expect(harness.currentItem == 3)
         await harness.advance(by: 0.5)
         #expect(harness.status?.currentTime == 4)
-        await harness.media(#"{"type":"QUEUE_UPDATE","requestId":4,"repeatMode":"REPEAT_ALL","items":[{"itemId":1,"autoplay":false}]}"#)
+        await harness.media(
+            #"{"type":"QUEUE_UPDATE","requestId":4,"repeatMode":"REPEAT_ALL","items":[{"itemId":1,"autoplay":false}]}"#)
         #expect(harness.status?.repeatMode == .all)
         #expect(harness.status?.items?.first?.autoplay == false)
         await harness.media(#"{"type":"QUEUE_UPDATE","requestId":5,"shuffle":true}"#)
         #expect(harness.order.first == 3, "the playing item stays current, first in the new order")
         #expect(Set(harness.order) == [1, 2, 3, 4])
-        let unknownItem = await harness.media(#"{"type":"QUEUE_UPDATE","requestId":6,"items":[{"itemId":42,"autoplay":false}]}"#)
+        let unknownItem = await harness.media(
+            #"{"type":"QUEUE_UPDATE","requestId":6,"items":[{"itemId":42,"autoplay":false}]}"#)
         #expect(unknownItem.messages.first?.payload["reason"] == "INVALID_PARAMS")
         let badMode = await harness.media(#"{"type":"QUEUE_UPDATE","requestId":7,"repeatMode":"REPEAT_SOMETIMES"}"#)
         #expect(badMode.messages.first?.payload["reason"] == "INVALID_PARAMS")
@@ -238,7 +267,9 @@ struct QueueTests {
         #expect(mixed.messages.first?.payload["items"]?.arrayValue?.map { $0["itemId"] } == [2, 3])
     }
 
-    @Test("preloadTime: the next item loads early (loadingItemId, then preloadedItemId) and starts without a second fetch")
+    @Test(
+        "preloadTime: the next item loads early (loadingItemId, then preloadedItemId) and starts without a second fetch"
+    )
     func preload() async throws {
         var harness = Harness()
         await harness.launchDefaultMediaReceiver()
@@ -265,7 +296,8 @@ struct QueueTests {
     func failingItemMidQueue() async throws {
         var harness = Harness()
         await harness.launchDefaultMediaReceiver()
-        let load = #"{"type":"QUEUE_LOAD","requestId":2,"items":[{"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":10}},{"media":{"contentId":"http://media.example/b.mkv","contentType":"video/x-matroska","streamType":"BUFFERED","duration":10}}]}"#
+        let load =
+            #"{"type":"QUEUE_LOAD","requestId":2,"items":[{"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":10}},{"media":{"contentId":"http://media.example/b.mkv","contentType":"video/x-matroska","streamType":"BUFFERED","duration":10}}]}"#
         let accepted = await harness.media(load)
         #expect(accepted.replies.first?.type == "MEDIA_STATUS", "the queue is accepted: its first item plays")
         await harness.advance(by: 0.5)
@@ -280,8 +312,10 @@ struct QueueTests {
 @Suite("Bounds on untrusted input")
 struct BoundsTests {
     static func items(_ count: Int) -> String {
-        (0..<count).map { #"{"media":{"contentId":"http://m/\#($0)","contentType":"video/mp4","streamType":"BUFFERED"}}"# }
-            .joined(separator: ",")
+        (0..<count).map {
+            #"{"media":{"contentId":"http://m/\#($0)","contentType":"video/mp4","streamType":"BUFFERED"}}"#
+        }
+        .joined(separator: ",")
     }
 
     @Test("a queue is kept to 1000 items; an insert beyond that is INVALID_PARAMS")
@@ -292,7 +326,8 @@ struct BoundsTests {
         await harness.media(#"{"type":"QUEUE_INSERT","requestId":3,"items":[\#(Self.items(450))]}"#)
         #expect(harness.order.count == 950)
         let over = await harness.media(#"{"type":"QUEUE_INSERT","requestId":4,"items":[\#(Self.items(51))]}"#)
-        #expect(over.messages.map(\.payload) == [["type": "INVALID_REQUEST", "requestId": 4, "reason": "INVALID_PARAMS"]])
+        #expect(
+            over.messages.map(\.payload) == [["type": "INVALID_REQUEST", "requestId": 4, "reason": "INVALID_PARAMS"]])
         #expect(harness.log.contains { $0.diagnostics.contains { $0.code == "queue.too-long" } })
     }
 

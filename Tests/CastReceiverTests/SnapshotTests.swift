@@ -18,7 +18,8 @@ struct SnapshotTests {
     func receiverStatusAfterLaunch() async throws {
         var harness = Harness()
         await harness.connect()
-        let outputs = await harness.send(#"{"type":"LAUNCH","requestId":1,"appId":"CC1AD845","language":"en-US","supportedAppTypes":["WEB"]}"#)
+        let outputs = await harness.send(
+            #"{"type":"LAUNCH","requestId":1,"appId":"CC1AD845","language":"en-US","supportedAppTypes":["WEB"]}"#)
         Snapshot.assertMatches(pretty(outputs.messages), named: "launch-receiver-status.json")
     }
 
@@ -26,7 +27,9 @@ struct SnapshotTests {
     func loadSequence() async throws {
         var harness = Harness()
         await harness.launchDefaultMediaReceiver()
-        var messages = await harness.media(#"{"type":"LOAD","requestId":2,"autoplay":true,"activeTrackIds":[1],"media":{"contentId":"http://media.example/bbb.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":596,"metadata":{"metadataType":1,"title":"Big Buck Bunny"},"tracks":[{"trackId":1,"type":"TEXT","subtype":"SUBTITLES","trackContentId":"http://media.example/bbb.en.vtt","trackContentType":"text/vtt","language":"en"}]}}"#).messages
+        var messages = await harness.media(
+            #"{"type":"LOAD","requestId":2,"autoplay":true,"activeTrackIds":[1],"media":{"contentId":"http://media.example/bbb.mp4","contentType":"video/mp4","streamType":"BUFFERED","duration":596,"metadata":{"metadataType":1,"title":"Big Buck Bunny"},"tracks":[{"trackId":1,"type":"TEXT","subtype":"SUBTITLES","trackContentId":"http://media.example/bbb.en.vtt","trackContentType":"text/vtt","language":"en"}]}}"#
+        ).messages
         messages += await harness.advance(by: 0.5).messages
         Snapshot.assertMatches(pretty(messages), named: "load-sequence.json")
     }
@@ -35,8 +38,12 @@ struct SnapshotTests {
     func errors() async throws {
         var harness = Harness()
         await harness.launchDefaultMediaReceiver()
-        var messages = await harness.media(#"{"type":"LOAD","requestId":2,"media":{"contentId":"http://media.example/a.mkv","contentType":"video/x-matroska","streamType":"BUFFERED"}}"#).messages
-        messages += await harness.media(#"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"STREAMING"}}"#).messages
+        var messages = await harness.media(
+            #"{"type":"LOAD","requestId":2,"media":{"contentId":"http://media.example/a.mkv","contentType":"video/x-matroska","streamType":"BUFFERED"}}"#
+        ).messages
+        messages += await harness.media(
+            #"{"type":"LOAD","requestId":3,"media":{"contentId":"http://media.example/a.mp4","contentType":"video/mp4","streamType":"STREAMING"}}"#
+        ).messages
         Snapshot.assertMatches(pretty(messages), named: "load-errors.json")
     }
 

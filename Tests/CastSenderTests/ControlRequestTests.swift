@@ -6,7 +6,8 @@ import Testing
 
 @Suite("Control requests on the wire")
 struct ControlRequestTests {
-    @Test("next, previous, seek, rate, volume, mute, captions by language, off, style, repeat: exact JSON (golden file)")
+    @Test(
+        "next, previous, seek, rate, volume, mute, captions by language, off, style, repeat: exact JSON (golden file)")
     func controlRequests() async throws {
         let (device, sender) = try await launchedSender()
         try await sender.load(Fixture.load)
@@ -40,13 +41,15 @@ struct ControlRequestTests {
         Snapshot.assertMatches(lines.joined(separator: "\n") + "\n", named: "control-requests.txt")
     }
 
-    @Test("captions by language pick the best text track and keep the audio track", arguments: [
-        ("fr", [10, 3]),     // subtitles win over the French descriptions track
-        ("FR", [10, 3]),     // tags compare without case
-        ("en", [10, 1]),     // the primary language finds en-US
-        ("en_US", [10, 1]),  // an underscore is read as a hyphen
-        ("en-GB", [10, 1]),  // a regional variant falls back to the language
-    ])
+    @Test(
+        "captions by language pick the best text track and keep the audio track",
+        arguments: [
+            ("fr", [10, 3]),  // subtitles win over the French descriptions track
+            ("FR", [10, 3]),  // tags compare without case
+            ("en", [10, 1]),  // the primary language finds en-US
+            ("en_US", [10, 1]),  // an underscore is read as a hyphen
+            ("en-GB", [10, 1]),  // a regional variant falls back to the language
+        ])
     func captionsByLanguage(language: String, expected: [Int]) async throws {
         let (device, sender) = try await launchedSender()
         try await sender.load(Fixture.load)
@@ -95,15 +98,19 @@ struct ControlRequestTests {
         await sender.close()
         var findings: [String] = []
         for await event in events {
-            if case .validationFindings(let type, let list) = event { findings += list.map { "\(type) \($0.code.rawValue)" } }
+            if case .validationFindings(let type, let list) = event {
+                findings += list.map { "\(type) \($0.code.rawValue)" }
+            }
         }
         #expect(findings.contains("SET_PLAYBACK_RATE load.playback-rate-range"))
         #expect(await device.received(type: "SET_PLAYBACK_RATE").count == 1)
     }
 
-    @Test("out-of-range commands are refused before sending", arguments: [
-        "seek -1", "seek NaN", "rate 0", "volume 1.5", "volume -0.1", "style color",
-    ])
+    @Test(
+        "out-of-range commands are refused before sending",
+        arguments: [
+            "seek -1", "seek NaN", "rate 0", "volume 1.5", "volume -0.1", "style color",
+        ])
     func refusedCommands(command: String) async throws {
         let (device, sender) = try await launchedSender()
         try await sender.load(Fixture.load)
@@ -123,34 +130,41 @@ struct ControlRequestTests {
         #expect(await device.received.count == before)
     }
 
-    @Test("the new request types read back what they write", arguments: [
-        #"{"type":"SEEK","requestId":4,"mediaSessionId":2,"relativeTime":-10,"resumeState":"PLAYBACK_PAUSE","x":1}"#,
-        #"{"type":"QUEUE_UPDATE","requestId":4,"mediaSessionId":2,"jump":-1,"repeatMode":"REPEAT_ALL","shuffle":true}"#,
-        #"{"type":"QUEUE_REORDER","requestId":4,"mediaSessionId":2,"itemIds":[3,1],"insertBefore":2}"#,
-        #"{"type":"QUEUE_REMOVE","requestId":4,"mediaSessionId":2,"itemIds":[3],"currentTime":5}"#,
-        #"{"type":"SET_PLAYBACK_RATE","requestId":4,"mediaSessionId":2,"playbackRate":1.25}"#,
-        #"{"type":"SET_VOLUME","requestId":4,"volume":{"muted":true}}"#,
-        #"{"type":"STOP","requestId":4,"sessionId":"abc"}"#,
-        #"{"type":"PAUSE","requestId":4,"mediaSessionId":2,"customData":{"k":[1,2]}}"#,
-        #"{"type":"GET_APP_AVAILABILITY","requestId":4,"appId":["CC1AD845"]}"#,
-        #"{"type":"QUEUE_GET_ITEM_IDS","requestId":4,"mediaSessionId":2}"#,
-    ])
+    @Test(
+        "the new request types read back what they write",
+        arguments: [
+            #"{"type":"SEEK","requestId":4,"mediaSessionId":2,"relativeTime":-10,"resumeState":"PLAYBACK_PAUSE","x":1}"#,
+            #"{"type":"QUEUE_UPDATE","requestId":4,"mediaSessionId":2,"jump":-1,"repeatMode":"REPEAT_ALL","shuffle":true}"#,
+            #"{"type":"QUEUE_REORDER","requestId":4,"mediaSessionId":2,"itemIds":[3,1],"insertBefore":2}"#,
+            #"{"type":"QUEUE_REMOVE","requestId":4,"mediaSessionId":2,"itemIds":[3],"currentTime":5}"#,
+            #"{"type":"SET_PLAYBACK_RATE","requestId":4,"mediaSessionId":2,"playbackRate":1.25}"#,
+            #"{"type":"SET_VOLUME","requestId":4,"volume":{"muted":true}}"#,
+            #"{"type":"STOP","requestId":4,"sessionId":"abc"}"#,
+            #"{"type":"PAUSE","requestId":4,"mediaSessionId":2,"customData":{"k":[1,2]}}"#,
+            #"{"type":"GET_APP_AVAILABILITY","requestId":4,"appId":["CC1AD845"]}"#,
+            #"{"type":"QUEUE_GET_ITEM_IDS","requestId":4,"mediaSessionId":2}"#,
+        ])
     func roundTrip(text: String) throws {
         let json = try JSONValue.parse(text)
         var diagnostics: [Diagnostic] = []
         let type = json["type"]?.stringValue
-        let decoded: JSONValue? = switch type {
-        case "SEEK": SeekRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
-        case "QUEUE_UPDATE": QueueUpdateRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
-        case "QUEUE_REORDER": QueueReorderRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
-        case "QUEUE_REMOVE": QueueRemoveRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
-        case "SET_PLAYBACK_RATE": SetPlaybackRateRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
-        case "SET_VOLUME": ReceiverSetVolumeRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
-        case "STOP": ReceiverStopRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
-        case "PAUSE": PauseRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
-        case "GET_APP_AVAILABILITY": AppAvailabilityRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
-        default: QueueGetItemIDsRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
-        }
+        let decoded: JSONValue? =
+            switch type {
+            case "SEEK": SeekRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
+            case "QUEUE_UPDATE": QueueUpdateRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
+            case "QUEUE_REORDER":
+                QueueReorderRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
+            case "QUEUE_REMOVE": QueueRemoveRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
+            case "SET_PLAYBACK_RATE":
+                SetPlaybackRateRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
+            case "SET_VOLUME":
+                ReceiverSetVolumeRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
+            case "STOP": ReceiverStopRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
+            case "PAUSE": PauseRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
+            case "GET_APP_AVAILABILITY":
+                AppAvailabilityRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
+            default: QueueGetItemIDsRequest.decode(from: json, at: .root, diagnostics: &diagnostics)?.jsonValue
+            }
         #expect(decoded == json)
         #expect(diagnostics.isEmpty)
     }
@@ -158,7 +172,8 @@ struct ControlRequestTests {
     @Test("a request of the wrong type is reported")
     func wrongType() throws {
         var diagnostics: [Diagnostic] = []
-        _ = SeekRequest.decode(from: try .parse(#"{"type":"PLAY","mediaSessionId":1}"#), at: .root, diagnostics: &diagnostics)
+        _ = SeekRequest.decode(
+            from: try .parse(#"{"type":"PLAY","mediaSessionId":1}"#), at: .root, diagnostics: &diagnostics)
         #expect(diagnostics.map(\.code.rawValue) == ["message.type-mismatch"])
     }
 }

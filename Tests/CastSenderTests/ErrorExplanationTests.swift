@@ -43,18 +43,23 @@ struct ErrorExplanationTests {
     /// code calls for: network and CORS codes → check, decode and manifest codes → probe.
     static let detailedErrorCodes: [(Int, String, ExpectedCheck)] = [
         (100, "MEDIA_UNKNOWN", .probe), (101, "MEDIA_ABORTED", .check), (102, "MEDIA_DECODE", .probe),
-        (103, "MEDIA_NETWORK", .check), (104, "MEDIA_SRC_NOT_SUPPORTED", .checkThenProbe), (110, "SOURCE_BUFFER_FAILURE", .probe),
+        (103, "MEDIA_NETWORK", .check), (104, "MEDIA_SRC_NOT_SUPPORTED", .checkThenProbe),
+        (110, "SOURCE_BUFFER_FAILURE", .probe),
         (200, "MEDIAKEYS_UNKNOWN", .other("LICENSE_URL")), (201, "MEDIAKEYS_NETWORK", .other("LICENSE_URL")),
         (202, "MEDIAKEYS_UNSUPPORTED", .none), (203, "MEDIAKEYS_WEBCRYPTO", .probe),
-        (300, "NETWORK_UNKNOWN", .check), (301, "SEGMENT_NETWORK", .check), (311, "HLS_NETWORK_MASTER_PLAYLIST", .check),
+        (300, "NETWORK_UNKNOWN", .check), (301, "SEGMENT_NETWORK", .check),
+        (311, "HLS_NETWORK_MASTER_PLAYLIST", .check),
         (312, "HLS_NETWORK_PLAYLIST", .check), (313, "HLS_NETWORK_NO_KEY_RESPONSE", .other("KEY_URL")),
         (314, "HLS_NETWORK_KEY_LOAD", .other("KEY_URL")), (315, "HLS_NETWORK_INVALID_SEGMENT", .checkThenProbe),
         (316, "HLS_SEGMENT_PARSING", .probe), (321, "DASH_NETWORK", .check), (322, "DASH_NO_INIT", .check),
         (331, "SMOOTH_NETWORK", .check), (332, "SMOOTH_NO_MEDIA_DATA", .check), (400, "MANIFEST_UNKNOWN", .probe),
-        (411, "HLS_MANIFEST_MASTER", .probe), (412, "HLS_MANIFEST_PLAYLIST", .probe), (420, "DASH_MANIFEST_UNKNOWN", .probe),
+        (411, "HLS_MANIFEST_MASTER", .probe), (412, "HLS_MANIFEST_PLAYLIST", .probe),
+        (420, "DASH_MANIFEST_UNKNOWN", .probe),
         (421, "DASH_MANIFEST_NO_PERIODS", .probe), (422, "DASH_MANIFEST_NO_MIMETYPE", .probe),
-        (423, "DASH_INVALID_SEGMENT_INFO", .probe), (431, "SMOOTH_MANIFEST", .probe), (500, "SEGMENT_UNKNOWN", .checkThenProbe),
-        (600, "TEXT_UNKNOWN", .textTrack), (900, "APP", .none), (901, "BREAK_CLIP_LOADING_ERROR", .other("BREAK_CLIP_URL")),
+        (423, "DASH_INVALID_SEGMENT_INFO", .probe), (431, "SMOOTH_MANIFEST", .probe),
+        (500, "SEGMENT_UNKNOWN", .checkThenProbe),
+        (600, "TEXT_UNKNOWN", .textTrack), (900, "APP", .none),
+        (901, "BREAK_CLIP_LOADING_ERROR", .other("BREAK_CLIP_URL")),
         (902, "BREAK_SEEK_INTERCEPTOR_ERROR", .none), (903, "IMAGE_ERROR", .image), (904, "LOAD_INTERRUPTED", .status),
         (905, "LOAD_FAILED", .checkThenProbe), (906, "MEDIA_ERROR_MESSAGE", .probe), (999, "GENERIC", .checkThenProbe),
     ]
@@ -64,7 +69,9 @@ struct ErrorExplanationTests {
         #expect(CastErrorExplanation.knownDetailedErrorCodes == Self.detailedErrorCodes.map(\.0))
     }
 
-    @Test("LOAD_FAILED with each detailedErrorCode is thrown explained, with the check to run", arguments: detailedErrorCodes)
+    @Test(
+        "LOAD_FAILED with each detailedErrorCode is thrown explained, with the check to run",
+        arguments: detailedErrorCodes)
     func loadFailed(code: Int, name: String, expected: ExpectedCheck) async throws {
         let (device, sender) = try await launchedSender()
         let events = await sender.events()
@@ -73,7 +80,10 @@ struct ErrorExplanationTests {
             // The shape of a real device's answer (LOG SamDel#152), then the IDLE/ERROR status.
             return .reply([
                 ["requestId": JSONValue(id), "type": "LOAD_FAILED", "detailedErrorCode": JSONValue(code), "itemId": 1],
-                ["type": "MEDIA_STATUS", "requestId": 0, "status": [["mediaSessionId": 1, "playerState": "IDLE", "idleReason": "ERROR"]]],
+                [
+                    "type": "MEDIA_STATUS", "requestId": 0,
+                    "status": [["mediaSessionId": 1, "playerState": "IDLE", "idleReason": "ERROR"]],
+                ],
             ])
         }
         let error = try #require(await senderError { _ = try await sender.load(Fixture.load) })
@@ -93,13 +103,15 @@ struct ErrorExplanationTests {
         #expect(reported == [code])
     }
 
-    @Test("INVALID_REQUEST reasons point at validate, status or nothing", arguments: [
-        ("INVALID_PARAMS", "castprep validate REQUEST.json"),
-        ("INVALID_COMMAND", "castprep validate REQUEST.json"),
-        ("INVALID_MEDIA_SESSION_ID", "castprep status"),
-        ("VIDEO_DEVICE_REQUIRED", "castprep devices"),
-        ("PREMIUM_ACCOUNT_REQUIRED", nil),
-    ] as [(String, String?)])
+    @Test(
+        "INVALID_REQUEST reasons point at validate, status or nothing",
+        arguments: [
+            ("INVALID_PARAMS", "castprep validate REQUEST.json"),
+            ("INVALID_COMMAND", "castprep validate REQUEST.json"),
+            ("INVALID_MEDIA_SESSION_ID", "castprep status"),
+            ("VIDEO_DEVICE_REQUIRED", "castprep devices"),
+            ("PREMIUM_ACCOUNT_REQUIRED", nil),
+        ] as [(String, String?)])
     func invalidRequest(reason: String, command: String?) async throws {
         let (device, sender) = try await launchedSender()
         await device.setRule { request in
@@ -127,11 +139,14 @@ struct ErrorExplanationTests {
         #expect(explanations.first?.itemID == 2)
     }
 
-    @Test("codes outside the table are explained by their hundred", arguments: [
-        (107, "castprep probe URL"), (250, "castprep check LICENSE_URL"), (399, "castprep check URL"),
-        (480, "castprep probe URL"), (555, "castprep check URL, then castprep probe URL"), (650, "castprep check TRACK_URL"),
-        (777, "castprep check URL, then castprep probe URL"),
-    ])
+    @Test(
+        "codes outside the table are explained by their hundred",
+        arguments: [
+            (107, "castprep probe URL"), (250, "castprep check LICENSE_URL"), (399, "castprep check URL"),
+            (480, "castprep probe URL"), (555, "castprep check URL, then castprep probe URL"),
+            (650, "castprep check TRACK_URL"),
+            (777, "castprep check URL, then castprep probe URL"),
+        ])
     func family(code: Int, command: String) {
         let explanation = CastErrorExplanation(errorType: "LOAD_FAILED", detailedErrorCode: code)
         #expect(explanation.command == command)
@@ -146,7 +161,8 @@ struct ErrorExplanationTests {
         #expect(diagnostic.severity == .error)
         #expect(diagnostic.code == "device.load-failed")
         #expect(diagnostic.fix == "run castprep check https://media.example.com/films/sintel.fr.vtt")
-        #expect(diagnostic.message.hasPrefix("LOAD_FAILED 600 TEXT_UNKNOWN: A text track failed to load. Likely cause: "))
+        #expect(
+            diagnostic.message.hasPrefix("LOAD_FAILED 600 TEXT_UNKNOWN: A text track failed to load. Likely cause: "))
     }
 
     @Test("every explanation, rendered (golden file)")
@@ -156,13 +172,15 @@ struct ErrorExplanationTests {
             imageURL: "https://cdn.example/poster.jpg")
         var blocks: [String] = []
         for code in CastErrorExplanation.knownDetailedErrorCodes {
-            blocks.append(CastErrorExplanation(errorType: "LOAD_FAILED", detailedErrorCode: code, context: context).description)
+            blocks.append(
+                CastErrorExplanation(errorType: "LOAD_FAILED", detailedErrorCode: code, context: context).description)
         }
         blocks.append(CastErrorExplanation(errorType: "LOAD_FAILED", context: context).description)
         blocks.append(CastErrorExplanation(errorType: "LOAD_CANCELLED", context: context).description)
         blocks.append(CastErrorExplanation(errorType: "INVALID_PLAYER_STATE", context: context).description)
         for reason in CastErrorExplanation.knownInvalidRequestReasons {
-            blocks.append(CastErrorExplanation(errorType: "INVALID_REQUEST", reason: reason, context: context).description)
+            blocks.append(
+                CastErrorExplanation(errorType: "INVALID_REQUEST", reason: reason, context: context).description)
         }
         for reason in CastErrorExplanation.knownLaunchErrorReasons {
             blocks.append(CastErrorExplanation(errorType: "LAUNCH_ERROR", reason: reason, context: context).description)

@@ -9,11 +9,13 @@ struct QueueTests {
     static let items = (0..<600).map(Fixture.queueItem)
     static var contentIDs: [String] { items.compactMap { $0.media?.contentID } }
 
-    @Test("a 600-item queue: QUEUE_LOAD then QUEUE_INSERTs, every message ≤ 64 KiB, all items in order", arguments: [
-        nil,  // a GUID, as current devices give
-        "web-5",  // old firmware
-        String(repeating: "t", count: 300),  // longer than any device uses: the budget shrinks
-    ] as [String?])
+    @Test(
+        "a 600-item queue: QUEUE_LOAD then QUEUE_INSERTs, every message ≤ 64 KiB, all items in order",
+        arguments: [
+            nil,  // a GUID, as current devices give
+            "web-5",  // old firmware
+            String(repeating: "t", count: 300),  // longer than any device uses: the budget shrinks
+        ] as [String?])
     func sixHundredItems(transportID: String?) async throws {
         let device = ScriptedDevice()
         await device.setFixedTransportID(transportID)
@@ -32,19 +34,25 @@ struct QueueTests {
                 sourceID: message.message.sourceID, destinationID: message.message.destinationID)
             #expect(body <= CastFrame.maximumBodySize)
             // Close to full: the split does not waste messages.
-            if message.message.payload != inserts.last?.message.payload { #expect(body > CastFrame.maximumBodySize - 1_200) }
+            if message.message.payload != inserts.last?.message.payload {
+                #expect(body > CastFrame.maximumBodySize - 1_200)
+            }
         }
         // Every insert carries the media session the QUEUE_LOAD created, and no item ids.
         let session = try #require(result.status?.mediaSessionID)
         #expect(inserts.allSatisfy { $0.json["mediaSessionId"]?.intValue == session })
         #expect(inserts.allSatisfy { $0.json["insertBefore"] == nil })
-        #expect((loads + inserts).allSatisfy { ($0.json["items"]?.arrayValue ?? []).allSatisfy { $0["itemId"] == nil } })
+        #expect(
+            (loads + inserts).allSatisfy { ($0.json["items"]?.arrayValue ?? []).allSatisfy { $0["itemId"] == nil } })
         #expect(loads.first?.json["repeatMode"] == "REPEAT_ALL")
         #expect(await device.queueContentIDs() == Self.contentIDs)
         #expect(await device.queueItemIDs() == Array(1...600))
-        #expect(result.progress == QueueCastProgress(
-            totalItems: 600, deliveredItems: 600, totalMessages: 1 + inserts.count, deliveredMessages: 1 + inserts.count,
-            mediaSessionID: session, resumptions: 0, isComplete: true))
+        #expect(
+            result.progress
+                == QueueCastProgress(
+                    totalItems: 600, deliveredItems: 600, totalMessages: 1 + inserts.count,
+                    deliveredMessages: 1 + inserts.count,
+                    mediaSessionID: session, resumptions: 0, isComplete: true))
         #expect(await sender.queueCastProgress?.isComplete == true)
     }
 
@@ -73,7 +81,9 @@ struct QueueTests {
         let (device, sender) = try await launchedSender()
         let empty = await senderError { _ = try await sender.queueLoad(items: []) }
         #expect(empty?.code == CastSenderError.Code.queuePlan)
-        let past = await senderError { _ = try await sender.queueLoad(items: Array(Self.items.prefix(3)), startIndex: 7) }
+        let past = await senderError {
+            _ = try await sender.queueLoad(items: Array(Self.items.prefix(3)), startIndex: 7)
+        }
         #expect(past?.code == CastSenderError.Code.requestInvalid)
         #expect(await device.received(type: "QUEUE_LOAD").isEmpty)
     }
@@ -117,10 +127,12 @@ struct QueueTests {
         #expect(await device.queueContentIDs() == Self.contentIDs)
     }
 
-    @Test("invalid queue edits are refused before sending", arguments: [
-        ("remove nothing", "queue.item-ids-empty"), ("remove id 0", "queue.item-id-invalid"),
-        ("reorder twice", "queue.item-id-duplicate"), ("reorder before itself", "queue.reorder-before-itself"),
-    ])
+    @Test(
+        "invalid queue edits are refused before sending",
+        arguments: [
+            ("remove nothing", "queue.item-ids-empty"), ("remove id 0", "queue.item-id-invalid"),
+            ("reorder twice", "queue.item-id-duplicate"), ("reorder before itself", "queue.reorder-before-itself"),
+        ])
     func invalidEdits(name: String, code: String) async throws {
         let (device, sender) = try await launchedSender()
         _ = try await sender.queueLoad(items: Array(Self.items.prefix(4)))
@@ -138,11 +150,13 @@ struct QueueTests {
         #expect(await device.received(type: "QUEUE_REORDER").isEmpty)
     }
 
-    @Test("a batch cast interrupted by a dropped link picks up where it was, without duplicates", arguments: [
-        "drop before the device applies the second insert",
-        "drop after the device applies the second insert, before its reply",
-        "drop after the device applies the QUEUE_LOAD, before its reply",
-    ])
+    @Test(
+        "a batch cast interrupted by a dropped link picks up where it was, without duplicates",
+        arguments: [
+            "drop before the device applies the second insert",
+            "drop after the device applies the second insert, before its reply",
+            "drop after the device applies the QUEUE_LOAD, before its reply",
+        ])
     func batchResumes(scenario: String) async throws {
         let (device, sender) = try await launchedSender()
         let counter = Counter()
@@ -167,8 +181,9 @@ struct QueueTests {
 
     @Test("when reconnecting gives up, resumeQueueCast continues the recorded cast later")
     func resumeAfterGivingUp() async throws {
-        let configuration = fastConfiguration(reconnect: ReconnectPolicy(
-            initialDelay: .milliseconds(2), maximumDelay: .milliseconds(4), maximumAttempts: 2))
+        let configuration = fastConfiguration(
+            reconnect: ReconnectPolicy(
+                initialDelay: .milliseconds(2), maximumDelay: .milliseconds(4), maximumAttempts: 2))
         let (device, sender) = try await launchedSender(configuration: configuration)
         let counter = Counter()
         await device.setRule { request in
@@ -191,5 +206,10 @@ struct QueueTests {
 /// A thread-safe counter for device rules, which run on the device's actor.
 final class Counter: Sendable {
     private let value = Mutex(0)
-    func increment() -> Int { value.withLock { $0 += 1; return $0 } }
+    func increment() -> Int {
+        value.withLock {
+            $0 += 1
+            return $0
+        }
+    }
 }

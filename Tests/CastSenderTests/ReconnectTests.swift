@@ -19,7 +19,9 @@ struct ReconnectTests {
         #expect(await sender.state.media?.mediaSessionID == 1)
         #expect(await sender.state.session == session)
 
-        let afterDrop = await device.received.dropFirst(before).map { "\($0.link) \($0.message.destinationID) \($0.type)" }
+        let afterDrop = await device.received.dropFirst(before).map {
+            "\($0.link) \($0.message.destinationID) \($0.type)"
+        }
         #expect(afterDrop == ["2 receiver-0 GET_STATUS", "2 \(session.transportID) GET_STATUS"])
         let virtual = await device.virtualEvents.filter { $0.link == 2 }
         #expect(virtual.map(\.to) == ["receiver-0", session.transportID])
@@ -44,7 +46,8 @@ struct ReconnectTests {
 
     @Test("refused connections are retried with growing delays until one succeeds")
     func backoff() async throws {
-        let policy = ReconnectPolicy(initialDelay: .milliseconds(20), multiplier: 2, maximumDelay: .milliseconds(60), maximumAttempts: 6)
+        let policy = ReconnectPolicy(
+            initialDelay: .milliseconds(20), multiplier: 2, maximumDelay: .milliseconds(60), maximumAttempts: 6)
         let (device, sender) = try await launchedSender(configuration: fastConfiguration(reconnect: policy))
         try await sender.load(Fixture.load)
         let events = await sender.events()
@@ -67,7 +70,8 @@ struct ReconnectTests {
 
     @Test("a request waiting during a drop fails with connection-lost; one sent while reconnecting waits for the link")
     func requestsDuringDrop() async throws {
-        let policy = ReconnectPolicy(initialDelay: .milliseconds(5), maximumDelay: .milliseconds(5), maximumAttempts: nil)
+        let policy = ReconnectPolicy(
+            initialDelay: .milliseconds(5), maximumDelay: .milliseconds(5), maximumAttempts: nil)
         let (device, sender) = try await launchedSender(configuration: fastConfiguration(reconnect: policy))
         try await sender.load(Fixture.load)
         await device.refuseConnections(Int.max)
@@ -77,7 +81,10 @@ struct ReconnectTests {
         // Sent while the device refuses connections: it waits instead of failing.
         let pause = Task { try await sender.pause() }
         #expect(await eventually { await device.connectionAttempts >= 3 })
-        if case .reconnecting = await sender.state.connection {} else { Issue.record("expected the sender to be reconnecting") }
+        if case .reconnecting = await sender.state.connection {
+        } else {
+            Issue.record("expected the sender to be reconnecting")
+        }
         #expect(await device.received(type: "PAUSE").isEmpty)
         await device.refuseConnections(0)
         let status = try await pause.value
@@ -94,10 +101,11 @@ struct ReconnectTests {
         try await sender.load(Fixture.load)
         await device.refuseConnections(3)
         await device.dropLink()
-        #expect(await eventually {
-            if case .failed = await sender.state.connection { return true }
-            return false
-        })
+        #expect(
+            await eventually {
+                if case .failed = await sender.state.connection { return true }
+                return false
+            })
         let error = await senderError { _ = try await sender.play() }
         #expect(error?.code == CastSenderError.Code.reconnectFailed)
         try await sender.connect()
@@ -110,10 +118,11 @@ struct ReconnectTests {
     func neverReconnect() async throws {
         let (device, sender) = try await launchedSender(configuration: fastConfiguration(reconnect: .never))
         await device.dropLink()
-        #expect(await eventually {
-            if case .failed = await sender.state.connection { return true }
-            return false
-        })
+        #expect(
+            await eventually {
+                if case .failed = await sender.state.connection { return true }
+                return false
+            })
         #expect(await device.linkCount == 1)
     }
 
@@ -123,8 +132,12 @@ struct ReconnectTests {
         try await sender.load(Fixture.load)
         await device.setRule { request in
             // The first platform GET_STATUS on the new link: the app has stopped meanwhile.
-            if request.link == 2, request.type == "GET_STATUS", request.message.destinationID == "receiver-0", let id = request.requestID {
-                return .reply([["type": "RECEIVER_STATUS", "requestId": JSONValue(id), "status": ["volume": ["level": 1]]]])
+            if request.link == 2, request.type == "GET_STATUS", request.message.destinationID == "receiver-0",
+                let id = request.requestID
+            {
+                return .reply([
+                    ["type": "RECEIVER_STATUS", "requestId": JSONValue(id), "status": ["volume": ["level": 1]]]
+                ])
             }
             return .standard
         }
@@ -136,7 +149,8 @@ struct ReconnectTests {
 
     @Test("close() while reconnecting stops the attempts for good")
     func closeWhileReconnecting() async throws {
-        let policy = ReconnectPolicy(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(10), maximumAttempts: nil)
+        let policy = ReconnectPolicy(
+            initialDelay: .milliseconds(10), maximumDelay: .milliseconds(10), maximumAttempts: nil)
         let (device, sender) = try await launchedSender(configuration: fastConfiguration(reconnect: policy))
         await device.refuseConnections(Int.max)
         await device.dropLink()
@@ -161,9 +175,11 @@ struct ReconnectTests {
         #expect(error?.code == CastSenderError.Code.closed)
     }
 
-    @Test("the backoff doubles up to the maximum", arguments: [
-        (1, 500), (2, 1_000), (3, 2_000), (4, 4_000), (6, 16_000), (7, 30_000), (20, 30_000),
-    ])
+    @Test(
+        "the backoff doubles up to the maximum",
+        arguments: [
+            (1, 500), (2, 1_000), (3, 2_000), (4, 4_000), (6, 16_000), (7, 30_000), (20, 30_000),
+        ])
     func policyDelays(attempt: Int, milliseconds: Int) {
         #expect(ReconnectPolicy().delay(beforeAttempt: attempt) == .milliseconds(milliseconds))
     }

@@ -20,14 +20,17 @@ struct SessionFlowTests {
         #expect(status.media?.contentID == Fixture.mediaURL)
 
         let virtual = await device.virtualEvents
-        #expect(virtual == [
-            .init(action: .connect, from: "sender-0", to: "receiver-0", link: 1),
-            .init(action: .connect, from: "sender-0", to: session.transportID, link: 1),
-        ])
+        #expect(
+            virtual == [
+                .init(action: .connect, from: "sender-0", to: "receiver-0", link: 1),
+                .init(action: .connect, from: "sender-0", to: session.transportID, link: 1),
+            ])
         let traffic = await device.received.map { "\($0.message.destinationID) \($0.type)" }
-        #expect(traffic == [
-            "receiver-0 GET_STATUS", "receiver-0 LAUNCH", "\(session.transportID) GET_STATUS", "\(session.transportID) LOAD",
-        ])
+        #expect(
+            traffic == [
+                "receiver-0 GET_STATUS", "receiver-0 LAUNCH", "\(session.transportID) GET_STATUS",
+                "\(session.transportID) LOAD",
+            ])
         let load = try #require(await device.received(type: "LOAD").first)
         #expect(load.json["credentials"] == "token-123")
         #expect(load.json["credentialsType"] == "web")
@@ -46,8 +49,11 @@ struct SessionFlowTests {
         let launch = try #require(await device.received(type: "LAUNCH").first)
         var request = launch.json.objectValue ?? [:]
         request["requestId"] = nil
-        #expect(JSONValue.object(request) == (try .parse(
-            #"{"type":"LAUNCH","appId":"ABCD1234","language":"en-US","supportedAppTypes":["WEB","ANDROID_TV"],"credentialsData":{"credentials":"user-token","credentialsType":"android"}}"#)))
+        #expect(
+            JSONValue.object(request)
+                == (try .parse(
+                    #"{"type":"LAUNCH","appId":"ABCD1234","language":"en-US","supportedAppTypes":["WEB","ANDROID_TV"],"credentialsData":{"credentials":"user-token","credentialsType":"android"}}"#
+                )))
     }
 
     @Test("launching an app that already runs joins it instead of restarting it")
@@ -76,7 +82,9 @@ struct SessionFlowTests {
         let pause = try #require(await device.received(type: "PAUSE").first)
         #expect(pause.json["mediaSessionId"] == 1)
         #expect(pause.message.destinationID == session.transportID)
-        #expect(await device.virtualEvents.contains(.init(action: .connect, from: "sender-0", to: session.transportID, link: 1)))
+        #expect(
+            await device.virtualEvents.contains(
+                .init(action: .connect, from: "sender-0", to: session.transportID, link: 1)))
     }
 
     @Test("join with nothing running says so and names what runs")
@@ -112,14 +120,16 @@ struct SessionFlowTests {
         #expect(await device.received(type: "LAUNCH").count == 1)
     }
 
-    @Test("LAUNCH_ERROR is thrown with its explanation", arguments: [
-        ("NOT_FOUND", "castprep validate REQUEST.json"),
-        ("CANCELLED", nil),
-        ("BAD_PARAMETER", "castprep validate REQUEST.json"),
-        ("SYSTEM_ERROR", nil),
-        ("USER_NOT_ALLOWED", nil),
-        ("SOMETHING_NEW", "castprep validate REQUEST.json"),  // unknown reasons still get a generic explanation
-    ] as [(String, String?)])
+    @Test(
+        "LAUNCH_ERROR is thrown with its explanation",
+        arguments: [
+            ("NOT_FOUND", "castprep validate REQUEST.json"),
+            ("CANCELLED", nil),
+            ("BAD_PARAMETER", "castprep validate REQUEST.json"),
+            ("SYSTEM_ERROR", nil),
+            ("USER_NOT_ALLOWED", nil),
+            ("SOMETHING_NEW", "castprep validate REQUEST.json"),  // unknown reasons still get a generic explanation
+        ] as [(String, String?)])
     func launchError(reason: String, command: String?) async throws {
         let (device, sender) = makeSender()
         try await sender.connect()

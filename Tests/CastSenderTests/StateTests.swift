@@ -14,7 +14,10 @@ struct StateTests {
         let session = try #require(full.mediaSessionID)
 
         // Devices send requestId-0 updates with only what changed.
-        await device.broadcast(try .parse(#"{"type":"MEDIA_STATUS","requestId":0,"status":[{"mediaSessionId":\#(session),"playerState":"BUFFERING","currentTime":30.5}]}"#))
+        await device.broadcast(
+            try .parse(
+                #"{"type":"MEDIA_STATUS","requestId":0,"status":[{"mediaSessionId":\#(session),"playerState":"BUFFERING","currentTime":30.5}]}"#
+            ))
         #expect(await eventually { await sender.state.media?.playerState == .buffering })
         var merged = try #require(await sender.state.media)
         #expect(merged.currentTime == 30.5)
@@ -23,7 +26,9 @@ struct StateTests {
         #expect(merged.currentItemID == full.currentItemID)
 
         // An update without a session id applies to the current session too.
-        await device.broadcast(try .parse(#"{"type":"MEDIA_STATUS","requestId":0,"status":[{"playerState":"PLAYING","activeTrackIds":[3,10]}]}"#))
+        await device.broadcast(
+            try .parse(
+                #"{"type":"MEDIA_STATUS","requestId":0,"status":[{"playerState":"PLAYING","activeTrackIds":[3,10]}]}"#))
         #expect(await eventually { await sender.state.media?.playerState == .playing })
         merged = try #require(await sender.state.media)
         #expect(merged.activeTrackIDs == [3, 10])
@@ -31,9 +36,15 @@ struct StateTests {
         #expect(merged.media?.contentID == Fixture.mediaURL)
 
         // The end: IDLE with a reason; the reason describes that moment only.
-        await device.broadcast(try .parse(#"{"type":"MEDIA_STATUS","requestId":0,"status":[{"mediaSessionId":\#(session),"playerState":"IDLE","idleReason":"FINISHED"}]}"#))
+        await device.broadcast(
+            try .parse(
+                #"{"type":"MEDIA_STATUS","requestId":0,"status":[{"mediaSessionId":\#(session),"playerState":"IDLE","idleReason":"FINISHED"}]}"#
+            ))
         #expect(await eventually { await sender.state.media?.idleReason == .finished })
-        await device.broadcast(try .parse(#"{"type":"MEDIA_STATUS","requestId":0,"status":[{"mediaSessionId":\#(session),"playerState":"IDLE"}]}"#))
+        await device.broadcast(
+            try .parse(
+                #"{"type":"MEDIA_STATUS","requestId":0,"status":[{"mediaSessionId":\#(session),"playerState":"IDLE"}]}"#
+            ))
         #expect(await eventually { await sender.state.media?.idleReason == nil })
         #expect(await sender.state.media?.media?.contentID == Fixture.mediaURL)
     }
@@ -42,7 +53,10 @@ struct StateTests {
     func newSessionReplaces() async throws {
         let (device, sender) = try await launchedSender()
         try await sender.load(Fixture.load)
-        await device.broadcast(try .parse(#"{"type":"MEDIA_STATUS","requestId":0,"status":[{"mediaSessionId":77,"playerState":"PLAYING","media":{"contentId":"https://other.example/x.mp4","contentType":"video/mp4","streamType":"BUFFERED"}}]}"#))
+        await device.broadcast(
+            try .parse(
+                #"{"type":"MEDIA_STATUS","requestId":0,"status":[{"mediaSessionId":77,"playerState":"PLAYING","media":{"contentId":"https://other.example/x.mp4","contentType":"video/mp4","streamType":"BUFFERED"}}]}"#
+            ))
         #expect(await eventually { await sender.state.media?.mediaSessionID == 77 })
         let media = try #require(await sender.state.media)
         #expect(media.activeTrackIDs == nil)
@@ -76,9 +90,11 @@ struct StateTests {
         for await event in events {
             switch event {
             case .connectionChanged(let state): seen.append("connection \(state)")
-            case .sessionChanged(let session): seen.append(session == nil ? "session ended" : "session \(session?.appID ?? "")")
+            case .sessionChanged(let session):
+                seen.append(session == nil ? "session ended" : "session \(session?.appID ?? "")")
             case .queueChanged(let queue): seen.append("queue current \(queue.currentItemID.map(String.init) ?? "-")")
-            case .queueCastProgress(let progress): seen.append("progress \(progress.deliveredItems)/\(progress.totalItems)")
+            case .queueCastProgress(let progress):
+                seen.append("progress \(progress.deliveredItems)/\(progress.totalItems)")
             case .mediaStatusChanged(let status): seen.append(status == nil ? "media none" : "media")
             case .receiverStatusChanged: seen.append("receiver")
             default: break
@@ -97,8 +113,9 @@ struct StateTests {
     func appGoneFromStatus() async throws {
         let (device, sender) = try await launchedSender()
         try await sender.load(Fixture.load)
-        await device.broadcast(try .parse(#"{"type":"RECEIVER_STATUS","requestId":0,"status":{"volume":{"level":0.3,"muted":false}}}"#),
-                               namespace: .receiver)
+        await device.broadcast(
+            try .parse(#"{"type":"RECEIVER_STATUS","requestId":0,"status":{"volume":{"level":0.3,"muted":false}}}"#),
+            namespace: .receiver)
         #expect(await eventually { await sender.state.session == nil })
         #expect(await sender.state.media == nil)
         #expect(await sender.state.deviceVolume?.level == 0.3)

@@ -26,9 +26,11 @@ public final class TestSender: Sendable {
 
     /// Connects to `host:port`; `options` default to no heartbeat of our own.
     public static func connect(
-        host: String = "127.0.0.1", port: Int, sourceID: String = "sender-0", options: ChannelOptions = ChannelOptions(heartbeat: nil)
+        host: String = "127.0.0.1", port: Int, sourceID: String = "sender-0",
+        options: ChannelOptions = ChannelOptions(heartbeat: nil)
     ) async throws -> TestSender {
-        let link = try await CastChannelConnection.connect(host: host, port: port, timeout: .seconds(10), options: options)
+        let link = try await CastChannelConnection.connect(
+            host: host, port: port, timeout: .seconds(10), options: options)
         return TestSender(link: link, sourceID: sourceID)
     }
 
@@ -78,7 +80,8 @@ public final class TestSender: Sendable {
             members["requestId"] = JSONValue(requestID)
             payload = .object(members)
         }
-        try await link.send(ChannelMessage(sourceID: sourceID, destinationID: destination, namespace: namespace, json: payload))
+        try await link.send(
+            ChannelMessage(sourceID: sourceID, destinationID: destination, namespace: namespace, json: payload))
         return requestID
     }
 
@@ -98,14 +101,18 @@ public final class TestSender: Sendable {
 
     /// Waits for the reply to `requestID`.
     public func reply(to requestID: Int, timeout: Duration = .seconds(10)) async throws -> ChannelMessage {
-        try await waitFor("the reply to request \(requestID)", timeout: timeout) { $0.payloadJSON?["requestId"]?.intValue == requestID }
+        try await waitFor("the reply to request \(requestID)", timeout: timeout) {
+            $0.payloadJSON?["requestId"]?.intValue == requestID
+        }
     }
 
     /// Waits for the link to end; returns nil for a normal end, the error otherwise.
     public func waitForEnd(timeout: Duration = .seconds(10)) async throws -> ChannelError? {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while !hasEnded {
-            guard ContinuousClock.now < deadline else { throw TestSenderTimeout(what: "the link to end", received: messages.map(\.description)) }
+            guard ContinuousClock.now < deadline else {
+                throw TestSenderTimeout(what: "the link to end", received: messages.map(\.description))
+            }
             try await Task.sleep(for: .milliseconds(5))
         }
         switch box.state.withLock({ $0.ending }) {
@@ -123,6 +130,7 @@ public struct TestSenderTimeout: Error, CustomStringConvertible {
     public var what: String
     public var received: [String]
     public var description: String {
-        "timed out waiting for \(what); received \(received.count) messages:\n" + received.suffix(20).joined(separator: "\n")
+        "timed out waiting for \(what); received \(received.count) messages:\n"
+            + received.suffix(20).joined(separator: "\n")
     }
 }

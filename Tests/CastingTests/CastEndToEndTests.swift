@@ -14,15 +14,19 @@ import TestSupport
 /// loopback; what they do is read back from the emulator's own state.
 @Suite("cast, control and status against the emulator", .serialized, .requires(.castprepBinary))
 struct CastEndToEndTests {
-    @Test("a local queue with side-car captions reaches PLAYING; next, prev, seek, pause, volume, captions and style reflect on the device")
+    @Test(
+        "a local queue with side-car captions reaches PLAYING; next, prev, seek, pause, volume, captions and style reflect on the device"
+    )
     func queueWithCaptionsAndControls() async throws {
         let folder = try CastingSamples.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let device = try await EmulatedDevice.start()
         let host = device.hostArgument
         let cast = try CastPrepBinary.start([
-            "cast", "--host", host, folder.appendingPathComponent("movie.mp4").path, folder.appendingPathComponent("song.mp3").path,
-            folder.appendingPathComponent("trailer.mp4").path, "--captions", "en", "--style", folder.appendingPathComponent("style.json").path,
+            "cast", "--host", host, folder.appendingPathComponent("movie.mp4").path,
+            folder.appendingPathComponent("song.mp3").path,
+            folder.appendingPathComponent("trailer.mp4").path, "--captions", "en", "--style",
+            folder.appendingPathComponent("style.json").path,
             "--repeat", "all",
         ])
         try await device.waitUntil("the first item plays") { $0.mediaStatus?.playerState == .playing }
@@ -37,7 +41,8 @@ struct CastEndToEndTests {
         let english = try #require(tracks.first { $0.language == "en" })
         #expect(status.activeTrackIDs == [english.trackID])
         #expect(status.media?.textTrackStyle?.foregroundColor == "#FFFF00FF")
-        let fetched = try await HTTPTransport().send(HTTPRequest(.get, english.trackContentID!, bodyLimit: 1 << 20)).get()
+        let fetched = try await HTTPTransport().send(HTTPRequest(.get, english.trackContentID!, bodyLimit: 1 << 20))
+            .get()
         #expect(fetched.status == 200)
         #expect(String(decoding: fetched.body, as: UTF8.self).hasPrefix("WEBVTT"))
         #expect(cast.process.isRunning, "cast keeps serving the local files while the queue plays")
@@ -94,15 +99,19 @@ struct CastEndToEndTests {
         #expect(device.received("STOP").count == 1, "the media is stopped before its files go away")
         #expect(ended.output.contains("PLAYING \"movie\""))
         #expect(ended.error.contains("serving local files at http://127.0.0.1:"))
-        #expect(device.received("LOAD").isEmpty && device.received("QUEUE_LOAD").count == 1, "one QUEUE_LOAD, never a reload")
+        #expect(
+            device.received("LOAD").isEmpty && device.received("QUEUE_LOAD").count == 1,
+            "one QUEUE_LOAD, never a reload")
         await device.stop()
     }
 
     @Test("an item whose server sends no CORS headers gets LOAD_FAILED, explained with the command that diagnoses it")
     func corsBrokenItem() async throws {
-        let server = MediaServer(configuration: MediaServerConfiguration(
-            mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)], bindAddress: "127.0.0.1", port: 0,
-            cors: CORSPolicy(allowedOrigins: .only([]))))
+        let server = MediaServer(
+            configuration: MediaServerConfiguration(
+                mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)],
+                bindAddress: "127.0.0.1", port: 0,
+                cors: CORSPolicy(allowedOrigins: .only([]))))
         let endpoint = try server.start()
         defer { server.stop() }
         let device = try await EmulatedDevice.start()
@@ -128,32 +137,46 @@ struct CastEndToEndTests {
     func bigQueueIsSplit() async throws {
         let (server, endpoint) = try SampleServer.start()
         defer { server.stop() }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-queue-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-queue-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let count = 600
         let items: [JSONValue] = (0..<count).map { index in
-            ["id": .string("item-\(index)"), "title": .string("Episode \(index): " + String(repeating: "a long title ", count: 12)),
-             "url": .string(endpoint.url(forPath: "h264-aac-faststart.mp4") + "?n=\(index)"), "contentType": "video/mp4", "duration": 2]
+            [
+                "id": .string("item-\(index)"),
+                "title": .string("Episode \(index): " + String(repeating: "a long title ", count: 12)),
+                "url": .string(endpoint.url(forPath: "h264-aac-faststart.mp4") + "?n=\(index)"),
+                "contentType": "video/mp4", "duration": 2,
+            ]
         }
         let catalog = folder.appendingPathComponent("big.json")
-        try Data(JSONWriter.compact.string(from: ["castprep": 1, "title": "big", "items": .array(items)]).utf8).write(to: catalog)
+        try Data(JSONWriter.compact.string(from: ["castprep": 1, "title": "big", "items": .array(items)]).utf8).write(
+            to: catalog)
         let device = try await EmulatedDevice.start()
-        let result = try await CastPrepBinary.run(["cast", "--host", device.hostArgument, catalog.path, "--queue", "--start", "450"])
+        let result = try await CastPrepBinary.run([
+            "cast", "--host", device.hostArgument, catalog.path, "--queue", "--start", "450",
+        ])
         #expect(result.status == 0, "\(result.error)")
         let inserts = device.received("QUEUE_INSERT").count
         #expect(inserts >= 1)
         #expect(result.error.contains("\(count) items sent in \(inserts + 1) messages"))
         // What arrived, message by message, is the whole catalog in order, each message under 64 KiB.
-        let sent = (device.received("QUEUE_LOAD") + device.received("QUEUE_INSERT")).flatMap { $0["items"]?.arrayValue ?? [] }
+        let sent = (device.received("QUEUE_LOAD") + device.received("QUEUE_INSERT")).flatMap {
+            $0["items"]?.arrayValue ?? []
+        }
         let titles = sent.compactMap { $0["media"]?["metadata"]?["title"]?.stringValue }
         #expect(titles.count == count)
         #expect(titles.enumerated().allSatisfy { $0.element.hasPrefix("Episode \($0.offset):") })
         #expect(device.recordedFrames.allSatisfy { $0.count <= 4 + 65_536 })
         let status = try #require(await device.device.mediaStatus)
-        #expect(status.media?.metadata?.title?.hasPrefix("Episode 450:") == true, "--start picks the item even when it came in an insert")
+        #expect(
+            status.media?.metadata?.title?.hasPrefix("Episode 450:") == true,
+            "--start picks the item even when it came in an insert")
         // And the device holds all of them: ask it as another sender would.
-        let sender = CastSender(endpoint: CastEndpoint(host: "127.0.0.1", port: device.endpoints.castPort), transportFactory: ChannelTransportFactory())
+        let sender = CastSender(
+            endpoint: CastEndpoint(host: "127.0.0.1", port: device.endpoints.castPort),
+            transportFactory: ChannelTransportFactory())
         try await sender.connect()
         try await sender.join()
         #expect(try await sender.queueItemIDs().count == count)
@@ -166,7 +189,9 @@ struct CastEndToEndTests {
         let folder = try CastingSamples.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let device = try await EmulatedDevice.start()
-        let cast = try CastPrepBinary.start(["cast", "--host", device.hostArgument, folder.appendingPathComponent("movie.mp4").path, "--captions", "en"])
+        let cast = try CastPrepBinary.start([
+            "cast", "--host", device.hostArgument, folder.appendingPathComponent("movie.mp4").path, "--captions", "en",
+        ])
         try await device.waitUntil("the movie plays") { $0.mediaStatus?.playerState == .playing }
         _ = try await CastPrepBinary.run(["control", "--host", device.hostArgument, "captions", "de"])
         _ = try await CastPrepBinary.run(["control", "--host", device.hostArgument, "seek", "5"])
@@ -202,14 +227,17 @@ struct CastEndToEndTests {
         await device.stop()
     }
 
-    @Test("Cast Connect: --android-tv and --credentials reach the LAUNCH and the LOAD; status --watch prints each change as a JSON line")
+    @Test(
+        "Cast Connect: --android-tv and --credentials reach the LAUNCH and the LOAD; status --watch prints each change as a JSON line"
+    )
     func castConnectAndWatch() async throws {
         let (server, endpoint) = try SampleServer.start()
         defer { server.stop() }
         let device = try await EmulatedDevice.start()
         let url = endpoint.url(forPath: "h264-aac-faststart.mp4")
         let cast = try await CastPrepBinary.run([
-            "cast", "--host", device.hostArgument, url, "--android-tv", "--credentials", #"{"credentials":"token-1","credentialsType":"android"}"#,
+            "cast", "--host", device.hostArgument, url, "--android-tv", "--credentials",
+            #"{"credentials":"token-1","credentialsType":"android"}"#,
         ])
         #expect(cast.status == 0, "\(cast.error)")
         let launch = try #require(device.received("LAUNCH").first)
@@ -220,9 +248,13 @@ struct CastEndToEndTests {
 
         let watch = try CastPrepBinary.start(["status", "--host", device.hostArgument, "--watch", "--json"])
         let deadline = ContinuousClock.now + .seconds(10)
-        while !watch.outputSoFar.contains("\"playerState\""), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        while !watch.outputSoFar.contains("\"playerState\""), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         _ = try await CastPrepBinary.run(["control", "--host", device.hostArgument, "volume", "0.25"])
-        while !watch.outputSoFar.contains("\"volume\":0.25"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        while !watch.outputSoFar.contains("\"volume\":0.25"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         watch.interrupt()
         let watched = try await watch.finish(timeout: .seconds(10))
         #expect(watched.status == 0)

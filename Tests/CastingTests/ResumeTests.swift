@@ -17,8 +17,10 @@ struct ResumeTests {
         defer { server.stop() }
         let device = try await EmulatedDevice.start()
         let sender = CastSender(
-            endpoint: CastEndpoint(host: "127.0.0.1", port: device.endpoints.castPort), transportFactory: ChannelTransportFactory(),
-            configuration: CastSenderConfiguration(reconnect: ReconnectPolicy(initialDelay: .milliseconds(100), maximumDelay: .seconds(1))))
+            endpoint: CastEndpoint(host: "127.0.0.1", port: device.endpoints.castPort),
+            transportFactory: ChannelTransportFactory(),
+            configuration: CastSenderConfiguration(
+                reconnect: ReconnectPolicy(initialDelay: .milliseconds(100), maximumDelay: .seconds(1))))
         let events = await sender.events()
         try await sender.connect()
         try await sender.launch()
@@ -43,7 +45,9 @@ struct ResumeTests {
         _ = try await sender.play()
         try await device.waitUntil("playback resumes after the reconnect") { $0.mediaStatus?.playerState == .playing }
         #expect(device.received("LOAD").count == 1)
-        #expect(device.log.filter { $0.note?.hasPrefix("connection from 127.0.0.1:") == true }.count >= 2, "a second socket was opened")
+        #expect(
+            device.log.filter { $0.note?.hasPrefix("connection from 127.0.0.1:") == true }.count >= 2,
+            "a second socket was opened")
         await sender.close()
         await device.stop()
     }

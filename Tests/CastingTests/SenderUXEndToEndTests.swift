@@ -12,11 +12,14 @@ import TestSupport
 @Suite("cast options, volume and watching against the emulator", .serialized, .requires(.castprepBinary))
 struct SenderUXEndToEndTests {
     /// Waits until `condition` holds for what a running command printed so far.
-    func waitForOutput(_ command: RunningCommand, _ what: String, timeout: Duration = .seconds(20), _ condition: (String) -> Bool) async throws {
+    func waitForOutput(
+        _ command: RunningCommand, _ what: String, timeout: Duration = .seconds(20), _ condition: (String) -> Bool
+    ) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition(command.outputSoFar) {
             guard ContinuousClock.now < deadline, command.process.isRunning else {
-                Issue.record("timed out waiting for \(what); output:\n\(command.outputSoFar)\nerrors:\n\(command.errorSoFar)")
+                Issue.record(
+                    "timed out waiting for \(what); output:\n\(command.outputSoFar)\nerrors:\n\(command.errorSoFar)")
                 command.interrupt()
                 _ = try await command.finish(timeout: .seconds(10))
                 throw CancellationError()
@@ -25,26 +28,34 @@ struct SenderUXEndToEndTests {
         }
     }
 
-    @Test("a folder is one queue in natural name order; --seek and --volume apply; Ctrl-C stops the media and exits 130")
+    @Test(
+        "a folder is one queue in natural name order; --seek and --volume apply; Ctrl-C stops the media and exits 130")
     func folderQueueSeekVolumeInterrupt() async throws {
         let folder = try CastingSamples.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         // Names that sort differently as text and naturally; the style file is not media.
-        try FileManager.default.moveItem(at: folder.appendingPathComponent("trailer.mp4"), to: folder.appendingPathComponent("part 10.mp4"))
-        try FileManager.default.copyItem(at: folder.appendingPathComponent("movie.mp4"), to: folder.appendingPathComponent("part 2.mp4"))
+        try FileManager.default.moveItem(
+            at: folder.appendingPathComponent("trailer.mp4"), to: folder.appendingPathComponent("part 10.mp4"))
+        try FileManager.default.copyItem(
+            at: folder.appendingPathComponent("movie.mp4"), to: folder.appendingPathComponent("part 2.mp4"))
         let device = try await EmulatedDevice.start()
-        let cast = try CastPrepBinary.start(["cast", "--host", device.hostArgument, folder.path, "--seek", "0:20", "--volume", "35"])
+        let cast = try CastPrepBinary.start([
+            "cast", "--host", device.hostArgument, folder.path, "--seek", "0:20", "--volume", "35",
+        ])
         try await device.waitUntil("the first item plays") { $0.mediaStatus?.playerState == .playing }
         let status = try #require(await device.device.mediaStatus)
         let sent = try #require(device.received("QUEUE_LOAD").first?["items"]?.arrayValue)
         let titles = sent.compactMap { $0["media"]?["metadata"]?["title"]?.stringValue }
         #expect(titles == ["movie", "part 2", "part 10", "song"], "natural order: \(titles)")
         #expect(status.items?.count == 4)
-        #expect(sent.first?["media"]?["tracks"]?.arrayValue?.count == 2, "movie.mp4 brings its two side-car caption files")
+        #expect(
+            sent.first?["media"]?["tracks"]?.arrayValue?.count == 2, "movie.mp4 brings its two side-car caption files")
         #expect((status.currentTime ?? 0) >= 19.5, "--seek 0:20 starts 20 s in: \(status.currentTime ?? -1)")
         #expect(await device.device.volume.level == 0.35, "--volume 35 is 35%")
-        let volumeAt = try #require(device.log.firstIndex { $0.direction == .incoming && $0.payload?["type"] == "SET_VOLUME" })
-        let loadAt = try #require(device.log.firstIndex { $0.direction == .incoming && $0.payload?["type"] == "QUEUE_LOAD" })
+        let volumeAt = try #require(
+            device.log.firstIndex { $0.direction == .incoming && $0.payload?["type"] == "SET_VOLUME" })
+        let loadAt = try #require(
+            device.log.firstIndex { $0.direction == .incoming && $0.payload?["type"] == "QUEUE_LOAD" })
         #expect(volumeAt < loadAt, "the volume is set before the load")
 
         cast.interrupt()
@@ -62,7 +73,9 @@ struct SenderUXEndToEndTests {
         let folder = try CastingSamples.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let playlist = folder.appendingPathComponent("evening.m3u")
-        try Data("#EXTM3U\n#EXTINF:60,First\nmovie.mp4\n#EXTINF:60,Second\ntrailer.mp4\n#EXTINF:3,Third\nsong.mp3\n".utf8).write(to: playlist)
+        try Data(
+            "#EXTM3U\n#EXTINF:60,First\nmovie.mp4\n#EXTINF:60,Second\ntrailer.mp4\n#EXTINF:3,Third\nsong.mp3\n".utf8
+        ).write(to: playlist)
         let device = try await EmulatedDevice.start()
         let cast = try CastPrepBinary.start(["cast", "--host", device.hostArgument, playlist.path, "--leave-playing"])
         try await device.waitUntil("the playlist plays") { $0.mediaStatus?.playerState == .playing }
@@ -85,7 +98,9 @@ struct SenderUXEndToEndTests {
         defer { server.stop() }
         let device = try await EmulatedDevice.start()
         let url = endpoint.url(forPath: "h264-aac-faststart.mp4")
-        let result = try await CastPrepBinary.run(["cast", "--host", device.hostArgument, url, "--title", "Holiday 2024"])
+        let result = try await CastPrepBinary.run([
+            "cast", "--host", device.hostArgument, url, "--title", "Holiday 2024",
+        ])
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output.contains("PLAYING \"Holiday 2024\""), "\(result.output)")
         #expect(device.received("LOAD").first?["media"]?["metadata"]?["title"] == "Holiday 2024")
@@ -99,7 +114,8 @@ struct SenderUXEndToEndTests {
     func volumeSyntax() async throws {
         let device = try await EmulatedDevice.start()
         func volume(_ value: String) async throws -> Double? {
-            let result = try await CastPrepBinary.run(["control", "--host", device.hostArgument, "volume", value], timeout: .seconds(30))
+            let result = try await CastPrepBinary.run(
+                ["control", "--host", device.hostArgument, "volume", value], timeout: .seconds(30))
             #expect(result.status == 0, "volume \(value): \(result.error)")
             return await device.device.volume.level
         }
@@ -143,7 +159,9 @@ struct SenderUXEndToEndTests {
 
         // The device comes back on the same port with nothing playing; another sender starts something.
         device = try await EmulatedDevice.start(castPort: port)
-        try await waitForOutput(text, "the watcher back on the idle screen", timeout: .seconds(30)) { $0.hasSuffix("idle screen\n") || $0.contains("idle screen") }
+        try await waitForOutput(text, "the watcher back on the idle screen", timeout: .seconds(30)) {
+            $0.hasSuffix("idle screen\n") || $0.contains("idle screen")
+        }
         let second = try await CastPrepBinary.run(["cast", "--host", device.hostArgument, url, "--title", "Second"])
         #expect(second.status == 0, "\(second.error)")
         try await waitForOutput(text, "the new session's title") { $0.contains("PLAYING \"Second\"") }

@@ -72,12 +72,18 @@ struct CastVideosSemanticsTests {
         let track = try #require(first.captions.first)
         #expect(track.id == 1)
         #expect(track.kind == .captions)
-        #expect(track.url == "https://commondatastorage.googleapis.com/gtv-videos-bucket/CastVideos/tracks/DesigningForGoogleCast-en.vtt")
+        #expect(
+            track.url
+                == "https://commondatastorage.googleapis.com/gtv-videos-bucket/CastVideos/tracks/DesigningForGoogleCast-en.vtt"
+        )
         #expect(result.diagnostics.filter { $0.code == "catalog.mime-typo" }.count == 4)
 
         let (load, _) = CastRequestBuilder().loadRequest(for: first)
         let media = try #require(load.media)
-        #expect(media.contentID == "https://commondatastorage.googleapis.com/gtv-videos-bucket/CastVideos/hls/DesigningForGoogleCast.m3u8")
+        #expect(
+            media.contentID
+                == "https://commondatastorage.googleapis.com/gtv-videos-bucket/CastVideos/hls/DesigningForGoogleCast.m3u8"
+        )
         #expect(media.tracks?.first?.trackContentType == "text/vtt")
         #expect(media.tracks?.first?.subtype == .captions)
         #expect(media.metadata?.studio == "Google IO - 2014")
@@ -98,7 +104,12 @@ struct CastVideosSemanticsTests {
     func legacyShape() throws {
         let result = try readCatalog("Catalogs/castvideos-legacy.json")
         #expect(result.items.map(\.title) == ["Big Buck Bunny", "Sintel"])
-        #expect(result.items[0].sources == [MediaSource(kind: .mp4, url: "http://commondatastorage.googleapis.com/gtv-videos-bucket/sample/BigBuckBunny.mp4")])
+        #expect(
+            result.items[0].sources == [
+                MediaSource(
+                    kind: .mp4, url: "http://commondatastorage.googleapis.com/gtv-videos-bucket/sample/BigBuckBunny.mp4"
+                )
+            ])
     }
 
     @Test("M3U: titles, durations, attributes and relative entries")
@@ -137,8 +148,11 @@ struct CastVideosSemanticsTests {
     @Test("local files are rebased onto --base-url")
     func localFilesRebase() throws {
         let root = URL(fileURLWithPath: "/srv/media")
-        let rebased = URLResolver.rebase("file:///srv/media/films/My%20Film.mp4", fileRoot: root, onto: "http://192.0.2.10:8080/")
+        let rebased = URLResolver.rebase(
+            "file:///srv/media/films/My%20Film.mp4", fileRoot: root, onto: "http://192.0.2.10:8080/")
         #expect(rebased == "http://192.0.2.10:8080/films/My%20Film.mp4")
-        #expect(URLResolver.rebase("file:///elsewhere/a.mp4", fileRoot: root, onto: "http://h/") == "file:///elsewhere/a.mp4")
+        #expect(
+            URLResolver.rebase("file:///elsewhere/a.mp4", fileRoot: root, onto: "http://h/")
+                == "file:///elsewhere/a.mp4")
     }
 }

@@ -10,9 +10,13 @@ import Testing
 struct HostileCatalogTests {
     let resolver = URLResolver(documentURL: URL(string: "https://host.example/lists/list.m3u")!)
 
-    @Test("an #EXTINF past the longest duration is refused with catalog.duration-out-of-range; -1 and sane values are not",
-          arguments: [("1e300", nil, true), ("1e19", nil, true), ("1000000001", nil, true), ("-1", nil, false), ("5400", 5400.0, false)]
-              as [(String, Double?, Bool)])
+    @Test(
+        "an #EXTINF past the longest duration is refused with catalog.duration-out-of-range; -1 and sane values are not",
+        arguments: [
+            ("1e300", nil, true), ("1e19", nil, true), ("1000000001", nil, true), ("-1", nil, false),
+            ("5400", 5400.0, false),
+        ]
+            as [(String, Double?, Bool)])
     func m3uDurations(extinf: String, duration: Double?, refused: Bool) throws {
         let text = "#EXTM3U\n#EXTINF:\(extinf),Title\nclip.mp4\n"
         let result = try CatalogReader().read(Array(text.utf8), file: "list.m3u", resolver: resolver)
@@ -23,10 +27,12 @@ struct HostileCatalogTests {
         #expect(finding.map { $0.location?.line == 2 } ?? true)
     }
 
-    @Test("a JSON catalog's duration of 1e300 is refused at its path; the item is kept without it", arguments: [
-        #"{"castprep": 1, "items": [{"url": "a.mp4", "duration": 1e300}]}"#,
-        #"{"categories": [{"name": "c", "videos": [{"title": "t", "sources": ["a.mp4"], "duration": 1e300}]}]}"#,
-    ])
+    @Test(
+        "a JSON catalog's duration of 1e300 is refused at its path; the item is kept without it",
+        arguments: [
+            #"{"castprep": 1, "items": [{"url": "a.mp4", "duration": 1e300}]}"#,
+            #"{"categories": [{"name": "c", "videos": [{"title": "t", "sources": ["a.mp4"], "duration": 1e300}]}]}"#,
+        ])
     func jsonDurations(json: String) throws {
         let result = try CatalogReader().read(Array(json.utf8), file: "c.json", resolver: resolver)
         #expect(result.items.count == 1)
@@ -38,7 +44,8 @@ struct HostileCatalogTests {
     @Test("a line over 64 KiB is refused with its entry, quickly; the entries around it are read")
     func longLines() throws {
         let huge = String(repeating: "x", count: 50 << 20)
-        let text = "#EXTM3U\n#EXTINF:10,First\nfirst.mp4\n#EXTINF:10 tvg-logo=\"\(huge)\",Big\nbig.mp4\nhttps://cdn.example/\(huge).mp4\n#EXTINF:10,Last\nlast.mp4\n"
+        let text =
+            "#EXTM3U\n#EXTINF:10,First\nfirst.mp4\n#EXTINF:10 tvg-logo=\"\(huge)\",Big\nbig.mp4\nhttps://cdn.example/\(huge).mp4\n#EXTINF:10,Last\nlast.mp4\n"
         let clock = ContinuousClock()
         let start = clock.now
         let result = try CatalogReader().read(Array(text.utf8), file: "list.m3u", resolver: resolver)

@@ -36,13 +36,15 @@ struct MalformedCatalogTests {
         #expect(diagnostic.fix?.contains("truncated") == true)
     }
 
-    @Test("syntax errors carry line and column", arguments: [
-        (#"{"items": [1, 2,]}"#, "json.unexpected-character", 1, 17),   // trailing comma
-        ("{\n  'items': []\n}", "json.unexpected-character", 2, 3),      // single quotes
-        (#"{"items": [01]}"#, "json.invalid-number", 1, 12),             // leading zero
-        ("{\"a\": 1}\n{\"b\": 2}", "json.trailing-content", 2, 1),      // two documents
-        ("", "catalog.empty", 0, 0),
-    ])
+    @Test(
+        "syntax errors carry line and column",
+        arguments: [
+            (#"{"items": [1, 2,]}"#, "json.unexpected-character", 1, 17),  // trailing comma
+            ("{\n  'items': []\n}", "json.unexpected-character", 2, 3),  // single quotes
+            (#"{"items": [01]}"#, "json.invalid-number", 1, 12),  // leading zero
+            ("{\"a\": 1}\n{\"b\": 2}", "json.trailing-content", 2, 1),  // two documents
+            ("", "catalog.empty", 0, 0),
+        ])
     func syntaxErrors(text: String, code: String, line: Int, column: Int) throws {
         let diagnostic = try #require(readFailure(Array(text.utf8)))
         #expect(diagnostic.code.rawValue == code)
@@ -68,7 +70,9 @@ struct MalformedCatalogTests {
         #expect(duration.code == "json.type-mismatch")
         #expect(duration.message == "item.duration must be a number, not string \"596\"")
         #expect(duration.fix == "remove the quotes: write 596, not \"596\"")
-        #expect(duration.location == Diagnostic.SourceLocation(file: "Catalogs/broken/wrong-types.json", line: 6, column: 117))
+        #expect(
+            duration.location
+                == Diagnostic.SourceLocation(file: "Catalogs/broken/wrong-types.json", line: 6, column: 117))
         let skipped = try #require(result.diagnostics.first { $0.code == "catalog.item-no-source" })
         #expect(skipped.path?.description == "$.items[3]")
         #expect(skipped.location?.line == 8)
@@ -78,13 +82,18 @@ struct MalformedCatalogTests {
         #expect(typo.fix == "did you mean 'duration'? Member names are case-sensitive")
     }
 
-    @Test("missing keys are named with their path", arguments: [
-        (#"{"categories": {}}"#, "catalog.categories-missing", "$.categories"),
-        (#"{"categories": [{"name": "x"}]}"#, "catalog.videos-missing", "$.categories[0]"),
-        (#"{"castprep": 1}"#, "catalog.items-missing", "$.items"),
-        (#"{"castprep": 1, "items": [{"title": "t"}]}"#, "catalog.item-no-source", "$.items[0]"),
-        (#"{"categories": [{"videos": [{"title": "t", "sources": [{"type": "mp4"}]}]}]}"#, "catalog.source-url-missing", "$.categories[0].videos[0].sources[0]"),
-    ])
+    @Test(
+        "missing keys are named with their path",
+        arguments: [
+            (#"{"categories": {}}"#, "catalog.categories-missing", "$.categories"),
+            (#"{"categories": [{"name": "x"}]}"#, "catalog.videos-missing", "$.categories[0]"),
+            (#"{"castprep": 1}"#, "catalog.items-missing", "$.items"),
+            (#"{"castprep": 1, "items": [{"title": "t"}]}"#, "catalog.item-no-source", "$.items[0]"),
+            (
+                #"{"categories": [{"videos": [{"title": "t", "sources": [{"type": "mp4"}]}]}]}"#,
+                "catalog.source-url-missing", "$.categories[0].videos[0].sources[0]"
+            ),
+        ])
     func missingKeys(text: String, code: String, path: String) throws {
         let result = try readText(text)
         let diagnostic = try #require(result.diagnostics.first { $0.code.rawValue == code })
@@ -119,7 +128,8 @@ struct MalformedCatalogTests {
         let utf16 = try #require(readFailure([0xFF, 0xFE] + Array("{}".utf8)))
         #expect(utf16.code == "json.invalid-utf8")
         #expect(utf16.fix?.contains("iconv") == true)
-        let latin1 = try #require(readFailure(Array(#"{"items": [{"title": "Caf"#.utf8) + [0xE9] + Array(#""}]}"#.utf8)))
+        let latin1 = try #require(
+            readFailure(Array(#"{"items": [{"title": "Caf"#.utf8) + [0xE9] + Array(#""}]}"#.utf8)))
         #expect(latin1.code == "json.invalid-utf8")
         #expect(latin1.location?.column == 26)
         #expect(latin1.message == "byte 0xE9 is not valid UTF-8")
@@ -144,7 +154,6 @@ struct MalformedCatalogTests {
         }
     }
 }
-
 
 func readCatalogFailure(_ relativePath: String) throws -> Diagnostic? {
     let url = Repository.root().appendingPathComponent(relativePath)

@@ -24,7 +24,9 @@ struct ParallelReadingTests {
         ])
     }
 
-    @Test("the same items and findings as one thread reads, in the same order", arguments: [Set<Int>(), [0], [5, 400], [699]])
+    @Test(
+        "the same items and findings as one thread reads, in the same order",
+        arguments: [Set<Int>(), [0], [5, 400], [699]])
     func sameAsInOrder(skipped: Set<Int>) {
         let resolver = URLResolver(catalogPath: "/catalogs/catalog.json")
         var parallel = NativeCatalogReader(resolver: resolver)

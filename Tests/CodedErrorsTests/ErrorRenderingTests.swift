@@ -26,20 +26,28 @@ import Testing
 enum ErrorSamples {
     static func all() -> [any CodedError] {
         var samples: [any CodedError] = [
-            ChannelError(ChannelError.Code.frameTooLarge, "a frame declares 70000 bytes; the limit is 65536", fix: "send smaller messages"),
+            ChannelError(
+                ChannelError.Code.frameTooLarge, "a frame declares 70000 bytes; the limit is 65536",
+                fix: "send smaller messages"),
             SystemCallError("pipe", errno: EMFILE),
             DNSCodecError(.truncated, at: 12, "the name ends past the packet"),
-            CastDiscoveryError(Diagnostic(.error, .discoveryNoInterface, "no interface is up", fix: "bring up a network interface")),
-            PreflightError(code: "preflight.output-not-writable", message: "cannot write /x", fix: "choose another folder with -o DIR"),
+            CastDiscoveryError(
+                Diagnostic(.error, .discoveryNoInterface, "no interface is up", fix: "bring up a network interface")),
+            PreflightError(
+                code: "preflight.output-not-writable", message: "cannot write /x",
+                fix: "choose another folder with -o DIR"),
             CastingError("cast.no-route", "no local address routes to 10.0.0.9", fix: "check the network"),
             HTTPLibraryError("libcurl (libcurl.so.4) could not be loaded"),
             UsageError(message: "Unknown option '--bogus'", commandPath: ["castprep", "load"]),
             ReceiverEmulatorError(code: "receiver.bind-failed", message: "port 8009 is taken", fix: "use --port 0"),
             ProbeError("probe.not-media", "no audio or video stream", fix: "give a media file", source: "notes.txt"),
-            CastDeviceLocatorError(Diagnostic(.error, .devicesUnknownName, "no device is called Kitchen", fix: "run castprep devices")),
-            CastSenderError(code: CastSenderError.Code.timeout, message: "no reply to GET_STATUS in 5 s", fix: "check the device"),
+            CastDeviceLocatorError(
+                Diagnostic(.error, .devicesUnknownName, "no device is called Kitchen", fix: "run castprep devices")),
+            CastSenderError(
+                code: CastSenderError.Code.timeout, message: "no reply to GET_STATUS in 5 s", fix: "check the device"),
             MediaServerError("serve.address-invalid", "'x' is not an address", fix: "write 192.168.1.20"),
-            CaptionError("captions.input-too-large", "the file is 300 MiB; the limit is 256 MiB", fix: "split the file"),
+            CaptionError(
+                "captions.input-too-large", "the file is 300 MiB; the limit is 256 MiB", fix: "split the file"),
             TransferFailure(.dns, "Could not resolve host: nowhere.invalid"),
             ArithmeticOverflow("segment number 9223372036854775807 + 1 is past 64 bits"),
         ]
@@ -48,8 +56,12 @@ enum ErrorSamples {
         do { _ = try JSONParser().parse("{\"a\": ") } catch { samples.append(error) }
         do { _ = try MPDDocument(Array("<html/>".utf8)) } catch { samples.append(error) }
         do { _ = try ReceiverFaults(jsonText: "{\"stopPong\": true}") } catch { samples.append(error) }
-        do { _ = try MediaInformation(jsonText: "[]") } catch { if let coded = error as? any CodedError { samples.append(coded) } }
-        do { _ = try CatalogReader().read(contentsOf: "/") } catch { if let coded = error as? any CodedError { samples.append(coded) } }
+        do { _ = try MediaInformation(jsonText: "[]") } catch {
+            if let coded = error as? any CodedError { samples.append(coded) }
+        }
+        do { _ = try CatalogReader().read(contentsOf: "/") } catch {
+            if let coded = error as? any CodedError { samples.append(coded) }
+        }
         return samples
     }
 }
@@ -77,7 +89,9 @@ struct ErrorRenderingTests {
         #expect(!text.contains("colored"))
     }
 
-    @Test("description quotes the message and the code once, without the fix", arguments: ErrorSamples.all().map(Sample.init))
+    @Test(
+        "description quotes the message and the code once, without the fix",
+        arguments: ErrorSamples.all().map(Sample.init))
     func description(sample: Sample) {
         let error = sample.error
         if error is UsageError {
@@ -108,22 +122,31 @@ struct ErrorRenderingTests {
 
     @Test("a located error prints file:line:column first, in text and JSON")
     func location() throws {
-        let error = ProbeError("probe.not-media", "no audio or video stream", fix: "give a media file", source: "notes.txt")
-        #expect(ErrorRenderer.text(error) == "notes.txt: error: [probe.not-media] no audio or video stream\n    fix: give a media file")
+        let error = ProbeError(
+            "probe.not-media", "no audio or video stream", fix: "give a media file", source: "notes.txt")
+        #expect(
+            ErrorRenderer.text(error)
+                == "notes.txt: error: [probe.not-media] no audio or video stream\n    fix: give a media file")
         #expect(
             JSONValue(codedError: error)
                 == [
-                    "severity": "error", "code": "probe.not-media", "message": "no audio or video stream", "fix": "give a media file",
+                    "severity": "error", "code": "probe.not-media", "message": "no audio or video stream",
+                    "fix": "give a media file",
                     "location": ["file": "notes.txt"],
                 ])
         let syntax = try #require(ErrorSamples.all().first { $0 is JSONSyntaxError })
-        #expect(ErrorRenderer.text(syntax).hasPrefix("line 1:7: error: [json.unexpected-end] "), "\(ErrorRenderer.text(syntax))")
+        #expect(
+            ErrorRenderer.text(syntax).hasPrefix("line 1:7: error: [json.unexpected-end] "),
+            "\(ErrorRenderer.text(syntax))")
     }
 
     @Test("colour marks only the word error")
     func colored() {
         let error = MediaServerError("serve.address-invalid", "'x' is not an address", fix: "write 192.168.1.20")
-        #expect(ErrorRenderer.text(error, colored: true) == "\u{1B}[1;31merror\u{1B}[0m: [serve.address-invalid] 'x' is not an address\n    fix: write 192.168.1.20")
+        #expect(
+            ErrorRenderer.text(error, colored: true)
+                == "\u{1B}[1;31merror\u{1B}[0m: [serve.address-invalid] 'x' is not an address\n    fix: write 192.168.1.20"
+        )
     }
 }
 
@@ -147,9 +170,11 @@ struct NestedErrorTests {
 
     @Test("without a fix of its own, a wrapper gives its cause's fix")
     func causeFix() {
-        let channel = ChannelError(ChannelError.Code.connectFailed, "cannot connect to 127.0.0.1:9 (Connection refused)",
-                                   fix: "check that the device is on and on this network")
-        let error = CastSenderError(code: CastSenderError.Code.sendFailed, message: "cannot open a link to 127.0.0.1:9", causedBy: channel)
+        let channel = ChannelError(
+            ChannelError.Code.connectFailed, "cannot connect to 127.0.0.1:9 (Connection refused)",
+            fix: "check that the device is on and on this network")
+        let error = CastSenderError(
+            code: CastSenderError.Code.sendFailed, message: "cannot open a link to 127.0.0.1:9", causedBy: channel)
         #expect(
             ErrorRenderer.text(error) == """
                 error: [sender.send-failed] cannot open a link to 127.0.0.1:9: cannot connect to 127.0.0.1:9 (Connection refused) \
@@ -162,23 +187,32 @@ struct NestedErrorTests {
     @Test("a cause of another kind is quoted by its text")
     func uncodedCause() {
         struct Plain: Error, CustomStringConvertible { var description: String { "broken pipe" } }
-        let error = CastSenderError(code: CastSenderError.Code.sendFailed, message: "could not send LOAD", causedBy: Plain())
+        let error = CastSenderError(
+            code: CastSenderError.Code.sendFailed, message: "could not send LOAD", causedBy: Plain())
         #expect(error.message == "could not send LOAD: broken pipe")
         #expect(error.cause == nil)
     }
 
     @Test("a cause with the same code and a message already quoted adds nothing")
     func sameCode() {
-        let inner = Wrapper(code: "devices.config-unreadable", message: "devices.json is not JSON", fix: nil, cause: nil)
-        let outer = Wrapper(code: "devices.config-unreadable", message: "cannot read devices.json is not JSON", fix: "fix the file", cause: inner)
-        #expect(ErrorRenderer.text(outer) == "error: [devices.config-unreadable] cannot read devices.json is not JSON\n    fix: fix the file")
+        let inner = Wrapper(
+            code: "devices.config-unreadable", message: "devices.json is not JSON", fix: nil, cause: nil)
+        let outer = Wrapper(
+            code: "devices.config-unreadable", message: "cannot read devices.json is not JSON", fix: "fix the file",
+            cause: inner)
+        #expect(
+            ErrorRenderer.text(outer)
+                == "error: [devices.config-unreadable] cannot read devices.json is not JSON\n    fix: fix the file")
         #expect(ErrorRenderer.render(outer).causeCodes.isEmpty)
     }
 
     @Test("a cause chain is followed at most ErrorRenderer.maximumCauseDepth deep")
     func deepChain() {
         var error = Wrapper(code: "test.level-0", message: "level 0", fix: nil, cause: nil)
-        for level in 1...20 { error = Wrapper(code: DiagnosticCode("test.level-\(level)"), message: "level \(level)", fix: nil, cause: error) }
+        for level in 1...20 {
+            error = Wrapper(
+                code: DiagnosticCode("test.level-\(level)"), message: "level \(level)", fix: nil, cause: error)
+        }
         #expect(ErrorRenderer.render(error).causeCodes.count == ErrorRenderer.maximumCauseDepth)
     }
 }

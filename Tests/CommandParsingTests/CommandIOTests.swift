@@ -14,19 +14,22 @@ struct ColorCase: Sendable, CustomTestStringConvertible {
 
 @Suite("Terminal input and output")
 struct CommandIOTests {
-    @Test("colour follows the mode, the terminal, TERM and NO_COLOR", arguments: [
-        ColorCase(mode: .auto, isTerminal: true, environment: [:], expected: true),
-        ColorCase(mode: .auto, isTerminal: false, environment: [:], expected: false),
-        ColorCase(mode: .auto, isTerminal: true, environment: ["NO_COLOR": "1"], expected: false),
-        ColorCase(mode: .auto, isTerminal: true, environment: ["NO_COLOR": ""], expected: true),
-        ColorCase(mode: .auto, isTerminal: true, environment: ["TERM": "dumb"], expected: false),
-        ColorCase(mode: .auto, isTerminal: true, environment: ["TERM": "xterm-256color"], expected: true),
-        ColorCase(mode: .auto, isTerminal: false, environment: ["TERM": "xterm-256color"], expected: false),
-        ColorCase(mode: .always, isTerminal: false, environment: ["NO_COLOR": "1", "TERM": "dumb"], expected: true),
-        ColorCase(mode: .always, isTerminal: true, environment: [:], expected: true),
-        ColorCase(mode: .never, isTerminal: true, environment: [:], expected: false),
-        ColorCase(mode: .never, isTerminal: false, environment: [:], expected: false),
-    ])
+    @Test(
+        "colour follows the mode, the terminal, TERM and NO_COLOR",
+        arguments: [
+            ColorCase(mode: .auto, isTerminal: true, environment: [:], expected: true),
+            ColorCase(mode: .auto, isTerminal: false, environment: [:], expected: false),
+            ColorCase(mode: .auto, isTerminal: true, environment: ["NO_COLOR": "1"], expected: false),
+            ColorCase(mode: .auto, isTerminal: true, environment: ["NO_COLOR": ""], expected: true),
+            ColorCase(mode: .auto, isTerminal: true, environment: ["TERM": "dumb"], expected: false),
+            ColorCase(mode: .auto, isTerminal: true, environment: ["TERM": "xterm-256color"], expected: true),
+            ColorCase(mode: .auto, isTerminal: false, environment: ["TERM": "xterm-256color"], expected: false),
+            ColorCase(
+                mode: .always, isTerminal: false, environment: ["NO_COLOR": "1", "TERM": "dumb"], expected: true),
+            ColorCase(mode: .always, isTerminal: true, environment: [:], expected: true),
+            ColorCase(mode: .never, isTerminal: true, environment: [:], expected: false),
+            ColorCase(mode: .never, isTerminal: false, environment: [:], expected: false),
+        ])
     func colorDecision(_ row: ColorCase) {
         let onStdout = CommandIO.capturing(environment: row.environment, stdoutIsTerminal: row.isTerminal)
         #expect(onStdout.colorEnabled(for: .standardOutput, mode: row.mode) == row.expected)
@@ -49,9 +52,12 @@ struct CommandIOTests {
         #expect(ColorMode.allCases.map(\.rawValue) == ["auto", "always", "never"])
     }
 
-    @Test("terminal width comes from COLUMNS, else 80", arguments: [
-        ([:], 80), (["COLUMNS": "120"], 120), (["COLUMNS": "abc"], 80), (["COLUMNS": "0"], 80), (["COLUMNS": "-3"], 80),
-    ])
+    @Test(
+        "terminal width comes from COLUMNS, else 80",
+        arguments: [
+            ([:], 80), (["COLUMNS": "120"], 120), (["COLUMNS": "abc"], 80), (["COLUMNS": "0"], 80),
+            (["COLUMNS": "-3"], 80),
+        ])
     func terminalWidth(environment: [String: String], expected: Int) {
         #expect(CommandIO.capturing(environment: environment).terminalWidth == expected)
     }

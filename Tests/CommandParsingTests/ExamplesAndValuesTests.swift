@@ -13,7 +13,9 @@ struct ExamplesAndValuesTests {
         ],
         examples: [
             CommandExample("Pause the player", "remote pause"),
-            CommandExample("Set the volume to 40%, a long explanation that has to wrap onto a second line of the help text", "remote volume 40"),
+            CommandExample(
+                "Set the volume to 40%, a long explanation that has to wrap onto a second line of the help text",
+                "remote volume 40"),
         ],
         run: { values, io in
             io.writeLine("\(values.argument("action") ?? "-") \(values.argument("value") ?? "-")")
@@ -27,23 +29,27 @@ struct ExamplesAndValuesTests {
             Issue.record("expected help, got \(outcome)")
             return
         }
-        #expect(text.hasSuffix("""
-            EXAMPLES:
-              # Pause the player
-              remote pause
+        #expect(
+            text.hasSuffix(
+                """
+                EXAMPLES:
+                  # Pause the player
+                  remote pause
 
-              # Set the volume to 40%, a long explanation that has to
-              # wrap onto a second line of the help text
-              remote volume 40
-            """))
+                  # Set the volume to 40%, a long explanation that has to
+                  # wrap onto a second line of the help text
+                  remote volume 40
+                """))
     }
 
-    @Test("a value outside an argument's allowed values is a usage error with the nearest value", arguments: [
-        (["volum", "40"], "Unknown action 'volum'. Did you mean 'volume'?"),
-        (["puase"], "Unknown action 'puase'. Did you mean 'pause'?"),
-        (["VOLUM"], "Unknown action 'VOLUM'. Did you mean 'volume'?"),
-        (["rewind"], "Unknown action 'rewind'. Expected one of: play, pause, volume"),
-    ])
+    @Test(
+        "a value outside an argument's allowed values is a usage error with the nearest value",
+        arguments: [
+            (["volum", "40"], "Unknown action 'volum'. Did you mean 'volume'?"),
+            (["puase"], "Unknown action 'puase'. Did you mean 'pause'?"),
+            (["VOLUM"], "Unknown action 'VOLUM'. Did you mean 'volume'?"),
+            (["rewind"], "Unknown action 'rewind'. Expected one of: play, pause, volume"),
+        ])
     func unknownArgumentValue(arguments: [String], message: String) async {
         let result = await SampleTool.run(arguments, in: Self.remote)
         #expect(result.status == 64)
@@ -61,8 +67,10 @@ struct ExamplesAndValuesTests {
     func optionValueSuggestion() async {
         let result = await SampleTool.run(["play", "--speed", "fsat"], in: Self.remote)
         #expect(result.status == 64)
-        #expect(result.error.hasPrefix(
-            "Error: The value 'fsat' is invalid for '--speed <speed>'. Did you mean 'fast'? Expected one of: slow, normal, fast\n"))
+        #expect(
+            result.error.hasPrefix(
+                "Error: The value 'fsat' is invalid for '--speed <speed>'. Did you mean 'fast'? Expected one of: slow, normal, fast\n"
+            ))
     }
 
     @Test("spec problems: an example for another command, an argument allowing nothing")
@@ -74,12 +82,15 @@ struct ExamplesAndValuesTests {
                 CommandSpec(
                     name: "go", abstract: "Go.",
                     arguments: [ArgumentSpec(name: "where", help: "Where.", allowedValues: [])],
-                    examples: [CommandExample("Elsewhere", "tool stop now"), CommandExample("Piped", "tool stop | tool go -")],
-                    run: { _, _ in 0 }),
+                    examples: [
+                        CommandExample("Elsewhere", "tool stop now"), CommandExample("Piped", "tool stop | tool go -"),
+                    ],
+                    run: { _, _ in 0 })
             ])
-        #expect(broken.problems == [
-            "tool go: argument '<where>' allows no value at all",
-            "tool go: example 'tool stop now' does not run 'tool go'",
-        ])
+        #expect(
+            broken.problems == [
+                "tool go: argument '<where>' allows no value at all",
+                "tool go: example 'tool stop now' does not run 'tool go'",
+            ])
     }
 }

@@ -105,10 +105,12 @@ struct HelpTests {
     @Test("help text wraps to the requested width")
     func narrowWidth() throws {
         let help = try #require(CommandRunner.helpText(for: ["tool", "load"], in: SampleTool.spec, width: 60))
-        #expect(help.contains("""
-              --queue                 Emit one QUEUE_LOAD instead of one
-                                      LOAD per item.
-            """))
+        #expect(
+            help.contains(
+                """
+                  --queue                 Emit one QUEUE_LOAD instead of one
+                                          LOAD per item.
+                """))
         #expect(help.split(separator: "\n").allSatisfy { $0.count <= 60 })
     }
 
@@ -119,17 +121,19 @@ struct HelpTests {
         #expect(CommandRunner.helpText(for: ["tool", "nope"], in: SampleTool.spec) == nil)
     }
 
-    @Test("-h, --help and 'help <sub>' all print the same help to stdout and exit 0", arguments: [
-        ["load", "--help"],
-        ["load", "-h"],
-        ["help", "load"],
-        ["load", "c.json", "--help"],
-        ["load", "c.json", "--json", "-h"],
-        ["--help", "load"],
-        ["load", "--sorce", "avi", "--help"],
-        ["load", "--source", "--help"],
-        ["load", "extra", "arguments", "-h"],
-    ])
+    @Test(
+        "-h, --help and 'help <sub>' all print the same help to stdout and exit 0",
+        arguments: [
+            ["load", "--help"],
+            ["load", "-h"],
+            ["help", "load"],
+            ["load", "c.json", "--help"],
+            ["load", "c.json", "--json", "-h"],
+            ["--help", "load"],
+            ["load", "--sorce", "avi", "--help"],
+            ["load", "--source", "--help"],
+            ["load", "extra", "arguments", "-h"],
+        ])
     func helpRequests(_ arguments: [String]) async {
         let result = await SampleTool.run(arguments)
         #expect(result.status == 0)
@@ -137,13 +141,15 @@ struct HelpTests {
         #expect(result.error == "")
     }
 
-    @Test("help for a nested command can be asked for in every form", arguments: [
-        ["help", "captions", "convert"],
-        ["captions", "help", "convert"],
-        ["captions", "convert", "-h"],
-        ["captions", "-h", "convert"],
-        ["captions", "convert", "-f", "vtt", "--help"],
-    ])
+    @Test(
+        "help for a nested command can be asked for in every form",
+        arguments: [
+            ["help", "captions", "convert"],
+            ["captions", "help", "convert"],
+            ["captions", "convert", "-h"],
+            ["captions", "-h", "convert"],
+            ["captions", "convert", "-f", "vtt", "--help"],
+        ])
     func nestedHelpRequests(_ arguments: [String]) async {
         let expected = CommandRunner.helpText(for: ["tool", "captions", "convert"], in: SampleTool.spec)
         let result = await SampleTool.run(arguments)
@@ -203,8 +209,9 @@ struct HelpTests {
 
     @Test("the usage line is available on its own")
     func usageLine() {
-        #expect(CommandRunner.usageLine(for: ["tool", "captions", "list"], in: SampleTool.spec)
-            == "tool captions list [<file> ...]")
+        #expect(
+            CommandRunner.usageLine(for: ["tool", "captions", "list"], in: SampleTool.spec)
+                == "tool captions list [<file> ...]")
         #expect(CommandRunner.usageLine(for: ["tool", "missing"], in: SampleTool.spec) == nil)
     }
 }

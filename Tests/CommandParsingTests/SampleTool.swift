@@ -36,7 +36,8 @@ enum SampleTool {
 
     static let fetch = CommandSpec(
         name: "fetch", abstract: "Fetch URLs.",
-        discussion: "Downloads every URL in turn and writes the bodies to standard output, one after another, unless an output file is named.\n\nHeaders apply to every request.",
+        discussion:
+            "Downloads every URL in turn and writes the bodies to standard output, one after another, unless an output file is named.\n\nHeaders apply to every request.",
         options: [
             .flag("quiet", short: "q", help: "Print nothing but errors."),
             .flag("verbose", short: "v", help: "Print progress."),
@@ -51,7 +52,8 @@ enum SampleTool {
         run: { values, io in
             let count = try values.integer("count", in: 1...10)
             let ratio = try values.number("ratio", in: 0...1)
-            io.writeLine("fetch \(values.arguments("url").joined(separator: ",")) count=\(count ?? 0) ratio=\(ratio ?? -1)")
+            io.writeLine(
+                "fetch \(values.arguments("url").joined(separator: ",")) count=\(count ?? 0) ratio=\(ratio ?? -1)")
             return 0
         })
 
@@ -61,7 +63,8 @@ enum SampleTool {
             CommandSpec(
                 name: "convert", abstract: "Convert a caption file.",
                 options: [
-                    .option("format", short: "f", help: "Target format.", allowedValues: ["vtt", "srt"], default: "vtt")
+                    .option(
+                        "format", short: "f", help: "Target format.", allowedValues: ["vtt", "srt"], default: "vtt")
                 ],
                 arguments: [
                     ArgumentSpec(name: "input", help: "The caption file to read."),

@@ -10,19 +10,21 @@ struct SpellingCase: Sendable, CustomTestStringConvertible {
 
 @Suite("Accepted command-line syntax")
 struct SyntaxTests {
-    @Test("an option value is read in every accepted spelling", arguments: [
-        SpellingCase(arguments: ["fetch", "--count", "5", "u"], expected: "5"),
-        SpellingCase(arguments: ["fetch", "--count=5", "u"], expected: "5"),
-        SpellingCase(arguments: ["fetch", "-c", "5", "u"], expected: "5"),
-        SpellingCase(arguments: ["fetch", "-c5", "u"], expected: "5"),
-        SpellingCase(arguments: ["fetch", "u", "--count", "5"], expected: "5"),
-        SpellingCase(arguments: ["fetch", "-qc5", "u"], expected: "5"),
-        SpellingCase(arguments: ["fetch", "-qc", "5", "u"], expected: "5"),
-        SpellingCase(arguments: ["fetch", "--count", "1", "--count", "5", "u"], expected: "5"),
-        SpellingCase(arguments: ["fetch", "--count", "-5", "u"], expected: "-5"),
-        SpellingCase(arguments: ["fetch", "--count=--5", "u"], expected: "--5"),
-        SpellingCase(arguments: ["fetch", "--count", "-", "u"], expected: "-"),
-    ])
+    @Test(
+        "an option value is read in every accepted spelling",
+        arguments: [
+            SpellingCase(arguments: ["fetch", "--count", "5", "u"], expected: "5"),
+            SpellingCase(arguments: ["fetch", "--count=5", "u"], expected: "5"),
+            SpellingCase(arguments: ["fetch", "-c", "5", "u"], expected: "5"),
+            SpellingCase(arguments: ["fetch", "-c5", "u"], expected: "5"),
+            SpellingCase(arguments: ["fetch", "u", "--count", "5"], expected: "5"),
+            SpellingCase(arguments: ["fetch", "-qc5", "u"], expected: "5"),
+            SpellingCase(arguments: ["fetch", "-qc", "5", "u"], expected: "5"),
+            SpellingCase(arguments: ["fetch", "--count", "1", "--count", "5", "u"], expected: "5"),
+            SpellingCase(arguments: ["fetch", "--count", "-5", "u"], expected: "-5"),
+            SpellingCase(arguments: ["fetch", "--count=--5", "u"], expected: "--5"),
+            SpellingCase(arguments: ["fetch", "--count", "-", "u"], expected: "-"),
+        ])
     func optionSpellings(_ spelling: SpellingCase) throws {
         let values = try SampleTool.values(spelling.arguments)
         #expect(values.option("count") == spelling.expected)
@@ -30,13 +32,15 @@ struct SyntaxTests {
         #expect(values.arguments("url") == ["u"])
     }
 
-    @Test("a flag is turned on by its long name, its short name, or inside a bundle", arguments: [
-        ["fetch", "--quiet", "u"],
-        ["fetch", "-q", "u"],
-        ["fetch", "-vq", "u"],
-        ["fetch", "-qv", "u"],
-        ["fetch", "u", "-q"],
-    ])
+    @Test(
+        "a flag is turned on by its long name, its short name, or inside a bundle",
+        arguments: [
+            ["fetch", "--quiet", "u"],
+            ["fetch", "-q", "u"],
+            ["fetch", "-vq", "u"],
+            ["fetch", "-qv", "u"],
+            ["fetch", "u", "-q"],
+        ])
     func flagSpellings(_ arguments: [String]) throws {
         let values = try SampleTool.values(arguments)
         #expect(values.flag("quiet"))
@@ -59,13 +63,15 @@ struct SyntaxTests {
         #expect(!values.flag("undeclared"))
     }
 
-    @Test("an invertible flag is turned off by --no-<name> and back on by its plain name", arguments: [
-        (["fetch", "u"], true, false),
-        (["fetch", "--no-color", "u"], false, true),
-        (["fetch", "--color", "u"], true, true),
-        (["fetch", "--no-color", "--color", "u"], true, true),
-        (["fetch", "--color", "--no-color", "u"], false, true),
-    ])
+    @Test(
+        "an invertible flag is turned off by --no-<name> and back on by its plain name",
+        arguments: [
+            (["fetch", "u"], true, false),
+            (["fetch", "--no-color", "u"], false, true),
+            (["fetch", "--color", "u"], true, true),
+            (["fetch", "--no-color", "--color", "u"], true, true),
+            (["fetch", "--color", "--no-color", "u"], false, true),
+        ])
     func invertibleFlags(arguments: [String], isOn: Bool, isSet: Bool) throws {
         let values = try SampleTool.values(arguments)
         #expect(values.flag("color") == isOn)
@@ -111,11 +117,13 @@ struct SyntaxTests {
         #expect(values.arguments("url") == ["-v", "--count", "-h", "--help", "--"])
     }
 
-    @Test("a lone '-' and a negative number are positionals", arguments: [
-        (["fetch", "-"], ["-"]),
-        (["fetch", "-5"], ["-5"]),
-        (["fetch", "-0.5", "-"], ["-0.5", "-"]),
-    ])
+    @Test(
+        "a lone '-' and a negative number are positionals",
+        arguments: [
+            (["fetch", "-"], ["-"]),
+            (["fetch", "-5"], ["-5"]),
+            (["fetch", "-0.5", "-"], ["-0.5", "-"]),
+        ])
     func dashPositionals(arguments: [String], urls: [String]) throws {
         let values = try SampleTool.values(arguments)
         #expect(values.arguments("url") == urls)
@@ -129,11 +137,13 @@ struct SyntaxTests {
         #expect(values.option("count") == "2")
     }
 
-    @Test("positionals fill required arguments before optional ones", arguments: [
-        (["captions", "convert", "in.srt"], "in.srt", nil as String?),
-        (["captions", "convert", "in.srt", "out.vtt"], "in.srt", "out.vtt" as String?),
-        (["captions", "convert", "-f", "srt", "in.vtt", "-"], "in.vtt", "-" as String?),
-    ])
+    @Test(
+        "positionals fill required arguments before optional ones",
+        arguments: [
+            (["captions", "convert", "in.srt"], "in.srt", nil as String?),
+            (["captions", "convert", "in.srt", "out.vtt"], "in.srt", "out.vtt" as String?),
+            (["captions", "convert", "-f", "srt", "in.vtt", "-"], "in.vtt", "-" as String?),
+        ])
     func optionalArguments(arguments: [String], input: String, output: String?) throws {
         let values = try SampleTool.values(arguments)
         #expect(values.argument("input") == input)
@@ -156,8 +166,9 @@ struct SyntaxTests {
     @Test("parsing is deterministic")
     func deterministic() throws {
         let arguments = ["fetch", "-qv", "--no-color", "-H", "a", "u1", "u2"]
-        #expect(try CommandRunner.parse(SampleTool.spec, arguments: arguments)
-            == CommandRunner.parse(SampleTool.spec, arguments: arguments))
+        #expect(
+            try CommandRunner.parse(SampleTool.spec, arguments: arguments)
+                == CommandRunner.parse(SampleTool.spec, arguments: arguments))
     }
 }
 
@@ -170,9 +181,11 @@ struct DefaultSubcommandTests {
         #expect(values.option("port") == "8080")
     }
 
-    @Test("options of the default subcommand fall through to it", arguments: [
-        ["--port", "80"], ["-p", "80"], ["-p80"], ["serve", "--port=80"],
-    ])
+    @Test(
+        "options of the default subcommand fall through to it",
+        arguments: [
+            ["--port", "80"], ["-p", "80"], ["-p80"], ["serve", "--port=80"],
+        ])
     func optionsFallThrough(_ arguments: [String]) throws {
         let values = try SampleTool.values(arguments, in: SampleTool.server)
         #expect(values.commandPath == ["server", "serve"])

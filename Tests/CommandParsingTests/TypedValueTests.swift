@@ -3,12 +3,14 @@ import Testing
 
 @Suite("Typed option accessors")
 struct TypedValueTests {
-    @Test("integer reads the given value or the default", arguments: [
-        (["fetch", "u"], 3),
-        (["fetch", "-c", "7", "u"], 7),
-        (["fetch", "--count=10", "u"], 10),
-        (["fetch", "--count", "-2", "u"], -2),
-    ])
+    @Test(
+        "integer reads the given value or the default",
+        arguments: [
+            (["fetch", "u"], 3),
+            (["fetch", "-c", "7", "u"], 7),
+            (["fetch", "--count=10", "u"], 10),
+            (["fetch", "--count", "-2", "u"], -2),
+        ])
     func integers(arguments: [String], expected: Int) throws {
         let values = try SampleTool.values(arguments)
         #expect(try values.integer("count") == expected)
@@ -22,12 +24,14 @@ struct TypedValueTests {
         #expect(try values.integer("undeclared") == nil)
     }
 
-    @Test("integer rejects text and out-of-range values, naming the option and the value", arguments: [
-        ("abc", "The value 'abc' is invalid for '--count <count>'. Expected an integer from 1 to 10"),
-        ("2.5", "The value '2.5' is invalid for '--count <count>'. Expected an integer from 1 to 10"),
-        ("0", "The value '0' is invalid for '--count <count>'. Expected an integer from 1 to 10"),
-        ("11", "The value '11' is invalid for '--count <count>'. Expected an integer from 1 to 10"),
-    ])
+    @Test(
+        "integer rejects text and out-of-range values, naming the option and the value",
+        arguments: [
+            ("abc", "The value 'abc' is invalid for '--count <count>'. Expected an integer from 1 to 10"),
+            ("2.5", "The value '2.5' is invalid for '--count <count>'. Expected an integer from 1 to 10"),
+            ("0", "The value '0' is invalid for '--count <count>'. Expected an integer from 1 to 10"),
+            ("11", "The value '11' is invalid for '--count <count>'. Expected an integer from 1 to 10"),
+        ])
     func integerErrors(text: String, message: String) throws {
         let values = try SampleTool.values(["fetch", "--count", text, "u"])
         let error = try #require(throws: UsageError.self) { try values.integer("count", in: 1...10) }
@@ -51,13 +55,15 @@ struct TypedValueTests {
         #expect(try values.number("ratio", in: 0...1) == expected)
     }
 
-    @Test("number rejects text, non-finite values and values out of range", arguments: [
-        ("half", "The value 'half' is invalid for '--ratio <ratio>'. Expected a number from 0.0 to 1.0"),
-        ("nan", "The value 'nan' is invalid for '--ratio <ratio>'. Expected a number from 0.0 to 1.0"),
-        ("inf", "The value 'inf' is invalid for '--ratio <ratio>'. Expected a number from 0.0 to 1.0"),
-        ("1.5", "The value '1.5' is invalid for '--ratio <ratio>'. Expected a number from 0.0 to 1.0"),
-        ("-0.5", "The value '-0.5' is invalid for '--ratio <ratio>'. Expected a number from 0.0 to 1.0"),
-    ])
+    @Test(
+        "number rejects text, non-finite values and values out of range",
+        arguments: [
+            ("half", "The value 'half' is invalid for '--ratio <ratio>'. Expected a number from 0.0 to 1.0"),
+            ("nan", "The value 'nan' is invalid for '--ratio <ratio>'. Expected a number from 0.0 to 1.0"),
+            ("inf", "The value 'inf' is invalid for '--ratio <ratio>'. Expected a number from 0.0 to 1.0"),
+            ("1.5", "The value '1.5' is invalid for '--ratio <ratio>'. Expected a number from 0.0 to 1.0"),
+            ("-0.5", "The value '-0.5' is invalid for '--ratio <ratio>'. Expected a number from 0.0 to 1.0"),
+        ])
     func numberErrors(text: String, message: String) throws {
         let values = try SampleTool.values(["fetch", "--ratio", text, "u"])
         let error = try #require(throws: UsageError.self) { try values.number("ratio", in: 0...1) }
@@ -70,11 +76,12 @@ struct TypedValueTests {
         let result = await SampleTool.run(["fetch", "-c", "99", "u"])
         #expect(result.status == 64)
         #expect(result.output == "")
-        #expect(result.error == """
-            Error: The value '99' is invalid for '--count <count>'. Expected an integer from 1 to 10
-            Help:  -c, --count <count>  How many times to try.
+        #expect(
+            result.error == """
+                Error: The value '99' is invalid for '--count <count>'. Expected an integer from 1 to 10
+                Help:  -c, --count <count>  How many times to try.
 
-            """ + Usage.fetch)
+                """ + Usage.fetch)
     }
 
     @Test("valid typed values reach the run closure")

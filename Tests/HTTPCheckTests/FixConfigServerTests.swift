@@ -19,17 +19,25 @@ struct FixConfigServerTests {
             results.append(ResourceResult(url: url, kind: .hlsSegment, requiresCORS: true))
             findings.append(HTTPFinding(Diagnostic(.warning, HTTPCheckCode.contentTypeMismatch, "seen", url: url)))
         }
-        findings.append(HTTPFinding(Diagnostic(.error, HTTPCheckCode.corsMissing, "seen", url: "https://media.example.com/media/file.ts")))
-        findings.append(HTTPFinding(Diagnostic(.warning, HTTPCheckCode.preflightFailed, "seen", url: "https://media.example.com/media/file.ts")))
+        findings.append(
+            HTTPFinding(
+                Diagnostic(.error, HTTPCheckCode.corsMissing, "seen", url: "https://media.example.com/media/file.ts")))
+        findings.append(
+            HTTPFinding(
+                Diagnostic(
+                    .warning, HTTPCheckCode.preflightFailed, "seen", url: "https://media.example.com/media/file.ts")))
         return CheckReport(origin: origin, results: results, findings: findings)
     }
 
     /// The folder served: a page, a style sheet and one file per Cast media type.
     static func site() throws -> URL {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-fixconfig-\(UUID().uuidString)")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-fixconfig-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        try "<!doctype html><title>t</title>".write(to: root.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
-        try "body { color: black }".write(to: root.appendingPathComponent("style.css"), atomically: true, encoding: .utf8)
+        try "<!doctype html><title>t</title>".write(
+            to: root.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+        try "body { color: black }".write(
+            to: root.appendingPathComponent("style.css"), atomically: true, encoding: .utf8)
         for (_, ext) in FixConfigGenerator.mediaTypes {
             try Data("castprep".utf8).write(to: root.appendingPathComponent("file.\(ext)"))
         }
@@ -41,8 +49,10 @@ struct FixConfigServerTests {
     static func headers(_ url: String, method: String = "GET") throws -> (status: Int, fields: [String: String]) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["curl", "-s", "-m", "10", "-o", "/dev/null", "-D", "-", "-X", method, "-H", "Origin: \(origin)",
-                             "-H", "Access-Control-Request-Method: GET", "-H", "Access-Control-Request-Headers: range", url]
+        process.arguments = [
+            "curl", "-s", "-m", "10", "-o", "/dev/null", "-D", "-", "-X", method, "-H", "Origin: \(origin)",
+            "-H", "Access-Control-Request-Method: GET", "-H", "Access-Control-Request-Headers: range", url,
+        ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -55,7 +65,8 @@ struct FixConfigServerTests {
             if line.hasPrefix("HTTP/") {
                 status = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
             } else if let colon = line.firstIndex(of: ":") {
-                fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                    in: .whitespaces)
             }
         }
         return (status, fields)
@@ -67,15 +78,20 @@ struct FixConfigServerTests {
         for (path, type) in [("/index.html", "text/html"), ("/style.css", "text/css")] {
             let answer = try headers(url(path))
             #expect(answer.status == 200, "\(server) \(path)")
-            #expect(answer.fields["content-type"]?.hasPrefix(type) == true, "\(server) \(path): \(answer.fields["content-type"] ?? "none")")
+            #expect(
+                answer.fields["content-type"]?.hasPrefix(type) == true,
+                "\(server) \(path): \(answer.fields["content-type"] ?? "none")")
         }
         for (type, ext) in FixConfigGenerator.mediaTypes {
             let answer = try headers(url("/file.\(ext)"))
             #expect(answer.status == 200, "\(server) .\(ext)")
-            let served = answer.fields["content-type"]?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) }
+            let served = answer.fields["content-type"]?.split(separator: ";").first.map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
             #expect(served == type, "\(server) .\(ext): \(answer.fields["content-type"] ?? "none")")
             #expect(answer.fields["access-control-allow-origin"] == "*", "\(server) .\(ext)")
-            #expect(answer.fields["access-control-expose-headers"]?.contains("Content-Range") == true, "\(server) .\(ext)")
+            #expect(
+                answer.fields["access-control-expose-headers"]?.contains("Content-Range") == true, "\(server) .\(ext)")
         }
         let preflight = try headers(url("/file.ts"), method: "OPTIONS")
         #expect((200..<300).contains(preflight.status), "\(server) preflight: \(preflight.status)")
@@ -89,8 +105,9 @@ struct FixConfigServerTests {
         FixConfigGenerator.configuration(for: report(), format: format)
     }
 
-    @Test("the nginx snippet keeps Debian's stock types and fixes every media type and CORS",
-          .requires(.nginx, .nginxMIMETypes))
+    @Test(
+        "the nginx snippet keeps Debian's stock types and fixes every media type and CORS",
+        .requires(.nginx, .nginxMIMETypes))
     func nginx() throws {
         let root = try Self.site()
         defer { try? FileManager.default.removeItem(at: root) }
@@ -101,9 +118,13 @@ struct FixConfigServerTests {
         try Self.expectServes({ server.url("fixed", $0) }, "nginx")
     }
 
-    @Test("the Apache and Caddy snippets keep the stock types and fix every media type and CORS", arguments: WebServer.Kind.allCases)
+    @Test(
+        "the Apache and Caddy snippets keep the stock types and fix every media type and CORS",
+        arguments: WebServer.Kind.allCases)
     func otherServers(kind: WebServer.Kind) async throws {
-        let installed = Requirement(kind.rawValue, remedy: "apt-get install apache2-bin caddy (Scripts/bootstrap installs them)") { kind.isAvailable }
+        let installed = Requirement(
+            kind.rawValue, remedy: "apt-get install apache2-bin caddy (Scripts/bootstrap installs them)"
+        ) { kind.isAvailable }
         guard try await installed.available() else { return }
         let root = try Self.site()
         defer { try? FileManager.default.removeItem(at: root) }
@@ -119,38 +140,38 @@ struct FixConfigServerTests {
     /// service's CorsRule (which `az storage cors add` sets).
     static let schemas: [FixConfigFormat: String] = [
         .s3: #"""
-            {"type": "object", "required": ["CORSRules"], "additionalProperties": false,
-             "properties": {"CORSRules": {"type": "array", "minItems": 1, "maxItems": 100, "items": {
-               "type": "object", "required": ["AllowedMethods", "AllowedOrigins"], "additionalProperties": false,
-               "properties": {
-                 "ID": {"type": "string", "maxLength": 255},
-                 "AllowedHeaders": {"type": "array", "items": {"type": "string"}},
-                 "AllowedMethods": {"type": "array", "minItems": 1, "items": {"enum": ["GET", "PUT", "HEAD", "POST", "DELETE"]}},
-                 "AllowedOrigins": {"type": "array", "minItems": 1, "items": {"type": "string"}},
-                 "ExposeHeaders": {"type": "array", "items": {"type": "string"}},
-                 "MaxAgeSeconds": {"type": "integer", "minimum": 0}}}}}}
-            """#,
+        {"type": "object", "required": ["CORSRules"], "additionalProperties": false,
+         "properties": {"CORSRules": {"type": "array", "minItems": 1, "maxItems": 100, "items": {
+           "type": "object", "required": ["AllowedMethods", "AllowedOrigins"], "additionalProperties": false,
+           "properties": {
+             "ID": {"type": "string", "maxLength": 255},
+             "AllowedHeaders": {"type": "array", "items": {"type": "string"}},
+             "AllowedMethods": {"type": "array", "minItems": 1, "items": {"enum": ["GET", "PUT", "HEAD", "POST", "DELETE"]}},
+             "AllowedOrigins": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+             "ExposeHeaders": {"type": "array", "items": {"type": "string"}},
+             "MaxAgeSeconds": {"type": "integer", "minimum": 0}}}}}}
+        """#,
         .gcs: #"""
-            {"type": "array", "minItems": 1, "items": {
-              "type": "object", "additionalProperties": false,
-              "properties": {
-                "origin": {"type": "array", "items": {"type": "string"}},
-                "method": {"type": "array", "items": {"enum": ["GET", "HEAD", "PUT", "POST", "DELETE", "OPTIONS", "PATCH", "*"]}},
-                "responseHeader": {"type": "array", "items": {"type": "string"}},
-                "maxAgeSeconds": {"type": "integer", "minimum": 0}}}}
-            """#,
+        {"type": "array", "minItems": 1, "items": {
+          "type": "object", "additionalProperties": false,
+          "properties": {
+            "origin": {"type": "array", "items": {"type": "string"}},
+            "method": {"type": "array", "items": {"enum": ["GET", "HEAD", "PUT", "POST", "DELETE", "OPTIONS", "PATCH", "*"]}},
+            "responseHeader": {"type": "array", "items": {"type": "string"}},
+            "maxAgeSeconds": {"type": "integer", "minimum": 0}}}}
+        """#,
         .azure: #"""
-            {"type": "object", "required": ["CorsRules"], "additionalProperties": false,
-             "properties": {"CorsRules": {"type": "array", "minItems": 1, "maxItems": 5, "items": {
-               "type": "object", "additionalProperties": false,
-               "required": ["AllowedOrigins", "AllowedMethods", "AllowedHeaders", "ExposedHeaders", "MaxAgeInSeconds"],
-               "properties": {
-                 "AllowedOrigins": {"type": "array", "minItems": 1, "maxItems": 64, "items": {"type": "string", "maxLength": 256}},
-                 "AllowedMethods": {"type": "array", "minItems": 1, "items": {"enum": ["DELETE", "GET", "HEAD", "MERGE", "POST", "OPTIONS", "PUT", "PATCH"]}},
-                 "AllowedHeaders": {"type": "array", "maxItems": 64, "items": {"type": "string", "maxLength": 256}},
-                 "ExposedHeaders": {"type": "array", "maxItems": 64, "items": {"type": "string", "maxLength": 256}},
-                 "MaxAgeInSeconds": {"type": "integer", "minimum": 0}}}}}}
-            """#,
+        {"type": "object", "required": ["CorsRules"], "additionalProperties": false,
+         "properties": {"CorsRules": {"type": "array", "minItems": 1, "maxItems": 5, "items": {
+           "type": "object", "additionalProperties": false,
+           "required": ["AllowedOrigins", "AllowedMethods", "AllowedHeaders", "ExposedHeaders", "MaxAgeInSeconds"],
+           "properties": {
+             "AllowedOrigins": {"type": "array", "minItems": 1, "maxItems": 64, "items": {"type": "string", "maxLength": 256}},
+             "AllowedMethods": {"type": "array", "minItems": 1, "items": {"enum": ["DELETE", "GET", "HEAD", "MERGE", "POST", "OPTIONS", "PUT", "PATCH"]}},
+             "AllowedHeaders": {"type": "array", "maxItems": 64, "items": {"type": "string", "maxLength": 256}},
+             "ExposedHeaders": {"type": "array", "maxItems": 64, "items": {"type": "string", "maxLength": 256}},
+             "MaxAgeInSeconds": {"type": "integer", "minimum": 0}}}}}}
+        """#,
     ]
 
     /// The CORS document inside a snippet: S3's `--cors-configuration '…'`, GCS's cors.json
@@ -172,22 +193,27 @@ struct FixConfigServerTests {
                 var rest = line[range.upperBound...]
                 if rest.hasPrefix("'") {
                     rest = rest.dropFirst()
-                    return String(rest.prefix { $0 != "'" }).split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+                    return String(rest.prefix { $0 != "'" }).split(whereSeparator: { $0 == " " || $0 == "," }).map(
+                        String.init)
                 }
                 let words = rest.split(separator: " ")
                 return words.prefix { !$0.hasPrefix("--") }.map(String.init)
             }
             let rule: [String: Any] = [
-                "AllowedOrigins": value("--origins"), "AllowedMethods": value("--methods"), "AllowedHeaders": value("--allowed-headers"),
-                "ExposedHeaders": value("--exposed-headers"), "MaxAgeInSeconds": Int(value("--max-age").first ?? "") ?? -1,
+                "AllowedOrigins": value("--origins"), "AllowedMethods": value("--methods"),
+                "AllowedHeaders": value("--allowed-headers"),
+                "ExposedHeaders": value("--exposed-headers"),
+                "MaxAgeInSeconds": Int(value("--max-age").first ?? "") ?? -1,
             ]
             let data = try JSONSerialization.data(withJSONObject: ["CorsRules": [rule]], options: [.sortedKeys])
             return String(decoding: data, as: UTF8.self)
         }
     }
 
-    @Test("S3, GCS and Azure CORS rules match the providers' documented schemas", .requires(.python3Module("jsonschema", package: "jsonschema")),
-          arguments: [FixConfigFormat.s3, .gcs, .azure], [false, true])
+    @Test(
+        "S3, GCS and Azure CORS rules match the providers' documented schemas",
+        .requires(.python3Module("jsonschema", package: "jsonschema")),
+        arguments: [FixConfigFormat.s3, .gcs, .azure], [false, true])
     func objectStores(format: FixConfigFormat, credentials: Bool) throws {
         var report = Self.report()
         report.usesCredentials = credentials
@@ -201,12 +227,15 @@ struct FixConfigServerTests {
         try document.write(to: folder.appendingPathComponent("cors.json"), atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
+        process.arguments = [
+            "python3", "-c",
+            """
             import json, sys, jsonschema
             schema = json.load(open(sys.argv[1])); jsonschema.Draft202012Validator.check_schema(schema)
             errors = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(json.load(open(sys.argv[2])))]
             print("\\n".join(errors)); sys.exit(1 if errors else 0)
-            """, folder.appendingPathComponent("schema.json").path, folder.appendingPathComponent("cors.json").path]
+            """, folder.appendingPathComponent("schema.json").path, folder.appendingPathComponent("cors.json").path,
+        ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

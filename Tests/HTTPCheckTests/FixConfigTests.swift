@@ -8,7 +8,8 @@ struct FixConfigTests {
     /// A report as a check of a bucket-hosted HLS stream with several problems would produce.
     static func report(host: String, credentials: Bool = false) -> CheckReport {
         func finding(_ severity: Diagnostic.Severity, _ code: DiagnosticCode, _ path: String) -> HTTPFinding {
-            HTTPFinding(Diagnostic(severity, code, "seen", fix: HTTPCheckCode.fix(for: code), url: "https://\(host)\(path)"))
+            HTTPFinding(
+                Diagnostic(severity, code, "seen", fix: HTTPCheckCode.fix(for: code), url: "https://\(host)\(path)"))
         }
         return CheckReport(
             origin: "https://www.gstatic.com", usesCredentials: credentials,
@@ -26,14 +27,17 @@ struct FixConfigTests {
             ])
     }
 
-    @Test("each format fixes exactly the findings, for the bucket or server the URLs name", arguments: FixConfigFormat.allCases)
+    @Test(
+        "each format fixes exactly the findings, for the bucket or server the URLs name",
+        arguments: FixConfigFormat.allCases)
     func formats(format: FixConfigFormat) {
-        let host = switch format {
-        case .s3: "media-bucket.s3.eu-west-1.amazonaws.com"
-        case .gcs: "storage.googleapis.com"
-        case .azure: "castmedia.blob.core.windows.net"
-        default: "media.example.com"
-        }
+        let host =
+            switch format {
+            case .s3: "media-bucket.s3.eu-west-1.amazonaws.com"
+            case .gcs: "storage.googleapis.com"
+            case .azure: "castmedia.blob.core.windows.net"
+            default: "media.example.com"
+            }
         let text = FixConfigGenerator.configuration(for: Self.report(host: host), format: format)
         Snapshot.assertMatches(text, named: "fix-\(format.rawValue).txt")
     }
@@ -41,7 +45,8 @@ struct FixConfigTests {
     @Test("a credentialed receiver gets its origin echoed, never *")
     func credentials() {
         for format in FixConfigFormat.allCases {
-            let text = FixConfigGenerator.configuration(for: Self.report(host: "media.example.com", credentials: true), format: format)
+            let text = FixConfigGenerator.configuration(
+                for: Self.report(host: "media.example.com", credentials: true), format: format)
             let configuration = text.split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n")
             #expect(configuration.contains("https://www.gstatic.com"), "\(format)")
             for wildcard in [#"Origin "*""#, #"["*"]"#, "--origins '*'"] {

@@ -41,7 +41,9 @@ final class ScriptedServer: Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(descriptor, 64) == 0 else {
             close(descriptor)
@@ -57,7 +59,10 @@ final class ScriptedServer: Sendable {
         thread.start()
     }
 
-    deinit { shutdown(listener, Int32(SHUT_RDWR)); close(listener) }
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
 
     var mostConnectionsAtOnce: Int { counters.withLock { $0.mostOpen } }
     var requestCount: Int { counters.withLock { $0.requests } }
@@ -69,7 +74,10 @@ final class ScriptedServer: Sendable {
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
-            counters.withLock { $0.open += 1; $0.mostOpen = max($0.mostOpen, $0.open) }
+            counters.withLock {
+                $0.open += 1
+                $0.mostOpen = max($0.mostOpen, $0.open)
+            }
             let thread = Thread { [self] in serve(client) }
             thread.start()
         }
@@ -91,7 +99,10 @@ final class ScriptedServer: Sendable {
                 let request = String(decoding: input[..<end], as: UTF8.self)
                 input.removeFirst(end)
                 let target = request.split(separator: " ").dropFirst().first.map(String.init) ?? ""
-                counters.withLock { $0.requests += 1; $0.targets.append(target) }
+                counters.withLock {
+                    $0.requests += 1
+                    $0.targets.append(target)
+                }
                 let answer: String
                 switch manner {
                 case .silent: continue
@@ -139,8 +150,9 @@ struct HeadPipelineTests {
         }
     }
 
-    @Test("every answer reaches its own request, over at most the per-host limit of connections",
-          arguments: [ScriptedServer.Manner.pipelines, .oneThenHangUp, .closesEachTime])
+    @Test(
+        "every answer reaches its own request, over at most the per-host limit of connections",
+        arguments: [ScriptedServer.Manner.pipelines, .oneThenHangUp, .closesEachTime])
     func answersInOrder(manner: ScriptedServer.Manner) async throws {
         let server = try ScriptedServer(manner)
         let pipeline = HeadPipeline(connectionsPerHost: 3, depth: 16)
@@ -163,7 +175,9 @@ struct HeadPipelineTests {
             for batch in 0..<4 {
                 group.addTask {
                     let paths = (0..<50).map { "/b\(batch)/\($0)" }
-                    Self.expectMatched(await pipeline.send(paths.map(server.url), headers: Self.origin, timeout: .seconds(20)), paths: paths)
+                    Self.expectMatched(
+                        await pipeline.send(paths.map(server.url), headers: Self.origin, timeout: .seconds(20)),
+                        paths: paths)
                 }
             }
         }
@@ -175,7 +189,8 @@ struct HeadPipelineTests {
         let server = try ScriptedServer(.silent)
         let pipeline = HeadPipeline()
         let start = ContinuousClock.now
-        let answers = await pipeline.send((0..<20).map { server.url("/\($0)") }, headers: Self.origin, timeout: .milliseconds(400))
+        let answers = await pipeline.send(
+            (0..<20).map { server.url("/\($0)") }, headers: Self.origin, timeout: .milliseconds(400))
         #expect(ContinuousClock.now - start < .seconds(5))
         for answer in answers {
             guard case .failure(let failure) = answer else {
@@ -186,11 +201,14 @@ struct HeadPipelineTests {
         }
     }
 
-    @Test("an answer that is not HTTP is a protocol error (the caller then uses libcurl), after a bounded number of tries")
+    @Test(
+        "an answer that is not HTTP is a protocol error (the caller then uses libcurl), after a bounded number of tries"
+    )
     func garbage() async throws {
         let server = try ScriptedServer(.garbage)
         let pipeline = HeadPipeline(connectionsPerHost: 2, depth: 4)
-        let answers = await pipeline.send((0..<10).map { server.url("/\($0)") }, headers: Self.origin, timeout: .seconds(10))
+        let answers = await pipeline.send(
+            (0..<10).map { server.url("/\($0)") }, headers: Self.origin, timeout: .seconds(10))
         for answer in answers {
             guard case .failure(let failure) = answer else {
                 Issue.record("expected a protocol error, got \(answer)")
@@ -205,8 +223,9 @@ struct HeadPipelineTests {
     func refused() async throws {
         let port = try NginxServer.freePort()
         let pipeline = HeadPipeline()
-        let answers = await pipeline.send(["http://127.0.0.1:\(port)/a", "http://127.0.0.1:\(port)/b"], headers: Self.origin,
-                                          timeout: .seconds(5))
+        let answers = await pipeline.send(
+            ["http://127.0.0.1:\(port)/a", "http://127.0.0.1:\(port)/b"], headers: Self.origin,
+            timeout: .seconds(5))
         for answer in answers {
             guard case .failure(let failure) = answer else {
                 Issue.record("expected a connection failure, got \(answer)")
@@ -216,12 +235,14 @@ struct HeadPipelineTests {
         }
     }
 
-    @Test("only plain http is sent, and nothing that could split a request", arguments: [
-        ("https://127.0.0.1/a.mp4", [HTTPHeader]()),
-        ("ftp://127.0.0.1/a.mp4", []),
-        ("http://127.0.0.1/a.mp4", [HTTPHeader("Origin", "https://x\r\nX-Injected: 1")]),
-        ("http://127.0.0.1/a.mp4", [HTTPHeader("Bad Name", "1")]),
-    ])
+    @Test(
+        "only plain http is sent, and nothing that could split a request",
+        arguments: [
+            ("https://127.0.0.1/a.mp4", [HTTPHeader]()),
+            ("ftp://127.0.0.1/a.mp4", []),
+            ("http://127.0.0.1/a.mp4", [HTTPHeader("Origin", "https://x\r\nX-Injected: 1")]),
+            ("http://127.0.0.1/a.mp4", [HTTPHeader("Bad Name", "1")]),
+        ])
     func refusesUnsendable(url: String, headers: [HTTPHeader]) {
         guard case .failure = HeadPipeline.request(for: url, headers: headers) else {
             Issue.record("\(url) with \(headers) was accepted")
@@ -229,10 +250,13 @@ struct HeadPipelineTests {
         }
     }
 
-    @Test("the pipeline takes http URLs in any case, and nothing else", arguments: [
-        ("http://h/a", true), ("HTTP://h/a", true), ("HtTp://h", true), ("https://h/a", false), ("http:/h", false), ("htt", false),
-        (" http://h/", false), ("httpx://h", false),
-    ])
+    @Test(
+        "the pipeline takes http URLs in any case, and nothing else",
+        arguments: [
+            ("http://h/a", true), ("HTTP://h/a", true), ("HtTp://h", true), ("https://h/a", false), ("http:/h", false),
+            ("htt", false),
+            (" http://h/", false), ("httpx://h", false),
+        ])
     func accepts(url: String, isAccepted: Bool) {
         #expect(HeadPipeline.accepts(url) == isAccepted)
     }
@@ -240,8 +264,9 @@ struct HeadPipelineTests {
     @Test("the request is a plain HTTP/1.1 HEAD with Host (brackets for IPv6) and the given headers")
     func requestBytes() throws {
         let v4 = try HeadPipeline.request(for: "http://127.0.0.1:8080/a%20b.mp4?x=1", headers: Self.origin).get()
-        #expect(String(decoding: v4.1, as: UTF8.self)
-            == "HEAD /a%20b.mp4?x=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nOrigin: https://www.gstatic.com\r\n\r\n")
+        #expect(
+            String(decoding: v4.1, as: UTF8.self)
+                == "HEAD /a%20b.mp4?x=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nOrigin: https://www.gstatic.com\r\n\r\n")
         let v6 = try HeadPipeline.request(for: "http://[::1]/a.mp4", headers: []).get()
         #expect(String(decoding: v6.1, as: UTF8.self) == "HEAD /a.mp4 HTTP/1.1\r\nHost: [::1]\r\n\r\n")
     }
@@ -249,7 +274,8 @@ struct HeadPipelineTests {
     @Test("several headers are read in one pass: any case, repeats joined, absent ones empty")
     func joinedValues() {
         let headers = HTTPHeaders([
-            HTTPHeader("ETag", "\"a\""), HTTPHeader("vary", "Origin"), HTTPHeader("VARY", "Accept"), HTTPHeader("X-Other", "1"),
+            HTTPHeader("ETag", "\"a\""), HTTPHeader("vary", "Origin"), HTTPHeader("VARY", "Accept"),
+            HTTPHeader("X-Other", "1"),
         ])
         #expect(headers.joinedValues(of: ["etag", "vary", "last-modified"]) == ["\"a\"", "Origin, Accept", ""])
     }

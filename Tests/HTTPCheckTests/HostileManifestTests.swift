@@ -16,10 +16,12 @@ struct HostileManifestTests {
         try String(contentsOf: Self.folder.appendingPathComponent(name), encoding: .utf8)
     }
 
-    @Test("HLS: overflowing byte ranges and absurd EXTINF values are refused on their line; the rest is kept", arguments: [
-        ("byterange-overflow.m3u8", 9, [33, 36, 39]),  // the running offset passes 2^63 at the tenth range
-        ("extinf-1e15.m3u8", 0, [4]),
-    ])
+    @Test(
+        "HLS: overflowing byte ranges and absurd EXTINF values are refused on their line; the rest is kept",
+        arguments: [
+            ("byterange-overflow.m3u8", 9, [33, 36, 39]),  // the running offset passes 2^63 at the tenth range
+            ("extinf-1e15.m3u8", 0, [4]),
+        ])
     func hlsValues(name: String, kept: Int, lines: [Int]) throws {
         let playlist = try #require(HLSReferences.parse(try text(name)))
         #expect(playlist.segments.count == kept)
@@ -49,10 +51,12 @@ struct HostileManifestTests {
     @Test("HLS: a line of megabytes is refused with its segment, the segments around it are kept")
     func longLine() throws {
         let long = String(repeating: "a", count: HLSReferences.maximumLineBytes + 1)
-        let text = "#EXTM3U\n#EXTINF:4,\nfirst.ts\n#EXTINF:4,title=\"\(long)\"\nhuge.ts\n#EXTINF:4,\n\(long).ts\n#EXTINF:4,\nlast.ts\n"
+        let text =
+            "#EXTM3U\n#EXTINF:4,\nfirst.ts\n#EXTINF:4,title=\"\(long)\"\nhuge.ts\n#EXTINF:4,\n\(long).ts\n#EXTINF:4,\nlast.ts\n"
         let playlist = try #require(HLSReferences.parse(text))
         #expect(playlist.segments.map(\.uri) == ["first.ts", "last.ts"])
-        #expect(playlist.problems.map(\.code) == [HTTPCheckCode.manifestLineTooLong, HTTPCheckCode.manifestLineTooLong])
+        #expect(
+            playlist.problems.map(\.code) == [HTTPCheckCode.manifestLineTooLong, HTTPCheckCode.manifestLineTooLong])
         #expect(playlist.problems.map(\.line) == [4, 7])
     }
 
@@ -65,9 +69,11 @@ struct HostileManifestTests {
         #expect(!playlist.isMaster)
     }
 
-    @Test("DASH: overflowing SegmentTimeline, startNumber, timescale and a 60-digit duration are out of range", arguments: [
-        "timeline-overflow.mpd", "startnumber-overflow.mpd", "timescale-overflow.mpd", "duration-60-digits.mpd",
-    ], [false, true])
+    @Test(
+        "DASH: overflowing SegmentTimeline, startNumber, timescale and a 60-digit duration are out of range",
+        arguments: [
+            "timeline-overflow.mpd", "startnumber-overflow.mpd", "timescale-overflow.mpd", "duration-60-digits.mpd",
+        ], [false, true])
     func dashValues(name: String, allSegments: Bool) throws {
         let manifest = try DASHReferences.parse(Array(try text(name).utf8), url: base, allSegments: allSegments)
         #expect(manifest.outOfRange.count == 1)

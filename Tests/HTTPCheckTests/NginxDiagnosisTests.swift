@@ -20,8 +20,8 @@ let nginxSites: [String: String] = [
     "backend": "",
     "no-cors": "",
     "playlist-only-cors": #"""
-            location ~ \.m3u8$ { add_header Access-Control-Allow-Origin "*" always; }
-        """#,
+        location ~ \.m3u8$ { add_header Access-Control-Allow-Origin "*" always; }
+    """#,
     // A proxy that drops Range on its way to the backend, as misconfigured gateways do.
     "no-range": correctCORS + """
 
@@ -36,20 +36,21 @@ let nginxSites: [String: String] = [
             types { text/plain m3u8 vtt; application/octet-stream ts mp4 m4s mpd; }
         """,
     "redirect-without-cors": #"""
-            location = /moved/master.m3u8 { return 302 /hls-ts/master.m3u8; }
-            location / {
-                add_header Access-Control-Allow-Origin "*" always;
-                add_header Access-Control-Expose-Headers "Content-Length, Content-Range, Accept-Ranges" always;
-                add_header Access-Control-Allow-Methods "GET, HEAD, OPTIONS" always;
-                add_header Access-Control-Allow-Headers "Range, Content-Type, Accept-Encoding" always;
-                if ($request_method = OPTIONS) { return 204; }
-            }
-        """#,
-    "preflight-refused": #"""
+        location = /moved/master.m3u8 { return 302 /hls-ts/master.m3u8; }
+        location / {
             add_header Access-Control-Allow-Origin "*" always;
             add_header Access-Control-Expose-Headers "Content-Length, Content-Range, Accept-Ranges" always;
-        """#,
-    "wrong-origin": correctCORS.replacingOccurrences(of: #"Allow-Origin "*""#, with: #"Allow-Origin "https://receiver.example""#),
+            add_header Access-Control-Allow-Methods "GET, HEAD, OPTIONS" always;
+            add_header Access-Control-Allow-Headers "Range, Content-Type, Accept-Encoding" always;
+            if ($request_method = OPTIONS) { return 204; }
+        }
+    """#,
+    "preflight-refused": #"""
+        add_header Access-Control-Allow-Origin "*" always;
+        add_header Access-Control-Expose-Headers "Content-Length, Content-Range, Accept-Ranges" always;
+    """#,
+    "wrong-origin": correctCORS.replacingOccurrences(
+        of: #"Allow-Origin "*""#, with: #"Allow-Origin "https://receiver.example""#),
     "wildcard-with-credentials": correctCORS + #"""
 
             add_header Access-Control-Allow-Credentials "true" always;
@@ -63,7 +64,9 @@ func receiverTargets(_ nginx: NginxServer, site: String) -> [CheckTarget] {
     return [
         CheckTarget(url: nginx.url(site, master), kind: .media(contentType: "application/x-mpegurl", hasTracks: false)),
         CheckTarget(url: nginx.url(site, "/hls-byterange/index.m3u8"), kind: .manifest),
-        CheckTarget(url: nginx.url(site, "/dash/manifest.mpd"), kind: .media(contentType: "application/dash+xml", hasTracks: false)),
+        CheckTarget(
+            url: nginx.url(site, "/dash/manifest.mpd"),
+            kind: .media(contentType: "application/dash+xml", hasTracks: false)),
         CheckTarget(url: nginx.url(site, "/movie.mp4"), kind: .media(contentType: "video/mp4", hasTracks: true)),
         CheckTarget(url: nginx.url(site, "/hls-ts/subs/en.vtt"), kind: .textTrack(contentType: "text/vtt")),
     ]
@@ -92,8 +95,9 @@ func applyNginxFix(_ fix: String, to body: String) -> String {
     return kept.joined(separator: "\n") + "\n" + fix
 }
 
-@Suite("nginx on loopback: every failure diagnosed, every generated fix works", .serialized,
-       .requires(.nginx))
+@Suite(
+    "nginx on loopback: every failure diagnosed, every generated fix works", .serialized,
+    .requires(.nginx))
 final class NginxDiagnosisTests {
     let fixtures: URL
     let nginx: NginxServer
@@ -115,7 +119,11 @@ final class NginxDiagnosisTests {
         let report = await checker.check(receiverTargets(nginx, site: "correct"), options: options)
         #expect(report.findings.map(\.diagnostic) == [])
         let kinds = Set(report.results.map(\.kind))
-        #expect(kinds.isSuperset(of: [.hlsMasterPlaylist, .hlsMediaPlaylist, .hlsSegment, .dashManifest, .dashInitSegment, .dashSegment, .media, .textTrack]))
+        #expect(
+            kinds.isSuperset(of: [
+                .hlsMasterPlaylist, .hlsMediaPlaylist, .hlsSegment, .dashManifest, .dashInitSegment, .dashSegment,
+                .media, .textTrack,
+            ]))
         // master + 3 playlists + 4 TS segments; byte-range playlist + 2 ranges; MPD + 2 inits + 4 segments; MP4; VTT.
         #expect(report.results.count == 20)
         #expect(report.results.allSatisfy { $0.worstSeverity == nil })
@@ -138,12 +146,14 @@ final class NginxDiagnosisTests {
             #expect(exchange.responseHeaders != nil)
         }
         if site == "playlist-only-cors" {
-            let missing = report.findings.filter { $0.diagnostic.code == HTTPCheckCode.corsMissing }.compactMap(\.diagnostic.url)
+            let missing = report.findings.filter { $0.diagnostic.code == HTTPCheckCode.corsMissing }.compactMap(
+                \.diagnostic.url)
             #expect(missing.contains { $0.hasSuffix(".ts") })
             #expect(!missing.contains { $0.hasSuffix(".m3u8") })
         }
         if site == "wrong-types" {
-            let mismatched = report.findings.filter { $0.diagnostic.code == HTTPCheckCode.contentTypeMismatch }.compactMap(\.diagnostic.url)
+            let mismatched = report.findings.filter { $0.diagnostic.code == HTTPCheckCode.contentTypeMismatch }
+                .compactMap(\.diagnostic.url)
             #expect(mismatched.contains { $0.hasSuffix("master.m3u8") })
             #expect(mismatched.contains { $0.hasSuffix("en.vtt") })
         }
@@ -160,8 +170,12 @@ final class NginxDiagnosisTests {
             fixes[site] = fix
             fixedSites[site] = applyNginxFix(fix, to: nginxSites[site] ?? "")
         }
-        #expect(fixes["preflight-refused"]?.contains("Access-Control-Allow-Origin") == false, "the fix must not repeat headers the server sends")
-        #expect(fixes["wildcard-with-credentials"]?.contains("# remove: add_header Access-Control-Allow-Credentials") == true)
+        #expect(
+            fixes["preflight-refused"]?.contains("Access-Control-Allow-Origin") == false,
+            "the fix must not repeat headers the server sends")
+        #expect(
+            fixes["wildcard-with-credentials"]?.contains("# remove: add_header Access-Control-Allow-Credentials")
+                == true)
         let fixed = try NginxServer(sites: fixedSites, root: fixtures)
         defer { fixed.stop() }
         for site in expectedCodes.keys.sorted() {
@@ -173,27 +187,33 @@ final class NginxDiagnosisTests {
 
     @Test("a missing file is an error that names the status; a missing track is one too")
     func statusErrors() async throws {
-        let report = await checker.check([
-            CheckTarget(url: nginx.url("correct", "/nothing/master.m3u8")),
-            CheckTarget(url: nginx.url("correct", "/nothing/en.vtt"), kind: .textTrack(contentType: "text/vtt")),
-        ], options: options)
+        let report = await checker.check(
+            [
+                CheckTarget(url: nginx.url("correct", "/nothing/master.m3u8")),
+                CheckTarget(url: nginx.url("correct", "/nothing/en.vtt"), kind: .textTrack(contentType: "text/vtt")),
+            ], options: options)
         #expect(report.findings.map(\.diagnostic.code) == [HTTPCheckCode.statusError, HTTPCheckCode.statusError])
-        #expect(report.findings.allSatisfy { $0.diagnostic.severity == .error && $0.diagnostic.message.contains("404") })
+        #expect(
+            report.findings.allSatisfy { $0.diagnostic.severity == .error && $0.diagnostic.message.contains("404") })
         #expect(report.results.map(\.status) == [404, 404])
     }
 
     @Test("a credentialed receiver is refused *, and the fix echoes the origin")
     func credentialedReceiver() async throws {
         let credentialed = CheckOptions(usesCredentials: true, allowsLoopback: true)
-        let report = await checker.check(receiverTargets(nginx, site: "wildcard-with-credentials"), options: credentialed)
+        let report = await checker.check(
+            receiverTargets(nginx, site: "wildcard-with-credentials"), options: credentialed)
         let wildcard = report.findings.filter { $0.diagnostic.code == HTTPCheckCode.corsWildcardWithCredentials }
         #expect(!wildcard.isEmpty && wildcard.allSatisfy { $0.diagnostic.severity == .error })
         let fix = FixConfigGenerator.configuration(for: report, format: .nginx)
         #expect(fix.contains(#"add_header Access-Control-Allow-Origin "https://www.gstatic.com" always;"#))
         #expect(fix.contains(#"add_header Vary "Origin" always;"#))
-        let fixed = try NginxServer(sites: ["wildcard-with-credentials": applyNginxFix(fix, to: nginxSites["wildcard-with-credentials"] ?? "")], root: fixtures)
+        let fixed = try NginxServer(
+            sites: ["wildcard-with-credentials": applyNginxFix(fix, to: nginxSites["wildcard-with-credentials"] ?? "")],
+            root: fixtures)
         defer { fixed.stop() }
-        let again = await checker.check(receiverTargets(fixed, site: "wildcard-with-credentials"), options: credentialed)
+        let again = await checker.check(
+            receiverTargets(fixed, site: "wildcard-with-credentials"), options: credentialed)
         #expect(again.findings.filter { $0.diagnostic.severity >= .warning }.map(\.diagnostic) == [])
     }
 }

@@ -8,12 +8,17 @@ import TestSupport
 struct WebURLTests {
     // The RFC's own normal examples, against its base http://a/b/c/d;p?q.
     @Test(arguments: [
-        ("g", "http://a/b/c/g"), ("./g", "http://a/b/c/g"), ("g/", "http://a/b/c/g/"), ("/g", "http://a/g"), ("//g", "http://g/"),
-        ("?y", "http://a/b/c/d;p?y"), ("g?y", "http://a/b/c/g?y"), ("#s", "http://a/b/c/d;p?q"), ("g#s", "http://a/b/c/g"),
-        (";x", "http://a/b/c/;x"), ("g;x", "http://a/b/c/g;x"), ("", "http://a/b/c/d;p?q"), (".", "http://a/b/c/"), ("./", "http://a/b/c/"),
-        ("..", "http://a/b/"), ("../", "http://a/b/"), ("../g", "http://a/b/g"), ("../..", "http://a/"), ("../../g", "http://a/g"),
+        ("g", "http://a/b/c/g"), ("./g", "http://a/b/c/g"), ("g/", "http://a/b/c/g/"), ("/g", "http://a/g"),
+        ("//g", "http://g/"),
+        ("?y", "http://a/b/c/d;p?y"), ("g?y", "http://a/b/c/g?y"), ("#s", "http://a/b/c/d;p?q"),
+        ("g#s", "http://a/b/c/g"),
+        (";x", "http://a/b/c/;x"), ("g;x", "http://a/b/c/g;x"), ("", "http://a/b/c/d;p?q"), (".", "http://a/b/c/"),
+        ("./", "http://a/b/c/"),
+        ("..", "http://a/b/"), ("../", "http://a/b/"), ("../g", "http://a/b/g"), ("../..", "http://a/"),
+        ("../../g", "http://a/g"),
         ("../../../g", "http://a/g"), ("/./g", "http://a/g"), ("g.", "http://a/b/c/g."), ("g..", "http://a/b/c/g.."),
-        ("./../g", "http://a/b/g"), ("g/../h", "http://a/b/c/h"), ("https://cdn.example:443/x", "https://cdn.example/x"),
+        ("./../g", "http://a/b/g"), ("g/../h", "http://a/b/c/h"),
+        ("https://cdn.example:443/x", "https://cdn.example/x"),
     ])
     func resolvesLikeTheRFC(reference: String, expected: String) throws {
         let base = try #require(WebURL("http://a/b/c/d;p?q"))
@@ -31,27 +36,37 @@ struct WebURLTests {
         #expect(WebURL("http://user:pw@host/x")?.description == "http://host/x")
     }
 
-    @Test("what is not an http(s) URL is refused", arguments: [
-        "ftp://h/x", "data:text/plain,hi", "skd://key", "relative/path", "http://", "http://h:99999/", "http://h:0/", "http://[::1/x",
-        "http://ho st/", "http://h:8x/",
-    ])
+    @Test(
+        "what is not an http(s) URL is refused",
+        arguments: [
+            "ftp://h/x", "data:text/plain,hi", "skd://key", "relative/path", "http://", "http://h:99999/",
+            "http://h:0/", "http://[::1/x",
+            "http://ho st/", "http://h:8x/",
+        ])
     func refuses(text: String) {
         #expect(WebURL(text) == nil)
     }
 
-    @Test("dot segments are removed wherever they are, and only whole segments count", arguments: [
-        ("http://h/a/./b", "/a/b"), ("http://h/a/../b", "/b"), ("http://h/a/..", "/"), ("http://h/a/.", "/a/"), ("http://h/./", "/"),
-        ("http://h/a/.../b", "/a/.../b"), ("http://h/a/.b/c.", "/a/.b/c."), ("http://h/..a/b..", "/..a/b.."), ("http://h", "/"),
-        ("http://h/a/%2E%2E/b", "/a/%2E%2E/b"),
-    ])
+    @Test(
+        "dot segments are removed wherever they are, and only whole segments count",
+        arguments: [
+            ("http://h/a/./b", "/a/b"), ("http://h/a/../b", "/b"), ("http://h/a/..", "/"), ("http://h/a/.", "/a/"),
+            ("http://h/./", "/"),
+            ("http://h/a/.../b", "/a/.../b"), ("http://h/a/.b/c.", "/a/.b/c."), ("http://h/..a/b..", "/..a/b.."),
+            ("http://h", "/"),
+            ("http://h/a/%2E%2E/b", "/a/%2E%2E/b"),
+        ])
     func dotSegments(text: String, path: String) {
         #expect(WebURL(text)?.path == path)
     }
 
-    @Test("hosts and ports are read from bytes: case, brackets, credentials, defaults", arguments: [
-        ("http://Example.COM:8080/x", "example.com", 8080), ("https://h:443/", "h", nil), ("http://u@[::FFFF:1.2.3.4]:81/", "[::ffff:1.2.3.4]", 81),
-        ("http://a:b@h:00080/", "h", nil), ("http://h_1.example/", "h_1.example", nil),
-    ])
+    @Test(
+        "hosts and ports are read from bytes: case, brackets, credentials, defaults",
+        arguments: [
+            ("http://Example.COM:8080/x", "example.com", 8080), ("https://h:443/", "h", nil),
+            ("http://u@[::FFFF:1.2.3.4]:81/", "[::ffff:1.2.3.4]", 81),
+            ("http://a:b@h:00080/", "h", nil), ("http://h_1.example/", "h_1.example", nil),
+        ])
     func authorities(text: String, host: String, port: Int?) {
         let url = WebURL(text)
         #expect(url?.host == host)
@@ -71,7 +86,8 @@ struct WebURLTests {
 struct HTTPHeadTests {
     @Test("the last head wins after an interim 100 Continue; folded lines join; names keep case, lookups ignore it")
     func heads() throws {
-        let text = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-1/10\r\nX-Long: a\r\n  b\r\n"
+        let text =
+            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-1/10\r\nX-Long: a\r\n  b\r\n"
             + "access-control-allow-origin: *\r\nAccess-Control-Allow-Origin: https://x\r\n\r\n"
         let head = try #require(HTTPResponseHead.parse(Array(text.utf8)))
         #expect(head.status == 206)
@@ -91,13 +107,19 @@ struct HTTPHeadTests {
 
     @Test("list elements are split, trimmed and lower-cased")
     func lists() {
-        let headers = HTTPHeaders([HTTPHeader("Access-Control-Allow-Headers", "Range, content-type,,"), HTTPHeader("access-control-allow-headers", " Accept-Encoding ")])
+        let headers = HTTPHeaders([
+            HTTPHeader("Access-Control-Allow-Headers", "Range, content-type,,"),
+            HTTPHeader("access-control-allow-headers", " Accept-Encoding "),
+        ])
         #expect(headers.listElements("ACCESS-CONTROL-ALLOW-HEADERS") == ["range", "content-type", "accept-encoding"])
     }
 
-    @Test("Content-Range forms", arguments: [
-        ("bytes 0-1/10", 0, 1, 10), ("bytes */10", nil, nil, 10), ("bytes 5-9/*", 5, 9, nil), ("BYTES 0-0/1", 0, 0, 1),
-    ] as [(String, Int?, Int?, Int?)])
+    @Test(
+        "Content-Range forms",
+        arguments: [
+            ("bytes 0-1/10", 0, 1, 10), ("bytes */10", nil, nil, 10), ("bytes 5-9/*", 5, 9, nil),
+            ("BYTES 0-0/1", 0, 0, 1),
+        ] as [(String, Int?, Int?, Int?)])
     func contentRange(text: String, first: Int?, last: Int?, length: Int?) throws {
         let range = try #require(ContentRange.parse(text))
         #expect(range.first == first)
@@ -105,7 +127,12 @@ struct HTTPHeadTests {
         #expect(range.completeLength == length)
     }
 
-    @Test("malformed Content-Range values are refused", arguments: ["bytes 5-1/10", "bytes 0-10/10", "bytes */*", "items 0-1/2", "bytes 0-1", "bytes -1-2/3", "bytes 99999999999999999999-1/2"])
+    @Test(
+        "malformed Content-Range values are refused",
+        arguments: [
+            "bytes 5-1/10", "bytes 0-10/10", "bytes */*", "items 0-1/2", "bytes 0-1", "bytes -1-2/3",
+            "bytes 99999999999999999999-1/2",
+        ])
     func badContentRange(text: String) {
         #expect(ContentRange.parse(text) == nil)
     }
@@ -167,14 +194,16 @@ struct HLSReferencesTests {
         #expect(playlist.segments.map(\.byteRange) == [.closed(100, 599), .closed(600, 899), nil])
     }
 
-    @Test("text that is not a playlist is refused", arguments: ["<html><body>404</body></html>", "", "EXTM3U", "<MPD/>"])
+    @Test(
+        "text that is not a playlist is refused", arguments: ["<html><body>404</body></html>", "", "EXTM3U", "<MPD/>"])
     func notPlaylist(text: String) {
         #expect(HLSReferences.parse(text) == nil)
     }
 
     @Test("attribute lists keep commas inside quotes")
     func attributes() throws {
-        let playlist = try #require(HLSReferences.parse("#EXTM3U\n#EXT-X-MEDIA:TYPE=AUDIO,NAME=\"a, b\",URI=\"x,y.m3u8\"\n"))
+        let playlist = try #require(
+            HLSReferences.parse("#EXTM3U\n#EXT-X-MEDIA:TYPE=AUDIO,NAME=\"a, b\",URI=\"x,y.m3u8\"\n"))
         #expect(playlist.references.first?.uri == "x,y.m3u8")
     }
 }
@@ -185,13 +214,19 @@ struct DASHReferencesTests {
 
     @Test("the sample manifest: init, first and last segment of each representation, by number")
     func sample() throws {
-        let bytes = Array(try String(contentsOf: Repository.root().appendingPathComponent("Samples/dash/manifest.mpd"), encoding: .utf8).utf8)
+        let bytes = Array(
+            try String(
+                contentsOf: Repository.root().appendingPathComponent("Samples/dash/manifest.mpd"), encoding: .utf8
+            ).utf8)
         let manifest = try DASHReferences.parse(bytes, url: base)
         #expect(manifest.representationCount == 2)
-        #expect(manifest.references.map(\.url.description) == [
-            "https://cdn.example/movie/init-0.m4s", "https://cdn.example/movie/chunk-0-1.m4s", "https://cdn.example/movie/chunk-0-2.m4s",
-            "https://cdn.example/movie/init-1.m4s", "https://cdn.example/movie/chunk-1-1.m4s", "https://cdn.example/movie/chunk-1-2.m4s",
-        ])
+        #expect(
+            manifest.references.map(\.url.description) == [
+                "https://cdn.example/movie/init-0.m4s", "https://cdn.example/movie/chunk-0-1.m4s",
+                "https://cdn.example/movie/chunk-0-2.m4s",
+                "https://cdn.example/movie/init-1.m4s", "https://cdn.example/movie/chunk-1-1.m4s",
+                "https://cdn.example/movie/chunk-1-2.m4s",
+            ])
         #expect(manifest.problems == [])
     }
 
@@ -215,10 +250,11 @@ struct DASHReferencesTests {
         let manifest = try DASHReferences.parse(Array(text.utf8), url: base)
         // S1: 0, 2000, 4000 (#7-9); S2: 6000 (#10); S3 from 7000 every 4000 until the period ends at
         // 60000: 14 segments, the last starting at 59000 (#11-24).
-        #expect(manifest.references.map(\.url.description) == [
-            "https://media.example/base/video/hd/init.mp4", "https://media.example/base/video/hd/0-00007.m4s",
-            "https://media.example/base/video/hd/59000-00024.m4s",
-        ])
+        #expect(
+            manifest.references.map(\.url.description) == [
+                "https://media.example/base/video/hd/init.mp4", "https://media.example/base/video/hd/0-00007.m4s",
+                "https://media.example/base/video/hd/59000-00024.m4s",
+            ])
         let all = try DASHReferences.parse(Array(text.utf8), url: base, allSegments: true)
         #expect(all.references.count == 1 + 18)
     }
@@ -241,10 +277,13 @@ struct DASHReferencesTests {
             </Period></MPD>
             """
         let manifest = try DASHReferences.parse(Array(text.utf8), url: base)
-        #expect(manifest.references.map { "\($0.url.path) \($0.role.rawValue) \($0.byteRange?.description ?? "-")" } == [
-            "/movie/a.mp4 initSegment bytes=0-799", "/movie/a.mp4 segment bytes=800-1999", "/movie/a.mp4 segment bytes=3000-3999",
-            "/movie/b.mp4 initSegment bytes=0-899", "/movie/b.mp4 segment bytes=900-1199", "/movie/c.webm segment -",
-        ])
+        #expect(
+            manifest.references.map { "\($0.url.path) \($0.role.rawValue) \($0.byteRange?.description ?? "-")" } == [
+                "/movie/a.mp4 initSegment bytes=0-799", "/movie/a.mp4 segment bytes=800-1999",
+                "/movie/a.mp4 segment bytes=3000-3999",
+                "/movie/b.mp4 initSegment bytes=0-899", "/movie/b.mp4 segment bytes=900-1199",
+                "/movie/c.webm segment -",
+            ])
     }
 
     @Test("live manifests list only initialisation segments; unknown template identifiers are reported")
@@ -262,15 +301,20 @@ struct DASHReferencesTests {
         #expect(manifest.problems.count == 1)
     }
 
-    @Test("malformed XML and other roots are refused with a message", arguments: ["<MPD><Period>", "<html/>", "not xml", ""])
+    @Test(
+        "malformed XML and other roots are refused with a message",
+        arguments: ["<MPD><Period>", "<html/>", "not xml", ""])
     func refused(text: String) {
         #expect(throws: DASHReferences.ParseError.self) { try DASHReferences.parse(Array(text.utf8), url: base) }
     }
 
     @Test("a manifest that declares entities is refused: external ones are never loaded, none is expanded")
     func entities() throws {
-        let text = #"<!DOCTYPE MPD [<!ENTITY e SYSTEM "file:///etc/passwd">]><MPD><BaseURL>&e;</BaseURL><Period><AdaptationSet><Representation id="r"/></AdaptationSet></Period></MPD>"#
-        let error = #expect(throws: DASHReferences.ParseError.self) { try DASHReferences.parse(Array(text.utf8), url: base) }
+        let text =
+            #"<!DOCTYPE MPD [<!ENTITY e SYSTEM "file:///etc/passwd">]><MPD><BaseURL>&e;</BaseURL><Period><AdaptationSet><Representation id="r"/></AdaptationSet></Period></MPD>"#
+        let error = #expect(throws: DASHReferences.ParseError.self) {
+            try DASHReferences.parse(Array(text.utf8), url: base)
+        }
         #expect(error?.message.contains("entities") == true)
     }
 
@@ -296,7 +340,9 @@ enum XMLBomb: String, CaseIterable, Sendable {
             return "<!ENTITY big \"" + String(repeating: "A", count: 50_000) + "\">"
         case .nestedLaughs:
             var text = "<!ENTITY l0 \"lol\">"
-            for level in 1...9 { text += "<!ENTITY l\(level) \"" + String(repeating: "&l\(level - 1);", count: 10) + "\">" }
+            for level in 1...9 {
+                text += "<!ENTITY l\(level) \"" + String(repeating: "&l\(level - 1);", count: 10) + "\">"
+            }
             return text
         }
     }
@@ -310,7 +356,8 @@ enum XMLBomb: String, CaseIterable, Sendable {
 
     var mpd: [UInt8] {
         let inAttribute = self == .largeEntityInAttribute
-        let text = "<?xml version=\"1.0\"?>\n<!DOCTYPE MPD [\(declarations)]>\n"
+        let text =
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE MPD [\(declarations)]>\n"
             + "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" type=\"static\"\(inAttribute ? " id=\"\(references)\"" : "")>"
             + "<BaseURL>\(inAttribute ? "a/" : references)</BaseURL><Period><AdaptationSet mimeType=\"video/mp4\">"
             + "<Representation id=\"v\" codecs=\"avc1.64001f\"/></AdaptationSet></Period></MPD>\n"

@@ -4,8 +4,9 @@ import HTTPCheck
 import Testing
 import TestSupport
 
-@Suite("libcurl transport and checker limits against nginx", .serialized,
-       .requires(.nginx, .nginxEcho))
+@Suite(
+    "libcurl transport and checker limits against nginx", .serialized,
+    .requires(.nginx, .nginxEcho))
 final class TransportTests {
     let fixtures: URL
     let nginx: NginxServer
@@ -19,29 +20,32 @@ final class TransportTests {
         let openssl = Process()
         openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         openssl.arguments = [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-days", "1",
-            "-keyout", certificateDirectory.appendingPathComponent("key.pem").path, "-out", certificateDirectory.appendingPathComponent("cert.pem").path,
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-addext",
+            "subjectAltName=IP:127.0.0.1", "-days", "1",
+            "-keyout", certificateDirectory.appendingPathComponent("key.pem").path, "-out",
+            certificateDirectory.appendingPathComponent("cert.pem").path,
         ]
         openssl.standardError = FileHandle.nullDevice
         openssl.standardOutput = FileHandle.nullDevice
         try openssl.run()
         openssl.waitUntilExit()
         let cors = #"add_header Access-Control-Allow-Origin "*" always;"#
-        nginx = try NginxServer(sites: [
-            "slow": cors + """
+        nginx = try NginxServer(
+            sites: [
+                "slow": cors + """
 
-                location /sleep { echo_sleep 1; echo ok; }
-                location /short { echo_sleep 0.25; echo ok; }
-                location /first-byte { echo_sleep 0.4; echo ok; }
-                location /stall { echo_sleep 3; echo late; }
-                location /stall-body { default_type text/vtt; echo "WEBVTT"; echo_flush; echo_sleep 3; echo late; }
-                """,
-            "tls": """
+                    location /sleep { echo_sleep 1; echo ok; }
+                    location /short { echo_sleep 0.25; echo ok; }
+                    location /first-byte { echo_sleep 0.4; echo ok; }
+                    location /stall { echo_sleep 3; echo late; }
+                    location /stall-body { default_type text/vtt; echo "WEBVTT"; echo_flush; echo_sleep 3; echo late; }
+                    """,
+                "tls": """
                 listen 127.0.0.1:{port:tls-port} ssl;
                 ssl_certificate \(certificateDirectory.appendingPathComponent("cert.pem").path);
                 ssl_certificate_key \(certificateDirectory.appendingPathComponent("key.pem").path);
                 """,
-        ], root: fixtures)
+            ], root: fixtures)
     }
 
     deinit {
@@ -100,9 +104,12 @@ final class TransportTests {
     @Test("the overall time limit fails requests still waiting for a connection")
     func totalTimeout() async {
         let checker = ReceiverFetchChecker(transport: HTTPTransport(limits: TransportLimits(connectionsPerHost: 1)))
-        let targets = (0..<8).map { CheckTarget(url: nginx.url("slow", "/short/\($0).vtt"), kind: .textTrack(contentType: nil)) }
+        let targets = (0..<8).map {
+            CheckTarget(url: nginx.url("slow", "/short/\($0).vtt"), kind: .textTrack(contentType: nil))
+        }
         let start = ContinuousClock.now
-        let report = await checker.check(targets, options: CheckOptions(totalTimeout: .milliseconds(600), allowsLoopback: true))
+        let report = await checker.check(
+            targets, options: CheckOptions(totalTimeout: .milliseconds(600), allowsLoopback: true))
         #expect(ContinuousClock.now - start < .seconds(2))
         #expect(report.findings.contains { $0.diagnostic.code == HTTPCheckCode.timeout })
         #expect(report.results.count == 8)
@@ -120,12 +127,16 @@ final class TransportTests {
     func transferFailures() async throws {
         let closedPort = try NginxServer.freePort()
         let tlsURL = "https://127.0.0.1:\(nginx.ports["tls-port"] ?? 0)/movie.mp4"
-        let report = await ReceiverFetchChecker().check([
-            CheckTarget(url: tlsURL, kind: .media(contentType: "video/mp4", hasTracks: false)),
-            CheckTarget(url: "http://127.0.0.1:\(closedPort)/a.m3u8"),
-            CheckTarget(url: "ftp://example.com/a.mp4"),
-        ], options: CheckOptions(allowsLoopback: true))
-        #expect(report.findings.map(\.diagnostic.code) == [HTTPCheckCode.tlsCertificate, HTTPCheckCode.connectFailed, HTTPCheckCode.invalidURL])
+        let report = await ReceiverFetchChecker().check(
+            [
+                CheckTarget(url: tlsURL, kind: .media(contentType: "video/mp4", hasTracks: false)),
+                CheckTarget(url: "http://127.0.0.1:\(closedPort)/a.m3u8"),
+                CheckTarget(url: "ftp://example.com/a.mp4"),
+            ], options: CheckOptions(allowsLoopback: true))
+        #expect(
+            report.findings.map(\.diagnostic.code) == [
+                HTTPCheckCode.tlsCertificate, HTTPCheckCode.connectFailed, HTTPCheckCode.invalidURL,
+            ])
         #expect(report.hasErrors)
     }
 
@@ -134,7 +145,8 @@ final class TransportTests {
         let plain = nginx.url("tls", "/hls-ts/v0/index.m3u8")
         try "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n\(plain)\n".write(
             to: fixtures.appendingPathComponent("mixed.m3u8"), atomically: true, encoding: .utf8)
-        let transport = HTTPTransport(certificateAuthorities: certificateDirectory.appendingPathComponent("cert.pem").path)
+        let transport = HTTPTransport(
+            certificateAuthorities: certificateDirectory.appendingPathComponent("cert.pem").path)
         let report = await ReceiverFetchChecker(transport: transport).check(
             [CheckTarget(url: "https://127.0.0.1:\(nginx.ports["tls-port"] ?? 0)/mixed.m3u8", kind: .manifest)],
             options: CheckOptions(allowsLoopback: true))
@@ -148,7 +160,11 @@ final class TransportTests {
     func cancellation() async {
         let checker = ReceiverFetchChecker()
         let url = nginx.url("slow", "/stall/x.vtt")
-        let task = Task { await checker.check([CheckTarget(url: url, kind: .textTrack(contentType: nil))], options: CheckOptions(allowsLoopback: true)) }
+        let task = Task {
+            await checker.check(
+                [CheckTarget(url: url, kind: .textTrack(contentType: nil))], options: CheckOptions(allowsLoopback: true)
+            )
+        }
         try? await Task.sleep(for: .milliseconds(200))
         let start = ContinuousClock.now
         task.cancel()

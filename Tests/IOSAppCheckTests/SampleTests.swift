@@ -13,9 +13,14 @@ enum IOSSamples {
     static let expected: [String: [String]] = [
         "good": [],
         "no-bonjour": ["ios.bonjour-services-missing", "ios.local-network-usage-missing"],
-        "generic-only": ["ios.bonjour-app-id-missing", "ios.cast-sdk-not-recommended", "ios.local-network-usage-generic"],
+        "generic-only": [
+            "ios.bonjour-app-id-missing", "ios.cast-sdk-not-recommended", "ios.local-network-usage-generic",
+        ],
         "wrong-app-id": ["ios.app-id-mismatch"],
-        "malformed": ["ios.app-id-malformed", "ios.bonjour-googlecast-missing", "ios.bonjour-protocol-wrong", "ios.local-network-usage-empty"],
+        "malformed": [
+            "ios.app-id-malformed", "ios.bonjour-googlecast-missing", "ios.bonjour-protocol-wrong",
+            "ios.local-network-usage-empty",
+        ],
         "old-sdk": ["ios.cast-sdk-too-old"],
         "binary-plist": ["ios.bonjour-services-missing", "ios.cast-sdk-not-recommended"],
         "bluetooth": ["ios.bluetooth-usage-missing"],
@@ -103,11 +108,22 @@ struct SampleTests {
 
     @Test("the upgrade line names the package manager in use")
     func upgradeLines() throws {
-        let carthage = try #require(IOSAppChecker.check(path: IOSSamples.folder + "/generic-only").findings.first { $0.code == IOSCheckCode.castSDKNotRecommended })
-        #expect(carthage.fix == "binary \"https://example.com/cast/GoogleCastSDK-ios-no-bluetooth.json\" ~> 4.8.3 (in the Cartfile), then: carthage update")
+        let carthage = try #require(
+            IOSAppChecker.check(path: IOSSamples.folder + "/generic-only").findings.first {
+                $0.code == IOSCheckCode.castSDKNotRecommended
+            })
+        #expect(
+            carthage.fix
+                == "binary \"https://example.com/cast/GoogleCastSDK-ios-no-bluetooth.json\" ~> 4.8.3 (in the Cartfile), then: carthage update"
+        )
         #expect(carthage.location?.line == 1)
-        let swiftPM = try #require(IOSAppChecker.check(path: IOSSamples.folder + "/binary-plist").findings.first { $0.code == IOSCheckCode.castSDKNotRecommended })
-        #expect(swiftPM.fix?.contains(".package(url: \"https://example.com/cast/google-cast-sdk\", from: \"4.8.3\")") == true)
+        let swiftPM = try #require(
+            IOSAppChecker.check(path: IOSSamples.folder + "/binary-plist").findings.first {
+                $0.code == IOSCheckCode.castSDKNotRecommended
+            })
+        #expect(
+            swiftPM.fix?.contains(".package(url: \"https://example.com/cast/google-cast-sdk\", from: \"4.8.3\")")
+                == true)
         #expect(swiftPM.location?.line == 6)
         let bluetooth = try #require(IOSAppChecker.check(path: IOSSamples.folder + "/bluetooth").findings.first)
         #expect(bluetooth.fix?.contains("pod 'google-cast-sdk-no-bluetooth', '~> 4.8.3'") == true)
@@ -142,8 +158,9 @@ struct SampleTests {
 
 @Suite("castprep ios check --fix")
 struct FixTests {
-    @Test("the fixed Info.plist passes a second check, keeps its format and a .orig, and plistutil reads every other key unchanged",
-          .requires(.plistutil), arguments: IOSSamples.fixable)
+    @Test(
+        "the fixed Info.plist passes a second check, keeps its format and a .orig, and plistutil reads every other key unchanged",
+        .requires(.plistutil), arguments: IOSSamples.fixable)
     func fix(sample: String) throws {
         let folder = try IOSSamples.copy(sample)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -172,7 +189,9 @@ struct FixTests {
         // plistutil, an independent reader, sees every other member as before.
         let changed = Set(plist.changes.map(\.key))
         let old = IOSSamples.members(ofPlistutilXML: originalXML).filter { !changed.contains($0.key) }
-        let new = IOSSamples.members(ofPlistutilXML: try IOSSamples.plistutilXML(plist.path)).filter { !changed.contains($0.key) }
+        let new = IOSSamples.members(ofPlistutilXML: try IOSSamples.plistutilXML(plist.path)).filter {
+            !changed.contains($0.key)
+        }
         #expect(old.map(\.key) == new.map(\.key))
         #expect(old.map(\.text) == new.map(\.text))
         #expect(old.count >= 10)
@@ -191,8 +210,13 @@ struct FixTests {
         let suffix = zip(original.reversed(), fixed.reversed()).prefix { $0 == $1 }.count
         #expect(prefix + suffix >= original.count)
         let inserted = String(fixed.dropFirst(prefix).dropLast(suffix))
-        #expect(inserted.contains("\t<key>NSBonjourServices</key>\n\t<array>\n\t\t<string>_googlecast._tcp</string>\n\t\t<string>_CC1AD845._googlecast._tcp</string>\n\t</array>\n"))
-        #expect(inserted.contains("\t<key>NSLocalNetworkUsageDescription</key>\n\t<string>${PRODUCT_NAME} uses the local network"))
+        #expect(
+            inserted.contains(
+                "\t<key>NSBonjourServices</key>\n\t<array>\n\t\t<string>_googlecast._tcp</string>\n\t\t<string>_CC1AD845._googlecast._tcp</string>\n\t</array>\n"
+            ))
+        #expect(
+            inserted.contains(
+                "\t<key>NSLocalNetworkUsageDescription</key>\n\t<string>${PRODUCT_NAME} uses the local network"))
     }
 
     @Test("a second --fix changes nothing, and an existing .orig is kept")
@@ -208,7 +232,9 @@ struct FixTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: plist)) == once)
         #expect(try Data(contentsOf: URL(fileURLWithPath: plist + ".orig")) == backup)
         let text = String(decoding: once, as: UTF8.self)
-        #expect(text.contains("\t\t<string>_googlecast._tcp</string>\n\t\t<string>_CC1AD845._googlecast._tcp</string>\n\t</array>"))
+        #expect(
+            text.contains(
+                "\t\t<string>_googlecast._tcp</string>\n\t\t<string>_CC1AD845._googlecast._tcp</string>\n\t</array>"))
         #expect(!text.contains("_udp"))
     }
 

@@ -8,8 +8,9 @@ func parseOrRecord(_ text: String, sourceLocation: SourceLocation = #_sourceLoca
     do {
         return try JSONParser().parse(text)
     } catch {
-        Issue.record("unexpected syntax error \(error.kind.rawValue) at \(error.line):\(error.column): \(error.message)",
-                     sourceLocation: sourceLocation)
+        Issue.record(
+            "unexpected syntax error \(error.kind.rawValue) at \(error.line):\(error.column): \(error.message)",
+            sourceLocation: sourceLocation)
         throw error
     }
 }
@@ -30,13 +31,15 @@ func syntaxError(_ text: String, limits: JSONParser.Limits = .default) -> JSONSy
 
 @Suite("JSONParser: values and round trips")
 struct JSONParserValueTests {
-    @Test("compact, sorted input is written back byte for byte", arguments: [
-        #"{"a":1.10,"b":1e3,"c":12345678901234567890123,"d":-0.0,"e":[true,false,null],"f":"x","g":{},"h":[]}"#,
-        #"[0,-1,0.25,1E-7,2e+10,9007199254740993,-9223372036854775808]"#,
-        #""only a string""#,
-        #"null"#,
-        #"{"media":{"contentId":"https://cdn.example/bbb.mp4","duration":596.474195,"streamType":"BUFFERED"},"type":"LOAD"}"#,
-    ])
+    @Test(
+        "compact, sorted input is written back byte for byte",
+        arguments: [
+            #"{"a":1.10,"b":1e3,"c":12345678901234567890123,"d":-0.0,"e":[true,false,null],"f":"x","g":{},"h":[]}"#,
+            #"[0,-1,0.25,1E-7,2e+10,9007199254740993,-9223372036854775808]"#,
+            #""only a string""#,
+            #"null"#,
+            #"{"media":{"contentId":"https://cdn.example/bbb.mp4","duration":596.474195,"streamType":"BUFFERED"},"type":"LOAD"}"#,
+        ])
     func compactRoundTrip(text: String) throws {
         let document = try parseOrRecord(text)
         #expect(JSONWriter.compact.string(from: document.value) == text)
@@ -45,7 +48,8 @@ struct JSONParserValueTests {
 
     @Test("numbers keep their literal text")
     func numberLiterals() throws {
-        let document = try parseOrRecord(#"{"a":1.10,"b":1e3,"big":12345678901234567890123,"id":9007199254740993,"neg":-0.5}"#)
+        let document = try parseOrRecord(
+            #"{"a":1.10,"b":1e3,"big":12345678901234567890123,"id":9007199254740993,"neg":-0.5}"#)
         guard case .number(let a) = try #require(document.value["a"]) else {
             Issue.record("a is not a number")
             return
@@ -102,7 +106,8 @@ struct JSONParserValueTests {
 
     @Test("escapes decode, including a surrogate pair")
     func escapes() throws {
-        let document = try parseOrRecord(#"["\"\\\/\b\f\n\r\t", "caf\u00e9 \u00E9", "\uD83C\uDFAC clap", "\u0000", "\u2028"]"#)
+        let document = try parseOrRecord(
+            #"["\"\\\/\b\f\n\r\t", "caf\u00e9 \u00E9", "\uD83C\uDFAC clap", "\u0000", "\u2028"]"#)
         let strings = try #require(document.value.arrayValue).map(\.stringValue)
         #expect(strings == ["\"\\/\u{08}\u{0C}\n\r\t", "café é", "🎬 clap", "\u{0}", "\u{2028}"])
     }
@@ -120,10 +125,12 @@ struct JSONParserValueTests {
         #expect(syntaxError([0xEF, 0xBB, 0xBF])?.kind == .emptyDocument)
     }
 
-    @Test("a UTF-16 byte-order mark is an invalid-UTF-8 error at 1:1", arguments: [
-        [UInt8]([0xFF, 0xFE, 0x7B, 0x00, 0x7D, 0x00]),
-        [UInt8]([0xFE, 0xFF, 0x00, 0x7B, 0x00, 0x7D]),
-    ])
+    @Test(
+        "a UTF-16 byte-order mark is an invalid-UTF-8 error at 1:1",
+        arguments: [
+            [UInt8]([0xFF, 0xFE, 0x7B, 0x00, 0x7D, 0x00]),
+            [UInt8]([0xFE, 0xFF, 0x00, 0x7B, 0x00, 0x7D]),
+        ])
     func utf16BOM(bytes: [UInt8]) throws {
         let error = try #require(syntaxError(bytes))
         #expect(error.kind == .invalidUTF8)
@@ -265,13 +272,18 @@ struct SyntaxCase: Sendable, CustomTestStringConvertible {
     var column: Int
     var messageContains: String = ""
 
-    init(_ name: String, _ text: String, _ kind: JSONSyntaxError.Kind, _ line: Int, _ column: Int, message: String = "",
-         limits: JSONParser.Limits = .default) {
+    init(
+        _ name: String, _ text: String, _ kind: JSONSyntaxError.Kind, _ line: Int, _ column: Int, message: String = "",
+        limits: JSONParser.Limits = .default
+    ) {
         self.init(name, Array(text.utf8), kind, line, column, message: message, limits: limits)
     }
 
-    init(_ name: String, _ bytes: [UInt8], _ kind: JSONSyntaxError.Kind, _ line: Int, _ column: Int, message: String = "",
-         limits: JSONParser.Limits = .default) {
+    init(
+        _ name: String, _ bytes: [UInt8], _ kind: JSONSyntaxError.Kind, _ line: Int, _ column: Int,
+        message: String = "",
+        limits: JSONParser.Limits = .default
+    ) {
         self.name = name
         self.bytes = bytes
         self.kind = kind
@@ -315,13 +327,16 @@ struct JSONParserErrorTests {
         SyntaxCase("truncated UTF-8 sequence", Array("[\"ab".utf8) + [0xE2, 0x82, 0x22, 0x5D], .invalidUTF8, 1, 5),
         SyntaxCase("UTF-16 BOM", [0xFF, 0xFE, 0x5B, 0x00, 0x5D, 0x00], .invalidUTF8, 1, 1),
         SyntaxCase("raw tab in string", "[\"a\tb\"]", .controlCharacterInString, 1, 4, message: "U+0009"),
-        SyntaxCase("raw newline in string", "{\"a\": \"line\nnext\"}", .controlCharacterInString, 1, 12, message: "U+000A"),
-        SyntaxCase("raw control char after an escape", "[\"\\t\u{1}\"]", .controlCharacterInString, 1, 5, message: "U+0001"),
+        SyntaxCase(
+            "raw newline in string", "{\"a\": \"line\nnext\"}", .controlCharacterInString, 1, 12, message: "U+000A"),
+        SyntaxCase(
+            "raw control char after an escape", "[\"\\t\u{1}\"]", .controlCharacterInString, 1, 5, message: "U+0001"),
         SyntaxCase("trailing content", "{\"a\":1} x", .trailingContent, 1, 9),
         SyntaxCase("two documents", "{}\n{}", .trailingContent, 2, 1),
         SyntaxCase("too deep", String(repeating: "[", count: 300), .tooDeep, 1, 257),
         SyntaxCase("string too long", "[\"123456789\"]", .stringTooLong, 1, 2, limits: .init(maxStringBytes: 4)),
-        SyntaxCase("document too large", "[1, 2, 3, 4, 5]", .documentTooLarge, 1, 1, limits: .init(maxDocumentBytes: 8)),
+        SyntaxCase(
+            "document too large", "[1, 2, 3, 4, 5]", .documentTooLarge, 1, 1, limits: .init(maxDocumentBytes: 8)),
         SyntaxCase("empty document", "", .emptyDocument, 1, 1),
         SyntaxCase("whitespace only", "  \n  ", .emptyDocument, 2, 3),
         SyntaxCase("CRLF lines", "[1,\r\n2,\r\n]", .unexpectedCharacter, 3, 1),
@@ -337,20 +352,24 @@ struct JSONParserErrorTests {
         #expect(error.column == testCase.column)
         #expect(error.message.contains(testCase.messageContains), "message: \(error.message)")
         #expect(error.fix?.isEmpty == false)
-        #expect(error.description == "line \(testCase.line):\(testCase.column): \(error.message) [\(testCase.kind.rawValue)]")
+        #expect(
+            error.description
+                == "line \(testCase.line):\(testCase.column): \(error.message) [\(testCase.kind.rawValue)]")
     }
 
     @Test("every kind has a stable code")
     func kindCodes() {
         let kinds: [JSONSyntaxError.Kind] = [
-            .unexpectedEnd, .unexpectedCharacter, .invalidNumber, .invalidEscape, .invalidUTF8, .controlCharacterInString,
+            .unexpectedEnd, .unexpectedCharacter, .invalidNumber, .invalidEscape, .invalidUTF8,
+            .controlCharacterInString,
             .trailingContent, .tooDeep, .stringTooLong, .documentTooLarge, .emptyDocument,
         ]
-        #expect(kinds.map(\.rawValue) == [
-            "json.unexpected-end", "json.unexpected-character", "json.invalid-number", "json.invalid-escape",
-            "json.invalid-utf8", "json.control-character", "json.trailing-content", "json.too-deep",
-            "json.string-too-long", "json.document-too-large", "json.empty",
-        ])
+        #expect(
+            kinds.map(\.rawValue) == [
+                "json.unexpected-end", "json.unexpected-character", "json.invalid-number", "json.invalid-escape",
+                "json.invalid-utf8", "json.control-character", "json.trailing-content", "json.too-deep",
+                "json.string-too-long", "json.document-too-large", "json.empty",
+            ])
         // The table above reaches every kind.
         #expect(Set(Self.cases.map(\.kind)) == Set(kinds))
     }
@@ -366,9 +385,11 @@ struct JSONParserErrorTests {
 
 @Suite("TextPosition")
 struct TextPositionTests {
-    @Test("offsets map to 1-based lines and character columns", arguments: [
-        (0, 1, 1), (3, 1, 4), (4, 2, 1), (6, 2, 3), (8, 3, 1), (9, 3, 2), (10, 4, 1), (12, 4, 2), (13, 4, 3),
-    ])
+    @Test(
+        "offsets map to 1-based lines and character columns",
+        arguments: [
+            (0, 1, 1), (3, 1, 4), (4, 2, 1), (6, 2, 3), (8, 3, 1), (9, 3, 2), (10, 4, 1), (12, 4, 2), (13, 4, 3),
+        ])
     func positions(offset: Int, line: Int, column: Int) {
         // "abc\nde\r\nf\réx": LF, CR LF and a lone CR each end a line; é is two bytes.
         let bytes = Array("abc\nde\r\nf\réx".utf8)

@@ -15,8 +15,10 @@ struct PathCase: Sendable, CustomTestStringConvertible {
 struct JSONPathTests {
     static let cases: [PathCase] = [
         PathCase(components: [], text: "$"),
-        PathCase(components: [.key("media"), .key("tracks"), .index(0), .key("trackId")], text: "$.media.tracks[0].trackId"),
-        PathCase(components: [.key("videos"), .index(12), .key("image-480x270")], text: #"$.videos[12]["image-480x270"]"#),
+        PathCase(
+            components: [.key("media"), .key("tracks"), .index(0), .key("trackId")], text: "$.media.tracks[0].trackId"),
+        PathCase(
+            components: [.key("videos"), .index(12), .key("image-480x270")], text: #"$.videos[12]["image-480x270"]"#),
         PathCase(components: [.key(#"say "hi""#)], text: #"$["say \"hi\""]"#),
         PathCase(components: [.key("a]b"), .index(1)], text: #"$["a]b"][1]"#),
         PathCase(components: [.key("a.b"), .key("c")], text: #"$["a.b"].c"#),
@@ -44,9 +46,11 @@ struct JSONPathTests {
         #expect(parsed.components == testCase.components)
     }
 
-    @Test("malformed paths do not parse", arguments: [
-        "", "media", "$.", "$..a", "$[", "$[x]", #"$["a""#, #"$["a"x]"#, #"$["a"]x"#, "$.a[", "$[1",
-    ])
+    @Test(
+        "malformed paths do not parse",
+        arguments: [
+            "", "media", "$.", "$..a", "$[", "$[x]", #"$["a""#, #"$["a"x]"#, #"$["a"]x"#, "$.a[", "$[1",
+        ])
     func malformed(text: String) {
         #expect(JSONPath(parsing: text) == nil)
     }
@@ -92,15 +96,17 @@ struct JSONSourceLocatorTests {
         }
         """
 
-    @Test("values are located by line and character column", arguments: [
-        ("$", 1, 1, "{"),
-        ("$.media", 2, 12, "{"),
-        ("$.media.contentId", 3, 18, "\""),
-        ("$.media.tracks", 4, 15, "["),
-        ("$.media.tracks[1]", 6, 7, "{"),
-        ("$.media.tracks[1].trackId", 6, 19, "2"),
-        (#"$["image-480x270"]"#, 9, 20, "\""),
-    ])
+    @Test(
+        "values are located by line and character column",
+        arguments: [
+            ("$", 1, 1, "{"),
+            ("$.media", 2, 12, "{"),
+            ("$.media.contentId", 3, 18, "\""),
+            ("$.media.tracks", 4, 15, "["),
+            ("$.media.tracks[1]", 6, 7, "{"),
+            ("$.media.tracks[1].trackId", 6, 19, "2"),
+            (#"$["image-480x270"]"#, 9, 20, "\""),
+        ])
     func positions(path text: String, line: Int, column: Int, character: String) throws {
         let bytes = Array(Self.document.utf8)
         let path = try #require(JSONPath(parsing: text))
@@ -158,7 +164,9 @@ struct JSONSourceLocatorTests {
         case 3: return .number(JSONNumber(validatedLiteral: random.pick(["-0.5e-3", "1E+9", "0", "12.25"])))
         case 4:
             var members: [String: JSONValue] = [:]
-            for _ in 0..<(random.next() % 5) { members[random.pick(names) + String(random.next() % 3)] = randomValue(depth: depth + 1, &random) }
+            for _ in 0..<(random.next() % 5) {
+                members[random.pick(names) + String(random.next() % 3)] = randomValue(depth: depth + 1, &random)
+            }
             return .object(members)
         default:
             return .array((0..<(random.next() % 5)).map { _ in randomValue(depth: depth + 1, &random) })
@@ -172,7 +180,9 @@ struct JSONSourceLocatorTests {
         case .object(let members):
             for (key, member) in members { found += allPaths(of: member, at: path.appending(key)) }
         case .array(let elements):
-            for (index, element) in elements.enumerated() { found += allPaths(of: element, at: path.appending(index: index)) }
+            for (index, element) in elements.enumerated() {
+                found += allPaths(of: element, at: path.appending(index: index))
+            }
         default: break
         }
         return found
@@ -181,7 +191,9 @@ struct JSONSourceLocatorTests {
     @Test("every value of a random document is found where its text starts, compact or indented", arguments: 0..<40)
     func everyValueFound(seed: Int) throws {
         var random = SeededGenerator(seed: UInt64(seed))
-        let document = JSONValue.object(["items": Self.randomValue(depth: 0, &random), "other": Self.randomValue(depth: 1, &random)])
+        let document = JSONValue.object([
+            "items": Self.randomValue(depth: 0, &random), "other": Self.randomValue(depth: 1, &random),
+        ])
         for writer in [JSONWriter.compact, JSONWriter.pretty] {
             let bytes = writer.bytes(from: document)
             let paths = Self.allPaths(of: document)

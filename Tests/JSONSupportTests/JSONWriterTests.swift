@@ -44,9 +44,11 @@ struct JSONWriterTests {
         #expect(JSONWriter.compact.string(from: value) == expected)
     }
 
-    @Test("escaped output parses back to the same string", arguments: [
-        "\u{0}\u{1F}\u{2028}x\u{2029}", "e\u{301}", "a\"b\\c", "\u{2028}\u{2028}", "€\u{2028}€", "tab\there",
-    ])
+    @Test(
+        "escaped output parses back to the same string",
+        arguments: [
+            "\u{0}\u{1F}\u{2028}x\u{2029}", "e\u{301}", "a\"b\\c", "\u{2028}\u{2028}", "€\u{2028}€", "tab\there",
+        ])
     func escapeRoundTrip(text: String) throws {
         let written = JSONWriter.compact.string(from: .string(text))
         #expect(!written.contains("\u{2028}"))
@@ -113,9 +115,11 @@ struct JSONValueTests {
         #expect(value["a"]?.arrayValue?.count == 2)
     }
 
-    @Test("type names", arguments: [
-        (JSONValue.null, "null"), (true, "boolean"), (1, "number"), ("s", "string"), ([], "array"), ([:], "object"),
-    ] as [(JSONValue, String)])
+    @Test(
+        "type names",
+        arguments: [
+            (JSONValue.null, "null"), (true, "boolean"), (1, "number"), ("s", "string"), ([], "array"), ([:], "object"),
+        ] as [(JSONValue, String)])
     func typeNames(value: JSONValue, name: String) {
         #expect(value.typeName == name)
     }

@@ -40,12 +40,14 @@ struct DASHManifestTests {
         #expect(manifest.codecs == ["ec-3", "hvc1.2.4.L153.B0"])
     }
 
-    @Test("malformed, hostile and foreign XML is refused without fetching anything", arguments: [
-        "<MPD><Period>",  // truncated
-        "<notmpd/>",
-        "<?xml version=\"1.0\"?><!DOCTYPE MPD [<!ENTITY x SYSTEM \"http://127.0.0.1:9/x\">]><MPD>&x;</MPD>",
-        "",
-    ])
+    @Test(
+        "malformed, hostile and foreign XML is refused without fetching anything",
+        arguments: [
+            "<MPD><Period>",  // truncated
+            "<notmpd/>",
+            "<?xml version=\"1.0\"?><!DOCTYPE MPD [<!ENTITY x SYSTEM \"http://127.0.0.1:9/x\">]><MPD>&x;</MPD>",
+            "",
+        ])
     func refused(text: String) {
         do {
             let manifest = try DASHManifest.parse(Array(text.utf8))
@@ -58,11 +60,15 @@ struct DASHManifestTests {
 
     @Test("entity expansion bombs end at once with an error", arguments: ["text", "attribute", "nested"])
     func entityBombs(kind: String) throws {
-        let declarations = kind == "nested"
-            ? "<!ENTITY l0 \"lol\">" + (1...9).map { "<!ENTITY l\($0) \"" + String(repeating: "&l\($0 - 1);", count: 10) + "\">" }.joined()
+        let declarations =
+            kind == "nested"
+            ? "<!ENTITY l0 \"lol\">"
+                + (1...9).map { "<!ENTITY l\($0) \"" + String(repeating: "&l\($0 - 1);", count: 10) + "\">" }.joined()
             : "<!ENTITY big \"" + String(repeating: "A", count: 50_000) + "\">"
-        let references = kind == "nested" ? String(repeating: "&l9;", count: 100) : String(repeating: "&big;", count: 20_000)
-        let text = "<?xml version=\"1.0\"?><!DOCTYPE MPD [\(declarations)]>"
+        let references =
+            kind == "nested" ? String(repeating: "&l9;", count: 100) : String(repeating: "&big;", count: 20_000)
+        let text =
+            "<?xml version=\"1.0\"?><!DOCTYPE MPD [\(declarations)]>"
             + "<MPD type=\"static\" mediaPresentationDuration=\"\(kind == "attribute" ? references : "PT2S")\"><Period>"
             + "<AdaptationSet mimeType=\"video/mp4\" codecs=\"\(kind == "text" ? "" : "avc1")\"><Representation id=\"v\">"
             + "<BaseURL>\(kind == "attribute" ? "v.mp4" : references)</BaseURL></Representation></AdaptationSet></Period></MPD>"

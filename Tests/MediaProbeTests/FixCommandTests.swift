@@ -13,7 +13,8 @@ struct FixCommandTests {
 
     /// A fresh folder for one test; removed by the caller.
     static func folder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-fixcommands-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-fixcommands-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
@@ -40,27 +41,33 @@ struct FixCommandTests {
         #expect(status == 0, "making a sample: \(errors)")
     }
 
-    static let video2s = "-f lavfi -i testsrc2=size=320x180:rate=24:duration=1 -f lavfi -i sine=frequency=440:sample_rate=48000:duration=1"
+    static let video2s =
+        "-f lavfi -i testsrc2=size=320x180:rate=24:duration=1 -f lavfi -i sine=frequency=440:sample_rate=48000:duration=1"
 
     /// Checks that `path` plays on each of `devices` with nothing left to fix.
     static func expectPlays(_ path: String, on devices: [DeviceProfile], after fix: String) throws {
         let probe = try MediaProber().probeBlocking(path: path)
         for device in devices {
             let verdict = DeviceJudge().verdict(for: probe, on: device)
-            #expect(verdict.outcome != .willNotPlay && verdict.fix == nil,
-                    "after \(fix): \(device.id) says \(verdict.reasons.map { "\($0.code.rawValue): \($0.message)" })")
+            #expect(
+                verdict.outcome != .willNotPlay && verdict.fix == nil,
+                "after \(fix): \(device.id) says \(verdict.reasons.map { "\($0.code.rawValue): \($0.message)" })")
         }
     }
 
     /// Samples whose fixes cover every change a fix makes: codec (VP9/WebM, HEVC, AV1, 10-bit,
     /// 5.1 AAC, AC-3, HEVC in MPEG-TS, a picture too large), container (Matroska) and fast start.
     static let cases: [(name: String, make: String?)] = [
-        ("vp9-opus.webm", nil), ("hevc-aac.mp4", nil), ("av1.mp4", nil), ("h264-high10.mp4", nil), ("h264-aac51.mp4", nil),
+        ("vp9-opus.webm", nil), ("hevc-aac.mp4", nil), ("av1.mp4", nil), ("h264-high10.mp4", nil),
+        ("h264-aac51.mp4", nil),
         ("h264-aac-moov-at-end.mp4", nil), ("subs-srt-ass.mkv", nil),
         ("hevc.ts", video2s + " -c:v libx265 -preset ultrafast -x265-params log-level=error -c:a aac"),
         ("ac3.mp4", video2s + " -c:v libx264 -preset ultrafast -c:a ac3"),
         ("vp9-vorbis.mkv", video2s + " -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -c:a libvorbis"),
-        ("big.mp4", "-f lavfi -i testsrc2=size=2560x1440:rate=24:duration=0.5 -c:v libx264 -preset ultrafast -movflags +faststart"),
+        (
+            "big.mp4",
+            "-f lavfi -i testsrc2=size=2560x1440:rate=24:duration=0.5 -c:v libx264 -preset ultrafast -movflags +faststart"
+        ),
     ]
 
     @Test("each device's fix runs in a shell and its output plays there", arguments: cases.map(\.name))
@@ -68,7 +75,8 @@ struct FixCommandTests {
         let directory = try Self.folder()
         defer { try? FileManager.default.removeItem(at: directory) }
         // A name with a space and an apostrophe checks the quoting too.
-        let input = directory.appendingPathComponent("it's a clip." + (sample.split(separator: ".").last.map(String.init) ?? ""))
+        let input = directory.appendingPathComponent(
+            "it's a clip." + (sample.split(separator: ".").last.map(String.init) ?? ""))
         if let make = Self.cases.first(where: { $0.name == sample })?.make {
             try Self.make("\(make) '\(sample)'", in: directory)
             try FileManager.default.moveItem(at: directory.appendingPathComponent(sample), to: input)
@@ -94,14 +102,19 @@ struct FixCommandTests {
         }
     }
 
-    @Test("HEVC in MPEG-TS HLS: the media playlist's fix repackages it as fMP4 that plays; a master gets words, not a broken command")
+    @Test(
+        "HEVC in MPEG-TS HLS: the media playlist's fix repackages it as fMP4 that plays; a master gets words, not a broken command"
+    )
     func hevcHLS() throws {
         let directory = try Self.folder()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("hls/v0"), withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("hls/v1"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("hls/v0"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("hls/v1"), withIntermediateDirectories: true)
         try Self.make(
-            Self.video2s + #" -filter_complex "[0:v]split=2[a][b];[b]scale=160:90[b2]" -map "[a]" -map 1:a -map "[b2]" -map 1:a"#
+            Self.video2s
+                + #" -filter_complex "[0:v]split=2[a][b];[b]scale=160:90[b2]" -map "[a]" -map 1:a -map "[b2]" -map 1:a"#
                 + " -c:v libx265 -preset ultrafast -x265-params log-level=error -tag:v hvc1 -c:a aac -f hls -hls_time 1 -hls_playlist_type vod"
                 + #" -hls_segment_filename "hls/v%v/seg%d.ts" -master_pl_name master.m3u8 -var_stream_map "v:0,a:0 v:1,a:1" "hls/v%v/index.m3u8""#,
             in: directory)
@@ -121,14 +134,17 @@ struct FixCommandTests {
         var fixes: Set<String> = []
         for device in hevcDevices {
             let verdict = DeviceJudge().verdict(for: probe, on: device)
-            #expect(verdict.reasons.contains { $0.code == "device.hevc-in-ts" }, "\(device.id): \(verdict.reasons.map(\.code.rawValue))")
+            #expect(
+                verdict.reasons.contains { $0.code == "device.hevc-in-ts" },
+                "\(device.id): \(verdict.reasons.map(\.code.rawValue))")
             if let fix = verdict.fix { fixes.insert(fix) }
         }
         #expect(fixes.count == 1)
         for fix in fixes {
             let (status, errors) = try Self.shell(fix, in: directory)
             #expect(status == 0, "\(fix)\n\(errors)")
-            let output = try #require(fix.split(separator: " ").last.map { String($0).replacingOccurrences(of: "'", with: "") })
+            let output = try #require(
+                fix.split(separator: " ").last.map { String($0).replacingOccurrences(of: "'", with: "") })
             try Self.expectPlays(output, on: hevcDevices, after: fix)
         }
     }
@@ -145,8 +161,11 @@ struct FixCommandTests {
         "mp4": "-i \(samples.appendingPathComponent("h264-aac-moov-at-end.mp4").path) -c copy",
     ]
 
-    @Test("the container advice of the catalog readers and the receiver runs and gives media that plays",
-          arguments: CastMediaTypes.conversionCommands.sorted { $0.key < $1.key }.map(\.value) + [CastMediaTypes.fastStartCommand])
+    @Test(
+        "the container advice of the catalog readers and the receiver runs and gives media that plays",
+        arguments: CastMediaTypes.conversionCommands.sorted { $0.key < $1.key }.map(\.value) + [
+            CastMediaTypes.fastStartCommand
+        ])
     func containerAdvice(command: String) throws {
         let directory = try Self.folder()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -160,9 +179,12 @@ struct FixCommandTests {
         #expect(status == 0, "\(command)\n\(errors)")
         guard status == 0 else { return }
         let isAudio = outputName.hasSuffix(".m4a")
-        try Self.expectPlays(directory.appendingPathComponent(outputName).path,
-                             on: DeviceProfile.all.filter { isAudio || $0.hasVideo }, after: command)
+        try Self.expectPlays(
+            directory.appendingPathComponent(outputName).path,
+            on: DeviceProfile.all.filter { isAudio || $0.hasVideo }, after: command)
         // Every fix that names a command names this one.
-        #expect(CastMediaTypes.unsupported.values.contains { $0.contains(command) } || command == CastMediaTypes.fastStartCommand)
+        #expect(
+            CastMediaTypes.unsupported.values.contains { $0.contains(command) }
+                || command == CastMediaTypes.fastStartCommand)
     }
 }

@@ -27,8 +27,11 @@ struct GeneratedMediaTests {
         let subtitles = Self.directory.appendingPathComponent("long.srt")
         try "1\n00:00:00,500 --> 00:00:30,000\nStill talking\n".write(to: subtitles, atomically: true, encoding: .utf8)
         let output = Self.directory.appendingPathComponent("long-subs.mkv")
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=2", "-i", subtitles.path, "-map", "0", "-map", "1",
-                    "-c:v", "libx264", "-preset", "ultrafast", "-c:s", "srt", output.path])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=2", "-i", subtitles.path, "-map", "0", "-map",
+            "1",
+            "-c:v", "libx264", "-preset", "ultrafast", "-c:s", "srt", output.path,
+        ])
         let probe = try MediaProber().probeBlocking(path: output.path)
         #expect(abs((probe.duration ?? 0) - 2) < 0.1, "duration \(String(describing: probe.duration))")
     }
@@ -36,9 +39,11 @@ struct GeneratedMediaTests {
     @Test("HDR transfer functions are recognised", arguments: [("smpte2084", "PQ"), ("arib-std-b67", "HLG")])
     func hdr(transfer: String, expected: String) throws {
         let output = Self.directory.appendingPathComponent("hdr-\(expected).mp4")
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=1", "-c:v", "libx265", "-preset", "ultrafast",
-                    "-pix_fmt", "yuv420p10le", "-tag:v", "hvc1", "-color_primaries", "bt2020", "-color_trc", transfer,
-                    "-colorspace", "bt2020nc", "-x265-params", "log-level=error", output.path])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=1", "-c:v", "libx265", "-preset", "ultrafast",
+            "-pix_fmt", "yuv420p10le", "-tag:v", "hvc1", "-color_primaries", "bt2020", "-color_trc", transfer,
+            "-colorspace", "bt2020nc", "-x265-params", "log-level=error", output.path,
+        ])
         let probe = try MediaProber().probeBlocking(path: output.path)
         let video = try #require(probe.videoStreams.first)
         #expect(video.hdrTransfer == expected)
@@ -51,8 +56,10 @@ struct GeneratedMediaTests {
     @Test("E-AC-3 audio and an avc3 (in-band parameter sets) stream")
     func eac3AndAVC3() throws {
         let output = Self.directory.appendingPathComponent("eac3.mp4")
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=1", "-f", "lavfi", "-i", "sine=duration=1",
-                    "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "eac3", "-ac", "2", output.path])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=1", "-f", "lavfi", "-i", "sine=duration=1",
+            "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "eac3", "-ac", "2", output.path,
+        ])
         let probe = try MediaProber().probeBlocking(path: output.path)
         #expect(probe.contentType.hasSuffix(", ec-3\""))
         let hub = try #require(DeviceProfile.all.first { $0.id == "nest-hub" })

@@ -31,12 +31,14 @@ struct HLSPlaylistTests {
         #expect(master.renditions[0].isDefault)
     }
 
-    @Test("media playlists: packaging, keys, live versus VOD", arguments: [
-        ("#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:6.0,\nseg0.ts\n#EXT-X-ENDLIST\n", HLSPackaging.ts, false),
-        ("#EXTM3U\n#EXT-X-MAP:URI=\"init.mp4\"\n#EXTINF:4,\nseg0.m4s\n#EXT-X-ENDLIST\n", .fmp4, false),
-        ("#EXTM3U\n#EXTINF:4,\naudio0.aac?token=1\n", .aac, true),
-        ("#EXTM3U\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:4,\nx.mp3\n", .mp3, false),
-    ])
+    @Test(
+        "media playlists: packaging, keys, live versus VOD",
+        arguments: [
+            ("#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:6.0,\nseg0.ts\n#EXT-X-ENDLIST\n", HLSPackaging.ts, false),
+            ("#EXTM3U\n#EXT-X-MAP:URI=\"init.mp4\"\n#EXTINF:4,\nseg0.m4s\n#EXT-X-ENDLIST\n", .fmp4, false),
+            ("#EXTM3U\n#EXTINF:4,\naudio0.aac?token=1\n", .aac, true),
+            ("#EXTM3U\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:4,\nx.mp3\n", .mp3, false),
+        ])
     func media(text: String, packaging: HLSPackaging, isLive: Bool) throws {
         guard case .media(let playlist)? = HLSPlaylist.parse(text) else {
             Issue.record("not read as a media playlist")
@@ -48,7 +50,8 @@ struct HLSPlaylistTests {
 
     @Test("keys and durations; text without #EXTM3U is not a playlist")
     func keysAndGarbage() {
-        let text = "#EXTM3U\n#EXT-X-KEY:METHOD=AES-128,URI=\"https://keys.example/k1\"\n#EXTINF:2.5,\na.ts\n#EXTINF:2.5,\nb.ts\n"
+        let text =
+            "#EXTM3U\n#EXT-X-KEY:METHOD=AES-128,URI=\"https://keys.example/k1\"\n#EXTINF:2.5,\na.ts\n#EXTINF:2.5,\nb.ts\n"
         if case .media(let playlist)? = HLSPlaylist.parse(text) {
             #expect(playlist.keys == ["https://keys.example/k1"])
             #expect(playlist.duration == 5)
@@ -79,7 +82,8 @@ struct HLSPlaylistTests {
         var hls = try #require(probe.hls)
         hls.variants[0].codecs = ["hvc1.1.6.L93.B0", "mp4a.40.2"]
         probe.hls = hls
-        let verdict = DeviceJudge().verdict(for: probe, on: try #require(DeviceProfile.all.first { $0.id == "chromecast-ultra" }))
+        let verdict = DeviceJudge().verdict(
+            for: probe, on: try #require(DeviceProfile.all.first { $0.id == "chromecast-ultra" }))
         #expect(verdict.outcome == .willNotPlay)
         #expect(verdict.reasons.contains { $0.code == "device.hevc-in-ts" })
         // One ffmpeg command cannot repackage a ladder (FixCommandTests runs the variant's command).
@@ -90,12 +94,14 @@ struct HLSPlaylistTests {
 
 @Suite("Playlist references")
 struct PlaylistReferenceTests {
-    @Test("references resolve against the playlist's path or URL", arguments: [
-        ("v0/index.m3u8", "Samples/hls/master.m3u8", "Samples/hls/v0/index.m3u8"),
-        ("v0/index.m3u8", "http://h.example:8080/a/master.m3u8?token=1", "http://h.example:8080/a/v0/index.m3u8"),
-        ("/abs/index.m3u8", "https://h.example/a/master.m3u8", "https://h.example/abs/index.m3u8"),
-        ("https://cdn.example/x.m3u8", "https://h.example/a/master.m3u8", "https://cdn.example/x.m3u8"),
-    ])
+    @Test(
+        "references resolve against the playlist's path or URL",
+        arguments: [
+            ("v0/index.m3u8", "Samples/hls/master.m3u8", "Samples/hls/v0/index.m3u8"),
+            ("v0/index.m3u8", "http://h.example:8080/a/master.m3u8?token=1", "http://h.example:8080/a/v0/index.m3u8"),
+            ("/abs/index.m3u8", "https://h.example/a/master.m3u8", "https://h.example/abs/index.m3u8"),
+            ("https://cdn.example/x.m3u8", "https://h.example/a/master.m3u8", "https://cdn.example/x.m3u8"),
+        ])
     func resolve(reference: String, base: String, expected: String) {
         #expect(MediaProber.resolveReference(reference, against: base) == expected)
     }

@@ -8,7 +8,8 @@ import TestSupport
 
 /// The media files of Samples/, made by Samples/make-samples.
 let sampleFiles: [String] = [
-    "av1.mp4", "h264-aac-faststart.mp4", "h264-aac-moov-at-end.mp4", "h264-aac51.mp4", "h264-high10.mp4", "hevc-aac.mp4",
+    "av1.mp4", "h264-aac-faststart.mp4", "h264-aac-moov-at-end.mp4", "h264-aac51.mp4", "h264-high10.mp4",
+    "hevc-aac.mp4",
     "movtext.mp4", "subs-srt-ass.mkv", "vp9-opus.webm", "h264-aac.ts", "tone.mp3", "tone.flac", "tone.opus",
 ]
 
@@ -39,8 +40,12 @@ struct FFprobeAgreementTests {
         for (mine, reference) in zip(ours.streams, streams) {
             #expect(mine.codec == reference["codec_name"]?.stringValue, "stream \(mine.index)")
             #expect(mine.kind.rawValue == reference["codec_type"]?.stringValue, "stream \(mine.index)")
-            if let profile = reference["profile"]?.stringValue { #expect(mine.profile == profile, "stream \(mine.index)") }
-            if let level = reference["level"]?.intValue, level > 0 { #expect(mine.level == level, "stream \(mine.index)") }
+            if let profile = reference["profile"]?.stringValue {
+                #expect(mine.profile == profile, "stream \(mine.index)")
+            }
+            if let level = reference["level"]?.intValue, level > 0 {
+                #expect(mine.level == level, "stream \(mine.index)")
+            }
             #expect(mine.width == reference["width"]?.intValue)
             #expect(mine.height == reference["height"]?.intValue)
             #expect(mine.channels == reference["channels"]?.intValue)
@@ -60,20 +65,22 @@ struct FFprobeAgreementTests {
 
 @Suite("Content types and codec strings")
 struct ContentTypeTests {
-    @Test("each sample's Cast content type", arguments: [
-        ("h264-aac-faststart.mp4", #"video/mp4; codecs="avc1.640028, mp4a.40.2""#),
-        ("h264-high10.mp4", #"video/mp4; codecs="avc1.6E000C, mp4a.40.2""#),
-        ("hevc-aac.mp4", #"video/mp4; codecs="hvc1.1.6.L60.90, mp4a.40.2""#),
-        ("av1.mp4", #"video/mp4; codecs="av01.0.00M.08""#),
-        ("vp9-opus.webm", #"video/webm; codecs="vp09.00.11.08, opus""#),
-        ("h264-aac.ts", #"video/mp2t; codecs="avc1.640028, mp4a.40.2""#),
-        ("subs-srt-ass.mkv", "video/x-matroska"),
-        ("tone.mp3", "audio/mpeg"),
-        ("tone.flac", "audio/flac"),
-        ("tone.opus", #"audio/ogg; codecs="opus""#),
-        ("hls-ts/master.m3u8", "application/x-mpegurl"),
-        ("dash/manifest.mpd", "application/dash+xml"),
-    ])
+    @Test(
+        "each sample's Cast content type",
+        arguments: [
+            ("h264-aac-faststart.mp4", #"video/mp4; codecs="avc1.640028, mp4a.40.2""#),
+            ("h264-high10.mp4", #"video/mp4; codecs="avc1.6E000C, mp4a.40.2""#),
+            ("hevc-aac.mp4", #"video/mp4; codecs="hvc1.1.6.L60.90, mp4a.40.2""#),
+            ("av1.mp4", #"video/mp4; codecs="av01.0.00M.08""#),
+            ("vp9-opus.webm", #"video/webm; codecs="vp09.00.11.08, opus""#),
+            ("h264-aac.ts", #"video/mp2t; codecs="avc1.640028, mp4a.40.2""#),
+            ("subs-srt-ass.mkv", "video/x-matroska"),
+            ("tone.mp3", "audio/mpeg"),
+            ("tone.flac", "audio/flac"),
+            ("tone.opus", #"audio/ogg; codecs="opus""#),
+            ("hls-ts/master.m3u8", "application/x-mpegurl"),
+            ("dash/manifest.mpd", "application/dash+xml"),
+        ])
     func contentType(name: String, expected: String) throws {
         #expect(try MediaProber().probeBlocking(path: samplePath(name)).contentType == expected)
     }
@@ -99,11 +106,13 @@ struct ContentTypeTests {
         #expect(mkv.subtitleStreams.map(\.isDefault) == [true, false])
     }
 
-    @Test("codec strings from configuration records", arguments: [
-        // avcC: version 1, High (0x64), constraints 0x00, level 4.1 (0x29)
-        ([UInt8]([1, 0x64, 0x00, 0x29, 0xFF]), "avc1.640029"),
-        ([UInt8]([1, 0x42, 0xE0, 0x1E, 0xFF]), "avc1.42E01E"),
-    ])
+    @Test(
+        "codec strings from configuration records",
+        arguments: [
+            // avcC: version 1, High (0x64), constraints 0x00, level 4.1 (0x29)
+            ([UInt8]([1, 0x64, 0x00, 0x29, 0xFF]), "avc1.640029"),
+            ([UInt8]([1, 0x42, 0xE0, 0x1E, 0xFF]), "avc1.42E01E"),
+        ])
     func avc(record: [UInt8], expected: String) {
         #expect(CodecStrings.avc(avcC: record) == expected)
     }
@@ -136,21 +145,26 @@ struct ContentTypeTests {
 @Suite("Hostile and broken input")
 struct BrokenInputTests {
     func scratch(_ name: String, _ bytes: [UInt8]) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-probe-\(UUID().uuidString)-\(name)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-probe-\(UUID().uuidString)-\(name)")
         try Data(bytes).write(to: url)
         return url.path
     }
 
-    @Test("missing, empty, directory and non-media inputs give a coded error", arguments: [
-        ("missing", "probe.not-found"), ("empty", "probe.empty-file"), ("directory", "probe.is-directory"), ("text", "probe.not-media"),
-    ])
+    @Test(
+        "missing, empty, directory and non-media inputs give a coded error",
+        arguments: [
+            ("missing", "probe.not-found"), ("empty", "probe.empty-file"), ("directory", "probe.is-directory"),
+            ("text", "probe.not-media"),
+        ])
     func errors(kind: String, code: String) throws {
-        let path: String = switch kind {
-        case "missing": "/nonexistent/file.mp4"
-        case "empty": try scratch("empty.mp4", [])
-        case "directory": FileManager.default.temporaryDirectory.path
-        default: try scratch("text.mp4", Array("this is not a video, just some text\n".utf8))
-        }
+        let path: String =
+            switch kind {
+            case "missing": "/nonexistent/file.mp4"
+            case "empty": try scratch("empty.mp4", [])
+            case "directory": FileManager.default.temporaryDirectory.path
+            default: try scratch("text.mp4", Array("this is not a video, just some text\n".utf8))
+            }
         #expect(throws: ProbeError.self) { try MediaProber().probeBlocking(path: path) }
         do {
             _ = try MediaProber().probeBlocking(path: path)
@@ -171,7 +185,8 @@ struct BrokenInputTests {
             let index = 64 + Int(state >> 33) % max(1, bytes.count - 64)
             if index < bytes.count { bytes[index] ^= UInt8(truncatingIfNeeded: state >> 24) }
         }
-        let path = try scratch("broken-\(seed).\(sampleFiles[seed % sampleFiles.count].split(separator: ".").last ?? "bin")", bytes)
+        let path = try scratch(
+            "broken-\(seed).\(sampleFiles[seed % sampleFiles.count].split(separator: ".").last ?? "bin")", bytes)
         // Either outcome is fine; what matters is a bounded, crash-free answer.
         _ = try? MediaProber(limits: .init(timeout: 5)).probeBlocking(path: path)
     }
@@ -184,14 +199,20 @@ struct BrokenInputTests {
         for (path, result) in zip(paths.dropLast(), results) {
             #expect((try? result.get())?.source == path)
         }
-        if case .failure(let error) = results.last { #expect(error.code == "probe.not-found") } else { Issue.record("expected a failure") }
+        if case .failure(let error) = results.last {
+            #expect(error.code == "probe.not-found")
+        } else {
+            Issue.record("expected a failure")
+        }
     }
 
     @Test("MP4 box walking stops on hostile sizes")
     func boxes() {
         // A box claiming size 4 (smaller than its header) ends the walk.
         let bytes: [UInt8] = [0, 0, 0, 4] + Array("moov".utf8) + [UInt8](repeating: 0, count: 32)
-        let types = MP4Boxes.topLevelTypes(fileSize: bytes.count) { offset in Array(bytes[offset..<min(bytes.count, offset + 16)]) }
+        let types = MP4Boxes.topLevelTypes(fileSize: bytes.count) { offset in
+            Array(bytes[offset..<min(bytes.count, offset + 16)])
+        }
         #expect(types.isEmpty)
         #expect(MP4Boxes.isFastStart(["ftyp", "moov", "mdat"]) == true)
         #expect(MP4Boxes.isFastStart(["ftyp", "mdat", "moov"]) == false)
@@ -219,8 +240,10 @@ struct DeviceVerdictTests {
         Snapshot.assertMatches(text, named: "device-verdicts.txt")
     }
 
-    func stream(_ codec: String, profile: String? = nil, level: Int? = nil, width: Int = 1920, height: Int = 1080,
-                rate: Double = 24, depth: Int = 8) -> StreamInfo {
+    func stream(
+        _ codec: String, profile: String? = nil, level: Int? = nil, width: Int = 1920, height: Int = 1080,
+        rate: Double = 24, depth: Int = 8
+    ) -> StreamInfo {
         var info = StreamInfo(index: 0, kind: .video, codec: codec)
         info.profile = profile
         info.level = level
@@ -233,34 +256,45 @@ struct DeviceVerdictTests {
     }
 
     func verdict(_ streams: [StreamInfo], container: String = "mp4", on device: String) throws -> DeviceVerdict {
-        let probe = ProbeResult(source: "in.mp4", formatName: container, container: container, contentType: "video/mp4",
-                                duration: 10, bitRate: nil, isFastStart: true, streams: streams)
+        let probe = ProbeResult(
+            source: "in.mp4", formatName: container, container: container, contentType: "video/mp4",
+            duration: 10, bitRate: nil, isFastStart: true, streams: streams)
         let profile = try #require(DeviceProfile.all.first { $0.id == device })
         return DeviceJudge().verdict(for: probe, on: profile)
     }
 
-    @Test("limits per device", arguments: [
-        // H.264 High 4.2 1080p60: too high for gen 1-2 (4.1, 30 fps), fine on gen 3.
-        ("h264", "High", 42, 1920, 1080, 60.0, "chromecast-gen1-2", DeviceVerdict.Outcome.willNotPlay, "device.video-level"),
-        ("h264", "High", 42, 1920, 1080, 60.0, "chromecast-gen3", .plays, ""),
-        // 4K H.264 level 5.1 at 30 fps: Google TV 4K only.
-        ("h264", "High", 51, 3840, 2160, 30.0, "google-tv-4k", .plays, ""),
-        ("h264", "High", 51, 3840, 2160, 30.0, "chromecast-ultra", .willNotPlay, "device.video-level"),
-        // HEVC Main 10 L5.1 4K: Ultra yes, gen 3 no.
-        ("hevc", "Main 10", 153, 3840, 2160, 60.0, "chromecast-ultra", .plays, ""),
-        ("hevc", "Main 10", 153, 3840, 2160, 60.0, "chromecast-gen3", .willNotPlay, "device.video-codec"),
-        // 1080p on a Nest Hub (720p).
-        ("h264", "High", 40, 1920, 1080, 30.0, "nest-hub", .willNotPlay, "device.resolution"),
-        // AV1 only on the Streamer (and Google TV HD, by field reports).
-        ("av1", "Main", 8, 1920, 1080, 30.0, "google-tv-streamer", .plays, ""),
-        ("av1", "Main", 8, 1920, 1080, 30.0, "google-tv-4k", .willNotPlay, "device.video-codec"),
-    ])
-    func limits(codec: String, profile: String, level: Int, width: Int, height: Int, rate: Double, device: String,
-                expected: DeviceVerdict.Outcome, code: String) throws {
-        let result = try verdict([stream(codec, profile: profile, level: level, width: width, height: height, rate: rate)], on: device)
+    @Test(
+        "limits per device",
+        arguments: [
+            // H.264 High 4.2 1080p60: too high for gen 1-2 (4.1, 30 fps), fine on gen 3.
+            (
+                "h264", "High", 42, 1920, 1080, 60.0, "chromecast-gen1-2", DeviceVerdict.Outcome.willNotPlay,
+                "device.video-level"
+            ),
+            ("h264", "High", 42, 1920, 1080, 60.0, "chromecast-gen3", .plays, ""),
+            // 4K H.264 level 5.1 at 30 fps: Google TV 4K only.
+            ("h264", "High", 51, 3840, 2160, 30.0, "google-tv-4k", .plays, ""),
+            ("h264", "High", 51, 3840, 2160, 30.0, "chromecast-ultra", .willNotPlay, "device.video-level"),
+            // HEVC Main 10 L5.1 4K: Ultra yes, gen 3 no.
+            ("hevc", "Main 10", 153, 3840, 2160, 60.0, "chromecast-ultra", .plays, ""),
+            ("hevc", "Main 10", 153, 3840, 2160, 60.0, "chromecast-gen3", .willNotPlay, "device.video-codec"),
+            // 1080p on a Nest Hub (720p).
+            ("h264", "High", 40, 1920, 1080, 30.0, "nest-hub", .willNotPlay, "device.resolution"),
+            // AV1 only on the Streamer (and Google TV HD, by field reports).
+            ("av1", "Main", 8, 1920, 1080, 30.0, "google-tv-streamer", .plays, ""),
+            ("av1", "Main", 8, 1920, 1080, 30.0, "google-tv-4k", .willNotPlay, "device.video-codec"),
+        ])
+    func limits(
+        codec: String, profile: String, level: Int, width: Int, height: Int, rate: Double, device: String,
+        expected: DeviceVerdict.Outcome, code: String
+    ) throws {
+        let result = try verdict(
+            [stream(codec, profile: profile, level: level, width: width, height: height, rate: rate)], on: device)
         #expect(result.outcome == expected, "\(result.reasons.map(\.message))")
         if !code.isEmpty { #expect(result.reasons.contains { $0.code.rawValue == code }) }
-        if expected == .willNotPlay { #expect(result.fix?.hasPrefix("ffmpeg -i in.mp4 -map 0 -c copy -c:v libx264") == true) }
+        if expected == .willNotPlay {
+            #expect(result.fix?.hasPrefix("ffmpeg -i in.mp4 -map 0 -c copy -c:v libx264") == true)
+        }
     }
 
     @Test("E-AC-3 is a caveat over HDMI and a blocker on a Nest Hub")
@@ -269,7 +303,8 @@ struct DeviceVerdictTests {
         audio.channels = 6
         let tv = try verdict([stream("h264", profile: "High", level: 40), audio], on: "chromecast-gen3")
         #expect(tv.outcome == .playsWithCaveats)
-        let hub = try verdict([stream("h264", profile: "High", level: 40, width: 1280, height: 720), audio], on: "nest-hub")
+        let hub = try verdict(
+            [stream("h264", profile: "High", level: 40, width: 1280, height: 720), audio], on: "nest-hub")
         #expect(hub.outcome == .willNotPlay)
         #expect(hub.fix == "ffmpeg -i in.mp4 -map 0 -c copy -c:a aac -ac 2 -b:a 192k -movflags +faststart in.cast.mp4")
     }

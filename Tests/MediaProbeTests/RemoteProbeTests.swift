@@ -15,7 +15,8 @@ final class LoopbackServer {
     init(serving directory: URL, stall: Bool = false) throws {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-range-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Support/range_server.py")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Support/range_server.py")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, directory.path, log.path] + (stall ? ["--stall"] : [])
         let output = Pipe()
@@ -53,8 +54,11 @@ struct RemoteProbeTests {
             if FileManager.default.fileExists(atPath: target.path) { continue }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-            process.arguments = ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=20",
-                                 "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "1200k"] + flags + [target.path]
+            process.arguments =
+                [
+                    "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=20",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "1200k",
+                ] + flags + [target.path]
             try? process.run()
             process.waitUntilExit()
         }
@@ -91,8 +95,12 @@ struct RemoteProbeTests {
         #expect(Date().timeIntervalSince(started) < 10)
     }
 
-    @Test("--timeout bounds the whole probe of a URL, every read included, against a server that trickles a byte a second",
-          arguments: ["/trickle-after-0/dash/manifest.mpd", "/trickle-after-1/hls-ts/master.m3u8", "/trickle-after-0/hls-ts/master.m3u8"])
+    @Test(
+        "--timeout bounds the whole probe of a URL, every read included, against a server that trickles a byte a second",
+        arguments: [
+            "/trickle-after-0/dash/manifest.mpd", "/trickle-after-1/hls-ts/master.m3u8",
+            "/trickle-after-0/hls-ts/master.m3u8",
+        ])
     func tricklingServer(path: String) throws {
         let server = try LoopbackServer(serving: Repository.root().appendingPathComponent("Samples"))
         let started = ContinuousClock.now
@@ -110,11 +118,14 @@ struct RemoteProbeTests {
         let server = try LoopbackServer(serving: Repository.root().appendingPathComponent("Samples"))
         let started = ContinuousClock.now
         let error = #expect(throws: ProbeError.self) {
-            try MediaProber(limits: .init(timeout: 15, maximumRequests: 50)).probeBlocking(path: "http://127.0.0.1:\(server.port)/self/master.m3u8")
+            try MediaProber(limits: .init(timeout: 15, maximumRequests: 50)).probeBlocking(
+                path: "http://127.0.0.1:\(server.port)/self/master.m3u8")
         }
         #expect(ContinuousClock.now - started < .seconds(5))
-        #expect(error?.code == "probe.too-many-requests" || error?.code == "probe.unreadable" || error?.code == "probe.invalid-data",
-                "\(String(describing: error))")
+        #expect(
+            error?.code == "probe.too-many-requests" || error?.code == "probe.unreadable"
+                || error?.code == "probe.invalid-data",
+            "\(String(describing: error))")
         #expect(server.requests.filter { $0.hasPrefix("/self/") }.count <= 51)
     }
 

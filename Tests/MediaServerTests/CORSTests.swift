@@ -9,10 +9,12 @@ struct CORSTests {
     func preflight() async throws {
         let tree = try TestTree()
         try await withServer(tree) { endpoint, _ in
-            let response = try await request("OPTIONS", "/movie.mp4", port: endpoint.port, headers: [
-                ("Origin", Self.receiverOrigin), ("Access-Control-Request-Method", "GET"),
-                ("Access-Control-Request-Headers", "range,content-type"),
-            ])
+            let response = try await request(
+                "OPTIONS", "/movie.mp4", port: endpoint.port,
+                headers: [
+                    ("Origin", Self.receiverOrigin), ("Access-Control-Request-Method", "GET"),
+                    ("Access-Control-Request-Headers", "range,content-type"),
+                ])
             #expect(response.status == 204)
             #expect(response.body.isEmpty)
             #expect(response.header("Access-Control-Allow-Origin") == "*")
@@ -27,16 +29,22 @@ struct CORSTests {
     func echoedHeaders() async throws {
         let tree = try TestTree()
         try await withServer(tree) { endpoint, _ in
-            let sane = try await request("OPTIONS", "/movie.mp4", port: endpoint.port, headers: [
-                ("Origin", Self.receiverOrigin), ("Access-Control-Request-Method", "GET"),
-                ("Access-Control-Request-Headers", "range, x-player-session"),
-            ])
-            #expect(sane.header("Access-Control-Allow-Headers") == "Range, Content-Type, Accept-Encoding, Origin, x-player-session")
+            let sane = try await request(
+                "OPTIONS", "/movie.mp4", port: endpoint.port,
+                headers: [
+                    ("Origin", Self.receiverOrigin), ("Access-Control-Request-Method", "GET"),
+                    ("Access-Control-Request-Headers", "range, x-player-session"),
+                ])
+            #expect(
+                sane.header("Access-Control-Allow-Headers")
+                    == "Range, Content-Type, Accept-Encoding, Origin, x-player-session")
             #expect(sane.header("Vary") == "Access-Control-Request-Headers")
-            let hostile = try await request("OPTIONS", "/movie.mp4", port: endpoint.port, headers: [
-                ("Origin", Self.receiverOrigin), ("Access-Control-Request-Method", "GET"),
-                ("Access-Control-Request-Headers", "range, x-a\"b, <script>"),
-            ])
+            let hostile = try await request(
+                "OPTIONS", "/movie.mp4", port: endpoint.port,
+                headers: [
+                    ("Origin", Self.receiverOrigin), ("Access-Control-Request-Method", "GET"),
+                    ("Access-Control-Request-Headers", "range, x-a\"b, <script>"),
+                ])
             #expect(hostile.header("Access-Control-Allow-Headers") == "Range, Content-Type, Accept-Encoding, Origin")
         }
     }
@@ -45,10 +53,12 @@ struct CORSTests {
     func privateNetwork() async throws {
         let tree = try TestTree()
         try await withServer(tree) { endpoint, _ in
-            let response = try await request("OPTIONS", "/movie.mp4", port: endpoint.port, headers: [
-                ("Origin", Self.receiverOrigin), ("Access-Control-Request-Method", "GET"),
-                ("Access-Control-Request-Private-Network", "true"),
-            ])
+            let response = try await request(
+                "OPTIONS", "/movie.mp4", port: endpoint.port,
+                headers: [
+                    ("Origin", Self.receiverOrigin), ("Access-Control-Request-Method", "GET"),
+                    ("Access-Control-Request-Private-Network", "true"),
+                ])
             #expect(response.header("Access-Control-Allow-Private-Network") == "true")
         }
     }
@@ -58,9 +68,13 @@ struct CORSTests {
         let tree = try TestTree()
         try await withServer(tree) { endpoint, _ in
             for method in ["GET", "HEAD"] {
-                let response = try await request(method, "/movie.mp4", port: endpoint.port, headers: [("Origin", Self.receiverOrigin), ("Range", "bytes=0-1")])
+                let response = try await request(
+                    method, "/movie.mp4", port: endpoint.port,
+                    headers: [("Origin", Self.receiverOrigin), ("Range", "bytes=0-1")])
                 #expect(response.header("Access-Control-Allow-Origin") == "*")
-                #expect(response.header("Access-Control-Expose-Headers") == "Content-Length, Content-Range, Accept-Ranges, ETag")
+                #expect(
+                    response.header("Access-Control-Expose-Headers")
+                        == "Content-Length, Content-Range, Accept-Ranges, ETag")
                 #expect(response.header("Vary") == nil)
             }
             let plain = try await request("OPTIONS", "/anything", port: endpoint.port)
@@ -72,17 +86,23 @@ struct CORSTests {
     @Test("an allow-list echoes listed origins with Vary: Origin and leaves others out")
     func allowList() async throws {
         let tree = try TestTree()
-        try await withServer(tree, configure: { $0.cors = CORSPolicy(allowedOrigins: .only([Self.receiverOrigin])) }) { endpoint, _ in
-            let listed = try await request("/movie.mp4", port: endpoint.port, headers: [("Origin", "HTTPS://www.gstatic.com")])
+        try await withServer(tree, configure: { $0.cors = CORSPolicy(allowedOrigins: .only([Self.receiverOrigin])) }) {
+            endpoint, _ in
+            let listed = try await request(
+                "/movie.mp4", port: endpoint.port, headers: [("Origin", "HTTPS://www.gstatic.com")])
             #expect(listed.header("Access-Control-Allow-Origin") == "HTTPS://www.gstatic.com")
             #expect(listed.header("Vary") == "Origin")
-            let other = try await request("/movie.mp4", port: endpoint.port, headers: [("Origin", "https://evil.example")])
+            let other = try await request(
+                "/movie.mp4", port: endpoint.port, headers: [("Origin", "https://evil.example")])
             #expect(other.status == 200)
             #expect(other.header("Access-Control-Allow-Origin") == nil)
             #expect(other.header("Vary") == "Origin")
-            let preflight = try await request("OPTIONS", "/movie.mp4", port: endpoint.port, headers: [
-                ("Origin", Self.receiverOrigin), ("Access-Control-Request-Method", "GET"), ("Access-Control-Request-Headers", "range"),
-            ])
+            let preflight = try await request(
+                "OPTIONS", "/movie.mp4", port: endpoint.port,
+                headers: [
+                    ("Origin", Self.receiverOrigin), ("Access-Control-Request-Method", "GET"),
+                    ("Access-Control-Request-Headers", "range"),
+                ])
             #expect(preflight.header("Access-Control-Allow-Origin") == Self.receiverOrigin)
             #expect(preflight.header("Vary") == "Origin, Access-Control-Request-Headers")
         }
@@ -92,7 +112,8 @@ struct CORSTests {
     func credentials() async throws {
         let tree = try TestTree()
         try await withServer(tree, configure: { $0.cors = CORSPolicy(allowsCredentials: true) }) { endpoint, _ in
-            let response = try await request("/movie.mp4", port: endpoint.port, headers: [("Origin", Self.receiverOrigin)])
+            let response = try await request(
+                "/movie.mp4", port: endpoint.port, headers: [("Origin", Self.receiverOrigin)])
             #expect(response.header("Access-Control-Allow-Origin") == Self.receiverOrigin)
             #expect(response.header("Access-Control-Allow-Credentials") == "true")
             #expect(response.header("Vary") == "Origin")
@@ -102,7 +123,13 @@ struct CORSTests {
     @Test("an origin that could split headers is never echoed")
     func hostileOrigin() {
         let policy = CORSPolicy(allowsCredentials: true)
-        #expect(policy.responseHeaders(origin: "https://a.example, https://b.example").allSatisfy { $0.0 != "Access-Control-Allow-Origin" })
-        #expect(policy.responseHeaders(origin: String(repeating: "a", count: 300)).allSatisfy { $0.0 != "Access-Control-Allow-Origin" })
+        #expect(
+            policy.responseHeaders(origin: "https://a.example, https://b.example").allSatisfy {
+                $0.0 != "Access-Control-Allow-Origin"
+            })
+        #expect(
+            policy.responseHeaders(origin: String(repeating: "a", count: 300)).allSatisfy {
+                $0.0 != "Access-Control-Allow-Origin"
+            })
     }
 }

@@ -12,7 +12,9 @@ struct HostileClientTests {
         let tree = try TestTree()
         try await withServer(tree) { endpoint, _ in
             let port = endpoint.port
-            let big = Array(("GET /movie.mp4 HTTP/1.1\r\nHost: t\r\nX-Big: " + String(repeating: "a", count: 64 * 1024) + "\r\n\r\n").utf8)
+            let big = Array(
+                ("GET /movie.mp4 HTTP/1.1\r\nHost: t\r\nX-Big: " + String(repeating: "a", count: 64 * 1024) + "\r\n\r\n")
+                    .utf8)
             let status = try await onOwnThread { () -> Int? in
                 let socket = try RawHTTP.connect(port: port)
                 defer { close(socket) }
@@ -21,7 +23,9 @@ struct HostileClientTests {
             }
             // libmicrohttpd answers 431 when the headers do not fit in the connection's memory.
             #expect(status == 431)
-            let many = Array(("GET /movie.mp4 HTTP/1.1\r\nHost: t\r\n" + (0..<2000).map { "X-H\($0): v\r\n" }.joined() + "\r\n").utf8)
+            let many = Array(
+                ("GET /movie.mp4 HTTP/1.1\r\nHost: t\r\n" + (0..<2000).map { "X-H\($0): v\r\n" }.joined() + "\r\n").utf8
+            )
             let manyStatus = try await onOwnThread { try? RawHTTP.exchange(port: port, request: many).status }
             #expect(manyStatus == 431)
             let longURL = try await request("/" + String(repeating: "a", count: 40 * 1024), port: port)
@@ -33,14 +37,24 @@ struct HostileClientTests {
     @Test("300 concurrent connections are all answered")
     func manyConcurrentRequests() async throws {
         let tree = try TestTree()
-        try await withServer(tree, configure: { $0.limits.maximumConnections = 512; $0.limits.maximumConnectionsPerAddress = 0 }) { endpoint, _ in
+        try await withServer(
+            tree,
+            configure: {
+                $0.limits.maximumConnections = 512
+                $0.limits.maximumConnectionsPerAddress = 0
+            }
+        ) { endpoint, _ in
             let port = endpoint.port
             let statuses = try await onOwnThread { () -> [Int] in
                 // Open all 300 first so they are truly concurrent, then send, then read.
                 let sockets = try (0..<300).map { _ in try RawHTTP.connect(port: port, timeout: 10) }
                 defer { sockets.forEach { close($0) } }
                 for (index, socket) in sockets.enumerated() {
-                    RawHTTP.send(socket, Array("GET /movie.mp4 HTTP/1.1\r\nHost: t\r\nRange: bytes=\(index)-\(index + 9)\r\nConnection: close\r\n\r\n".utf8))
+                    RawHTTP.send(
+                        socket,
+                        Array(
+                            "GET /movie.mp4 HTTP/1.1\r\nHost: t\r\nRange: bytes=\(index)-\(index + 9)\r\nConnection: close\r\n\r\n"
+                                .utf8))
                 }
                 return sockets.map { RawHTTP.parse(RawHTTP.readToEnd($0).bytes)?.status ?? 0 }
             }
@@ -56,7 +70,9 @@ struct HostileClientTests {
         try await withServer(tree, configure: { $0.limits.maximumConnectionsPerAddress = 16 }) { endpoint, server in
             let port = endpoint.port
             // The flood comes from 127.0.0.2 (still loopback), the legitimate client from 127.0.0.1.
-            let flood = try await onOwnThread { try (0..<300).map { _ in try RawHTTP.connect(port: port, source: "127.0.0.2", timeout: 2) } }
+            let flood = try await onOwnThread {
+                try (0..<300).map { _ in try RawHTTP.connect(port: port, source: "127.0.0.2", timeout: 2) }
+            }
             defer { flood.forEach { close($0) } }
             let served = try await request("/movie.mp4", port: port, headers: [("Range", "bytes=0-1")])
             #expect(served.status == 206)

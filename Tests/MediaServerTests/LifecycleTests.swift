@@ -30,7 +30,10 @@ struct LifecycleTests {
     func portInUse() async throws {
         let tree = try TestTree()
         try await withServer(tree) { endpoint, server in
-            let second = MediaServer(configuration: .init(mounts: [.init(urlPrefix: "/", directory: tree.root)], bindAddress: "127.0.0.1", port: endpoint.port))
+            let second = MediaServer(
+                configuration: .init(
+                    mounts: [.init(urlPrefix: "/", directory: tree.root)], bindAddress: "127.0.0.1", port: endpoint.port
+                ))
             let error = try #require(try await onOwnThread { startError(second) })
             #expect(error.code == "serve.listen-failed")
             #expect(error.message.contains("Address already in use"))
@@ -44,7 +47,9 @@ struct LifecycleTests {
     @Test("stop closes the port; start again works")
     func restart() async throws {
         let tree = try TestTree()
-        let server = MediaServer(configuration: .init(mounts: [.init(urlPrefix: "/", directory: tree.root)], bindAddress: "127.0.0.1", port: 0))
+        let server = MediaServer(
+            configuration: .init(
+                mounts: [.init(urlPrefix: "/", directory: tree.root)], bindAddress: "127.0.0.1", port: 0))
         let first = try await onOwnThread { try server.start() }
         #expect(server.isRunning)
         try await onOwnThread { server.stop() }
@@ -65,20 +70,24 @@ struct LifecycleTests {
         let tree = try TestTree()
         let lines = LogLines()
         try await withServer(tree, configure: { $0.requestLog = { lines.append($0.description) } }) { endpoint, _ in
-            _ = try await request("/movie.mp4", port: endpoint.port, headers: [("Range", "bytes=0-1"), ("Origin", "https://www.gstatic.com")])
+            _ = try await request(
+                "/movie.mp4", port: endpoint.port,
+                headers: [("Range", "bytes=0-1"), ("Origin", "https://www.gstatic.com")])
             _ = try await request("/a%22b", port: endpoint.port)
         }
-        #expect(lines.all == [
-            "127.0.0.1 \"GET /movie.mp4\" 206 2 bytes range=bytes=0-1 origin=https://www.gstatic.com",
-            "127.0.0.1 \"GET /a%22b\" 404 0 bytes",
-        ])
+        #expect(
+            lines.all == [
+                "127.0.0.1 \"GET /movie.mp4\" 206 2 bytes range=bytes=0-1 origin=https://www.gstatic.com",
+                "127.0.0.1 \"GET /a%22b\" 404 0 bytes",
+            ])
         #expect(RequestLogEntry.printable("a\"b\nc") == "a\\x22b\\x0ac")
     }
 
     @Test("the endpoint encodes paths for URLs")
     func urls() {
-        let endpoint = MediaServer.Endpoint(baseURL: "http://192.168.1.20:8000/", port: 8000, boundAddress: "0.0.0.0",
-                                            addressChoice: AddressChoice(host: "192.168.1.20", reason: .advertised, candidates: []))
+        let endpoint = MediaServer.Endpoint(
+            baseURL: "http://192.168.1.20:8000/", port: 8000, boundAddress: "0.0.0.0",
+            addressChoice: AddressChoice(host: "192.168.1.20", reason: .advertised, candidates: []))
         #expect(endpoint.url(forPath: "/big buck bunny.mp4") == "http://192.168.1.20:8000/big%20buck%20bunny.mp4")
         #expect(endpoint.url(forPath: "sub/é#1?.vtt") == "http://192.168.1.20:8000/sub/%C3%A9%231%3F.vtt")
     }

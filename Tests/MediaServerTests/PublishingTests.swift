@@ -39,7 +39,8 @@ struct PublishingTests {
     func linksAreMatchedByRealPath() async throws {
         let tree = try TestTree()
         let published = PublishedFiles(files: [tree.root + "/inside.mp4", tree.root + "/out.txt"])
-        try await withServer(tree, configure: { $0.publishedFiles = published }) { (endpoint: MediaServer.Endpoint, _: MediaServer) async throws -> Void in
+        try await withServer(tree, configure: { $0.publishedFiles = published }) {
+            (endpoint: MediaServer.Endpoint, _: MediaServer) async throws -> Void in
             let port = endpoint.port
             #expect(try await request("/inside.mp4", port: port).status == 200)
             #expect(try await request("/sub/a%20b.vtt", port: port).status == 404)
@@ -53,13 +54,16 @@ struct PublishingTests {
         let folder = try TestTree.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createDirectory(atPath: folder + "/show/720p", withIntermediateDirectories: true)
-        for (path, text) in [("show/master.m3u8", "#EXTM3U\n720p/v.m3u8\n"), ("show/720p/v.m3u8", "#EXTM3U\nseg1.ts\n"),
-                             ("show/720p/seg1.ts", "ts"), ("show/.key", "hidden"), ("other.mp4", "x")] {
+        for (path, text) in [
+            ("show/master.m3u8", "#EXTM3U\n720p/v.m3u8\n"), ("show/720p/v.m3u8", "#EXTM3U\nseg1.ts\n"),
+            ("show/720p/seg1.ts", "ts"), ("show/.key", "hidden"), ("other.mp4", "x"),
+        ] {
             try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/" + path))
         }
         let published = PublishedFiles.forMedia([folder + "/show/master.m3u8"])
         #expect(published.folders == [folder + "/show"])
-        try await withServer(root: folder, configure: { $0.publishedFiles = published }) { (endpoint: MediaServer.Endpoint, _: MediaServer) async throws -> Void in
+        try await withServer(root: folder, configure: { $0.publishedFiles = published }) {
+            (endpoint: MediaServer.Endpoint, _: MediaServer) async throws -> Void in
             for path in ["/show/master.m3u8", "/show/720p/v.m3u8", "/show/720p/seg1.ts"] {
                 #expect(try await request(path, port: endpoint.port).status == 200, "\(path)")
             }
@@ -89,8 +93,10 @@ struct PublishingTests {
     @Test("an invalid token is refused at start", arguments: ["", "a/b", "a b", String(repeating: "a", count: 129)])
     func invalidToken(token: String) throws {
         let tree = try TestTree()
-        let server = MediaServer(configuration: .init(mounts: [.init(urlPrefix: "/", directory: tree.root)], bindAddress: "127.0.0.1",
-                                                      port: 0, pathToken: token))
+        let server = MediaServer(
+            configuration: .init(
+                mounts: [.init(urlPrefix: "/", directory: tree.root)], bindAddress: "127.0.0.1",
+                port: 0, pathToken: token))
         #expect { try server.start() } throws: { ($0 as? MediaServerError)?.code == "serve.token-invalid" }
     }
 
@@ -104,20 +110,27 @@ struct PublishingTests {
             #expect(refused.status == 403)
             #expect(refused.header("Access-Control-Allow-Origin") == "*")
             let request = Array("GET /movie.mp4 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".utf8)
-            let allowed = try await onOwnThread { try RawHTTP.exchange(port: port, request: request, source: "127.0.0.2") }
+            let allowed = try await onOwnThread {
+                try RawHTTP.exchange(port: port, request: request, source: "127.0.0.2")
+            }
             #expect(allowed.status == 200)
         }
     }
 
-    @Test("client ranges parse IPv4, IPv6, CIDR and zones; anything else is refused",
-          arguments: [("192.168.1.50", "192.168.1.50"), ("192.168.1.0/24", "192.168.1.0/24"), ("fd00::/8", "fd00::/8"),
-                      ("fe80::1%eth0", "fe80::1"), ("::ffff:10.0.0.1", "10.0.0.1")])
+    @Test(
+        "client ranges parse IPv4, IPv6, CIDR and zones; anything else is refused",
+        arguments: [
+            ("192.168.1.50", "192.168.1.50"), ("192.168.1.0/24", "192.168.1.0/24"), ("fd00::/8", "fd00::/8"),
+            ("fe80::1%eth0", "fe80::1"), ("::ffff:10.0.0.1", "10.0.0.1"),
+        ])
     func clientRanges(text: String, described: String) throws {
         let parsed = try #require(ClientAllowList.Range(text))
         #expect(parsed.description == described)
     }
 
-    @Test("malformed client ranges", arguments: ["", "192.168.1", "10.0.0.0/33", "fd00::/129", "host.example", "1.2.3.4/x"])
+    @Test(
+        "malformed client ranges",
+        arguments: ["", "192.168.1", "10.0.0.0/33", "fd00::/129", "host.example", "1.2.3.4/x"])
     func malformedClientRanges(text: String) {
         #expect(ClientAllowList.Range(text) == nil)
         #expect { try ClientAllowList([text]) } throws: { ($0 as? MediaServerError)?.code == "serve.client-invalid" }
@@ -128,7 +141,9 @@ struct PublishingTests {
 /// than the header deadline. Serialized: it holds many sockets.
 @Suite("connection bursts", .serialized)
 struct ConnectionBurstTests {
-    @Test("after 1,000 connections from 20 loopback addresses that send one byte and close, a request succeeds within seconds")
+    @Test(
+        "after 1,000 connections from 20 loopback addresses that send one byte and close, a request succeeds within seconds"
+    )
     func burstRecovers() async throws {
         let tree = try TestTree()
         try await withServer(tree, configure: { $0.limits.headerTimeoutSeconds = 2 }) { endpoint, _ in
@@ -141,7 +156,9 @@ struct ConnectionBurstTests {
                     defer { for socket in sockets { close(socket) } }
                     for index in 0..<250 {
                         let source = "127.0.0.\(2 + (wave * 250 + index) % 20)"
-                        guard let socket = try? RawHTTP.connect(port: port, source: source, timeout: 1) else { continue }
+                        guard let socket = try? RawHTTP.connect(port: port, source: source, timeout: 1) else {
+                            continue
+                        }
                         sockets.append(socket)
                     }
                     for socket in sockets { _ = RawHTTP.send(socket, [UInt8(ascii: "G")]) }
@@ -152,7 +169,11 @@ struct ConnectionBurstTests {
             var status: Int?
             while status == nil, clock.now - start < .seconds(20) {
                 status = try? await onOwnThread {
-                    try RawHTTP.exchange(port: port, request: Array("GET /movie.mp4 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".utf8), timeout: 1).status
+                    try RawHTTP.exchange(
+                        port: port,
+                        request: Array("GET /movie.mp4 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".utf8),
+                        timeout: 1
+                    ).status
                 }
             }
             #expect(status == 200)

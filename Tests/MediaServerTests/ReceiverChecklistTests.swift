@@ -9,14 +9,17 @@ func curlHead(_ arguments: [String]) async throws -> HTTPResponse {
     try await onOwnThread {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["curl", "--silent", "--show-error", "--max-time", "10", "--output", "/dev/null", "--dump-header", "-"] + arguments
+        process.arguments =
+            ["curl", "--silent", "--show-error", "--max-time", "10", "--output", "/dev/null", "--dump-header", "-"]
+            + arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard let response = RawHTTP.parse(Array(data) + [13, 10, 13, 10]) else {
-            throw SocketFailure(description: "curl \(arguments) printed no response: \(String(decoding: data, as: UTF8.self))")
+            throw SocketFailure(
+                description: "curl \(arguments) printed no response: \(String(decoding: data, as: UTF8.self))")
         }
         return response
     }
@@ -32,7 +35,8 @@ struct ReceiverChecklistTests {
     /// The type each sample must be served with, by extension.
     static let expectedType: [String: String] = [
         "mp4": "video/mp4", "m4s": "video/mp4", "ts": "video/mp2t", "m3u8": "application/vnd.apple.mpegurl",
-        "mpd": "application/dash+xml", "vtt": "text/vtt; charset=utf-8", "srt": "application/x-subrip", "ass": "text/x-ssa",
+        "mpd": "application/dash+xml", "vtt": "text/vtt; charset=utf-8", "srt": "application/x-subrip",
+        "ass": "text/x-ssa",
         "mkv": "video/x-matroska", "webm": "video/webm", "mp3": "audio/mpeg", "flac": "audio/flac", "opus": "audio/ogg",
     ]
 
@@ -42,15 +46,23 @@ struct ReceiverChecklistTests {
         var files: [String] = []
         while let next = walker?.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: root + "/" + next, isDirectory: &isDirectory), !isDirectory.boolValue, expectedType[(next as NSString).pathExtension] != nil { files.append(next) }
+            if FileManager.default.fileExists(atPath: root + "/" + next, isDirectory: &isDirectory),
+                !isDirectory.boolValue, expectedType[(next as NSString).pathExtension] != nil
+            {
+                files.append(next)
+            }
         }
         return files.sorted()
     }
 
-    @Test("GET with Origin and Range: 206, exact Content-Range, Accept-Ranges, CORS, the right type; preflight: 204 allowing Range")
+    @Test(
+        "GET with Origin and Range: 206, exact Content-Range, Accept-Ranges, CORS, the right type; preflight: 204 allowing Range"
+    )
     func everySample() async throws {
         let root = Repository.root().appendingPathComponent("Samples").path
-        try await withServer(root: root) { endpoint, _ in try await Self.check(Self.samples, root: root, endpoint: endpoint) }
+        try await withServer(root: root) { endpoint, _ in
+            try await Self.check(Self.samples, root: root, endpoint: endpoint)
+        }
     }
 
     static func check(_ samples: [String], root: String, endpoint: MediaServer.Endpoint) async throws {
@@ -67,8 +79,10 @@ struct ReceiverChecklistTests {
             #expect(get.header("Access-Control-Expose-Headers")?.contains("Content-Range") == true, "\(sample)")
             #expect(get.header("Content-Type") == Self.expectedType[(sample as NSString).pathExtension], "\(sample)")
 
-            let preflight = try await curlHead(["-X", "OPTIONS", "-H", "Origin: \(Self.origin)", "-H", "Access-Control-Request-Method: GET",
-                                                "-H", "Access-Control-Request-Headers: range", url])
+            let preflight = try await curlHead([
+                "-X", "OPTIONS", "-H", "Origin: \(Self.origin)", "-H", "Access-Control-Request-Method: GET",
+                "-H", "Access-Control-Request-Headers: range", url,
+            ])
             #expect(preflight.status == 204, "\(sample)")
             #expect(preflight.header("Access-Control-Allow-Origin") == "*", "\(sample)")
             let allowed = (preflight.header("Access-Control-Allow-Headers") ?? "").lowercased()
@@ -88,8 +102,9 @@ struct ReceiverChecklistTests {
         var visited: Set<String> = []
         while let next = pending.popLast() {
             guard visited.insert(next).inserted else { continue }
-            let response = try await request(endpoint.url(forPath: next).replacingOccurrences(of: endpoint.baseURL, with: "/"), port: endpoint.port,
-                                             headers: [("Origin", Self.origin)])
+            let response = try await request(
+                endpoint.url(forPath: next).replacingOccurrences(of: endpoint.baseURL, with: "/"), port: endpoint.port,
+                headers: [("Origin", Self.origin)])
             #expect(response.status == 200, "\(next)")
             #expect(response.header("Access-Control-Allow-Origin") == "*", "\(next)")
             guard next.hasSuffix(".m3u8") else { continue }

@@ -4,17 +4,19 @@ import Testing
 
 @Suite("serving files: ranges, HEAD, conditional requests, types")
 struct ServingTests {
-    @Test("ranges get 206 with an exact Content-Range, 416, or 200 for several", arguments: [
-        ("bytes=0-1", 206, "bytes 0-1/1000", 0, 2),
-        ("bytes=10-", 206, "bytes 10-999/1000", 10, 990),
-        ("bytes=-100", 206, "bytes 900-999/1000", 900, 100),
-        ("bytes=990-5000", 206, "bytes 990-999/1000", 990, 10),
-        ("bytes=-5000", 206, "bytes 0-999/1000", 0, 1000),
-        ("bytes=1000-", 416, "bytes */1000", 0, 0),
-        ("bytes=0-1,5-6", 200, "", 0, 1000),  // several ranges: the whole file, documented
-        ("bytes=7-3", 200, "", 0, 1000),      // malformed: ignored
-        ("items=0-1", 200, "", 0, 1000),      // unknown unit: ignored
-    ])
+    @Test(
+        "ranges get 206 with an exact Content-Range, 416, or 200 for several",
+        arguments: [
+            ("bytes=0-1", 206, "bytes 0-1/1000", 0, 2),
+            ("bytes=10-", 206, "bytes 10-999/1000", 10, 990),
+            ("bytes=-100", 206, "bytes 900-999/1000", 900, 100),
+            ("bytes=990-5000", 206, "bytes 990-999/1000", 990, 10),
+            ("bytes=-5000", 206, "bytes 0-999/1000", 0, 1000),
+            ("bytes=1000-", 416, "bytes */1000", 0, 0),
+            ("bytes=0-1,5-6", 200, "", 0, 1000),  // several ranges: the whole file, documented
+            ("bytes=7-3", 200, "", 0, 1000),  // malformed: ignored
+            ("items=0-1", 200, "", 0, 1000),  // unknown unit: ignored
+        ])
     func ranges(header: String, status: Int, contentRange: String, offset: Int, length: Int) async throws {
         let tree = try TestTree()
         try await withServer(tree) { endpoint, _ in
@@ -66,29 +68,37 @@ struct ServingTests {
             let lastModified = try #require(first.header("Last-Modified"))
             #expect(etag.hasPrefix("\"") && etag.hasSuffix("\""))
 
-            let notModified = try await request("/movie.mp4", port: endpoint.port, headers: [("If-None-Match", "\"other\", \(etag)")])
+            let notModified = try await request(
+                "/movie.mp4", port: endpoint.port, headers: [("If-None-Match", "\"other\", \(etag)")])
             #expect(notModified.status == 304)
             #expect(notModified.body.isEmpty)
             #expect(notModified.header("ETag") == etag)
             #expect(notModified.header("Access-Control-Allow-Origin") == "*")
             let weak = try await request("/movie.mp4", port: endpoint.port, headers: [("If-None-Match", "W/\(etag)")])
             #expect(weak.status == 304)  // If-None-Match compares weakly
-            let byDate = try await request("/movie.mp4", port: endpoint.port, headers: [("If-Modified-Since", lastModified)])
+            let byDate = try await request(
+                "/movie.mp4", port: endpoint.port, headers: [("If-Modified-Since", lastModified)])
             #expect(byDate.status == 304)
-            let old = try await request("/movie.mp4", port: endpoint.port, headers: [("If-Modified-Since", "Sun, 06 Nov 1994 08:49:37 GMT")])
+            let old = try await request(
+                "/movie.mp4", port: endpoint.port, headers: [("If-Modified-Since", "Sun, 06 Nov 1994 08:49:37 GMT")])
             #expect(old.status == 200)
-            let changed = try await request("/movie.mp4", port: endpoint.port, headers: [("If-None-Match", "\"stale\"")])
+            let changed = try await request(
+                "/movie.mp4", port: endpoint.port, headers: [("If-None-Match", "\"stale\"")])
             #expect(changed.status == 200)
 
-            let rangeStillValid = try await request("/movie.mp4", port: endpoint.port, headers: [("Range", "bytes=0-1"), ("If-Range", etag)])
+            let rangeStillValid = try await request(
+                "/movie.mp4", port: endpoint.port, headers: [("Range", "bytes=0-1"), ("If-Range", etag)])
             #expect(rangeStillValid.status == 206)
-            let rangeByDate = try await request("/movie.mp4", port: endpoint.port, headers: [("Range", "bytes=0-1"), ("If-Range", lastModified)])
+            let rangeByDate = try await request(
+                "/movie.mp4", port: endpoint.port, headers: [("Range", "bytes=0-1"), ("If-Range", lastModified)])
             #expect(rangeByDate.status == 206)
-            let rangeStale = try await request("/movie.mp4", port: endpoint.port, headers: [("Range", "bytes=0-1"), ("If-Range", "\"stale\"")])
+            let rangeStale = try await request(
+                "/movie.mp4", port: endpoint.port, headers: [("Range", "bytes=0-1"), ("If-Range", "\"stale\"")])
             #expect(rangeStale.status == 200)
             #expect(rangeStale.body.count == 1000)
 
-            let precondition = try await request("/movie.mp4", port: endpoint.port, headers: [("If-Match", "\"stale\"")])
+            let precondition = try await request(
+                "/movie.mp4", port: endpoint.port, headers: [("If-Match", "\"stale\"")])
             #expect(precondition.status == 412)
             let matching = try await request("/movie.mp4", port: endpoint.port, headers: [("If-Match", etag)])
             #expect(matching.status == 200)
@@ -115,7 +125,8 @@ struct ServingTests {
         ("mp4", "video/mp4"), ("m4v", "video/mp4"), ("m4a", "audio/mp4"), ("m4s", "video/mp4"), ("mp4a", "audio/mp4"),
         ("cmfv", "video/mp4"), ("cmfa", "audio/mp4"), ("cmft", "application/mp4"),
         ("ts", "video/mp2t"), ("m2ts", "video/mp2t"), ("mts", "video/mp2t"),
-        ("webm", "video/webm"), ("weba", "audio/webm"), ("mp3", "audio/mpeg"), ("aac", "audio/aac"), ("ac3", "audio/ac3"),
+        ("webm", "video/webm"), ("weba", "audio/webm"), ("mp3", "audio/mpeg"), ("aac", "audio/aac"),
+        ("ac3", "audio/ac3"),
         ("ec3", "audio/eac3"), ("flac", "audio/flac"), ("wav", "audio/wav"), ("ogg", "audio/ogg"), ("oga", "audio/ogg"),
         ("ogv", "video/ogg"), ("opus", "audio/ogg"),
         ("mkv", "video/x-matroska"), ("mov", "video/quicktime"), ("avi", "video/x-msvideo"), ("flv", "video/x-flv"),
@@ -124,10 +135,13 @@ struct ServingTests {
         ("vtt", "text/vtt; charset=utf-8"), ("webvtt", "text/vtt; charset=utf-8"), ("ttml", "application/ttml+xml"),
         ("dfxp", "application/ttml+xml"), ("xml", "application/xml"), ("srt", "application/x-subrip"),
         ("ass", "text/x-ssa"), ("ssa", "text/x-ssa"), ("scc", "text/x-scc"),
-        ("jpg", "image/jpeg"), ("jpeg", "image/jpeg"), ("png", "image/png"), ("gif", "image/gif"), ("webp", "image/webp"),
-        ("bmp", "image/bmp"), ("avif", "image/avif"), ("svg", "image/svg+xml"), ("ico", "image/x-icon"), ("apng", "image/apng"),
+        ("jpg", "image/jpeg"), ("jpeg", "image/jpeg"), ("png", "image/png"), ("gif", "image/gif"),
+        ("webp", "image/webp"),
+        ("bmp", "image/bmp"), ("avif", "image/avif"), ("svg", "image/svg+xml"), ("ico", "image/x-icon"),
+        ("apng", "image/apng"),
         ("json", "application/json"), ("txt", "text/plain; charset=utf-8"), ("html", "text/html; charset=utf-8"),
-        ("htm", "text/html; charset=utf-8"), ("js", "text/javascript; charset=utf-8"), ("mjs", "text/javascript; charset=utf-8"),
+        ("htm", "text/html; charset=utf-8"), ("js", "text/javascript; charset=utf-8"),
+        ("mjs", "text/javascript; charset=utf-8"),
         ("css", "text/css; charset=utf-8"),
     ]
 
@@ -165,7 +179,8 @@ struct ServingTests {
         try await withServer(tree) { endpoint, server in
             let captions = Array("WEBVTT\n\n00:00.000 --> 00:01.000\nconverted\n".utf8)
             try server.publish(path: "/captions/en.vtt", bytes: captions)
-            let whole = try await request("/captions/en.vtt", port: endpoint.port, headers: [("Origin", "https://www.gstatic.com")])
+            let whole = try await request(
+                "/captions/en.vtt", port: endpoint.port, headers: [("Origin", "https://www.gstatic.com")])
             #expect(whole.status == 200)
             #expect(whole.body == captions)
             #expect(whole.header("Content-Type") == "text/vtt; charset=utf-8")
@@ -187,7 +202,9 @@ struct ServingTests {
         }
     }
 
-    @Test("publishing at a path no request could reach is refused", arguments: ["captions/en.vtt", "/../x.vtt", "/a/.hidden", "/", "/a\u{0}b"])
+    @Test(
+        "publishing at a path no request could reach is refused",
+        arguments: ["captions/en.vtt", "/../x.vtt", "/a/.hidden", "/", "/a\u{0}b"])
     func publishRefused(path: String) {
         let server = MediaServer(configuration: MediaServerConfiguration())
         #expect(throws: MediaServerError.self) { try server.publish(path: path, bytes: []) }
@@ -196,7 +213,9 @@ struct ServingTests {
     @Test("a content type that could not be a header is refused")
     func badContentType() {
         let server = MediaServer(configuration: MediaServerConfiguration())
-        #expect(throws: MediaServerError.self) { try server.publish(path: "/a.vtt", bytes: [], contentType: "text/vtt\r\nX-Injected: 1") }
+        #expect(throws: MediaServerError.self) {
+            try server.publish(path: "/a.vtt", bytes: [], contentType: "text/vtt\r\nX-Injected: 1")
+        }
         #expect(throws: MediaServerError.self) { try server.publish(path: "/a.vtt", bytes: [], contentType: "") }
     }
 
@@ -205,7 +224,9 @@ struct ServingTests {
         let tree = try TestTree()
         let captions = try TestTree()
         try captions.write("fr.vtt", Array("WEBVTT\n".utf8))
-        try await withServer(tree, configure: { $0.mounts.append(.init(urlPrefix: "/captions", directory: captions.root)) }) { endpoint, _ in
+        try await withServer(
+            tree, configure: { $0.mounts.append(.init(urlPrefix: "/captions", directory: captions.root)) }
+        ) { endpoint, _ in
             let caption = try await request("/captions/fr.vtt", port: endpoint.port)
             #expect(caption.text == "WEBVTT\n")
             let climbing = try await request("/captions/../movie.mp4", port: endpoint.port)
@@ -226,7 +247,11 @@ struct ServingTests {
             let text = try await onOwnThread { () -> String in
                 let socket = try RawHTTP.connect(port: port)
                 defer { close(socket) }
-                RawHTTP.send(socket, Array("GET /movie.mp4 HTTP/1.1\r\nHost: t\r\nRange: bytes=0-0\r\n\r\nGET /movie.mp4 HTTP/1.1\r\nHost: t\r\nRange: bytes=1-1\r\nConnection: close\r\n\r\n".utf8))
+                RawHTTP.send(
+                    socket,
+                    Array(
+                        "GET /movie.mp4 HTTP/1.1\r\nHost: t\r\nRange: bytes=0-0\r\n\r\nGET /movie.mp4 HTTP/1.1\r\nHost: t\r\nRange: bytes=1-1\r\nConnection: close\r\n\r\n"
+                            .utf8))
                 return String(decoding: RawHTTP.readToEnd(socket).bytes, as: UTF8.self)
             }
             #expect(text.components(separatedBy: "HTTP/1.1 206").count == 3)
@@ -244,7 +269,8 @@ struct ServingTests {
                 #expect(response.status == 405, "\(method)")
                 #expect(response.header("Allow") == "GET, HEAD, OPTIONS")
             }
-            let withBody = try await request("POST", "/movie.mp4", port: endpoint.port, headers: [("Content-Length", "1000000000")])
+            let withBody = try await request(
+                "POST", "/movie.mp4", port: endpoint.port, headers: [("Content-Length", "1000000000")])
             #expect(withBody.status == 405)
         }
     }
@@ -254,7 +280,8 @@ struct ServingTests {
         let tree = try TestTree()
         try await withServer(tree, configure: { $0.bindAddress = "::1" }) { endpoint, _ in
             #expect(endpoint.baseURL == "http://[::1]:\(endpoint.port)/")
-            let response = try await request("/movie.mp4", port: endpoint.port, headers: [("Range", "bytes=0-1")], host: "::1")
+            let response = try await request(
+                "/movie.mp4", port: endpoint.port, headers: [("Range", "bytes=0-1")], host: "::1")
             #expect(response.status == 206)
         }
     }
@@ -268,6 +295,8 @@ func hasIPv6Loopback() -> Bool {
     address.sin6_family = sa_family_t(AF_INET6)
     address.sin6_addr = in6addr_loopback
     return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0 }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0
+        }
     }
 }

@@ -34,9 +34,12 @@ struct SocketFailure: Error, CustomStringConvertible {
 /// URLSession normalize `..` and encodings away).
 enum RawHTTP {
     /// A connected TCP socket to `host:port`, optionally from the local address `source`.
-    static func connect(port: UInt16, host: String = "127.0.0.1", source: String? = nil, timeout: Double = 5) throws -> Int32 {
+    static func connect(port: UInt16, host: String = "127.0.0.1", source: String? = nil, timeout: Double = 5) throws
+        -> Int32
+    {
         let isV6 = host.contains(":")
-        let descriptor = socket(isV6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = socket(
+            isV6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw SocketFailure(description: "socket: \(errno)") }
         var time = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
@@ -46,7 +49,9 @@ enum RawHTTP {
             local.sin_family = sa_family_t(AF_INET)
             inet_pton(AF_INET, source, &local.sin_addr)
             let bound = withUnsafePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             guard bound == 0 else {
                 close(descriptor)
@@ -60,7 +65,9 @@ enum RawHTTP {
             address.sin6_port = port.bigEndian
             inet_pton(AF_INET6, host, &address.sin6_addr)
             result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
             }
         } else {
             var address = sockaddr_in()
@@ -68,7 +75,9 @@ enum RawHTTP {
             address.sin_port = port.bigEndian
             inet_pton(AF_INET, host, &address.sin_addr)
             result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         }
         guard result == 0 else {
@@ -84,7 +93,9 @@ enum RawHTTP {
     static func send(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if sent <= 0 { return false }
             offset += sent
         }
@@ -106,13 +117,17 @@ enum RawHTTP {
     }
 
     /// Sends `request` on a new connection and reads the response until the server closes.
-    static func exchange(port: UInt16, request: [UInt8], host: String = "127.0.0.1", source: String? = nil, timeout: Double = 5) throws -> HTTPResponse {
+    static func exchange(
+        port: UInt16, request: [UInt8], host: String = "127.0.0.1", source: String? = nil, timeout: Double = 5
+    ) throws -> HTTPResponse {
         let descriptor = try connect(port: port, host: host, source: source, timeout: timeout)
         defer { close(descriptor) }
         send(descriptor, request)
         let (bytes, _) = readToEnd(descriptor)
         guard let response = parse(bytes) else {
-            throw SocketFailure(description: "no HTTP response (\(bytes.count) bytes: \(String(decoding: bytes.prefix(200), as: UTF8.self)))")
+            throw SocketFailure(
+                description:
+                    "no HTTP response (\(bytes.count) bytes: \(String(decoding: bytes.prefix(200), as: UTF8.self)))")
         }
         return response
     }
@@ -134,12 +149,16 @@ enum RawHTTP {
 }
 
 /// Sends one GET with `Connection: close` and returns the response.
-func request(_ target: String, port: UInt16, headers: [(String, String)] = [], host: String = "127.0.0.1") async throws -> HTTPResponse {
+func request(_ target: String, port: UInt16, headers: [(String, String)] = [], host: String = "127.0.0.1") async throws
+    -> HTTPResponse
+{
     try await request("GET", target, port: port, headers: headers, host: host)
 }
 
 /// Sends one request with `Connection: close` and returns the response.
-func request(_ method: String, _ target: String, port: UInt16, headers: [(String, String)] = [], host: String = "127.0.0.1") async throws -> HTTPResponse {
+func request(
+    _ method: String, _ target: String, port: UInt16, headers: [(String, String)] = [], host: String = "127.0.0.1"
+) async throws -> HTTPResponse {
     var text = "\(method) \(target) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
     for (name, value) in headers { text += "\(name): \(value)\r\n" }
     text += "\r\n"
@@ -171,7 +190,9 @@ final class TestTree: Sendable {
         try files.createSymbolicLink(atPath: root + "/inside.mp4", withDestinationPath: "movie.mp4")
         try files.createSymbolicLink(atPath: root + "/out.txt", withDestinationPath: outside + "/secret.txt")
         try files.createSymbolicLink(atPath: root + "/escape", withDestinationPath: outside)
-        try files.createSymbolicLink(atPath: root + "/relative-out.txt", withDestinationPath: "../" + (outside as NSString).lastPathComponent + "/secret.txt")
+        try files.createSymbolicLink(
+            atPath: root + "/relative-out.txt",
+            withDestinationPath: "../" + (outside as NSString).lastPathComponent + "/secret.txt")
         try files.createSymbolicLink(atPath: root + "/hidden-link.txt", withDestinationPath: ".secret")
         guard mkfifo(root + "/pipe.ts", 0o644) == 0 else { throw SocketFailure(description: "mkfifo: \(errno)") }
     }
@@ -207,7 +228,8 @@ func withServer<T: Sendable>(
     root: String, configure: @Sendable (inout MediaServerConfiguration) -> Void = { _ in },
     _ body: (MediaServer.Endpoint, MediaServer) async throws -> T
 ) async throws -> T {
-    var configuration = MediaServerConfiguration(mounts: [.init(urlPrefix: "/", directory: root)], bindAddress: "127.0.0.1", port: 0)
+    var configuration = MediaServerConfiguration(
+        mounts: [.init(urlPrefix: "/", directory: root)], bindAddress: "127.0.0.1", port: 0)
     configure(&configuration)
     let server = MediaServer(configuration: configuration)
     let endpoint = try await onOwnThread { try server.start() }

@@ -27,44 +27,58 @@ struct MPRISStateTests {
 
     @Test("a playing queue item: status, metadata in µs, Can* from supportedMediaCommands")
     func playingItem() throws {
-        let state = MPRISState(device: "Kitchen", media: try mediaStatus(Self.playing), volume: CastVolume(level: 0.4, muted: false))
+        let state = MPRISState(
+            device: "Kitchen", media: try mediaStatus(Self.playing), volume: CastVolume(level: 0.4, muted: false))
         #expect(state.identity == "Kitchen")
         #expect(state.playbackStatus == "Playing")
         #expect(state.trackID == "/org/castprep/session/3/item/11")
         #expect(state.lengthMicroseconds == 596_500_000)
         #expect(state.positionMicroseconds == 42_500_000)
         #expect(state.volume == 0.4)
-        #expect(state.metadata == [
-            "mpris:trackid": .objectPath("/org/castprep/session/3/item/11"), "mpris:length": .int64(596_500_000),
-            "xesam:title": .string("Second Song"), "xesam:artist": .stringArray(["The Band"]), "xesam:album": .string("Album"),
-            "mpris:artUrl": .string("https://example.com/cover.jpg"),
-        ])
-        #expect([state.canPlay, state.canPause, state.canSeek, state.canGoNext, state.canGoPrevious, state.canControl] == [true, true, true, true, true, true])
+        #expect(
+            state.metadata == [
+                "mpris:trackid": .objectPath("/org/castprep/session/3/item/11"), "mpris:length": .int64(596_500_000),
+                "xesam:title": .string("Second Song"), "xesam:artist": .stringArray(["The Band"]),
+                "xesam:album": .string("Album"),
+                "mpris:artUrl": .string("https://example.com/cover.jpg"),
+            ])
+        #expect(
+            [state.canPlay, state.canPause, state.canSeek, state.canGoNext, state.canGoPrevious, state.canControl] == [
+                true, true, true, true, true, true,
+            ])
     }
 
-    @Test("Can* follow supportedMediaCommands and the queue", arguments: [
-        // (commands, current item, repeat) → (canPause, canSeek, canGoNext, canGoPrevious)
-        (0, 11, "REPEAT_OFF", [false, false, false, false]),
-        (1, 11, "REPEAT_OFF", [true, false, false, false]),
-        (2, 11, "REPEAT_OFF", [false, true, false, false]),
-        (queueCommands, 10, "REPEAT_OFF", [true, true, true, false]),  // first item: nothing before it
-        (queueCommands, 12, "REPEAT_OFF", [true, true, false, true]),  // last item: nothing after it
-        (queueCommands, 12, "REPEAT_ALL", [true, true, true, true]),   // repeating: the queue wraps
-        (64 + 128, 11, "REPEAT_OFF", [false, false, true, true]),
-    ])
+    @Test(
+        "Can* follow supportedMediaCommands and the queue",
+        arguments: [
+            // (commands, current item, repeat) → (canPause, canSeek, canGoNext, canGoPrevious)
+            (0, 11, "REPEAT_OFF", [false, false, false, false]),
+            (1, 11, "REPEAT_OFF", [true, false, false, false]),
+            (2, 11, "REPEAT_OFF", [false, true, false, false]),
+            (queueCommands, 10, "REPEAT_OFF", [true, true, true, false]),  // first item: nothing before it
+            (queueCommands, 12, "REPEAT_OFF", [true, true, false, true]),  // last item: nothing after it
+            (queueCommands, 12, "REPEAT_ALL", [true, true, true, true]),  // repeating: the queue wraps
+            (64 + 128, 11, "REPEAT_OFF", [false, false, true, true]),
+        ])
     func capabilities(commands: Int, current: Int, repeatMode: String, expected: [Bool]) throws {
-        let json = Self.playing.replacingOccurrences(of: "\"supportedMediaCommands\": \(queueCommands)", with: "\"supportedMediaCommands\": \(commands)")
-            .replacingOccurrences(of: "\"currentItemId\": 11", with: "\"currentItemId\": \(current)")
-            .replacingOccurrences(of: "REPEAT_OFF", with: repeatMode)
+        let json = Self.playing.replacingOccurrences(
+            of: "\"supportedMediaCommands\": \(queueCommands)", with: "\"supportedMediaCommands\": \(commands)"
+        )
+        .replacingOccurrences(of: "\"currentItemId\": 11", with: "\"currentItemId\": \(current)")
+        .replacingOccurrences(of: "REPEAT_OFF", with: repeatMode)
         let state = MPRISState(device: "Kitchen", media: try mediaStatus(json), volume: nil)
         #expect([state.canPause, state.canSeek, state.canGoNext, state.canGoPrevious] == expected)
     }
 
-    @Test("player states map to PlaybackStatus", arguments: [
-        ("PLAYING", "Playing"), ("BUFFERING", "Playing"), ("PAUSED", "Paused"), ("IDLE", "Stopped"), ("SOMETHING_NEW", "Stopped"),
-    ])
+    @Test(
+        "player states map to PlaybackStatus",
+        arguments: [
+            ("PLAYING", "Playing"), ("BUFFERING", "Playing"), ("PAUSED", "Paused"), ("IDLE", "Stopped"),
+            ("SOMETHING_NEW", "Stopped"),
+        ])
     func playbackStatus(playerState: String, expected: String) throws {
-        let status = try mediaStatus(#"{"mediaSessionId": 1, "playerState": "\#(playerState)", "supportedMediaCommands": 15}"#)
+        let status = try mediaStatus(
+            #"{"mediaSessionId": 1, "playerState": "\#(playerState)", "supportedMediaCommands": 15}"#)
         #expect(MPRISState(device: "d", media: status, volume: nil).playbackStatus == expected)
     }
 
@@ -80,7 +94,8 @@ struct MPRISStateTests {
 
     @Test("a live stream has no length and cannot seek")
     func live() throws {
-        let status = try mediaStatus("""
+        let status = try mediaStatus(
+            """
             {"mediaSessionId": 2, "playerState": "PLAYING", "currentTime": 10, "supportedMediaCommands": 15,
              "media": {"contentId": "live.m3u8", "streamType": "LIVE", "duration": -1}}
             """)
@@ -90,9 +105,12 @@ struct MPRISStateTests {
         #expect(!state.canSeek && state.canPause)
     }
 
-    @Test("seconds ↔ µs", arguments: [
-        (0.0, Int64(0) as Int64?), (1.5, 1_500_000), (596.123456, 596_123_456), (-1, nil), (.infinity, nil), (.nan, nil), (1e300, nil),
-    ])
+    @Test(
+        "seconds ↔ µs",
+        arguments: [
+            (0.0, Int64(0) as Int64?), (1.5, 1_500_000), (596.123456, 596_123_456), (-1, nil), (.infinity, nil),
+            (.nan, nil), (1e300, nil),
+        ])
     func microseconds(seconds: Double, expected: Int64?) {
         #expect(MPRISState.microseconds(seconds) == expected)
         if let expected { #expect(MPRISState.seconds(expected) == (seconds * 1e6).rounded() / 1e6) }
@@ -100,7 +118,8 @@ struct MPRISStateTests {
 
     @Test("values from the network are clamped: rate, volume, position past the end")
     func clamped() throws {
-        let status = try mediaStatus("""
+        let status = try mediaStatus(
+            """
             {"mediaSessionId": 1, "playerState": "PLAYING", "currentTime": 900, "playbackRate": 16, "supportedMediaCommands": 15,
              "media": {"contentId": "a.mp4", "duration": 60}}
             """)
@@ -112,7 +131,8 @@ struct MPRISStateTests {
 
     @Test("the position moves with the clock while playing, at the rate, up to the length")
     func position() throws {
-        let status = try mediaStatus("""
+        let status = try mediaStatus(
+            """
             {"mediaSessionId": 1, "playerState": "PLAYING", "currentTime": 10, "playbackRate": 2, "supportedMediaCommands": 15,
              "media": {"contentId": "a.mp4", "duration": 30}}
             """)
@@ -156,17 +176,23 @@ struct MPRISStateTests {
     func root() {
         let properties = MPRISState(device: "Living Room", media: nil, volume: nil).rootProperties
         #expect(properties["Identity"] == .string("Living Room"))
-        #expect(properties["CanQuit"] == .bool(false) && properties["CanRaise"] == .bool(false) && properties["HasTrackList"] == .bool(false))
+        #expect(
+            properties["CanQuit"] == .bool(false) && properties["CanRaise"] == .bool(false)
+                && properties["HasTrackList"] == .bool(false))
         #expect(properties["SupportedUriSchemes"] == .stringArray(["http", "https"]))
     }
 }
 
 @Suite("MPRIS bus names")
 struct MPRISBusNameTests {
-    @Test("device names become one bus name element", arguments: [
-        ("Living Room TV", "Living_Room_TV"), ("Küche", "K_che"), ("4K TV", "_4K_TV"), ("", "device"), ("!!!", "device"),
-        ("a.b-c", "a_b_c"), ("  spaced  ", "spaced"), (String(repeating: "x", count: 300), String(repeating: "x", count: 64)),
-    ])
+    @Test(
+        "device names become one bus name element",
+        arguments: [
+            ("Living Room TV", "Living_Room_TV"), ("Küche", "K_che"), ("4K TV", "_4K_TV"), ("", "device"),
+            ("!!!", "device"),
+            ("a.b-c", "a_b_c"), ("  spaced  ", "spaced"),
+            (String(repeating: "x", count: 300), String(repeating: "x", count: 64)),
+        ])
     func element(name: String, expected: String) {
         #expect(MPRISBusName.element(for: name) == expected)
     }

@@ -27,8 +27,9 @@ struct CachedRunTests {
             for (name, sample) in files {
                 try FileManager.default.copyItem(atPath: samples + "/" + sample, toPath: folder + "/" + name)
             }
-            server = MediaServer(configuration: MediaServerConfiguration(
-                mounts: [.init(urlPrefix: "/", directory: folder)], bindAddress: "127.0.0.1", port: 0, cors: cors))
+            server = MediaServer(
+                configuration: MediaServerConfiguration(
+                    mounts: [.init(urlPrefix: "/", directory: folder)], bindAddress: "127.0.0.1", port: 0, cors: cors))
             let endpoint = try server.start()
             baseURL = endpoint.baseURL
             port = endpoint.port
@@ -38,8 +39,10 @@ struct CachedRunTests {
         /// operator changing the server's rules does: no file changes.
         func restart(cors: CORSPolicy) throws {
             server.stop()
-            server = MediaServer(configuration: MediaServerConfiguration(
-                mounts: [.init(urlPrefix: "/", directory: folder)], bindAddress: "127.0.0.1", port: port, cors: cors))
+            server = MediaServer(
+                configuration: MediaServerConfiguration(
+                    mounts: [.init(urlPrefix: "/", directory: folder)], bindAddress: "127.0.0.1", port: port, cors: cors
+                ))
             _ = try server.start()
         }
 
@@ -60,7 +63,9 @@ struct CachedRunTests {
         NSTemporaryDirectory() + "castprep-cached-\(UUID().uuidString)"
     }
 
-    private static func run(_ catalog: String, into output: String, batchSize: Int = 256) async throws -> PreflightOutcome {
+    private static func run(_ catalog: String, into output: String, batchSize: Int = 256) async throws
+        -> PreflightOutcome
+    {
         var configuration = PreflightConfiguration(catalogPath: catalog, outputDirectory: output)
         configuration.bindAddress = "127.0.0.1"
         configuration.cachePath = output + "/cache.sqlite"
@@ -69,7 +74,9 @@ struct CachedRunTests {
     }
 
     private static func writeCatalog(_ items: [JSONValue], to path: String) throws {
-        let document: JSONValue = .object(["castprep": .number(JSONNumber(1)), "title": .string("cache test"), "items": .array(items)])
+        let document: JSONValue = .object([
+            "castprep": .number(JSONNumber(1)), "title": .string("cache test"), "items": .array(items),
+        ])
         try Data(JSONWriter.pretty.bytes(from: document)).write(to: URL(fileURLWithPath: path))
     }
 
@@ -110,8 +117,9 @@ struct CachedRunTests {
         }
     }
 
-    @Test("on the demo, a cached run writes the same files as the fresh run, posters and converted captions included",
-          arguments: [256, 3])
+    @Test(
+        "on the demo, a cached run writes the same files as the fresh run, posters and converted captions included",
+        arguments: [256, 3])
     func demoOutputsMatch(batchSize: Int) async throws {
         let output = Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: output) }
@@ -154,24 +162,32 @@ struct CachedRunTests {
         }
         let plan = try QueuePlanner().plan(items: items)
         // Blocked items follow the messages under "skipped", laid out the same way.
-        var document: [String: JSONValue] = ["format": .number(JSONNumber(1)), "messages": .array([plan.queueLoad.jsonValue] + plan.inserts.map(\.jsonValue))]
+        var document: [String: JSONValue] = [
+            "format": .number(JSONNumber(1)),
+            "messages": .array([plan.queueLoad.jsonValue] + plan.inserts.map(\.jsonValue)),
+        ]
         document["skipped"] = queue["skipped"]
         #expect(queue["skipped"]?.arrayValue?.count == first.summary.blocked)
         let planned: JSONValue = .object(document)
         #expect(JSONWriter(indentWidth: 2).string(from: planned) + "\n" == queueText)
     }
 
-    @Test("remote items are revalidated: a changed file on the server is inspected again, the others come from the cache")
+    @Test(
+        "remote items are revalidated: a changed file on the server is inspected again, the others come from the cache")
     func changedRemoteFile() async throws {
-        let origin = try Origin(files: ["a.mp4": "h264-aac-faststart.mp4", "b.mp4": "h264-aac-faststart.mp4", "c.mp3": "tone.mp3"])
+        let origin = try Origin(files: [
+            "a.mp4": "h264-aac-faststart.mp4", "b.mp4": "h264-aac-faststart.mp4", "c.mp3": "tone.mp3",
+        ])
         let output = Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: output) }
         let catalog = output + "-catalog.json"
         defer { try? FileManager.default.removeItem(atPath: catalog) }
-        try Self.writeCatalog([
-            Self.item("a", url: origin.baseURL + "a.mp4", captions: Self.samples + "/subs.en.srt"), Self.item("b", url: origin.baseURL + "b.mp4"),
-            Self.item("c", url: origin.baseURL + "c.mp3"),
-        ], to: catalog)
+        try Self.writeCatalog(
+            [
+                Self.item("a", url: origin.baseURL + "a.mp4", captions: Self.samples + "/subs.en.srt"),
+                Self.item("b", url: origin.baseURL + "b.mp4"),
+                Self.item("c", url: origin.baseURL + "c.mp3"),
+            ], to: catalog)
 
         _ = try await Self.run(catalog, into: output, batchSize: 2)
         let fresh = try Self.outputs(of: output)
@@ -203,12 +219,15 @@ struct CachedRunTests {
 
     /// Each item of report.json as compact JSON text.
     static func reportItems(in folder: String) throws -> [String] {
-        let report = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/report.json")))).value
+        let report = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/report.json"))))
+            .value
         guard case .array(let items)? = report["items"] else { return [] }
         return items.map { JSONWriter.compact.string(from: $0) }
     }
 
-    @Test("a change of the server's CORS rules is seen although no file changed, and an item with an HTTP finding is always checked again")
+    @Test(
+        "a change of the server's CORS rules is seen although no file changed, and an item with an HTTP finding is always checked again"
+    )
     func changedServerRules() async throws {
         let origin = try Origin(files: ["a.mp4": "h264-aac-faststart.mp4"])
         let output = Self.temporaryFolder()
@@ -268,8 +287,12 @@ struct CachedRunTests {
             try? FileManager.default.removeItem(atPath: captions)
         }
         try FileManager.default.copyItem(atPath: Self.samples + "/subs.en.srt", toPath: captions)
-        try Self.writeCatalog([Self.item("a", url: origin.baseURL + "a.mp4", captions: captions), Self.item("b", url: origin.baseURL + "a.mp4")],
-                              to: catalog)
+        try Self.writeCatalog(
+            [
+                Self.item("a", url: origin.baseURL + "a.mp4", captions: captions),
+                Self.item("b", url: origin.baseURL + "a.mp4"),
+            ],
+            to: catalog)
         _ = try await Self.run(catalog, into: output)
 
         try Data("1\n00:00:00,000 --> 00:00:01,000\nChanged words\n".utf8).write(to: URL(fileURLWithPath: captions))
@@ -279,9 +302,12 @@ struct CachedRunTests {
         #expect(converted.contains("Changed words"))
 
         // A new title changes the report and the requests, so the old entry must not be used.
-        try Self.writeCatalog([Self.item("a", url: origin.baseURL + "a.mp4", captions: captions),
-                               .object(["id": .string("b"), "title": .string("Renamed"), "url": .string(origin.baseURL + "a.mp4")])],
-                              to: catalog)
+        try Self.writeCatalog(
+            [
+                Self.item("a", url: origin.baseURL + "a.mp4", captions: captions),
+                .object(["id": .string("b"), "title": .string("Renamed"), "url": .string(origin.baseURL + "a.mp4")]),
+            ],
+            to: catalog)
         let afterTitle = try await Self.run(catalog, into: output)
         #expect(afterTitle.summary.cached == 1)
         #expect(afterTitle.rows.last?.title == "Renamed")

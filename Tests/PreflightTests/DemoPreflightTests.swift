@@ -19,7 +19,8 @@ struct DemoPreflightTests {
         configuration.bindAddress = "127.0.0.1"
         configuration.cachePath = cache ? output + "/cache.sqlite" : nil
         let outcome = try await Preflight.run(configuration)
-        let report = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: output + "/report.json")))).value
+        let report = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: output + "/report.json"))))
+            .value
         return (outcome, report)
     }
 
@@ -52,15 +53,17 @@ struct DemoPreflightTests {
         return fixes.compactMap { if case .string(let fix) = $0 { fix } else { nil } }.joined(separator: "\n")
     }
 
-    @Test("each planted problem is found with its code and fix", arguments: [
-        ("cdn-without-cors", "blocked", "http.cors-missing", "Access-Control-Allow-Origin"),
-        ("missing-file", "blocked", "media.file-missing", "restore the file"),
-        ("high10", "blocked", "device.h264-high10", "ffmpeg"),
-        ("surround", "blocked", "device.aac-multichannel", "-ac 2"),
-        ("moov-at-end", "ready-with-warnings", "device.not-fast-start", "+faststart"),
-        ("broken-ladder", "blocked", "http.status-error", ""),
-        ("captioned-mp4", "ready-with-warnings", "captions.not-webvtt", "catalog.json"),
-    ])
+    @Test(
+        "each planted problem is found with its code and fix",
+        arguments: [
+            ("cdn-without-cors", "blocked", "http.cors-missing", "Access-Control-Allow-Origin"),
+            ("missing-file", "blocked", "media.file-missing", "restore the file"),
+            ("high10", "blocked", "device.h264-high10", "ffmpeg"),
+            ("surround", "blocked", "device.aac-multichannel", "-ac 2"),
+            ("moov-at-end", "ready-with-warnings", "device.not-fast-start", "+faststart"),
+            ("broken-ladder", "blocked", "http.status-error", ""),
+            ("captioned-mp4", "ready-with-warnings", "captions.not-webvtt", "catalog.json"),
+        ])
     func plantedProblems(id: String, readiness: String, code: String, fix: String) async throws {
         let output = NSTemporaryDirectory() + "castprep-preflight-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: output) }
@@ -77,7 +80,9 @@ struct DemoPreflightTests {
         defer { try? FileManager.default.removeItem(atPath: output) }
         let (outcome, report) = try await Self.run(into: output)
         for id in ["ladder-fmp4", "ladder-ts", "dash-show", "embedded-subtitles", "tone"] {
-            #expect(Self.item(id, in: report)?["readiness"] == .string("ready"), "\(id): \(Self.codes(of: Self.item(id, in: report)))")
+            #expect(
+                Self.item(id, in: report)?["readiness"] == .string("ready"),
+                "\(id): \(Self.codes(of: Self.item(id, in: report)))")
         }
         #expect(outcome.summary.items == 12)
 
@@ -95,12 +100,16 @@ struct DemoPreflightTests {
         let ladder = try #require(loads.values.first { $0.media?.contentID?.hasSuffix("hls-fmp4/index.m3u8") == true })
         let reference = try #require(ladder.media?.contentID)
         #expect(!reference.contains("://"))
-        #expect(FileManager.default.fileExists(atPath: URL(fileURLWithPath: output + "/" + reference).standardizedFileURL.path))
+        #expect(
+            FileManager.default.fileExists(
+                atPath: URL(fileURLWithPath: output + "/" + reference).standardizedFileURL.path))
         #expect(ladder.media?.hlsSegmentFormat?.rawValue == "fmp4")
-        #expect(CastValidator().validate(ladder).filter { $0.severity == .error && $0.code != "url.not-absolute" }.isEmpty)
+        #expect(
+            CastValidator().validate(ladder).filter { $0.severity == .error && $0.code != "url.not-absolute" }.isEmpty)
 
         // The SRT and TTML tracks were converted, written and referenced by URL.
-        let captioned = try #require(loads.values.first { $0.media?.contentID?.hasSuffix("h264-aac-faststart.mp4") == true })
+        let captioned = try #require(
+            loads.values.first { $0.media?.contentID?.hasSuffix("h264-aac-faststart.mp4") == true })
         let tracks = captioned.media?.tracks ?? []
         #expect(tracks.count == 2)
         #expect(tracks.allSatisfy { $0.trackContentType == "text/vtt" && $0.trackContentID?.hasSuffix(".vtt") == true })
@@ -111,31 +120,48 @@ struct DemoPreflightTests {
         #expect(converted.contains("Hello &amp; welcome"))
 
         // The corrected catalog reads back and carries the probed content types.
-        let corrected = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: output + "/catalog.json")))).value
-        guard case .array(let entries)? = corrected["items"] else { Issue.record("catalog.json has no items"); return }
+        let corrected = try JSONParser().parse(
+            Array(try Data(contentsOf: URL(fileURLWithPath: output + "/catalog.json")))
+        ).value
+        guard case .array(let entries)? = corrected["items"] else {
+            Issue.record("catalog.json has no items")
+            return
+        }
         #expect(entries.count == 12)
         #expect(entries.contains { $0["contentType"] == .string("video/mp4; codecs=\"avc1.640028, mp4a.40.2\"") })
         // It keeps serving the demo's media from where it is, and says what preflight found.
         let root = try #require(corrected["serve"]?["root"]?.stringValue)
-        #expect(URL(fileURLWithPath: output + "/" + root).standardizedFileURL.path == Repository.root().appendingPathComponent("Samples").path)
+        #expect(
+            URL(fileURLWithPath: output + "/" + root).standardizedFileURL.path
+                == Repository.root().appendingPathComponent("Samples").path)
         #expect(corrected["serve"]?["withoutCORS"] == .array(["cdn-without-cors"]))
         let missing = try #require(entries.first { $0["id"] == "missing-file" })
         #expect(missing["preflight"]?["verdict"] == "blocked")
         #expect(missing["preflight"]?["codes"]?[0] == "media.file-missing")
         #expect(entries.first { $0["id"] == "tone" }?["preflight"] == .object(["verdict": "ready"]))
         let read = try CatalogReader().read(contentsOf: output + "/catalog.json")
-        #expect(read.items.filter { $0.preflight?.isBlocked == true }.map(\.id) == ["cdn-without-cors", "high10", "surround", "missing-file", "broken-ladder"])
-        #expect(read.items.first { $0.id == "captioned-mp4" }?.captions.first?.url == URL(fileURLWithPath: output + "/captions/captioned-mp4-1.en.vtt").absoluteString)
+        #expect(
+            read.items.filter { $0.preflight?.isBlocked == true }.map(\.id) == [
+                "cdn-without-cors", "high10", "surround", "missing-file", "broken-ladder",
+            ])
+        #expect(
+            read.items.first { $0.id == "captioned-mp4" }?.captions.first?.url
+                == URL(fileURLWithPath: output + "/captions/captioned-mp4-1.en.vtt").absoluteString)
 
         // The queue holds every item that is not blocked.
-        let queue = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: output + "/queue.json")))).value
+        let queue = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: output + "/queue.json"))))
+            .value
         guard case .array(let messages)? = queue["messages"], case .array(let items)? = messages.first?["items"] else {
-            Issue.record("queue.json has no QUEUE_LOAD"); return
+            Issue.record("queue.json has no QUEUE_LOAD")
+            return
         }
         #expect(items.count == outcome.summary.ready + outcome.summary.readyWithWarnings)
         // The blocked ones are listed with their catalog position, codes and queue item.
         let skipped = try #require(queue["skipped"]?.arrayValue)
-        #expect(skipped.compactMap { $0["id"]?.stringValue } == ["cdn-without-cors", "high10", "surround", "missing-file", "broken-ladder"])
+        #expect(
+            skipped.compactMap { $0["id"]?.stringValue } == [
+                "cdn-without-cors", "high10", "surround", "missing-file", "broken-ladder",
+            ])
         #expect(skipped.compactMap { $0["index"]?.intValue } == [5, 6, 7, 9, 10])
         #expect(skipped.allSatisfy { $0["item"]?["media"]?["contentId"] != nil && $0["why"] != nil })
     }
@@ -149,12 +175,20 @@ struct DemoPreflightTests {
         configuration.makePosters = false
         configuration.publishBaseURL = "https://cdn.example.com/library"
         _ = try await Preflight.run(configuration)
-        let catalog = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: output + "/catalog.json")))).value
+        let catalog = try JSONParser().parse(
+            Array(try Data(contentsOf: URL(fileURLWithPath: output + "/catalog.json")))
+        ).value
         #expect(catalog["serve"] == nil)
         let entries = try #require(catalog["items"]?.arrayValue)
-        #expect(entries.first { $0["id"] == "ladder-fmp4" }?["url"] == "https://cdn.example.com/library/hls-fmp4/index.m3u8")
-        #expect(entries.first { $0["id"] == "cdn-without-cors" }?["url"] == "https://cdn.example.com/library/cdn-without-cors/lecture.mp4")
-        #expect(entries.first { $0["id"] == "captioned-mp4" }?["captions"]?[0]?["src"] == "https://cdn.example.com/library/_castprep/captions/captioned-mp4-1.en.vtt")
+        #expect(
+            entries.first { $0["id"] == "ladder-fmp4" }?["url"] == "https://cdn.example.com/library/hls-fmp4/index.m3u8"
+        )
+        #expect(
+            entries.first { $0["id"] == "cdn-without-cors" }?["url"]
+                == "https://cdn.example.com/library/cdn-without-cors/lecture.mp4")
+        #expect(
+            entries.first { $0["id"] == "captioned-mp4" }?["captions"]?[0]?["src"]
+                == "https://cdn.example.com/library/_castprep/captions/captioned-mp4-1.en.vtt")
         let requests = try String(contentsOfFile: output + "/load-requests.ndjson", encoding: .utf8)
         #expect(!requests.contains("127.0.0.1"))
         let queue = try String(contentsOfFile: output + "/queue.json", encoding: .utf8)
@@ -178,7 +212,9 @@ struct DemoPreflightTests {
             #expect(FileManager.default.fileExists(atPath: output + "/fixed/\(name).mp4"))
         }
         // The inputs were left alone.
-        #expect(!FileManager.default.fileExists(atPath: Repository.root().appendingPathComponent("Samples/h264-high10.cast.mp4").path))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: Repository.root().appendingPathComponent("Samples/h264-high10.cast.mp4").path))
     }
 
     @Test("a second run answers from the cache every item without a server finding, with the same verdicts")
@@ -198,8 +234,9 @@ struct DemoPreflightTests {
         #expect(second.rows.map(\.headline) == first.rows.map(\.headline))
     }
 
-    @Test("report.html renders in headless Chromium without console errors",
-          .requires(.chromium))
+    @Test(
+        "report.html renders in headless Chromium without console errors",
+        .requires(.chromium))
     func reportRenders() async throws {
         let output = NSTemporaryDirectory() + "castprep-preflight-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: output) }
@@ -222,8 +259,9 @@ struct DemoPreflightTests {
     /// with every card's details open, and in the "by problem" view), nothing on the console,
     /// blocked cards first, each finding chip showing as many cards as it counts. The
     /// screenshots stay in a temporary folder, whose paths are printed, to be looked at.
-    @Test("report.html fits 360 and 1280 px, writes nothing to the console, and its chips filter what they count",
-          .requires(.chromium))
+    @Test(
+        "report.html fits 360 and 1280 px, writes nothing to the console, and its chips filter what they count",
+        .requires(.chromium))
     func reportLayout() async throws {
         let output = NSTemporaryDirectory() + "castprep-preflight-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: output) }

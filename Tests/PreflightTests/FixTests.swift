@@ -20,8 +20,9 @@ struct FixTests {
     }
 
     private static func run(catalog: String, output: String) async throws -> JSONValue {
-        var configuration = PreflightConfiguration(catalogPath: catalog, outputDirectory: output, devices: [DeviceProfile.all[0]],
-                                                   probeTimeout: 10, makePosters: false)
+        var configuration = PreflightConfiguration(
+            catalogPath: catalog, outputDirectory: output, devices: [DeviceProfile.all[0]],
+            probeTimeout: 10, makePosters: false)
         configuration.bindAddress = "127.0.0.1"
         configuration.applyFixes = true
         _ = try await Preflight.run(configuration)
@@ -29,14 +30,17 @@ struct FixTests {
     }
 
     private static func codes(of report: JSONValue) -> [String] {
-        guard case .array(let items)? = report["items"], case .array(let findings)? = items.first?["diagnostics"] else { return [] }
+        guard case .array(let items)? = report["items"], case .array(let findings)? = items.first?["diagnostics"] else {
+            return []
+        }
         return findings.compactMap { finding in
             if case .string(let code)? = finding["code"] { code } else { nil }
         }
     }
 
     private static func writeCatalog(media: String, to path: String) throws {
-        let text = #"{"castprep": 1, "items": [{"id": "movie", "title": "Movie", "url": "\#(URL(fileURLWithPath: media).absoluteString)"}]}"#
+        let text =
+            #"{"castprep": 1, "items": [{"id": "movie", "title": "Movie", "url": "\#(URL(fileURLWithPath: media).absoluteString)"}]}"#
         try text.write(toFile: path, atomically: true, encoding: .utf8)
     }
 
@@ -44,7 +48,8 @@ struct FixTests {
     func fixesAndCastsTheCopy() async throws {
         let work = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: work) }
-        try FileManager.default.copyItem(atPath: Self.samples + "/h264-aac-moov-at-end.mp4", toPath: work + "/movie.mp4")
+        try FileManager.default.copyItem(
+            atPath: Self.samples + "/h264-aac-moov-at-end.mp4", toPath: work + "/movie.mp4")
         try Self.writeCatalog(media: work + "/movie.mp4", to: work + "/catalog.json")
         let report = try await Self.run(catalog: work + "/catalog.json", output: work + "/out")
         let codes = Self.codes(of: report)
@@ -53,7 +58,9 @@ struct FixTests {
         let requests = try String(contentsOfFile: work + "/out/load-requests.ndjson", encoding: .utf8)
         #expect(requests.contains("fixed/movie.mp4"))
         // The original is left as it was.
-        #expect(FileManager.default.contentsEqual(atPath: work + "/movie.mp4", andPath: Self.samples + "/h264-aac-moov-at-end.mp4"))
+        #expect(
+            FileManager.default.contentsEqual(
+                atPath: work + "/movie.mp4", andPath: Self.samples + "/h264-aac-moov-at-end.mp4"))
     }
 
     @Test("a catalog pointing at the fixed copy in the output folder is cast as it is, never fixed over itself")
@@ -87,10 +94,13 @@ struct FixTests {
             Issue.record("no items in report.json")
             return
         }
-        let failure = try #require(findings.first { $0["code"] == .string("preflight.fix-failed") }, "findings: \(Self.codes(of: report))")
+        let failure = try #require(
+            findings.first { $0["code"] == .string("preflight.fix-failed") }, "findings: \(Self.codes(of: report))")
         #expect(failure["severity"] == .string("error"))
         guard case .string(let message)? = failure["message"] else { return }
-        #expect(message.contains("corrupt") || message.contains("partial file") || message.contains("Invalid data"), "\(message)")
+        #expect(
+            message.contains("corrupt") || message.contains("partial file") || message.contains("Invalid data"),
+            "\(message)")
         #expect(!Self.codes(of: report).contains("preflight.fixed"))
         // Nothing broken is left in place, not even the partial file.
         let fixed = (try? FileManager.default.contentsOfDirectory(atPath: work + "/out/fixed")) ?? []

@@ -19,7 +19,8 @@ struct OutputFolderTests {
     }
 
     private static func configuration(catalog: String, output: String, timeout: Double = 2) -> PreflightConfiguration {
-        var configuration = PreflightConfiguration(catalogPath: catalog, outputDirectory: output, probeTimeout: timeout, makePosters: false)
+        var configuration = PreflightConfiguration(
+            catalogPath: catalog, outputDirectory: output, probeTimeout: timeout, makePosters: false)
         configuration.bindAddress = "127.0.0.1"
         return configuration
     }
@@ -27,12 +28,18 @@ struct OutputFolderTests {
     /// A catalog of items named `ids`, each with `url` and, when given, a caption file.
     private static func writeCatalog(ids: [String], url: String, captions: String? = nil, to path: String) throws {
         let items: [JSONValue] = ids.map { id in
-            var item: [String: JSONValue] = ["id": .string(id), "url": .string(url), "contentType": .string("video/mp4")]
-            if let captions { item["captions"] = .array([.object(["src": .string(captions), "language": .string("en")])]) }
+            var item: [String: JSONValue] = [
+                "id": .string(id), "url": .string(url), "contentType": .string("video/mp4"),
+            ]
+            if let captions {
+                item["captions"] = .array([.object(["src": .string(captions), "language": .string("en")])])
+            }
             return .object(item)
         }
-        try JSONWriter(indentWidth: 2).string(from: .object(["castprep": .number(JSONNumber(1)), "items": .array(items)]))
-            .write(toFile: path, atomically: true, encoding: .utf8)
+        try JSONWriter(indentWidth: 2).string(
+            from: .object(["castprep": .number(JSONNumber(1)), "items": .array(items)])
+        )
+        .write(toFile: path, atomically: true, encoding: .utf8)
     }
 
     /// A loopback port that accepts connections (the kernel completes them from the backlog)
@@ -129,8 +136,9 @@ struct OutputFolderTests {
         let output = Self.temporaryFolder()
         let inputs = Self.temporaryFolder()
         defer { for path in [output, inputs] { try? FileManager.default.removeItem(atPath: path) } }
-        try Self.writeCatalog(ids: ["movie"], url: "http://127.0.0.1:9/movie.mp4", captions: Self.samples + "/subs.en.srt",
-                              to: inputs + "/catalog.json")
+        try Self.writeCatalog(
+            ids: ["movie"], url: "http://127.0.0.1:9/movie.mp4", captions: Self.samples + "/subs.en.srt",
+            to: inputs + "/catalog.json")
         try FileManager.default.createDirectory(atPath: output + "/captions", withIntermediateDirectories: true)
         let mine = output + "/captions/movie-1.en.vtt"
         let words = "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nmy own careful subtitles\n"
@@ -145,7 +153,9 @@ struct OutputFolderTests {
         try FileManager.default.removeItem(atPath: mine)
         _ = try await Preflight.run(Self.configuration(catalog: inputs + "/catalog.json", output: output))
         #expect(try String(contentsOfFile: mine, encoding: .utf8) != words)
-        #expect(!(try String(contentsOfFile: output + "/report.json", encoding: .utf8)).contains("preflight.output-not-ours"))
+        #expect(
+            !(try String(contentsOfFile: output + "/report.json", encoding: .utf8)).contains(
+                "preflight.output-not-ours"))
     }
 
     @Test("a folder preflight wrote before is written again; its own caption file, changed by someone, is not")
@@ -155,7 +165,8 @@ struct OutputFolderTests {
         defer { for path in [output, inputs] { try? FileManager.default.removeItem(atPath: path) } }
         let captions = inputs + "/subs.en.srt"
         try FileManager.default.copyItem(atPath: Self.samples + "/subs.en.srt", toPath: captions)
-        try Self.writeCatalog(ids: ["movie"], url: "http://127.0.0.1:9/movie.mp4", captions: captions, to: inputs + "/catalog.json")
+        try Self.writeCatalog(
+            ids: ["movie"], url: "http://127.0.0.1:9/movie.mp4", captions: captions, to: inputs + "/catalog.json")
         let configuration = Self.configuration(catalog: inputs + "/catalog.json", output: output)
         _ = try await Preflight.run(configuration)
         let manifest = try String(contentsOfFile: output + "/" + OutputManifest.fileName, encoding: .utf8)
@@ -167,14 +178,19 @@ struct OutputFolderTests {
         _ = try await Preflight.run(configuration)
         #expect(try String(contentsOfFile: output + "/captions/movie-1.en.vtt", encoding: .utf8).contains("New words"))
         // Once someone edits the converted file, it is theirs.
-        try "WEBVTT\n\nNOTE edited by hand\n".write(toFile: output + "/captions/movie-1.en.vtt", atomically: true, encoding: .utf8)
+        try "WEBVTT\n\nNOTE edited by hand\n".write(
+            toFile: output + "/captions/movie-1.en.vtt", atomically: true, encoding: .utf8)
         try "1\n00:00:00,000 --> 00:00:01,000\nNewer words\n".write(toFile: captions, atomically: true, encoding: .utf8)
         _ = try await Preflight.run(configuration)
-        #expect(try String(contentsOfFile: output + "/captions/movie-1.en.vtt", encoding: .utf8).contains("edited by hand"))
-        #expect(try String(contentsOfFile: output + "/report.json", encoding: .utf8).contains("preflight.output-not-ours"))
+        #expect(
+            try String(contentsOfFile: output + "/captions/movie-1.en.vtt", encoding: .utf8).contains("edited by hand"))
+        #expect(
+            try String(contentsOfFile: output + "/report.json", encoding: .utf8).contains("preflight.output-not-ours"))
     }
 
-    @Test("a report file of the user's stops the run before anything is written", arguments: ["report.html", "catalog.json"])
+    @Test(
+        "a report file of the user's stops the run before anything is written",
+        arguments: ["report.html", "catalog.json"])
     func userReportKept(name: String) async throws {
         let output = Self.temporaryFolder()
         let inputs = Self.temporaryFolder()
@@ -185,7 +201,8 @@ struct OutputFolderTests {
             _ = try await Preflight.run(Self.configuration(catalog: inputs + "/catalog.json", output: output))
         } throws: { error in
             guard let error = error as? PreflightError else { return false }
-            return error.code == "preflight.output-not-ours" && error.message.contains(name) && error.fix?.contains("-o DIR") == true
+            return error.code == "preflight.output-not-ours" && error.message.contains(name)
+                && error.fix?.contains("-o DIR") == true
         }
         #expect(try String(contentsOfFile: output + "/" + name, encoding: .utf8) == "mine")
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: output)) == [name, OutputLock.fileName])
@@ -193,12 +210,14 @@ struct OutputFolderTests {
 
     @Test("the manifest reader skips lines that are not entries and paths outside the folder")
     func manifestParsing() {
-        let text = "castprep-manifest 1\n12 100.5 report.json\n-1 1.0 bad\n3 1.2 ../escape\n4 1.x nope\n7 9.999999999 captions/a b.vtt\n"
+        let text =
+            "castprep-manifest 1\n12 100.5 report.json\n-1 1.0 bad\n3 1.2 ../escape\n4 1.x nope\n7 9.999999999 captions/a b.vtt\n"
         let entries = OutputManifest.parse(Array(text.utf8)[...])
-        #expect(entries == [
-            "report.json": .init(size: 12, seconds: 100, nanoseconds: 5),
-            "captions/a b.vtt": .init(size: 7, seconds: 9, nanoseconds: 999_999_999),
-        ])
+        #expect(
+            entries == [
+                "report.json": .init(size: 12, seconds: 100, nanoseconds: 5),
+                "captions/a b.vtt": .init(size: 7, seconds: 9, nanoseconds: 999_999_999),
+            ])
         #expect(OutputManifest.parse(Array("not a manifest\n1 1.1 x\n".utf8)[...]).isEmpty)
     }
 }

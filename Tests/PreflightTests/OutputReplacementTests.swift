@@ -19,7 +19,8 @@ struct OutputReplacementTests {
         return folder
     }
 
-    private static let catalogText = #"{"castprep": 1, "title": "replace test", "items": [{"id": "a", "url": "http://127.0.0.1:9/a.mp4"}]}"#
+    private static let catalogText =
+        #"{"castprep": 1, "title": "replace test", "items": [{"id": "a", "url": "http://127.0.0.1:9/a.mp4"}]}"#
 
     /// The `.partial` files left in `folder`.
     private static func partialFiles(in folder: String) throws -> [String] {
@@ -37,14 +38,16 @@ struct OutputReplacementTests {
     }
 
     private static func configuration(catalog: String, output: String) -> PreflightConfiguration {
-        var configuration = PreflightConfiguration(catalogPath: catalog, outputDirectory: output, probeTimeout: 2, makePosters: false)
+        var configuration = PreflightConfiguration(
+            catalogPath: catalog, outputDirectory: output, probeTimeout: 2, makePosters: false)
         configuration.bindAddress = "127.0.0.1"
         configuration.cachePath = output + "/cache.sqlite"
         return configuration
     }
 
-    @Test("a run whose output would replace the catalog it reads stops before writing anything",
-          arguments: ["same file", "hard link", "symbolic link"])
+    @Test(
+        "a run whose output would replace the catalog it reads stops before writing anything",
+        arguments: ["same file", "hard link", "symbolic link"])
     func refusesToReplaceTheCatalog(how: String) async throws {
         let output = Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: output) }
@@ -82,7 +85,8 @@ struct OutputReplacementTests {
         // Files from some earlier run, longer than what this run writes: nothing of them may remain.
         let manifest = OutputManifest.load(folder: output)
         for name in OutputWriters.fileNames {
-            try String(repeating: "stale ", count: 200_000).write(toFile: output + "/" + name, atomically: true, encoding: .utf8)
+            try String(repeating: "stale ", count: 200_000).write(
+                toFile: output + "/" + name, atomically: true, encoding: .utf8)
             manifest.record(name)
         }
         #expect(manifest.save() == nil)
@@ -118,29 +122,37 @@ struct OutputReplacementTests {
         let report = ItemReport(
             id: id, index: 0, title: "Item \(id)",
             diagnostics: codes.map { Diagnostic(.warning, DiagnosticCode(rawValue: $0), "finding \($0)") },
-            devices: [DeviceReadiness(device: "chromecast-gen3", name: "Chromecast", readiness: .readyWithWarnings, reasons: [])],
+            devices: [
+                DeviceReadiness(
+                    device: "chromecast-gen3", name: "Chromecast", readiness: .readyWithWarnings, reasons: [])
+            ],
             readiness: .readyWithWarnings, fixes: [])
-        let inspected = InspectedItem(report: report, loadJSON: nil, queueItemJSON: nil, queueItemPrettyJSON: nil, catalogEntryJSON: #"{"id":"x"}"#)
+        let inspected = InspectedItem(
+            report: report, loadJSON: nil, queueItemJSON: nil, queueItemPrettyJSON: nil,
+            catalogEntryJSON: #"{"id":"x"}"#)
         return RenderedItem(inspected)
     }
 
     /// Writes report.html for items with these finding codes; returns the page.
     private static func page(codes: [String], folder: String) async throws -> String {
-        let writers = try await OutputWriters(directory: folder, catalog: "c.json", title: "Header test", devices: DeviceProfile.all,
-                                              catalogFindings: [], rowLimit: 10)
+        let writers = try await OutputWriters(
+            directory: folder, catalog: "c.json", title: "Header test", devices: DeviceProfile.all,
+            catalogFindings: [], rowLimit: 10)
         for index in 0..<3 { writers.append(Self.rendered(id: "item-\(index)", codes: codes)) }
         _ = try await writers.finish()
         return try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
     }
 
-    @Test("report.html's header goes into the room kept for it, or in front of the cards when it is longer",
-          arguments: [8, 48, 400])
+    @Test(
+        "report.html's header goes into the room kept for it, or in front of the cards when it is longer",
+        arguments: [8, 48, 400])
     func headerFitsOrMoves(codeLength: Int) async throws {
         let folder = Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let codes = (0..<8).map { "test.\($0)-" + String(repeating: "x", count: codeLength) }
         let page = try await Self.page(codes: codes, folder: folder)
-        let reserved = ReportPage.headerReservation(title: "Header test", devices: DeviceProfile.all.map { ($0.id, $0.name) }, catalog: "c.json")
+        let reserved = ReportPage.headerReservation(
+            title: "Header test", devices: DeviceProfile.all.map { ($0.id, $0.name) }, catalog: "c.json")
         let header = try #require(page.range(of: "<main id=\"items\">\n"))
         let headerLength = page[..<header.upperBound].utf8.count
         #expect(page.hasPrefix("<!DOCTYPE html>"))
@@ -182,7 +194,12 @@ struct OutputReplacementTests {
             }
         }
         #expect(await BlockingWork.runSideBySide(works) == Array(repeating: true, count: count))
-        let ordered: [@Sendable () -> Int] = (0..<count).map { index in { usleep(UInt32((count - index) * 2_000)); return index * index } }
+        let ordered: [@Sendable () -> Int] = (0..<count).map { index in
+            {
+                usleep(UInt32((count - index) * 2_000))
+                return index * index
+            }
+        }
         #expect(await BlockingWork.runSideBySide(ordered) == (0..<count).map { $0 * $0 })
         #expect(await BlockingWork.runSideBySide([{ 7 }]) == [7])
         #expect(await BlockingWork.runSideBySide([@Sendable () -> Int]()).isEmpty)

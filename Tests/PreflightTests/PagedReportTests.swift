@@ -9,10 +9,12 @@ import Testing
 /// spooled to disk: what keeps a million-item run's report usable and its memory bounded.
 @Suite("Paged report and spooled queue entries")
 struct PagedReportTests {
-    @Test("pages: how many, where each card goes, and the files beyond report.html", arguments: [
-        (0, 1, [String]()), (1, 1, []), (1_000, 1, []), (1_001, 2, ["report-pages/2.html"]),
-        (2_500, 3, ["report-pages/2.html", "report-pages/3.html"]),
-    ])
+    @Test(
+        "pages: how many, where each card goes, and the files beyond report.html",
+        arguments: [
+            (0, 1, [String]()), (1, 1, []), (1_000, 1, []), (1_001, 2, ["report-pages/2.html"]),
+            (2_500, 3, ["report-pages/2.html", "report-pages/3.html"]),
+        ])
     func paging(items: Int, pages: Int, extra: [String]) {
         let paging = ReportPage.Paging(items: items)
         #expect(paging.count == pages)
@@ -49,11 +51,17 @@ struct PagedReportTests {
         let report = ItemReport(
             id: "item-\(index)", index: index, title: "Item \(index)",
             diagnostics: [Diagnostic(blocked ? .error : .warning, DiagnosticCode(rawValue: code), "finding \(code)")],
-            devices: [DeviceReadiness(device: "chromecast-gen3", name: "Chromecast", readiness: blocked ? .blocked : .readyWithWarnings, reasons: [])],
+            devices: [
+                DeviceReadiness(
+                    device: "chromecast-gen3", name: "Chromecast", readiness: blocked ? .blocked : .readyWithWarnings,
+                    reasons: [])
+            ],
             readiness: blocked ? .blocked : .readyWithWarnings, fixes: [])
-        let queueItem = QueueItem(media: MediaInformation(contentID: "https://cdn.example/\(index).mp4", contentType: "video/mp4"))
+        let queueItem = QueueItem(
+            media: MediaInformation(contentID: "https://cdn.example/\(index).mp4", contentType: "video/mp4"))
         let inspected = InspectedItem(
-            report: report, loadJSON: #"{"media":{"contentId":"https://cdn.example/\#(index).mp4"}}"#, queueItemJSON: queueItem.jsonText,
+            report: report, loadJSON: #"{"media":{"contentId":"https://cdn.example/\#(index).mp4"}}"#,
+            queueItemJSON: queueItem.jsonText,
             queueItemPrettyJSON: JSONWriterText.pretty(queueItem), catalogEntryJSON: #"{"id":"item-\#(index)"}"#)
         return RenderedItem(inspected)
     }
@@ -61,7 +69,8 @@ struct PagedReportTests {
     /// Runs the writers over `count` items, every third blocked, `cardsPerPage` cards a page.
     private static func write(_ count: Int, cardsPerPage: Int, folder: String, manifest: OutputManifest) async throws {
         let writers = try await OutputWriters(
-            directory: folder, catalog: "c.json", title: "Paged", devices: [DeviceProfile.all[0]], catalogFindings: [], rowLimit: 10,
+            directory: folder, catalog: "c.json", title: "Paged", devices: [DeviceProfile.all[0]], catalogFindings: [],
+            rowLimit: 10,
             manifest: manifest, paging: ReportPage.Paging(items: count, cardsPerPage: cardsPerPage))
         for index in 0..<count {
             writers.append(Self.rendered(index: index, blocked: index % 3 == 0))
@@ -77,7 +86,9 @@ struct PagedReportTests {
         }
     }
 
-    @Test("a long report is pages of cards in catalog order, each complete and linked; a shorter rerun removes the pages it no longer has")
+    @Test(
+        "a long report is pages of cards in catalog order, each complete and linked; a shorter rerun removes the pages it no longer has"
+    )
     func pagedReport() async throws {
         let folder = Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -139,18 +150,24 @@ struct PagedReportTests {
         var expected: [UInt8] = []
         var skipped: [UInt8] = []
         for index in 0..<40 {
-            let item = QueueItem(media: MediaInformation(contentID: "https://cdn.example/\(index).mp4", contentType: "video/mp4"))
+            let item = QueueItem(
+                media: MediaInformation(contentID: "https://cdn.example/\(index).mp4", contentType: "video/mp4"))
             if index % 3 == 0 {
                 let digest = Self.rendered(index: index, blocked: true).digest
-                var entry: [String: JSONValue] = ["id": .string(digest.id), "index": .number(JSONNumber(index)),
-                                                  "codes": .array(digest.codes.map(JSONValue.string))]
+                var entry: [String: JSONValue] = [
+                    "id": .string(digest.id), "index": .number(JSONNumber(index)),
+                    "codes": .array(digest.codes.map(JSONValue.string)),
+                ]
                 entry["title"] = digest.title.map(JSONValue.string)
                 entry["why"] = digest.why.map(JSONValue.string)
                 entry["item"] = item.jsonValue
                 skipped += skipped.isEmpty ? Array("\n    ".utf8) : Array(",\n    ".utf8)
-                QueueDocumentWriter.append(JSONWriter(indentWidth: 2).bytes(from: .object(entry))[...], indentedBy: 4, to: &skipped)
+                QueueDocumentWriter.append(
+                    JSONWriter(indentWidth: 2).bytes(from: .object(entry))[...], indentedBy: 4, to: &skipped)
             } else {
-                writer.add(compact: Array(item.jsonText.utf8)[...], pretty: Array(JSONWriterText.pretty(item).utf8)[...], into: &expected)
+                writer.add(
+                    compact: Array(item.jsonText.utf8)[...], pretty: Array(JSONWriterText.pretty(item).utf8)[...],
+                    into: &expected)
             }
         }
         #expect(writer.finish(skipped: skipped, into: &expected))

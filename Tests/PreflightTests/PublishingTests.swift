@@ -21,7 +21,9 @@ struct PreflightPublishingTests {
             let files = FileManager.default
             try files.createDirectory(atPath: catalogFolder, withIntermediateDirectories: true)
             try files.createDirectory(atPath: hostFolder, withIntermediateDirectories: true)
-            let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Samples/h264-aac-faststart.mp4").path
+            let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+                "../../Samples/h264-aac-faststart.mp4"
+            ).path
             try files.copyItem(atPath: sample, toPath: catalogFolder + "/movie.mp4")
             try Data("unnamed".utf8).write(to: URL(fileURLWithPath: catalogFolder + "/unnamed.mp4"))
             try Data("host-name\n".utf8).write(to: URL(fileURLWithPath: hostFolder + "/hostname"))
@@ -42,7 +44,10 @@ struct PreflightPublishingTests {
         try await BlockingWork.run {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            process.arguments = ["--silent", "--path-as-is", "--max-time", "5", "--output", "/dev/null", "--write-out", "%{http_code}", url]
+            process.arguments = [
+                "--silent", "--path-as-is", "--max-time", "5", "--output", "/dev/null", "--write-out", "%{http_code}",
+                url,
+            ]
             let pipe = Pipe()
             process.standardOutput = pipe
             try process.run()
@@ -52,7 +57,9 @@ struct PreflightPublishingTests {
         }
     }
 
-    @Test("a catalog naming a file elsewhere publishes that one file: not its sibling, not the catalog's unnamed files, nothing without the token")
+    @Test(
+        "a catalog naming a file elsewhere publishes that one file: not its sibling, not the catalog's unnamed files, nothing without the token"
+    )
     func servedFolders() async throws {
         let layout = try Layout()
         defer { layout.remove() }
@@ -60,7 +67,8 @@ struct PreflightPublishingTests {
         var read = try CatalogReader().read(contentsOf: layout.catalog)
         read.locateItems()
         var servers = ServedFolders()
-        let folders = try servers.start(for: read, catalogPath: layout.catalog, output: layout.output, bind: "127.0.0.1")
+        let folders = try servers.start(
+            for: read, catalogPath: layout.catalog, output: layout.output, bind: "127.0.0.1")
         defer { servers.stop() }
         let root = try #require(folders.first { $0.role == .root })
         let extra = try #require(folders.first { $0.role == .extra })

@@ -20,14 +20,18 @@ struct ReportJSONTests {
     ]
 
     static let durations: [Double?] = [
-        nil, 0, -0.0, 2, 2.008, 0.1, 1e-7, 2.5e-5, 0.0001, 100, 123_456_789.125, 1e16, 1e17, 1.2345678901234568e16, 1e21,
+        nil, 0, -0.0, 2, 2.008, 0.1, 1e-7, 2.5e-5, 0.0001, 100, 123_456_789.125, 1e16, 1e17, 1.2345678901234568e16,
+        1e21,
         1.5e300, Double.leastNonzeroMagnitude, Double.greatestFiniteMagnitude, 3_599.999, 86_400.5,
     ]
 
     static func report(text: String, duration: Double?) -> ItemReport {
-        let located = Diagnostic(.error, DiagnosticCode(rawValue: "catalog.\(text)"), "message \(text)", fix: text.isEmpty ? nil : "fix \(text)",
-                                 location: .init(file: text, line: 3, column: text.isEmpty ? nil : 7), path: JSONPath(parsing: "$.items[2].title"),
-                                 url: "http://example.invalid/\(text)")
+        let located = Diagnostic(
+            .error, DiagnosticCode(rawValue: "catalog.\(text)"), "message \(text)",
+            fix: text.isEmpty ? nil : "fix \(text)",
+            location: .init(file: text, line: 3, column: text.isEmpty ? nil : 7),
+            path: JSONPath(parsing: "$.items[2].title"),
+            url: "http://example.invalid/\(text)")
         let bare = Diagnostic(.note, "probe.note", text)
         let warning = Diagnostic(.warning, "http.slow", "slow", location: .init(file: "f"))
         return ItemReport(
@@ -35,13 +39,17 @@ struct ReportJSONTests {
             contentType: #"video/mp4; codecs="avc1.640028, mp4a.40.2""#, streamType: "BUFFERED", duration: duration,
             mediaSummary: text, poster: "posters/\(text).jpg", hasVideo: true,
             tracks: [
-                TrackReport(trackID: 1, language: text, name: text, kind: "SUBTITLES", source: text, format: "srt", webVTT: "captions/a.vtt",
-                            url: "http://h/a.vtt", cues: 12),
+                TrackReport(
+                    trackID: 1, language: text, name: text, kind: "SUBTITLES", source: text, format: "srt",
+                    webVTT: "captions/a.vtt",
+                    url: "http://h/a.vtt", cues: 12),
                 TrackReport(trackID: 2, kind: "CAPTIONS", source: "stream 2"),
             ],
             diagnostics: [located, bare, warning],
             devices: [
-                DeviceReadiness(device: "chromecast-gen3", name: text, readiness: .blocked, reasons: [located, bare], fix: "ffmpeg -i \(text)"),
+                DeviceReadiness(
+                    device: "chromecast-gen3", name: text, readiness: .blocked, reasons: [located, bare],
+                    fix: "ffmpeg -i \(text)"),
                 DeviceReadiness(device: "nest-hub", name: "Nest Hub", readiness: .ready, reasons: []),
             ],
             readiness: .readyWithWarnings, fixes: [text, "second"], fromCache: !text.isEmpty)

@@ -55,28 +55,36 @@ struct ResultCacheTests {
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test("a row found by its key's hash but holding another key is a miss, never another item's result",
-          .requires(.python3))
+    @Test(
+        "a row found by its key's hash but holding another key is a miss, never another item's result",
+        .requires(.python3))
     func hashCollisionIsAMiss() async throws {
         let path = temporaryPath()
         let cache = try ResultCache(path: path)
         #expect(await cache.store([1, 2], kind: "item", key: "the key", validator: "v"))
         #expect(await cache.value(kind: "item", key: "the key", validator: "v") == [1, 2])
         // Make the row hold another key under the same id, as a colliding key would.
-        _ = try python("import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE entries SET key = 'other key'\"); c.commit()", path)
+        _ = try python(
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE entries SET key = 'other key'\"); c.commit()",
+            path)
         #expect(await cache.value(kind: "item", key: "the key", validator: "v") == nil)
-        _ = try python("import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE entries SET key = 'the key', kind = 'poster'\"); c.commit()", path)
+        _ = try python(
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE entries SET key = 'the key', kind = 'poster'\"); c.commit()",
+            path)
         #expect(await cache.value(kind: "item", key: "the key", validator: "v") == nil)
         #expect(ResultCache.rowID(kind: "item", key: "the key") == ResultCache.rowID(kind: "item", key: "the key"))
         #expect(ResultCache.rowID(kind: "item", key: "a") != ResultCache.rowID(kind: "itema", key: ""))
     }
 
-    @Test("a cache written by an earlier layout is emptied and rebuilt with 16 KiB pages",
-          .requires(.python3))
+    @Test(
+        "a cache written by an earlier layout is emptied and rebuilt with 16 KiB pages",
+        .requires(.python3))
     func earlierLayoutRebuilt() async throws {
         let path = temporaryPath()
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        _ = try python("""
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        _ = try python(
+            """
             import sqlite3, sys
             c = sqlite3.connect(sys.argv[1])
             c.execute("PRAGMA journal_mode=WAL")
@@ -92,12 +100,16 @@ struct ResultCacheTests {
             #expect(await cache.store([7], kind: "item", key: "k", validator: "v"))
             #expect(await cache.value(kind: "item", key: "k", validator: "v") == [7])
         }
-        #expect(try python("import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA page_size').fetchone()[0])", path) == "16384")
+        #expect(
+            try python(
+                "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA page_size').fetchone()[0])",
+                path) == "16384")
         let reopened = try ResultCache(path: path)
         #expect(await reopened.value(kind: "item", key: "k", validator: "v") == [7])
     }
 
-    @Test("a closed cache answers every lookup with a miss and stores nothing; its entries are still there when reopened")
+    @Test(
+        "a closed cache answers every lookup with a miss and stores nothing; its entries are still there when reopened")
     func closedCache() async throws {
         let path = temporaryPath()
         let cache = try ResultCache(path: path)
@@ -115,7 +127,8 @@ struct ResultCacheTests {
     @Test("a file that is not a database is refused with a fix, never overwritten silently")
     func refusesForeignFile() throws {
         let path = temporaryPath()
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
         #expect {
             _ = try ResultCache(path: path)

@@ -5,16 +5,19 @@ import Testing
 
 @Suite("remote: keys")
 struct KeyDecoderTests {
-    @Test("bytes to keys", arguments: [
-        ([UInt8](" q?".utf8), [Key.character(" "), .character("q"), .character("?")]),
-        ([0x1B, 0x5B, 0x41, 0x1B, 0x5B, 0x42, 0x1B, 0x5B, 0x43, 0x1B, 0x5B, 0x44], [.up, .down, .right, .left]),
-        ([0x1B, 0x4F, 0x41], [.up]),  // application cursor mode
-        ([0x1B, 0x5B, 0x35, 0x7E, 0x1B, 0x5B, 0x36, 0x7E], [.pageUp, .pageDown]),
-        ([0x1B], [.escape]),
-        ([0x03, 0x0D, 0x7F, 0x09], [.interrupt, .enter, .backspace, .tab]),
-        ([0xC3, 0xA9], [.character("é")]),
-        ([0x01, 0x1B, 0x5B, 0x39, 0x39, 0x5A, 0x61], [.character("a")]),  // unknown control byte and sequence dropped
-    ])
+    @Test(
+        "bytes to keys",
+        arguments: [
+            ([UInt8](" q?".utf8), [Key.character(" "), .character("q"), .character("?")]),
+            ([0x1B, 0x5B, 0x41, 0x1B, 0x5B, 0x42, 0x1B, 0x5B, 0x43, 0x1B, 0x5B, 0x44], [.up, .down, .right, .left]),
+            ([0x1B, 0x4F, 0x41], [.up]),  // application cursor mode
+            ([0x1B, 0x5B, 0x35, 0x7E, 0x1B, 0x5B, 0x36, 0x7E], [.pageUp, .pageDown]),
+            ([0x1B], [.escape]),
+            ([0x03, 0x0D, 0x7F, 0x09], [.interrupt, .enter, .backspace, .tab]),
+            ([0xC3, 0xA9], [.character("é")]),
+            // An unknown control byte and sequence are dropped.
+            ([0x01, 0x1B, 0x5B, 0x39, 0x39, 0x5A, 0x61], [.character("a")]),
+        ])
     func decodes(bytes: [UInt8], keys: [Key]) {
         var decoder = KeyDecoder()
         #expect(decoder.decode(bytes) == keys)
@@ -33,22 +36,26 @@ struct KeyDecoderTests {
 
 @Suite("remote: controller logic")
 struct ControllerTests {
-    func controller(_ snapshot: RemoteSnapshot = Fixtures.snapshot(), layout: RemoteLayout = .standard,
-                    presentation: RemoteController.Presentation = .expanded) -> RemoteController {
+    func controller(
+        _ snapshot: RemoteSnapshot = Fixtures.snapshot(), layout: RemoteLayout = .standard,
+        presentation: RemoteController.Presentation = .expanded
+    ) -> RemoteController {
         RemoteController(snapshot: snapshot, layout: layout, presentation: presentation)
     }
 
-    @Test("keys of the expanded controller while playing (42.5 s at t=100, now t=102)", arguments: [
-        (Key.character(" "), [RemoteAction.pause]),
-        (.left, [.seek(to: 34.5)]), (.right, [.seek(to: 54.5)]),
-        (.character("b"), [.seek(to: 14.5)]), (.character("f"), [.seek(to: 74.5)]),
-        (.character("p"), [.previous]), (.character("n"), [.next]), (.character("s"), [.stop]),
-        (.character("m"), [.setMuted(true)]),
-        (.character("+"), [.setVolume(0.45)]), (.up, [.setVolume(0.45)]), (.character("-"), [.setVolume(0.35)]),
-        (.character("5"), [.seek(to: 298)]), (.character("0"), [.seek(to: 0)]),
-        (.character("q"), [.quit]), (.interrupt, [.quit]), (.escape, [.quit]),
-        (.character("z"), []),
-    ])
+    @Test(
+        "keys of the expanded controller while playing (42.5 s at t=100, now t=102)",
+        arguments: [
+            (Key.character(" "), [RemoteAction.pause]),
+            (.left, [.seek(to: 34.5)]), (.right, [.seek(to: 54.5)]),
+            (.character("b"), [.seek(to: 14.5)]), (.character("f"), [.seek(to: 74.5)]),
+            (.character("p"), [.previous]), (.character("n"), [.next]), (.character("s"), [.stop]),
+            (.character("m"), [.setMuted(true)]),
+            (.character("+"), [.setVolume(0.45)]), (.up, [.setVolume(0.45)]), (.character("-"), [.setVolume(0.35)]),
+            (.character("5"), [.seek(to: 298)]), (.character("0"), [.seek(to: 0)]),
+            (.character("q"), [.quit]), (.interrupt, [.quit]), (.escape, [.quit]),
+            (.character("z"), []),
+        ])
     func keys(key: Key, actions: [RemoteAction]) {
         var controller = controller()
         #expect(controller.handle(key, now: 102) == actions)
@@ -114,10 +121,15 @@ struct ControllerTests {
 
     @Test("custom buttons send their message or run their command")
     func custom() {
-        let like = CustomButton(key: "L", label: "like", action: .message(namespace: "urn:x-cast:com.example.like", payload: ["like": true]))
+        let like = CustomButton(
+            key: "L", label: "like", action: .message(namespace: "urn:x-cast:com.example.like", payload: ["like": true])
+        )
         let note = CustomButton(key: "o", label: "notify", action: .command("echo hi"))
         var controller = controller(layout: RemoteLayout(expanded: [.custom(like)], mini: [.custom(note)]))
-        #expect(controller.handle(.character("L"), now: 100) == [.sendMessage(namespace: "urn:x-cast:com.example.like", payload: ["like": true])])
+        #expect(
+            controller.handle(.character("L"), now: 100) == [
+                .sendMessage(namespace: "urn:x-cast:com.example.like", payload: ["like": true])
+            ])
         #expect(controller.handle(.character("o"), now: 100) == [.runCommand("echo hi")])
     }
 
@@ -135,10 +147,15 @@ struct ControllerTests {
     @Test("the chooser: default device first, then devices, then groups")
     func chooserOrder() {
         let entries = [
-            DeviceChooser.Entry(name: "Whole house", model: "Google Cast Group", address: "10.0.0.9:32187", isGroup: true, isDefault: false),
-            DeviceChooser.Entry(name: "kitchen", model: "Google Home", address: "10.0.0.5:8009", isGroup: false, isDefault: false),
-            DeviceChooser.Entry(name: "Living Room TV", model: "Chromecast", address: "10.0.0.4:8009", isGroup: false, isDefault: true),
-            DeviceChooser.Entry(name: "Bedroom", model: "Chromecast", address: "10.0.0.6:8009", isGroup: false, isDefault: false),
+            DeviceChooser.Entry(
+                name: "Whole house", model: "Google Cast Group", address: "10.0.0.9:32187", isGroup: true,
+                isDefault: false),
+            DeviceChooser.Entry(
+                name: "kitchen", model: "Google Home", address: "10.0.0.5:8009", isGroup: false, isDefault: false),
+            DeviceChooser.Entry(
+                name: "Living Room TV", model: "Chromecast", address: "10.0.0.4:8009", isGroup: false, isDefault: true),
+            DeviceChooser.Entry(
+                name: "Bedroom", model: "Chromecast", address: "10.0.0.6:8009", isGroup: false, isDefault: false),
         ]
         #expect(DeviceChooser.ordered(entries).map(\.name) == ["Living Room TV", "Bedroom", "kitchen", "Whole house"])
         var chooser = DeviceChooser(phase: .choosing(DeviceChooser.ordered(entries), selection: 0))

@@ -31,15 +31,18 @@ struct RenderingTests {
     @Test("the introductory overlay")
     func introduction() {
         let controller = RemoteController(snapshot: Fixtures.snapshot(), showsIntroduction: true)
-        Snapshot.assertMatches(controller.render(width: 80, height: 24, now: 100).text + "\n", named: "introduction.txt")
+        Snapshot.assertMatches(
+            controller.render(width: 80, height: 24, now: 100).text + "\n", named: "introduction.txt")
     }
 
     @Test("a custom layout's buttons and keys on the bar", arguments: [RemoteController.Presentation.expanded, .mini])
     func customLayout(presentation: RemoteController.Presentation) throws {
-        let layout = try RemoteLayout.parse(Array(#"""
-            {"expanded": ["stop", "muteToggle", "closedCaptions", {"type": "custom", "key": "L", "label": "like", "namespace": "urn:x-cast:com.example.like", "message": {}}],
-             "mini": ["skipNext", {"type": "custom", "key": "L", "label": "like", "namespace": "urn:x-cast:com.example.like", "message": {}}]}
-            """#.utf8), path: "layout.json")
+        let layout = try RemoteLayout.parse(
+            Array(
+                #"""
+                {"expanded": ["stop", "muteToggle", "closedCaptions", {"type": "custom", "key": "L", "label": "like", "namespace": "urn:x-cast:com.example.like", "message": {}}],
+                 "mini": ["skipNext", {"type": "custom", "key": "L", "label": "like", "namespace": "urn:x-cast:com.example.like", "message": {}}]}
+                """#.utf8), path: "layout.json")
         let controller = RemoteController(snapshot: Fixtures.snapshot(), layout: layout, presentation: presentation)
         let name = presentation == .mini ? "layout-mini.txt" : "layout-expanded.txt"
         Snapshot.assertMatches(controller.render(width: 80, height: 24, now: 100).text + "\n", named: name)
@@ -48,7 +51,8 @@ struct RenderingTests {
     @Test("mini controller at three widths", arguments: [100, 60, 30])
     func mini(width: Int) {
         let controller = RemoteController(snapshot: Fixtures.snapshot(), presentation: .mini)
-        Snapshot.assertMatches(controller.render(width: width, height: 1, now: 102).text + "\n", named: "mini-\(width).txt")
+        Snapshot.assertMatches(
+            controller.render(width: width, height: 1, now: 102).text + "\n", named: "mini-\(width).txt")
     }
 
     @Test("nothing loaded, and a dropped link")
@@ -60,31 +64,42 @@ struct RenderingTests {
     @Test("the device chooser and the no-devices screen")
     func chooser() {
         let entries = DeviceChooser.ordered([
-            DeviceChooser.Entry(name: "Whole house", model: "Google Cast Group", address: "10.0.0.9:32187", isGroup: true, isDefault: false),
-            DeviceChooser.Entry(name: "Living Room TV", model: "Chromecast", address: "10.0.0.4:8009", isGroup: false, isDefault: true),
-            DeviceChooser.Entry(name: "Kitchen", model: "Google Home", address: "10.0.0.5:8009", isGroup: false, isDefault: false),
+            DeviceChooser.Entry(
+                name: "Whole house", model: "Google Cast Group", address: "10.0.0.9:32187", isGroup: true,
+                isDefault: false),
+            DeviceChooser.Entry(
+                name: "Living Room TV", model: "Chromecast", address: "10.0.0.4:8009", isGroup: false, isDefault: true),
+            DeviceChooser.Entry(
+                name: "Kitchen", model: "Google Home", address: "10.0.0.5:8009", isGroup: false, isDefault: false),
         ])
         let choosing = DeviceChooser(phase: .choosing(entries, selection: 1))
         Snapshot.assertMatches(choosing.render(width: 70, height: 10).text + "\n", named: "chooser.txt")
-        let none = DeviceChooser(phase: .noDevices(
-            message: "no Cast device answered on eth0 in 3.0 s. Check the points below.",
-            advice: ["Is the device on the same network and subnet as this computer? Guest Wi-Fi and client isolation keep devices apart.",
-                     "A firewall may drop multicast: allow UDP 5353 in and out."]))
+        let none = DeviceChooser(
+            phase: .noDevices(
+                message: "no Cast device answered on eth0 in 3.0 s. Check the points below.",
+                advice: [
+                    "Is the device on the same network and subnet as this computer? Guest Wi-Fi and client isolation keep devices apart.",
+                    "A firewall may drop multicast: allow UDP 5353 in and out.",
+                ]))
         Snapshot.assertMatches(none.render(width: 70, height: 14).text + "\n", named: "no-devices.txt")
     }
 
     @Test("a style file's colours reach the escape sequences, by depth", arguments: ColorDepth.allCases)
     func styledOutput(depth: ColorDepth) throws {
-        let sheet = RemoteStyleSheet.standard.overlaid(with: try RemoteStyleSheet.parse(Array("""
-            {"castViews": {"backgroundColor": "#000000", "mediaControl": {"miniController": {"bodyTextColor": "#ffaf00", "buttonTextColor": "39"}}}}
-            """.utf8), path: "style.json"))
+        let sheet = RemoteStyleSheet.standard.overlaid(
+            with: try RemoteStyleSheet.parse(
+                Array(
+                    """
+                    {"castViews": {"backgroundColor": "#000000", "mediaControl": {"miniController": {"bodyTextColor": "#ffaf00", "buttonTextColor": "39"}}}}
+                    """.utf8), path: "style.json"))
         var snapshot = Fixtures.snapshot()
         let current = snapshot.currentMedia
         snapshot.media?.items = nil
         snapshot.media?.media = current
         let controller = RemoteController(snapshot: snapshot, style: sheet, depth: depth, presentation: .mini)
         let renderer = TerminalRenderer(depth: depth)
-        let escaped = renderer.line(controller.render(width: 72, height: 1, now: 100)).replacingOccurrences(of: "\u{1B}", with: "\\e")
+        let escaped = renderer.line(controller.render(width: 72, height: 1, now: 100)).replacingOccurrences(
+            of: "\u{1B}", with: "\\e")
         Snapshot.assertMatches(escaped + "\n", named: "styled-\(depth.rawValue).txt")
     }
 }

@@ -14,17 +14,23 @@ enum HostileInputs {
 
 @Suite("ISO 8601 durations")
 struct ISO8601DurationTests {
-    @Test("days, hours, minutes and seconds", arguments: [
-        ("PT1M2.5S", 62.5), ("PT2H", 7200.0), ("P1DT1S", 86401.0), ("PT0.25S", 0.25), (" PT10S\t", 10.0), ("PT0S", 0.0), ("P2D", 172_800.0),
-    ])
+    @Test(
+        "days, hours, minutes and seconds",
+        arguments: [
+            ("PT1M2.5S", 62.5), ("PT2H", 7200.0), ("P1DT1S", 86401.0), ("PT0.25S", 0.25), (" PT10S\t", 10.0),
+            ("PT0S", 0.0), ("P2D", 172_800.0),
+        ])
     func durations(text: String, seconds: Double) {
         #expect(ISO8601Duration.seconds(text) == seconds)
     }
 
-    @Test("malformed durations, calendar units and text past the length limit give nothing", arguments: [
-        "1M", "PTXS", "PT", "P", "P1X", "P1Y", "P1M", "P1W", "PT1D", "P1H", "PT1.5.5S", "PT1HT2M", "PT5", "P1DT", "",
-        "PT" + String(repeating: "1", count: 61) + "S",  // 64 characters
-    ])
+    @Test(
+        "malformed durations, calendar units and text past the length limit give nothing",
+        arguments: [
+            "1M", "PTXS", "PT", "P", "P1X", "P1Y", "P1M", "P1W", "PT1D", "P1H", "PT1.5.5S", "PT1HT2M", "PT5", "P1DT",
+            "",
+            "PT" + String(repeating: "1", count: 61) + "S",  // 64 characters
+        ])
     func malformed(text: String) {
         #expect(ISO8601Duration.seconds(text) == nil)
     }
@@ -69,7 +75,8 @@ struct ArithmeticOverflowTests {
 struct MPDDocumentTests {
     @Test("elements, attributes, text and children")
     func reads() throws {
-        let text = #"<MPD type="static"><BaseURL> https://cdn.example/ </BaseURL><Period id="a"/><Period id="b"/><!-- c --></MPD>"#
+        let text =
+            #"<MPD type="static"><BaseURL> https://cdn.example/ </BaseURL><Period id="a"/><Period id="b"/><!-- c --></MPD>"#
         let root = try MPDDocument(Array(text.utf8)).root
         #expect(root.name == "MPD")
         #expect(root.attribute("type") == "static")
@@ -79,12 +86,17 @@ struct MPDDocumentTests {
         #expect(root.firstChild(named: "AdaptationSet") == nil)
     }
 
-    @Test("refused documents", arguments: [
-        ("<MPD>", "the manifest is not well-formed XML"),
-        ("<html/>", "the root element is not <MPD>"),
-        (#"<!DOCTYPE MPD [<!ENTITY a "aaaa">]><MPD a="&a;"/>"#, "the manifest declares XML entities"),
-        (#"<!DOCTYPE MPD [<!ENTITY x SYSTEM "https://attacker.example/x">]><MPD>&x;</MPD>"#, "the manifest declares XML entities"),
-    ])
+    @Test(
+        "refused documents",
+        arguments: [
+            ("<MPD>", "the manifest is not well-formed XML"),
+            ("<html/>", "the root element is not <MPD>"),
+            (#"<!DOCTYPE MPD [<!ENTITY a "aaaa">]><MPD a="&a;"/>"#, "the manifest declares XML entities"),
+            (
+                #"<!DOCTYPE MPD [<!ENTITY x SYSTEM "https://attacker.example/x">]><MPD>&x;</MPD>"#,
+                "the manifest declares XML entities"
+            ),
+        ])
     func refused(text: String, message: String) {
         let error = #expect(throws: MPDReadError.self) { try MPDDocument(Array(text.utf8)) }
         #expect(error?.message.hasPrefix(message) == true)
@@ -92,17 +104,24 @@ struct MPDDocumentTests {
 
     @Test("a manifest past the size limit is refused before it is parsed")
     func tooLarge() {
-        let error = #expect(throws: MPDReadError.self) { try MPDDocument([UInt8](repeating: 0x20, count: MPDDocument.maximumBytes + 1)) }
-        #expect(error?.message == "the manifest is \(MPDDocument.maximumBytes + 1) bytes; the limit is \(MPDDocument.maximumBytes)")
+        let error = #expect(throws: MPDReadError.self) {
+            try MPDDocument([UInt8](repeating: 0x20, count: MPDDocument.maximumBytes + 1))
+        }
+        #expect(
+            error?.message
+                == "the manifest is \(MPDDocument.maximumBytes + 1) bytes; the limit is \(MPDDocument.maximumBytes)")
     }
 }
 
 @Suite("DASH manifests and templates")
 struct DASHManifestModelTests {
-    @Test("hostile manifests read without trapping; absurd durations count as unknown", arguments: [
-        ("timeline-overflow.mpd", 10.0 as Double?), ("startnumber-overflow.mpd", 10), ("timescale-overflow.mpd", 10),
-        ("duration-60-digits.mpd", nil),
-    ])
+    @Test(
+        "hostile manifests read without trapping; absurd durations count as unknown",
+        arguments: [
+            ("timeline-overflow.mpd", 10.0 as Double?), ("startnumber-overflow.mpd", 10),
+            ("timescale-overflow.mpd", 10),
+            ("duration-60-digits.mpd", nil),
+        ])
     func hostile(name: String, duration: Double?) throws {
         let manifest = try DASHManifest.parse(Array(try HostileInputs.text(name).utf8))
         #expect(manifest.duration == duration)
@@ -110,11 +129,14 @@ struct DASHManifestModelTests {
         #expect(!manifest.isLive)
     }
 
-    @Test("template identifiers", arguments: [
-        ("v-$RepresentationID$-$Number%05d$.m4s", "v-hd-00042.m4s" as String?), ("$Time$.m4s", "9000.m4s"), ("$$$Bandwidth$", "$800"),
-        ("$Unknown$", nil), ("$Number", nil), ("$Number%099d$", nil), ("$Number%5x$", nil),
-        (String(repeating: "a", count: DASHTemplate.maximumTemplateBytes + 1), nil),
-    ])
+    @Test(
+        "template identifiers",
+        arguments: [
+            ("v-$RepresentationID$-$Number%05d$.m4s", "v-hd-00042.m4s" as String?), ("$Time$.m4s", "9000.m4s"),
+            ("$$$Bandwidth$", "$800"),
+            ("$Unknown$", nil), ("$Number", nil), ("$Number%099d$", nil), ("$Number%5x$", nil),
+            (String(repeating: "a", count: DASHTemplate.maximumTemplateBytes + 1), nil),
+        ])
     func expand(template: String, expected: String?) {
         #expect(DASHTemplate.expand(template, id: "hd", bandwidth: "800", number: 42, time: 9000) == expected)
     }
@@ -122,9 +144,11 @@ struct DASHManifestModelTests {
 
 @Suite("HLS playlists")
 struct HLSPlaylistModelTests {
-    @Test("hostile playlists: durations stay finite, absurd ones are counted", arguments: [
-        ("extinf-1e15.m3u8", 1), ("byterange-overflow.m3u8", 0), ("empty-live.m3u8", 0),
-    ])
+    @Test(
+        "hostile playlists: durations stay finite, absurd ones are counted",
+        arguments: [
+            ("extinf-1e15.m3u8", 1), ("byterange-overflow.m3u8", 0), ("empty-live.m3u8", 0),
+        ])
     func hostile(name: String, outOfRange: Int) throws {
         guard case .media(let playlist)? = HLSPlaylist.parse(try HostileInputs.text(name)) else {
             Issue.record("\(name) is not read as a media playlist")
@@ -134,9 +158,11 @@ struct HLSPlaylistModelTests {
         #expect(playlist.outOfRangeDurations == outOfRange)
     }
 
-    @Test("a master playlist is recognised by its variants or renditions", arguments: [
-        "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nv.m3u8\n", "#EXTM3U\n#EXT-X-MEDIA:TYPE=AUDIO,URI=\"a.m3u8\"\n",
-    ])
+    @Test(
+        "a master playlist is recognised by its variants or renditions",
+        arguments: [
+            "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nv.m3u8\n", "#EXTM3U\n#EXT-X-MEDIA:TYPE=AUDIO,URI=\"a.m3u8\"\n",
+        ])
     func master(text: String) {
         guard case .master? = HLSPlaylist.parse(text) else {
             Issue.record("not read as a master playlist")
@@ -149,11 +175,13 @@ struct HLSPlaylistModelTests {
 struct MP4BoxesTests {
     static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
         let size = UInt32(8 + payload.count)
-        return [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array(type.utf8) + payload
+        return [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
+            + Array(type.utf8) + payload
     }
 
     /// A version-0 mvhd: timescale 1000, duration 2500.
-    static let mvhd = box("mvhd", [0, 0, 0, 0] + [UInt8](repeating: 0, count: 8) + [0, 0, 0x03, 0xE8] + [0, 0, 0x09, 0xC4])
+    static let mvhd = box(
+        "mvhd", [0, 0, 0, 0] + [UInt8](repeating: 0, count: 8) + [0, 0, 0x03, 0xE8] + [0, 0, 0x09, 0xC4])
 
     @Test("the movie duration comes from moov/mvhd when moov is in the bytes")
     func movieDuration() {
@@ -164,15 +192,17 @@ struct MP4BoxesTests {
         #expect(!MP4Boxes.looksLikeMP4(Array("<html>".utf8)))
     }
 
-    @Test("hostile headers end the walk instead of trapping", arguments: [
-        [0xFF, 0xFF, 0xFF, 0xFF] + Array("moov".utf8),  // past the bytes given
-        // 64-bit size near Int.max
-        [0, 0, 0, 1] + Array("moov".utf8) + [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
-        [0, 0, 0, 1] + Array("moov".utf8) + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],  // past Int.max
-        [0, 0, 0, 4] + Array("moov".utf8),  // smaller than its header
-        [0, 0, 0, 1] + Array("moov".utf8),  // a 64-bit size that is cut off
-        [],
-    ] as [[UInt8]])
+    @Test(
+        "hostile headers end the walk instead of trapping",
+        arguments: [
+            [0xFF, 0xFF, 0xFF, 0xFF] + Array("moov".utf8),  // past the bytes given
+            // 64-bit size near Int.max
+            [0, 0, 0, 1] + Array("moov".utf8) + [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
+            [0, 0, 0, 1] + Array("moov".utf8) + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],  // past Int.max
+            [0, 0, 0, 4] + Array("moov".utf8),  // smaller than its header
+            [0, 0, 0, 1] + Array("moov".utf8),  // a 64-bit size that is cut off
+            [],
+        ] as [[UInt8]])
     func hostile(bytes: [UInt8]) {
         #expect(MP4Boxes.movieDuration(bytes) == nil)
         let types = MP4Boxes.topLevelTypes(fileSize: Int.max) { offset in

@@ -13,7 +13,8 @@ final class RecordingSink: Sendable {
 
     var writes: Int { batches.withLock { $0.count } }
     var lines: [String] {
-        batches.withLock { $0.joined() }.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        batches.withLock { $0.joined() }.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(
+            String.init)
     }
     var text: String { batches.withLock { $0.joined() } }
 

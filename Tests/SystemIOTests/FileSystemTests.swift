@@ -7,7 +7,9 @@ import Testing
 struct FileSystemTests {
     /// A fresh folder, removed when `body` returns or throws.
     private func withFolder(_ body: (String) throws -> Void) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-systemio-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-systemio-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try body(folder)
@@ -31,7 +33,8 @@ struct FileSystemTests {
     func refusals() throws {
         try withFolder { folder in
             try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/target"))
-            try FileManager.default.createSymbolicLink(atPath: folder + "/link", withDestinationPath: folder + "/target")
+            try FileManager.default.createSymbolicLink(
+                atPath: folder + "/link", withDestinationPath: folder + "/target")
             #expect(try FileSystem.readFile(at: folder + "/link", limit: 10) == Array("x".utf8), "followed by default")
             let link = #expect(throws: SystemCallError.self) {
                 try FileSystem.readFile(at: folder + "/link", limit: 10, followingSymbolicLinks: false)
@@ -39,7 +42,9 @@ struct FileSystemTests {
             #expect(link?.errno == ELOOP)
             let directory = #expect(throws: SystemCallError.self) { try FileSystem.readFile(at: folder, limit: 10) }
             #expect(directory?.errno == EINVAL)
-            let missing = #expect(throws: SystemCallError.self) { try FileSystem.readFile(at: folder + "/none", limit: 10) }
+            let missing = #expect(throws: SystemCallError.self) {
+                try FileSystem.readFile(at: folder + "/none", limit: 10)
+            }
             #expect(missing?.isNotFound == true)
             #expect(missing?.call == "open")
         }
@@ -57,7 +62,9 @@ struct FileSystemTests {
             #expect(try FileSystem.status(of: folder + "/link").kind == .regular)
             #expect(try FileSystem.status(of: folder + "/link", followingSymbolicLinks: false).kind == .symbolicLink)
             #expect(try FileSystem.status(of: folder).kind == .directory)
-            let missing = #expect(throws: SystemCallError.self) { try FileSystem.status(of: folder + "/none", followingSymbolicLinks: false) }
+            let missing = #expect(throws: SystemCallError.self) {
+                try FileSystem.status(of: folder + "/none", followingSymbolicLinks: false)
+            }
             #expect(missing?.call == "lstat")
             #expect(missing?.isNotFound == true)
         }
@@ -75,12 +82,14 @@ struct FileSystemTests {
             try FileManager.default.createDirectory(atPath: folder + "/taken", withIntermediateDirectories: false)
             try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/taken/inside"))
             let error = #expect(throws: SystemCallError.self) {
-                try FileSystem.writeAtomically(Array("y".utf8), to: folder + "/taken", through: folder + "/taken.partial")
+                try FileSystem.writeAtomically(
+                    Array("y".utf8), to: folder + "/taken", through: folder + "/taken.partial")
             }
             #expect(error?.call == "rename")
             #expect(!FileManager.default.fileExists(atPath: folder + "/taken.partial"))
             // Never through a symbolic link at the temporary path.
-            try FileManager.default.createSymbolicLink(atPath: folder + "/trap.partial", withDestinationPath: folder + "/victim")
+            try FileManager.default.createSymbolicLink(
+                atPath: folder + "/trap.partial", withDestinationPath: folder + "/victim")
             let trap = #expect(throws: SystemCallError.self) {
                 try FileSystem.writeAtomically(Array("z".utf8), to: folder + "/trap", through: folder + "/trap.partial")
             }

@@ -15,11 +15,13 @@ struct IOThreadTests {
         thread.join()
     }
 
-    @Test("a long name is cut to the 15 bytes the system keeps, on a character boundary", arguments: [
-        ("castprep-http-transport", "castprep-http-t"),
-        ("short", "short"),
-        ("ééééééééé", "ééééééé"),
-    ])
+    @Test(
+        "a long name is cut to the 15 bytes the system keeps, on a character boundary",
+        arguments: [
+            ("castprep-http-transport", "castprep-http-t"),
+            ("short", "short"),
+            ("ééééééééé", "ééééééé"),
+        ])
     func longNames(name: String, kept: String) throws {
         let seen = Mutex<String?>(nil)
         let thread = try IOThread.start(named: name) { seen.withLock { $0 = IOThread.currentName } }
@@ -32,7 +34,9 @@ struct IOThreadTests {
     func detached() async throws {
         let name = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
             do {
-                try IOThread.detach(named: "io-detached", stackSize: 1 << 16) { continuation.resume(returning: IOThread.currentName) }
+                try IOThread.detach(named: "io-detached", stackSize: 1 << 16) {
+                    continuation.resume(returning: IOThread.currentName)
+                }
             } catch {
                 continuation.resume(returning: "\(error)")
             }

@@ -13,23 +13,29 @@ struct NetworkInterfaceTests {
         #expect(Set(interfaces.map(\.name)).count == interfaces.count, "one entry per interface, addresses merged")
     }
 
-    @Test("the kernel sends to loopback from lo's address", arguments: [("127.0.0.1", "127.0.0.1"), ("127.0.0.5", "127.0.0.1")])
+    @Test(
+        "the kernel sends to loopback from lo's address",
+        arguments: [("127.0.0.1", "127.0.0.1"), ("127.0.0.5", "127.0.0.1")])
     func sourceAddressOnLoopback(destination: String, source: String) throws {
         let address = try #require(IPAddress(destination))
         #expect(try NetworkInterface.sourceAddress(toward: address) == IPAddress(source))
     }
 
-    @Test("literals parse and print in their canonical form", arguments: [
-        ("192.168.1.20", "192.168.1.20"),
-        ("::1", "::1"),
-        ("FE80:0:0:0:0:0:0:1", "fe80::1"),
-        ("::ffff:192.0.2.1", "::ffff:192.0.2.1"),
-    ])
+    @Test(
+        "literals parse and print in their canonical form",
+        arguments: [
+            ("192.168.1.20", "192.168.1.20"),
+            ("::1", "::1"),
+            ("FE80:0:0:0:0:0:0:1", "fe80::1"),
+            ("::ffff:192.0.2.1", "::ffff:192.0.2.1"),
+        ])
     func literals(text: String, printed: String) throws {
         #expect(try #require(IPAddress(text)).description == printed)
     }
 
-    @Test("names, ports and partial addresses are not literals", arguments: ["localhost", "1.2.3", "1.2.3.4:80", "[::1]", "", "300.1.1.1"])
+    @Test(
+        "names, ports and partial addresses are not literals",
+        arguments: ["localhost", "1.2.3", "1.2.3.4:80", "[::1]", "", "300.1.1.1"])
     func notLiterals(text: String) {
         #expect(IPAddress(text) == nil)
     }

@@ -4,15 +4,17 @@ import Testing
 
 @Suite("Small system helpers")
 struct SystemHelperTests {
-    @Test("a byte string is found at memory speed, from any start", arguments: [
-        ("key: value", ": ", 0, 3),
-        ("a::b::c", "::", 2, 4),
-        ("abc", "abcd", 0, nil),
-        ("abc", "", 0, nil),
-        ("aaab", "ab", 0, 2),
-        ("abc", "c", 3, nil),
-        ("abc", "a", -1, nil),
-    ] as [(String, String, Int, Int?)])
+    @Test(
+        "a byte string is found at memory speed, from any start",
+        arguments: [
+            ("key: value", ": ", 0, 3),
+            ("a::b::c", "::", 2, 4),
+            ("abc", "abcd", 0, nil),
+            ("abc", "", 0, nil),
+            ("aaab", "ab", 0, 2),
+            ("abc", "c", 3, nil),
+            ("abc", "a", -1, nil),
+        ] as [(String, String, Int, Int?)])
     func byteSearch(haystack: String, needle: String, start: Int, expected: Int?) {
         let found = Array(haystack.utf8).withUnsafeBytes { text in
             Array(needle.utf8).withUnsafeBytes { ByteSearch.firstOffset(of: $0, in: text, from: start) }

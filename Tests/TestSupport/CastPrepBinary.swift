@@ -6,7 +6,8 @@ public import Foundation
 public enum CastPrepBinary {
     /// Where the binary is.
     public static var path: String {
-        ProcessInfo.processInfo.environment["CASTPREP_BINARY"] ?? Repository.root().appendingPathComponent(".build/debug/castprep").path
+        ProcessInfo.processInfo.environment["CASTPREP_BINARY"]
+            ?? Repository.root().appendingPathComponent(".build/debug/castprep").path
     }
 
     /// Whether it has been built.

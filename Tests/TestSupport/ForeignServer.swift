@@ -43,7 +43,8 @@ public final class ForeignServer {
         if port == 0 {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "the \(kind) server did not start"])
+            throw CocoaError(
+                .featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "the \(kind) server did not start"])
         }
     }
 

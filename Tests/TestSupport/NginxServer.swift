@@ -35,8 +35,11 @@ public final class NginxServer {
     ///   - root: the directory every site serves.
     ///   - httpDirectives: extra directives for the `http { }` block.
     public init(sites: [String: String], root: URL, httpDirectives: String = "") throws {
-        guard let binary = Self.binary else { throw NginxError("nginx is not installed (Scripts/bootstrap installs nginx-light)") }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-nginx-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        guard let binary = Self.binary else {
+            throw NginxError("nginx is not installed (Scripts/bootstrap installs nginx-light)")
+        }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-nginx-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var ports: [String: Int] = [:]
         for name in sites.keys.sorted() { ports[name] = try Self.freePort() }
@@ -91,7 +94,8 @@ public final class NginxServer {
         try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
         // The stock type table beside nginx.conf, where a site's `include mime.types;` finds it.
         if FileManager.default.fileExists(atPath: "/etc/nginx/mime.types") {
-            try FileManager.default.copyItem(atPath: "/etc/nginx/mime.types", toPath: directory.appendingPathComponent("mime.types").path)
+            try FileManager.default.copyItem(
+                atPath: "/etc/nginx/mime.types", toPath: directory.appendingPathComponent("mime.types").path)
         }
         process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
@@ -103,7 +107,8 @@ public final class NginxServer {
             guard Self.waitForListener(port: port, timeout: 10) else {
                 process.terminate()
                 process.waitUntilExit()
-                let log = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
+                let log =
+                    (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
                 throw NginxError("nginx did not start listening on 127.0.0.1:\(port): \(log)")
             }
         }
@@ -154,7 +159,9 @@ public final class NginxServer {
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             address.sin_port = UInt16(port).bigEndian
             let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             close(descriptor)
             if connected == 0 { return true }
@@ -176,13 +183,15 @@ public enum HTTPFixtures {
     /// Creates the fixture tree and returns its root.
     public static func make() throws -> URL {
         let samples = Repository.root().appendingPathComponent("Samples")
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-http-fixtures-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-http-fixtures-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         let manager = FileManager.default
         try manager.createDirectory(at: root, withIntermediateDirectories: true)
         for folder in ["hls-ts", "hls-fmp4", "dash"] {
             try manager.copyItem(at: samples.appendingPathComponent(folder), to: root.appendingPathComponent(folder))
         }
-        try manager.copyItem(at: samples.appendingPathComponent("h264-aac-faststart.mp4"), to: root.appendingPathComponent("movie.mp4"))
+        try manager.copyItem(
+            at: samples.appendingPathComponent("h264-aac-faststart.mp4"), to: root.appendingPathComponent("movie.mp4"))
         let byteRange = root.appendingPathComponent("hls-byterange")
         try manager.createDirectory(at: byteRange, withIntermediateDirectories: true)
         let segment = try Data(contentsOf: samples.appendingPathComponent("hls-ts/v0/seg0.ts"))

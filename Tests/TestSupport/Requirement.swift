@@ -35,7 +35,9 @@ public struct Requirement: Sendable, CustomStringConvertible {
 
     /// An executable on `PATH` (or in an sbin folder, where nginx and ip live).
     public static func executable(_ name: String, package: String) -> Requirement {
-        Requirement(name, remedy: "apt-get install \(package) (Scripts/bootstrap installs it)") { executablePath(name) != nil }
+        Requirement(name, remedy: "apt-get install \(package) (Scripts/bootstrap installs it)") {
+            executablePath(name) != nil
+        }
     }
 
     /// A module python3 can import.
@@ -52,7 +54,9 @@ public struct Requirement: Sendable, CustomStringConvertible {
         "nginx's echo module", remedy: "apt-get install libnginx-mod-http-echo (Scripts/bootstrap installs it)"
     ) { NginxServer.echoModule != nil }
     /// nginx's MIME type table, which the generated fix configurations include.
-    public static let nginxMIMETypes = Requirement("/etc/nginx/mime.types", remedy: "apt-get install nginx-light (Scripts/bootstrap installs it)") {
+    public static let nginxMIMETypes = Requirement(
+        "/etc/nginx/mime.types", remedy: "apt-get install nginx-light (Scripts/bootstrap installs it)"
+    ) {
         FileManager.default.fileExists(atPath: "/etc/nginx/mime.types")
     }
     public static let python3 = executable("python3", package: "python3")
@@ -64,7 +68,9 @@ public struct Requirement: Sendable, CustomStringConvertible {
     public static let zsh = executable("zsh", package: "zsh")
     public static let fish = executable("fish", package: "fish")
     public static let plistutil = executable("plistutil", package: "libplist-utils")
-    public static let catt = Requirement("catt", remedy: "pip install catt (Scripts/bootstrap installs it)") { executablePath("catt") != nil }
+    public static let catt = Requirement("catt", remedy: "pip install catt (Scripts/bootstrap installs it)") {
+        executablePath("catt") != nil
+    }
 
     /// Root, `unshare` and `ip`: what a private network (or mount) namespace takes.
     public static let privateNamespace = Requirement(
@@ -77,14 +83,17 @@ public struct Requirement: Sendable, CustomStringConvertible {
 
     /// Root and `unshare -m`: a private mount namespace, where a test hides shared libraries.
     public static let privateMounts = Requirement(
-        "root with unshare -m (a private mount namespace)", remedy: "run the tests as root (CI containers are) with util-linux installed"
+        "root with unshare -m (a private mount namespace)",
+        remedy: "run the tests as root (CI containers are) with util-linux installed"
     ) {
         guard geteuid() == 0, let unshare = executablePath("unshare") else { return false }
         return (try? run(unshare, ["-m", "true"])) == 0
     }
 
     /// The built `castprep` binary (`CASTPREP_BINARY`, else the debug build).
-    public static let castprepBinary = Requirement("the castprep binary", remedy: "swift build (Scripts/test builds it first)") {
+    public static let castprepBinary = Requirement(
+        "the castprep binary", remedy: "swift build (Scripts/test builds it first)"
+    ) {
         CastPrepBinary.exists
     }
 
@@ -127,7 +136,10 @@ public struct Requirement: Sendable, CustomStringConvertible {
         guard !missing.isEmpty else { return true }
         if failsWhenMissing(environment: environment) { throw Missing(requirements: missing) }
         for requirement in missing where Self.reported.withLock({ $0.insert(requirement.name).inserted }) {
-            FileHandle.standardError.write(Data("skipped: the tests that need \(requirement.name), which is missing (\(requirement.remedy)); with CI set they fail\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "skipped: the tests that need \(requirement.name), which is missing (\(requirement.remedy)); with CI set they fail\n"
+                        .utf8))
         }
         return false
     }
@@ -167,7 +179,9 @@ public struct Requirement: Sendable, CustomStringConvertible {
 extension Trait where Self == ConditionTrait {
     /// Runs the test only when every requirement is met; outside CI a missing one skips it
     /// (printed once), in CI it fails it (see ``Requirement``).
-    public static func requires(_ requirements: Requirement..., sourceLocation: SourceLocation = #_sourceLocation) -> Self {
+    public static func requires(_ requirements: Requirement..., sourceLocation: SourceLocation = #_sourceLocation)
+        -> Self
+    {
         .enabled("needs \(requirements.map(\.name).joined(separator: ", "))", sourceLocation: sourceLocation) {
             try await Requirement.check(requirements)
         }

@@ -9,7 +9,8 @@ public import Testing
 public enum Snapshot {
     /// Compares `actual` with `Snapshots/<name>` next to the calling test file.
     public static func assertMatches(
-        _ actual: String, named name: String, testFile: String = #filePath, sourceLocation: SourceLocation = #_sourceLocation
+        _ actual: String, named name: String, testFile: String = #filePath,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let directory = URL(fileURLWithPath: testFile).deletingLastPathComponent().appendingPathComponent("Snapshots")
         let file = directory.appendingPathComponent(name)
@@ -17,8 +18,9 @@ public enum Snapshot {
         if !recording, let expected = try? String(contentsOf: file, encoding: .utf8) {
             if expected != actual {
                 let diff = firstDifference(expected, actual)
-                Issue.record("snapshot \(name) differs at line \(diff.line):\n  expected: \(diff.expected)\n  actual:   \(diff.actual)\nre-record with RECORD_SNAPSHOTS=1 if the change is intended",
-                             sourceLocation: sourceLocation)
+                Issue.record(
+                    "snapshot \(name) differs at line \(diff.line):\n  expected: \(diff.expected)\n  actual:   \(diff.actual)\nre-record with RECORD_SNAPSHOTS=1 if the change is intended",
+                    sourceLocation: sourceLocation)
             }
             return
         }

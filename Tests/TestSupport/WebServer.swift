@@ -16,10 +16,11 @@ public final class WebServer {
 
         /// The binary, if installed (Debian: apache2, caddy).
         public var binary: String? {
-            let candidates = switch self {
-            case .apache: ["/usr/sbin/apache2", "/usr/sbin/httpd"]
-            case .caddy: ["/usr/bin/caddy", "/usr/local/bin/caddy"]
-            }
+            let candidates =
+                switch self {
+                case .apache: ["/usr/sbin/apache2", "/usr/sbin/httpd"]
+                case .caddy: ["/usr/bin/caddy", "/usr/local/bin/caddy"]
+                }
             return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
         }
 
@@ -36,8 +37,11 @@ public final class WebServer {
     ///   - site: directives inside the `<VirtualHost>` (Apache) or the site block (Caddy).
     ///   - root: the folder served.
     public init(_ kind: Kind, site: String, root: URL) throws {
-        guard let binary = kind.binary else { throw NginxError("\(kind.rawValue) is not installed (Scripts/bootstrap installs it)") }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-\(kind.rawValue)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        guard let binary = kind.binary else {
+            throw NginxError("\(kind.rawValue) is not installed (Scripts/bootstrap installs it)")
+        }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-\(kind.rawValue)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         port = try NginxServer.freePort()
         let path = directory.path
@@ -70,7 +74,8 @@ public final class WebServer {
                 </VirtualHost>
 
                 """
-            try configuration.write(to: directory.appendingPathComponent("httpd.conf"), atomically: true, encoding: .utf8)
+            try configuration.write(
+                to: directory.appendingPathComponent("httpd.conf"), atomically: true, encoding: .utf8)
             process.arguments = ["-X", "-f", "\(path)/httpd.conf"]
         case .caddy:
             let configuration = """
@@ -86,7 +91,8 @@ public final class WebServer {
                 }
 
                 """
-            try configuration.write(to: directory.appendingPathComponent("Caddyfile"), atomically: true, encoding: .utf8)
+            try configuration.write(
+                to: directory.appendingPathComponent("Caddyfile"), atomically: true, encoding: .utf8)
             process.arguments = ["run", "--config", "\(path)/Caddyfile", "--adapter", "caddyfile"]
             var environment = ProcessInfo.processInfo.environment
             environment["HOME"] = path

@@ -25,7 +25,8 @@ extension EmbeddedSubtitleExtractor {
         return try await withCheckedThrowingContinuation { continuation in
             ffmpegQueue.async {
                 do {
-                    continuation.resume(returning: try extractBlocking(path: path, stream: stream, options: readOptions))
+                    continuation.resume(
+                        returning: try extractBlocking(path: path, stream: stream, options: readOptions))
                 } catch {
                     continuation.resume(throwing: error)
                 }

@@ -134,13 +134,16 @@ public enum EmbeddedSubtitleExtractor {
                 result.append(
                     EmbeddedSubtitleStream(
                         index: index, codecName: name, language: Self.tag(stream, "language"),
-                        title: Self.tag(stream, "title"), isText: !EmbeddedSubtitleExtractor.bitmapCodecs.contains(codec)))
+                        title: Self.tag(stream, "title"),
+                        isText: !EmbeddedSubtitleExtractor.bitmapCodecs.contains(codec)))
             }
             return result
         }
 
         private static func tag(_ stream: UnsafeMutablePointer<AVStream>, _ key: String) -> String? {
-            guard let entry = castprep_av_dict_get(stream.pointee.metadata, key, nil, 0), let value = entry.pointee.value else {
+            guard let entry = castprep_av_dict_get(stream.pointee.metadata, key, nil, 0),
+                let value = entry.pointee.value
+            else {
                 return nil
             }
             return String(cString: value)
@@ -154,8 +157,10 @@ public enum EmbeddedSubtitleExtractor {
             }
             guard let decoder = castprep_avcodec_find_decoder(parameters.pointee.codec_id) else {
                 throw CaptionError(
-                    "captions.decoder-failed", "this FFmpeg build has no decoder for \(info.codecName) (stream #\(info.index))",
-                    fix: "install an FFmpeg build with the \(info.codecName) decoder", location: Diagnostic.SourceLocation(file: path))
+                    "captions.decoder-failed",
+                    "this FFmpeg build has no decoder for \(info.codecName) (stream #\(info.index))",
+                    fix: "install an FFmpeg build with the \(info.codecName) decoder",
+                    location: Diagnostic.SourceLocation(file: path))
             }
             var codecContext = castprep_avcodec_alloc_context3(decoder)
             defer { castprep_avcodec_free_context(&codecContext) }
@@ -164,7 +169,8 @@ public enum EmbeddedSubtitleExtractor {
             }
             let copied = castprep_avcodec_parameters_to_context(codecContext, parameters)
             guard copied >= 0 else {
-                throw CaptionError("captions.decoder-failed", "avcodec_parameters_to_context failed: \(errorText(copied))")
+                throw CaptionError(
+                    "captions.decoder-failed", "avcodec_parameters_to_context failed: \(errorText(copied))")
             }
             codecContext.pointee.pkt_timebase = stream.pointee.time_base
             let opened = castprep_avcodec_open2(codecContext, decoder, nil)
@@ -175,11 +181,17 @@ public enum EmbeddedSubtitleExtractor {
             }
             var script = ASSScript()
             if let header = codecContext.pointee.subtitle_header, codecContext.pointee.subtitle_header_size > 0 {
-                let text = String(decoding: UnsafeBufferPointer(start: header, count: Int(codecContext.pointee.subtitle_header_size)), as: UTF8.self)
+                let text = String(
+                    decoding: UnsafeBufferPointer(start: header, count: Int(codecContext.pointee.subtitle_header_size)),
+                    as: UTF8.self)
                 var section = ""
                 for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {
                     let trimmed = line.trimmingASCIIWhitespace()
-                    if trimmed.hasPrefix("[") { section = trimmed.lowercased() } else { script.readHeaderLine(trimmed, section: section) }
+                    if trimmed.hasPrefix("[") {
+                        section = trimmed.lowercased()
+                    } else {
+                        script.readHeaderLine(trimmed, section: section)
+                    }
                 }
             }
             var log = DiagnosticLog(file: path)
@@ -188,7 +200,9 @@ public enum EmbeddedSubtitleExtractor {
             defer { castprep_av_packet_free(&packet) }
             guard let packet else { throw CaptionError("captions.decoder-failed", "av_packet_alloc failed") }
             let timeBase = stream.pointee.time_base
-            let seconds = { (value: Int64) -> Double in Double(value) * Double(timeBase.num) / Double(max(1, timeBase.den)) }
+            let seconds = { (value: Int64) -> Double in
+                Double(value) * Double(timeBase.num) / Double(max(1, timeBase.den))
+            }
             var decodeErrors = 0
             while castprep_av_read_frame(context, packet) >= 0 {
                 defer { castprep_av_packet_unref(packet) }
@@ -201,7 +215,8 @@ public enum EmbeddedSubtitleExtractor {
                     if decodeErrors <= 20 {
                         log.add(
                             .warning, "captions.decoder-error",
-                            "stream #\(info.index): a \(info.codecName) packet could not be decoded (\(errorText(status))); skipped")
+                            "stream #\(info.index): a \(info.codecName) packet could not be decoded (\(errorText(status))); skipped"
+                        )
                     }
                     continue
                 }
@@ -209,13 +224,17 @@ public enum EmbeddedSubtitleExtractor {
                 defer { castprep_avsubtitle_free(&subtitle) }
                 let pts = packet.pointee.pts != castprep_AV_NOPTS_VALUE ? packet.pointee.pts : packet.pointee.dts
                 guard pts != castprep_AV_NOPTS_VALUE else {
-                    log.add(.warning, "captions.decoder-error", "stream #\(info.index): a subtitle packet has no timestamp; skipped")
+                    log.add(
+                        .warning, "captions.decoder-error",
+                        "stream #\(info.index): a subtitle packet has no timestamp; skipped")
                     continue
                 }
                 let startSeconds = seconds(pts) + Double(subtitle.start_display_time) / 1000
                 var endSeconds = seconds(pts) + seconds(packet.pointee.duration)
                 if packet.pointee.duration <= 0 { endSeconds = seconds(pts) + Double(subtitle.end_display_time) / 1000 }
-                guard let start = CaptionTime(seconds: startSeconds), let end = CaptionTime(seconds: endSeconds) else { continue }
+                guard let start = CaptionTime(seconds: startSeconds), let end = CaptionTime(seconds: endSeconds) else {
+                    continue
+                }
                 for rectIndex in 0..<Int(subtitle.num_rects) {
                     guard let rect = subtitle.rects?[rectIndex] else { continue }
                     var dialogue: (style: String, effect: String, text: String)?
@@ -226,9 +245,12 @@ public enum EmbeddedSubtitleExtractor {
                     }
                     guard let dialogue else { continue }
                     let (cue, issues, classes) = script.cue(
-                        text: dialogue.text, style: dialogue.style, effect: dialogue.effect, start: start, end: end, line: nil)
+                        text: dialogue.text, style: dialogue.style, effect: dialogue.effect, start: start, end: end,
+                        line: nil)
                     for issue in issues {
-                        log.add(issue.severity, issue.code, "stream #\(info.index) at \(start): \(issue.message)", fix: issue.fix)
+                        log.add(
+                            issue.severity, issue.code, "stream #\(info.index) at \(start): \(issue.message)",
+                            fix: issue.fix)
                     }
                     document.classStyles.merge(classes) { current, _ in current }
                     guard document.cues.count < options.limits.maxCueCount else {

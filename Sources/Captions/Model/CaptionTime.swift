@@ -161,9 +161,13 @@ extension StringProtocol {
     func trimmingASCIIWhitespace() -> String {
         // Nearly every value has nothing to trim: when neither end is one of these bytes, the
         // first and last characters are not spaces either, and the text is returned whole.
-        let isSpaceByte = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C }
+        let isSpaceByte = { (byte: UInt8) in
+            byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C
+        }
         let bytes = utf8
-        if let head = bytes.first, !isSpaceByte(head), !isSpaceByte(bytes[bytes.index(bytes.startIndex, offsetBy: bytes.count - 1)]) {
+        if let head = bytes.first, !isSpaceByte(head),
+            !isSpaceByte(bytes[bytes.index(bytes.startIndex, offsetBy: bytes.count - 1)])
+        {
             return String(self)
         }
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0C}" }

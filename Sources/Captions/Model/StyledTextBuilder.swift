@@ -89,9 +89,10 @@ enum ColorClasses {
 
     private static let nameForHex: [String: String] = {
         var result: [String: String] = [:]
-        for name in ["white", "black", "red", "lime", "green", "blue", "yellow", "cyan", "magenta", "silver",
-            "gray", "maroon", "olive", "purple", "teal", "navy", "orange", "pink", "brown", "transparent"]
-        {
+        for name in [
+            "white", "black", "red", "lime", "green", "blue", "yellow", "cyan", "magenta", "silver",
+            "gray", "maroon", "olive", "purple", "teal", "navy", "orange", "pink", "brown", "transparent",
+        ] {
             if let hex = named[name] { result[hex] = name }
         }
         return result

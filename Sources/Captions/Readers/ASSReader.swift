@@ -18,7 +18,9 @@ struct ASSScript {
     var wrapStyle = 0
     var isLegacySSA = false
     var styles: [String: Style] = [:]
-    var eventFormat: [String] = ["layer", "start", "end", "style", "name", "marginl", "marginr", "marginv", "effect", "text"]
+    var eventFormat: [String] = [
+        "layer", "start", "end", "style", "name", "marginl", "marginr", "marginv", "effect", "text",
+    ]
     var styleFormat: [String] = []
 
     /// The context for a style name, falling back to `Default` and then to plain text.
@@ -75,10 +77,14 @@ struct ASSScript {
     }
 
     private mutating func readStyle(_ value: String) {
-        let format = styleFormat.isEmpty
-            ? ["name", "fontname", "fontsize", "primarycolour", "secondarycolour", "outlinecolour", "backcolour", "bold",
-               "italic", "underline", "strikeout", "scalex", "scaley", "spacing", "angle", "borderstyle", "outline",
-               "shadow", "alignment", "marginl", "marginr", "marginv", "encoding"]
+        let format =
+            styleFormat.isEmpty
+            ? [
+                "name", "fontname", "fontsize", "primarycolour", "secondarycolour", "outlinecolour", "backcolour",
+                "bold",
+                "italic", "underline", "strikeout", "scalex", "scaley", "spacing", "angle", "borderstyle", "outline",
+                "shadow", "alignment", "marginl", "marginr", "marginv", "encoding",
+            ]
             : styleFormat
         let fields = value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingASCIIWhitespace() }
         var entries: [String: String] = [:]
@@ -123,7 +129,9 @@ struct ASSScript {
             markup.issues.append(
                 MarkupIssue(
                     severity: .warning, code: "captions.unsupported-style",
-                    message: "ASS effect \"\(effect.trimmingASCIIWhitespace())\" has no WebVTT equivalent; the text is shown without it"))
+                    message:
+                        "ASS effect \"\(effect.trimmingASCIIWhitespace())\" has no WebVTT equivalent; the text is shown without it"
+                ))
         }
         if style.strikeOut {
             markup.issues.append(
@@ -131,7 +139,8 @@ struct ASSScript {
                     severity: .warning, code: "captions.unsupported-style",
                     message: "style \"\(styleName)\" is struck through, which WebVTT cannot express; dropped"))
         }
-        let settings = markup.settings ?? (style.alignment == 2 ? CueSettings() : NumpadAlignment.settings(style.alignment))
+        let settings =
+            markup.settings ?? (style.alignment == 2 ? CueSettings() : NumpadAlignment.settings(style.alignment))
         let cue = Cue(start: start, end: end, settings: settings, content: markup.nodes, sourceLine: line)
         return (cue, markup.issues, markup.classStyles)
     }
@@ -140,7 +149,8 @@ struct ASSScript {
     static func parseTime(_ raw: String) -> CaptionTime? {
         let text = raw.trimmingASCIIWhitespace()
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, let hours = Int64(parts[0]), hours >= 0, hours < 1_000_000, let minutes = Int64(parts[1]),
+        guard parts.count == 3, let hours = Int64(parts[0]), hours >= 0, hours < 1_000_000,
+            let minutes = Int64(parts[1]),
             (0..<60).contains(minutes)
         else { return nil }
         let secondsParts = parts[2].split(separator: ".", omittingEmptySubsequences: false)
@@ -199,7 +209,8 @@ enum ASSReader {
             guard !range.isEmpty else { continue }
             if range.count > options.limits.maxLineBytes {
                 log.add(
-                    .warning, "captions.line-too-long", "line is \(range.count) bytes; cut to \(options.limits.maxLineBytes)",
+                    .warning, "captions.line-too-long",
+                    "line is \(range.count) bytes; cut to \(options.limits.maxLineBytes)",
                     line: index + 1)
                 range = range.lowerBound..<Bytes.characterBoundary(bytes, range, limit: options.limits.maxLineBytes)
             }

@@ -184,7 +184,8 @@ extension InlineMarkup {
         var index = 0
         func flush(_ end: Int) {
             if end > runStart {
-                state.builder.append(String(decoding: UnsafeBufferPointer(rebasing: text[runStart..<end]), as: UTF8.self))
+                state.builder.append(
+                    String(decoding: UnsafeBufferPointer(rebasing: text[runStart..<end]), as: UTF8.self))
             }
         }
         while index < count {
@@ -265,7 +266,8 @@ extension InlineMarkup {
         let valueStart = cursor
         while cursor < text.count, cursor - valueStart <= 32 {
             let byte = text[cursor]
-            let isPlain = (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A)
+            let isPlain =
+                (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A)
                 || byte == UInt8(ascii: "#")
             guard isPlain else { break }
             cursor += 1
@@ -347,7 +349,8 @@ struct MarkupState {
                             result.issues.append(
                                 MarkupIssue(
                                     severity: .warning, code: "captions.unknown-color",
-                                    message: "font color \"\(value)\" is not a colour CastPrep understands; text kept in the default colour",
+                                    message:
+                                        "font color \"\(value)\" is not a colour CastPrep understands; text kept in the default colour",
                                     fix: "use #rrggbb or a CSS colour name"))
                         }
                     } else {
@@ -549,12 +552,15 @@ struct MarkupState {
                 result.issues.append(
                     MarkupIssue(
                         severity: .warning, code: "captions.position-clamped",
-                        message: "\\pos(\(positionPoint.x),\(positionPoint.y)) lies outside the \(Int(context.playResX))x\(Int(context.playResY)) script area; clamped to the edge"))
+                        message:
+                            "\\pos(\(positionPoint.x),\(positionPoint.y)) lies outside the \(Int(context.playResX))x\(Int(context.playResY)) script area; clamped to the edge"
+                    ))
                 x = x.isFinite ? min(100, max(0, x)) : 50
                 y = y.isFinite ? min(100, max(0, y)) : 100
             }
             settings.position = Self.rounded(x)
-            settings.positionAlignment = [1, 4, 7].contains(numpad) ? .lineLeft : [3, 6, 9].contains(numpad) ? .lineRight : .center
+            settings.positionAlignment =
+                [1, 4, 7].contains(numpad) ? .lineLeft : [3, 6, 9].contains(numpad) ? .lineRight : .center
             settings.line = .percentage(Self.rounded(y))
             settings.lineAlignment = numpad >= 7 ? .start : numpad >= 4 ? .center : .end
             result.settings = settings

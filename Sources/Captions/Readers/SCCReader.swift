@@ -23,7 +23,8 @@ enum SCCReader {
         let lines = Lines(bytes)
         var first = 0
         while first < lines.count, Bytes.isBlank(bytes, lines[first]) { first += 1 }
-        guard first < lines.count, Bytes.string(bytes, Bytes.trimmed(bytes, lines[first])).hasPrefix("Scenarist_SCC V1.0")
+        guard first < lines.count,
+            Bytes.string(bytes, Bytes.trimmed(bytes, lines[first])).hasPrefix("Scenarist_SCC V1.0")
         else {
             throw CaptionError(
                 "captions.not-scc", "the file does not start with \"Scenarist_SCC V1.0\"",
@@ -150,7 +151,9 @@ struct CEA608Decoder {
     private var dirtySince: (frame: Int64, line: Int)?
     private var noted: Set<String> = []
 
-    private mutating func note(_ key: String, _ severity: Diagnostic.Severity, _ code: DiagnosticCode, _ message: String, line: Int) {
+    private mutating func note(
+        _ key: String, _ severity: Diagnostic.Severity, _ code: DiagnosticCode, _ message: String, line: Int
+    ) {
         guard noted.insert(key).inserted else { return }
         issues.append(Issue(severity: severity, code: code, message: message, line: line))
     }
@@ -168,7 +171,9 @@ struct CEA608Decoder {
             lastControl = (first, second)
             channel = first & 0x08 == 0 ? 1 : 2
             guard channel == 1 else {
-                note("cc2", .note, "captions.scc-other-channel", "data for caption channel 2 (CC2) is skipped; only CC1 is converted", line: line)
+                note(
+                    "cc2", .note, "captions.scc-other-channel",
+                    "data for caption channel 2 (CC2) is skipped; only CC1 is converted", line: line)
                 return
             }
             control(first & 0xF7, second, frame: frame, line: line)
@@ -197,7 +202,9 @@ struct CEA608Decoder {
             write(" ", frame: frame, line: line)
         case (0x11, 0x30...0x3F):
             guard mode != .text else { return }
-            let specials: [Character] = ["®", "°", "½", "¿", "™", "¢", "£", "♪", "à", "\u{00A0}", "è", "â", "ê", "î", "ô", "û"]
+            let specials: [Character] = [
+                "®", "°", "½", "¿", "™", "¢", "£", "♪", "à", "\u{00A0}", "è", "â", "ê", "î", "ô", "û",
+            ]
             write(specials[Int(second - 0x30)], frame: frame, line: line)
         case (0x12, 0x20...0x3F), (0x13, 0x20...0x3F):
             guard mode != .text else { return }
@@ -206,14 +213,18 @@ struct CEA608Decoder {
             write(table[Int(second - 0x20)], frame: frame, line: line)
         case (0x14, 0x20...0x2F), (0x15, 0x20...0x2F):
             if first == 0x15 {
-                note("field2", .note, "captions.scc-other-channel", "field 2 data (CC3/CC4) is skipped; only CC1 is converted", line: line)
+                note(
+                    "field2", .note, "captions.scc-other-channel",
+                    "field 2 data (CC3/CC4) is skipped; only CC1 is converted", line: line)
                 return
             }
             misc(second, frame: frame, line: line)
         case (0x17, 0x21...0x23):
             column = min(31, column + Int(second - 0x20))
         case (0x10, 0x20...0x2F), (0x17, 0x2D...0x2F):
-            note("background", .warning, "captions.unsupported-style", "CEA-608 background colours are not carried into WebVTT", line: line)
+            note(
+                "background", .warning, "captions.unsupported-style",
+                "CEA-608 background colours are not carried into WebVTT", line: line)
         case (0x10...0x17, 0x40...0x7F):
             preamble(first, second, frame: frame, line: line)
         default:
@@ -280,7 +291,8 @@ struct CEA608Decoder {
             }
         case 0x25, 0x26, 0x27:
             let count = Int(command - 0x23)
-            if case .rollUp = mode {} else {
+            if case .rollUp = mode {
+            } else {
                 flush(line: line)
                 displayed = Self.blankMemory
                 nonDisplayed = Self.blankMemory
@@ -296,7 +308,9 @@ struct CEA608Decoder {
             mode = .paintOn
         case 0x2A, 0x2B:
             mode = .text
-            note("text", .note, "captions.scc-text-mode", "CEA-608 text mode (TR/RTD) data is not captions and is skipped", line: line)
+            note(
+                "text", .note, "captions.scc-text-mode",
+                "CEA-608 text mode (TR/RTD) data is not captions and is skipped", line: line)
         case 0x2C:
             flush(line: line)
             displayed = Self.blankMemory
@@ -373,8 +387,10 @@ struct CEA608Decoder {
             issues.append(
                 Issue(
                     severity: .warning, code: "captions.scc-not-erased",
-                    message: "the last caption is never erased; it ends at the file's last time code", line: current.line))
-            cues.append(makeCue(current.content, start: current.start, end: max(lastFrame, current.start), line: current.line))
+                    message: "the last caption is never erased; it ends at the file's last time code",
+                    line: current.line))
+            cues.append(
+                makeCue(current.content, start: current.start, end: max(lastFrame, current.start), line: current.line))
         }
         current = nil
     }
@@ -420,7 +436,8 @@ struct CEA608Decoder {
                     issues.append(
                         Issue(
                             severity: .warning, code: "captions.scc-indent-approximated",
-                            message: "rows of this caption start at different columns (\(rows.map { String($0.first) }.joined(separator: ", "))); WebVTT left-aligns them at column \(indent)",
+                            message:
+                                "rows of this caption start at different columns (\(rows.map { String($0.first) }.joined(separator: ", "))); WebVTT left-aligns them at column \(indent)",
                             line: line))
                 }
             }

@@ -270,7 +270,8 @@ enum SRTReader {
         skipSpaces()
         guard let start = timestamp(bytes, &cursor, range.upperBound) else { return nil }
         skipSpaces()
-        guard cursor + 3 <= range.upperBound, bytes[cursor] == UInt8(ascii: "-"), bytes[cursor + 1] == UInt8(ascii: "-"),
+        guard cursor + 3 <= range.upperBound, bytes[cursor] == UInt8(ascii: "-"),
+            bytes[cursor + 1] == UInt8(ascii: "-"),
             bytes[cursor + 2] == UInt8(ascii: ">")
         else { return nil }
         cursor += 3

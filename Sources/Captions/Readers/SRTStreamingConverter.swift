@@ -38,7 +38,8 @@ enum SRTStreamingConverter {
         guard let finished else { return nil }
         // The cues stay in the buffer they were written to: joining them to the header would
         // copy (and fault in) the whole output once more.
-        return ConvertedWebVTT(header: finished.header, body: ByteStorage(taking: finished.body), report: finished.report)
+        return ConvertedWebVTT(
+            header: finished.header, body: ByteStorage(taking: finished.body), report: finished.report)
     }
 
     /// Converts SRT `data` into `file`: the cues go out in chunks of about `chunkSize` bytes as
@@ -216,9 +217,10 @@ private struct Pass {
         var times: (start: CaptionTime, end: CaptionTime)? = nil
     }
 
-    init(readOptions: CaptionReadOptions, options: ConversionOptions, body: OutputBuffer, file: ChunkedOutput?,
-        readerLog: DiagnosticLog)
-    {
+    init(
+        readOptions: CaptionReadOptions, options: ConversionOptions, body: OutputBuffer, file: ChunkedOutput?,
+        readerLog: DiagnosticLog
+    ) {
         self.readOptions = readOptions
         self.options = options
         self.body = body
@@ -262,7 +264,8 @@ private struct Pass {
             while index + 8 <= count {
                 let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
                 let greater = word ^ 0x3E3E_3E3E_3E3E_3E3E
-                let stops = (((word &- 0x0E0E_0E0E_0E0E_0E0E) & ~word) | ((greater &- 0x0101_0101_0101_0101) & ~greater))
+                let stops =
+                    (((word &- 0x0E0E_0E0E_0E0E_0E0E) & ~word) | ((greater &- 0x0101_0101_0101_0101) & ~greater))
                     & 0x8080_8080_8080_8080
                 if stops != 0 {
                     index += stops.trailingZeroBitCount >> 3
@@ -273,7 +276,9 @@ private struct Pass {
             guard index < count else { return (count, count, arrow) }
             let byte = text[index]
             if byte == 0x0A { return (index, index + 1, arrow) }
-            if byte == 0x0D { return (index, index + 1 < count && text[index + 1] == 0x0A ? index + 2 : index + 1, arrow) }
+            if byte == 0x0D {
+                return (index, index + 1 < count && text[index + 1] == 0x0A ? index + 2 : index + 1, arrow)
+            }
             if byte == UInt8(ascii: ">"), index >= position + 2, text[index - 1] == UInt8(ascii: "-"),
                 text[index - 2] == UInt8(ascii: "-")
             {
@@ -331,7 +336,8 @@ private struct Pass {
             }
             let (timingEnd, timingNext, timingArrow) = line(text, next)
             if timingArrow {
-                return CueHead(position: position, number: digits, timingStart: next, timingEnd: timingEnd, timingNext: timingNext)
+                return CueHead(
+                    position: position, number: digits, timingStart: next, timingEnd: timingEnd, timingNext: timingNext)
             }
         }
         guard arrow else { return nil }
@@ -405,7 +411,8 @@ private struct Pass {
         let hours = Int64(pairs & 0xFF)
         let minutes = Int64((pairs >> 24) & 0xFF)
         let seconds = Int64((pairs >> 48) & 0xFF)
-        let millis = Int64((fractionDigits >> 8) & 0xFF) * 100 + Int64((fractionDigits >> 16) & 0xFF) * 10
+        let millis =
+            Int64((fractionDigits >> 8) & 0xFF) * 100 + Int64((fractionDigits >> 16) & 0xFF) * 10
             + Int64(fractionDigits >> 24)
         guard minutes < 60, seconds < 60 else { return nil }
         return CaptionTime(hours: hours, minutes: minutes, seconds: seconds, milliseconds: millis)
@@ -525,7 +532,8 @@ private struct Pass {
                 if let last = lastIndex, number == last &+ 1, seenIndices.insertNext(number) {
                     lastIndex = number
                 } else {
-                    SRTReader.noteCueNumber(number, seen: &seenIndices, last: &lastIndex, line: timingLine, log: &readerLog)
+                    SRTReader.noteCueNumber(
+                        number, seen: &seenIndices, last: &lastIndex, line: timingLine, log: &readerLog)
                 }
             }
             if parsed.start < maxEnd {
@@ -685,7 +693,8 @@ private struct Pass {
     }
 
     /// The cue text as SRTReader builds it: the text lines joined with LF.
-    private static func joined(_ text: UnsafeBufferPointer<UInt8>, _ lines: UnsafeBufferPointer<Range<Int>>) -> [UInt8] {
+    private static func joined(_ text: UnsafeBufferPointer<UInt8>, _ lines: UnsafeBufferPointer<Range<Int>>) -> [UInt8]
+    {
         var joined: [UInt8] = []
         for (offset, range) in lines.enumerated() {
             if offset > 0 { joined.append(0x0A) }
@@ -710,7 +719,8 @@ private struct Pass {
         let hasMarkup = cueText.contains { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "{") }
         if hasMarkup {
             var colors = SRTColorCache()
-            content = (cueText.withUnsafeBufferPointer { InlineMarkup.parseSRTFast($0, colors: &colors) }
+            content =
+                (cueText.withUnsafeBufferPointer { InlineMarkup.parseSRTFast($0, colors: &colors) }
                 ?? InlineMarkup.parseSRT(String(decoding: cueText, as: UTF8.self))).nodes
         } else if !cueText.isEmpty {
             content = [.text(String(decoding: cueText, as: UTF8.self))]
@@ -894,7 +904,8 @@ private struct MarkupEmitter {
                 if index + 8 > count, index < count, count >= 8 {
                     let tail = count - 8
                     let seen = (index - tail) << 3  // 8 to 56 bits
-                    let flagged = Self.mayBeSpecial(raw.loadUnaligned(fromByteOffset: tail, as: UInt64.self))
+                    let flagged =
+                        Self.mayBeSpecial(raw.loadUnaligned(fromByteOffset: tail, as: UInt64.self))
                         & ~((1 << UInt64(seen)) - 1)
                     index = flagged == 0 ? count : tail + flagged.trailingZeroBitCount >> 3
                 }

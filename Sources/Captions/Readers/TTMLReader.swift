@@ -63,7 +63,8 @@ enum TTMLReader {
             }
             // One to fifteen hour digits, then ":MM:SS".
             guard index >= 1, index <= 15, index + 6 <= bytes.count, bytes[index] == 0x3A, bytes[index + 3] == 0x3A,
-                let m1 = digit(index + 1), let m2 = digit(index + 2), let s1 = digit(index + 4), let s2 = digit(index + 5)
+                let m1 = digit(index + 1), let m2 = digit(index + 2), let s1 = digit(index + 4),
+                let s2 = digit(index + 5)
             else { return nil }
             let minutes = m1 * 10 + m2
             guard minutes < 60 else { return nil }
@@ -72,7 +73,9 @@ enum TTMLReader {
             index += 6
             if index < bytes.count {
                 // At most 13 fraction digits keep `SSfff` below 2^53, where every integer is exact.
-                guard bytes[index] == 0x2E, bytes.count - index - 1 >= 1, bytes.count - index - 1 <= 13 else { return nil }
+                guard bytes[index] == 0x2E, bytes.count - index - 1 >= 1, bytes.count - index - 1 <= 13 else {
+                    return nil
+                }
                 index += 1
                 while index < bytes.count {
                     guard let value = digit(index) else { return nil }
@@ -168,7 +171,8 @@ private final class XMLDocument {
         -> XMLDocument
     {
         guard let context = xmlNewParserCtxt() else {
-            throw CaptionError("captions.xml-malformed", "libxml2 could not allocate a parser (xmlNewParserCtxt failed)")
+            throw CaptionError(
+                "captions.xml-malformed", "libxml2 could not allocate a parser (xmlNewParserCtxt failed)")
         }
         defer { xmlFreeParserCtxt(context) }
         let collector = ErrorCollector()
@@ -183,8 +187,10 @@ private final class XMLDocument {
             guard collector.errors.count < 1000 else { return }
             let message = error.pointee.message.map { String(cString: $0) } ?? "XML error \(error.pointee.code)"
             collector.errors.append(
-                (Int(error.pointee.level.rawValue), Int(error.pointee.line), Int(error.pointee.int2),
-                 message.trimmingASCIIWhitespace()))
+                (
+                    Int(error.pointee.level.rawValue), Int(error.pointee.line), Int(error.pointee.int2),
+                    message.trimmingASCIIWhitespace()
+                ))
         }
         // CLibXML2's hardened reading: no network, every declared entity empty (so nothing
         // expands; references stay as nodes the reader names), no DTD loading; CDATA merged
@@ -201,7 +207,9 @@ private final class XMLDocument {
         var fatal: (line: Int, column: Int, message: String)?
         for error in collector.errors {
             let severity: Diagnostic.Severity = error.level >= Int(XML_ERR_ERROR.rawValue) ? .error : .warning
-            if error.level >= Int(XML_ERR_FATAL.rawValue), fatal == nil { fatal = (error.line, error.column, error.message) }
+            if error.level >= Int(XML_ERR_FATAL.rawValue), fatal == nil {
+                fatal = (error.line, error.column, error.message)
+            }
             log.add(
                 severity, "captions.xml-error", "libxml2: \(error.message)", line: error.line > 0 ? error.line : nil,
                 column: error.column > 0 ? error.column : nil)
@@ -273,12 +281,16 @@ private struct Reader {
             }
         }
         guard let body else {
-            log.add(.warning, "captions.ttml-no-body", "the document has no <body>, so it has no captions", line: TTMLReader.line(root))
+            log.add(
+                .warning, "captions.ttml-no-body", "the document has no <body>, so it has no captions",
+                line: TTMLReader.line(root))
             return
         }
         let rootStyle = inlineStyle(TTMLReader.attributes(root))
-        guard let bodyInterval = timing(TTMLReader.attributes(body), of: body, parent: TimeInterval(begin: 0, end: nil), previousEnd: nil,
-                                        container: "par")
+        guard
+            let bodyInterval = timing(
+                TTMLReader.attributes(body), of: body, parent: TimeInterval(begin: 0, end: nil), previousEnd: nil,
+                container: "par")
         else { return }
         walk(body, interval: bodyInterval, parentStyle: rootStyle, parentRegion: nil)
         for (paragraph, interval, style, preserve) in pending {
@@ -313,11 +325,23 @@ private struct Reader {
                 }
             case (.parameter, "frameRateMultiplier"):
                 let parts = attribute.value.split(separator: " ").compactMap { Double($0) }
-                if parts.count == 2, parts[0] > 0, parts[1] > 0 { multiplier = parts[0] / parts[1] } else { warnAttribute(attribute, root) }
+                if parts.count == 2, parts[0] > 0, parts[1] > 0 {
+                    multiplier = parts[0] / parts[1]
+                } else {
+                    warnAttribute(attribute, root)
+                }
             case (.parameter, "subFrameRate"):
-                if let value = Double(attribute.value), value > 0, value < 1000 { subFrameRate = value } else { warnAttribute(attribute, root) }
+                if let value = Double(attribute.value), value > 0, value < 1000 {
+                    subFrameRate = value
+                } else {
+                    warnAttribute(attribute, root)
+                }
             case (.parameter, "tickRate"):
-                if let value = Double(attribute.value), value > 0, value.isFinite { explicitTickRate = value } else { warnAttribute(attribute, root) }
+                if let value = Double(attribute.value), value > 0, value.isFinite {
+                    explicitTickRate = value
+                } else {
+                    warnAttribute(attribute, root)
+                }
             case (.parameter, "cellResolution"):
                 let parts = attribute.value.split(separator: " ").compactMap { Double($0) }
                 if parts.count == 2, parts[0] > 0, parts[1] > 0 { (cellColumns, cellRows) = (parts[0], parts[1]) }
@@ -422,7 +446,9 @@ private struct Reader {
                 guard let value = Double(parts[2]), parts[2].first?.isNumber == true, value < 61 else { return nil }
                 seconds = value
             } else {
-                guard let value = Double(parts[2]), parts[2].count == 2, parts[2].allSatisfy(\.isNumber) else { return nil }
+                guard let value = Double(parts[2]), parts[2].count == 2, parts[2].allSatisfy(\.isNumber) else {
+                    return nil
+                }
                 seconds = value
                 let frameParts = parts[3].split(separator: ".", omittingEmptySubsequences: false)
                 guard let whole = Double(frameParts[0]), frameParts[0].allSatisfy(\.isNumber) else { return nil }
@@ -431,7 +457,9 @@ private struct Reader {
             }
             return hours * 3600 + minutes * 60 + seconds + frames / frameRate
         }
-        let metrics: [(String, Double)] = [("ms", 0.001), ("h", 3600), ("m", 60), ("s", 1), ("f", 1 / frameRate), ("t", 1 / tickRate)]
+        let metrics: [(String, Double)] = [
+            ("ms", 0.001), ("h", 3600), ("m", 60), ("s", 1), ("f", 1 / frameRate), ("t", 1 / tickRate),
+        ]
         for (suffix, scale) in metrics where text.hasSuffix(suffix) {
             let number = text.dropLast(suffix.count)
             guard !number.isEmpty, number.allSatisfy({ $0.isNumber || $0 == "." }), let value = Double(number) else {
@@ -442,8 +470,10 @@ private struct Reader {
         return nil
     }
 
-    private mutating func timing(_ attributes: [TTMLReader.Attribute], of node: xmlNodePtr, parent: TimeInterval, previousEnd: Double?,
-                                 container: String)
+    private mutating func timing(
+        _ attributes: [TTMLReader.Attribute], of node: xmlNodePtr, parent: TimeInterval, previousEnd: Double?,
+        container: String
+    )
         -> TimeInterval?
     {
         var beginOffset: Double?
@@ -456,7 +486,8 @@ private struct Reader {
                     log.add(
                         .warning, "captions.ttml-bad-time",
                         "\(attribute.name)=\"\(attribute.value)\" is not a TTML time expression; ignored",
-                        fix: "use a clock time such as 00:00:01.500 or an offset such as 1.5s", line: TTMLReader.line(node))
+                        fix: "use a clock time such as 00:00:01.500 or an offset such as 1.5s",
+                        line: TTMLReader.line(node))
                     continue
                 }
                 switch attribute.name {
@@ -502,7 +533,8 @@ private struct Reader {
             if name == "div" {
                 guard
                     let childInterval = timing(
-                        TTMLReader.attributes(child), of: child, parent: interval, previousEnd: previousEnd, container: childContainer)
+                        TTMLReader.attributes(child), of: child, parent: interval, previousEnd: previousEnd,
+                        container: childContainer)
                 else { continue }
                 previousEnd = childInterval.end
                 walk(child, interval: childInterval, parentStyle: style, parentRegion: region)
@@ -510,7 +542,8 @@ private struct Reader {
                 let childAttributes = TTMLReader.attributes(child)
                 guard
                     let childInterval = timing(
-                        childAttributes, of: child, parent: interval, previousEnd: previousEnd, container: childContainer)
+                        childAttributes, of: child, parent: interval, previousEnd: previousEnd,
+                        container: childContainer)
                 else { continue }
                 previousEnd = childInterval.end
                 var paragraphStyle = style
@@ -527,7 +560,8 @@ private struct Reader {
                     paragraphStyle["region"] = paragraphRegion
                     if regions[paragraphRegion] == nil {
                         log.add(
-                            .warning, "captions.ttml-unknown-region", "region \"\(paragraphRegion)\" is not defined in <layout>",
+                            .warning, "captions.ttml-unknown-region",
+                            "region \"\(paragraphRegion)\" is not defined in <layout>",
                             line: TTMLReader.line(child))
                     }
                 }
@@ -546,7 +580,8 @@ private struct Reader {
 
     /// Flattens a paragraph into text runs with their computed style and interval.
     private mutating func fragments(
-        _ node: xmlNodePtr, style: StyleProperties, interval: TimeInterval, preserve: Bool, into result: inout [Fragment],
+        _ node: xmlNodePtr, style: StyleProperties, interval: TimeInterval, preserve: Bool,
+        into result: inout [Fragment],
         boundaries: inout Set<Double>, unsupported: inout Set<String>
     ) {
         var child = node.pointee.children
@@ -575,7 +610,10 @@ private struct Reader {
                     result.append(Fragment(text: "\n", style: style, interval: interval, isBreak: true))
                 } else if name == "span" {
                     let attributes = TTMLReader.attributes(current)
-                    guard let spanInterval = timing(attributes, of: current, parent: interval, previousEnd: nil, container: "par") else {
+                    guard
+                        let spanInterval = timing(
+                            attributes, of: current, parent: interval, previousEnd: nil, container: "par")
+                    else {
                         continue
                     }
                     if spanInterval.begin != interval.begin { boundaries.insert(spanInterval.begin) }
@@ -583,7 +621,8 @@ private struct Reader {
                     var spanStyle = style
                     spanStyle.merge(resolve(references(attributes), depth: 0)) { $1 }
                     spanStyle.merge(inlineStyle(attributes)) { $1 }
-                    let spacePreserve = attributes.first { $0.kind == .xml && $0.name == "space" }
+                    let spacePreserve =
+                        attributes.first { $0.kind == .xml && $0.name == "space" }
                         .map { $0.value == "preserve" } ?? preserve
                     fragments(
                         current, style: spanStyle, interval: spanInterval, preserve: spacePreserve, into: &result,
@@ -622,7 +661,8 @@ private struct Reader {
     }
 
     private static let ignoredDefaults: [String: Set<String>] = [
-        "fontFamily": ["default", "proportionalSansSerif", "sansSerif"], "fontSize": ["1c", "100%"], "lineHeight": ["normal"], "textOutline": ["none"],
+        "fontFamily": ["default", "proportionalSansSerif", "sansSerif"], "fontSize": ["1c", "100%"],
+        "lineHeight": ["normal"], "textOutline": ["none"],
         "opacity": ["1", "1.0"], "wrapOption": ["wrap"], "direction": ["ltr"], "unicodeBidi": ["normal"],
         "visibility": ["visible"], "display": ["auto"], "showBackground": ["always"], "overflow": ["hidden"],
         "padding": ["0px", "0", "0%"], "zIndex": ["auto"], "fontVariant": ["normal"], "textCombine": ["none"],
@@ -634,7 +674,9 @@ private struct Reader {
         "displayAlign", "writingMode", "region",
     ]
 
-    private mutating func makeCues(_ paragraph: xmlNodePtr, interval: TimeInterval, style: StyleProperties, preserve: Bool)
+    private mutating func makeCues(
+        _ paragraph: xmlNodePtr, interval: TimeInterval, style: StyleProperties, preserve: Bool
+    )
         throws(CaptionError)
     {
         let line = TTMLReader.line(paragraph)
@@ -681,7 +723,8 @@ private struct Reader {
                 let lastByte = bytes.last
                 afterSpace = lastByte == 0x20 || (lastByte == 0x0A && bytes.dropLast().last != 0x0D)
             }
-            guard let start = CaptionTime(seconds: slice.begin), let stop = CaptionTime(seconds: slice.end ?? end) else {
+            guard let start = CaptionTime(seconds: slice.begin), let stop = CaptionTime(seconds: slice.end ?? end)
+            else {
                 unreadable[.malformed, default: 0] += 1
                 continue
             }
@@ -689,7 +732,9 @@ private struct Reader {
                 throw TextInput.tooManyCues(options, line: line)
             }
             document.cues.append(
-                Cue(start: start, end: stop, settings: settings, content: Self.trimLines(builder.nodes), sourceLine: line))
+                Cue(
+                    start: start, end: stop, settings: settings, content: Self.trimLines(builder.nodes),
+                    sourceLine: line))
         }
         for (name, value) in style where !Self.mapped.contains(name) {
             if Self.ignoredDefaults[name]?.contains(value) == true { continue }
@@ -846,7 +891,9 @@ private struct Reader {
     static func lengths(_ text: String) -> [Length] {
         text.split(separator: " ").compactMap { token in
             for unit in ["px", "%", "c", "em", "rw", "rh"] where token.hasSuffix(unit) {
-                if let value = Double(token.dropLast(unit.count)), value.isFinite { return Length(value: value, unit: unit) }
+                if let value = Double(token.dropLast(unit.count)), value.isFinite {
+                    return Length(value: value, unit: unit)
+                }
             }
             return nil
         }
@@ -896,7 +943,8 @@ private struct Reader {
         var values = [x + width / 2, width, y, y + height / 2, y + height]
         if values.contains(where: { !(0...100).contains($0) || !$0.isFinite }) {
             log.add(
-                .warning, "captions.position-clamped", "region lies partly outside the video; its position was clamped to 0-100%",
+                .warning, "captions.position-clamped",
+                "region lies partly outside the video; its position was clamped to 0-100%",
                 line: line)
             values = values.map { $0.isFinite ? min(100, max(0, $0)) : 0 }
         }

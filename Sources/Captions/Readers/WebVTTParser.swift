@@ -98,7 +98,8 @@ enum WebVTTParser {
         private func startsWithWord(_ index: Int, _ word: String) -> Bool {
             let range = lines[index]
             let wordBytes = Array(word.utf8)
-            guard range.count >= wordBytes.count, bytes[range.lowerBound..<(range.lowerBound + wordBytes.count)].elementsEqual(wordBytes)
+            guard range.count >= wordBytes.count,
+                bytes[range.lowerBound..<(range.lowerBound + wordBytes.count)].elementsEqual(wordBytes)
             else { return false }
             return range.count == wordBytes.count || Bytes.isSpace(bytes[range.lowerBound + wordBytes.count])
         }
@@ -292,7 +293,8 @@ enum WebVTTParser {
                     fix: "remove the whitespace before the start time", line: index + 1, column: 1)
                 skipSpaces()
             }
-            guard let start = timestamp(&cursor, end: range.upperBound, line: index + 1, lineStart: range.lowerBound) else {
+            guard let start = timestamp(&cursor, end: range.upperBound, line: index + 1, lineStart: range.lowerBound)
+            else {
                 log.add(
                     .error, "captions.vtt-bad-timestamp",
                     "cue start time is not a WebVTT timestamp (HH:MM:SS.mmm or MM:SS.mmm); cue ignored",
@@ -320,7 +322,8 @@ enum WebVTTParser {
                     line: index + 1, column: column())
             }
             skipSpaces()
-            guard let end = timestamp(&cursor, end: range.upperBound, line: index + 1, lineStart: range.lowerBound) else {
+            guard let end = timestamp(&cursor, end: range.upperBound, line: index + 1, lineStart: range.lowerBound)
+            else {
                 log.add(
                     .error, "captions.vtt-bad-timestamp",
                     "cue end time is not a WebVTT timestamp (HH:MM:SS.mmm or MM:SS.mmm); cue ignored",
@@ -429,7 +432,8 @@ enum WebVTTParser {
             else {
                 log.add(
                     .warning, "captions.vtt-bad-setting",
-                    "cue setting \"\(Bytes.string(bytes, token))\" is not name:value; ignored", line: line, column: column)
+                    "cue setting \"\(Bytes.string(bytes, token))\" is not name:value; ignored", line: line,
+                    column: column)
                 return
             }
             let nameRange = token.lowerBound..<colon
@@ -438,7 +442,8 @@ enum WebVTTParser {
             let value = Bytes.string(bytes, valueRange)
             func invalid(_ expected: String) {
                 log.add(
-                    .warning, "captions.vtt-bad-setting", "cue setting \(name):\(value) is invalid (expected \(expected)); ignored",
+                    .warning, "captions.vtt-bad-setting",
+                    "cue setting \(name):\(value) is invalid (expected \(expected)); ignored",
                     line: line, column: column)
             }
             /// The spec's "let cue's WebVTT cue region be null", said when it undoes a `region:`.
@@ -457,7 +462,8 @@ enum WebVTTParser {
                 } else {
                     cue.settings.region = nil
                     log.add(
-                        .warning, "captions.vtt-unknown-region", "cue refers to region \"\(value)\", which is not defined",
+                        .warning, "captions.vtt-unknown-region",
+                        "cue refers to region \"\(value)\", which is not defined",
                         fix: "add a REGION block with id:\(value) before the first cue", line: line, column: column)
                 }
             case "vertical":
@@ -506,7 +512,8 @@ enum WebVTTParser {
                 }
                 var alignment: CueSettings.PositionAlignment?
                 if let alignmentRange {
-                    guard let known = CueSettings.PositionAlignment(rawValue: Bytes.string(bytes, alignmentRange)) else {
+                    guard let known = CueSettings.PositionAlignment(rawValue: Bytes.string(bytes, alignmentRange))
+                    else {
                         return invalid("position:N% with ,line-left ,center or ,line-right")
                     }
                     alignment = known
@@ -565,7 +572,8 @@ enum WebVTTParser {
                 colon != token.upperBound - 1
             else {
                 log.add(
-                    .warning, "captions.vtt-bad-region-setting", "region setting \"\(text)\" is not name:value; ignored",
+                    .warning, "captions.vtt-bad-region-setting",
+                    "region setting \"\(text)\" is not name:value; ignored",
                     line: line)
                 return
             }
@@ -584,7 +592,9 @@ enum WebVTTParser {
                     // unsigned 32-bit number (VTTRegion.lines), at most 4294967295.
                     var digits = valueRange
                     while digits.count > 1, bytes[digits.lowerBound] == 0x30 { digits = digits.dropFirst() }
-                    region.lines = digits.count > 10 ? Int(UInt32.max) : min(Int(Bytes.number(bytes, digits) ?? 0), Int(UInt32.max))
+                    region.lines =
+                        digits.count > 10
+                        ? Int(UInt32.max) : min(Int(Bytes.number(bytes, digits) ?? 0), Int(UInt32.max))
                 } else {
                     valid = false
                 }
@@ -601,11 +611,14 @@ enum WebVTTParser {
                 if value == "up" { region.scrollsUp = true } else { valid = false }
             default:
                 log.add(
-                    .warning, "captions.vtt-bad-region-setting", "unknown region setting \"\(name)\"; ignored", line: line)
+                    .warning, "captions.vtt-bad-region-setting", "unknown region setting \"\(name)\"; ignored",
+                    line: line)
                 return
             }
             if !valid {
-                log.add(.warning, "captions.vtt-bad-region-setting", "region setting \"\(text)\" is invalid; ignored", line: line)
+                log.add(
+                    .warning, "captions.vtt-bad-region-setting", "region setting \"\(text)\" is invalid; ignored",
+                    line: line)
             }
         }
     }
@@ -709,7 +722,8 @@ struct CueTextParser {
                         stack.last?.children.append(.timestamp(time))
                     } else {
                         log.add(
-                            .warning, "captions.vtt-bad-timestamp-tag", "<\(raw)> is not a valid timestamp tag; ignored",
+                            .warning, "captions.vtt-bad-timestamp-tag",
+                            "<\(raw)> is not a valid timestamp tag; ignored",
                             line: line, column: tagColumn)
                     }
                 case .start(let name, let classes, let annotation):
@@ -851,7 +865,8 @@ struct CueTextParser {
         var cursor = start + 1
         var body = ""
         while cursor < scalars.count, cursor - start <= 32, scalars[cursor] != ";",
-            scalars[cursor].isASCII, scalars[cursor].properties.isAlphabetic || scalars[cursor].properties.numericType != nil
+            scalars[cursor].isASCII,
+            scalars[cursor].properties.isAlphabetic || scalars[cursor].properties.numericType != nil
                 || scalars[cursor] == "#"
         {
             body.unicodeScalars.append(scalars[cursor])
@@ -890,7 +905,9 @@ struct CueTextParser {
         while true {
             let start = cursor
             while cursor < bytes.count, Bytes.isDigit(bytes[cursor]) { cursor += 1 }
-            guard cursor > start, cursor - start <= 12, let value = Bytes.number(bytes, start..<cursor) else { return nil }
+            guard cursor > start, cursor - start <= 12, let value = Bytes.number(bytes, start..<cursor) else {
+                return nil
+            }
             parts.append(value)
             counts.append(cursor - start)
             if cursor < bytes.count, bytes[cursor] == 0x3A, parts.count < 3 {

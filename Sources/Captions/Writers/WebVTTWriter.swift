@@ -80,7 +80,8 @@ public enum WebVTTWriter {
             output.append(contentsOf: " lines:\(max(0, region.lines))".utf8)
             output.append(
                 contentsOf:
-                    " regionanchor:\(formatNumber(region.regionAnchor.x))%,\(formatNumber(region.regionAnchor.y))%".utf8)
+                    " regionanchor:\(formatNumber(region.regionAnchor.x))%,\(formatNumber(region.regionAnchor.y))%".utf8
+            )
             output.append(
                 contentsOf:
                     " viewportanchor:\(formatNumber(region.viewportAnchor.x))%,\(formatNumber(region.viewportAnchor.y))%"
@@ -156,8 +157,10 @@ public enum WebVTTWriter {
                     appendSanitizedClass(name, to: &output)
                 }
                 if let annotation = span.annotation, span.kind == .voice || span.kind == .language {
-                    let collapsed = annotation.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
-                        .joined(separator: " ")
+                    let collapsed = annotation.split(whereSeparator: {
+                        $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r"
+                    })
+                    .joined(separator: " ")
                     if !collapsed.isEmpty {
                         output.append(UInt8(ascii: " "))
                         appendEscaped(collapsed, to: &output)
@@ -319,11 +322,12 @@ public enum WebVTTWriter {
 
     /// Class names cannot hold characters that end a class in the cue text tokenizer.
     static func sanitizeClass(_ name: String) -> String {
-        String(name.unicodeScalars.map { scalar -> Character in
-            switch scalar {
-            case ".", "<", ">", "&", " ", "\t", "\n", "\r", "\u{0C}", "{", "}", "(", ")": "_"
-            default: Character(scalar)
-            }
-        })
+        String(
+            name.unicodeScalars.map { scalar -> Character in
+                switch scalar {
+                case ".", "<", ">", "&", " ", "\t", "\n", "\r", "\u{0C}", "{", "}", "(", ")": "_"
+                default: Character(scalar)
+                }
+            })
     }
 }

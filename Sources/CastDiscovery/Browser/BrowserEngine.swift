@@ -58,15 +58,19 @@ final class BrowserEngine: EventLoopEngine {
     private var random = SystemRandomNumberGenerator()
     private let encoder = DNSMessageEncoder()
 
-    init(configuration: CastDeviceBrowser.Configuration, interfaces: [NetworkInterface], sockets: [MulticastSocket],
-         shared: BrowserSharedState, continuation: AsyncStream<CastDiscoveryEvent>.Continuation) {
+    init(
+        configuration: CastDeviceBrowser.Configuration, interfaces: [NetworkInterface], sockets: [MulticastSocket],
+        shared: BrowserSharedState, continuation: AsyncStream<CastDiscoveryEvent>.Continuation
+    ) {
         self.configuration = configuration
         self.interfaces = interfaces
         self.sockets = sockets
         self.shared = shared
         self.continuation = continuation
         self.queryInterval = configuration.firstQueryInterval
-        browsedNames = [configuration.serviceType] + configuration.appIDs.map { configuration.serviceType.prepending("_sub").prepending("_\($0)") }
+        browsedNames =
+            [configuration.serviceType]
+            + configuration.appIDs.map { configuration.serviceType.prepending("_sub").prepending("_\($0)") }
     }
 
     func start(now: ContinuousClock.Instant) {
@@ -111,7 +115,8 @@ final class BrowserEngine: EventLoopEngine {
             return
         }
         // RFC 6762 §6: multicast responses come from port 5353; anything else is a stray legacy reply.
-        guard message.isResponse, message.opcode == 0, message.responseCode == 0, datagram.source.port == mdnsPort else { return }
+        guard message.isResponse, message.opcode == 0, message.responseCode == 0, datagram.source.port == mdnsPort
+        else { return }
         let interfaceIndex = datagram.interfaceIndex
         guard interfaceIndex == 0 || interfaces.contains(where: { $0.index == interfaceIndex }) else { return }
 
@@ -137,7 +142,9 @@ final class BrowserEngine: EventLoopEngine {
     private func isServiceRecord(_ record: DNSResourceRecord) -> Bool {
         switch record.type {
         case .ptr: browsedNames.contains(record.name)
-        case .srv, .txt: record.name.labels.count > configuration.serviceType.labels.count && record.name.parent == configuration.serviceType
+        case .srv, .txt:
+            record.name.labels.count > configuration.serviceType.labels.count
+                && record.name.parent == configuration.serviceType
         default: false
         }
     }
@@ -147,8 +154,10 @@ final class BrowserEngine: EventLoopEngine {
         if record.cacheFlush {
             // RFC 6762 §10.2: older records of this name and type go in one second; records from
             // the last second (the same burst) stay.
-            for (otherKey, entry) in cache where otherKey != key && otherKey.name == record.name
-                && entry.record.type == record.type && now - entry.received > .seconds(1) {
+            for (otherKey, entry) in cache
+            where otherKey != key && otherKey.name == record.name
+                && entry.record.type == record.type && now - entry.received > .seconds(1)
+            {
                 cache[otherKey]?.expires = min(entry.expires, now + .seconds(1))
             }
         }
@@ -159,11 +168,13 @@ final class BrowserEngine: EventLoopEngine {
             return
         }
         if cache[key] == nil, cache.count >= configuration.maximumCachedRecords,
-           let victim = cache.min(by: { $0.value.expires < $1.value.expires })?.key {
+            let victim = cache.min(by: { $0.value.expires < $1.value.expires })?.key
+        {
             cache[victim] = nil
             statistics.cacheEvictions += 1
         }
-        cache[key] = CacheEntry(record: record, received: now, expires: now + .seconds(Int64(record.ttl)), interfaceIndex: interfaceIndex)
+        cache[key] = CacheEntry(
+            record: record, received: now, expires: now + .seconds(Int64(record.ttl)), interfaceIndex: interfaceIndex)
     }
 
     // MARK: - Resolution
@@ -172,11 +183,13 @@ final class BrowserEngine: EventLoopEngine {
     /// follow-up queries for incomplete instances.
     private func reconcile(now: ContinuousClock.Instant) {
         let alive = cache.values.filter { $0.isAlive(at: now) }
-        let instances = Set(alive.compactMap { entry -> DNSName? in
-            guard browsedNames.contains(entry.record.name), case .ptr(let target) = entry.record.data,
-                  target.parent == configuration.serviceType else { return nil }
-            return target
-        })
+        let instances = Set(
+            alive.compactMap { entry -> DNSName? in
+                guard browsedNames.contains(entry.record.name), case .ptr(let target) = entry.record.data,
+                    target.parent == configuration.serviceType
+                else { return nil }
+                return target
+            })
         var current: [DNSName: CastDeviceRecord] = [:]
         var wanted: Set<DNSName> = []
         for instance in instances {
@@ -189,9 +202,13 @@ final class BrowserEngine: EventLoopEngine {
                 continue
             }
             if txtEntry == nil { wanted.insert(instance) }
-            let addressEntries = alive.filter { ($0.record.type == .a || $0.record.type == .aaaa) && $0.record.name == srv.target }
-            let v4 = addressEntries.compactMap { if case .a(let address) = $0.record.data { address } else { nil } }.sorted()
-            let v6 = addressEntries.compactMap { if case .aaaa(let address) = $0.record.data { address } else { nil } }.sorted()
+            let addressEntries = alive.filter {
+                ($0.record.type == .a || $0.record.type == .aaaa) && $0.record.name == srv.target
+            }
+            let v4 = addressEntries.compactMap { if case .a(let address) = $0.record.data { address } else { nil } }
+                .sorted()
+            let v6 = addressEntries.compactMap { if case .aaaa(let address) = $0.record.data { address } else { nil } }
+                .sorted()
             guard !v4.isEmpty || !v6.isEmpty else {
                 wanted.insert(srv.target)
                 continue
@@ -201,7 +218,8 @@ final class BrowserEngine: EventLoopEngine {
             let interface = interfaces.first { $0.index == srvEntry.interfaceIndex }
             current[instance] = CastDeviceRecord(
                 instanceName: instance.firstLabel ?? instance.description, host: srv.target.description, port: srv.port,
-                ipv4Addresses: v4, ipv6Addresses: v6, txt: txt, interfaceName: interface?.name, interfaceIndex: interface?.index)
+                ipv4Addresses: v4, ipv6Addresses: v6, txt: txt, interfaceName: interface?.name,
+                interfaceIndex: interface?.index)
         }
         // Publish the snapshot before the events, so a consumer reading `devices` after an
         // event already sees the change.
@@ -270,7 +288,9 @@ final class BrowserEngine: EventLoopEngine {
         }
 
         for interface in interfaces {
-            let asked = everywhere + questions[interface.index, default: []] + (interfaces.count == 1 ? questions[0, default: []] : [])
+            let asked =
+                everywhere + questions[interface.index, default: []]
+                + (interfaces.count == 1 ? questions[0, default: []] : [])
             guard !asked.isEmpty else { continue }
             sendQuery(asked, on: interface, now: now)
         }
@@ -291,7 +311,8 @@ final class BrowserEngine: EventLoopEngine {
         // Known answers: PTR records we hold with more than half their TTL left, at most 64 so
         // the query stays well inside one packet.
         let known = cache.values.filter { entry in
-            entry.isAlive(at: now) && entry.record.type == .ptr && questions.contains { $0.isAnswered(by: entry.record) }
+            entry.isAlive(at: now) && entry.record.type == .ptr
+                && questions.contains { $0.isAnswered(by: entry.record) }
                 && (entry.expires - now) > .seconds(Int64(entry.record.ttl) / 2)
         }.prefix(64).map { entry in
             var record = entry.record

@@ -99,19 +99,25 @@ public final class CastDeviceBrowser: Sendable {
 
     /// Opens the sockets on the calling thread and starts browsing on a dedicated thread.
     /// - Throws: ``CastDiscoveryError`` when `interfaces` is empty or no socket could join the group.
-    public init(interfaces: [NetworkInterface], configuration: Configuration = Configuration()) throws(CastDiscoveryError) {
+    public init(interfaces: [NetworkInterface], configuration: Configuration = Configuration())
+        throws(CastDiscoveryError)
+    {
         guard !interfaces.isEmpty else {
-            throw CastDiscoveryError(Diagnostic(
-                .error, .discoveryNoInterface, "no network interface to browse",
-                fix: "connect to the network the Cast devices are on; `ip -br addr` lists interfaces that are up"))
+            throw CastDiscoveryError(
+                Diagnostic(
+                    .error, .discoveryNoInterface, "no network interface to browse",
+                    fix: "connect to the network the Cast devices are on; `ip -br addr` lists interfaces that are up"))
         }
         self.interfaces = interfaces
         let sockets = try openSockets(for: interfaces)
-        let (stream, continuation) = AsyncStream.makeStream(of: CastDiscoveryEvent.self, bufferingPolicy: .bufferingNewest(max(1, configuration.eventBufferSize)))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: CastDiscoveryEvent.self, bufferingPolicy: .bufferingNewest(max(1, configuration.eventBufferSize)))
         events = stream
         shared = BrowserSharedState()
         mailbox = try EventLoopMailbox()
-        let engine = BrowserEngine(configuration: configuration, interfaces: interfaces, sockets: sockets, shared: shared, continuation: continuation)
+        let engine = BrowserEngine(
+            configuration: configuration, interfaces: interfaces, sockets: sockets, shared: shared,
+            continuation: continuation)
         try startEventLoop(named: "mdns-browser", engine: engine, mailbox: mailbox)
     }
 
@@ -119,7 +125,9 @@ public final class CastDeviceBrowser: Sendable {
 
     /// The devices resolved now, sorted by display name.
     public var devices: [CastDeviceRecord] {
-        shared.state.withLock { Array($0.devices.values) }.sorted { ($0.displayName, $0.instanceName) < ($1.displayName, $1.instanceName) }
+        shared.state.withLock { Array($0.devices.values) }.sorted {
+            ($0.displayName, $0.instanceName) < ($1.displayName, $1.instanceName)
+        }
     }
 
     /// What the browser has seen so far.
@@ -145,33 +153,46 @@ public final class CastDeviceBrowser: Sendable {
     }
 
     /// The diagnostic for given statistics; see ``nothingFoundDiagnostic(after:)``.
-    public static func nothingFoundDiagnostic(statistics: CastBrowserStatistics, interfaces: [NetworkInterface], waited: Duration) -> Diagnostic {
+    public static func nothingFoundDiagnostic(
+        statistics: CastBrowserStatistics, interfaces: [NetworkInterface], waited: Duration
+    ) -> Diagnostic {
         let names = interfaces.map(\.name).joined(separator: ", ")
         let seconds = waited.components.seconds
         let queries = "\(statistics.queriesSent) mDNS quer\(statistics.queriesSent == 1 ? "y" : "ies")"
-        let direct = "connect to the device directly with --host IP (its address is in the Google Home app under device settings)"
+        let direct =
+            "connect to the device directly with --host IP (its address is in the Google Home app under device settings)"
         if statistics.queriesSent == 0 {
-            let errors = statistics.sendErrors.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; ")
+            let errors = statistics.sendErrors.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(
+                separator: "; ")
             return Diagnostic(
-                .error, .discoverySendFailed, "no mDNS query could be sent on \(names)\(errors.isEmpty ? "" : " (\(errors))")",
-                fix: "check the multicast route (`ip route get 224.0.0.251`; add one with `ip route add 224.0.0.0/4 dev DEV`) and that the firewall allows outgoing UDP 5353; or \(direct)")
+                .error, .discoverySendFailed,
+                "no mDNS query could be sent on \(names)\(errors.isEmpty ? "" : " (\(errors))")",
+                fix:
+                    "check the multicast route (`ip route get 224.0.0.251`; add one with `ip route add 224.0.0.0/4 dev DEV`) and that the firewall allows outgoing UDP 5353; or \(direct)"
+            )
         }
         if statistics.ownPacketsEchoed == 0 {
             return Diagnostic(
                 .error, .discoveryNoMulticast,
                 "sent \(queries) on \(names) but not even our own came back in \(seconds) s: multicast is not delivered on \(interfaces.count == 1 ? "this interface" : "these interfaces")",
-                fix: "turn multicast on (`ip link set DEV multicast on`), add a multicast route (`ip route add 224.0.0.0/4 dev DEV`), allow UDP 5353 in the firewall (`nft add rule inet filter input udp dport 5353 accept` or `ufw allow 5353/udp`); or \(direct)")
+                fix:
+                    "turn multicast on (`ip link set DEV multicast on`), add a multicast route (`ip route add 224.0.0.0/4 dev DEV`), allow UDP 5353 in the firewall (`nft add rule inet filter input udp dport 5353 accept` or `ufw allow 5353/udp`); or \(direct)"
+            )
         }
         if statistics.packetsFromOthers == 0 {
             return Diagnostic(
                 .error, .discoveryNoMDNSTraffic,
                 "sent \(queries) on \(names) but no other host sent a single mDNS packet in \(seconds) s; likely: the Wi-Fi isolates clients (guest network, AP/client isolation), the Cast devices are on another subnet or VLAN (mDNS does not cross routers), or a firewall drops incoming UDP 5353",
-                fix: "allow incoming UDP 5353 (`nft add rule inet filter input udp dport 5353 accept` or `ufw allow 5353/udp`), join the devices' network or enable an mDNS reflector between VLANs, turn off client isolation; or \(direct)")
+                fix:
+                    "allow incoming UDP 5353 (`nft add rule inet filter input udp dport 5353 accept` or `ufw allow 5353/udp`), join the devices' network or enable an mDNS reflector between VLANs, turn off client isolation; or \(direct)"
+            )
         }
         return Diagnostic(
             .error, .discoveryNoCastDevice,
             "\(statistics.packetsFromOthers) mDNS packets from other hosts on \(names) in \(seconds) s, but no Cast device answered for _googlecast._tcp; likely: the devices are off, on another subnet or VLAN (mDNS does not cross routers), or on a guest network",
-            fix: "check the devices are on and on this network (same subnet as \(names)), or enable an mDNS reflector between VLANs; or \(direct)")
+            fix:
+                "check the devices are on and on this network (same subnet as \(names)), or enable an mDNS reflector between VLANs; or \(direct)"
+        )
     }
 
     /// Browses for `timeout` and returns every device found, sorted by name.
@@ -181,8 +202,10 @@ public final class CastDeviceBrowser: Sendable {
     ///   - interfaces: where to look; nil means ``NetworkInterface/usable(includingLoopback:)``.
     /// - Throws: ``CastDiscoveryError`` when the sockets cannot be opened, or — with the likely
     ///   cause and what to try — when nothing answered within `timeout`.
-    public static func browse(timeout: Duration = .seconds(3), interfaces: [NetworkInterface]? = nil,
-                              configuration: Configuration = Configuration()) async throws(CastDiscoveryError) -> [CastDeviceRecord] {
+    public static func browse(
+        timeout: Duration = .seconds(3), interfaces: [NetworkInterface]? = nil,
+        configuration: Configuration = Configuration()
+    ) async throws(CastDiscoveryError) -> [CastDeviceRecord] {
         let chosen: [NetworkInterface]
         if let interfaces { chosen = interfaces } else { chosen = try NetworkInterface.usable() }
         let browser = try CastDeviceBrowser(interfaces: chosen, configuration: configuration)

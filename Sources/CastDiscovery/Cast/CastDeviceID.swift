@@ -39,8 +39,8 @@ public struct CastDeviceID: Sendable, Hashable, Comparable, CustomStringConverti
     public static func random() -> CastDeviceID {
         var generator = SystemRandomNumberGenerator()
         var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        bytes[6] = bytes[6] & 0x0F | 0x40   // version 4
-        bytes[8] = bytes[8] & 0x3F | 0x80   // RFC 4122 variant
+        bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
+        bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
         return CastDeviceID(bytes: bytes) ?? CastDeviceID.zero
     }
 
@@ -57,7 +57,9 @@ public struct CastDeviceID: Sendable, Hashable, Comparable, CustomStringConverti
 
     public var description: String { hex }
 
-    public static func < (lhs: CastDeviceID, rhs: CastDeviceID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+    public static func < (lhs: CastDeviceID, rhs: CastDeviceID) -> Bool {
+        lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
+    }
 }
 
 private func hexValue(_ byte: UInt8) -> UInt8? {

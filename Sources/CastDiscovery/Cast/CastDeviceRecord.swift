@@ -42,8 +42,11 @@ public struct CastDeviceRecord: Sendable, Hashable, CustomStringConvertible {
     public var txt: [String: String]
 
     /// Creates a record.
-    public init(instanceName: String, host: String, port: UInt16, ipv4Addresses: [IPv4Address] = [], ipv6Addresses: [IPv6Address] = [],
-                txt: DNSTextRecord = DNSTextRecord(strings: []), interfaceName: String? = nil, interfaceIndex: UInt32? = nil) {
+    public init(
+        instanceName: String, host: String, port: UInt16, ipv4Addresses: [IPv4Address] = [],
+        ipv6Addresses: [IPv6Address] = [],
+        txt: DNSTextRecord = DNSTextRecord(strings: []), interfaceName: String? = nil, interfaceIndex: UInt32? = nil
+    ) {
         self.instanceName = instanceName
         self.host = host
         self.port = port
@@ -52,7 +55,9 @@ public struct CastDeviceRecord: Sendable, Hashable, CustomStringConvertible {
         self.interfaceName = interfaceName
         self.interfaceIndex = interfaceIndex
         var values: [String: String] = [:]
-        for attribute in txt.attributes { values[DNSName.fold(attribute.key)] = String(decoding: attribute.value ?? [], as: UTF8.self) }
+        for attribute in txt.attributes {
+            values[DNSName.fold(attribute.key)] = String(decoding: attribute.value ?? [], as: UTF8.self)
+        }
         self.txt = values
         friendlyName = values["fn"]
         model = values["md"]

@@ -41,8 +41,11 @@ public struct MDNSService: Sendable, Hashable {
     public var ttls: TTLs
 
     /// Creates a service instance.
-    public init(instanceName: String, serviceType: DNSName = .googleCast, subtypes: [String] = [], hostName: DNSName, port: UInt16,
-                txt: DNSTextRecord, addresses: [IPAddress]? = nil, ttls: TTLs = TTLs()) {
+    public init(
+        instanceName: String, serviceType: DNSName = .googleCast, subtypes: [String] = [], hostName: DNSName,
+        port: UInt16,
+        txt: DNSTextRecord, addresses: [IPAddress]? = nil, ttls: TTLs = TTLs()
+    ) {
         self.instanceName = instanceName
         self.serviceType = serviceType
         self.subtypes = subtypes
@@ -82,7 +85,8 @@ public struct MDNSService: Sendable, Hashable {
         let modelPart = String(decoding: Array(model.replacingSpaces().utf8.prefix(20)), as: UTF8.self)
         let txt = DNSTextRecord([
             "id": id.hex, "cd": String(upperHex.reversed()), "rm": String(upperHex.prefix(16)), "ve": "05", "md": model,
-            "ic": "/setup/icon.png", "fn": friendlyName, "ca": String(capabilities.rawValue), "st": runningApp.isEmpty ? "0" : "1",
+            "ic": "/setup/icon.png", "fn": friendlyName, "ca": String(capabilities.rawValue),
+            "st": runningApp.isEmpty ? "0" : "1",
             "bs": String(upperHex.suffix(12)), "nf": "1", "rs": runningApp,
         ])
         return MDNSService(

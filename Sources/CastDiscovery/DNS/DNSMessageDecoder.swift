@@ -29,7 +29,8 @@ public struct DNSMessageDecoder: Sendable {
     /// - Throws: ``DNSCodecError`` naming the problem and its byte offset.
     public func decode(_ bytes: [UInt8]) throws(DNSCodecError) -> DNSMessage {
         guard bytes.count <= Self.maximumPacketSize else {
-            throw DNSCodecError(.packetTooLarge, at: 0, "packet of \(bytes.count) bytes; the mDNS limit is \(Self.maximumPacketSize)")
+            throw DNSCodecError(
+                .packetTooLarge, at: 0, "packet of \(bytes.count) bytes; the mDNS limit is \(Self.maximumPacketSize)")
         }
         var reader = Reader(bytes: bytes)
         guard bytes.count >= 12 else {
@@ -37,23 +38,31 @@ public struct DNSMessageDecoder: Sendable {
         }
         let id = try reader.readUInt16()
         let flags = try reader.readUInt16()
-        let counts = [try reader.readUInt16(), try reader.readUInt16(), try reader.readUInt16(), try reader.readUInt16()]
+        let counts = [
+            try reader.readUInt16(), try reader.readUInt16(), try reader.readUInt16(), try reader.readUInt16(),
+        ]
         let minimum = Int(counts[0]) * 5 + (Int(counts[1]) + Int(counts[2]) + Int(counts[3])) * 11
         guard minimum <= bytes.count - 12 else {
-            throw DNSCodecError(.countExceedsPacket, at: 4,
-                                "header claims \(counts[0]) questions and \(Int(counts[1]) + Int(counts[2]) + Int(counts[3])) records, needing at least \(minimum) bytes; \(bytes.count - 12) follow the header")
+            throw DNSCodecError(
+                .countExceedsPacket, at: 4,
+                "header claims \(counts[0]) questions and \(Int(counts[1]) + Int(counts[2]) + Int(counts[3])) records, needing at least \(minimum) bytes; \(bytes.count - 12) follow the header"
+            )
         }
         var message = DNSMessage(
-            id: id, isResponse: flags & 0x8000 != 0, opcode: UInt8((flags >> 11) & 0x0F), isAuthoritative: flags & 0x0400 != 0,
-            isTruncated: flags & 0x0200 != 0, recursionDesired: flags & 0x0100 != 0, recursionAvailable: flags & 0x0080 != 0,
+            id: id, isResponse: flags & 0x8000 != 0, opcode: UInt8((flags >> 11) & 0x0F),
+            isAuthoritative: flags & 0x0400 != 0,
+            isTruncated: flags & 0x0200 != 0, recursionDesired: flags & 0x0100 != 0,
+            recursionAvailable: flags & 0x0080 != 0,
             reservedBits: UInt8((flags >> 4) & 0x07), responseCode: UInt8(flags & 0x0F))
         message.questions.reserveCapacity(Int(counts[0]))
         for _ in 0..<counts[0] {
             let name = try reader.readName()
             let type = DNSRecordType(rawValue: try reader.readUInt16())
             let rawClass = try reader.readUInt16()
-            message.questions.append(DNSQuestion(name: name, type: type, recordClass: DNSRecordClass(rawValue: rawClass),
-                                                 wantsUnicastResponse: rawClass & 0x8000 != 0))
+            message.questions.append(
+                DNSQuestion(
+                    name: name, type: type, recordClass: DNSRecordClass(rawValue: rawClass),
+                    wantsUnicastResponse: rawClass & 0x8000 != 0))
         }
         for _ in 0..<counts[1] { message.answers.append(try reader.readRecord()) }
         for _ in 0..<counts[2] { message.authorities.append(try reader.readRecord()) }
@@ -91,7 +100,8 @@ public struct DNSMessageDecoder: Sendable {
         }
 
         func truncated(_ what: String) -> DNSCodecError {
-            DNSCodecError(.truncated, at: position, "needed \(what) at offset \(position); the packet has \(bytes.count)")
+            DNSCodecError(
+                .truncated, at: position, "needed \(what) at offset \(position); the packet has \(bytes.count)")
         }
 
         /// Reads a possibly compressed name and leaves the cursor after it (after the first
@@ -99,13 +109,14 @@ public struct DNSMessageDecoder: Sendable {
         mutating func readName() throws(DNSCodecError) -> DNSName {
             var labels: [String] = []
             var cursor = position
-            var runStart = position      // where the current run of labels began
-            var resume: Int?             // where reading continues after the first pointer
+            var runStart = position  // where the current run of labels began
+            var resume: Int?  // where reading continues after the first pointer
             var wireLength = 1
             var hops = 0
             while true {
                 guard cursor < bytes.count else {
-                    throw DNSCodecError(.truncated, at: cursor, "a name runs past the end of the \(bytes.count)-byte packet")
+                    throw DNSCodecError(
+                        .truncated, at: cursor, "a name runs past the end of the \(bytes.count)-byte packet")
                 }
                 let length = bytes[cursor]
                 switch length & 0xC0 {
@@ -117,36 +128,48 @@ public struct DNSMessageDecoder: Sendable {
                     // 0x00-tagged lengths are at most 63 by construction; names may not exceed 255.
                     wireLength += Int(length) + 1
                     guard wireLength <= 255 else {
-                        throw DNSCodecError(.nameTooLong, at: cursor, "a name reaches \(wireLength) bytes; the limit is 255")
+                        throw DNSCodecError(
+                            .nameTooLong, at: cursor, "a name reaches \(wireLength) bytes; the limit is 255")
                     }
                     guard cursor + 1 + Int(length) <= bytes.count else {
-                        throw DNSCodecError(.truncated, at: cursor, "a \(length)-byte label runs past the end of the \(bytes.count)-byte packet")
+                        throw DNSCodecError(
+                            .truncated, at: cursor,
+                            "a \(length)-byte label runs past the end of the \(bytes.count)-byte packet")
                     }
                     labels.append(String(decoding: bytes[(cursor + 1)...(cursor + Int(length))], as: UTF8.self))
                     cursor += 1 + Int(length)
                 case 0xC0:
                     guard cursor + 1 < bytes.count else {
-                        throw DNSCodecError(.truncated, at: cursor, "a compression pointer is cut off by the end of the packet")
+                        throw DNSCodecError(
+                            .truncated, at: cursor, "a compression pointer is cut off by the end of the packet")
                     }
                     let target = Int(length & 0x3F) << 8 | Int(bytes[cursor + 1])
                     if target >= cursor || target < 12 {
-                        throw DNSCodecError(.forwardPointer, at: cursor,
-                                            "compression pointer at \(cursor) points to \(target); pointers must point back into the message body (12..<\(cursor))")
+                        throw DNSCodecError(
+                            .forwardPointer, at: cursor,
+                            "compression pointer at \(cursor) points to \(target); pointers must point back into the message body (12..<\(cursor))"
+                        )
                     }
                     guard target < runStart else {
-                        throw DNSCodecError(.compressionLoop, at: cursor,
-                                            "compression pointer at \(cursor) points to \(target), not before the labels it continues (\(runStart)); that would loop")
+                        throw DNSCodecError(
+                            .compressionLoop, at: cursor,
+                            "compression pointer at \(cursor) points to \(target), not before the labels it continues (\(runStart)); that would loop"
+                        )
                     }
                     hops += 1
                     guard hops <= DNSMessageDecoder.maximumPointerHops else {
-                        throw DNSCodecError(.compressionLoop, at: cursor, "more than \(DNSMessageDecoder.maximumPointerHops) compression pointers in one name")
+                        throw DNSCodecError(
+                            .compressionLoop, at: cursor,
+                            "more than \(DNSMessageDecoder.maximumPointerHops) compression pointers in one name")
                     }
                     if resume == nil { resume = cursor + 2 }
                     runStart = target
                     cursor = target
                 default:
-                    throw DNSCodecError(.labelTooLong, at: cursor,
-                                        "label length byte 0x\(hexByte(length)) (\(length)): labels are at most 63 bytes, and the 0x40/0x80 label types are not used")
+                    throw DNSCodecError(
+                        .labelTooLong, at: cursor,
+                        "label length byte 0x\(hexByte(length)) (\(length)): labels are at most 63 bytes, and the 0x40/0x80 label types are not used"
+                    )
                 }
             }
         }
@@ -161,16 +184,19 @@ public struct DNSMessageDecoder: Sendable {
             let start = position
             let end = start + length
             guard end <= bytes.count else {
-                throw DNSCodecError(.recordDataLength, at: lengthOffset,
-                                    "\(type) record for \(name) declares \(length) data bytes; only \(bytes.count - start) remain")
+                throw DNSCodecError(
+                    .recordDataLength, at: lengthOffset,
+                    "\(type) record for \(name) declares \(length) data bytes; only \(bytes.count - start) remain")
             }
             let data = try readRecordData(type: type, start: start, end: end)
             guard position == end else {
-                throw DNSCodecError(.recordDataLength, at: lengthOffset,
-                                    "\(type) record for \(name) declares \(length) data bytes but its content uses \(position - start)")
+                throw DNSCodecError(
+                    .recordDataLength, at: lengthOffset,
+                    "\(type) record for \(name) declares \(length) data bytes but its content uses \(position - start)")
             }
-            return DNSResourceRecord(name: name, ttl: ttl, data: data, cacheFlush: rawClass & 0x8000 != 0,
-                                     recordClass: DNSRecordClass(rawValue: rawClass))
+            return DNSResourceRecord(
+                name: name, ttl: ttl, data: data, cacheFlush: rawClass & 0x8000 != 0,
+                recordClass: DNSRecordClass(rawValue: rawClass))
         }
 
         /// Reads record data that must end at `end`; names inside may point anywhere earlier.
@@ -178,10 +204,14 @@ public struct DNSMessageDecoder: Sendable {
             let length = end - start
             switch type {
             case .a:
-                guard length == 4, let address = IPv4Address(bytes: try readBytes(4)) else { throw badData(type, length, "4") }
+                guard length == 4, let address = IPv4Address(bytes: try readBytes(4)) else {
+                    throw badData(type, length, "4")
+                }
                 return .a(address)
             case .aaaa:
-                guard length == 16, let address = IPv6Address(bytes: try readBytes(16)) else { throw badData(type, length, "16") }
+                guard length == 16, let address = IPv6Address(bytes: try readBytes(16)) else {
+                    throw badData(type, length, "16")
+                }
                 return .aaaa(address)
             case .ptr:
                 let name = try readNameInside(end: end)
@@ -198,8 +228,9 @@ public struct DNSMessageDecoder: Sendable {
                 while position < end {
                     let count = Int(try readUInt8())
                     guard position + count <= end else {
-                        throw DNSCodecError(.recordDataLength, at: position - 1,
-                                            "a TXT string of \(count) bytes runs past its record's data (\(end - position) bytes left)")
+                        throw DNSCodecError(
+                            .recordDataLength, at: position - 1,
+                            "a TXT string of \(count) bytes runs past its record's data (\(end - position) bytes left)")
                     }
                     strings.append(Array(try readBytes(count)))
                 }
@@ -214,8 +245,10 @@ public struct DNSMessageDecoder: Sendable {
                     let window = Int(try readUInt8())
                     let count = Int(try readUInt8())
                     guard window > lastWindow, (1...32).contains(count), position + count <= end else {
-                        throw DNSCodecError(.badRecordData, at: position - 2,
-                                            "NSEC type bitmap window \(window) with \(count) bytes is out of order, empty, over 32 bytes or past the record end")
+                        throw DNSCodecError(
+                            .badRecordData, at: position - 2,
+                            "NSEC type bitmap window \(window) with \(count) bytes is out of order, empty, over 32 bytes or past the record end"
+                        )
                     }
                     lastWindow = window
                     for (index, byte) in try readBytes(count).enumerated() where byte != 0 {
@@ -235,7 +268,9 @@ public struct DNSMessageDecoder: Sendable {
             let start = position
             let name = try readName()
             guard position <= end else {
-                throw DNSCodecError(.recordDataLength, at: start, "a name in record data runs \(position - end) bytes past the record's declared length")
+                throw DNSCodecError(
+                    .recordDataLength, at: start,
+                    "a name in record data runs \(position - end) bytes past the record's declared length")
             }
             return name
         }

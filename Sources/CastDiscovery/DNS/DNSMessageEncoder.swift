@@ -26,8 +26,12 @@ public struct DNSMessageEncoder: Sendable {
         var writer = Writer()
         writer.writeUInt16(message.id)
         writer.writeUInt16(message.flags)
-        for count in [message.questions.count, message.answers.count, message.authorities.count, message.additionals.count] {
-            guard count <= 0xFFFF else { throw DNSCodecError(.messageTooLarge, at: 0, "a section has \(count) entries; the limit is 65535") }
+        for count in [
+            message.questions.count, message.answers.count, message.authorities.count, message.additionals.count,
+        ] {
+            guard count <= 0xFFFF else {
+                throw DNSCodecError(.messageTooLarge, at: 0, "a section has \(count) entries; the limit is 65535")
+            }
             writer.writeUInt16(UInt16(count))
         }
         for question in message.questions {
@@ -68,7 +72,8 @@ public struct DNSMessageEncoder: Sendable {
 
         mutating func writeName(_ name: DNSName, compress: Bool = true) throws(DNSCodecError) {
             guard name.wireLength <= 255 else {
-                throw DNSCodecError(.nameTooLong, at: bytes.count, "\(name) is \(name.wireLength) bytes on the wire; the limit is 255")
+                throw DNSCodecError(
+                    .nameTooLong, at: bytes.count, "\(name) is \(name.wireLength) bytes on the wire; the limit is 255")
             }
             let folded = name.foldedLabels
             for index in name.labels.indices {
@@ -78,9 +83,13 @@ public struct DNSMessageEncoder: Sendable {
                     return
                 }
                 let label = Array(name.labels[index].utf8)
-                guard !label.isEmpty else { throw DNSCodecError(.emptyLabel, at: bytes.count, "\(name) has an empty label") }
+                guard !label.isEmpty else {
+                    throw DNSCodecError(.emptyLabel, at: bytes.count, "\(name) has an empty label")
+                }
                 guard label.count <= 63 else {
-                    throw DNSCodecError(.labelTooLong, at: bytes.count, "label '\(name.labels[index])' is \(label.count) bytes; the limit is 63")
+                    throw DNSCodecError(
+                        .labelTooLong, at: bytes.count,
+                        "label '\(name.labels[index])' is \(label.count) bytes; the limit is 63")
                 }
                 // Pointers have 14 bits, so only suffixes in the first 16 KiB can be targets.
                 if compress, bytes.count < 0x3FFF { suffixOffsets[suffix] = bytes.count }
@@ -110,7 +119,9 @@ public struct DNSMessageEncoder: Sendable {
                 // RFC 6763 §6.1: a TXT record always holds at least one string, empty if need be.
                 for string in txt.strings.isEmpty ? [[]] : txt.strings {
                     guard string.count <= 255 else {
-                        throw DNSCodecError(.textStringTooLong, at: bytes.count, "a TXT string of \(string.count) bytes for \(record.name); the limit is 255")
+                        throw DNSCodecError(
+                            .textStringTooLong, at: bytes.count,
+                            "a TXT string of \(string.count) bytes for \(record.name); the limit is 255")
                     }
                     bytes.append(UInt8(string.count))
                     bytes += string
@@ -130,7 +141,9 @@ public struct DNSMessageEncoder: Sendable {
             }
             let length = bytes.count - lengthOffset - 2
             guard length <= 0xFFFF else {
-                throw DNSCodecError(.messageTooLarge, at: lengthOffset, "record data of \(length) bytes for \(record.name); the limit is 65535")
+                throw DNSCodecError(
+                    .messageTooLarge, at: lengthOffset,
+                    "record data of \(length) bytes for \(record.name); the limit is 65535")
             }
             bytes[lengthOffset] = UInt8(length >> 8)
             bytes[lengthOffset + 1] = UInt8(length & 0xFF)

@@ -38,7 +38,8 @@ public struct DNSName: Sendable, Hashable, Comparable, CustomStringConvertible, 
             case UInt8(ascii: "\\"):
                 let digits = bytes.prefix(3)
                 if digits.count == 3, digits.allSatisfy({ (0x30...0x39).contains($0) }),
-                   let value = UInt8(String(decoding: digits, as: UTF8.self)) {
+                    let value = UInt8(String(decoding: digits, as: UTF8.self))
+                {
                     current.append(value)
                     bytes = bytes.dropFirst(3)
                 } else if let next = bytes.popFirst() {

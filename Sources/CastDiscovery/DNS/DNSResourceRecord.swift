@@ -12,7 +12,9 @@ public struct DNSQuestion: Sendable, Hashable, CustomStringConvertible {
     public var wantsUnicastResponse: Bool
 
     /// Creates a question; class IN and multicast reply unless told otherwise.
-    public init(name: DNSName, type: DNSRecordType, recordClass: DNSRecordClass = .internet, wantsUnicastResponse: Bool = false) {
+    public init(
+        name: DNSName, type: DNSRecordType, recordClass: DNSRecordClass = .internet, wantsUnicastResponse: Bool = false
+    ) {
         self.name = name
         self.type = type
         self.recordClass = recordClass
@@ -21,7 +23,8 @@ public struct DNSQuestion: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether a record of `type` for `name` answers this question.
     public func isAnswered(by record: DNSResourceRecord) -> Bool {
-        (type == .any || type == record.type) && (recordClass == .any || recordClass == record.recordClass) && name == record.name
+        (type == .any || type == record.type) && (recordClass == .any || recordClass == record.recordClass)
+            && name == record.name
     }
 
     public var description: String { "\(name) \(recordClass) \(type)\(wantsUnicastResponse ? " QU" : "")" }
@@ -102,7 +105,10 @@ public struct DNSResourceRecord: Sendable, Hashable, CustomStringConvertible {
     public var data: DNSRecordData
 
     /// Creates a record of class IN.
-    public init(name: DNSName, ttl: UInt32, data: DNSRecordData, cacheFlush: Bool = false, recordClass: DNSRecordClass = .internet) {
+    public init(
+        name: DNSName, ttl: UInt32, data: DNSRecordData, cacheFlush: Bool = false,
+        recordClass: DNSRecordClass = .internet
+    ) {
         self.name = name
         self.recordClass = recordClass
         self.cacheFlush = cacheFlush
@@ -119,15 +125,16 @@ public struct DNSResourceRecord: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        let value = switch data {
-        case .a(let address): address.description
-        case .aaaa(let address): address.description
-        case .ptr(let name): name.description
-        case .srv(let srv): "\(srv.priority) \(srv.weight) \(srv.port) \(srv.target)"
-        case .txt(let txt): txt.description
-        case .nsec(let nsec): "\(nsec.nextName) \(nsec.types.map(\.description).joined(separator: " "))"
-        case .unknown(_, let bytes): "\\# \(bytes.count) " + bytes.map(hexByte).joined()
-        }
+        let value =
+            switch data {
+            case .a(let address): address.description
+            case .aaaa(let address): address.description
+            case .ptr(let name): name.description
+            case .srv(let srv): "\(srv.priority) \(srv.weight) \(srv.port) \(srv.target)"
+            case .txt(let txt): txt.description
+            case .nsec(let nsec): "\(nsec.nextName) \(nsec.types.map(\.description).joined(separator: " "))"
+            case .unknown(_, let bytes): "\\# \(bytes.count) " + bytes.map(hexByte).joined()
+            }
         return "\(name) \(ttl) \(recordClass)\(cacheFlush ? " flush" : "") \(type) \(value)"
     }
 }
@@ -166,8 +173,10 @@ public struct DNSMessage: Sendable, Hashable, CustomStringConvertible {
 
     /// Creates a message; an mDNS query with no records by default.
     public init(
-        id: UInt16 = 0, isResponse: Bool = false, opcode: UInt8 = 0, isAuthoritative: Bool = false, isTruncated: Bool = false,
-        recursionDesired: Bool = false, recursionAvailable: Bool = false, reservedBits: UInt8 = 0, responseCode: UInt8 = 0,
+        id: UInt16 = 0, isResponse: Bool = false, opcode: UInt8 = 0, isAuthoritative: Bool = false,
+        isTruncated: Bool = false,
+        recursionDesired: Bool = false, recursionAvailable: Bool = false, reservedBits: UInt8 = 0,
+        responseCode: UInt8 = 0,
         questions: [DNSQuestion] = [], answers: [DNSResourceRecord] = [], authorities: [DNSResourceRecord] = [],
         additionals: [DNSResourceRecord] = []
     ) {
@@ -206,7 +215,9 @@ public struct DNSMessage: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        var lines = ["id \(id) \(isResponse ? "response" : "query")\(isAuthoritative ? " aa" : "")\(isTruncated ? " tc" : "") rcode \(responseCode)"]
+        var lines = [
+            "id \(id) \(isResponse ? "response" : "query")\(isAuthoritative ? " aa" : "")\(isTruncated ? " tc" : "") rcode \(responseCode)"
+        ]
         lines += questions.map { "? \($0)" }
         lines += answers.map { "an \($0)" }
         lines += authorities.map { "ns \($0)" }

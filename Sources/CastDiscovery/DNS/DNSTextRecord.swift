@@ -42,7 +42,10 @@ public struct DNSTextRecord: Sendable, Hashable, CustomStringConvertible {
     public init(attributes: [Attribute]) {
         strings = attributes.map { attribute in
             var bytes = Array(attribute.key.utf8)
-            if let value = attribute.value { bytes.append(UInt8(ascii: "=")); bytes += value }
+            if let value = attribute.value {
+                bytes.append(UInt8(ascii: "="))
+                bytes += value
+            }
             return bytes
         }
     }

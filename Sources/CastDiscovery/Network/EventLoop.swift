@@ -40,7 +40,9 @@ final class EventLoopMailbox<Command: Sendable>: Sendable {
         do {
             mailbox = try Mailbox()
         } catch {
-            throw .system(error.call, errno: error.errno, context: "the discovery event loop", fix: "check the process's file-descriptor limit")
+            throw .system(
+                error.call, errno: error.errno, context: "the discovery event loop",
+                fix: "check the process's file-descriptor limit")
         }
     }
 
@@ -89,7 +91,9 @@ final class EventLoopMailbox<Command: Sendable>: Sendable {
 ///
 /// A dedicated thread because `poll` blocks: on Swift's cooperative pool (two threads on a
 /// two-core machine) it would stall every other task.
-func startEventLoop<Engine: EventLoopEngine>(named name: String, engine: Engine, mailbox: EventLoopMailbox<Engine.Command>) throws(CastDiscoveryError) {
+func startEventLoop<Engine: EventLoopEngine>(
+    named name: String, engine: Engine, mailbox: EventLoopMailbox<Engine.Command>
+) throws(CastDiscoveryError) {
     // The engine is handed over to the loop thread, which alone touches it from now on.
     let handOver = EngineHandOver(engine)
     do {
@@ -98,7 +102,9 @@ func startEventLoop<Engine: EventLoopEngine>(named name: String, engine: Engine,
             mailbox.markExited()
         }
     } catch {
-        throw .system(error.call, errno: error.errno, context: "the \(name) thread", fix: "check the process's thread limit (ulimit -u)")
+        throw .system(
+            error.call, errno: error.errno, context: "the \(name) thread",
+            fix: "check the process's thread limit (ulimit -u)")
     }
 }
 

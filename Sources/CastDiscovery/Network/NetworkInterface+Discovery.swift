@@ -8,7 +8,9 @@ extension NetworkInterface {
         do {
             return try list()
         } catch {
-            throw .system(error.call, errno: error.errno, context: "the interface list", fix: "check that /proc and /sys are mounted")
+            throw .system(
+                error.call, errno: error.errno, context: "the interface list",
+                fix: "check that /proc and /sys are mounted")
         }
     }
 
@@ -25,9 +27,10 @@ extension NetworkInterface {
         let available = try all()
         return try names.map { name throws(CastDiscoveryError) in
             guard let found = available.first(where: { $0.name == name }) else {
-                throw CastDiscoveryError(Diagnostic(
-                    .error, .discoveryInterface, "no network interface named '\(name)'",
-                    fix: "use one of: \(available.map(\.name).joined(separator: ", "))"))
+                throw CastDiscoveryError(
+                    Diagnostic(
+                        .error, .discoveryInterface, "no network interface named '\(name)'",
+                        fix: "use one of: \(available.map(\.name).joined(separator: ", "))"))
             }
             return found
         }

@@ -33,8 +33,10 @@ public final class MDNSResponder: Sendable {
     ///   opened or joined to the group on any of them.
     public init(advertising service: MDNSService, on interfaces: [NetworkInterface]) throws(CastDiscoveryError) {
         guard !interfaces.isEmpty else {
-            throw CastDiscoveryError(Diagnostic(.error, .discoveryNoInterface, "no interface to advertise on",
-                                                fix: "pass the interfaces to use, e.g. NetworkInterface.usable()"))
+            throw CastDiscoveryError(
+                Diagnostic(
+                    .error, .discoveryNoInterface, "no interface to advertise on",
+                    fix: "pass the interfaces to use, e.g. NetworkInterface.usable()"))
         }
         let sockets = try openSockets(for: interfaces)
         mailbox = try EventLoopMailbox()
@@ -71,10 +73,12 @@ func openSockets(for interfaces: [NetworkInterface]) throws(CastDiscoveryError) 
         }
     }
     if sockets.isEmpty {
-        throw firstError ?? CastDiscoveryError(Diagnostic(
-            .error, .discoveryNoInterface,
-            "none of the interfaces (\(interfaces.map(\.name).joined(separator: ", "))) has an IPv4 or IPv6 address",
-            fix: "pick an interface with an address; `ip addr` lists them"))
+        throw firstError
+            ?? CastDiscoveryError(
+                Diagnostic(
+                    .error, .discoveryNoInterface,
+                    "none of the interfaces (\(interfaces.map(\.name).joined(separator: ", "))) has an IPv4 or IPv6 address",
+                    fix: "pick an interface with an address; `ip addr` lists them"))
     }
     return sockets
 }
@@ -136,7 +140,10 @@ final class ResponderEngine: EventLoopEngine {
                 // cache-flush bit; only records nothing replaces get a goodbye.
                 let current = records(for: interface).all
                 let gone = records(for: interface, service: old).all.filter { record in
-                    !current.contains { $0.isSameRecord(as: record) || ($0.cacheFlush && $0.name == record.name && $0.type == record.type) }
+                    !current.contains {
+                        $0.isSameRecord(as: record)
+                            || ($0.cacheFlush && $0.name == record.name && $0.type == record.type)
+                    }
                 }
                 if !gone.isEmpty { multicast(goodbye(gone), on: interface) }
             }
@@ -153,8 +160,8 @@ final class ResponderEngine: EventLoopEngine {
 
     func handle(_ datagram: Datagram, now: ContinuousClock.Instant) {
         guard let interface = interfaces.first(where: { $0.index == datagram.interfaceIndex }),
-              let query = try? DNSMessageDecoder().decode(datagram.bytes),
-              !query.isResponse, query.opcode == 0, !query.questions.isEmpty
+            let query = try? DNSMessageDecoder().decode(datagram.bytes),
+            !query.isResponse, query.opcode == 0, !query.questions.isEmpty
         else { return }
         let set = records(for: interface)
         var answers: [DNSResourceRecord] = []
@@ -178,23 +185,32 @@ final class ResponderEngine: EventLoopEngine {
             }
             var reply = DNSMessage.mdnsResponse(answers: answers.map(capped), additionals: additionals.map(capped))
             reply.id = query.id
-            reply.questions = query.questions.map { DNSQuestion(name: $0.name, type: $0.type, recordClass: $0.recordClass) }
+            reply.questions = query.questions.map {
+                DNSQuestion(name: $0.name, type: $0.type, recordClass: $0.recordClass)
+            }
             send(reply, on: interface, to: datagram.source)
         } else if query.questions.allSatisfy(\.wantsUnicastResponse) {
             send(.mdnsResponse(answers: answers, additionals: additionals), on: interface, to: datagram.source)
         } else {
             // Skip what went out in the last second or is already waiting to go out, so a burst
             // of queries (or a flood) costs at most one response per record per second.
-            let pending = scheduled.filter { $0.destination == nil && $0.interface.index == interface.index }.flatMap(\.message.answers)
+            let pending = scheduled.filter { $0.destination == nil && $0.interface.index == interface.index }.flatMap(
+                \.message.answers)
             let fresh = answers.filter { record in
                 if pending.contains(record) { return false }
-                guard let last = lastMulticast[RecordKey(interfaceIndex: interface.index, name: record.name, data: record.data)] else { return true }
+                guard
+                    let last = lastMulticast[
+                        RecordKey(interfaceIndex: interface.index, name: record.name, data: record.data)]
+                else { return true }
                 return now - last >= .seconds(1)
             }
             guard !fresh.isEmpty, scheduled.count < 64 else { return }
             let shared = fresh.contains { !$0.cacheFlush }
             let delay: Duration = shared ? .milliseconds(Int.random(in: 20...120, using: &random)) : .zero
-            scheduled.append(Scheduled(due: now + delay, message: .mdnsResponse(answers: fresh, additionals: additionals), interface: interface))
+            scheduled.append(
+                Scheduled(
+                    due: now + delay, message: .mdnsResponse(answers: fresh, additionals: additionals),
+                    interface: interface))
         }
     }
 
@@ -210,7 +226,9 @@ final class ResponderEngine: EventLoopEngine {
         let due = scheduled.filter { $0.due <= now }
         scheduled.removeAll { $0.due <= now }
         for item in due {
-            if let destination = item.destination { send(item.message, on: item.interface, to: destination) } else {
+            if let destination = item.destination {
+                send(item.message, on: item.interface, to: destination)
+            } else {
                 multicast(item.message, on: item.interface, now: now)
             }
         }
@@ -222,9 +240,9 @@ final class ResponderEngine: EventLoopEngine {
     /// The records for one interface, grouped the way answers and announcements need them.
     struct RecordSet {
         var pointers: [DNSResourceRecord]
-        var service: [DNSResourceRecord]     // SRV, TXT
-        var addresses: [DNSResourceRecord]   // A, AAAA
-        var negative: [DNSResourceRecord]    // NSEC
+        var service: [DNSResourceRecord]  // SRV, TXT
+        var addresses: [DNSResourceRecord]  // A, AAAA
+        var negative: [DNSResourceRecord]  // NSEC
 
         var all: [DNSResourceRecord] { pointers + service + addresses + negative }
         /// What an announcement carries in its answer section.
@@ -234,7 +252,9 @@ final class ResponderEngine: EventLoopEngine {
         /// addresses; NSEC tells which address types do not exist. Nothing already answered.
         func additionals(for answers: [DNSResourceRecord]) -> [DNSResourceRecord] {
             let instance = service.first?.name
-            let pointsToInstance = answers.contains { if case .ptr(let target) = $0.data { target == instance } else { false } }
+            let pointsToInstance = answers.contains {
+                if case .ptr(let target) = $0.data { target == instance } else { false }
+            }
             var extra: [DNSResourceRecord] = []
             if pointsToInstance {
                 extra = service + addresses + negative
@@ -255,10 +275,13 @@ final class ResponderEngine: EventLoopEngine {
         pointers += service.subtypeNames.map { DNSResourceRecord(name: $0, ttl: other, data: .ptr(instance)) }
         pointers.append(DNSResourceRecord(name: .serviceTypeEnumeration, ttl: other, data: .ptr(service.serviceType)))
         let serviceRecords = [
-            DNSResourceRecord(name: instance, ttl: host, data: .srv(DNSServiceLocation(port: service.port, target: service.hostName)), cacheFlush: true),
+            DNSResourceRecord(
+                name: instance, ttl: host, data: .srv(DNSServiceLocation(port: service.port, target: service.hostName)),
+                cacheFlush: true),
             DNSResourceRecord(name: instance, ttl: other, data: .txt(service.txt), cacheFlush: true),
         ]
-        let addresses = service.addresses ?? (interface.ipv4Addresses.map(IPAddress.v4) + interface.ipv6Addresses.map(IPAddress.v6))
+        let addresses =
+            service.addresses ?? (interface.ipv4Addresses.map(IPAddress.v4) + interface.ipv6Addresses.map(IPAddress.v6))
         let addressRecords = addresses.map { address in
             switch address {
             case .v4(let v4): DNSResourceRecord(name: service.hostName, ttl: host, data: .a(v4), cacheFlush: true)
@@ -266,19 +289,24 @@ final class ResponderEngine: EventLoopEngine {
             }
         }
         let negative = [
-            DNSResourceRecord(name: service.hostName, ttl: host,
-                              data: .nsec(DNSNextSecure(nextName: service.hostName, types: addressRecords.map(\.type))), cacheFlush: true),
-            DNSResourceRecord(name: instance, ttl: other, data: .nsec(DNSNextSecure(nextName: instance, types: [.srv, .txt])), cacheFlush: true),
+            DNSResourceRecord(
+                name: service.hostName, ttl: host,
+                data: .nsec(DNSNextSecure(nextName: service.hostName, types: addressRecords.map(\.type))),
+                cacheFlush: true),
+            DNSResourceRecord(
+                name: instance, ttl: other, data: .nsec(DNSNextSecure(nextName: instance, types: [.srv, .txt])),
+                cacheFlush: true),
         ]
         return RecordSet(pointers: pointers, service: serviceRecords, addresses: addressRecords, negative: negative)
     }
 
     private func goodbye(_ records: [DNSResourceRecord]) -> DNSMessage {
-        .mdnsResponse(answers: records.filter { $0.type != .nsec }.map { record in
-            var record = record
-            record.ttl = 0
-            return record
-        })
+        .mdnsResponse(
+            answers: records.filter { $0.type != .nsec }.map { record in
+                var record = record
+                record.ttl = 0
+                return record
+            })
     }
 
     // MARK: - Sending

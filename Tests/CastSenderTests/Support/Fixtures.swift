@@ -9,24 +9,29 @@ import Testing
 /// busy neighbour suite must not turn a slow reply into a timeout. Tests about timeouts set
 /// their own.
 func fastConfiguration(
-    requestTimeout: Duration = .seconds(60), reconnect: ReconnectPolicy = ReconnectPolicy(
+    requestTimeout: Duration = .seconds(60),
+    reconnect: ReconnectPolicy = ReconnectPolicy(
         initialDelay: .milliseconds(5), multiplier: 2, maximumDelay: .milliseconds(40), maximumAttempts: 6)
 ) -> CastSenderConfiguration {
-    CastSenderConfiguration(requestTimeout: requestTimeout, loadTimeout: requestTimeout, launchTimeout: requestTimeout,
-                            reconnect: reconnect)
+    CastSenderConfiguration(
+        requestTimeout: requestTimeout, loadTimeout: requestTimeout, launchTimeout: requestTimeout,
+        reconnect: reconnect)
 }
 
 /// A device and a sender connected to it.
 func makeSender(
     device: ScriptedDevice = ScriptedDevice(), configuration: CastSenderConfiguration = fastConfiguration()
 ) -> (ScriptedDevice, CastSender) {
-    let sender = CastSender(endpoint: CastEndpoint(host: "127.0.0.1"), transportFactory: DeviceLinkFactory(device: device),
-                            configuration: configuration)
+    let sender = CastSender(
+        endpoint: CastEndpoint(host: "127.0.0.1"), transportFactory: DeviceLinkFactory(device: device),
+        configuration: configuration)
     return (device, sender)
 }
 
 /// A connected sender with the Default Media Receiver launched.
-func launchedSender(configuration: CastSenderConfiguration = fastConfiguration()) async throws -> (ScriptedDevice, CastSender) {
+func launchedSender(configuration: CastSenderConfiguration = fastConfiguration()) async throws -> (
+    ScriptedDevice, CastSender
+) {
     let (device, sender) = makeSender(configuration: configuration)
     try await sender.connect()
     try await sender.launch()
@@ -53,7 +58,9 @@ func isConnected(_ sender: CastSender, links: Int, on device: ScriptedDevice) as
 }
 
 /// Catches a `CastSenderError`, recording an issue when something else (or nothing) is thrown.
-func senderError(sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void) async -> CastSenderError? {
+func senderError(sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void) async
+    -> CastSenderError?
+{
     do {
         try await body()
         Issue.record("expected a CastSenderError, nothing was thrown", sourceLocation: sourceLocation)
@@ -69,14 +76,18 @@ enum Fixture {
     static let mediaURL = "https://media.example.com/films/sintel.m3u8"
 
     static let tracks: [MediaTrack] = [
-        MediaTrack(trackID: 1, type: .text, trackContentID: "https://media.example.com/films/sintel.en.vtt",
-                   trackContentType: "text/vtt", subtype: .subtitles, name: "English", language: "en-US"),
-        MediaTrack(trackID: 2, type: .text, trackContentID: "https://media.example.com/films/sintel.fr-desc.vtt",
-                   trackContentType: "text/vtt", subtype: .descriptions, name: "Français (description)", language: "fr"),
-        MediaTrack(trackID: 3, type: .text, trackContentID: "https://media.example.com/films/sintel.fr.vtt",
-                   trackContentType: "text/vtt", subtype: .subtitles, name: "Français", language: "fr"),
-        MediaTrack(trackID: 4, type: .text, trackContentID: "https://media.example.com/films/sintel.de.vtt",
-                   trackContentType: "text/vtt", subtype: .chapters, name: "Kapitel", language: "de"),
+        MediaTrack(
+            trackID: 1, type: .text, trackContentID: "https://media.example.com/films/sintel.en.vtt",
+            trackContentType: "text/vtt", subtype: .subtitles, name: "English", language: "en-US"),
+        MediaTrack(
+            trackID: 2, type: .text, trackContentID: "https://media.example.com/films/sintel.fr-desc.vtt",
+            trackContentType: "text/vtt", subtype: .descriptions, name: "Français (description)", language: "fr"),
+        MediaTrack(
+            trackID: 3, type: .text, trackContentID: "https://media.example.com/films/sintel.fr.vtt",
+            trackContentType: "text/vtt", subtype: .subtitles, name: "Français", language: "fr"),
+        MediaTrack(
+            trackID: 4, type: .text, trackContentID: "https://media.example.com/films/sintel.de.vtt",
+            trackContentType: "text/vtt", subtype: .chapters, name: "Kapitel", language: "de"),
         MediaTrack(trackID: 10, type: .audio, trackContentID: "audio-en", name: "English", language: "en"),
     ]
 
@@ -86,8 +97,9 @@ enum Fixture {
 
     /// An HLS film with captions, artwork and metadata that passes every validator rule.
     static var media: MediaInformation {
-        var media = MediaInformation(contentID: mediaURL, contentType: "application/x-mpegurl", streamType: .buffered,
-                                     duration: 888, tracks: tracks)
+        var media = MediaInformation(
+            contentID: mediaURL, contentType: "application/x-mpegurl", streamType: .buffered,
+            duration: 888, tracks: tracks)
         media.hlsSegmentFormat = .fmp4
         media.hlsVideoSegmentFormat = .fmp4
         var metadata = MediaMetadata(metadataType: .movie, title: "Sintel")
@@ -98,15 +110,17 @@ enum Fixture {
     }
 
     static var load: LoadRequest {
-        LoadRequest(media: media, autoplay: true, currentTime: 12, activeTrackIDs: [1, 10], credentials: "token-123",
-                    credentialsType: .web)
+        LoadRequest(
+            media: media, autoplay: true, currentTime: 12, activeTrackIDs: [1, 10], credentials: "token-123",
+            credentialsType: .web)
     }
 
     /// Queue item `index`: a short film with artwork and a caption track, about 600 bytes of JSON.
     static func queueItem(_ index: Int) -> QueueItem {
         let base = "https://media.example.com/catalog/episode-\(index)"
-        var media = MediaInformation(contentID: "\(base).mp4", contentType: "video/mp4", streamType: .buffered,
-                                     duration: Double(600 + index))
+        var media = MediaInformation(
+            contentID: "\(base).mp4", contentType: "video/mp4", streamType: .buffered,
+            duration: Double(600 + index))
         var metadata = MediaMetadata(metadataType: .tvShow, title: "Episode \(index)")
         metadata.seriesTitle = "The Long Catalogue"
         metadata.season = 1 + index / 100
@@ -114,8 +128,9 @@ enum Fixture {
         metadata.images = [CastImage(url: "\(base).jpg", width: 480, height: 270)]
         media.metadata = metadata
         media.tracks = [
-            MediaTrack(trackID: 1, type: .text, trackContentID: "\(base).en.vtt", trackContentType: "text/vtt",
-                       subtype: .subtitles, name: "English", language: "en"),
+            MediaTrack(
+                trackID: 1, type: .text, trackContentID: "\(base).en.vtt", trackContentType: "text/vtt",
+                subtype: .subtitles, name: "English", language: "en")
         ]
         return QueueItem(media: media, autoplay: true, preloadTime: 10, activeTrackIDs: [1])
     }

@@ -46,10 +46,12 @@ final class InMemoryLink: CastSenderTransport {
     }
 
     func close() async {
-        guard open.withLock({ state in
-            defer { state = false }
-            return state
-        }) else { return }
+        guard
+            open.withLock({ state in
+                defer { state = false }
+                return state
+            })
+        else { return }
         continuation.finish()
     }
 
@@ -61,10 +63,12 @@ final class InMemoryLink: CastSenderTransport {
 
     /// Kills the link as a network failure would: the sender's stream throws.
     func drop() {
-        guard open.withLock({ state in
-            defer { state = false }
-            return state
-        }) else { return }
+        guard
+            open.withLock({ state in
+                defer { state = false }
+                return state
+            })
+        else { return }
         continuation.finish(throwing: LinkDropped())
     }
 }

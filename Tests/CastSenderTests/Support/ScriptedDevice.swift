@@ -203,7 +203,8 @@ actor ScriptedDevice {
     }
 
     private func outgoing(_ namespace: CastNamespace, from: String, to: String, _ json: JSONValue) -> SenderMessage {
-        SenderMessage(sourceID: from, destinationID: to, namespace: namespace, payload: JSONWriter.compact.string(from: json))
+        SenderMessage(
+            sourceID: from, destinationID: to, namespace: namespace, payload: JSONWriter.compact.string(from: json))
     }
 
     private func send(_ namespace: CastNamespace, from: String, to: String, _ json: JSONValue) {
@@ -267,9 +268,18 @@ actor ScriptedDevice {
             for appID in json["appId"]?.arrayValue?.compactMap(\.stringValue) ?? [] {
                 availability[appID] = Self.launchableAppIDs.contains(appID) ? "APP_AVAILABLE" : "APP_UNAVAILABLE"
             }
-            return [(["responseType": "GET_APP_AVAILABILITY", "requestId": JSONValue(requestID), "availability": .object(availability)], false)]
+            return [
+                (
+                    [
+                        "responseType": "GET_APP_AVAILABILITY", "requestId": JSONValue(requestID),
+                        "availability": .object(availability),
+                    ], false
+                )
+            ]
         default:
-            return [(["type": "INVALID_REQUEST", "requestId": JSONValue(requestID), "reason": "INVALID_COMMAND"], false)]
+            return [
+                (["type": "INVALID_REQUEST", "requestId": JSONValue(requestID), "reason": "INVALID_COMMAND"], false)
+            ]
         }
     }
 
@@ -283,25 +293,32 @@ actor ScriptedDevice {
         // GUID-shaped like the ids current devices give (36 characters).
         let digits = String(appCounter)
         let guid = "4f6c2d1e-9a8b-4c7d-8e6f-" + String(repeating: "0", count: 12 - digits.count) + digits
-        let app = App(appID: appID, displayName: appID == "CC1AD845" ? "Default Media Receiver" : "Test App",
-                      sessionID: guid, transportID: fixedTransportID ?? guid, appType: appType)
+        let app = App(
+            appID: appID, displayName: appID == "CC1AD845" ? "Default Media Receiver" : "Test App",
+            sessionID: guid, transportID: fixedTransportID ?? guid, appType: appType)
         apps = [app]
         return app
     }
 
     private func receiverStatus(requestID: Int) -> JSONValue {
         var status: [String: JSONValue] = [
-            "volume": ["level": JSONValue(volumeLevel), "muted": .bool(muted), "controlType": "attenuation", "stepInterval": 0.05],
+            "volume": [
+                "level": JSONValue(volumeLevel), "muted": .bool(muted), "controlType": "attenuation",
+                "stepInterval": 0.05,
+            ],
             "isActiveInput": true, "isStandBy": false,
         ]
         if !apps.isEmpty {
-            status["applications"] = .array(apps.map { app in
-                [
-                    "appId": .string(app.appID), "displayName": .string(app.displayName), "sessionId": .string(app.sessionID),
-                    "transportId": .string(app.transportID), "appType": .string(app.appType), "isIdleScreen": false,
-                    "namespaces": [["name": .string(CastNamespace.media.rawValue)]], "statusText": .string(app.displayName),
-                ]
-            })
+            status["applications"] = .array(
+                apps.map { app in
+                    [
+                        "appId": .string(app.appID), "displayName": .string(app.displayName),
+                        "sessionId": .string(app.sessionID),
+                        "transportId": .string(app.transportID), "appType": .string(app.appType), "isIdleScreen": false,
+                        "namespaces": [["name": .string(CastNamespace.media.rawValue)]],
+                        "statusText": .string(app.displayName),
+                    ]
+                })
         }
         return ["type": "RECEIVER_STATUS", "requestId": JSONValue(requestID), "status": .object(status)]
     }
@@ -330,8 +347,9 @@ actor ScriptedDevice {
                 return [["type": "INVALID_REQUEST", "requestId": rid, "reason": "INVALID_PARAMS"]]
             }
             let start = json["startIndex"]?.intValue ?? 0
-            startMediaSession(items: items, startIndex: min(max(0, start), items.count - 1),
-                              currentTime: json["currentTime"]?.doubleValue ?? 0)
+            startMediaSession(
+                items: items, startIndex: min(max(0, start), items.count - 1),
+                currentTime: json["currentTime"]?.doubleValue ?? 0)
             if let mode = json["repeatMode"]?.stringValue { repeatMode = mode }
             return [mediaStatus(requestID: requestID)]
         default:
@@ -440,8 +458,10 @@ actor ScriptedDevice {
             return ["type": "MEDIA_STATUS", "requestId": JSONValue(requestID), "status": []]
         }
         var status: [String: JSONValue] = [
-            "mediaSessionId": JSONValue(session), "playerState": .string(playerState), "currentTime": JSONValue(currentTime),
-            "playbackRate": JSONValue(playbackRate), "supportedMediaCommands": 274447, "repeatMode": .string(repeatMode),
+            "mediaSessionId": JSONValue(session), "playerState": .string(playerState),
+            "currentTime": JSONValue(currentTime),
+            "playbackRate": JSONValue(playbackRate), "supportedMediaCommands": 274447,
+            "repeatMode": .string(repeatMode),
             "volume": ["level": 1, "muted": false],
         ]
         if let idleReason { status["idleReason"] = .string(idleReason) }
@@ -453,9 +473,10 @@ actor ScriptedDevice {
                 status["media"] = .object(media)
             }
             let window = queue[max(0, index - 1)..<min(queue.count, index + 2)]
-            status["items"] = .array(window.map { entry in
-                ["itemId": JSONValue(entry.id), "media": ["contentId": entry.item["media"]?["contentId"] ?? .null]]
-            })
+            status["items"] = .array(
+                window.map { entry in
+                    ["itemId": JSONValue(entry.id), "media": ["contentId": entry.item["media"]?["contentId"] ?? .null]]
+                })
         }
         return ["type": "MEDIA_STATUS", "requestId": JSONValue(requestID), "status": [.object(status)]]
     }

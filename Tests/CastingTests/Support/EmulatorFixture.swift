@@ -28,9 +28,13 @@ final class EmulatedDevice: Sendable {
         var server = ReceiverEmulator.deviceServerOptions
         server.inboundFrameRecorder = { frame in holder.withLock { $0?.frames.withLock { $0.append(frame) } } }
         var configuration = ReceiverEmulator.Configuration(
-            identity: DeviceIdentity(id: CastDeviceID("0c1d2e3f4a5b46778899aabbccddeeff")!, friendlyName: "Test Lounge"), bindAddress: "127.0.0.1",
-            castPort: castPort, httpPort: 0, receiver: ReceiverConfiguration(bufferingTime: .milliseconds(100), seed: 11), faults: faults,
-            fetch: .init(loopbackIsReachable: true, requestTimeout: .seconds(3), totalTimeout: .seconds(30)), server: server)
+            identity: DeviceIdentity(
+                id: CastDeviceID("0c1d2e3f4a5b46778899aabbccddeeff")!, friendlyName: "Test Lounge"),
+            bindAddress: "127.0.0.1",
+            castPort: castPort, httpPort: 0,
+            receiver: ReceiverConfiguration(bufferingTime: .milliseconds(100), seed: 11), faults: faults,
+            fetch: .init(loopbackIsReachable: true, requestTimeout: .seconds(3), totalTimeout: .seconds(30)),
+            server: server)
         configuration.log = { entry in holder.withLock { $0?.entries.withLock { $0.append(entry) } } }
         let emulator = ReceiverEmulator(configuration: configuration)
         let endpoints = try await emulator.start()
@@ -57,13 +61,15 @@ final class EmulatedDevice: Sendable {
     var device: ReceiverDevice { get async { await emulator.host.snapshot } }
 
     /// Polls the device until `condition` holds, or fails after `timeout`.
-    func waitUntil(_ what: String, timeout: Duration = .seconds(20), _ condition: (ReceiverDevice) -> Bool) async throws {
+    func waitUntil(_ what: String, timeout: Duration = .seconds(20), _ condition: (ReceiverDevice) -> Bool) async throws
+    {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(await device) { return }
             try await Task.sleep(for: .milliseconds(50))
         }
-        let status = await device.mediaStatus.map { JSONWriter.compact.string(from: $0.jsonValue) } ?? "no media session"
+        let status =
+            await device.mediaStatus.map { JSONWriter.compact.string(from: $0.jsonValue) } ?? "no media session"
         Issue.record("timed out waiting until \(what); media status: \(status)")
         throw CancellationError()
     }
@@ -74,7 +80,9 @@ final class EmulatedDevice: Sendable {
 /// The built `castprep` binary as a user runs it, in the background or to its end.
 extension CastPrepBinary {
     /// Runs to completion (killed after `timeout`) and returns status, stdout and stderr.
-    static func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (status: Int32, output: String, error: String) {
+    static func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (
+        status: Int32, output: String, error: String
+    ) {
         let running = try start(arguments)
         return try await running.finish(timeout: timeout)
     }
@@ -153,19 +161,28 @@ enum CastingSamples {
         let ffmpeg = Process()
         ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
         ffmpeg.arguments = [
-            "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=black:s=64x36:r=2", "-f", "lavfi", "-i", "anullsrc=r=8000:cl=mono",
-            "-t", "60", "-c:v", "libx264", "-preset", "ultrafast", "-g", "20", "-c:a", "aac", "-b:a", "16k", "-movflags", "+faststart",
+            "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=black:s=64x36:r=2", "-f", "lavfi", "-i",
+            "anullsrc=r=8000:cl=mono",
+            "-t", "60", "-c:v", "libx264", "-preset", "ultrafast", "-g", "20", "-c:a", "aac", "-b:a", "16k",
+            "-movflags", "+faststart",
             folder.appendingPathComponent("movie.mp4").path,
         ]
         try ffmpeg.run()
         ffmpeg.waitUntilExit()
         guard ffmpeg.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
-        try FileManager.default.copyItem(at: samples.appendingPathComponent("subs.en.srt"), to: folder.appendingPathComponent("movie.en.srt"))
-        try FileManager.default.copyItem(at: samples.appendingPathComponent("subs.de.ttml"), to: folder.appendingPathComponent("movie.de.ttml"))
-        try FileManager.default.copyItem(at: folder.appendingPathComponent("movie.mp4"), to: folder.appendingPathComponent("trailer.mp4"))
-        try FileManager.default.copyItem(at: samples.appendingPathComponent("tone.mp3"), to: folder.appendingPathComponent("song.mp3"))
-        try Data(##"{"foregroundColor":"#FFFF00FF","backgroundColor":"#00000099","edgeType":"OUTLINE","fontScale":1.25}"##.utf8)
-            .write(to: folder.appendingPathComponent("style.json"))
+        try FileManager.default.copyItem(
+            at: samples.appendingPathComponent("subs.en.srt"), to: folder.appendingPathComponent("movie.en.srt"))
+        try FileManager.default.copyItem(
+            at: samples.appendingPathComponent("subs.de.ttml"), to: folder.appendingPathComponent("movie.de.ttml"))
+        try FileManager.default.copyItem(
+            at: folder.appendingPathComponent("movie.mp4"), to: folder.appendingPathComponent("trailer.mp4"))
+        try FileManager.default.copyItem(
+            at: samples.appendingPathComponent("tone.mp3"), to: folder.appendingPathComponent("song.mp3"))
+        try Data(
+            ##"{"foregroundColor":"#FFFF00FF","backgroundColor":"#00000099","edgeType":"OUTLINE","fontScale":1.25}"##
+                .utf8
+        )
+        .write(to: folder.appendingPathComponent("style.json"))
         return folder
     }
 }
@@ -174,8 +191,10 @@ enum CastingSamples {
 /// server a device would fetch from. Stop it when done.
 enum SampleServer {
     static func start() throws -> (MediaServer, MediaServer.Endpoint) {
-        let server = MediaServer(configuration: MediaServerConfiguration(
-            mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)], bindAddress: "127.0.0.1", port: 0))
+        let server = MediaServer(
+            configuration: MediaServerConfiguration(
+                mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)],
+                bindAddress: "127.0.0.1", port: 0))
         return (server, try server.start())
     }
 }
