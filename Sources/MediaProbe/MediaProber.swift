@@ -1,7 +1,6 @@
 internal import CFFmpeg
 import CastModel
 import Dispatch
-import Glibc
 import StreamingFormats
 import SystemIO
 
@@ -85,16 +84,15 @@ public struct MediaProber: Sendable {
         _ = Self.quietLogging
         let isURL = path.hasPrefix("http://") || path.hasPrefix("https://")
         if !isURL {
-            var status = stat()
-            guard stat(path, &status) == 0 else {
+            guard let status = try? FileSystem.status(of: path) else {
                 throw ProbeError("probe.not-found", "no such file", fix: "check the path", source: path)
             }
-            if (status.st_mode & S_IFMT) == S_IFDIR {
+            if status.kind == .directory {
                 throw ProbeError(
                     "probe.is-directory", "this is a directory, not a media file", fix: "give a file path", source: path
                 )
             }
-            if status.st_size == 0 {
+            if status.size == 0 {
                 throw ProbeError(
                     "probe.empty-file", "the file is empty (0 bytes)", fix: "re-export or re-download it", source: path)
             }
@@ -472,14 +470,7 @@ public struct MediaProber: Sendable {
 
     /// The text of a local file of at most 16 MiB.
     static func readText(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_size <= 16 << 20 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
-        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        guard count == bytes.count else { return nil }
+        guard let bytes = try? FileSystem.readFile(at: path, limit: 16 << 20) else { return nil }
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -496,15 +487,17 @@ public struct MediaProber: Sendable {
     }
 
     static func fastStart(path: String) -> Bool? {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return nil }
-        let types = MP4Boxes.topLevelTypes(fileSize: Int(status.st_size)) { offset in
-            var header = [UInt8](repeating: 0, count: 16)
-            let count = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 16, off_t(offset)) }
-            return count >= 8 ? Array(header.prefix(count)) : nil
+        let types: [String]
+        do {
+            types = try FileSystem.withPositionalReader(at: path) {
+                (size: Int64, read: (Int64, Int) -> [UInt8]?) -> [String] in
+                MP4Boxes.topLevelTypes(fileSize: Int(size)) { offset -> [UInt8]? in
+                    guard let header = read(Int64(offset), 16), header.count >= 8 else { return nil }
+                    return header
+                }
+            }
+        } catch {
+            return nil
         }
         return MP4Boxes.isFastStart(types)
     }
@@ -518,11 +511,7 @@ public struct MediaProber: Sendable {
         rational.den == 0 ? 0 : Double(rational.num) / Double(rational.den)
     }
 
-    static func monotonicSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
+    static func monotonicSeconds() -> Double { MonotonicTime.seconds }
 
     static func error(for status: Int32, stage: String, path: String, timedOut: Bool) -> ProbeError {
         let isURL = path.hasPrefix("http://") || path.hasPrefix("https://")

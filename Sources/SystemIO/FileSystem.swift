@@ -236,3 +236,28 @@ public final class ProcessLockFile: Sendable {
         return Int32(String(decoding: digits, as: UTF8.self)).flatMap { $0 > 0 ? $0 : nil }
     }
 }
+
+extension FileSystem {
+    /// Opens `path` for reading and hands `body` the file's size and a positional reader (the
+    /// bytes at an offset, at most `count`, short at the end, nil on a read error), closing the
+    /// file when `body` returns. For formats read by jumping from header to header (MP4 boxes),
+    /// where reading the whole file would be wasted.
+    ///
+    /// - Throws: ``SystemCallError`` from `open` or `fstat`.
+    public static func withPositionalReader<T>(
+        at path: String, _ body: (_ size: Int64, _ read: (_ offset: Int64, _ count: Int) -> [UInt8]?) -> T
+    ) throws(SystemCallError) -> T {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw SystemCallError("open", errno: errno) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw SystemCallError("fstat", errno: errno) }
+        return body(Int64(status.st_size)) { offset, count in
+            guard offset >= 0, count > 0 else { return [] }
+            var bytes = [UInt8](repeating: 0, count: count)
+            let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
+            guard read >= 0 else { return nil }
+            return Array(bytes.prefix(read))
+        }
+    }
+}

@@ -29,6 +29,27 @@ struct FileSystemTests {
         }
     }
 
+    @Test("the positional reader gives the size, reads at offsets, is short at the end and empty past it")
+    func positionalReader() throws {
+        try withFolder { folder in
+            let path = folder + "/boxes"
+            let bytes = (0..<100).map { UInt8($0) }
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let reads = try FileSystem.withPositionalReader(at: path) { size, read in
+                (size, read(10, 4), read(96, 16), read(200, 8), read(-1, 4))
+            }
+            #expect(reads.0 == 100)
+            #expect(reads.1 == [10, 11, 12, 13])
+            #expect(reads.2 == [96, 97, 98, 99])
+            #expect(reads.3 == [])
+            #expect(reads.4 == [])
+            let missing = #expect(throws: SystemCallError.self) {
+                try FileSystem.withPositionalReader(at: folder + "/missing") { size, _ in size }
+            }
+            #expect(missing?.isNotFound == true)
+        }
+    }
+
     @Test("a symbolic link, a folder and a missing file are refused with their reasons")
     func refusals() throws {
         try withFolder { folder in
