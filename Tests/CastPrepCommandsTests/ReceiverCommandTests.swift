@@ -4,6 +4,7 @@ import CastPrepCommands
 import CastTestSupport
 import CommandParsing
 import Foundation
+import Glibc
 import JSONSupport
 import MediaServer
 import Testing
@@ -117,7 +118,12 @@ final class PlainHTTPServer: Sendable {
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
 
-    deinit { process.terminate() }
+    /// SIGKILL, then reaped: the test process blocks SIGTERM for its own signal handling and a
+    /// child inherits the mask, so python would never see a SIGTERM and outlive the run.
+    deinit {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
 }
 
 extension ChannelMessage {
