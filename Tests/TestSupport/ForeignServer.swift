@@ -87,6 +87,12 @@ public final class ForeignServer {
                         connection.sendall(bytes([0xDE, 0xAD, 0xBE, 0xEF, 1, 2, 3, 4]))
                     else:
                         connection.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                    # Read on until the client hangs up, as web servers linger: closing with the
+                    # client's later records unread would reset the connection, and the reset can
+                    # discard the answer before the client reads it.
+                    connection.settimeout(5)
+                    while connection.recv(4096):
+                        pass
             except Exception:
                 pass
             finally:
