@@ -438,7 +438,9 @@ struct RemoteCommandTests {
     @Test("a missing file is named with its code")
     func missingFile() async {
         let io = CommandIO.capturing(environment: ["COLUMNS": "100"])
-        #expect(await CastPrepCLI.run(arguments: ["remote", "--layout", "/nonexistent/layout.json"], io: io) == 1)
+        #expect(
+            await CastPrepCLI.run(
+                arguments: ["remote", "--host", "127.0.0.1", "--layout", "/nonexistent/layout.json"], io: io) == 1)
         #expect(io.capturedError.contains("[remote.file-unreadable]"))
         #expect(io.capturedError.contains("/nonexistent/layout.json"))
     }
