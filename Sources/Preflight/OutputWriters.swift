@@ -1,6 +1,5 @@
 import CastModel
 import Foundation
-import Glibc
 import JSONSupport
 import MediaProbe
 import Synchronization
@@ -401,7 +400,7 @@ final class PageFiles: @unchecked Sendable {
             if open?.page != page {
                 closePage()
                 let target = directory + "/" + ReportPage.Paging.fileName(of: page)
-                mkdir(directory + "/" + ReportPage.pagesFolder, 0o755)
+                try? FileSystem.createDirectory(at: directory + "/" + ReportPage.pagesFolder)
                 do {
                     open = (page, try OutputFile(finalPath: target, temporaryPath: target + ".partial"))
                 } catch {
@@ -434,12 +433,12 @@ final class PageFiles: @unchecked Sendable {
         for (partial, target, failure) in written {
             if let failure {
                 problem = problem ?? failure
-                unlink(partial)
+                FileSystem.removeFile(at: partial)
                 continue
             }
             if let failed = OutputFile.put(partial, at: target) {
                 problem = problem ?? failed
-                unlink(partial)
+                FileSystem.removeFile(at: partial)
             } else if let manifest, target.hasPrefix(directory + "/") {
                 manifest.record(String(target.dropFirst(directory.count + 1)))
             }
@@ -449,9 +448,10 @@ final class PageFiles: @unchecked Sendable {
         var page = max(2, keepingPages + 1)
         while true {
             let name = ReportPage.Paging.fileName(of: page)
-            var status = stat()
-            guard lstat(directory + "/" + name, &status) == 0, manifest?.mayReplace(name) ?? true else { break }
-            unlink(directory + "/" + name)
+            guard (try? FileSystem.status(of: directory + "/" + name, followingSymbolicLinks: false)) != nil,
+                manifest?.mayReplace(name) ?? true
+            else { break }
+            FileSystem.removeFile(at: directory + "/" + name)
             page += 1
         }
         return problem
@@ -460,7 +460,7 @@ final class PageFiles: @unchecked Sendable {
     /// Removes every partial page (an abandoned run).
     func discard() {
         closePage()
-        for (partial, _, _) in written { unlink(partial) }
+        for (partial, _, _) in written { FileSystem.removeFile(at: partial) }
         written.removeAll()
     }
 }
@@ -479,68 +479,47 @@ final class PendingBytes: @unchecked Sendable {
 final class OutputFile: Sendable {
     let finalPath: String
     let temporaryPath: String
-    private let descriptor: Int32
+    private let file: WritableFile
     private let failure = Mutex<String?>(nil)
 
     init(finalPath: String, temporaryPath: String? = nil) throws(PreflightError) {
         let partial = temporaryPath ?? finalPath + ".partial"
         self.finalPath = finalPath
         self.temporaryPath = partial
-        descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
+        do throws(SystemCallError) {
+            file = try WritableFile(path: partial)
+        } catch {
             throw PreflightError(
                 code: "preflight.output-not-writable",
-                message: "cannot write \(partial): \(String(cString: strerror(errno)))",
+                message: "cannot write \(partial): \(error.reason)",
                 fix: "choose another folder with -o DIR")
         }
     }
 
-    deinit { close(descriptor) }
-
     /// Appends `bytes`.
     func write(_ bytes: [UInt8]) {
         guard failure.withLock({ $0 == nil }) else { return }
-        if let problem = Self.writeAll(bytes, to: descriptor) {
-            failure.withLock { $0 = "cannot write \(temporaryPath): \(problem)" }
+        do throws(SystemCallError) {
+            try file.write(bytes)
+        } catch {
+            failure.withLock { $0 = "cannot write \(temporaryPath): \(error.reason)" }
         }
     }
 
     /// Appends the whole of `other`'s partial file (copied inside the kernel where it can be).
     func append(contentsOf other: OutputFile) {
         guard failure.withLock({ $0 == nil }) else { return }
-        let input = open(other.temporaryPath, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else {
-            let reason = String(cString: strerror(errno))
-            failure.withLock { $0 = "cannot read \(other.temporaryPath): \(reason)" }
-            return
-        }
-        defer { close(input) }
-        if let problem = Self.copy(from: input, to: descriptor) {
-            failure.withLock { $0 = "cannot write \(temporaryPath): \(problem)" }
+        do throws(SystemCallError) {
+            try file.append(contentsOfFileAt: other.temporaryPath)
+        } catch {
+            failure.withLock { $0 = Self.describe(error, reading: other.temporaryPath, writing: temporaryPath) }
         }
     }
 
-    /// renameat2(2), looked up in libc at run time: Swift's Glibc module is built without
-    /// _GNU_SOURCE, which glibc requires to declare it (since 2.28). Nil where libc lacks it;
-    /// then every commit is a plain rename.
-    private static let exchangeFiles:
-        (@convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32)? =
-            dlsym(nil, "renameat2").map {
-                unsafeBitCast(
-                    $0,
-                    to: (@convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32)
-                        .self)
-            }
-    /// RENAME_EXCHANGE, the kernel's value.
-    private static let renameExchange: UInt32 = 1 << 1
-
     /// Puts the file in place of the previous one in one atomic step; returns why not, or nil.
     ///
-    /// A previous file is swapped out (RENAME_EXCHANGE) and then removed, rather than renamed
-    /// over: ext4 writes out a file renamed over another before the rename returns (its
-    /// `auto_da_alloc` guard for programs that do not flush), which made the five renames of
-    /// a cached run take longer than the rest of its end. Where the swap is not possible (no
-    /// previous file, or a file system without it) this is a plain rename.
+    /// A previous file is swapped out and then removed rather than renamed over (see
+    /// `FileSystem.replace(_:with:)`: a rename over a file on ext4 waits for its write-out).
     func commit() -> String? {
         if let problem = failure.withLock({ $0 }) { return problem }
         return Self.put(temporaryPath, at: finalPath)
@@ -552,21 +531,12 @@ final class OutputFile: Sendable {
     /// Puts the file at `temporaryPath` in place of `finalPath` (see ``commit()``); returns
     /// why not, or nil.
     static func put(_ temporaryPath: String, at finalPath: String) -> String? {
-        // Only a regular file is swapped out: anything else in the way (a folder) is left for
-        // rename(2) to refuse, with its error.
-        var existing = stat()
-        let replacesFile = lstat(finalPath, &existing) == 0 && existing.st_mode & S_IFMT == S_IFREG
-        if replacesFile, let exchange = exchangeFiles,
-            exchange(AT_FDCWD, temporaryPath, AT_FDCWD, finalPath, renameExchange) == 0
-        {
-            // The previous content is at the partial name now.
-            unlink(temporaryPath)
+        do throws(SystemCallError) {
+            try FileSystem.replace(finalPath, with: temporaryPath)
             return nil
+        } catch {
+            return "cannot move \(temporaryPath) to \(finalPath): \(error.reason)"
         }
-        guard rename(temporaryPath, finalPath) == 0 else {
-            return "cannot move \(temporaryPath) to \(finalPath): \(String(cString: strerror(errno)))"
-        }
-        return nil
     }
 
     /// Puts `header` into the `reserved` bytes the file starts with (padded with spaces) and
@@ -575,10 +545,10 @@ final class OutputFile: Sendable {
     func commit(header: [UInt8], reserved: Int) -> String? {
         guard header.count <= reserved else { return assemble(head: header, skipping: reserved, into: finalPath) }
         if let problem = failure.withLock({ $0 }) { return problem }
-        let padded = header + repeatElement(0x20, count: reserved - header.count)
-        let written = padded.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-        guard written == reserved else {
-            return "cannot write \(temporaryPath): \(written < 0 ? String(cString: strerror(errno)) : "short write")"
+        do throws(SystemCallError) {
+            try file.write(header + repeatElement(0x20, count: reserved - header.count), at: 0)
+        } catch {
+            return "cannot write \(temporaryPath): \(error.reason)"
         }
         return commit()
     }
@@ -589,26 +559,19 @@ final class OutputFile: Sendable {
         defer { discard() }
         if let problem = failure.withLock({ $0 }) { return problem }
         let staging = path + ".partial"
-        let output = open(staging, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard output >= 0 else { return "cannot write \(staging): \(String(cString: strerror(errno)))" }
-        defer { close(output) }
-        let input = open(temporaryPath, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else {
-            unlink(staging)
-            return "cannot read \(temporaryPath): \(String(cString: strerror(errno)))"
+        do throws(SystemCallError) {
+            let output = try WritableFile(path: staging)
+            try output.write(head)
+            try output.append(contentsOfFileAt: temporaryPath, from: skipping)
+        } catch {
+            FileSystem.removeFile(at: staging)
+            return Self.describe(error, reading: temporaryPath, writing: staging)
         }
-        defer { close(input) }
-        var problem = lseek(input, off_t(skipping), SEEK_SET) < 0 ? String(cString: strerror(errno)) : nil
-        if problem == nil { problem = Self.writeAll(head, to: output) }
-        if problem == nil { problem = Self.copy(from: input, to: output) }
-        if let problem {
-            unlink(staging)
-            return "cannot write \(staging): \(problem)"
-        }
-        guard rename(staging, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(staging)
-            return "cannot move \(staging) to \(path): \(reason)"
+        do throws(SystemCallError) {
+            try FileSystem.rename(staging, to: path)
+        } catch {
+            FileSystem.removeFile(at: staging)
+            return "cannot move \(staging) to \(path): \(error.reason)"
         }
         return nil
     }
@@ -617,47 +580,14 @@ final class OutputFile: Sendable {
     /// stand where a failure is expected.
     @discardableResult
     func discard() -> String? {
-        unlink(temporaryPath)
+        FileSystem.removeFile(at: temporaryPath)
         return nil
     }
 
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> String? {
-        bytes.withUnsafeBytes { raw -> String? in
-            guard let base = raw.baseAddress else { return nil }
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.write(descriptor, base + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return String(cString: strerror(errno))
-                }
-                offset += written
-            }
-            return nil
-        }
-    }
-
-    /// Copies the rest of `input` to `output` inside the kernel (`sendfile`), or through a
-    /// buffer where that is refused.
-    private static func copy(from input: Int32, to output: Int32) -> String? {
-        while true {
-            let copied = sendfile(output, input, nil, 1 << 30)
-            if copied == 0 { return nil }
-            if copied > 0 { continue }
-            if errno == EINTR { continue }
-            if errno == EINVAL || errno == ENOSYS { break }
-            return String(cString: strerror(errno))
-        }
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-            if count == 0 { return nil }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return String(cString: strerror(errno))
-            }
-            if let problem = writeAll(Array(buffer[0..<count]), to: output) { return problem }
-        }
+    /// The message for a failed copy: a source that could not be read, or a file that could
+    /// not be written.
+    private static func describe(_ error: SystemCallError, reading source: String, writing target: String) -> String {
+        error.path == source ? "cannot read \(source): \(error.reason)" : "cannot write \(target): \(error.reason)"
     }
 }
 

@@ -5,16 +5,21 @@ public import CodedErrors
 ///
 /// The modules above turn it into their own coded errors, with this one as the ``cause``; its
 /// ``message`` names the call and the C library's text for the number, e.g.
-/// `pthread_create: Resource temporarily unavailable (errno 11)`.
+/// `pthread_create: Resource temporarily unavailable (errno 11)`. A call on a file also names
+/// the path, `open out/report.json: Permission denied (errno 13)`, so that an error read far
+/// from the call still says which of several files it was about.
 public struct SystemCallError: CodedError, Hashable {
     /// The C function that failed, e.g. `pipe` or `pthread_create`.
     public let call: String
     /// The `errno` value (or the status a pthread function returned).
     public let errno: Int32
+    /// The file the call was about, when it was about one (`open`, `write`, `renameat2`…).
+    public let path: String?
 
-    public init(_ call: String, errno: Int32) {
+    public init(_ call: String, errno: Int32, path: String? = nil) {
         self.call = call
         self.errno = errno
+        self.path = path
     }
 
     /// The C library's text for ``errno``.
@@ -58,14 +63,22 @@ public struct SystemCallError: CodedError, Hashable {
     /// reports a system call's failure without the number. Read it at once after the call.
     public static var lastErrorNumber: Int32 { Glibc.errno }
 
-    /// `call: reason`, the form the modules quote inside their own messages. Unlike other coded
-    /// errors it leaves out the code: it is only ever a cause, and the error around it has one.
-    public var description: String { "\(call): \(reason)" }
+    /// Whether something is already at the path (`EEXIST`: an exclusive create, a rename that
+    /// may not replace).
+    public var isAlreadyPresent: Bool { errno == EEXIST }
+
+    /// `call: reason` (`call path: reason` for a call on a file), the form the modules quote
+    /// inside their own messages. Unlike other coded errors it leaves out the code: it is only
+    /// ever a cause, and the error around it has one.
+    public var description: String { "\(subject): \(reason)" }
+
+    /// The call, and the path it was about.
+    private var subject: String { path.map { "\(call) \($0)" } ?? call }
 
     /// Always `system.call-failed`: the caller's own error says what could not be done.
     public var code: DiagnosticCode { "system.call-failed" }
 
-    public var message: String { "\(call): \(reason) (errno \(errno))" }
+    public var message: String { "\(subject): \(reason) (errno \(errno))" }
 
     /// None here: only the caller knows what to try (another port, more file descriptors…).
     public var fix: String? { nil }

@@ -5,23 +5,13 @@ import Testing
 
 @Suite("Loaded files, temporary files and contained paths")
 struct FileHelperTests {
-    /// A fresh folder, removed when `body` returns or throws.
-    private func withFolder(_ body: (String) throws -> Void) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "castprep-files-\(UUID().uuidString)"
-        ).path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try body(folder)
-    }
-
     private func names(in folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
     }
 
     @Test("a file within the limit is loaded whole; a larger one is refused with its size", arguments: [0, 1, 70_000])
     func loaded(size: Int) throws {
-        try withFolder { folder in
+        try withTemporaryFolder { folder in
             let path = folder + "/data"
             let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 * 13) }
             try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -38,7 +28,7 @@ struct FileHelperTests {
 
     @Test("a missing file and a pipe over the limit are told apart")
     func loadFailures() throws {
-        try withFolder { folder in
+        try withTemporaryFolder { folder in
             let missing = #expect(throws: LoadedFile.Failure.self) {
                 try LoadedFile.read(path: folder + "/none", limit: 10)
             }
@@ -63,7 +53,7 @@ struct FileHelperTests {
 
     @Test("a temporary file takes its destination's place on commit, world-readable")
     func temporaryCommit() throws {
-        try withFolder { folder in
+        try withTemporaryFolder { folder in
             let destination = folder + "/out.vtt"
             try Data("old".utf8).write(to: URL(fileURLWithPath: destination))
             let file = try TemporaryFile(directory: folder, baseName: "out.vtt")
@@ -82,7 +72,7 @@ struct FileHelperTests {
 
     @Test("a temporary file never committed, emptied or discarded leaves nothing behind")
     func temporaryDiscard() throws {
-        try withFolder { folder in
+        try withTemporaryFolder { folder in
             do {
                 let file = try TemporaryFile(directory: folder, baseName: "a")
                 try Array("abc".utf8).withUnsafeBytes { try file.write($0) }
@@ -105,7 +95,7 @@ struct FileHelperTests {
 
     @Test("identity and resolved paths see through hard and symbolic links")
     func identity() throws {
-        try withFolder { folder in
+        try withTemporaryFolder { folder in
             try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/file"))
             #expect(link(folder + "/file", folder + "/hard") == 0)
             try FileManager.default.createSymbolicLink(atPath: folder + "/soft", withDestinationPath: folder + "/file")
@@ -122,7 +112,7 @@ struct FileHelperTests {
 
     @Test("a contained walk opens regular files, stops at links and refuses the rest")
     func containedWalk() throws {
-        try withFolder { folder in
+        try withTemporaryFolder { folder in
             let root = try #require(ContainedPath.realPath(Array(folder.utf8)))
             #expect(ContainedPath.isDirectory(root))
             try FileManager.default.createDirectory(atPath: folder + "/films", withIntermediateDirectories: true)

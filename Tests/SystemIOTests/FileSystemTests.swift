@@ -5,19 +5,9 @@ import Testing
 
 @Suite("File system calls")
 struct FileSystemTests {
-    /// A fresh folder, removed when `body` returns or throws.
-    private func withFolder(_ body: (String) throws -> Void) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "castprep-systemio-\(UUID().uuidString)"
-        ).path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try body(folder)
-    }
-
     @Test("a file within the limit is read whole; one byte over is refused with EFBIG", arguments: [0, 1, 4095, 4096])
     func boundedRead(size: Int) throws {
-        try withFolder { folder in
+        try withTemporaryFolder { folder in
             let path = folder + "/data"
             let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 * 7) }
             try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -31,7 +21,7 @@ struct FileSystemTests {
 
     @Test("the positional reader gives the size, reads at offsets, is short at the end and empty past it")
     func positionalReader() throws {
-        try withFolder { folder in
+        try withTemporaryFolder { folder in
             let path = folder + "/boxes"
             let bytes = (0..<100).map { UInt8($0) }
             try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -52,7 +42,7 @@ struct FileSystemTests {
 
     @Test("a symbolic link, a folder and a missing file are refused with their reasons")
     func refusals() throws {
-        try withFolder { folder in
+        try withTemporaryFolder { folder in
             try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/target"))
             try FileManager.default.createSymbolicLink(
                 atPath: folder + "/link", withDestinationPath: folder + "/target")
@@ -73,7 +63,7 @@ struct FileSystemTests {
 
     @Test("status tells the kinds apart, with or without following links")
     func status() throws {
-        try withFolder { folder in
+        try withTemporaryFolder { folder in
             try Data("abc".utf8).write(to: URL(fileURLWithPath: folder + "/file"))
             try FileManager.default.createSymbolicLink(atPath: folder + "/link", withDestinationPath: folder + "/file")
             let file = try FileSystem.status(of: folder + "/file")
@@ -93,7 +83,7 @@ struct FileSystemTests {
 
     @Test("an atomic write replaces the file whole and leaves no temporary file; a failed one leaves the old file")
     func atomicWrite() throws {
-        try withFolder { folder in
+        try withTemporaryFolder { folder in
             let path = folder + "/state"
             try FileSystem.writeAtomically(Array("old".utf8), to: path, through: path + ".partial")
             try FileSystem.writeAtomically(Array("new content".utf8), to: path, through: path + ".partial")
@@ -121,7 +111,7 @@ struct FileSystemTests {
 
     @Test("rename replaces, remove reports whether something was removed")
     func renameAndRemove() throws {
-        try withFolder { folder in
+        try withTemporaryFolder { folder in
             try Data("a".utf8).write(to: URL(fileURLWithPath: folder + "/a"))
             try Data("b".utf8).write(to: URL(fileURLWithPath: folder + "/b"))
             try FileSystem.rename(folder + "/a", to: folder + "/b")
@@ -135,7 +125,7 @@ struct FileSystemTests {
 
     @Test("a lock file is held once, names its holder, and is free again once released")
     func lockFile() throws {
-        try withFolder { folder in
+        try withTemporaryFolder { folder in
             let path = folder + "/.lock"
             do {
                 guard case .acquired(let lock) = try ProcessLockFile.acquire(at: path) else {
