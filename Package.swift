@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "castprep", targets: ["castprep"]),
         .library(name: "CodedErrors", targets: ["CodedErrors"]),
         .library(name: "SystemIO", targets: ["SystemIO"]),
+        .library(name: "Hashing", targets: ["Hashing"]),
         .library(name: "JSONSupport", targets: ["JSONSupport"]),
         .library(name: "Spelling", targets: ["Spelling"]),
         .library(name: "CastModel", targets: ["CastModel"]),
@@ -73,6 +74,8 @@ let package = Package(
         // standard library alone, so that every module, SystemIO included, can conform.
         .target(name: "CodedErrors"),
         .target(name: "SystemIO", dependencies: ["CodedErrors"]),
+        // SHA-256 through OpenSSL, once for every module: certificate fingerprints, catalog digests.
+        .target(name: "Hashing", dependencies: ["COpenSSL"]),
         .target(name: "JSONSupport", dependencies: ["CodedErrors"]),
         .target(name: "Spelling"),
         // One logger for every module: per-component filters, one line format, a handler hook.
@@ -90,7 +93,7 @@ let package = Package(
             name: "Preflight",
             dependencies: [
                 "CastModel", "Catalog", "Captions", "JSONSupport", "MediaProbe", "HTTPCheck", "MediaServer", "SystemIO",
-                "CSQLite",
+                "Hashing", "CSQLite",
             ]),
         .target(name: "MediaServer", dependencies: ["CastModel", "CMicroHTTPD", "SystemIO"]),
         .target(name: "CastSender", dependencies: ["CastModel", "JSONSupport", "CastChannel", "Logging"]),
@@ -99,7 +102,7 @@ let package = Package(
             dependencies: [
                 "CastModel", "Catalog", "Captions", "CastSender", "HTTPCheck", "JSONSupport", "MediaServer", "SystemIO",
             ]),
-        .target(name: "CastChannel", dependencies: ["CastModel", "JSONSupport", "SystemIO", "COpenSSL"]),
+        .target(name: "CastChannel", dependencies: ["CastModel", "JSONSupport", "SystemIO", "Hashing", "COpenSSL"]),
         .target(name: "CastDiscovery", dependencies: ["CastModel", "SystemIO", "Logging"]),
         .target(name: "IOSAppCheck", dependencies: ["CastModel", "JSONSupport", "CPlist"]),
         // `castprep remote`'s controller without a terminal: layout and style files, keys, views, frame diffs.
@@ -138,6 +141,7 @@ let package = Package(
                 "CastReceiverRuntime", "CastDiscovery", "CastDevices",
             ]),
         .testTarget(name: "SystemIOTests", dependencies: ["SystemIO"]),
+        .testTarget(name: "HashingTests", dependencies: ["Hashing"]),
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport", "TestSupport"]),
         .testTarget(name: "CastModelTests", dependencies: ["CastModel", "JSONSupport"]),
         .testTarget(name: "SpellingTests", dependencies: ["Spelling"]),

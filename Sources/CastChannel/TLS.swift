@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import Hashing
 
 /// A certificate as DER bytes with its SHA-256 fingerprint.
 ///
@@ -14,7 +15,7 @@ public struct ChannelCertificate: Sendable, Hashable, CustomStringConvertible {
     /// Wraps DER bytes, computing the fingerprint.
     public init(derBytes: [UInt8]) {
         self.derBytes = derBytes
-        self.sha256 = Digest.sha256(derBytes)
+        self.sha256 = SHA256Digest.hash(derBytes) ?? []
     }
 
     /// Seconds from the certificate's notBefore to its notAfter, or nil when the bytes do not
@@ -190,21 +191,6 @@ enum OpenSSLSetup {
 
     /// Call first in every path into OpenSSL.
     static func ensure() { _ = initialized }
-}
-
-/// Hashing through OpenSSL's EVP interface.
-enum Digest {
-    static func sha256(_ bytes: [UInt8]) -> [UInt8] {
-        OpenSSLSetup.ensure()
-        var digest = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        let status = bytes.withUnsafeBytes { input in
-            digest.withUnsafeMutableBufferPointer { output in
-                EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, EVP_sha256(), nil)
-            }
-        }
-        return status == 1 ? Array(digest.prefix(Int(length))) : []
-    }
 }
 
 /// Turns OpenSSL's thread-local error queue into ``ChannelError``s.

@@ -1,5 +1,6 @@
 import CastModel
 import Foundation
+import Hashing
 import SystemIO
 
 /// What a shard folder holds beside the usual outputs, for `castprep preflight merge`:
@@ -318,5 +319,5 @@ func sha256OfFile(atPath path: String) -> String? {
         guard let chunk, !chunk.isEmpty else { break }
         digest.update(chunk)
     }
-    return digest.finish()
+    return digest.finish().map(SHA256Digest.hexadecimal)
 }

@@ -4,8 +4,8 @@ import Foundation
 @testable import Preflight
 import Testing
 
-/// `--shard`: reading K/N and the batch engines' variables, the stable id and its hash, and the
-/// catalog digest of the shard manifest.
+/// `--shard`: reading K/N and the batch engines' variables, the stable id and its hash (the
+/// catalog digest of the shard manifest: `CatalogDigestTests`).
 @Suite("Preflight shards: --shard values, engines' environments, stable ids")
 struct ShardTests {
     @Test("K/N counts from 1 to N", arguments: [("1/1", 1, 1), ("1/4", 1, 4), ("4/4", 4, 4), ("37/100", 37, 100)])
@@ -161,41 +161,5 @@ struct ShardTests {
                 .filter { $0.hasPrefix("i") }
             #expect(before == after)
         }
-    }
-
-    @Test(
-        "SHA-256 of the catalog matches the standard's test vectors",
-        arguments: [
-            ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
-            ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
-            (
-                "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-                "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
-            ),
-        ])
-    func sha256(text: String, expected: String) {
-        var digest = SHA256Digest()
-        digest.update(Array(text.utf8))
-        #expect(digest.finish() == expected)
-    }
-
-    @Test("SHA-256 fed in uneven pieces equals one pass (a million bytes)")
-    func sha256Pieces() {
-        let bytes = (0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
-        var whole = SHA256Digest()
-        whole.update(bytes)
-        var pieces = SHA256Digest()
-        var offset = 0
-        var size = 1
-        while offset < bytes.count {
-            let end = min(bytes.count, offset + size)
-            pieces.update(bytes[offset..<end])
-            offset = end
-            size = size * 3 % 9973 + 1
-        }
-        #expect(whole.finish() == pieces.finish())
-        var million = SHA256Digest()
-        million.update([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000))
-        #expect(million.finish() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 }
