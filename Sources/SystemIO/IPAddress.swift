@@ -67,6 +67,8 @@ public struct IPv6Address: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// `::1`, the loopback address.
     public static let loopback = IPv6Address(bytes: [UInt8](repeating: 0, count: 15) + [1])!
+    /// `::`, the unspecified address: bound to, it means every interface.
+    public static let unspecified = IPv6Address(bytes: [UInt8](repeating: 0, count: 16))!
     /// `ff02::fb`, the mDNS multicast group (RFC 6762 §3).
     public static let mdnsGroup = IPv6Address(bytes: [0xFF, 0x02] + [UInt8](repeating: 0, count: 13) + [0xFB])!
 

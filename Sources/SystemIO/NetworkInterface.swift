@@ -116,30 +116,7 @@ public struct NetworkInterface: Sendable, Hashable, CustomStringConvertible {
         guard descriptor >= 0 else { throw SystemCallError("socket", errno: errno) }
         defer { close(descriptor) }
         // Any port will do: connecting a datagram socket sends nothing.
-        let port = UInt16(9).bigEndian
-        let connected: Int32
-        switch destination {
-        case .v4(let address):
-            var remote = sockaddr_in()
-            remote.sin_family = sa_family_t(AF_INET)
-            remote.sin_port = port
-            remote.sin_addr = address.inAddr
-            connected = withUnsafePointer(to: &remote) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-        case .v6(let address):
-            var remote = sockaddr_in6()
-            remote.sin6_family = sa_family_t(AF_INET6)
-            remote.sin6_port = port
-            remote.sin6_addr = address.in6Addr
-            connected = withUnsafePointer(to: &remote) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
-        }
+        let connected = SocketAddress(destination, port: 9).withSockaddr { connect(descriptor, $0, $1) }
         guard connected == 0 else { throw SystemCallError("connect", errno: errno) }
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)

@@ -89,27 +89,13 @@ public final class UDPMulticastSocket {
             setOption(Int32(IPPROTO_IP), IP_MULTICAST_TTL, 255)
             setOption(Int32(IPPROTO_IP), IP_MULTICAST_LOOP, 1)
             setOption(Int32(IPPROTO_IP), IP_MULTICAST_ALL, 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            bound = SocketAddress(.v4(IPv4Address(value: 0)), port: port).withSockaddr { bind(fd, $0, $1) }
         } else {
             setOption(Int32(IPPROTO_IPV6), IPV6_V6ONLY, 1)
             setOption(Int32(IPPROTO_IPV6), IPV6_RECVPKTINFO, 1)
             setOption(Int32(IPPROTO_IPV6), IPV6_MULTICAST_HOPS, 255)
             setOption(Int32(IPPROTO_IPV6), IPV6_MULTICAST_LOOP, 1)
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = port.bigEndian
-            bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
+            bound = SocketAddress(.v6(IPv6Address.unspecified), port: port).withSockaddr { bind(fd, $0, $1) }
         }
         guard bound == 0 else {
             let code = errno
@@ -324,36 +310,12 @@ public final class UDPMulticastSocket {
     /// Sends one datagram; nil when the system took it. A destination of the other family
     /// fails with `EAFNOSUPPORT`.
     public func send(_ bytes: [UInt8], to destination: DatagramAddress) -> SystemCallError? {
-        let result: Int
-        switch destination.address {
-        case .v4(let v4):
-            guard family == .ipv4 else { return SystemCallError("sendto", errno: EAFNOSUPPORT) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = destination.port.bigEndian
-            address.sin_addr = v4.inAddr
-            result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(
-                        descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL), $0,
-                        socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-        case .v6(let v6):
-            guard family == .ipv6 else { return SystemCallError("sendto", errno: EAFNOSUPPORT) }
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = destination.port.bigEndian
-            address.sin6_addr = v6.in6Addr
-            address.sin6_scope_id = destination.scopeID
-            result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(
-                        descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL), $0,
-                        socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
+        switch (destination.address, family) {
+        case (.v4, .ipv4), (.v6, .ipv6): break
+        case (.v4, .ipv6), (.v6, .ipv4): return SystemCallError("sendto", errno: EAFNOSUPPORT)
         }
+        let target = SocketAddress(destination.address, port: destination.port, scopeID: destination.scopeID)
+        let result = target.withSockaddr { sendto(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL), $0, $1) }
         return result < 0 ? SystemCallError("sendto", errno: errno) : nil
     }
 }
