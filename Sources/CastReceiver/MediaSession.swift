@@ -168,15 +168,8 @@ struct MediaSession: Sendable {
     /// items — a long queue would not fit in a 64 KiB frame otherwise; senders fetch the rest
     /// with QUEUE_GET_ITEMS.
     func status(at now: Duration) -> MediaStatus {
-        var status = MediaStatus(mediaSessionID: mediaSessionID)
-        status.media = currentMedia
-        status.playbackRate = playbackRate
-        status.currentTime = position(at: now).roundedToMilliseconds
-        status.supportedMediaCommands = supportedCommands
-        status.volume = volume
+        var status = commonStatus(at: now)
         status.activeTrackIDs = activeTrackIDs
-        status.currentItemID = currentItemID
-        status.repeatMode = repeatMode
         switch phase {
         case .loading:
             status.playerState = .idle
@@ -210,15 +203,23 @@ struct MediaSession: Sendable {
 
     /// The last status of a session that has ended: IDLE with the reason.
     func finalStatus(at now: Duration, idleReason: IdleReason, loadingItemID: Int? = nil) -> MediaStatus {
-        var status = MediaStatus(mediaSessionID: mediaSessionID, playerState: .idle)
+        var status = commonStatus(at: now)
+        status.playerState = .idle
         status.idleReason = idleReason
+        status.loadingItemID = loadingItemID
+        return status
+    }
+
+    /// What every MEDIA_STATUS entry of the session says, live or final: its media, rate,
+    /// position, commands, volume, current item and repeat mode.
+    private func commonStatus(at now: Duration) -> MediaStatus {
+        var status = MediaStatus(mediaSessionID: mediaSessionID)
         status.media = currentMedia
         status.playbackRate = playbackRate
         status.currentTime = position(at: now).roundedToMilliseconds
         status.supportedMediaCommands = supportedCommands
         status.volume = volume
         status.currentItemID = currentItemID
-        status.loadingItemID = loadingItemID
         status.repeatMode = repeatMode
         return status
     }

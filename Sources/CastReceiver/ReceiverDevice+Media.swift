@@ -444,29 +444,28 @@ extension ReceiverDevice {
     // MARK: - Playback commands
 
     mutating func handlePlay(requestID: Int, on connection: VirtualConnection) {
-        guard var session = media else { return }
-        switch session.phase {
-        case .paused:
-            session.anchorTime = now
-            session.phase = .playing
-        case .loading, .buffering:
-            session.autoplay = true
-        case .playing:
-            break
-        }
-        media = session
-        announceMediaStatus(answering: requestID, on: connection)
+        setPlaying(true, requestID: requestID, on: connection)
     }
 
     mutating func handlePause(requestID: Int, on connection: VirtualConnection) {
+        setPlaying(false, requestID: requestID, on: connection)
+    }
+
+    /// PLAY (`playing`) or PAUSE: a paused item plays on from where it stopped, a playing one
+    /// stops where it is, and an item still loading or buffering only remembers which to do
+    /// once it is ready. Answered with MEDIA_STATUS in every case.
+    private mutating func setPlaying(_ playing: Bool, requestID: Int, on connection: VirtualConnection) {
         guard var session = media else { return }
-        switch session.phase {
-        case .playing:
+        switch (session.phase, playing) {
+        case (.paused, true):
+            session.anchorTime = now
+            session.phase = .playing
+        case (.playing, false):
             session.reanchor(at: now)
             session.phase = .paused
-        case .loading, .buffering:
-            session.autoplay = false
-        case .paused:
+        case (.loading, _), (.buffering, _):
+            session.autoplay = playing
+        case (.playing, true), (.paused, false):
             break
         }
         media = session
