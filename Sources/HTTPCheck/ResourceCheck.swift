@@ -696,19 +696,30 @@ struct ResourceCheck {
         checkTiming(response, exchange: fetched.exchange)
     }
 
-    /// Segments, initialisation segments, keys and text tracks: the player's scripted GET.
-    mutating func checkFetched() async {
-        let bodyLimit = resource.kind == .hlsKey || resource.kind == .textTrack ? 64 : 0
-        let fetched = await fetch(
-            request(
-                .get, resource.url, headers: headers(origin: context.origin, range: resource.byteRange),
-                bodyLimit: bodyLimit))
-        guard let response = fetched.response else { return }
+    /// Sends the player's scripted GET (`request`, with the receiver's Origin) and judges what
+    /// every answer to one needs: its status, then the CORS header the browser checks before the
+    /// player sees the body. The end of the redirect chain and its answer, or nil when there is
+    /// no answer or its status ends the check (both reported).
+    mutating func fetchAsPlayer(_ request: HTTPRequest) async -> (fetched: Fetched, response: HTTPResponse)? {
+        let fetched = await fetch(request)
+        guard let response = fetched.response else { return nil }
         result.status = response.status
-        guard checkStatus(response, exchange: fetched.exchange) else { return }
+        guard checkStatus(response, exchange: fetched.exchange) else { return nil }
         checkCORS(
             response, exchange: fetched.exchange, sentOrigin: fetched.request.headers["origin"] ?? context.origin,
             originIsNull: fetched.originIsNull, severity: .error)
+        return (fetched, response)
+    }
+
+    /// Segments, initialisation segments, keys and text tracks: the player's scripted GET.
+    mutating func checkFetched() async {
+        let bodyLimit = resource.kind == .hlsKey || resource.kind == .textTrack ? 64 : 0
+        guard
+            case let (fetched, response)? = await fetchAsPlayer(
+                request(
+                    .get, resource.url, headers: headers(origin: context.origin, range: resource.byteRange),
+                    bodyLimit: bodyLimit))
+        else { return }
         checkContentType(response, exchange: fetched.exchange)
         checkTiming(response, exchange: fetched.exchange)
         checkBodyStall(response, exchange: fetched.exchange)
@@ -748,16 +759,12 @@ struct ResourceCheck {
 
     /// Manifests: the player's GET, then the walk to what they list.
     mutating func checkManifest() async {
-        let fetched = await fetch(
-            request(
-                .get, resource.url, headers: headers(origin: context.origin, range: nil), bodyLimit: Self.manifestLimit)
-        )
-        guard let response = fetched.response else { return }
-        result.status = response.status
-        guard checkStatus(response, exchange: fetched.exchange) else { return }
-        checkCORS(
-            response, exchange: fetched.exchange, sentOrigin: fetched.request.headers["origin"] ?? context.origin,
-            originIsNull: fetched.originIsNull, severity: .error)
+        guard
+            case let (fetched, response)? = await fetchAsPlayer(
+                request(
+                    .get, resource.url, headers: headers(origin: context.origin, range: nil),
+                    bodyLimit: Self.manifestLimit))
+        else { return }
         checkTiming(response, exchange: fetched.exchange)
         result.length = response.body.count
         if checkBodyStall(response, exchange: fetched.exchange) { return }
