@@ -1,5 +1,7 @@
 import CastModel
 import CommandParsing
+import Foundation
+import MediaProbe
 
 /// Prints diagnostics to stderr the way compilers do, with a one-line summary.
 struct DiagnosticPrinter {
@@ -54,5 +56,22 @@ enum CommonOptions {
 
     static func colorMode(_ values: ParsedValues) -> ColorMode {
         values.option("color").flatMap(ColorMode.init(rawValue:)) ?? .auto
+    }
+
+    /// The device profiles `--devices` names (comma-separated ids, and `none` for no device
+    /// where `allowsNone`); every profile when it is not given.
+    ///
+    /// - Throws: ``UsageError`` naming the first unknown profile and the known ones.
+    static func deviceProfiles(_ values: ParsedValues, allowsNone: Bool = false) throws(UsageError) -> [DeviceProfile] {
+        guard let list = values.option("devices") else { return DeviceProfile.all }
+        if allowsNone, list == "none" { return [] }
+        let (selected, unknown) = DeviceProfile.select(
+            list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        if let first = unknown.first {
+            throw values.usageError(
+                "unknown device profile '\(first)'; known: \(DeviceProfile.all.map(\.id).joined(separator: ", "))",
+                concerning: "devices")
+        }
+        return selected
     }
 }

@@ -147,17 +147,7 @@ enum PreflightCommand {
             ])
             return 1
         }
-        var devices = DeviceProfile.all
-        if let list = values.option("devices") {
-            let (selected, unknown) = DeviceProfile.select(
-                list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-            if let first = unknown.first {
-                throw values.usageError(
-                    "unknown device profile '\(first)'; known: \(DeviceProfile.all.map(\.id).joined(separator: ", "))",
-                    concerning: "devices")
-            }
-            devices = selected
-        }
+        let devices = try CommonOptions.deviceProfiles(values)
         let output = values.option("output") ?? "preflight"
         var configuration = PreflightConfiguration(catalogPath: catalog, outputDirectory: output, devices: devices)
         configuration.jobs = try values.integer("jobs", in: 1...64) ?? 4

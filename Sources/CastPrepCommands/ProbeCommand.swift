@@ -48,21 +48,7 @@ enum ProbeCommand {
         let width = try values.integer("jobs", in: 1...64) ?? 4
         let timeout = try values.number("timeout", in: 0.1...3600) ?? 15
         let prober = MediaProber(limits: .init(timeout: timeout))
-        var devices = DeviceProfile.all
-        if let list = values.option("devices") {
-            if list == "none" {
-                devices = []
-            } else {
-                let (selected, unknown) = DeviceProfile.select(
-                    list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-                if let first = unknown.first {
-                    throw values.usageError(
-                        "unknown device profile '\(first)'; known: \(DeviceProfile.all.map(\.id).joined(separator: ", "))",
-                        concerning: "devices")
-                }
-                devices = selected
-            }
-        }
+        let devices = try CommonOptions.deviceProfiles(values, allowsNone: true)
         let judge = DeviceJudge()
         let results = await prober.probe(paths: paths, width: width)
         let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
