@@ -221,6 +221,18 @@ final class RemoteFixture: Sendable {
         try await onOwnThread { [media] in media.stop() }
         try? FileManager.default.removeItem(at: folder)
     }
+
+    /// Runs `body` with a new fixture and stops the fixture afterwards, also when `body` throws.
+    static func run(_ body: (RemoteFixture) async throws -> Void) async throws {
+        let fixture = try await RemoteFixture()
+        do {
+            try await body(fixture)
+        } catch {
+            try await fixture.stop()
+            throw error
+        }
+        try await fixture.stop()
+    }
 }
 
 @Suite(
@@ -229,8 +241,7 @@ final class RemoteFixture: Sendable {
 struct RemoteTmuxTests {
     @Test("expanded controller: the introduction once, then keys change the device and the screen follows")
     func expanded() async throws {
-        let fixture = try await RemoteFixture()
-        do {
+        try await RemoteFixture.run { fixture in
             let tmux = try await TmuxSession.start(command: fixture.command(""))
             let introduction = try await tmux.waitForScreen("the introduction") {
                 $0.contains("Welcome to castprep remote") && $0.contains("Default Media Receiver")
@@ -281,17 +292,12 @@ struct RemoteTmuxTests {
             try await tmux.waitForScreen("two items left") { $0.contains("Queue (2 items)") }
             try await tmux.press("Escape", "q")
             try await tmux.waitForExit()
-        } catch {
-            try await fixture.stop()
-            throw error
         }
-        try await fixture.stop()
     }
 
     @Test("mini controller: one line with its 3 slots")
     func mini() async throws {
-        let fixture = try await RemoteFixture()
-        do {
+        try await RemoteFixture.run { fixture in
             let tmux = try await TmuxSession.start(command: fixture.command("--mini"), width: 100, height: 3)
             try await tmux.waitForScreen("the introduction line") { $0.contains("any key to start") }
             try await tmux.press("x")  // the first run's introduction is dismissed by any key
@@ -304,17 +310,12 @@ struct RemoteTmuxTests {
             try await tmux.waitForScreen("captions on") { $0.contains("captions English (en)") }
             try await tmux.press("q")
             try await tmux.waitForExit()
-        } catch {
-            try await fixture.stop()
-            throw error
         }
-        try await fixture.stop()
     }
 
     @Test("a custom layout sends its message; a custom style colours the screen in 24-bit")
     func customLayoutAndStyle() async throws {
-        let fixture = try await RemoteFixture()
-        do {
+        try await RemoteFixture.run { fixture in
             let layout = fixture.folder.appendingPathComponent("layout.json")
             try Data(
                 #"""
@@ -348,11 +349,7 @@ struct RemoteTmuxTests {
             try await tmux.waitForScreen("the notice") { $0.contains("sent on urn:x-cast:com.example.like") }
             try await tmux.press("q")
             try await tmux.waitForExit()
-        } catch {
-            try await fixture.stop()
-            throw error
         }
-        try await fixture.stop()
     }
 
     @Test("a device that refuses: the no-devices screen, then q")

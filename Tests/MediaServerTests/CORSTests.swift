@@ -5,16 +5,22 @@ import Testing
 struct CORSTests {
     static let receiverOrigin = "https://www.gstatic.com"
 
+    /// A GET preflight for /movie.mp4 from the receiver's origin, as a Cast receiver sends it,
+    /// with the headers it asks for or the private-network request.
+    private func receiverPreflight(port: UInt16, requestHeaders: String? = nil, privateNetwork: String? = nil)
+        async throws -> HTTPResponse
+    {
+        var headers = [("Origin", Self.receiverOrigin), ("Access-Control-Request-Method", "GET")]
+        if let requestHeaders { headers.append(("Access-Control-Request-Headers", requestHeaders)) }
+        if let privateNetwork { headers.append(("Access-Control-Request-Private-Network", privateNetwork)) }
+        return try await request("OPTIONS", "/movie.mp4", port: port, headers: headers)
+    }
+
     @Test("a preflight gets 204 with origin, methods, the required headers and a max age")
     func preflight() async throws {
         let tree = try TestTree()
         try await withServer(tree) { endpoint, _ in
-            let response = try await request(
-                "OPTIONS", "/movie.mp4", port: endpoint.port,
-                headers: [
-                    ("Origin", Self.receiverOrigin), ("Access-Control-Request-Method", "GET"),
-                    ("Access-Control-Request-Headers", "range,content-type"),
-                ])
+            let response = try await receiverPreflight(port: endpoint.port, requestHeaders: "range,content-type")
             #expect(response.status == 204)
             #expect(response.body.isEmpty)
             #expect(response.header("Access-Control-Allow-Origin") == "*")
@@ -29,22 +35,12 @@ struct CORSTests {
     func echoedHeaders() async throws {
         let tree = try TestTree()
         try await withServer(tree) { endpoint, _ in
-            let sane = try await request(
-                "OPTIONS", "/movie.mp4", port: endpoint.port,
-                headers: [
-                    ("Origin", Self.receiverOrigin), ("Access-Control-Request-Method", "GET"),
-                    ("Access-Control-Request-Headers", "range, x-player-session"),
-                ])
+            let sane = try await receiverPreflight(port: endpoint.port, requestHeaders: "range, x-player-session")
             #expect(
                 sane.header("Access-Control-Allow-Headers")
                     == "Range, Content-Type, Accept-Encoding, Origin, x-player-session")
             #expect(sane.header("Vary") == "Access-Control-Request-Headers")
-            let hostile = try await request(
-                "OPTIONS", "/movie.mp4", port: endpoint.port,
-                headers: [
-                    ("Origin", Self.receiverOrigin), ("Access-Control-Request-Method", "GET"),
-                    ("Access-Control-Request-Headers", "range, x-a\"b, <script>"),
-                ])
+            let hostile = try await receiverPreflight(port: endpoint.port, requestHeaders: "range, x-a\"b, <script>")
             #expect(hostile.header("Access-Control-Allow-Headers") == "Range, Content-Type, Accept-Encoding, Origin")
         }
     }
@@ -53,12 +49,7 @@ struct CORSTests {
     func privateNetwork() async throws {
         let tree = try TestTree()
         try await withServer(tree) { endpoint, _ in
-            let response = try await request(
-                "OPTIONS", "/movie.mp4", port: endpoint.port,
-                headers: [
-                    ("Origin", Self.receiverOrigin), ("Access-Control-Request-Method", "GET"),
-                    ("Access-Control-Request-Private-Network", "true"),
-                ])
+            let response = try await receiverPreflight(port: endpoint.port, privateNetwork: "true")
             #expect(response.header("Access-Control-Allow-Private-Network") == "true")
         }
     }
@@ -97,12 +88,7 @@ struct CORSTests {
             #expect(other.status == 200)
             #expect(other.header("Access-Control-Allow-Origin") == nil)
             #expect(other.header("Vary") == "Origin")
-            let preflight = try await request(
-                "OPTIONS", "/movie.mp4", port: endpoint.port,
-                headers: [
-                    ("Origin", Self.receiverOrigin), ("Access-Control-Request-Method", "GET"),
-                    ("Access-Control-Request-Headers", "range"),
-                ])
+            let preflight = try await receiverPreflight(port: endpoint.port, requestHeaders: "range")
             #expect(preflight.header("Access-Control-Allow-Origin") == Self.receiverOrigin)
             #expect(preflight.header("Vary") == "Origin, Access-Control-Request-Headers")
         }

@@ -29,17 +29,8 @@ public final class ForeignServer {
     public init(_ kind: Kind) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-u", "-c", Self.script, kind.rawValue]
-        let output = Pipe()
-        process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        port = try process.runReadingAnnouncedPort()
         if port == 0 {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
