@@ -8,6 +8,7 @@
 // The engines run without sockets, so nothing is sent anywhere.
 @testable import CastDiscovery
 import Glibc
+import SystemIO
 
 /// Which entry point to exercise, read once.
 let fuzzTarget: String = getenv("DISCOVERY_FUZZ_TARGET").map { String(cString: $0) } ?? "dns"
@@ -67,7 +68,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let engine = BrowserEngine(configuration: .init(), interfaces: [loopback], sockets: [], shared: BrowserSharedState(), continuation: continuation)
         var now = ContinuousClock.now
         engine.start(now: now)
-        let source = SocketAddress(address: .v4(IPv4Address("127.0.0.2")!), port: 5353)
+        let source = DatagramAddress(address: .v4(IPv4Address("127.0.0.2")!), port: 5353)
         for (packet, step) in packets(bytes) {
             engine.handle(Datagram(bytes: packet, source: source, interfaceIndex: 1), now: now)
             now = now + .seconds(step)
@@ -80,7 +81,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         engine.start(now: now)
         for (packet, step) in packets(bytes) {
             let port: UInt16 = step & 1 == 0 ? 5353 : 40000
-            engine.handle(Datagram(bytes: packet, source: SocketAddress(address: .v4(.loopback), port: port), interfaceIndex: 1), now: now)
+            engine.handle(Datagram(bytes: packet, source: DatagramAddress(address: .v4(.loopback), port: port), interfaceIndex: 1), now: now)
             now = now + .milliseconds(step * 10)
             _ = engine.fire(now: now)
         }
