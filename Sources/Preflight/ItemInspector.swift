@@ -40,6 +40,12 @@ struct ItemInspector: Sendable {
     var manifest: OutputManifest?
     /// The poster frames written in this run, shared by every copy of the inspector.
     var writtenPosters = WrittenPosters()
+    /// Probes of local files in this run, shared by every copy of the inspector: items naming
+    /// the same file (a hard link, the same path twice) are probed once.
+    var localProbes = LocalFileMemo<Result<ProbeResult, ProbeError>>(capacity: 256)
+    /// Poster frames of local files in this run, shared the same way (a JPEG is tens of
+    /// kilobytes, so fewer are kept).
+    var localPosters = LocalFileMemo<Result<[UInt8], any Error>>(capacity: 32)
 
     func inspect(_ original: CatalogItem, catalogFindings: [Diagnostic]) async -> InspectedItem {
         var item = original
@@ -53,14 +59,23 @@ struct ItemInspector: Sendable {
         // 1. Probe the source the receiver will be given.
         if let source = builder.preferredSource(of: item), let sourceIndex = item.sources.firstIndex(of: source) {
             let local = LocalServing.filePath(of: source.url)
-            if let local, (try? await BlockingWork.run { FileManager.default.fileExists(atPath: local) }) != true {
+            // Whether the file is there and, when it is one, what identifies its bytes: one
+            // trip off the cooperative pool for both.
+            var file: (exists: Bool, key: LocalFileKey?)?
+            if let local {
+                file =
+                    (try? await BlockingWork.run {
+                        (exists: FileManager.default.fileExists(atPath: local), key: LocalFileKey(path: local))
+                    }) ?? (exists: false, key: nil)
+            }
+            if let local, file?.exists != true {
                 findings.append(
                     Diagnostic(
                         .error, "media.file-missing", "\(label): the media file \(local) does not exist",
                         fix: "fix the path in the catalog or restore the file", location: item.location, path: item.path
                     ))
             } else {
-                switch await prober.probe(path: local ?? source.url) {
+                switch await probeSource(local ?? source.url, key: file?.key) {
                 case .success(let result):
                     probe = result
                     findings += ProbeEnrichment.apply(
@@ -72,7 +87,7 @@ struct ItemInspector: Sendable {
                             location: item.location, path: item.path, url: source.url))
                 }
                 if makePosters, let local, let probe, !probe.videoStreams.isEmpty {
-                    poster = await writePoster(for: item, from: local, findings: &findings)
+                    poster = await writePoster(for: item, from: local, key: file?.key, findings: &findings)
                 }
             }
         } else {
@@ -400,14 +415,49 @@ struct ItemInspector: Sendable {
         return (output, note)
     }
 
+    /// Probes `path` (a local file or a URL). A local file this run has probed already under
+    /// any name with the same extension (a hard link, the same path twice) gets that answer,
+    /// with its own path as the source; an HLS playlist or DASH manifest, whose answer depends
+    /// on the files beside it, and a failure, whose message names the path, are probed again.
+    private func probeSource(_ path: String, key: LocalFileKey?) async -> Result<ProbeResult, ProbeError> {
+        let prober = prober
+        guard let key else { return await prober.probe(path: path) }
+        let answer = await localProbes.value(for: key) { await prober.probe(path: path) }
+        if answer.isOwn { return answer.value }
+        guard case .success(var result) = answer.value, result.hls == nil, result.dash == nil else {
+            return await prober.probe(path: path)
+        }
+        result.source = path
+        return .success(result)
+    }
+
+    /// The poster frame of a local file as JPEG, made once per file in the run (see
+    /// ``probeSource(_:key:)``); a failure is tried again so its message names this path.
+    private func posterFrame(of path: String, key: LocalFileKey?) async -> Result<[UInt8], any Error> {
+        let make: @Sendable () async -> Result<[UInt8], any Error> = {
+            do {
+                return .success(try await BlockingWork.run { try PosterFrame(maximumWidth: 480).jpeg(from: path) })
+            } catch {
+                return .failure(error)
+            }
+        }
+        guard let key else { return await make() }
+        let answer = await localPosters.value(for: key, work: make)
+        if answer.isOwn { return answer.value }
+        guard case .success = answer.value else { return await make() }
+        return answer.value
+    }
+
     /// Writes the item's poster frame into `posters/`, named by its content: items whose
     /// frames are the same image (one file linked under several names, a shared opening)
     /// share one file, written once per run.
-    private func writePoster(for item: CatalogItem, from path: String, findings: inout [Diagnostic]) async -> String? {
+    private func writePoster(
+        for item: CatalogItem, from path: String, key: LocalFileKey?, findings: inout [Diagnostic]
+    ) async -> String? {
         let jpeg: [UInt8]
-        do {
-            jpeg = try await BlockingWork.run { try PosterFrame(maximumWidth: 480).jpeg(from: path) }
-        } catch {
+        switch await posterFrame(of: path, key: key) {
+        case .success(let bytes): jpeg = bytes
+        case .failure(let error):
             findings.append(
                 Diagnostic(
                     .note, "preflight.poster-failed", "no poster frame for \(path): \(error)", location: item.location))

@@ -137,9 +137,19 @@ struct PreflightRunner: Sendable {
         var perItem: [Int: [Diagnostic]] = [:]
         var catalogFindings: [Diagnostic] = []
         let located = catalog.locating(catalog.diagnostics)
+        // Only the items at a prefix of some finding's path are looked up, so a long catalog
+        // with few findings keeps no table of every item's path.
+        var findingPrefixes = Set<JSONPath>()
+        for path in located.compactMap(\.path) {
+            for length in stride(from: path.components.count, through: 1, by: -1) {
+                findingPrefixes.insert(JSONPath(components: Array(path.components.prefix(length))))
+            }
+        }
         var itemAtPath: [JSONPath: Int] = [:]
-        for item in catalog.items {
-            if let path = item.path { itemAtPath[path] = item.index }
+        if !findingPrefixes.isEmpty {
+            for item in catalog.items {
+                if let path = item.path, findingPrefixes.contains(path) { itemAtPath[path] = item.index }
+            }
         }
         for finding in located {
             // The item whose path is the longest prefix of the finding's path owns it.

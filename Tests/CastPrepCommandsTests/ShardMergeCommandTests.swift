@@ -121,6 +121,39 @@ struct ShardMergeCommandTests {
             catalog: catalog, counts: [1, 2, 3, 4], extra: ["--no-posters", "--jobs", "8"], in: folder)
     }
 
+    @Test("merging the shards of a 2,500-item catalog gives the unsharded run's paged report (report-pages/) and files")
+    func pagedReport() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let media = folder + "/library/media"
+        try FileManager.default.createDirectory(atPath: media, withIntermediateDirectories: true)
+        let samples = Repository.root().appendingPathComponent("Samples").path
+        // Hard links of two small samples: each file is probed once per run, so the run's
+        // time goes to the 2,500 items' checks, reports and pages.
+        let names = ["tone.mp3", "h264-aac-faststart.mp4"]
+        try FileManager.default.copyItem(atPath: samples + "/subs.en.srt", toPath: media + "/subs.srt")
+        // Copied once into the library, then linked there: links never cross file systems.
+        for name in names { try FileManager.default.copyItem(atPath: samples + "/" + name, toPath: media + "/" + name) }
+        var items: [String] = []
+        for index in 0..<2500 {
+            let name = "\(index)-" + names[index % names.count]
+            try FileManager.default.linkItem(
+                atPath: media + "/" + names[index % names.count], toPath: media + "/" + name)
+            var item = #"{"id": "item-\#(index)", "title": "Item \#(index)", "url": "media/\#(name)""#
+            if index % 500 == 0 { item += #", "captions": [{"src": "media/subs.srt", "language": "en"}]"# }
+            items.append(item + "}")
+        }
+        let catalog = folder + "/library/catalog.json"
+        try Data(#"{"castprep": 1, "title": "Paged", "items": [\#n\#(items.joined(separator: ",\n"))]}"#.utf8)
+            .write(to: URL(fileURLWithPath: catalog))
+        try Self.expectMergesMatch(
+            catalog: catalog, counts: [2, 3], extra: ["--no-posters", "--jobs", "8"], in: folder)
+        for run in ["whole", "merged-2", "merged-3"] {
+            let pages = try FileManager.default.contentsOfDirectory(atPath: folder + "/" + run + "/report-pages")
+            #expect(pages.sorted() == ["2.html", "3.html"], "\(run): \(pages)")
+        }
+    }
+
     @Test("a missing, duplicated or foreign shard is an error naming it, and nothing is written")
     func refusals() throws {
         let folder = try Self.temporaryFolder()
