@@ -118,13 +118,6 @@ final class ServeProcess: Sendable {
     }
 }
 
-/// Runs blocking work on a thread of its own, off Swift's cooperative pool.
-func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
-}
-
 /// Runs curl and returns what `--write-out` printed.
 func curl(_ arguments: [String]) throws -> String {
     let process = Process()

@@ -18,7 +18,7 @@ struct CastEndToEndTests {
         "a local queue with side-car captions reaches PLAYING; next, prev, seek, pause, volume, captions and style reflect on the device"
     )
     func queueWithCaptionsAndControls() async throws {
-        let folder = try CastingSamples.folder()
+        let folder = try await CastingSamples.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let device = try await EmulatedDevice.start()
         let host = device.hostArgument
@@ -186,7 +186,7 @@ struct CastEndToEndTests {
 
     @Test("every frame the sender puts on the wire is a canonical CastMessage whose JSON passes the validator")
     func recordedFramesAreValid() async throws {
-        let folder = try CastingSamples.folder()
+        let folder = try await CastingSamples.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let device = try await EmulatedDevice.start()
         let cast = try CastPrepBinary.start([

@@ -12,7 +12,7 @@ final class TransportTests {
     let nginx: NginxServer
     let certificateDirectory: URL
 
-    init() throws {
+    init() async throws {
         fixtures = try HTTPFixtures.make()
         certificateDirectory = fixtures.appendingPathComponent("tls")
         try FileManager.default.createDirectory(at: certificateDirectory, withIntermediateDirectories: true)
@@ -27,10 +27,9 @@ final class TransportTests {
         ]
         openssl.standardError = FileHandle.nullDevice
         openssl.standardOutput = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
+        try await ChildProcess.run(openssl)
         let cors = #"add_header Access-Control-Allow-Origin "*" always;"#
-        nginx = try NginxServer(
+        nginx = try await NginxServer(
             sites: [
                 "slow": cors + """
 

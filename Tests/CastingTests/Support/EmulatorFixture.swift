@@ -154,7 +154,7 @@ final class RunningCommand: Sendable {
 /// Media made for the casting tests: a long clip, so that playback does not end mid-test.
 enum CastingSamples {
     /// A folder with `movie.mp4` (60 s, tiny), `movie.en.srt`, `movie.de.ttml`, `song.mp3` and a style file.
-    static func folder() throws -> URL {
+    static func folder() async throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-cast-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let samples = Repository.root().appendingPathComponent("Samples")
@@ -167,8 +167,7 @@ enum CastingSamples {
             "-movflags", "+faststart",
             folder.appendingPathComponent("movie.mp4").path,
         ]
-        try ffmpeg.run()
-        ffmpeg.waitUntilExit()
+        try await ChildProcess.run(ffmpeg)
         guard ffmpeg.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
         try FileManager.default.copyItem(
             at: samples.appendingPathComponent("subs.en.srt"), to: folder.appendingPathComponent("movie.en.srt"))
