@@ -492,6 +492,11 @@ final class EmulatorProcess: Sendable {
         self.errors = errors
     }
 
+    /// Kills the process if a failed test left it running (Foundation reaps it).
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
     static func start(name: String, id: String, bind: String, model: String = "Chromecast", advertise: Bool = true)
         async throws -> EmulatorProcess
     {

@@ -72,6 +72,11 @@ final class ServeProcess: Sendable {
         self.process = process
     }
 
+    /// Kills the process if a failed test left it running (Foundation reaps it).
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
     /// Blocks until stdout holds a line starting with `Serving`, the process ends, or 15 s pass.
     func waitForStartLine() -> String {
         var text = ""

@@ -135,7 +135,11 @@ struct CastEndToEndTests {
 
     @Test("a queue too big for one 64 KiB message is split into QUEUE_LOAD + QUEUE_INSERTs and arrives whole, in order")
     func bigQueueIsSplit() async throws {
-        let (server, endpoint) = try SampleServer.start()
+        // Items of a minute: with the 2 s samples, a loaded machine could see an item end (and the
+        // device start a new media session) while the sender was still sending the queue.
+        let media = try await CastingSamples.folder()
+        defer { try? FileManager.default.removeItem(at: media) }
+        let (server, endpoint) = try SampleServer.start(serving: media)
         defer { server.stop() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "castprep-queue-\(UUID().uuidString)")
@@ -146,8 +150,8 @@ struct CastEndToEndTests {
             [
                 "id": .string("item-\(index)"),
                 "title": .string("Episode \(index): " + String(repeating: "a long title ", count: 12)),
-                "url": .string(endpoint.url(forPath: "h264-aac-faststart.mp4") + "?n=\(index)"),
-                "contentType": "video/mp4", "duration": 2,
+                "url": .string(endpoint.url(forPath: "movie.mp4") + "?n=\(index)"),
+                "contentType": "video/mp4", "duration": 60,
             ]
         }
         let catalog = folder.appendingPathComponent("big.json")
