@@ -276,19 +276,15 @@ struct ReceiverInteropTests {
     /// Runs an interop script (it makes its own network namespace) with the built binary and
     /// returns its status and everything it printed.
     static func runInterop(_ script: String) async throws -> (Int32, String) {
-        try await onOwnThread { () -> (Int32, String) in
-            let process = Process()
-            process.executableURL = Repository.root().appendingPathComponent(script)
-            process.arguments = [castprepBinary]
-            process.currentDirectoryURL = Repository.root()
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
+        let process = Process()
+        process.executableURL = Repository.root().appendingPathComponent(script)
+        process.arguments = [castprepBinary]
+        process.currentDirectoryURL = Repository.root()
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let result = try await ChildProcess.run(process)
+        return (result.status, result.output)
     }
 
     @Test(

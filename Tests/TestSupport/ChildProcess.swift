@@ -71,7 +71,7 @@ public enum ChildProcess {
     public static func run(_ process: Process, stdin: Data? = nil) async throws -> ProcessResult {
         let input = stdin.map { _ in Pipe() }
         if let input { process.standardInput = input }
-        try process.run()
+        try await start(process)
         if let input, let stdin {
             Thread {
                 // A child that exits without reading makes the write fail with EPIPE, which
@@ -81,6 +81,21 @@ public enum ChildProcess {
             }.start()
         }
         return await finish(process)
+    }
+
+    /// Starts `process` from a thread of its own that has SIGINT and SIGTERM unblocked, so the
+    /// child starts with them unblocked too. The test process blocks them on the threads that ran
+    /// a command's signal handling, and a child inherits its spawning thread's mask: a script
+    /// whose cleanup sends SIGTERM to its own children and waits would then wait forever.
+    public static func start(_ process: Process) async throws {
+        try await onOwnThread {
+            var signals = sigset_t()
+            sigemptyset(&signals)
+            sigaddset(&signals, SIGINT)
+            sigaddset(&signals, SIGTERM)
+            pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+            try process.run()
+        }
     }
 
     /// Awaits the end of a started `process`, reading whatever `Pipe`s it writes to.
