@@ -40,15 +40,14 @@ enum MediaFixtures {
 
     /// Runs ffmpeg with `arguments` in `directory`; true on success.
     @discardableResult
-    static func run(_ arguments: [String], in directory: URL) throws -> Bool {
+    static func run(_ arguments: [String], in directory: URL) async throws -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(ffmpeg))
         process.arguments = ["-hide_banner", "-loglevel", "error", "-y"] + arguments
         process.currentDirectoryURL = directory
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
+        try await ChildProcess.run(process)
         return process.terminationStatus == 0
     }
 
@@ -67,7 +66,7 @@ struct EmbeddedStreamTests {
     func movText() async throws {
         let directory = try MediaFixtures.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try #require(
+        try await #require(
             try MediaFixtures.run(
                 [
                     "-f", "lavfi", "-i", "color=c=black:s=64x64:d=3", "-i", "subs.srt", "-c:v", "libx264", "-c:s",
@@ -90,7 +89,7 @@ struct EmbeddedStreamTests {
     func matroska() async throws {
         let directory = try MediaFixtures.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try #require(
+        try await #require(
             try MediaFixtures.run(
                 [
                     "-i", "subs.srt", "-i", "subs.ass", "-map", "0", "-map", "1", "-c:s:0", "srt", "-c:s:1", "ass",
@@ -116,7 +115,7 @@ struct EmbeddedStreamTests {
     func wrongIndex() async throws {
         let directory = try MediaFixtures.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try #require(
+        try await #require(
             try MediaFixtures.run(
                 [
                     "-f", "lavfi", "-i", "color=c=black:s=64x64:d=1", "-i", "subs.srt", "-c:v", "libx264", "-c:s",
@@ -165,7 +164,7 @@ struct EmbeddedStreamTests {
         let directory = try MediaFixtures.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data(Self.pgsBytes()).write(to: directory.appendingPathComponent("subs.sup"))
-        try #require(
+        try await #require(
             try MediaFixtures.run(
                 [
                     "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=3", "-i", "subs.sup", "-map", "0",

@@ -12,7 +12,7 @@ enum Interop {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Scripts/interop/captions_compare.py")
 
-    static func run(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String) {
+    static func run(_ executable: String, _ arguments: [String]) async -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [executable] + arguments
@@ -20,17 +20,17 @@ enum Interop {
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
         do {
-            try process.run()
+            let result = try await ChildProcess.run(process)
+            return (result.status, result.output)
         } catch {
             return (-1, "\(error)")
         }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     /// Converts a fixture, writes our WebVTT to a temp file, and runs the comparison.
-    static func compare(_ mode: String, fixture: String, extra: [String] = []) throws -> (ok: Bool, message: String) {
+    static func compare(_ mode: String, fixture: String, extra: [String] = []) async throws -> (
+        ok: Bool, message: String
+    ) {
         let conversion = try Fixtures.convert(fixture)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("interop-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -40,7 +40,7 @@ enum Interop {
         let input = directory.appendingPathComponent((fixture as NSString).lastPathComponent)
         try Data(try Fixtures.bytes(fixture)).write(to: input)
         let arguments = [script.path, mode, ours.path] + (mode == "webvtt" ? [] : [input.path]) + extra
-        let result = run("python3", arguments)
+        let result = await run("python3", arguments)
         let message = result.output.trimmingCharacters(in: .whitespacesAndNewlines)
         return (result.status == 0, message)
     }
@@ -57,8 +57,8 @@ struct InteropTests {
         "webvtt-py reads CastPrep's output with the same cue count and timings",
         .requires(.python3Module("webvtt", package: "webvtt-py")),
         arguments: Interop.allFixtures)
-    func webvttPy(fixture: String) throws {
-        let result = try Interop.compare("webvtt", fixture: fixture)
+    func webvttPy(fixture: String) async throws {
+        let result = try await Interop.compare("webvtt", fixture: fixture)
         #expect(result.ok, "\(result.message)")
     }
 
@@ -66,8 +66,8 @@ struct InteropTests {
         "cue timings agree with ffmpeg's own SRT/ASS conversion to the millisecond",
         .requires(.ffmpeg, .python3),
         arguments: ["srt/peers-experiment.srt", "srt/utf16le-bom.srt", "interop/simple.ass"])
-    func ffmpeg(fixture: String) throws {
-        let result = try Interop.compare("ffmpeg", fixture: fixture)
+    func ffmpeg(fixture: String) async throws {
+        let result = try await Interop.compare("ffmpeg", fixture: fixture)
         #expect(result.ok, "\(result.message)")
     }
 
@@ -80,8 +80,9 @@ struct InteropTests {
             // line; CastPrep uses each pair's exact frame × 1001/30000 s, so they differ by < 1 frame.
             ("scc/popon.scc", 34),
         ])
-    func pycaption(fixture: String, tolerance: Int) throws {
-        let result = try Interop.compare("pycaption", fixture: fixture, extra: ["--tolerance", String(tolerance)])
+    func pycaption(fixture: String, tolerance: Int) async throws {
+        let result = try await Interop.compare(
+            "pycaption", fixture: fixture, extra: ["--tolerance", String(tolerance)])
         #expect(result.ok, "\(result.message)")
     }
 }

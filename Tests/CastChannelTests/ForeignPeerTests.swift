@@ -53,7 +53,7 @@ struct ForeignPeerTests {
             (.tlsBinary, "accepted TLS but answered with bytes that are not CASTV2 frames (de ad be ef"),
         ])
     func foreignServer(kind: ForeignServer.Kind, phrase: String) async throws {
-        let server = try ForeignServer(kind)
+        let server = try await ForeignServer(kind)
         let error = await #expect(throws: ChannelError.self) {
             let connection = try await CastChannelConnection.connect(
                 host: "127.0.0.1", port: server.port, timeout: .seconds(5))
@@ -71,7 +71,7 @@ struct ForeignPeerTests {
         "a server that accepts TCP and never answers the handshake is named as probably not a device",
         .requires(.python3, .openssl))
     func silentServer() async throws {
-        let server = try ForeignServer(.silent)
+        let server = try await ForeignServer(.silent)
         let error = await #expect(throws: ChannelError.self) {
             _ = try await CastChannelConnection.connect(
                 host: "127.0.0.1", port: server.port, timeout: .milliseconds(500))

@@ -492,6 +492,11 @@ final class EmulatorProcess: Sendable {
         self.errors = errors
     }
 
+    /// Kills the process if a failed test left it running (Foundation reaps it).
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
     static func start(name: String, id: String, bind: String, model: String = "Chromecast", advertise: Bool = true)
         async throws -> EmulatorProcess
     {
@@ -534,38 +539,8 @@ struct EmulatorFailure: Error, CustomStringConvertible {
 func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> (
     status: Int32, output: String, error: String
 ) {
-    try await onOwnThread {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = (environment ?? ProcessInfo.processInfo.environment).merging(["NO_COLOR": "1"]) { $1 }
-        process.standardInput = FileHandle.nullDevice
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        // Drain stderr on another thread while reading stdout, so neither pipe can fill up.
-        let errorData = Mutex<Data>(Data())
-        let drained = DispatchSemaphore(value: 0)
-        Thread {
-            let data = error.fileHandleForReading.readDataToEndOfFile()
-            errorData.withLock { $0 = data }
-            drained.signal()
-        }.start()
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        drained.wait()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: outData, as: UTF8.self),
-            String(decoding: errorData.withLock { $0 }, as: UTF8.self)
-        )
-    }
-}
-
-/// Runs blocking work on a thread of its own, off Swift's cooperative pool.
-func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
+    let result = try await ChildProcess.run(
+        executable, arguments,
+        environment: (environment ?? ProcessInfo.processInfo.environment).merging(["NO_COLOR": "1"]) { $1 })
+    return (result.status, result.output, result.error)
 }

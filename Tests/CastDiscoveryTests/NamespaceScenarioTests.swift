@@ -3,6 +3,7 @@ import CastModel
 import Foundation
 import Synchronization
 import SystemIO
+import TestSupport
 import Testing
 
 /// The multicast scenarios, each run in a network namespace of its own.
@@ -55,7 +56,7 @@ let insideNamespace = ProcessInfo.processInfo.environment[scenarioVariable] != n
 @Suite("mDNS in a private network namespace", .enabled(if: !insideNamespace))
 struct NamespaceScenarioTests {
     @Test("scenario passes in its own namespace", .timeLimit(.minutes(1)), arguments: NamespaceScenario.allCases)
-    func scenario(_ scenario: NamespaceScenario) throws {
+    func scenario(_ scenario: NamespaceScenario) async throws {
         let binary = try #require(Self.testBinary(), "cannot find the running test binary")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
@@ -69,9 +70,8 @@ struct NamespaceScenarioTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let processResult = try await ChildProcess.run(process)
+        let data = processResult.outputData
         let text = String(decoding: data, as: UTF8.self)
         let passed = text.range(of: #"Test run with 1 test.* passed"#, options: .regularExpression) != nil
         #expect(

@@ -10,9 +10,9 @@ final class CheckCommandTests {
     let fixtures: URL
     let nginx: NginxServer
 
-    init() throws {
+    init() async throws {
         fixtures = try HTTPFixtures.make()
-        nginx = try NginxServer(
+        nginx = try await NginxServer(
             sites: [
                 "plain": "",
                 "cors": #"""
@@ -31,8 +31,8 @@ final class CheckCommandTests {
     }
 
     @Test("a server without CORS: exit 1, one line per URL on stdout, findings with evidence and fixes on stderr")
-    func brokenServer() throws {
-        let result = try runBinary(["check", nginx.url("plain", "/hls-ts/master.m3u8"), "--allow-loopback"])
+    func brokenServer() async throws {
+        let result = try await runBinary(["check", nginx.url("plain", "/hls-ts/master.m3u8"), "--allow-loopback"])
         #expect(result.status == 1)
         let lines = result.output.split(separator: "\n")
         #expect(lines.count == 9)
@@ -46,8 +46,8 @@ final class CheckCommandTests {
     }
 
     @Test("identical findings on one host are said once: the segments without CORS are one finding listing their URLs")
-    func identicalFindingsGrouped() throws {
-        let result = try runBinary(["check", nginx.url("plain", "/hls-ts/master.m3u8"), "--allow-loopback"])
+    func identicalFindingsGrouped() async throws {
+        let result = try await runBinary(["check", nginx.url("plain", "/hls-ts/master.m3u8"), "--allow-loopback"])
         #expect(result.status == 1)
         let segments = ["v0/seg0.ts", "v0/seg1.ts", "v1/seg0.ts", "v1/seg1.ts"].map {
             nginx.url("plain", "/hls-ts/\($0)")
@@ -79,7 +79,7 @@ final class CheckCommandTests {
     @Test(
         "an SRT or ASS track needs converting, not another Content-Type: one error whose fix names castprep captions convert",
         arguments: ["subs.en.srt", "subs.fr.ass"])
-    func trackNeedsConverting(name: String) throws {
+    func trackNeedsConverting(name: String) async throws {
         let samples = Repository.root().appendingPathComponent("Samples")
         let copy = fixtures.appendingPathComponent("captions-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
@@ -87,7 +87,9 @@ final class CheckCommandTests {
         try FileManager.default.copyItem(
             at: samples.appendingPathComponent(name), to: copy.appendingPathComponent(name))
         let track = nginx.url("cors", "/\(copy.lastPathComponent)/\(name)")
-        let result = try runBinary(["check", nginx.url("cors", "/movie.mp4"), "--track", track, "--allow-loopback"])
+        let result = try await runBinary([
+            "check", nginx.url("cors", "/movie.mp4"), "--track", track, "--allow-loopback",
+        ])
         #expect(result.status == 1)
         let findings = result.error.split(separator: "\n").filter {
             $0.hasPrefix("error: ") || $0.hasPrefix("warning: ")
@@ -100,8 +102,8 @@ final class CheckCommandTests {
     }
 
     @Test("--fix-config nginx prints only the configuration on stdout")
-    func fixConfig() throws {
-        let result = try runBinary([
+    func fixConfig() async throws {
+        let result = try await runBinary([
             "check", nginx.url("plain", "/hls-ts/master.m3u8"), "--allow-loopback", "--fix-config", "nginx",
         ])
         #expect(result.status == 1)
@@ -111,8 +113,8 @@ final class CheckCommandTests {
     }
 
     @Test("a correct server: exit 0, and --json is one sorted, versioned document")
-    func correctServerJSON() throws {
-        let result = try runBinary([
+    func correctServerJSON() async throws {
+        let result = try await runBinary([
             "check", nginx.url("cors", "/movie.mp4"), "--track", nginx.url("cors", "/hls-ts/subs/en.vtt"),
             "--allow-loopback", "--json",
         ])
@@ -129,11 +131,11 @@ final class CheckCommandTests {
     }
 
     @Test("loopback URLs get a note unless --allow-loopback; a bad --origin is a usage error")
-    func loopbackAndUsage() throws {
-        let noted = try runBinary(["check", nginx.url("cors", "/hls-ts/subs/en.vtt")])
+    func loopbackAndUsage() async throws {
+        let noted = try await runBinary(["check", nginx.url("cors", "/hls-ts/subs/en.vtt")])
         #expect(noted.status == 0)
         #expect(noted.error.contains("note: [http.loopback-url]"))
-        let usage = try runBinary(["check", nginx.url("cors", "/a.mp4"), "--origin", "gstatic"])
+        let usage = try await runBinary(["check", nginx.url("cors", "/a.mp4"), "--origin", "gstatic"])
         #expect(usage.status == 64)
         #expect(usage.error.contains("--origin must be a scheme and host"))
     }

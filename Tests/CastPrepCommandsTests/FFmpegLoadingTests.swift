@@ -12,7 +12,7 @@ import TestSupport
     .requires(.privateMounts))
 struct FFmpegLoadingTests {
     @Test("without libavformat: captions convert works, probe reports probe.ffmpeg-missing")
-    func withoutFFmpeg() throws {
+    func withoutFFmpeg() async throws {
         let binary =
             ProcessInfo.processInfo.environment["CASTPREP_BINARY"]
             ?? Repository.root().appendingPathComponent(".build/debug/castprep").path
@@ -37,9 +37,8 @@ struct FFmpegLoadingTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let processResult = try await ChildProcess.run(process)
+        let text = String(decoding: processResult.outputData, as: UTF8.self)
         #expect(process.terminationStatus == 0, "\(text)")
         #expect(text.contains("version status 0"), "\(text)")
         #expect(text.contains("WEBVTT\n\n00:00:00.200 --> 00:00:01.000\nHello &amp; welcome\n"), "\(text)")

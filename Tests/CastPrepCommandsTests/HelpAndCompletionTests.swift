@@ -100,13 +100,13 @@ struct HelpExamplesTests {
 
 /// Runs `script` in `shell` with CASTPREP naming the built binary, in a private home so the
 /// shells write nothing of the user's; returns stdout, failing the test on a non-zero exit.
-private func runShell(_ shell: String, _ script: String, sourceLocation: SourceLocation = #_sourceLocation) throws
+private func runShell(_ shell: String, _ script: String, sourceLocation: SourceLocation = #_sourceLocation) async throws
     -> String
 {
     let home = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-completion-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: home) }
-    let result = try runProcess(
+    let result = try await runProcess(
         shell, ["-c", script],
         environment: [
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": home.path,
@@ -125,7 +125,7 @@ private func lines(_ text: String) -> [String] {
 @Suite("castprep completions, loaded in real shells", .serialized, .requires(.castprepBinary))
 struct CompletionTests {
     @Test("bash: the script registers castprep and completes commands, options, values and actions")
-    func bash() throws {
+    func bash() async throws {
         let script = #"""
             source <("$CASTPREP" completions bash) || exit 1
             complete -p castprep
@@ -140,7 +140,7 @@ struct CompletionTests {
             try castprep help cap
             try castprep completions ''
             """#
-        let output = lines(try runShell("/bin/bash", script))
+        let output = lines(try await runShell("/bin/bash", script))
         #expect(
             output == [
                 "complete -o default -F _castprep castprep",
@@ -159,7 +159,7 @@ struct CompletionTests {
     @Test(
         "zsh: compdef registers _castprep, which offers what the words so far allow",
         .requires(.zsh))
-    func zsh() throws {
+    func zsh() async throws {
         // The completion widgets only work inside the line editor, so their builtins are
         // replaced by functions printing what they were given.
         let script = #"""
@@ -178,7 +178,7 @@ struct CompletionTests {
             try castprep captions convert --
             try castprep probe ''
             """#
-        let output = lines(try runShell("/usr/bin/zsh", script))
+        let output = lines(try await runShell("/usr/bin/zsh", script))
         let commands = (CastPrepCLI.root.subcommands.map(\.name) + ["help"]).joined(separator: " ")
         #expect(output.first == "registered: _castprep")
         #expect(output.contains("> castprep control vol"))
@@ -196,7 +196,7 @@ struct CompletionTests {
     @Test(
         "fish: complete -C offers commands, options, values and actions",
         .requires(.fish))
-    func fish() throws {
+    func fish() async throws {
         let script = #"""
             $CASTPREP completions fish | source; or exit 1
             echo '> pre'; complete -C 'castprep pre'
@@ -205,7 +205,7 @@ struct CompletionTests {
             echo '> fix-config='; complete -C 'castprep check u --fix-config=ng'
             echo '> from'; complete -C 'castprep captions convert --fr'
             """#
-        let output = lines(try runShell("/usr/bin/fish", script))
+        let output = lines(try await runShell("/usr/bin/fish", script))
         func answers(after marker: String) -> [String] {
             guard let start = output.firstIndex(of: "> \(marker)") else { return [] }
             return Array(output[(start + 1)...].prefix { !$0.hasPrefix("> ") })

@@ -44,7 +44,7 @@ struct HostileInputCommandTests {
         defer { server.stop() }
         let finding = try #require(hostileManifests.first { $0.name == name }?.finding)
         let url = endpoint.url(forPath: "hostile/\(name)")
-        let result = try await onOwnThread { try runBinary(["check", url, "--json"]) }
+        let result = try await runBinary(["check", url, "--json"])
         #expect([0, 1].contains(result.status), "exit status \(result.status): \(result.error.suffix(400))")
         #expect(result.output.contains("\"\(finding)\""))
     }
@@ -71,11 +71,9 @@ struct HostileInputCommandTests {
         let catalog = folder.appendingPathComponent("catalog.json")
         try Data(JSONWriter.pretty.string(from: ["castprep": 1, "title": "hostile", "items": .array(items)]).utf8)
             .write(to: catalog)
-        let result = try await onOwnThread {
-            try runBinary([
-                "preflight", catalog.path, "-o", folder.appendingPathComponent("out").path, "--no-cache", "--json",
-            ])
-        }
+        let result = try await runBinary([
+            "preflight", catalog.path, "-o", folder.appendingPathComponent("out").path, "--no-cache", "--json",
+        ])
         #expect([0, 1].contains(result.status), "exit status \(result.status): \(result.error.suffix(400))")
         let report = try String(contentsOf: folder.appendingPathComponent("out/report.json"), encoding: .utf8)
         for code in ["http.live-playlist-empty", "http.manifest-value-out-of-range", "catalog.duration-out-of-range"] {
@@ -85,11 +83,9 @@ struct HostileInputCommandTests {
         let playlist = folder.appendingPathComponent("huge.m3u")
         let media = endpoint.url(forPath: "h264-aac-faststart.mp4")
         try Data("#EXTM3U\n#EXTINF:1e300,Huge\n\(media)\n#EXTINF:1e19,Big\n\(media)\n".utf8).write(to: playlist)
-        let m3u = try await onOwnThread {
-            try runBinary([
-                "preflight", playlist.path, "-o", folder.appendingPathComponent("out-m3u").path, "--no-cache",
-            ])
-        }
+        let m3u = try await runBinary([
+            "preflight", playlist.path, "-o", folder.appendingPathComponent("out-m3u").path, "--no-cache",
+        ])
         #expect([0, 1].contains(m3u.status), "exit status \(m3u.status): \(m3u.error.suffix(400))")
         #expect(m3u.error.components(separatedBy: "[catalog.duration-out-of-range]").count == 3)
     }
@@ -157,7 +153,7 @@ struct HostileInputCommandTests {
         }
         #expect(result.0 == 1)
         #expect(result.1.contains("[file.too-large]"))
-        let file = try runBinary(["validate", path])
+        let file = try await runBinary(["validate", path])
         #expect(file.status == 1)
         #expect(file.error.contains("[file.too-large]"))
     }

@@ -8,8 +8,8 @@ import TestSupport
 @Suite("castprep ios check end to end", .requires(.castprepBinary))
 struct IOSCommandTests {
     @Test("a correct app exits 0 and says what it read")
-    func good() throws {
-        let result = try runBinary(["ios", "check", "Samples/ios/good"])
+    func good() async throws {
+        let result = try await runBinary(["ios", "check", "Samples/ios/good"])
         #expect(result.status == 0, "\(result.error)")
         #expect(
             result.output == """
@@ -22,8 +22,8 @@ struct IOSCommandTests {
     }
 
     @Test("findings print as file:line: severity: [code] with the exact plist XML to add, and exit 1")
-    func broken() throws {
-        let result = try runBinary(["ios", "check", "Samples/ios/malformed"])
+    func broken() async throws {
+        let result = try await runBinary(["ios", "check", "Samples/ios/malformed"])
         #expect(result.status == 1)
         #expect(
             result.error.contains(
@@ -38,8 +38,8 @@ struct IOSCommandTests {
     }
 
     @Test("--json prints one document with the findings, the SDK and what --fix would set")
-    func json() throws {
-        let result = try runBinary(["ios", "check", "Samples/ios/binary-plist", "--json"])
+    func json() async throws {
+        let result = try await runBinary(["ios", "check", "Samples/ios/binary-plist", "--json"])
         #expect(result.status == 1)
         let document = try JSONParser().parse(result.output).value
         #expect(document["kind"] == .string("project"))
@@ -55,20 +55,20 @@ struct IOSCommandTests {
     @Test(
         "--fix writes the binary Info.plist back as binary, keeps the .orig, and the check passes",
         arguments: ["binary-plist", "no-bonjour"])
-    func fix(sample: String) throws {
+    func fix(sample: String) async throws {
         let folder = NSTemporaryDirectory() + "castprep-ios-cli-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.copyItem(
             atPath: Repository.root().appendingPathComponent("Samples/ios/\(sample)").path, toPath: folder + "/app")
-        let result = try runBinary(["ios", "check", folder + "/app", "--app-id", "CC1AD845", "--fix"])
+        let result = try await runBinary(["ios", "check", folder + "/app", "--app-id", "CC1AD845", "--fix"])
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output.contains("Fixed:      \(folder)/app/MyCastApp/Info.plist: set NSBonjourServices"))
         #expect(result.error.contains("1 Info.plist file fixed; 0 errors"))
         #expect(FileManager.default.fileExists(atPath: folder + "/app/MyCastApp/Info.plist.orig"))
         let fixed = try Data(contentsOf: URL(fileURLWithPath: folder + "/app/MyCastApp/Info.plist"))
         #expect(fixed.starts(with: Data("bplist00".utf8)) == (sample == "binary-plist"))
-        let again = try runBinary(["ios", "check", folder + "/app"])
+        let again = try await runBinary(["ios", "check", folder + "/app"])
         #expect(!again.error.contains("error:"), "\(again.error)")
     }
 
@@ -82,14 +82,14 @@ struct IOSCommandTests {
             (["ios", "check"], "Missing"),
             (["ios", "chekc", "Samples/ios/good"], "Did you mean 'check'?"),
         ])
-    func usage(arguments: [String], expected: String) throws {
-        let result = try runBinary(arguments)
+    func usage(arguments: [String], expected: String) async throws {
+        let result = try await runBinary(arguments)
         #expect(result.status == 64)
         #expect(result.error.contains(expected), "\(result.error)")
     }
 
     @Test("preflight --ios adds the app's findings to the terminal and to report.json's catalogFindings")
-    func preflight() throws {
+    func preflight() async throws {
         let output = NSTemporaryDirectory() + "castprep-preflight-ios-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: output) }
         let catalog = output + "-catalog.json"
@@ -100,7 +100,7 @@ struct IOSCommandTests {
             {"castprep": 1, "items": [{"id": "tone", "url": "\(samples)/tone.mp3"}]}
             """.utf8
         ).write(to: URL(fileURLWithPath: catalog))
-        let result = try runBinary([
+        let result = try await runBinary([
             "preflight", catalog, "--bind", "127.0.0.1", "-o", output, "--no-posters", "--ios",
             "Samples/ios/no-bonjour",
         ])

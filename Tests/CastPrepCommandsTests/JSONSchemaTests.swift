@@ -9,7 +9,7 @@ import TestSupport
 /// without two capitals in a row (`contentId`, not `contentID`). Keys of maps whose keys are data
 /// (finding codes, device ids, a catalog's customData) are not names and are not checked.
 /// Returns the problems, one per line; empty when the document conforms.
-func schemaProblems(_ document: String, schema name: String) throws -> String {
+func schemaProblems(_ document: String, schema name: String) async throws -> String {
     let script = #"""
         import json, re, sys
         from jsonschema import Draft202012Validator
@@ -35,18 +35,10 @@ func schemaProblems(_ document: String, schema name: String) throws -> String {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     let schemaPath = Repository.root().appendingPathComponent("Schemas/\(name).schema.json").path
     process.arguments = ["python3", "-c", script, schemaPath]
-    let input = Pipe(), output = Pipe(), errors = Pipe()
-    (process.standardInput, process.standardOutput, process.standardError) = (input, output, errors)
-    try process.run()
-    input.fileHandleForWriting.write(Data(document.utf8))
-    try input.fileHandleForWriting.close()
-    let printed = output.fileHandleForReading.readDataToEndOfFile()
-    let failure = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        return "the validator failed: " + String(decoding: failure, as: UTF8.self)
-    }
-    return String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    (process.standardOutput, process.standardError) = (Pipe(), Pipe())
+    let result = try await ChildProcess.run(process, stdin: Data(document.utf8))
+    guard result.status == 0 else { return "the validator failed: " + result.error }
+    return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 /// Every `--json` document, produced by the built binary as a user runs it, conforms to its
@@ -61,7 +53,7 @@ struct JSONSchemaTests {
         _ arguments: [String], kind: String, status: Int32? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> JSONValue {
-        let result = try await onOwnThread { try runBinary(arguments) }
+        let result = try await runBinary(arguments)
         if let status {
             #expect(result.status == status, "\(arguments): \(result.error)", sourceLocation: sourceLocation)
         }
@@ -69,7 +61,7 @@ struct JSONSchemaTests {
         #expect(document["castprep"]?["kind"]?.stringValue == kind, "\(arguments)", sourceLocation: sourceLocation)
         #expect(document["castprep"]?["format"] == 1, sourceLocation: sourceLocation)
         #expect(document["castprep"]?["version"]?.stringValue == "0.1.0", sourceLocation: sourceLocation)
-        let problems = try schemaProblems(result.output, schema: String(kind.dropFirst("castprep.".count)))
+        let problems = try await schemaProblems(result.output, schema: String(kind.dropFirst("castprep.".count)))
         #expect(problems.isEmpty, "\(arguments):\n\(problems)", sourceLocation: sourceLocation)
         return document
     }
@@ -139,7 +131,7 @@ struct JSONSchemaTests {
         guard try await Requirement.nginx.available() else { return }
         let fixtures = try HTTPFixtures.make()
         defer { try? FileManager.default.removeItem(at: fixtures) }
-        let nginx = try NginxServer(
+        let nginx = try await NginxServer(
             sites: [
                 "plain": "",
                 "cors": #"""
@@ -189,12 +181,25 @@ struct JSONSchemaTests {
         #expect(written["items"]?[0]?["tracks"]?[0]?["trackId"] != nil)
     }
 
-    @Test("devices --host, cast and control against the receiver emulator on loopback")
+    @Test("devices --host, cast and control against the receiver emulator on loopback", .requires(.ffmpeg))
     func device() async throws {
+        // A minute of tiny video: the samples last 2 s, which a loaded machine can spend between
+        // the cast and the pause (each a process of its own), and an ended item cannot be paused.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castprep-schema-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let encoded = try await ChildProcess.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-nostdin", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=black:s=64x36:r=2",
+                "-f", "lavfi", "-i", "anullsrc=r=8000:cl=mono", "-t", "60", "-c:v", "libx264", "-preset", "ultrafast",
+                "-c:a", "aac", "-b:a", "16k", "-movflags", "+faststart", folder.appendingPathComponent("long.mp4").path,
+            ])
+        try #require(encoded.status == 0, "\(encoded.error)")
         let media = MediaServer(
             configuration: MediaServerConfiguration(
-                mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)],
-                bindAddress: "127.0.0.1", port: 0))
+                mounts: [.init(urlPrefix: "/", directory: folder.path)], bindAddress: "127.0.0.1", port: 0))
         let endpoint = try await onOwnThread { try media.start() }
         let receiver = try await ReceiverProcess(arguments: [
             "--port", "0", "--http-port", "0", "--no-mdns", "--bind", "127.0.0.1", "--name", "Schema TV",
@@ -208,7 +213,7 @@ struct JSONSchemaTests {
             #expect(devices["devices"]?.arrayValue?.count == 1)
             #expect(devices["devices"]?[0]?["port"]?.intValue == receiver.castPort)
             let cast = try await expectDocument(
-                ["cast", "--host", host, endpoint.url(forPath: "h264-aac-faststart.mp4"), "--timeout", "20", "--json"],
+                ["cast", "--host", host, endpoint.url(forPath: "long.mp4"), "--timeout", "20", "--json"],
                 kind: "castprep.cast", status: 0)
             #expect(cast["playback"]?["playerState"] == "PLAYING")
             let paused = try await expectDocument(

@@ -10,13 +10,10 @@ struct LibraryLoadingTests {
     /// The libraries the dynamic loader maps when castprep starts, as their file names: the
     /// loader lists them itself (what `ldd` prints) when LD_TRACE_LOADED_OBJECTS is set, which
     /// covers the libraries pulled in by other libraries, not only the binary's own NEEDED list.
-    static func librariesLoadedAtStart() throws -> [String] {
-        let (process, output, error) = CastPrepBinary.process([])
+    static func librariesLoadedAtStart() async throws -> [String] {
+        let (process, _, _) = CastPrepBinary.process([])
         process.environment?["LD_TRACE_LOADED_OBJECTS"] = "1"
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        _ = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let text = try await ChildProcess.run(process).output
         return text.split(separator: "\n").compactMap { line in
             line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map {
                 String($0.split(separator: "/").last ?? $0)
@@ -25,8 +22,8 @@ struct LibraryLoadingTests {
     }
 
     @Test("starting castprep loads neither library, nor GnuTLS or FFmpeg")
-    func startLoadsNeither() throws {
-        let libraries = try Self.librariesLoadedAtStart()
+    func startLoadsNeither() async throws {
+        let libraries = try await Self.librariesLoadedAtStart()
         #expect(libraries.contains { $0.hasPrefix("libc.so") }, "\(libraries)")
         for name in ["libcurl", "libmicrohttpd", "libgnutls", "libavformat", "libavcodec"] {
             #expect(!libraries.contains { $0.hasPrefix(name) }, "\(name) is loaded at start: \(libraries)")
@@ -39,7 +36,7 @@ struct LibraryLoadingTests {
     @Test(
         "without them: --version and captions convert work, check and serve say what to install",
         .requires(.privateMounts))
-    func withoutLibraries() throws {
+    func withoutLibraries() async throws {
         let script = """
             set -e
             for name in libcurl.so.4 libmicrohttpd.so.12; do
@@ -53,7 +50,7 @@ struct LibraryLoadingTests {
             timeout 30 "$CASTPREP" check http://127.0.0.1:9/movie.mp4; echo "check status $?"
             timeout 30 "$CASTPREP" serve Samples --bind 127.0.0.1 --port 0; echo "serve status $?"
             """
-        let (status, text) = try Self.runInMountNamespace(script)
+        let (status, text) = try await Self.runInMountNamespace(script)
         #expect(status == 0, "\(text)")
         #expect(text.contains("version status 0"), "\(text)")
         #expect(text.contains("WEBVTT\n\n00:00:00.200 --> 00:00:01.000\nHello &amp; welcome\n"), "\(text)")
@@ -71,7 +68,7 @@ struct LibraryLoadingTests {
     /// Runs `script` with sh in a mount namespace of its own (so its bind mounts hide libraries
     /// from it alone), from the repository, with $CASTPREP naming the binary; returns its exit
     /// status and everything it printed.
-    static func runInMountNamespace(_ script: String, environment extra: [String: String] = [:]) throws -> (
+    static func runInMountNamespace(_ script: String, environment extra: [String: String] = [:]) async throws -> (
         Int32, String
     ) {
         let process = Process()
@@ -86,10 +83,8 @@ struct LibraryLoadingTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        let result = try await ChildProcess.run(process)
+        return (result.status, result.output)
     }
 
     /// Preflight loads libcurl only for a request that needs it; without it, each such item
@@ -97,7 +92,7 @@ struct LibraryLoadingTests {
     @Test(
         "without libcurl, preflight reports http.libcurl-missing on the items that needed it",
         .requires(.privateMounts))
-    func preflightWithoutLibcurl() throws {
+    func preflightWithoutLibcurl() async throws {
         let folder = NSTemporaryDirectory() + "castprep-nocurl-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -108,7 +103,7 @@ struct LibraryLoadingTests {
             mount --bind /dev/null "$(readlink -f "$library")" || exit 3
             timeout 60 "$CASTPREP" preflight "$FOLDER/catalog.json" -o "$FOLDER/out" --bind 127.0.0.1 --no-posters; echo "preflight status $?"
             """
-        let (_, text) = try Self.runInMountNamespace(
+        let (_, text) = try await Self.runInMountNamespace(
             script, environment: ["FOLDER": folder, "CASTPREP_NO_PROGRESS": "1"])
         #expect(text.contains("preflight status 1"), "\(text)")
         let report = (try? String(contentsOfFile: folder + "/out/report.json", encoding: .utf8)) ?? ""

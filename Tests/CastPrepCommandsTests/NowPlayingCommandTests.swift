@@ -49,9 +49,8 @@ struct NowPlayingCommandTests {
         environment["NO_COLOR"] = "1"
         // The device (nothing listens on port 1) is never asked: the bus is checked first, and fails.
         let fixed = environment
-        let result = try await onOwnThread {
-            try runProcess(CastPrepBinary.path, ["nowplaying", "--host", "127.0.0.1:1"], environment: fixed)
-        }
+        let result = try await runProcess(
+            CastPrepBinary.path, ["nowplaying", "--host", "127.0.0.1:1"], environment: fixed)
         #expect(result.status == 1)
         #expect(
             result.error.contains("Error: nowplaying.no-session-bus: cannot connect to the D-Bus session bus"),
@@ -66,14 +65,14 @@ struct NowPlayingCommandTests {
 @Suite("libsystemd is loaded at run time", .requires(.castprepBinary))
 struct SystemdLoadingTests {
     @Test("starting castprep does not load libsystemd")
-    func notAtStart() throws {
-        let libraries = try LibraryLoadingTests.librariesLoadedAtStart()
+    func notAtStart() async throws {
+        let libraries = try await LibraryLoadingTests.librariesLoadedAtStart()
         #expect(libraries.contains { $0.hasPrefix("libc.so") }, "\(libraries)")
         #expect(!libraries.contains { $0.hasPrefix("libsystemd") }, "\(libraries)")
     }
 
     @Test("without it, nowplaying says what to install and exits 1", .requires(.privateMounts))
-    func withoutLibrary() throws {
+    func withoutLibrary() async throws {
         let script = """
             set -e
             library=$(ldconfig -p | awk '$1 == "libsystemd.so.0" { print $NF; exit }')
@@ -83,7 +82,7 @@ struct SystemdLoadingTests {
             "$CASTPREP" --version; echo "version status $?"
             timeout 30 "$CASTPREP" nowplaying --host 127.0.0.1:1; echo "nowplaying status $?"
             """
-        let (status, text) = try LibraryLoadingTests.runInMountNamespace(script)
+        let (status, text) = try await LibraryLoadingTests.runInMountNamespace(script)
         #expect(status == 0, "\(text)")
         #expect(text.contains("version status 0"), "\(text)")
         #expect(
@@ -108,9 +107,7 @@ struct NowPlayingInteropTests {
     func playerctl() async throws {
         let script = Repository.root().appendingPathComponent("Scripts/interop/nowplaying").path
         // timeout runs the script in a process group of its own and stops all of it on expiry.
-        let result = try await onOwnThread {
-            try runProcess("/usr/bin/timeout", ["-k", "10", "150", script, CastPrepBinary.path])
-        }
+        let result = try await runProcess("/usr/bin/timeout", ["-k", "10", "150", script, CastPrepBinary.path])
         let report = result.output + result.error
         #expect(result.status == 0, "\(report)")
         #expect(!report.contains("FAILED"), "\(report)")

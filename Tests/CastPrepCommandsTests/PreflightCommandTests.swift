@@ -7,10 +7,10 @@ import TestSupport
 @Suite("castprep preflight end to end", .requires(.castprepBinary))
 struct PreflightCommandTests {
     @Test("the demo runs with no argument, prints the table, writes every file and exits 1 on its planted errors")
-    func demo() throws {
+    func demo() async throws {
         let output = NSTemporaryDirectory() + "castprep-preflight-cli-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: output) }
-        let result = try runBinary(["preflight", "--bind", "127.0.0.1", "-o", output])
+        let result = try await runBinary(["preflight", "--bind", "127.0.0.1", "-o", output])
         #expect(result.status == 1)
         #expect(result.output.hasPrefix("item "))
         #expect(result.output.contains("cdn-without-cors"))
@@ -29,7 +29,7 @@ struct PreflightCommandTests {
     }
 
     @Test("--fail-on and --json: warnings fail only when asked; the JSON is the versioned report")
-    func failOnAndJSON() throws {
+    func failOnAndJSON() async throws {
         let output = NSTemporaryDirectory() + "castprep-preflight-cli-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: output) }
         let catalog = output + "-catalog.json"
@@ -40,14 +40,16 @@ struct PreflightCommandTests {
             {"castprep": 1, "items": [{"id": "slow-start", "url": "\(samples)/h264-aac-moov-at-end.mp4"}]}
             """.utf8
         ).write(to: URL(fileURLWithPath: catalog))
-        let lenient = try runBinary(["preflight", catalog, "--bind", "127.0.0.1", "-o", output, "--json"])
+        let lenient = try await runBinary(["preflight", catalog, "--bind", "127.0.0.1", "-o", output, "--json"])
         #expect(lenient.status == 0)
         let report = try JSONParser().parse(lenient.output).value
         #expect(report["castprep"]?["kind"] == "castprep.preflight-report")
         #expect(report["castprep"]?["format"] == .number(JSONNumber(1)))
         #expect(report["items"]?[0]?["contentId"] != nil)
         #expect(report["summary"]?["readyWithWarnings"] == .number(JSONNumber(1)))
-        let strict = try runBinary(["preflight", catalog, "--bind", "127.0.0.1", "-o", output, "--fail-on", "warning"])
+        let strict = try await runBinary([
+            "preflight", catalog, "--bind", "127.0.0.1", "-o", output, "--fail-on", "warning",
+        ])
         #expect(strict.status == 1)
         #expect(strict.error.contains("(1 from cache)"))
     }
@@ -62,7 +64,7 @@ struct PreflightCommandTests {
             ("folder", nil, "error: [catalog.is-folder]", 1),
             ("empty", #"{"castprep": 1, "items": []}"#, "warning: [preflight.catalog-empty]", 1),
         ] as [(String, String?, String, Int32)])
-    func catalogErrors(name: String, text: String?, expected: String, status: Int32) throws {
+    func catalogErrors(name: String, text: String?, expected: String, status: Int32) async throws {
         let folder = NSTemporaryDirectory() + "castprep-preflight-cli-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder + "/in", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -71,7 +73,9 @@ struct PreflightCommandTests {
             catalog += "/catalog.json"
             try Data(text.utf8).write(to: URL(fileURLWithPath: catalog))
         }
-        let result = try runBinary(["preflight", catalog, "--bind", "127.0.0.1", "-o", folder + "/out", "--no-posters"])
+        let result = try await runBinary([
+            "preflight", catalog, "--bind", "127.0.0.1", "-o", folder + "/out", "--no-posters",
+        ])
         #expect(result.status == status)
         #expect(result.error.contains(expected), "\(result.error)")
         #expect(!result.error.contains("NSCocoaErrorDomain"))
@@ -82,7 +86,7 @@ struct PreflightCommandTests {
         "Ctrl-C stops the run in one line with exit 130: no partial file is left, nothing is replaced, the cache stays usable"
     )
     func interrupted() async throws {
-        let silent = try ForeignServer(.silent)
+        let silent = try await ForeignServer(.silent)
         let folder = NSTemporaryDirectory() + "castprep-preflight-cli-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }

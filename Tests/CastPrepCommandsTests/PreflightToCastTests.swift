@@ -20,8 +20,8 @@ struct PreflightToCastTests {
 
     /// Runs the binary to its end on a thread of its own (cast ends by itself: its --timeout
     /// bounds the wait for PLAYING, and the queue's end the following).
-    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
-        try await onOwnThread { try runBinary(arguments) }
+    static func run(_ arguments: [String]) async throws -> ProcessResult {
+        try await runBinary(arguments)
     }
 
     /// Preflights the demo into a scratch folder.

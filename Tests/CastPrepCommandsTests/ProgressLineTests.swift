@@ -93,7 +93,7 @@ struct ProgressLineTests {
     @Test(
         "the binary: no progress in piped output unless --progress, then whole lines",
         .requires(.castprepBinary))
-    func binary() throws {
+    func binary() async throws {
         let output = NSTemporaryDirectory() + "castprep-progress-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: output) }
         let catalog = output + "-catalog.json"
@@ -104,12 +104,12 @@ struct ProgressLineTests {
             {"castprep": 1, "items": [{"id": "a", "url": "\(samples)/h264-aac-faststart.mp4"}, {"id": "b", "url": "\(samples)/tone.mp3"}]}
             """.utf8
         ).write(to: URL(fileURLWithPath: catalog))
-        let quiet = try runBinary([
+        let quiet = try await runBinary([
             "preflight", catalog, "--bind", "127.0.0.1", "-o", output, "--no-cache", "--no-posters",
         ])
         #expect(quiet.status == 0)
         #expect(!quiet.error.contains("items/s"))
-        let shown = try runBinary([
+        let shown = try await runBinary([
             "preflight", catalog, "--bind", "127.0.0.1", "-o", output, "--no-cache", "--no-posters", "--progress",
         ])
         #expect(shown.status == 0)

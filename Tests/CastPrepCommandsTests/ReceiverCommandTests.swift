@@ -62,17 +62,14 @@ final class ReceiverProcess: Sendable {
         try process.run()
         self.process = process
         // The start lines end with the mdns line; read until it is there (or the process ends).
-        let started = try await onOwnThread { CastPrepBinary.read(output, until: "mdns:") }
+        let started = await ChildProcess.read(output, until: "mdns:", timeout: .seconds(30))
         castPort = Int(started.firstMatch(of: /listening on 127\.0\.0\.1:(\d+)/)?.1 ?? "") ?? 0
         httpPort = Int(started.firstMatch(of: /eureka_info: http:\/\/127\.0\.0\.1:(\d+)/)?.1 ?? "") ?? 0
     }
 
-    /// Kills a receiver a failed test left running.
+    /// Kills a receiver a failed test left running (Foundation reaps it).
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
     /// Sends SIGTERM, waits for the exit, and returns the status with the rest of stdout and stderr.
@@ -96,7 +93,7 @@ final class PlainHTTPServer: Sendable {
     let process: Process
     let port: Int
 
-    init(directory: String) throws {
+    init(directory: String) async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
@@ -106,23 +103,17 @@ final class PlainHTTPServer: Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var text = ""
-        while !text.contains("\n") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+        let text = await ChildProcess.read(output)
         self.process = process
         port = Int(text.firstMatch(of: /port (\d+)/)?.1 ?? "") ?? 0
     }
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
 
-    /// SIGKILL, then reaped: the test process blocks SIGTERM for its own signal handling and a
-    /// child inherits the mask, so python would never see a SIGTERM and outlive the run.
+    /// SIGKILL (the test process blocks SIGTERM and a child inherits the mask, so python would
+    /// never see a SIGTERM); Foundation reaps the child.
     deinit {
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
     }
 }
 
@@ -214,7 +205,7 @@ struct ReceiverBinaryTests {
             ("cdn-without-cors/lecture.mp4", "video/mp4", true, 104),
         ])
     func withoutCORS(path: String, type: String, withTrack: Bool, code: Int) async throws {
-        let plain = try PlainHTTPServer(directory: Repository.root().appendingPathComponent("Samples").path)
+        let plain = try await PlainHTTPServer(directory: Repository.root().appendingPathComponent("Samples").path)
         let receiver = try await ReceiverProcess(arguments: [
             "--port", "0", "--http-port", "0", "--no-mdns", "--bind", "127.0.0.1",
         ])
@@ -285,19 +276,15 @@ struct ReceiverInteropTests {
     /// Runs an interop script (it makes its own network namespace) with the built binary and
     /// returns its status and everything it printed.
     static func runInterop(_ script: String) async throws -> (Int32, String) {
-        try await onOwnThread { () -> (Int32, String) in
-            let process = Process()
-            process.executableURL = Repository.root().appendingPathComponent(script)
-            process.arguments = [castprepBinary]
-            process.currentDirectoryURL = Repository.root()
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
+        let process = Process()
+        process.executableURL = Repository.root().appendingPathComponent(script)
+        process.arguments = [castprepBinary]
+        process.currentDirectoryURL = Repository.root()
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let result = try await ChildProcess.run(process)
+        return (result.status, result.output)
     }
 
     @Test(

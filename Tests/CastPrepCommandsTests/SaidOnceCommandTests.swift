@@ -66,8 +66,7 @@ struct ProbeGroupingTests {
             "-x265-params", "log-level=error", "-tag:v", "hvc1", "-y", file,
         ]
         ffmpeg.standardInput = FileHandle.nullDevice
-        try ffmpeg.run()
-        ffmpeg.waitUntilExit()
+        try await ChildProcess.run(ffmpeg)
         try #require(ffmpeg.terminationStatus == 0)
 
         let result = await castprep("probe", file, "--devices", "chromecast-gen3,nest-hub,nest-hub-max")

@@ -72,6 +72,11 @@ final class ServeProcess: Sendable {
         self.process = process
     }
 
+    /// Kills the process if a failed test left it running (Foundation reaps it).
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
     /// Blocks until stdout holds a line starting with `Serving`, the process ends, or 15 s pass.
     func waitForStartLine() -> String {
         var text = ""
@@ -115,13 +120,6 @@ final class ServeProcess: Sendable {
             process.terminationStatus, String(decoding: rest, as: UTF8.self),
             earlier + String(decoding: error, as: UTF8.self)
         )
-    }
-}
-
-/// Runs blocking work on a thread of its own, off Swift's cooperative pool.
-func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }
 

@@ -45,9 +45,9 @@ struct ShardMergeCommandTests {
     /// Runs the whole catalog once into `folder/whole` and then, for each N, every shard K/N into
     /// `folder/N-K` and the merge into `folder/merged-N`; expects the same files, standard
     /// output, standard error and exit status.
-    static func expectMergesMatch(catalog: String, counts: [Int], extra: [String], in folder: String) throws {
+    static func expectMergesMatch(catalog: String, counts: [Int], extra: [String], in folder: String) async throws {
         let whole = folder + "/whole"
-        let single = try runBinary(["preflight", catalog, "--bind", "127.0.0.1", "-o", whole] + extra)
+        let single = try await runBinary(["preflight", catalog, "--bind", "127.0.0.1", "-o", whole] + extra)
         #expect(single.status == 0 || single.status == 1, "\(single.error)")
         let expected = try files(in: whole)
         #expect(expected["report.json"] != nil && expected["queue.json"] != nil)
@@ -55,7 +55,7 @@ struct ShardMergeCommandTests {
             var shardFolders: [String] = []
             for index in 1...count {
                 let shard = folder + "/\(count)-\(index)"
-                let run = try runBinary(
+                let run = try await runBinary(
                     ["preflight", catalog, "--bind", "127.0.0.1", "-o", shard, "--shard", "\(index)/\(count)"] + extra)
                 #expect(run.status == 0 || run.status == 1, "shard \(index)/\(count): \(run.error)")
                 #expect(FileManager.default.fileExists(atPath: shard + "/shard.json"))
@@ -63,7 +63,7 @@ struct ShardMergeCommandTests {
             }
             let merged = folder + "/merged-\(count)"
             // Named in another order than K: merge reads K from each shard.json.
-            let merge = try runBinary(["preflight", "merge", merged] + shardFolders.reversed())
+            let merge = try await runBinary(["preflight", "merge", merged] + shardFolders.reversed())
             #expect(merge.status == single.status, "N=\(count): \(merge.error)")
             #expect(merge.output == single.output, "N=\(count): the table differs")
             #expect(normalised(merge.error, folder: merged) == normalised(single.error, folder: whole), "N=\(count)")
@@ -78,22 +78,22 @@ struct ShardMergeCommandTests {
     }
 
     @Test("merging the demo's shards for N = 1…4 gives the unsharded run's files, summary and exit status")
-    func demoShards() throws {
+    func demoShards() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try Self.expectMergesMatch(catalog: Self.demo, counts: [1, 2, 3, 4], extra: [], in: folder)
+        try await Self.expectMergesMatch(catalog: Self.demo, counts: [1, 2, 3, 4], extra: [], in: folder)
     }
 
     @Test("with --fix, the shards' fixed copies are brought into OUT and the reports name them there")
-    func fixedCopies() throws {
+    func fixedCopies() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try Self.expectMergesMatch(catalog: Self.demo, counts: [2], extra: ["--fix", "--no-posters"], in: folder)
+        try await Self.expectMergesMatch(catalog: Self.demo, counts: [2], extra: ["--fix", "--no-posters"], in: folder)
         #expect(FileManager.default.fileExists(atPath: folder + "/merged-2/fixed/high10.mp4"))
     }
 
     @Test("merging the shards of a generated 1,000-item catalog for N = 1…4 gives the unsharded run's files")
-    func thousandItems() throws {
+    func thousandItems() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let media = folder + "/library/media"
@@ -117,7 +117,7 @@ struct ShardMergeCommandTests {
         let catalog = folder + "/library/catalog.json"
         try Data(#"{"castprep": 1, "title": "Generated", "items": [\#n\#(items.joined(separator: ",\n"))]}"#.utf8)
             .write(to: URL(fileURLWithPath: catalog))
-        try Self.expectMergesMatch(
+        try await Self.expectMergesMatch(
             catalog: catalog, counts: [1, 2, 3, 4], extra: ["--no-posters", "--jobs", "8"], in: folder)
     }
 
@@ -155,7 +155,7 @@ struct ShardMergeCommandTests {
     }
 
     @Test("a missing, duplicated or foreign shard is an error naming it, and nothing is written")
-    func refusals() throws {
+    func refusals() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let other = folder + "/other.json"
@@ -166,7 +166,7 @@ struct ShardMergeCommandTests {
             (Self.demo, "1/3", "a"), (Self.demo, "2/3", "b"), (Self.demo, "3/3", "c"), (Self.demo, "2/4", "d"),
             (other, "3/3", "e"),
         ] {
-            let run = try runBinary([
+            let run = try await runBinary([
                 "preflight", catalog, "--bind", "127.0.0.1", "--no-posters", "-o", folder + "/" + name, "--shard",
                 shard,
             ])
@@ -224,12 +224,12 @@ struct ShardMergeCommandTests {
         ]
         for (shards, expected) in cases + damaged {
             let out = folder + "/merged"
-            let merge = try runBinary(["preflight", "merge", out] + shards.map { folder + "/" + $0 })
+            let merge = try await runBinary(["preflight", "merge", out] + shards.map { folder + "/" + $0 })
             #expect(merge.status == 1)
             #expect(merge.error.contains(expected), "\(shards): \(merge.error)")
             #expect(!FileManager.default.fileExists(atPath: out + "/report.json"), "\(shards)")
         }
-        let complete = try runBinary([
+        let complete = try await runBinary([
             "preflight", "merge", folder + "/merged", folder + "/a", folder + "/b", folder + "/c",
         ])
         #expect(complete.error.contains("12 items: 5 ready, 2 ready with warnings, 5 blocked"), "\(complete.error)")
@@ -237,10 +237,10 @@ struct ShardMergeCommandTests {
     }
 
     @Test("--shard values: 0/N names the numbering, auto reads the engine, a bad environment exits 64 with the fix")
-    func shardOption() throws {
+    func shardOption() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let zero = try runBinary(["preflight", Self.demo, "-o", folder + "/z", "--shard", "0/4"])
+        let zero = try await runBinary(["preflight", Self.demo, "-o", folder + "/z", "--shard", "0/4"])
         #expect(zero.status == 64)
         #expect(
             zero.error.contains("[preflight.shard-invalid] --shard 0/4: shards are numbered from 1 to 4, not from 0"),
@@ -248,12 +248,12 @@ struct ShardMergeCommandTests {
         let environment = ProcessInfo.processInfo.environment.filter {
             !$0.key.hasPrefix("SLURM_") && !$0.key.hasPrefix("JOB_COMPLETION") && !$0.key.hasPrefix("AWS_BATCH")
         }
-        let bare = try runProcess(
+        let bare = try await runProcess(
             CastPrepBinary.path, ["preflight", Self.demo, "-o", folder + "/z", "--shard", "auto"],
             environment: environment.merging(["NO_COLOR": "1"]) { $1 }, directory: Repository.root())
         #expect(bare.status == 64)
         #expect(bare.error.contains("[preflight.shard-environment]"), "\(bare.error)")
-        let kubernetes = try runProcess(
+        let kubernetes = try await runProcess(
             CastPrepBinary.path,
             ["preflight", Self.demo, "--bind", "127.0.0.1", "--no-posters", "-o", folder + "/k", "--shard", "auto"],
             environment: environment.merging(["NO_COLOR": "1", "JOB_COMPLETION_INDEX": "1", "JOB_COMPLETIONS": "2"]) {
@@ -282,7 +282,7 @@ struct ShardMergeCommandTests {
     }
 
     @Test("docs/batch.md's xargs recipe runs as written: three shards side by side, then the merge")
-    func xargsRecipe() throws {
+    func xargsRecipe() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let script = try Self.recipe("xargs")
@@ -293,7 +293,7 @@ struct ShardMergeCommandTests {
         environment["CATALOG"] = Self.demo
         environment["SHARDS"] = "3"
         environment["SHARED"] = folder + "/shared"
-        let result = try runProcess(
+        let result = try await runProcess(
             "/bin/bash", ["-c", script], environment: environment, directory: URL(fileURLWithPath: folder))
         #expect(result.status == 1, "the demo's planted errors: \(result.error)")
         #expect(result.error.contains("12 items: 5 ready, 2 ready with warnings, 5 blocked"), "\(result.error)")
@@ -303,7 +303,7 @@ struct ShardMergeCommandTests {
     }
 
     @Test("docs/batch.md's Slurm script runs as each array task would, and the tasks merge")
-    func slurmRecipe() throws {
+    func slurmRecipe() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let script = try Self.recipe("slurm")
@@ -319,12 +319,12 @@ struct ShardMergeCommandTests {
                 "SLURM_ARRAY_TASK_ID": "\(task)", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "2",
                 "SLURM_ARRAY_TASK_COUNT": "3",
             ]
-            let result = try runProcess(
+            let result = try await runProcess(
                 "/bin/bash", ["-c", script], environment: environment.merging(variables) { $1 },
                 directory: URL(fileURLWithPath: folder))
             #expect(result.status == 0, "task \(task): \(result.error)")
         }
-        let merge = try runBinary([
+        let merge = try await runBinary([
             "preflight", "merge", folder + "/preflight", folder + "/shards/0", folder + "/shards/1",
             folder + "/shards/2",
         ])
@@ -332,7 +332,7 @@ struct ShardMergeCommandTests {
     }
 
     @Test("docs/batch.md's Kubernetes Indexed Job validates against the Kubernetes OpenAPI schema (offline, strict)")
-    func kubernetesManifest() throws {
+    func kubernetesManifest() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let manifest = try Self.recipe("kubernetes-job")
@@ -340,7 +340,7 @@ struct ShardMergeCommandTests {
         #expect(manifest.contains("image: debian:12-slim"))
         #expect(manifest.contains("--shard auto"))
         try Data(manifest.utf8).write(to: URL(fileURLWithPath: folder + "/job.yaml"))
-        let result = try runProcess(
+        let result = try await runProcess(
             "/usr/bin/env", ["python3", "-m", "kubernetes_validate", "--strict", folder + "/job.yaml"])
         #expect(
             result.status == 0, "kubernetes-validate (Scripts/bootstrap installs it): \(result.output) \(result.error)")
@@ -351,7 +351,7 @@ struct ShardMergeCommandTests {
                 .utf8
         )
         .write(to: URL(fileURLWithPath: folder + "/bad.yaml"))
-        let bad = try runProcess(
+        let bad = try await runProcess(
             "/usr/bin/env", ["python3", "-m", "kubernetes_validate", "--strict", folder + "/bad.yaml"])
         #expect(bad.status != 0)
     }

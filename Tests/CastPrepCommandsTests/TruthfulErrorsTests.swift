@@ -24,9 +24,9 @@ struct TruthfulErrorsTests {
             (.https, ["cast", "Samples/h264-aac-faststart.mp4"], "accepted TLS but answered HTTP"),
         ])
     func notACastDevice(kind: ForeignServer.Kind, command: [String], phrase: String) async throws {
-        let server = try ForeignServer(kind)
+        let server = try await ForeignServer(kind)
         let arguments = command.prefix(1) + ["--host", "127.0.0.1:\(server.port)"] + command.dropFirst()
-        let result = try await onOwnThread { try runBinary(Array(arguments)) }
+        let result = try await runBinary(Array(arguments))
         #expect(result.status == 1)
         #expect(result.error.contains("[channel.not-cast-device]") && result.error.contains(phrase), "\(result.error)")
         #expect(
@@ -40,9 +40,7 @@ struct TruthfulErrorsTests {
     @Test("devices --host where nothing listens exits 1 and says so")
     func nothingListens() async throws {
         let port = try NginxServer.freePort()
-        let result = try await onOwnThread {
-            try runBinary(["devices", "--host", "127.0.0.1:\(port)", "--timeout", "1"])
-        }
+        let result = try await runBinary(["devices", "--host", "127.0.0.1:\(port)", "--timeout", "1"])
         #expect(result.status == 1)
         #expect(result.output.isEmpty, "no device is listed: \(result.output)")
         #expect(
@@ -56,7 +54,7 @@ struct TruthfulErrorsTests {
         arguments: [["control", "play"], ["status"]])
     func refusedConnectionSaidOnce(command: [String]) async throws {
         let port = try NginxServer.freePort()
-        let result = try await onOwnThread { try runBinary(command + ["--host", "127.0.0.1:\(port)"]) }
+        let result = try await runBinary(command + ["--host", "127.0.0.1:\(port)"])
         #expect(result.status == 1)
         #expect(result.error.components(separatedBy: "cannot connect").count == 2, "\(result.error)")
         #expect(result.error.components(separatedBy: "fix:").count == 2, "\(result.error)")
@@ -66,7 +64,7 @@ struct TruthfulErrorsTests {
     @Test("a refused URL is a network finding in probe and preflight, never probe.not-media")
     func refusedURL() async throws {
         let url = "http://127.0.0.1:\(try NginxServer.freePort())/movie.mp4"
-        let probe = try await onOwnThread { try runBinary(["probe", url]) }
+        let probe = try await runBinary(["probe", url])
         #expect(probe.status == 1)
         #expect(probe.error.contains("[http.connect-failed]") && probe.error.contains("refused"), "\(probe.error)")
         #expect(!probe.error.contains("probe.not-media") && !probe.error.contains("re-download"))
@@ -77,12 +75,10 @@ struct TruthfulErrorsTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data("#EXTM3U\n#EXTINF:10,Refused\n\(url)\n".utf8).write(to: directory.appendingPathComponent("list.m3u"))
         let output = directory.appendingPathComponent("out").path
-        let preflight = try await onOwnThread {
-            try runBinary([
-                "preflight", directory.appendingPathComponent("list.m3u").path, "--output", output, "--devices",
-                "chromecast-gen3",
-            ])
-        }
+        let preflight = try await runBinary([
+            "preflight", directory.appendingPathComponent("list.m3u").path, "--output", output, "--devices",
+            "chromecast-gen3",
+        ])
         let report = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: output + "/report.json"))))
             .value
         let codes = report["items"]?[0]?["diagnostics"]?.arrayValue?.compactMap { $0["code"]?.stringValue } ?? []
@@ -95,9 +91,8 @@ struct TruthfulErrorsTests {
         .requires(.privateNamespace))
     func unresolvableHost() async throws {
         let script = "ip link set lo up; exec \"$0\" probe http://media.invalid/movie.mp4 --timeout 5"
-        let result = try await onOwnThread {
-            try runProcess("/usr/bin/unshare", ["--net", "--", "/bin/sh", "-c", script, CastPrepBinary.path])
-        }
+        let result = try await runProcess(
+            "/usr/bin/unshare", ["--net", "--", "/bin/sh", "-c", script, CastPrepBinary.path])
         #expect(result.status == 1)
         #expect(result.error.contains("[http.dns-failed]") && result.error.contains("media.invalid"), "\(result.error)")
     }
@@ -123,12 +118,10 @@ struct TruthfulErrorsTests {
         try Data("#EXTM3U\n#EXTINF:2,Sample\n\(samplePath)\n".utf8).write(
             to: directory.appendingPathComponent("list.m3u"))
         let output = directory.appendingPathComponent("out").path
-        _ = try await onOwnThread {
-            try runBinary([
-                "preflight", directory.appendingPathComponent("list.m3u").path, "--output", output, "--devices",
-                profile,
-            ])
-        }
+        _ = try await runBinary([
+            "preflight", directory.appendingPathComponent("list.m3u").path, "--output", output, "--devices",
+            profile,
+        ])
         let report = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: output + "/report.json"))))
             .value
         let readiness = try #require(report["items"]?[0]?["devices"]?[0]?["readiness"]?.stringValue)
@@ -171,33 +164,13 @@ struct TruthfulErrorsTests {
     }
 }
 
-/// Runs a program to its end and returns its status and output (blocks: call on a thread of its
-/// own). Both pipes are read before waiting, so a full pipe cannot block the child. The one
-/// process runner of these tests: `runBinary` and the shell completion tests go through it.
+/// Runs a program to its end and returns its status and output, awaited off the cooperative
+/// pool (``ChildProcess``). The one process runner of these tests: `runBinary` and the shell
+/// completion tests go through it.
 func runProcess(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: URL? = nil,
     stdin: String? = nil
-) throws -> (status: Int32, output: String, error: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.environment = environment ?? ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"]) { $1 }
-    if let directory { process.currentDirectoryURL = directory }
-    let output = Pipe()
-    let error = Pipe()
-    let input = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-    try process.run()
-    if let stdin {
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
-    }
-    let outData = output.fileHandleForReading.readDataToEndOfFile()
-    let errData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (
-        process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self)
-    )
+) async throws -> ProcessResult {
+    try await ChildProcess.run(
+        executable, arguments, environment: environment, directory: directory, stdin: stdin.map { Data($0.utf8) })
 }

@@ -168,7 +168,8 @@ struct EmulatorTests {
 
     @Test("fault: replies are held for the scripted delay while broadcasts go out at once")
     func delayedReplies() async throws {
-        let (emulator, endpoints) = try await startEmulator(faults: ReceiverFaults(replyDelay: .seconds(2)))
+        // A delay far longer than a loaded machine takes to send the broadcast.
+        let (emulator, endpoints) = try await startEmulator(faults: ReceiverFaults(replyDelay: .seconds(5)))
         let sender = try await TestSender.connect(port: endpoints.castPort)
         try await sender.connect(to: "receiver-0")
         let clock = ContinuousClock()
@@ -178,9 +179,9 @@ struct EmulatorTests {
         _ = try await sender.waitFor("the broadcast") {
             $0.destinationID == "*" && $0.json["type"] == "RECEIVER_STATUS"
         }
-        #expect(clock.now - start < .milliseconds(1500))
+        #expect(clock.now - start < .seconds(4))
         _ = try await sender.reply(to: launch)
-        #expect(clock.now - start >= .seconds(2))
+        #expect(clock.now - start >= .seconds(5))
         await emulator.stop()
     }
 

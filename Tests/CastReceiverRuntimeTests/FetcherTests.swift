@@ -17,9 +17,9 @@ final class CORSServer: Sendable {
     let logFile: URL
 
     /// The server for this run, started on first use.
-    static let shared = Result { try CORSServer() }
+    static let shared = Task { try await CORSServer() }
 
-    private init() throws {
+    private init() async throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-receiver-\(UUID().uuidString)")
         logFile = root.appendingPathExtension("log")
         try Self.writeFixtures(to: root)
@@ -29,7 +29,7 @@ final class CORSServer: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, root.path, logFile.path]
-        port = try process.runReadingAnnouncedPort()
+        port = try await process.runReadingAnnouncedPort()
     }
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
@@ -138,7 +138,7 @@ struct FetcherTests {
 
     @Test("progressive media without tracks needs no CORS; the request carries the receiver's Origin and Range")
     func progressiveWithoutTracks() async throws {
-        let server = try CORSServer.shared.get()
+        let server = try await CORSServer.shared.value
         let outcome = await check(mediaInfo(server.url("plain/video.mp4"), contentType: "video/mp4"))
         #expect(outcome.isAvailable)
         #expect(outcome.duration == 42.5, "read from the mvhd of a fast-start file")
@@ -147,7 +147,7 @@ struct FetcherTests {
 
     @Test("progressive media with tracks needs CORS: without it the load fails with 104, as on a TV")
     func progressiveWithTracksNeedsCORS() async throws {
-        let server = try CORSServer.shared.get()
+        let server = try await CORSServer.shared.value
         let plain = await check(
             mediaInfo(server.url("plain/video.mp4"), contentType: "video/mp4", tracks: [server.url("cors/subs.vtt")]))
         #expect(plain.code == 104)
@@ -160,7 +160,7 @@ struct FetcherTests {
 
     @Test("a text track without CORS, or not WebVTT, does not fail the load; the log says why it will not show")
     func textTrackNotes() async throws {
-        let server = try CORSServer.shared.get()
+        let server = try await CORSServer.shared.value
         let outcome = await check(
             mediaInfo(
                 server.url("cors/video.mp4"), contentType: "video/mp4",
@@ -184,7 +184,7 @@ struct FetcherTests {
             ("cors/hls/nothing.m3u8", 311),
         ])
     func hls(path: String, code: Int?) async throws {
-        let server = try CORSServer.shared.get()
+        let server = try await CORSServer.shared.value
         let outcome = await check(mediaInfo(server.url(path), contentType: "application/x-mpegurl"))
         #expect(outcome.code == code, "\(outcome)")
         if code == nil {
@@ -196,7 +196,7 @@ struct FetcherTests {
 
     @Test("a live HLS playlist has no duration")
     func liveHLS() async throws {
-        let server = try CORSServer.shared.get()
+        let server = try await CORSServer.shared.value
         let outcome = await check(mediaInfo(server.url("cors/hls/live.m3u8"), contentType: "application/x-mpegurl"))
         #expect(outcome.isAvailable)
         #expect(outcome.duration == nil)
@@ -209,7 +209,7 @@ struct FetcherTests {
             ("cors/hls/page.m3u8", 420),
         ])
     func dash(path: String, code: Int?) async throws {
-        let server = try CORSServer.shared.get()
+        let server = try await CORSServer.shared.value
         let outcome = await check(mediaInfo(server.url(path), contentType: "application/dash+xml"))
         #expect(outcome.code == code, "\(outcome)")
         if code == nil {
@@ -220,7 +220,7 @@ struct FetcherTests {
 
     @Test("HTTP errors, redirects to unconfigured paths, stalled and closed servers fail the load")
     func failures() async throws {
-        let server = try CORSServer.shared.get()
+        let server = try await CORSServer.shared.value
         let missing = await check(mediaInfo(server.url("cors/none.mp4"), contentType: "video/mp4"))
         #expect(missing.code == 104)
         #expect(missing.diagnosticCodes == ["http.status-error"])
@@ -249,7 +249,7 @@ struct FetcherTests {
 
     @Test("a playlist naming this machine's loopback fails like a TV unless the media is on the emulator's machine")
     func loopbackReferences() async throws {
-        let server = try CORSServer.shared.get()
+        let server = try await CORSServer.shared.value
         let media = mediaInfo(server.url("cors/hls/elsewhere.m3u8"), contentType: "application/x-mpegurl")
         let onTV = ReceiverMediaFetcher(
             options: .init(loopbackIsReachable: false, requestTimeout: .seconds(2), totalTimeout: .seconds(30)))

@@ -18,7 +18,7 @@ struct CastEndToEndTests {
         "a local queue with side-car captions reaches PLAYING; next, prev, seek, pause, volume, captions and style reflect on the device"
     )
     func queueWithCaptionsAndControls() async throws {
-        let folder = try CastingSamples.folder()
+        let folder = try await CastingSamples.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let device = try await EmulatedDevice.start()
         let host = device.hostArgument
@@ -135,7 +135,11 @@ struct CastEndToEndTests {
 
     @Test("a queue too big for one 64 KiB message is split into QUEUE_LOAD + QUEUE_INSERTs and arrives whole, in order")
     func bigQueueIsSplit() async throws {
-        let (server, endpoint) = try SampleServer.start()
+        // Items of a minute: with the 2 s samples, a loaded machine could see an item end (and the
+        // device start a new media session) while the sender was still sending the queue.
+        let media = try await CastingSamples.folder()
+        defer { try? FileManager.default.removeItem(at: media) }
+        let (server, endpoint) = try SampleServer.start(serving: media)
         defer { server.stop() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "castprep-queue-\(UUID().uuidString)")
@@ -146,8 +150,8 @@ struct CastEndToEndTests {
             [
                 "id": .string("item-\(index)"),
                 "title": .string("Episode \(index): " + String(repeating: "a long title ", count: 12)),
-                "url": .string(endpoint.url(forPath: "h264-aac-faststart.mp4") + "?n=\(index)"),
-                "contentType": "video/mp4", "duration": 2,
+                "url": .string(endpoint.url(forPath: "movie.mp4") + "?n=\(index)"),
+                "contentType": "video/mp4", "duration": 60,
             ]
         }
         let catalog = folder.appendingPathComponent("big.json")
@@ -186,7 +190,7 @@ struct CastEndToEndTests {
 
     @Test("every frame the sender puts on the wire is a canonical CastMessage whose JSON passes the validator")
     func recordedFramesAreValid() async throws {
-        let folder = try CastingSamples.folder()
+        let folder = try await CastingSamples.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let device = try await EmulatedDevice.start()
         let cast = try CastPrepBinary.start([

@@ -31,7 +31,7 @@ struct SenderUXEndToEndTests {
     @Test(
         "a folder is one queue in natural name order; --seek and --volume apply; Ctrl-C stops the media and exits 130")
     func folderQueueSeekVolumeInterrupt() async throws {
-        let folder = try CastingSamples.folder()
+        let folder = try await CastingSamples.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         // Names that sort differently as text and naturally; the style file is not media.
         try FileManager.default.moveItem(
@@ -70,7 +70,7 @@ struct SenderUXEndToEndTests {
 
     @Test("a playlist queues every entry; --leave-playing keeps it playing after Ctrl-C")
     func playlistLeavePlaying() async throws {
-        let folder = try CastingSamples.folder()
+        let folder = try await CastingSamples.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let playlist = folder.appendingPathComponent("evening.m3u")
         try Data(

@@ -46,7 +46,7 @@ struct FixConfigServerTests {
     }
 
     /// The status line and headers (names lowercased) of a request made with curl.
-    static func headers(_ url: String, method: String = "GET") throws -> (status: Int, fields: [String: String]) {
+    static func headers(_ url: String, method: String = "GET") async throws -> (status: Int, fields: [String: String]) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
@@ -56,9 +56,8 @@ struct FixConfigServerTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let processResult = try await ChildProcess.run(process)
+        let text = String(decoding: processResult.outputData, as: UTF8.self)
         var status = 0
         var fields: [String: String] = [:]
         for line in text.split(separator: "\r\n") {
@@ -74,16 +73,16 @@ struct FixConfigServerTests {
 
     /// Checks a server that runs the snippet: stock types kept, every media type right, CORS
     /// on answers and preflights.
-    static func expectServes(_ url: (String) -> String, _ server: String) throws {
+    static func expectServes(_ url: (String) -> String, _ server: String) async throws {
         for (path, type) in [("/index.html", "text/html"), ("/style.css", "text/css")] {
-            let answer = try headers(url(path))
+            let answer = try await headers(url(path))
             #expect(answer.status == 200, "\(server) \(path)")
             #expect(
                 answer.fields["content-type"]?.hasPrefix(type) == true,
                 "\(server) \(path): \(answer.fields["content-type"] ?? "none")")
         }
         for (type, ext) in FixConfigGenerator.mediaTypes {
-            let answer = try headers(url("/file.\(ext)"))
+            let answer = try await headers(url("/file.\(ext)"))
             #expect(answer.status == 200, "\(server) .\(ext)")
             let served = answer.fields["content-type"]?.split(separator: ";").first.map {
                 $0.trimmingCharacters(in: .whitespaces)
@@ -93,7 +92,7 @@ struct FixConfigServerTests {
             #expect(
                 answer.fields["access-control-expose-headers"]?.contains("Content-Range") == true, "\(server) .\(ext)")
         }
-        let preflight = try headers(url("/file.ts"), method: "OPTIONS")
+        let preflight = try await headers(url("/file.ts"), method: "OPTIONS")
         #expect((200..<300).contains(preflight.status), "\(server) preflight: \(preflight.status)")
         #expect(preflight.fields["access-control-allow-origin"] == "*", "\(server) preflight")
         #expect(preflight.fields["access-control-allow-methods"]?.contains("GET") == true, "\(server) preflight")
@@ -108,14 +107,14 @@ struct FixConfigServerTests {
     @Test(
         "the nginx snippet keeps Debian's stock types and fixes every media type and CORS",
         .requires(.nginx, .nginxMIMETypes))
-    func nginx() throws {
+    func nginx() async throws {
         let root = try Self.site()
         defer { try? FileManager.default.removeItem(at: root) }
         let text = Self.snippet(.nginx)
         #expect(text.contains("include mime.types;"))
-        let server = try NginxServer(sites: ["fixed": text], root: root)
+        let server = try await NginxServer(sites: ["fixed": text], root: root)
         defer { server.stop() }
-        try Self.expectServes({ server.url("fixed", $0) }, "nginx")
+        try await Self.expectServes({ server.url("fixed", $0) }, "nginx")
     }
 
     @Test(
@@ -128,9 +127,9 @@ struct FixConfigServerTests {
         guard try await installed.available() else { return }
         let root = try Self.site()
         defer { try? FileManager.default.removeItem(at: root) }
-        let server = try WebServer(kind, site: Self.snippet(kind == .apache ? .apache : .caddy), root: root)
+        let server = try await WebServer(kind, site: Self.snippet(kind == .apache ? .apache : .caddy), root: root)
         defer { server.stop() }
-        try Self.expectServes(server.url, kind.rawValue)
+        try await Self.expectServes(server.url, kind.rawValue)
     }
 
     // MARK: - Object stores
@@ -214,7 +213,7 @@ struct FixConfigServerTests {
         "S3, GCS and Azure CORS rules match the providers' documented schemas",
         .requires(.python3Module("jsonschema", package: "jsonschema")),
         arguments: [FixConfigFormat.s3, .gcs, .azure], [false, true])
-    func objectStores(format: FixConfigFormat, credentials: Bool) throws {
+    func objectStores(format: FixConfigFormat, credentials: Bool) async throws {
         var report = Self.report()
         report.usesCredentials = credentials
         let text = FixConfigGenerator.configuration(for: report, format: format)
@@ -239,9 +238,8 @@ struct FixConfigServerTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        try process.run()
-        let message = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let processResult = try await ChildProcess.run(process)
+        let message = String(decoding: processResult.outputData, as: UTF8.self)
         #expect(process.terminationStatus == 0, "\(format): \(message)\n\(document)")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import HTTPCheck
 import SystemIO
+import TestSupport
 import Testing
 
 /// Set in the child test process that runs inside the private namespace.
@@ -14,7 +15,7 @@ private let insideNamespace = ProcessInfo.processInfo.environment[namespaceVaria
 @Suite("Pipelined HEADs to a host name, in a private network namespace", .enabled(if: !insideNamespace))
 struct HeadPipelineNamespaceTests {
     @Test("a name is resolved off the loop and every address is tried", .timeLimit(.minutes(1)))
-    func inNamespace() throws {
+    func inNamespace() async throws {
         let binary = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let hosts = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-hosts-\(UUID().uuidString)")
             .path
@@ -34,9 +35,8 @@ struct HeadPipelineNamespaceTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let processResult = try await ChildProcess.run(process)
+        let data = processResult.outputData
         let text = String(decoding: data, as: UTF8.self)
         let passed = text.range(of: #"Test run with 1 test.* passed"#, options: .regularExpression) != nil
         #expect(process.terminationStatus == 0 && passed, "failed in its namespace:\n\(text)")

@@ -88,11 +88,10 @@ struct HostileManifestTests {
             <S t="0" d="1" r="10000000"/><S d="1" r="10000000"/><S d="1" r="10000000"/>
             </SegmentTimeline></SegmentTemplate><Representation id="v" bandwidth="1"/></AdaptationSet></Period></MPD>
             """
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = threadCPUTime()  // the parse runs on this thread: its cost whatever the load
         let manifest = try DASHReferences.parse(Array(text.utf8), url: base, allSegments: true)
         #expect(manifest.references.count == DASHReferences.maximumSegmentsPerRepresentation)
         #expect(manifest.outOfRange.isEmpty)
-        #expect(clock.now - start < .seconds(5))
+        #expect(threadCPUTime() - start < .seconds(5))
     }
 }

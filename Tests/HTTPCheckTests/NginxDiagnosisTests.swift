@@ -104,9 +104,9 @@ final class NginxDiagnosisTests {
     let checker = ReceiverFetchChecker()
     let options = CheckOptions(allowsLoopback: true)
 
-    init() throws {
+    init() async throws {
         fixtures = try HTTPFixtures.make()
-        nginx = try NginxServer(sites: nginxSites, root: fixtures)
+        nginx = try await NginxServer(sites: nginxSites, root: fixtures)
     }
 
     deinit {
@@ -176,7 +176,7 @@ final class NginxDiagnosisTests {
         #expect(
             fixes["wildcard-with-credentials"]?.contains("# remove: add_header Access-Control-Allow-Credentials")
                 == true)
-        let fixed = try NginxServer(sites: fixedSites, root: fixtures)
+        let fixed = try await NginxServer(sites: fixedSites, root: fixtures)
         defer { fixed.stop() }
         for site in expectedCodes.keys.sorted() {
             let report = await checker.check(receiverTargets(fixed, site: site), options: options)
@@ -208,7 +208,7 @@ final class NginxDiagnosisTests {
         let fix = FixConfigGenerator.configuration(for: report, format: .nginx)
         #expect(fix.contains(#"add_header Access-Control-Allow-Origin "https://www.gstatic.com" always;"#))
         #expect(fix.contains(#"add_header Vary "Origin" always;"#))
-        let fixed = try NginxServer(
+        let fixed = try await NginxServer(
             sites: ["wildcard-with-credentials": applyNginxFix(fix, to: nginxSites["wildcard-with-credentials"] ?? "")],
             root: fixtures)
         defer { fixed.stop() }

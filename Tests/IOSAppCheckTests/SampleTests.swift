@@ -40,16 +40,15 @@ enum IOSSamples {
     }
 
     /// `plistutil -i path -f xml -o -`: the file as XML, written by an independent reader.
-    static func plistutilXML(_ path: String) throws -> String {
+    static func plistutilXML(_ path: String) async throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/plistutil")
         process.arguments = ["-i", path, "-f", "xml", "-o", "-"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let processResult = try await ChildProcess.run(process)
+        let data = processResult.outputData
         #expect(process.terminationStatus == 0, "plistutil could not read \(path)")
         return String(decoding: data, as: UTF8.self)
     }
@@ -161,14 +160,14 @@ struct FixTests {
     @Test(
         "the fixed Info.plist passes a second check, keeps its format and a .orig, and plistutil reads every other key unchanged",
         .requires(.plistutil), arguments: IOSSamples.fixable)
-    func fix(sample: String) throws {
+    func fix(sample: String) async throws {
         let folder = try IOSSamples.copy(sample)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/" + sample
         let before = IOSAppChecker.check(path: path)
         let plist = try #require(before.infoPlists.first)
         let original = try Data(contentsOf: URL(fileURLWithPath: plist.path))
-        let originalXML = try IOSSamples.plistutilXML(plist.path)
+        let originalXML = try await IOSSamples.plistutilXML(plist.path)
 
         let results = InfoPlistFixer.apply(before)
         #expect(results.count == 1)
@@ -189,7 +188,7 @@ struct FixTests {
         // plistutil, an independent reader, sees every other member as before.
         let changed = Set(plist.changes.map(\.key))
         let old = IOSSamples.members(ofPlistutilXML: originalXML).filter { !changed.contains($0.key) }
-        let new = IOSSamples.members(ofPlistutilXML: try IOSSamples.plistutilXML(plist.path)).filter {
+        let new = await IOSSamples.members(ofPlistutilXML: try IOSSamples.plistutilXML(plist.path)).filter {
             !changed.contains($0.key)
         }
         #expect(old.map(\.key) == new.map(\.key))

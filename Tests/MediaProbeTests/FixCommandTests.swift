@@ -20,7 +20,7 @@ struct FixCommandTests {
     }
 
     /// Runs `command` with `/bin/sh` in `directory`, stdin closed; returns the exit status and stderr.
-    static func shell(_ command: String, in directory: URL) throws -> (Int32, String) {
+    static func shell(_ command: String, in directory: URL) async throws -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
@@ -29,15 +29,14 @@ struct FixCommandTests {
         process.standardOutput = FileHandle.nullDevice
         let errors = Pipe()
         process.standardError = errors
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        let result = try await ChildProcess.run(process)
+        return (result.status, result.error)
     }
 
     /// Makes a sample with ffmpeg (quiet, overwriting).
-    static func make(_ arguments: String, in directory: URL) throws {
-        let (status, errors) = try shell("ffmpeg -nostdin -hide_banner -loglevel error -y " + arguments, in: directory)
+    static func make(_ arguments: String, in directory: URL) async throws {
+        let (status, errors) = try await shell(
+            "ffmpeg -nostdin -hide_banner -loglevel error -y " + arguments, in: directory)
         #expect(status == 0, "making a sample: \(errors)")
     }
 
@@ -71,14 +70,14 @@ struct FixCommandTests {
     ]
 
     @Test("each device's fix runs in a shell and its output plays there", arguments: cases.map(\.name))
-    func deviceFix(sample: String) throws {
+    func deviceFix(sample: String) async throws {
         let directory = try Self.folder()
         defer { try? FileManager.default.removeItem(at: directory) }
         // A name with a space and an apostrophe checks the quoting too.
         let input = directory.appendingPathComponent(
             "it's a clip." + (sample.split(separator: ".").last.map(String.init) ?? ""))
         if let make = Self.cases.first(where: { $0.name == sample })?.make {
-            try Self.make("\(make) '\(sample)'", in: directory)
+            try await Self.make("\(make) '\(sample)'", in: directory)
             try FileManager.default.moveItem(at: directory.appendingPathComponent(sample), to: input)
         } else {
             try FileManager.default.copyItem(at: Self.samples.appendingPathComponent(sample), to: input)
@@ -95,7 +94,7 @@ struct FixCommandTests {
             let output = try #require(entry.arguments.last)
             #expect(output.hasSuffix(".mp4"), "\(fix)")
             try? FileManager.default.removeItem(atPath: output)
-            let (status, errors) = try Self.shell(fix, in: directory)
+            let (status, errors) = try await Self.shell(fix, in: directory)
             #expect(status == 0, "\(fix)\n\(errors)")
             guard status == 0 else { continue }
             try Self.expectPlays(output, on: entry.devices, after: fix)
@@ -105,14 +104,14 @@ struct FixCommandTests {
     @Test(
         "HEVC in MPEG-TS HLS: the media playlist's fix repackages it as fMP4 that plays; a master gets words, not a broken command"
     )
-    func hevcHLS() throws {
+    func hevcHLS() async throws {
         let directory = try Self.folder()
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.createDirectory(
             at: directory.appendingPathComponent("hls/v0"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(
             at: directory.appendingPathComponent("hls/v1"), withIntermediateDirectories: true)
-        try Self.make(
+        try await Self.make(
             Self.video2s
                 + #" -filter_complex "[0:v]split=2[a][b];[b]scale=160:90[b2]" -map "[a]" -map 1:a -map "[b2]" -map 1:a"#
                 + " -c:v libx265 -preset ultrafast -x265-params log-level=error -tag:v hvc1 -c:a aac -f hls -hls_time 1 -hls_playlist_type vod"
@@ -141,7 +140,7 @@ struct FixCommandTests {
         }
         #expect(fixes.count == 1)
         for fix in fixes {
-            let (status, errors) = try Self.shell(fix, in: directory)
+            let (status, errors) = try await Self.shell(fix, in: directory)
             #expect(status == 0, "\(fix)\n\(errors)")
             let output = try #require(
                 fix.split(separator: " ").last.map { String($0).replacingOccurrences(of: "'", with: "") })
@@ -166,16 +165,16 @@ struct FixCommandTests {
         arguments: CastMediaTypes.conversionCommands.sorted { $0.key < $1.key }.map(\.value) + [
             CastMediaTypes.fastStartCommand
         ])
-    func containerAdvice(command: String) throws {
+    func containerAdvice(command: String) async throws {
         let directory = try Self.folder()
         defer { try? FileManager.default.removeItem(at: directory) }
         let inputName = try #require(command.split(separator: " ").first { $0.hasPrefix("IN.") }.map(String.init))
         let outputName = try #require(command.split(separator: " ").last.map(String.init))
         let ext = String(inputName.dropFirst(3))
         let make = try #require(Self.containerInputs[ext], "no input for \(ext)")
-        try Self.make("\(make) \(inputName)", in: directory)
+        try await Self.make("\(make) \(inputName)", in: directory)
         #expect(command.hasPrefix("ffmpeg -i IN."))
-        let (status, errors) = try Self.shell(command, in: directory)
+        let (status, errors) = try await Self.shell(command, in: directory)
         #expect(status == 0, "\(command)\n\(errors)")
         guard status == 0 else { return }
         let isAudio = outputName.hasSuffix(".m4a")

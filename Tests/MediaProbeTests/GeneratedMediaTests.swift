@@ -13,21 +13,20 @@ struct GeneratedMediaTests {
         return url
     }()
 
-    func ffmpeg(_ arguments: [String]) throws {
+    func ffmpeg(_ arguments: [String]) async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
         process.arguments = ["-loglevel", "error", "-y"] + arguments
-        try process.run()
-        process.waitUntilExit()
+        try await ChildProcess.run(process)
         #expect(process.terminationStatus == 0, "ffmpeg \(arguments.joined(separator: " "))")
     }
 
     @Test("a subtitle running past the end does not stretch the duration")
-    func subtitlePastTheEnd() throws {
+    func subtitlePastTheEnd() async throws {
         let subtitles = Self.directory.appendingPathComponent("long.srt")
         try "1\n00:00:00,500 --> 00:00:30,000\nStill talking\n".write(to: subtitles, atomically: true, encoding: .utf8)
         let output = Self.directory.appendingPathComponent("long-subs.mkv")
-        try ffmpeg([
+        try await ffmpeg([
             "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=2", "-i", subtitles.path, "-map", "0", "-map",
             "1",
             "-c:v", "libx264", "-preset", "ultrafast", "-c:s", "srt", output.path,
@@ -37,9 +36,9 @@ struct GeneratedMediaTests {
     }
 
     @Test("HDR transfer functions are recognised", arguments: [("smpte2084", "PQ"), ("arib-std-b67", "HLG")])
-    func hdr(transfer: String, expected: String) throws {
+    func hdr(transfer: String, expected: String) async throws {
         let output = Self.directory.appendingPathComponent("hdr-\(expected).mp4")
-        try ffmpeg([
+        try await ffmpeg([
             "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=1", "-c:v", "libx265", "-preset", "ultrafast",
             "-pix_fmt", "yuv420p10le", "-tag:v", "hvc1", "-color_primaries", "bt2020", "-color_trc", transfer,
             "-colorspace", "bt2020nc", "-x265-params", "log-level=error", output.path,
@@ -54,9 +53,9 @@ struct GeneratedMediaTests {
     }
 
     @Test("E-AC-3 audio and an avc3 (in-band parameter sets) stream")
-    func eac3AndAVC3() throws {
+    func eac3AndAVC3() async throws {
         let output = Self.directory.appendingPathComponent("eac3.mp4")
-        try ffmpeg([
+        try await ffmpeg([
             "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=1", "-f", "lavfi", "-i", "sine=duration=1",
             "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "eac3", "-ac", "2", output.path,
         ])

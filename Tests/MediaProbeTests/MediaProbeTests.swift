@@ -16,15 +16,13 @@ let sampleFiles: [String] = [
 func samplePath(_ name: String) -> String { Repository.root().appendingPathComponent("Samples/\(name)").path }
 
 /// Runs ffprobe the way a user would and returns its JSON.
-func ffprobe(_ path: String) throws -> JSONValue {
+func ffprobe(_ path: String) async throws -> JSONValue {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
     process.arguments = ["-v", "error", "-show_format", "-show_streams", "-of", "json", path]
     let pipe = Pipe()
     process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    let data = try await ChildProcess.run(process).outputData
     return try JSONParser().parse(Array(data)).value
 }
 
@@ -34,7 +32,7 @@ struct FFprobeAgreementTests {
     func agreesWithFFprobe(name: String) async throws {
         let path = samplePath(name)
         let ours = try MediaProber().probeBlocking(path: path)
-        let theirs = try ffprobe(path)
+        let theirs = try await ffprobe(path)
         let streams = try #require(theirs["streams"]?.arrayValue)
         #expect(ours.streams.count == streams.count)
         for (mine, reference) in zip(ours.streams, streams) {

@@ -7,19 +7,19 @@ import Testing
 import TestSupport
 
 /// A loopback server process for one test; stopped when the value is dropped.
-final class LoopbackServer {
+final class LoopbackServer: Sendable {
     let process = Process()
     let port: Int
     let log: URL
 
-    init(serving directory: URL, stall: Bool = false) throws {
+    init(serving directory: URL, stall: Bool = false) async throws {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-range-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
             "Support/range_server.py")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, directory.path, log.path] + (stall ? ["--stall"] : [])
-        port = try process.runReadingAnnouncedPort()
+        port = try await process.runReadingAnnouncedPort()
     }
 
     var requests: [String] {
@@ -27,17 +27,17 @@ final class LoopbackServer {
     }
 
     deinit {
-        // SIGKILL: the server's threads must not keep the test waiting.
+        // SIGKILL: the server's threads must not keep the test waiting. Foundation reaps it.
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
         try? FileManager.default.removeItem(at: log)
     }
 }
 
 @Suite("Probing over HTTP (loopback)", .serialized, .requires(.ffmpeg, .ffprobe))
 struct RemoteProbeTests {
-    /// A 3 MB fast-start MP4 and the same with moov at the end, made once per run.
-    static let largeSamples: URL? = {
+    /// A 3 MB fast-start MP4 and the same with moov at the end, made once per run (ffmpeg
+    /// awaited off the cooperative pool).
+    static let largeSamples = Task<URL?, Never> {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-remote-\(getpid())")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         for (name, flags) in [("large-faststart.mp4", ["-movflags", "+faststart"]), ("large-moov-at-end.mp4", [])] {
@@ -50,16 +50,15 @@ struct RemoteProbeTests {
                     "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=20",
                     "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "1200k",
                 ] + flags + [target.path]
-            try? process.run()
-            process.waitUntilExit()
+            _ = try? await ChildProcess.run(process)
         }
         return directory
-    }()
+    }
 
     @Test("a fast-start MP4 is probed with at most 2 range requests")
-    func fastStartRequests() throws {
-        let directory = try #require(Self.largeSamples)
-        let server = try LoopbackServer(serving: directory)
+    func fastStartRequests() async throws {
+        let directory = try #require(await Self.largeSamples.value)
+        let server = try await LoopbackServer(serving: directory)
         let probe = try MediaProber().probeBlocking(path: "http://127.0.0.1:\(server.port)/large-faststart.mp4")
         #expect(probe.contentType.hasPrefix("video/mp4; codecs=\"avc1."))
         #expect(abs((probe.duration ?? 0) - 20) < 0.1)
@@ -68,17 +67,17 @@ struct RemoteProbeTests {
     }
 
     @Test("moov at the end costs a seek: more requests, still a correct answer")
-    func moovAtEnd() throws {
-        let directory = try #require(Self.largeSamples)
-        let server = try LoopbackServer(serving: directory)
+    func moovAtEnd() async throws {
+        let directory = try #require(await Self.largeSamples.value)
+        let server = try await LoopbackServer(serving: directory)
         let probe = try MediaProber().probeBlocking(path: "http://127.0.0.1:\(server.port)/large-moov-at-end.mp4")
         #expect(abs((probe.duration ?? 0) - 20) < 0.1)
         #expect(server.requests.filter { $0.hasPrefix("/large-moov-at-end.mp4") }.count >= 2)
     }
 
     @Test("a stalled server gives a timeout error instead of a hang")
-    func stalled() throws {
-        let server = try LoopbackServer(serving: FileManager.default.temporaryDirectory, stall: true)
+    func stalled() async throws {
+        let server = try await LoopbackServer(serving: FileManager.default.temporaryDirectory, stall: true)
         let started = Date()
         #expect(throws: ProbeError.self) {
             try MediaProber(limits: .init(timeout: 2)).probeBlocking(path: "http://127.0.0.1:\(server.port)/x.mp4")
@@ -92,8 +91,8 @@ struct RemoteProbeTests {
             "/trickle-after-0/dash/manifest.mpd", "/trickle-after-1/hls-ts/master.m3u8",
             "/trickle-after-0/hls-ts/master.m3u8",
         ])
-    func tricklingServer(path: String) throws {
-        let server = try LoopbackServer(serving: Repository.root().appendingPathComponent("Samples"))
+    func tricklingServer(path: String) async throws {
+        let server = try await LoopbackServer(serving: Repository.root().appendingPathComponent("Samples"))
         let started = ContinuousClock.now
         let error = #expect(throws: ProbeError.self) {
             try MediaProber(limits: .init(timeout: 2)).probeBlocking(path: "http://127.0.0.1:\(server.port)\(path)")
@@ -105,8 +104,8 @@ struct RemoteProbeTests {
     }
 
     @Test("a master playlist that lists itself ends within the request budget")
-    func selfReferencingMaster() throws {
-        let server = try LoopbackServer(serving: Repository.root().appendingPathComponent("Samples"))
+    func selfReferencingMaster() async throws {
+        let server = try await LoopbackServer(serving: Repository.root().appendingPathComponent("Samples"))
         let started = ContinuousClock.now
         let error = #expect(throws: ProbeError.self) {
             try MediaProber(limits: .init(timeout: 15, maximumRequests: 50)).probeBlocking(
@@ -121,8 +120,8 @@ struct RemoteProbeTests {
     }
 
     @Test("remote HLS and DASH manifests are read: ladder, renditions, segment formats")
-    func remoteManifests() throws {
-        let server = try LoopbackServer(serving: Repository.root().appendingPathComponent("Samples"))
+    func remoteManifests() async throws {
+        let server = try await LoopbackServer(serving: Repository.root().appendingPathComponent("Samples"))
         let hls = try MediaProber().probeBlocking(path: "http://127.0.0.1:\(server.port)/hls-ts/master.m3u8")
         #expect(hls.hls?.variants.count == 2)
         #expect(hls.hls?.hlsVideoSegmentFormat == "mpeg2_ts")
@@ -134,9 +133,9 @@ struct RemoteProbeTests {
     }
 
     @Test("HTTP errors have their own code")
-    func notFound() throws {
-        let directory = try #require(Self.largeSamples)
-        let server = try LoopbackServer(serving: directory)
+    func notFound() async throws {
+        let directory = try #require(await Self.largeSamples.value)
+        let server = try await LoopbackServer(serving: directory)
         do {
             _ = try MediaProber().probeBlocking(path: "http://127.0.0.1:\(server.port)/missing.mp4")
             Issue.record("expected an error")

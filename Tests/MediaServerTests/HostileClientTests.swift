@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import MediaServer
+import TestSupport
 import Testing
 
 /// Abuse that must leave the server serving. Serialized: these hold many sockets and wait on

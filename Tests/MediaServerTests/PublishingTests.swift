@@ -2,6 +2,7 @@ import CastModel
 import Foundation
 import Glibc
 import MediaServer
+import TestSupport
 import Testing
 
 /// A server in allow-list mode publishes exactly the files it was given, under its token, to

@@ -1,5 +1,6 @@
 import Foundation
 import MediaServer
+import TestSupport
 import Testing
 
 @Suite("serving files: ranges, HEAD, conditional requests, types")

@@ -1,16 +1,8 @@
 import Foundation
 import Glibc
 import MediaServer
+import TestSupport
 import Testing
-
-/// Runs blocking work (sockets, processes) on a thread of its own, never on Swift's
-/// cooperative pool, and resumes the caller with its result.
-func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.start()
-    }
-}
 
 /// A parsed HTTP response.
 struct HTTPResponse: Sendable {

@@ -245,11 +245,8 @@ struct DemoPreflightTests {
         let process = Process()
         process.executableURL = Repository.root().appendingPathComponent("Scripts/check-report-html")
         process.arguments = [output + "/report.html", screenshot]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        process.standardError = Pipe()
+        let message = try await ChildProcess.run(process).error
         #expect(process.terminationStatus == 0, "\(message)")
         #expect(FileManager.default.fileExists(atPath: screenshot))
     }
@@ -271,19 +268,11 @@ struct DemoPreflightTests {
         #expect(page.contains("src=\"posters/"))
         let artifacts = NSTemporaryDirectory() + "castprep-report-screenshots-\(UUID().uuidString)"
         let script = Repository.root().appendingPathComponent("Scripts/check-report-dom")
-        let (status, results, errors) = try await BlockingWork.run { () throws -> (Int32, String, String) in
-            let process = Process()
-            process.executableURL = script
-            process.arguments = [output + "/report.html", artifacts, "360", "1280"]
-            let (out, err) = (Pipe(), Pipe())
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            let results = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, results, errors)
-        }
+        // Chromium runs for seconds: awaited through ChildProcess, so it holds neither a pool
+        // thread nor BlockingWork's queue, which the code under test in other tests needs.
+        let (status, results, errors) = try await ChildProcess.run(
+            script.path, [output + "/report.html", artifacts, "360", "1280"]
+        ).fields
         #expect(status == 0, "\(errors)")
         let widths = try results.split(separator: "\n").map { try JSONParser().parse(Array($0.utf8)).value }
         #expect(widths.compactMap { $0["width"]?.doubleValue } == [360, 1280])

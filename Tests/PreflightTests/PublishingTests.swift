@@ -2,6 +2,7 @@ import Catalog
 import Foundation
 @testable import Preflight
 import SystemIO
+import TestSupport
 import Testing
 
 /// Preflight's built-in server publishes what the catalog names and nothing else, under a
@@ -41,20 +42,13 @@ struct PreflightPublishingTests {
 
     /// The status curl gets for `url`, off the cooperative pool.
     private static func status(_ url: String) async throws -> Int {
-        try await BlockingWork.run {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            process.arguments = [
+        let result = try await ChildProcess.run(
+            "/usr/bin/curl",
+            [
                 "--silent", "--path-as-is", "--max-time", "5", "--output", "/dev/null", "--write-out", "%{http_code}",
                 url,
-            ]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return Int(String(decoding: data, as: UTF8.self)) ?? 0
-        }
+            ])
+        return Int(result.output) ?? 0
     }
 
     @Test(

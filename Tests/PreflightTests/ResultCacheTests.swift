@@ -42,15 +42,13 @@ struct ResultCacheTests {
 
     /// Runs a Python script with the cache file as its argument (Python's sqlite3 stands in
     /// for another program, or an earlier CastPrep, that wrote the file).
-    private func python(_ script: String, _ path: String) throws -> String {
+    private func python(_ script: String, _ path: String) async throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script, path]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = try await ChildProcess.run(process).output
         #expect(process.terminationStatus == 0)
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -64,11 +62,11 @@ struct ResultCacheTests {
         #expect(await cache.store([1, 2], kind: "item", key: "the key", validator: "v"))
         #expect(await cache.value(kind: "item", key: "the key", validator: "v") == [1, 2])
         // Make the row hold another key under the same id, as a colliding key would.
-        _ = try python(
+        _ = try await python(
             "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE entries SET key = 'other key'\"); c.commit()",
             path)
         #expect(await cache.value(kind: "item", key: "the key", validator: "v") == nil)
-        _ = try python(
+        _ = try await python(
             "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE entries SET key = 'the key', kind = 'poster'\"); c.commit()",
             path)
         #expect(await cache.value(kind: "item", key: "the key", validator: "v") == nil)
@@ -83,7 +81,7 @@ struct ResultCacheTests {
         let path = temporaryPath()
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        _ = try python(
+        _ = try await python(
             """
             import sqlite3, sys
             c = sqlite3.connect(sys.argv[1])
@@ -101,7 +99,7 @@ struct ResultCacheTests {
             #expect(await cache.value(kind: "item", key: "k", validator: "v") == [7])
         }
         #expect(
-            try python(
+            try await python(
                 "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA page_size').fetchone()[0])",
                 path) == "16384")
         let reopened = try ResultCache(path: path)

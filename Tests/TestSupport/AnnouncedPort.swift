@@ -5,17 +5,13 @@ extension Process {
     /// output: for test servers that bind port 0 on loopback and say which port they got. 0
     /// when the process closed its output without printing one (it failed to start).
     ///
-    /// Standard output becomes a pipe; set standard error before calling.
-    public func runReadingAnnouncedPort() throws -> Int {
+    /// Standard output becomes a pipe, read off the cooperative pool; set standard error before
+    /// calling.
+    public func runReadingAnnouncedPort() async throws -> Int {
         let output = Pipe()
         standardOutput = output
         try run()
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        return Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let line = await ChildProcess.read(output)
+        return Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 }

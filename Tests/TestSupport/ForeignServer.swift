@@ -4,7 +4,7 @@ import Glibc
 /// A loopback server that is not a Cast device, for tests of what a sender says when an
 /// address or port is wrong. A python3 process listens on 127.0.0.1 at a free port and answers
 /// every connection the way `kind` says; the process is killed when the value is dropped.
-public final class ForeignServer {
+public final class ForeignServer: Sendable {
     /// How the server answers.
     public enum Kind: String, Sendable, CaseIterable {
         /// Plain TCP, reads the request (a TLS ClientHello) and answers `HTTP/1.1 400`, as a
@@ -25,23 +25,22 @@ public final class ForeignServer {
     /// The port it listens on, on 127.0.0.1.
     public let port: Int
 
-    /// Starts the server and waits until it listens.
-    public init(_ kind: Kind) throws {
+    /// Starts the server and waits, on a thread of its own, until it listens.
+    public init(_ kind: Kind) async throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-u", "-c", Self.script, kind.rawValue]
         process.standardError = FileHandle.nullDevice
-        port = try process.runReadingAnnouncedPort()
+        port = try await process.runReadingAnnouncedPort()
         if port == 0 {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            await ChildProcess.kill(process)
             throw CocoaError(
                 .featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "the \(kind) server did not start"])
         }
     }
 
+    /// SIGKILL; Foundation reaps the child on its own thread, so nothing here waits.
     deinit {
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
     }
 
     private static let script = #"""

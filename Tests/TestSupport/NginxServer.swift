@@ -5,7 +5,7 @@ import Glibc
 /// directory, one `server` block per named site, each on a free port. Stopped when released.
 ///
 /// ```swift
-/// let nginx = try NginxServer(sites: ["plain": "", "cors": #"add_header Access-Control-Allow-Origin "*" always;"#],
+/// let nginx = try await NginxServer(sites: ["plain": "", "cors": #"add_header Access-Control-Allow-Origin "*" always;"#],
 ///                             root: fixtures)
 /// let url = nginx.url("cors", "/hls/master.m3u8")
 /// ```
@@ -13,7 +13,7 @@ import Glibc
 /// A site body may name another site's port as `{port:NAME}` (for proxying). The master
 /// process runs in the foreground (`daemon off`) so the test owns it; as root, workers run as
 /// root too so they can read the test's temporary files.
-public final class NginxServer {
+public final class NginxServer: Sendable {
     /// The nginx binary, if installed.
     public static let binary: String? = ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -34,7 +34,7 @@ public final class NginxServer {
     ///   - sites: site name → directives inside its `server { }` block (after `listen` and `root`).
     ///   - root: the directory every site serves.
     ///   - httpDirectives: extra directives for the `http { }` block.
-    public init(sites: [String: String], root: URL, httpDirectives: String = "") throws {
+    public init(sites: [String: String], root: URL, httpDirectives: String = "") async throws {
         guard let binary = Self.binary else {
             throw NginxError("nginx is not installed (Scripts/bootstrap installs nginx-light)")
         }
@@ -104,9 +104,9 @@ public final class NginxServer {
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try process.run()
         for port in ports.values {
-            guard Self.waitForListener(port: port, timeout: 10) else {
+            guard await Self.waitForListener(port: port, timeout: 30) else {
                 process.terminate()
-                process.waitUntilExit()
+                await ChildProcess.finish(process)
                 let log =
                     (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
                 throw NginxError("nginx did not start listening on 127.0.0.1:\(port): \(log)")
@@ -116,13 +116,15 @@ public final class NginxServer {
 
     deinit { stop() }
 
-    /// Stops nginx (fast shutdown) and removes its directory.
+    /// Stops nginx (fast shutdown: the master unblocks SIGTERM itself and takes its worker
+    /// down with it) and removes its directory once it has exited, on a thread of its own.
     public func stop() {
-        if process.isRunning {
-            process.terminate()
+        let (process, directory) = (process, directory)
+        if process.isRunning { process.terminate() }
+        Thread {
             process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(at: directory)
+            try? FileManager.default.removeItem(at: directory)
+        }.start()
     }
 
     /// `http://127.0.0.1:PORT` + `path` for a site.
@@ -150,7 +152,13 @@ public final class NginxServer {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    static func waitForListener(port: Int, timeout: Double) -> Bool {
+    /// Whether something accepts connections on 127.0.0.1:`port` within `timeout` seconds;
+    /// the connection attempts and the pauses between them run on a thread of their own.
+    static func waitForListener(port: Int, timeout: Double) async -> Bool {
+        await offPool { connects(port: port, within: timeout) }
+    }
+
+    private static func connects(port: Int, within timeout: Double) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -6,10 +6,10 @@ import Glibc
 /// removed) by ``stop()`` or when released, so a failing test stops it too.
 ///
 /// ```swift
-/// let apache = try WebServer(.apache, site: "AddType text/vtt .vtt", root: folder)
+/// let apache = try await WebServer(.apache, site: "AddType text/vtt .vtt", root: folder)
 /// let url = apache.url("/en.vtt")
 /// ```
-public final class WebServer {
+public final class WebServer: Sendable {
     /// The servers this helper starts.
     public enum Kind: String, Sendable, CaseIterable {
         case apache, caddy
@@ -36,7 +36,7 @@ public final class WebServer {
     /// - Parameters:
     ///   - site: directives inside the `<VirtualHost>` (Apache) or the site block (Caddy).
     ///   - root: the folder served.
-    public init(_ kind: Kind, site: String, root: URL) throws {
+    public init(_ kind: Kind, site: String, root: URL) async throws {
         guard let binary = kind.binary else {
             throw NginxError("\(kind.rawValue) is not installed (Scripts/bootstrap installs it)")
         }
@@ -105,7 +105,7 @@ public final class WebServer {
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
-        guard NginxServer.waitForListener(port: port, timeout: 10) else {
+        guard await NginxServer.waitForListener(port: port, timeout: 30) else {
             stop()
             throw NginxError("\(kind.rawValue) did not start listening on 127.0.0.1:\(port)")
         }
@@ -113,13 +113,15 @@ public final class WebServer {
 
     deinit { stop() }
 
-    /// Stops the server and removes its directory.
+    /// Stops the server with SIGKILL (the test process blocks SIGTERM, and a child inherits
+    /// the mask) and removes its directory once it has exited, on a thread of its own.
     public func stop() {
-        if process.isRunning {
-            process.terminate()
+        let (process, directory) = (process, directory)
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        Thread {
             process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(at: directory)
+            try? FileManager.default.removeItem(at: directory)
+        }.start()
     }
 
     /// `http://127.0.0.1:PORT` + `path`.

@@ -112,6 +112,11 @@ final class RunningCommand: Sendable {
         self.error = error
     }
 
+    /// Kills the process if a failed test left it running (Foundation reaps it).
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
     func startReading() {
         for (handle, isError) in [(output.fileHandleForReading, false), (error.fileHandleForReading, true)] {
             finishedReading.enter()
@@ -154,7 +159,7 @@ final class RunningCommand: Sendable {
 /// Media made for the casting tests: a long clip, so that playback does not end mid-test.
 enum CastingSamples {
     /// A folder with `movie.mp4` (60 s, tiny), `movie.en.srt`, `movie.de.ttml`, `song.mp3` and a style file.
-    static func folder() throws -> URL {
+    static func folder() async throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("castprep-cast-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let samples = Repository.root().appendingPathComponent("Samples")
@@ -167,8 +172,7 @@ enum CastingSamples {
             "-movflags", "+faststart",
             folder.appendingPathComponent("movie.mp4").path,
         ]
-        try ffmpeg.run()
-        ffmpeg.waitUntilExit()
+        try await ChildProcess.run(ffmpeg)
         guard ffmpeg.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
         try FileManager.default.copyItem(
             at: samples.appendingPathComponent("subs.en.srt"), to: folder.appendingPathComponent("movie.en.srt"))
@@ -190,11 +194,13 @@ enum CastingSamples {
 /// The repository's Samples folder served on 127.0.0.1 (port chosen by the system), as a media
 /// server a device would fetch from. Stop it when done.
 enum SampleServer {
-    static func start() throws -> (MediaServer, MediaServer.Endpoint) {
+    /// Serves `folder` (the repository's Samples by default) on a free loopback port.
+    static func start(serving folder: URL = Repository.root().appendingPathComponent("Samples")) throws -> (
+        MediaServer, MediaServer.Endpoint
+    ) {
         let server = MediaServer(
             configuration: MediaServerConfiguration(
-                mounts: [.init(urlPrefix: "/", directory: Repository.root().appendingPathComponent("Samples").path)],
-                bindAddress: "127.0.0.1", port: 0))
+                mounts: [.init(urlPrefix: "/", directory: folder.path)], bindAddress: "127.0.0.1", port: 0))
         return (server, try server.start())
     }
 }
