@@ -122,7 +122,7 @@ struct ShardMergeCommandTests {
     }
 
     @Test("merging the shards of a 2,500-item catalog gives the unsharded run's paged report (report-pages/) and files")
-    func pagedReport() throws {
+    func pagedReport() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let media = folder + "/library/media"
@@ -146,7 +146,7 @@ struct ShardMergeCommandTests {
         let catalog = folder + "/library/catalog.json"
         try Data(#"{"castprep": 1, "title": "Paged", "items": [\#n\#(items.joined(separator: ",\n"))]}"#.utf8)
             .write(to: URL(fileURLWithPath: catalog))
-        try Self.expectMergesMatch(
+        try await Self.expectMergesMatch(
             catalog: catalog, counts: [2, 3], extra: ["--no-posters", "--jobs", "8"], in: folder)
         for run in ["whole", "merged-2", "merged-3"] {
             let pages = try FileManager.default.contentsOfDirectory(atPath: folder + "/" + run + "/report-pages")
