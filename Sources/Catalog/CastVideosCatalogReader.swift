@@ -281,7 +281,7 @@ public struct CastVideosCatalogReader: Sendable {
         if let raw = track.value("id") {
             switch raw {
             case .number(let number): id = number.intValue
-            case .string(let text): id = Int(text.trimmingCharacters(in: .whitespaces))
+            case .string(let text): id = Int(URLResolver.trimming(text, .whitespaces))
             default: break
             }
             if id == nil {
