@@ -118,9 +118,9 @@ public struct CatalogStreamReader: Sendable {
         }
         let bytes = file.withBytes { Array($0) }
         let result = try CatalogReader().read(bytes, file: path, resolver: resolver)
-        try body(result.items, [], { result.locating($0) })
-        return Summary(
-            format: result.format, itemCount: result.items.count, title: result.title, diagnostics: result.diagnostics)
+        // Every finding goes with the one batch, so that those about an item block it.
+        try body(result.items, result.diagnostics, { result.locating($0) })
+        return Summary(format: result.format, itemCount: result.items.count, title: result.title, diagnostics: [])
     }
 
     /// What the first pass noted about one category.

@@ -242,6 +242,7 @@ extension Cursor {
                 return
             }
             while true {
+                skipWhitespace()
                 let keyOffset = index
                 try skipMemberName(open: open)
                 try skipValue(depth: depth + 1)

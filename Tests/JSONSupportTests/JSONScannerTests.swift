@@ -28,7 +28,8 @@ struct JSONScannerTests {
             #"{"a" 1}"#, #"{"a": 1 "b": 2}"#, #"{"a": 1,}"#, "[1,]", "[1 2]", #"{'a': 1}"#, #"{"a": tru}"#,
             #"{"a": 01}"#, #"{"a": -}"#, #"{"a": 1.}"#, #"{"a": 1e}"#, #"{"a": "x\q"}"#, #"{"a": "\ud800"}"#,
             "{\"a\": \"\u{1}\"}", #"{"a": "open"#, "[", "{", #"{"a""#, #"{"a":"#, "", "   ", "{} {}", "[}",
-            #"{1: 2}"#, String(repeating: "[", count: 300) + String(repeating: "]", count: 300),
+            #"{1: 2}"#, "{\"a\": 1,\n  \"b\": 2 x}",  // names b, not the blanks before it
+            String(repeating: "[", count: 300) + String(repeating: "]", count: 300),
         ])
     func sameAsParser(text: String) {
         let scanned = Self.scanned(text)
