@@ -83,7 +83,7 @@ let package = Package(
         // MPRIS players on the session bus for Cast sessions (`castprep nowplaying`).
         .target(name: "NowPlaying", dependencies: ["CastModel", "CastSender", "Logging", "SystemIO", "CSDBus"]),
         .target(name: "CastModel", dependencies: ["CodedErrors", "JSONSupport", "Spelling"]),
-        .target(name: "Catalog", dependencies: ["CastModel", "JSONSupport"]),
+        .target(name: "Catalog", dependencies: ["CastModel", "JSONSupport", "SystemIO"]),
         .target(name: "CommandParsing", dependencies: ["CodedErrors", "Spelling", "SystemIO"]),
         .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg", "SystemIO"]),
         .target(name: "StreamingFormats", dependencies: ["CodedErrors", "CLibXML2"]),

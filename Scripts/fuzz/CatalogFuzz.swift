@@ -8,6 +8,54 @@ import JSONSupport
 /// Which entry point to exercise, read once.
 let fuzzTarget = ProcessInfo.processInfo.environment["CATALOG_FUZZ_TARGET"] ?? "catalog"
 let fuzzResolver = URLResolver(documentURL: URL(string: "https://catalog.example/dir/catalog.json")!)
+/// Where the catalog target writes each input, for the readers that take a path.
+let fuzzPath = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-fuzz-\(getpid()).json").path
+
+/// The scanner must judge every text exactly as the parser does: same verdict, same error.
+func checkScanner(_ bytes: [UInt8]) {
+    let parsed = Result { () throws(JSONSyntaxError) in try JSONParser().parse(bytes) }
+    let scanned: JSONSyntaxError? = bytes.withUnsafeBufferPointer { buffer in
+        var scanner = JSONScanner(bytes: buffer)
+        do {
+            try scanner.scanDocument { try $0.skipValue() }
+            return nil
+        } catch let error as JSONSyntaxError {
+            return error
+        } catch {
+            fatalError("the scanner threw \(error)")
+        }
+    }
+    switch parsed {
+    case .success: if let scanned { fatalError("the scanner refused what the parser read: \(scanned)") }
+    case .failure(let error): if scanned != error { fatalError("scanner \(String(describing: scanned)) != parser \(error)") }
+    }
+}
+
+/// Streaming a catalog must give what reading it whole gives.
+func checkStream(_ bytes: [UInt8]) {
+    guard FileManager.default.createFile(atPath: fuzzPath, contents: Data(bytes)) else { return }
+    func rendered(_ diagnostics: [Diagnostic]) -> [String] {
+        diagnostics.map { "\($0.location?.line ?? 0):\($0.location?.column ?? 0) \($0.rendered(colored: false))" }.sorted()
+    }
+    let tree = Result { try CatalogReader().read(contentsOf: fuzzPath) }
+    var items: [CatalogItem] = []
+    var findings: [Diagnostic] = []
+    let streamed = Result {
+        try CatalogStreamReader(options: .init(batchSize: 3)).read(contentsOf: fuzzPath) { batch, found, _ in
+            items += batch
+            findings += found
+        }
+    }
+    switch (tree, streamed) {
+    case (.success(let whole), .success(let summary)):
+        guard whole.items == items, rendered(whole.diagnostics) == rendered(findings + summary.diagnostics) else {
+            fatalError("streaming read something else than the tree reader")
+        }
+    case (.failure(let one as CatalogError), .failure(let other as CatalogError)):
+        guard one.diagnostic == other.diagnostic else { fatalError("different errors: \(one) / \(other)") }
+    default: fatalError("one reader failed, the other did not: \(tree) / \(streamed)")
+    }
+}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -22,6 +70,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             }
             _ = JSONSourceLocator(bytes: bytes).positions(of: document.duplicateKeys.map(\.path))
         }
+        checkScanner(bytes)
     case "message":
         guard let document = try? JSONParser().parse(bytes) else { return 0 }
         var diagnostics: [Diagnostic] = []
@@ -30,6 +79,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             _ = JSONWriter.compact.bytes(from: message.jsonValue)
         }
     default:
+        checkStream(bytes)
         for format in CatalogFormat.allCases {
             guard let result = try? CatalogReader(options: .init(format: format)).read(bytes, file: "c", resolver: fuzzResolver)
             else { continue }

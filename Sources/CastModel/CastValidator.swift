@@ -26,7 +26,7 @@ public struct CastValidator: Sendable {
 
     /// Validates a LOAD: its media, tracks, queue and options, and its frame size.
     public func validate(_ load: LoadRequest, at path: JSONPath = .root) -> [Diagnostic] {
-        validate(load, at: path, payloadSize: JSONWriter.compact.bytes(from: load.jsonValue).count)
+        validate(load, at: path, payloadSize: JSONWriter.compactByteCount(of: load.jsonValue))
     }
 
     /// Validates a LOAD whose compact JSON text (``JSONWriter/compact`` of its `jsonValue`) the
@@ -1009,7 +1009,7 @@ public struct CastValidator: Sendable {
         -> [Diagnostic]
     {
         checkFrameSize(
-            payloadSize: JSONWriter.compact.bytes(from: json).count, namespace: namespace, messageType: messageType,
+            payloadSize: JSONWriter.compactByteCount(of: json), namespace: namespace, messageType: messageType,
             at: path)
     }
 

@@ -64,6 +64,9 @@ enum LoadCommand {
                 "--base-url must be an http:// or https:// URL, not '\(base)'", concerning: "base-url")
         }
         let printer = DiagnosticPrinter(io: io, colorMode: CommonOptions.colorMode(values))
+        if !values.flag("queue"), !values.flag("json"), !values.flag("probe") {
+            return try await streamLoads(path: path, values: values, preload: preload, printer: printer, io: io)
+        }
 
         // Read off the cooperative pool: file I/O and parsing of large catalogs block.
         var result: CatalogReadResult
@@ -235,6 +238,84 @@ enum LoadCommand {
         let printed = printedCount ?? requests.count
         io.writeErrorLine(
             "castprep: \(result.items.count) item\(result.items.count == 1 ? "" : "s") read, \(printed) \(kind)\(printed == 1 ? "" : "s") printed; \(DiagnosticPrinter.tally(diagnostics))"
+        )
+        return diagnostics.containsErrors ? 1 : 0
+    }
+}
+
+extension LoadCommand {
+    /// One LOAD per item, printed as the catalog is read: batches of items come from
+    /// ``CatalogStreamReader`` and are built, written and validated on every core, in order,
+    /// so neither the catalog's tree nor its requests are ever held whole.
+    static func streamLoads(
+        path: String, values: ParsedValues, preload: Double?, printer: DiagnosticPrinter, io: CommandIO
+    ) async throws -> Int32 {
+        let preference = MediaSource.Kind.preference(
+            first: values.option("source").map(MediaSource.Kind.init(rawValue:)))
+        let builder = CastRequestBuilder(
+            options: .init(
+                sourcePreference: preference, baseURL: values.option("base-url"),
+                fileRoot: URL(fileURLWithPath: path).deletingLastPathComponent(), preloadTime: preload))
+        let validator = CastValidator()
+        let force = values.flag("force")
+        let writer: JSONWriter = values.flag("ndjson") ? .compact : .pretty
+        let outcome: (summary: CatalogStreamReader.Summary, diagnostics: [Diagnostic], printed: Int)
+        do {
+            outcome = try await BlockingWork.run {
+                let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+                let chunk = 512
+                let flushSize = 1 << 20
+                var output: [UInt8] = []
+                output.reserveCapacity(flushSize + (chunk << 11))
+                var diagnostics: [Diagnostic] = []
+                var printed = 0
+                let summary = try CatalogStreamReader().read(contentsOf: path) { items, findings, locate in
+                    diagnostics += findings
+                    let blockedPaths = ErrorPaths(findings)
+                    var start = 0
+                    while start < items.count {
+                        let base = start
+                        let end = min(items.count, base + chunk * workers)
+                        let lanes = (end - base + chunk - 1) / chunk
+                        let process: @Sendable (Int) -> LoadBatch = { lane in
+                            LoadBatch.make(
+                                items[(base + lane * chunk)..<min(end, base + (lane + 1) * chunk)], builder: builder,
+                                validator: validator, blockedPaths: blockedPaths, writer: writer, force: force)
+                        }
+                        let parts: [LoadBatch]
+                        if lanes == 1 {
+                            parts = [process(0)]
+                        } else {
+                            let slots = LoadBatchSlots(count: lanes)
+                            DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+                                slots.store(process(lane), at: lane)
+                            }
+                            parts = slots.all()
+                        }
+                        for part in parts {
+                            diagnostics += locate(part.diagnostics)
+                            printed += part.printed
+                            output += part.output
+                            if output.count >= flushSize {
+                                io.write(String(decoding: output, as: UTF8.self))
+                                output.removeAll(keepingCapacity: true)
+                            }
+                        }
+                        start = end
+                    }
+                }
+                if !output.isEmpty { io.write(String(decoding: output, as: UTF8.self)) }
+                return (summary, summary.diagnostics + diagnostics, printed)
+            }
+        } catch let error as CatalogError {
+            printer.print([error.diagnostic])
+            return 1
+        }
+        let diagnostics = outcome.diagnostics
+        printer.print(diagnostics)
+        let count = outcome.summary.itemCount
+        io.writeErrorLine(
+            "castprep: \(count) item\(count == 1 ? "" : "s") read, \(outcome.printed) LOAD request\(outcome.printed == 1 ? "" : "s") printed; \(DiagnosticPrinter.tally(diagnostics))"
         )
         return diagnostics.containsErrors ? 1 : 0
     }

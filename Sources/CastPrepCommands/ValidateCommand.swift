@@ -91,8 +91,13 @@ enum ValidateCommand {
     /// instead of filling memory.
     static let maximumInputBytes = 256 << 20
 
+    /// The most bytes of one NDJSON file (not standard input): lines are validated in batches
+    /// as they are read and the file is never held whole, so only this sanity bound applies.
+    static let maximumStreamedBytes = 8 << 30
+
     /// Reads and validates one file; never throws: unreadable files are findings too.
     static func validate(file: String, limit: Int = maximumInputBytes) -> FileReport {
+        if file != "-", let report = validateNDJSONFile(file) { return report }
         let descriptor = file == "-" ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let exists = FileManager.default.fileExists(atPath: file)
@@ -144,6 +149,31 @@ enum ValidateCommand {
             report.diagnostics = LocalReferences.check(
                 report.diagnostics, folder: URL(fileURLWithPath: file).deletingLastPathComponent(), file: file)
         }
+        return report
+    }
+
+    /// An NDJSON file validated batch by batch as it is read (mapped when it is large, with
+    /// the pages passed given back); nil when the file is not NDJSON or cannot be read (then
+    /// it is read whole, which words the error).
+    static func validateNDJSONFile(_ file: String) -> FileReport? {
+        var info = stat()
+        guard stat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let loaded: LoadedFile
+        do {
+            loaded =
+                Int(info.st_size) > 64 << 20
+                ? try LoadedFile.map(path: file, limit: maximumStreamedBytes)
+                : try LoadedFile.read(path: file, limit: maximumInputBytes)
+        } catch {
+            return nil
+        }
+        let isNDJSON =
+            file.hasSuffix(".ndjson") || file.hasSuffix(".jsonl")
+            || loaded.withBytes { looksLikeNDJSON(Array($0.prefix(1 << 20))) }
+        guard isNDJSON else { return nil }
+        var report = validateLines(LineSource(loaded: loaded), file: file)
+        report.diagnostics = LocalReferences.check(
+            report.diagnostics, folder: URL(fileURLWithPath: file).deletingLastPathComponent(), file: file)
         return report
     }
 
@@ -218,11 +248,28 @@ enum ValidateCommand {
     static let parallelLineThreshold = 512
 
     static func validateLines(_ bytes: [UInt8], file: String) -> FileReport {
-        // The lines that hold something, with their numbers: each is a document of its own.
-        var lines: [(range: Range<Int>, number: Int)] = []
-        var lineStart = 0
-        var lineNumber = 0
-        bytes.withUnsafeBufferPointer { buffer in
+        validateLines(LineSource(array: bytes), file: file)
+    }
+
+    /// Lines validated together: a batch is spread over the cores, then the next is read.
+    static let lineBatchSize = 8192
+
+    /// Validates each line that holds something as a document of its own, in batches, and
+    /// gives back a mapped file's pages behind each batch.
+    static func validateLines(_ source: LineSource, file: String) -> FileReport {
+        var report = FileReport(file: file, messages: [], diagnostics: [])
+        var batch: [(range: Range<Int>, number: Int)] = []
+        func flush() {
+            guard let last = batch.last else { return }
+            let part = validateBatch(batch, source: source, file: file)
+            report.messages += part.messages
+            report.diagnostics += part.diagnostics
+            source.release(before: last.range.upperBound)
+            batch.removeAll(keepingCapacity: true)
+        }
+        source.withBytes { buffer in
+            var lineStart = 0
+            var lineNumber = 0
             while lineStart <= buffer.count {
                 lineNumber += 1
                 var lineEnd = lineStart
@@ -232,16 +279,27 @@ enum ValidateCommand {
                     if byte != 0x20, byte != 0x09, byte != 0x0D { blank = false }
                     lineEnd += 1
                 }
-                if !blank { lines.append((lineStart..<lineEnd, lineNumber)) }
+                if !blank {
+                    batch.append((lineStart..<lineEnd, lineNumber))
+                    if batch.count >= lineBatchSize { flush() }
+                }
                 lineStart = lineEnd + 1
             }
         }
-        let found = lines
+        flush()
+        return report
+    }
+
+    /// One batch of lines, on several threads when it is long, joined in line order.
+    static func validateBatch(_ lines: [(range: Range<Int>, number: Int)], source: LineSource, file: String)
+        -> FileReport
+    {
         let validate: @Sendable (Range<Int>) -> FileReport = { range in
             var report = FileReport(file: file, messages: [], diagnostics: [])
             for index in range {
-                let line = found[index]
-                let lineReport = validateDocument(Array(bytes[line.range]), file: file, lineOffset: line.number - 1)
+                let line = lines[index]
+                let bytes = source.withBytes { Array(UnsafeBufferPointer(rebasing: $0[line.range])) }
+                let lineReport = validateDocument(bytes, file: file, lineOffset: line.number - 1)
                 report.messages += lineReport.messages
                 report.diagnostics += lineReport.diagnostics
             }
@@ -253,7 +311,7 @@ enum ValidateCommand {
         let chunk = (lines.count + workers - 1) / workers
         let slots = ReportSlots(count: workers)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            slots.store(validate(min(found.count, worker * chunk)..<min(found.count, (worker + 1) * chunk)), at: worker)
+            slots.store(validate(min(lines.count, worker * chunk)..<min(lines.count, (worker + 1) * chunk)), at: worker)
         }
         var report = FileReport(file: file, messages: [], diagnostics: [])
         for part in slots.all() {
@@ -365,7 +423,31 @@ enum LocalReferences {
     }
 }
 
-/// What each thread of ``ValidateCommand/validateLines(_:file:)`` found.
+/// The bytes NDJSON lines are read from: standard input read whole, or a loaded file.
+struct LineSource: Sendable {
+    private let array: [UInt8]
+    private let loaded: LoadedFile?
+
+    init(array: [UInt8]) {
+        self.array = array
+        self.loaded = nil
+    }
+
+    init(loaded: LoadedFile) {
+        self.array = []
+        self.loaded = loaded
+    }
+
+    func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let loaded { return loaded.withBytes(body) }
+        return array.withUnsafeBufferPointer(body)
+    }
+
+    /// Gives back the memory of a mapped file before `offset` (lines already validated).
+    func release(before offset: Int) { loaded?.discardPages(before: offset) }
+}
+
+/// What each thread of ``ValidateCommand/validateBatch(_:source:file:)`` found.
 private final class ReportSlots: Sendable {
     private let slots: Mutex<[ValidateCommand.FileReport?]>
 

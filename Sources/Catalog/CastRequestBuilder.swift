@@ -58,7 +58,7 @@ public struct CastRequestBuilder: Sendable {
         if let source {
             let url = rebase(source.url)
             media.contentID = url
-            media.contentType = source.declaredContentType?.trimmingCharacters(in: .whitespaces)
+            media.contentType = source.declaredContentType.map { URLResolver.trimming($0, .whitespaces) }
             if media.contentType == nil || media.contentType?.isEmpty == true {
                 if let ext = URLSyntax.pathExtension(of: url), let guess = CastMediaTypes.contentType(forExtension: ext)
                 {

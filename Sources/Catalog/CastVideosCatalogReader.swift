@@ -28,44 +28,18 @@ public struct CastVideosCatalogReader: Sendable {
     public func read(_ json: JSONValue) -> CatalogReadResult {
         var diagnostics: [Diagnostic] = []
         var items: [CatalogItem] = []
-        guard var root = JSONObjectReader(json, at: .root, typeName: "catalog", diagnostics: &diagnostics) else {
-            return CatalogReadResult(format: .castVideos, items: [], diagnostics: diagnostics)
-        }
-        let categoriesValue = root.value("categories")
-        _ = root.finish(into: &diagnostics)
-        guard case .array(let categories)? = categoriesValue else {
-            diagnostics.append(
-                Diagnostic(
-                    .error, "catalog.categories-missing", "\"categories\" must be an array of categories",
-                    fix: "write \"categories\": [ {\"name\": …, \"videos\": [ … ]} ]",
-                    path: JSONPath.root.appending("categories")))
+        guard let categories = categories(of: json, diagnostics: &diagnostics) else {
             return CatalogReadResult(format: .castVideos, items: [], diagnostics: diagnostics)
         }
         var title: String?
         for (categoryIndex, categoryValue) in categories.enumerated() {
             let categoryPath = JSONPath.root.appending("categories").appending(index: categoryIndex)
-            guard
-                var category = JSONObjectReader(
-                    categoryValue, at: categoryPath, typeName: "category", diagnostics: &diagnostics)
-            else {
+            guard let header = category(categoryValue, index: categoryIndex, diagnostics: &diagnostics) else {
                 continue
             }
-            let name = category.string("name")
-            if title == nil { title = name }
-            var bases: [String: String] = [:]
-            for key in ["hls", "dash", "mp4", "images", "tracks"] {
-                if let base = category.string(key) { bases[key] = base }
-            }
-            let videosValue = category.value("videos")
-            _ = category.finish(into: &diagnostics)
-            guard case .array(let videos)? = videosValue else {
-                diagnostics.append(
-                    Diagnostic(
-                        .warning, "catalog.videos-missing",
-                        "category \(name.map { "\"\($0)\"" } ?? "#\(categoryIndex)") has no \"videos\" array; skipped",
-                        fix: "add \"videos\": [ … ]", path: categoryPath))
-                continue
-            }
+            if title == nil { title = header.name }
+            let bases = header.bases
+            let videos = header.videos
             let videosPath = categoryPath.appending("videos")
             let firstIndex = items.count
             let reads = readVideos(videos, at: videosPath, bases: bases, firstIndex: firstIndex)
@@ -86,6 +60,61 @@ public struct CastVideosCatalogReader: Sendable {
             }
         }
         return CatalogReadResult(format: .castVideos, items: items, diagnostics: diagnostics, title: title)
+    }
+
+    /// What the items of one category share.
+    struct CategoryHeader {
+        var name: String?
+        /// The base URLs by kind: `hls`, `dash`, `mp4`, `images`, `tracks`.
+        var bases: [String: String]
+        var videos: [JSONValue]
+    }
+
+    /// The root object's `categories`, or nil (with the finding) when there are none.
+    func categories(of json: JSONValue, diagnostics: inout [Diagnostic]) -> [JSONValue]? {
+        guard var root = JSONObjectReader(json, at: .root, typeName: "catalog", diagnostics: &diagnostics) else {
+            return nil
+        }
+        let categoriesValue = root.value("categories")
+        _ = root.finish(into: &diagnostics)
+        guard case .array(let categories)? = categoriesValue else {
+            diagnostics.append(
+                Diagnostic(
+                    .error, "catalog.categories-missing", "\"categories\" must be an array of categories",
+                    fix: "write \"categories\": [ {\"name\": …, \"videos\": [ … ]} ]",
+                    path: JSONPath.root.appending("categories")))
+            return nil
+        }
+        return categories
+    }
+
+    /// A category's name, base URLs and videos, or nil (with the finding) when it has none.
+    func category(_ categoryValue: JSONValue, index categoryIndex: Int, diagnostics: inout [Diagnostic])
+        -> CategoryHeader?
+    {
+        let categoryPath = JSONPath.root.appending("categories").appending(index: categoryIndex)
+        guard
+            var category = JSONObjectReader(
+                categoryValue, at: categoryPath, typeName: "category", diagnostics: &diagnostics)
+        else {
+            return nil
+        }
+        let name = category.string("name")
+        var bases: [String: String] = [:]
+        for key in ["hls", "dash", "mp4", "images", "tracks"] {
+            if let base = category.string(key) { bases[key] = base }
+        }
+        let videosValue = category.value("videos")
+        _ = category.finish(into: &diagnostics)
+        guard case .array(let videos)? = videosValue else {
+            diagnostics.append(
+                Diagnostic(
+                    .warning, "catalog.videos-missing",
+                    "category \(name.map { "\"\($0)\"" } ?? "#\(categoryIndex)") has no \"videos\" array; skipped",
+                    fix: "add \"videos\": [ … ]", path: categoryPath))
+            return nil
+        }
+        return CategoryHeader(name: name, bases: bases, videos: videos)
     }
 
     /// Categories at least this long are read on several threads.
@@ -252,7 +281,7 @@ public struct CastVideosCatalogReader: Sendable {
         if let raw = track.value("id") {
             switch raw {
             case .number(let number): id = number.intValue
-            case .string(let text): id = Int(text.trimmingCharacters(in: .whitespaces))
+            case .string(let text): id = Int(URLResolver.trimming(text, .whitespaces))
             default: break
             }
             if id == nil {

@@ -182,7 +182,7 @@ public struct CatalogReader: Sendable {
         init(_ format: CatalogFormat) { self = format == .m3u ? .playlist : .json }
     }
 
-    private static func name(_ component: JSONPath.Component) -> String {
+    static func name(_ component: JSONPath.Component) -> String {
         switch component {
         case .key(let key): key
         case .index(let index): "[\(index)]"

@@ -85,6 +85,15 @@ public struct URLResolver: Sendable {
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// `text.trimmingCharacters(in: set)` for a set of white space, without Foundation's cost
+    /// (a bridge to NSString per call) in the common case: ends that are ASCII and not blank.
+    static func trimming(_ text: String, _ set: CharacterSet) -> String {
+        guard let first = text.utf8.first, let last = text.utf8.last else { return text }
+        func isPlain(_ byte: UInt8) -> Bool { byte < 0x80 && byte != 0x20 && !(0x09...0x0D).contains(byte) }
+        if isPlain(first), isPlain(last) { return text }
+        return text.trimmingCharacters(in: set)
+    }
+
     /// Characters left as they are in a relative reference; everything else (spaces, non-
     /// ASCII) is percent-encoded. `%` is kept so already-encoded references stay intact.
     static let referenceCharacters: CharacterSet = {

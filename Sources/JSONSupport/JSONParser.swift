@@ -114,33 +114,9 @@ struct Cursor {
     }
 
     mutating func parseDocument() throws(JSONSyntaxError) -> JSONDocument {
-        guard bytes.count <= limits.maxDocumentBytes else {
-            throw error(
-                .documentTooLarge, at: 0,
-                "document is \(bytes.count) bytes; the limit is \(limits.maxDocumentBytes)",
-                fix: "split the catalog into smaller files")
-        }
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
-        if bytes.count >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) {
-            throw error(
-                .invalidUTF8, at: 0, "the file is UTF-16 (it starts with a UTF-16 byte-order mark); JSON must be UTF-8",
-                fix: "re-save the file as UTF-8, for example: iconv -f UTF-16 -t UTF-8 IN > OUT")
-        }
-        skipWhitespace()
-        guard index < bytes.count else {
-            throw error(
-                .emptyDocument, at: index, "the document is empty",
-                fix: "the file must contain one JSON value, such as {}")
-        }
+        try beginDocument()
         let value = try parseValue(depth: 0)
-        skipWhitespace()
-        if index < bytes.count {
-            throw error(
-                .trailingContent, at: index, "unexpected \(describe(at: index)) after the end of the JSON value",
-                fix:
-                    "remove the extra text, or wrap several values in an array [ … ]; for one request per line use .ndjson"
-            )
-        }
+        try endDocument()
         return JSONDocument(value: value, duplicateKeys: duplicateKeys)
     }
 
@@ -211,57 +187,15 @@ struct Cursor {
         }
         while true {
             skipWhitespace()
-            guard index < bytes.count else {
-                throw error(
-                    .unexpectedEnd, at: index, "the document ends inside the object opened at \(position(open))",
-                    fix: fixForTruncation)
-            }
-            guard bytes[index] == UInt8(ascii: "\"") else {
-                let fix =
-                    bytes[index] == UInt8(ascii: "}")
-                    ? "remove the trailing comma before }" : "member names must be strings in double quotes"
-                throw error(
-                    .unexpectedCharacter, at: index,
-                    "expected a member name in double quotes, found \(describe(at: index))", fix: fix)
-            }
             let keyOffset = index
-            let key = try parseString()
-            skipWhitespace()
-            guard index < bytes.count else {
-                throw error(
-                    .unexpectedEnd, at: index, "the document ends after the member name \"\(key)\"",
-                    fix: fixForTruncation)
-            }
-            guard bytes[index] == UInt8(ascii: ":") else {
-                throw error(
-                    .unexpectedCharacter, at: index,
-                    "expected ':' after the member name \"\(key)\", found \(describe(at: index))",
-                    fix: "write \"\(key)\": value")
-            }
-            index += 1
+            let key = try memberName(open: open)
             path.append(.key(key))
             let value = try parseValue(depth: depth)
             if members.updateValue(value, forKey: key) != nil {
                 duplicateKeys.append(.init(path: JSONPath(components: path), offset: keyOffset))
             }
             path.removeLast()
-            skipWhitespace()
-            guard index < bytes.count else {
-                throw error(
-                    .unexpectedEnd, at: index, "the document ends inside the object opened at \(position(open))",
-                    fix: fixForTruncation)
-            }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"):
-                index += 1
-                return .object(members)
-            default:
-                throw error(
-                    .unexpectedCharacter, at: index,
-                    "expected ',' or '}' after the value of \"\(key)\", found \(describe(at: index))",
-                    fix: "add the missing comma between members")
-            }
+            if try afterMember(key: key, open: open) { return .object(members) }
         }
     }
 
@@ -279,23 +213,7 @@ struct Cursor {
             path.append(.index(elements.count))
             elements.append(try parseValue(depth: depth))
             path.removeLast()
-            skipWhitespace()
-            guard index < bytes.count else {
-                throw error(
-                    .unexpectedEnd, at: index, "the document ends inside the array opened at \(position(open))",
-                    fix: fixForTruncation)
-            }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"):
-                index += 1
-                return .array(elements)
-            default:
-                throw error(
-                    .unexpectedCharacter, at: index,
-                    "expected ',' or ']' after an array element, found \(describe(at: index))",
-                    fix: "add the missing comma between elements")
-            }
+            if try afterElement(open: open) { return .array(elements) }
         }
     }
 

@@ -20,12 +20,21 @@ public struct JSONPath: Sendable, Hashable, Comparable, CustomStringConvertible,
 
     /// The path to member `key` of the value at this path.
     public func appending(_ key: String) -> JSONPath {
-        JSONPath(components: components + [.key(key)])
+        appending(component: .key(key))
     }
 
     /// The path to element `index` of the array at this path.
     public func appending(index: Int) -> JSONPath {
-        JSONPath(components: components + [.index(index)])
+        appending(component: .index(index))
+    }
+
+    /// One allocation per step (validators append a step per field they visit).
+    private func appending(component: Component) -> JSONPath {
+        var steps: [Component] = []
+        steps.reserveCapacity(components.count + 1)
+        steps.append(contentsOf: components)
+        steps.append(component)
+        return JSONPath(components: steps)
     }
 
     /// The path written as `$.a.b[2]`; member names that are not identifiers are quoted,

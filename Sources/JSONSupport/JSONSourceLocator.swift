@@ -68,7 +68,7 @@ extension Cursor {
 
     /// `namesUpTo`: member names are decoded only on paths shorter than this; deeper ones get
     /// a placeholder component that no wanted path contains.
-    private mutating func skimValue(depth: Int, namesUpTo deepest: Int) throws(SkimStopped) {
+    mutating func skimValue(depth: Int, namesUpTo deepest: Int) throws(SkimStopped) {
         skipWhitespace()
         if wantedDepths.contains(path.count), wantedPaths.contains(path) { foundOffsets[path] = index }
         guard index < bytes.count, depth <= limits.maxDepth else { throw SkimStopped() }

@@ -73,6 +73,55 @@ public struct JSONWriter: Sendable {
         }
     }
 
+    /// The length in bytes of the compact text of `value` (``compact`` writing it), counted
+    /// without writing it: key order does not change a length, so nothing is sorted either.
+    /// This is the size a Cast frame check needs.
+    public static func compactByteCount(of value: JSONValue) -> Int {
+        switch value {
+        case .null: return 4
+        case .bool(let flag): return flag ? 4 : 5
+        case .number(let number): return number.literal.utf8.count
+        case .string(let string): return quotedByteCount(string)
+        case .array(let elements):
+            var count = 2 + max(0, elements.count - 1)
+            for element in elements { count += compactByteCount(of: element) }
+            return count
+        case .object(let members):
+            // Braces, commas between members, a colon each.
+            var count = 2 + max(0, members.count - 1) + members.count
+            for (key, member) in members { count += quotedByteCount(key) + compactByteCount(of: member) }
+            return count
+        }
+    }
+
+    /// The length of `string` written as a quoted, escaped JSON string.
+    private static func quotedByteCount(_ string: String) -> Int {
+        var count = 2
+        var index = string.utf8.startIndex
+        let utf8 = string.utf8
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0A, 0x0D, 0x09, 0x08, 0x0C: count += 2
+            case 0..<0x20: count += 6
+            case 0xE2:
+                let second = utf8.index(after: index)
+                if second != utf8.endIndex, utf8[second] == 0x80 {
+                    let third = utf8.index(after: second)
+                    if third != utf8.endIndex, utf8[third] == 0xA8 || utf8[third] == 0xA9 {
+                        count += 6
+                        index = utf8.index(after: third)
+                        continue
+                    }
+                }
+                count += 1
+            default: count += 1
+            }
+            index = utf8.index(after: index)
+        }
+        return count
+    }
+
     private func newline(depth: Int, into output: inout [UInt8]) {
         guard let indentWidth else { return }
         output.append(0x0A)

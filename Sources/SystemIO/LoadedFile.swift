@@ -20,6 +20,8 @@ public final class LoadedFile: @unchecked Sendable {
     /// The number of bytes read.
     public let count: Int
     private let mappedLength: Int
+    /// Whether the memory maps the file itself (``map(path:limit:)``) rather than a copy.
+    private let mapsFile: Bool
 
     /// Why a file was not read.
     public enum Failure: Error, Sendable, Hashable {
@@ -30,10 +32,11 @@ public final class LoadedFile: @unchecked Sendable {
         case tooLarge(size: Int?)
     }
 
-    private init(base: UnsafeRawPointer?, count: Int, mappedLength: Int) {
+    private init(base: UnsafeRawPointer?, count: Int, mappedLength: Int, mapsFile: Bool = false) {
         self.base = base
         self.count = count
         self.mappedLength = mappedLength
+        self.mapsFile = mapsFile
     }
 
     deinit {
@@ -75,6 +78,43 @@ public final class LoadedFile: @unchecked Sendable {
     }
 
     private static let hugePage = 2 * 1024 * 1024
+
+    /// Maps the regular file at `path` (at most `limit` bytes) read-only, for inputs too large
+    /// to copy into memory: the pages are read on first touch and ``discardPages(before:)``
+    /// gives back the ones a reader has passed, so a reader that moves forward holds a few
+    /// megabytes of a file of any size. The price is the one ``read(path:limit:)`` avoids: a
+    /// file truncated by another process while it is mapped ends this process with `SIGBUS`.
+    /// Anything but a regular file is read as ``read(path:limit:)`` reads it.
+    ///
+    /// - Throws: ``Failure``.
+    public static func map(path: String, limit: Int) throws(Failure) -> LoadedFile {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .system(SystemCallError("open", errno: errno)) }
+        defer { _ = close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw .system(SystemCallError("fstat", errno: errno)) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return try readStream(descriptor, limit: limit) }
+        let size = Int(info.st_size)
+        guard size <= limit else { throw .tooLarge(size: size) }
+        guard size > 0 else { return LoadedFile(base: nil, count: 0, mappedLength: 0) }
+        guard let memory = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), memory != MAP_FAILED else {
+            throw .system(SystemCallError("mmap", errno: errno))
+        }
+        _ = madvise(memory, size, MADV_SEQUENTIAL)
+        return LoadedFile(base: UnsafeRawPointer(memory), count: size, mappedLength: size, mapsFile: true)
+    }
+
+    /// Gives back the memory of the pages wholly before byte `offset` of a mapped file (they
+    /// are read again from the file if touched later). Does nothing for a file read into
+    /// memory, whose bytes exist nowhere else.
+    public func discardPages(before offset: Int) {
+        guard mapsFile, let base else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = Int(bitPattern: base)
+        let end = (start + min(offset, count)) / page * page
+        guard end > start else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base), end - start, MADV_DONTNEED)
+    }
 
     /// Reads what `descriptor` gives until its end, or until it gives more than `limit`.
     private static func readStream(_ descriptor: Int32, limit: Int) throws(Failure) -> LoadedFile {

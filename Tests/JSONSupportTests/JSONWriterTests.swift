@@ -135,3 +135,18 @@ struct JSONValueTests {
         #expect(reparsed.value == value)
     }
 }
+
+@Suite("Counting compact JSON")
+struct CompactByteCountTests {
+    @Test(
+        "the count is the length of the compact text",
+        arguments: [
+            JSONValue.null, true, false, 12, 0.5, "", "plain", "quote \" and \\ slash /",
+            "line\nbreak\ttab\r\u{8}\u{C}",
+            "control \u{1}\u{1F}", "separators \u{2028} \u{2029} and é, 🎬, \u{E2}",
+            ["a": 1, "b": ["x", nil, ["c": "d"]], "": []], [], [:],
+        ] as [JSONValue])
+    func matchesWriter(value: JSONValue) {
+        #expect(JSONWriter.compactByteCount(of: value) == JSONWriter.compact.bytes(from: value).count)
+    }
+}

@@ -1,0 +1,446 @@
+public import CastModel
+import Dispatch
+import Foundation
+import JSONSupport
+import Synchronization
+import SystemIO
+
+/// Reads a catalog item by item, in batches, never holding the JSON tree of the whole file.
+///
+/// A CastVideos `f.json` is read in two passes over its bytes. The first checks the whole
+/// text (every syntax error is reported as ``CatalogReader`` reports it, before any item is
+/// handed out) and notes, for each category, its own members (name, base URLs — wherever
+/// they sit, before or after `videos`) and where its `videos` array starts. The second walks
+/// each `videos` array and parses one video at a time into a small ``JSONValue``; a batch of
+/// videos is built into ``CatalogItem``s on every core and handed to the caller, who is done
+/// with it before the next is read. Files above 64 MiB are mapped and the pages already
+/// passed are given back, so memory stays bounded whatever the catalog's length.
+///
+/// Other catalog shapes (CastPrep's own, the chrome `media` list, M3U) are small and are read
+/// whole by ``CatalogReader``; their items come as one batch.
+///
+/// ```swift
+/// let summary = try CatalogStreamReader().read(contentsOf: "f.json") { items, findings, locate in
+///     for item in items { … }          // findings: what reading these items found, located
+///     let more = locate(otherFindings) // file:line:column for findings about these items
+/// }
+/// ```
+public struct CatalogStreamReader: Sendable {
+    /// Reading options.
+    public struct Options: Sendable, Hashable {
+        /// The largest f.json accepted, in bytes (default 8 GiB, about 10 million videos).
+        public var maximumFileSize: Int
+        /// The largest single value read whole, in bytes: one video, or a member of the root
+        /// or of a category (default 16 MiB; a real video entry is under 2 KiB).
+        public var maximumValueSize: Int
+        /// Videos per batch handed to the caller.
+        public var batchSize: Int
+        /// The largest catalog of another shape, read whole (``CatalogReader``'s limit).
+        public var maximumWholeFileSize: Int
+
+        /// Creates options.
+        public init(
+            maximumFileSize: Int = 8 << 30, maximumValueSize: Int = 16 << 20, batchSize: Int = 4096,
+            maximumWholeFileSize: Int = CatalogReader.Options().maximumFileSize
+        ) {
+            self.maximumFileSize = maximumFileSize
+            self.maximumValueSize = maximumValueSize
+            self.batchSize = max(1, batchSize)
+            self.maximumWholeFileSize = maximumWholeFileSize
+        }
+    }
+
+    /// What the whole read found, besides the batches.
+    public struct Summary: Sendable {
+        public var format: CatalogFormat
+        /// Items handed out, in all batches.
+        public var itemCount: Int
+        /// The catalog's title (the first category's name for an f.json).
+        public var title: String?
+        /// Findings about the catalog as a whole (root, categories), located.
+        public var diagnostics: [Diagnostic]
+    }
+
+    public var options: Options
+
+    /// Files larger than this are mapped rather than read into memory.
+    static let mappingThreshold = 64 << 20
+
+    /// Creates a reader.
+    public init(options: Options = Options()) { self.options = options }
+
+    /// Reads the catalog at `path`, calling `body` with each batch of items in catalog order,
+    /// the findings made reading them (located), and a function that adds file:line:column
+    /// to findings about these items (by their JSON paths; valid only during the call).
+    ///
+    /// - Throws: ``CatalogError`` when the file cannot be read or is not a catalog; whatever
+    ///   `body` throws.
+    public func read(
+        contentsOf path: String,
+        _ body: (_ items: [CatalogItem], _ findings: [Diagnostic], _ locate: ([Diagnostic]) -> [Diagnostic]) throws ->
+            Void
+    ) throws -> Summary {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            // The whole-file reader words this error.
+            _ = try CatalogReader().read(contentsOf: path)
+        }
+        let file: LoadedFile
+        do throws(LoadedFile.Failure) {
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            file =
+                size > Self.mappingThreshold
+                ? try LoadedFile.map(path: path, limit: options.maximumFileSize)
+                : try LoadedFile.read(path: path, limit: options.maximumFileSize)
+        } catch .tooLarge(let size) {
+            throw CatalogError(
+                diagnostic: Diagnostic(
+                    .error, "catalog.too-large",
+                    "the catalog is \(size.map { "\($0) bytes" } ?? "larger than the limit"); the limit is \(options.maximumFileSize)",
+                    fix: "split it into several catalogs", location: .init(file: path)))
+        } catch .system(let failure) {
+            let exists = FileManager.default.fileExists(atPath: path)
+            throw CatalogError(
+                diagnostic: Diagnostic(
+                    .error, exists ? "catalog.unreadable" : "catalog.not-found",
+                    exists ? "cannot read the catalog: \(failure)" : "no such file: \(path)",
+                    fix: exists ? "check the file's permissions" : "check the path", location: .init(file: path)))
+        }
+        let resolver = URLResolver(catalogPath: path)
+        if let summary = try readCastVideos(file, path: path, resolver: resolver, body) { return summary }
+        // Another shape: read whole, as CatalogReader always has.
+        guard file.count <= options.maximumWholeFileSize else {
+            throw CatalogError(
+                diagnostic: Diagnostic(
+                    .error, "catalog.too-large",
+                    "the catalog is \(file.count) bytes; the limit is \(options.maximumWholeFileSize) for catalogs other than CastVideos f.json",
+                    fix: "split it into several catalogs", location: .init(file: path)))
+        }
+        let bytes = file.withBytes { Array($0) }
+        let result = try CatalogReader().read(bytes, file: path, resolver: resolver)
+        // Every finding goes with the one batch, so that those about an item block it.
+        try body(result.items, result.diagnostics, { result.locating($0) })
+        return Summary(format: result.format, itemCount: result.items.count, title: result.title, diagnostics: [])
+    }
+
+    /// What the first pass noted about one category.
+    private struct PendingCategory {
+        /// The category without its videos (`"videos": []` when they are an array).
+        var value: JSONValue
+        /// Where its `videos` array starts, when it is one.
+        var videosOffset: Int?
+    }
+
+    /// What the first pass found.
+    private struct Outline {
+        var rootMembers: [String: JSONValue] = [:]
+        var categories: [PendingCategory]?
+        var hasCategories = false
+        var duplicates: [JSONPath] = []
+        /// Where the values of the outer structure start (root, categories, their members).
+        var offsets: [JSONPath: Int] = [:]
+    }
+
+    /// Streams an f.json; nil when the file is not one (the caller reads it whole).
+    private func readCastVideos(
+        _ file: LoadedFile, path: String, resolver: URLResolver,
+        _ body: ([CatalogItem], [Diagnostic], ([Diagnostic]) -> [Diagnostic]) throws -> Void
+    ) throws -> Summary? {
+        let head = file.withBytes { Array($0.prefix(4096)) }
+        guard head.contains(where: { $0 > 0x20 }),
+            (try? CatalogReader().sniff(head, file: path)) == .json
+        else { return nil }
+        return try file.withBytes { buffer throws -> Summary? in
+            var scanner = JSONScanner(bytes: buffer)
+            let outline: Outline
+            do {
+                outline = try self.outline(&scanner, file: file, path: path)
+            } catch let error as JSONSyntaxError {
+                throw CatalogError(
+                    diagnostic: Diagnostic(
+                        .error, DiagnosticCode(error.kind.rawValue), error.message, fix: error.fix,
+                        location: .init(file: path, line: error.line, column: error.column)))
+            }
+            guard outline.hasCategories else { return nil }
+            var tracker = TextPositionTracker(bytes: buffer)
+            let skimmer = JSONScanner(bytes: buffer)
+            var summary = Summary(format: .castVideos, itemCount: 0, title: nil, diagnostics: [])
+            summary.diagnostics = outline.duplicates.map {
+                Diagnostic(
+                    .warning, "json.duplicate-key",
+                    "member \"\($0.components.last.map(CatalogReader.name) ?? "")\" appears twice; the last value is used",
+                    fix: "remove one of them", path: $0)
+            }
+            let reader = CastVideosCatalogReader(resolver: resolver)
+            var root = outline.rootMembers
+            if outline.categories != nil { root["categories"] = .array([]) }
+            if reader.categories(of: .object(root), diagnostics: &summary.diagnostics) != nil {
+                for (index, category) in (outline.categories ?? []).enumerated() {
+                    guard let header = reader.category(category.value, index: index, diagnostics: &summary.diagnostics),
+                        let videosOffset = category.videosOffset
+                    else { continue }
+                    if summary.title == nil { summary.title = header.name }
+                    let videosPath = JSONPath.root.appending("categories").appending(index: index).appending("videos")
+                    var batch: [Range<Int>] = []
+                    var firstVideo = 0
+                    func flush() throws {
+                        guard !batch.isEmpty else { return }
+                        let items = readBatch(
+                            batch, firstVideo: firstVideo, path: videosPath, bases: header.bases,
+                            firstIndex: summary.itemCount, file: file, reader: reader)
+                        let ranges = batch
+                        let first = firstVideo
+                        func locate(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
+                            Self.locate(
+                                diagnostics, scanner: skimmer, tracker: &tracker, file: path, outline: outline,
+                                videos: (videosPath, first, ranges))
+                        }
+                        try body(items.items, locate(items.diagnostics), locate)
+                        summary.itemCount += items.items.count
+                        firstVideo += batch.count
+                        if let end = batch.last?.upperBound { file.discardPages(before: end) }
+                        batch.removeAll(keepingCapacity: true)
+                    }
+                    scanner.move(to: videosOffset, depth: 3)
+                    try scanner.scanArray { _, scanner in
+                        _ = scanner.peek()
+                        let start = scanner.offset
+                        try scanner.skipValue()
+                        batch.append(start..<scanner.offset)
+                        if batch.count >= options.batchSize { try flush() }
+                    }
+                    try flush()
+                }
+            }
+            summary.diagnostics = Self.locate(
+                summary.diagnostics, scanner: skimmer, tracker: &tracker, file: path, outline: outline, videos: nil)
+            return summary
+        }
+    }
+
+    /// The first pass: checks the text and notes the outer structure.
+    private func outline(_ scanner: inout JSONScanner, file: LoadedFile, path: String) throws -> Outline {
+        var outline = Outline()
+        let limit = options.maximumValueSize
+        // Parses the value here, after checking it is not too large to hold.
+        func bounded(_ scanner: inout JSONScanner, at valuePath: JSONPath) throws -> JSONValue {
+            _ = scanner.peek()
+            let start = scanner.offset
+            try scanner.skipValue()
+            if scanner.offset - start > limit {
+                throw tooLarge(valuePath, size: scanner.offset - start, path: path)
+            }
+            scanner.offset = start
+            let document = try scanner.parseValue(at: valuePath)
+            outline.duplicates += document.duplicateKeys.map(\.path)
+            return document.value
+        }
+        try scanner.scanDocument { scanner in
+            guard scanner.peek() == UInt8(ascii: "{") else {
+                try scanner.skipValue()
+                return
+            }
+            outline.offsets[.root] = scanner.offset
+            var seen: Set<String> = []
+            try scanner.scanObject { key, scanner in
+                let memberPath = JSONPath.root.appending(key)
+                if !seen.insert(key).inserted { outline.duplicates.append(memberPath) }
+                _ = scanner.peek()
+                outline.offsets[memberPath] = scanner.offset
+                guard key == "categories" else {
+                    outline.rootMembers[key] = try bounded(&scanner, at: memberPath)
+                    return
+                }
+                outline.hasCategories = true
+                guard scanner.peek() == UInt8(ascii: "[") else {
+                    outline.categories = nil
+                    outline.rootMembers[key] = try bounded(&scanner, at: memberPath)
+                    return
+                }
+                outline.rootMembers[key] = nil
+                var categories: [PendingCategory] = []
+                try scanner.scanArray { index, scanner in
+                    let categoryPath = memberPath.appending(index: index)
+                    _ = scanner.peek()
+                    outline.offsets[categoryPath] = scanner.offset
+                    guard scanner.peek() == UInt8(ascii: "{") else {
+                        categories.append(PendingCategory(value: try bounded(&scanner, at: categoryPath)))
+                        return
+                    }
+                    var members: [String: JSONValue] = [:]
+                    var videosOffset: Int?
+                    var names: Set<String> = []
+                    try scanner.scanObject { name, scanner in
+                        let namePath = categoryPath.appending(name)
+                        if !names.insert(name).inserted { outline.duplicates.append(namePath) }
+                        _ = scanner.peek()
+                        outline.offsets[namePath] = scanner.offset
+                        guard name == "videos", scanner.peek() == UInt8(ascii: "[") else {
+                            if name == "videos" { videosOffset = nil }
+                            members[name] = try bounded(&scanner, at: namePath)
+                            return
+                        }
+                        videosOffset = scanner.offset
+                        members[name] = .array([])
+                        var released = scanner.offset
+                        try scanner.scanArray { video, scanner in
+                            _ = scanner.peek()
+                            let start = scanner.offset
+                            try scanner.skipValue()
+                            if scanner.offset - start > limit {
+                                throw tooLarge(
+                                    namePath.appending(index: video), size: scanner.offset - start, path: path)
+                            }
+                            if scanner.offset - released > 8 << 20 {
+                                file.discardPages(before: scanner.offset)
+                                released = scanner.offset
+                            }
+                        }
+                    }
+                    categories.append(PendingCategory(value: .object(members), videosOffset: videosOffset))
+                }
+                outline.categories = categories
+            }
+        }
+        return outline
+    }
+
+    private func tooLarge(_ valuePath: JSONPath, size: Int, path: String) -> CatalogError {
+        CatalogError(
+            diagnostic: Diagnostic(
+                .error, "catalog.value-too-large",
+                "\(valuePath.description) is \(size) bytes; one video (or one member of the root or of a category) may be at most \(options.maximumValueSize)",
+                fix: "a video entry is a few hundred bytes: look for a file pasted into the catalog",
+                location: .init(file: path), path: valuePath))
+    }
+
+    /// A batch of videos read on every core, numbered by the items kept before each.
+    private func readBatch(
+        _ ranges: [Range<Int>], firstVideo: Int, path: JSONPath, bases: [String: String], firstIndex: Int,
+        file: LoadedFile, reader: CastVideosCatalogReader
+    ) -> (items: [CatalogItem], diagnostics: [Diagnostic]) {
+        typealias Read = (value: JSONValue, item: CatalogItem?, diagnostics: [Diagnostic])
+        let read: @Sendable (Range<Int>) -> [Read] = { lane in
+            file.withBytes { buffer in
+                var scanner = JSONScanner(bytes: buffer)
+                var reads: [Read] = []
+                reads.reserveCapacity(lane.count)
+                for position in lane {
+                    let videoPath = path.appending(index: firstVideo + position)
+                    scanner.move(to: ranges[position].lowerBound, depth: 4)
+                    // The first pass checked this text: parsing it cannot fail.
+                    let document = try? scanner.parseValue(at: videoPath)
+                    var diagnostics = (document?.duplicateKeys ?? []).map {
+                        Diagnostic(
+                            .warning, "json.duplicate-key",
+                            "member \"\($0.path.components.last.map(CatalogReader.name) ?? "")\" appears twice; the last value is used",
+                            fix: "remove one of them", path: $0.path)
+                    }
+                    let value = document?.value ?? .null
+                    let item = reader.readVideo(
+                        value, at: videoPath, bases: bases, index: firstIndex + position, diagnostics: &diagnostics)
+                    reads.append((value, item, diagnostics))
+                }
+                return reads
+            }
+        }
+        let workers = min(ProcessInfo.processInfo.activeProcessorCount, 8)
+        let reads: [Read]
+        if ranges.count < 256 || workers < 2 {
+            reads = read(0..<ranges.count)
+        } else {
+            let chunk = (ranges.count + workers - 1) / workers
+            let slots = BatchSlots<Read>(count: workers)
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                slots.store(
+                    read(min(ranges.count, worker * chunk)..<min(ranges.count, (worker + 1) * chunk)), at: worker)
+            }
+            reads = slots.joined()
+        }
+        var items: [CatalogItem] = []
+        items.reserveCapacity(reads.count)
+        var diagnostics: [Diagnostic] = []
+        for (position, read) in reads.enumerated() {
+            var read = read
+            // After a skipped video the number read ahead is one too high: read it again.
+            if items.count != position {
+                var local = Array(read.diagnostics.filter { $0.code == "json.duplicate-key" })
+                let item = reader.readVideo(
+                    read.value, at: path.appending(index: firstVideo + position), bases: bases,
+                    index: firstIndex + items.count, diagnostics: &local)
+                read = (read.value, item, local)
+            }
+            diagnostics += read.diagnostics
+            if let item = read.item { items.append(item) }
+        }
+        return (items, diagnostics)
+    }
+
+    /// Adds file:line:column to findings that have a JSON path: inside a video of the current
+    /// batch (`videos`: its array's path, the number of its first video and their byte ranges)
+    /// by skimming that video, elsewhere from the outline's offsets (the nearest parent).
+    private static func locate(
+        _ diagnostics: [Diagnostic], scanner: JSONScanner, tracker: inout TextPositionTracker, file: String,
+        outline: Outline, videos: (path: JSONPath, first: Int, ranges: [Range<Int>])?
+    ) -> [Diagnostic] {
+        var wanted: [Int: Set<[JSONPath.Component]>] = [:]
+        func video(of path: JSONPath) -> Int? {
+            guard let videos, path.components.count > videos.path.components.count,
+                path.components.starts(with: videos.path.components),
+                case .index(let index) = path.components[videos.path.components.count],
+                index >= videos.first, index - videos.first < videos.ranges.count
+            else { return nil }
+            return index - videos.first
+        }
+        for diagnostic in diagnostics where diagnostic.location == nil {
+            guard let path = diagnostic.path, let position = video(of: path) else { continue }
+            var components = path.components
+            while components.count >= (videos?.path.components.count ?? 0) + 1 {
+                wanted[position, default: []].insert(components)
+                components.removeLast()
+            }
+        }
+        var found: [[JSONPath.Component]: Int] = [:]
+        if let videos {
+            for (position, paths) in wanted {
+                let itemPath = videos.path.appending(index: videos.first + position)
+                found.merge(
+                    scanner.offsets(of: paths, inValueAt: videos.ranges[position].lowerBound, path: itemPath),
+                    uniquingKeysWith: { $1 })
+            }
+        }
+        var resolved: [(index: Int, offset: Int?)] = []
+        for (index, diagnostic) in diagnostics.enumerated() where diagnostic.location == nil {
+            var components = diagnostic.path?.components ?? []
+            var offset: Int?
+            if diagnostic.path != nil {
+                while true {
+                    if let hit = found[components] ?? outline.offsets[JSONPath(components: components)] {
+                        offset = hit
+                        break
+                    }
+                    if components.isEmpty { break }
+                    components.removeLast()
+                }
+            }
+            resolved.append((index, offset))
+        }
+        var located = diagnostics
+        for (index, offset) in resolved.sorted(by: { ($0.offset ?? -1) < ($1.offset ?? -1) }) {
+            let place = offset.map { tracker.position(of: $0) }
+            located[index].location = .init(file: file, line: place?.line, column: place?.column)
+        }
+        return located
+    }
+}
+
+/// What each thread of a batch read.
+private final class BatchSlots<Element: Sendable>: Sendable {
+    private let slots: Mutex<[[Element]]>
+
+    init(count: Int) { slots = Mutex(Array(repeating: [], count: count)) }
+
+    func store(_ part: [Element], at worker: Int) { slots.withLock { $0[worker] = part } }
+
+    func joined() -> [Element] { slots.withLock { Array($0.joined()) } }
+}

@@ -1,0 +1,171 @@
+import CastModel
+@testable import Catalog
+import Foundation
+import JSONSupport
+import Testing
+
+/// Streaming an f.json must give what reading its whole tree gives: the same items in the
+/// same order, the same findings at the same file:line:column, the same syntax errors.
+@Suite("Streaming catalogs item by item")
+struct CatalogStreamTests {
+    /// What a streamed read handed out, gathered.
+    struct Streamed {
+        var items: [CatalogItem] = []
+        var diagnostics: [Diagnostic] = []
+        var batches = 0
+        var title: String?
+    }
+
+    static func stream(_ path: String, batchSize: Int) throws -> Streamed {
+        var streamed = Streamed()
+        let summary = try CatalogStreamReader(options: .init(batchSize: batchSize)).read(contentsOf: path) {
+            items, findings, _ in
+            streamed.items += items
+            streamed.diagnostics += findings
+            streamed.batches += 1
+        }
+        streamed.diagnostics += summary.diagnostics
+        streamed.title = summary.title
+        #expect(summary.itemCount == streamed.items.count)
+        return streamed
+    }
+
+    static func write(_ text: String, name: String = "f.json") throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stream-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent(name).path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    static func sorted(_ diagnostics: [Diagnostic]) -> [String] {
+        diagnostics.map {
+            "\($0.location.map { "\($0.line ?? 0):\($0.column ?? 0)" } ?? "-") \($0.rendered(colored: false))"
+        }
+        .sorted()
+    }
+
+    /// A category whose base URLs and name follow its videos, duplicates, broken and skipped
+    /// videos, a second category, unknown members: every path the reader has.
+    static let tricky = """
+        {
+          "title": "not read",
+          "categories": [
+            {
+              "videos": [
+                {"title": "One", "sources": [{"type": "hls", "mime": "application/x-mpegurl", "url": "one/master.m3u8"}],
+                 "duration": 60, "tracks": [{"id": "1", "type": "text", "subtype": "captions", "contentId": "one-en.vtt"}]},
+                {"title": "No source", "sources": []},
+                "not a video",
+                {"title": "Typo", "title": "Typo again", "sources": [{"type": "mp4", "mime": "videos/mp4", "url": "typo.mp4"}],
+                 "image-480x270": "typo.jpg", "duration": -5},
+                {"sources": [{"type": "dash", "url": "untitled.mpd"}], "tracks": [{"id": "x", "contentId": "t.vtt"}]}
+              ],
+              "name": "Late keys",
+              "hls": "https://cdn.example.com/hls/",
+              "mp4": "https://cdn.example.com/mp4",
+              "images": "https://cdn.example.com/images/",
+              "tracks": "https://cdn.example.com/tracks/"
+            },
+            {"name": "No videos"},
+            {"name": "Second", "videos": [{"title": "Two", "sources": ["https://cdn.example.com/two.mp4"]}], "extra": 1},
+            {"name": "Twice", "videos": "replaced", "videos": [{"title": "Three", "sources": ["three.mp4"]}]},
+            42
+          ],
+          "categories2": []
+        }
+        """
+
+    @Test("the same items and located findings as the whole-tree reader", arguments: [1, 2, 3, 4096])
+    func sameAsTree(batchSize: Int) throws {
+        let path = try Self.write(Self.tricky)
+        let tree = try CatalogReader().read(contentsOf: path)
+        let streamed = try Self.stream(path, batchSize: batchSize)
+        #expect(streamed.items.count == 5)
+        #expect(streamed.items == tree.items)
+        #expect(Self.sorted(streamed.diagnostics) == Self.sorted(tree.diagnostics))
+        #expect(streamed.title == tree.title)
+        #expect(streamed.items.first?.sources.first?.url == "https://cdn.example.com/hls/one/master.m3u8")
+    }
+
+    /// Long catalogs cross batch and thread boundaries; skipped videos renumber the rest.
+    @Test("a long catalog with skipped videos", arguments: [7, 300, 4096])
+    func longCatalog(batchSize: Int) throws {
+        var videos: [String] = []
+        for index in 0..<1500 {
+            let source = index % 97 == 0 ? "" : #"{"type": "mp4", "url": "v\#(index).mp4"}"#
+            videos.append(#"{"title": "V\#(index)", "sources": [\#(source)], "duration": \#(index)}"#)
+        }
+        let text =
+            #"{"categories": [{"name": "Long", "videos": [\#n"# + videos.joined(separator: ",\n")
+            + #"], "mp4": "https://m.example.com/"}]}"#
+        let path = try Self.write(text)
+        let tree = try CatalogReader().read(contentsOf: path)
+        let streamed = try Self.stream(path, batchSize: batchSize)
+        #expect(streamed.items == tree.items)
+        #expect(Set(streamed.items.map(\.id)).count == streamed.items.count)
+        #expect(Self.sorted(streamed.diagnostics) == Self.sorted(tree.diagnostics))
+        #expect(streamed.batches == (1500 + batchSize - 1) / batchSize)
+    }
+
+    @Test(
+        "syntax errors are the whole-tree reader's, and come before any item",
+        arguments: [
+            #"{"categories": [{"videos": [{"title": "a", "sources": ["a.mp4"]} {"title": "b"}]}]}"#,
+            #"{"categories": [{"videos": [{"title": "a", "sources": ["a.mp4"]}]}], "tail": tru}"#,
+            #"{"categories": [{"videos": [], "name": "x" "hls": "y"}]}"#,
+            "{\"categories\": [{\"videos\": [{\"title\": \"bad \u{1} control\"}]}]}",
+            #"{"categories": [{"videos": [{"title": "\x"}]}]}"#,
+            #"{"categories": [{"videos": [{"duration": 01}]}]}"#,
+            #"{"categories": [{"videos": [{"title": "open"#,
+            #"{"categories": [{"videos": [{"title": "a"},]}]}"#,
+            #"{"categories": [], } "#,
+            #"{"categories": []} []"#,
+        ])
+    func syntaxErrors(text: String) throws {
+        let path = try Self.write(text)
+        let expected = #expect(throws: CatalogError.self) { try CatalogReader().read(contentsOf: path) }
+        var handed = 0
+        let streamed = #expect(throws: CatalogError.self) {
+            _ = try CatalogStreamReader().read(contentsOf: path) { items, _, _ in handed += items.count }
+        }
+        #expect(handed == 0)
+        #expect(streamed?.diagnostic == expected?.diagnostic)
+    }
+
+    @Test("one video above the value limit is an error naming it")
+    func valueTooLarge() throws {
+        let long = String(repeating: "x", count: 5000)
+        let path = try Self.write(#"{"categories": [{"videos": [{"title": "\#(long)", "sources": ["a.mp4"]}]}]}"#)
+        let error = #expect(throws: CatalogError.self) {
+            _ = try CatalogStreamReader(options: .init(maximumValueSize: 4096)).read(contentsOf: path) { _, _, _ in }
+        }
+        #expect(error?.diagnostic.code == "catalog.value-too-large")
+        #expect(
+            error?.diagnostic.path
+                == JSONPath.root.appending("categories").appending(index: 0).appending("videos").appending(index: 0))
+    }
+
+    @Test("other shapes are read whole and come as one batch")
+    func otherShapes() throws {
+        let native = try Self.write(
+            #"{"castprep": 1, "items": [{"title": "A", "url": "https://e.example.com/a.mp4"}]}"#)
+        let streamed = try Self.stream(native, batchSize: 1)
+        #expect(streamed.items == (try CatalogReader().read(contentsOf: native)).items)
+        #expect(streamed.batches == 1)
+        let playlist = try Self.write("#EXTM3U\n#EXTINF:10,A\nhttps://e.example.com/a.mp4\n", name: "list.m3u")
+        #expect(try Self.stream(playlist, batchSize: 1).items.count == 1)
+    }
+
+    @Test("findings about an item's requests are located at the item")
+    func locatesLaterFindings() throws {
+        let path = try Self.write(
+            "{\"categories\": [{\"videos\": [\n  {\"title\": \"A\", \"sources\": [\"a.mp4\"]}]}]}")
+        var located: [Diagnostic] = []
+        _ = try CatalogStreamReader().read(contentsOf: path) { items, _, locate in
+            located = locate(items.map { Diagnostic(.error, "test.finding", "x", path: $0.path) })
+        }
+        #expect(located.first?.location?.line == 2)
+        #expect(located.first?.location?.column == 3)
+    }
+}
