@@ -18,6 +18,22 @@ struct TTMLReaderTests {
         #expect(report.cuesRead == report.cuesWritten + report.cuesMerged + report.cuesDropped)
     }
 
+    /// The reader streams libxml2's SAX2 events into its own node table; this fixture holds
+    /// what libxml2's tree did its own way (text split by comments and processing instructions,
+    /// CDATA, character and entity references in text and attributes, undeclared prefixes,
+    /// `xml:id` errors, entity reference lines, inherited and referenced styles and regions),
+    /// and the golden is the output of the tree-based reader, findings included.
+    @Test("the streaming reader gives what the tree-based reader gave, findings included")
+    func treeEquivalence() throws {
+        let conversion = try CaptionConverter.convert(
+            data: try Fixtures.bytes("ttml/tree-equivalence.ttml"), format: .ttml,
+            readOptions: CaptionReadOptions(fileName: "tree-equivalence.ttml"))
+        let report =
+            conversion.webVTT + "\nREPORT \(conversion.report.summary)\n"
+            + conversion.report.diagnostics.map { "DIAG \($0)\n" }.joined()
+        assertSnapshot(report, named: "ttml-tree-equivalence.ttml.report.txt")
+    }
+
     @Test("frames, nested div offsets, styles and regions")
     func imsc() throws {
         let conversion = try Fixtures.convert("ttml/imsc-frames.ttml")

@@ -3,10 +3,12 @@ internal import CastModel
 
 /// Reads TTML, DFXP and the IMSC1 text profile with libxml2.
 ///
-/// The XML is read by CLibXML2's hardened reader (`XML_PARSE_NONET`, no DTD loading, every
-/// declared entity empty), so a hostile file cannot reach the network, read local files or
-/// expand entities (a reference is kept as its name, with `captions.ttml-entity-not-expanded`);
-/// libxml2's own errors are reported with line and column.
+/// The XML is read in one streaming pass of CLibXML2's hardened SAX2 parser (`XML_PARSE_NONET`,
+/// no DTD loading, every declared entity empty; see ``TTMLTree``), so a hostile file cannot
+/// reach the network, read local files or expand entities (a reference is kept as its name,
+/// with `captions.ttml-entity-not-expanded`); libxml2's own errors are reported with line and
+/// column. Computed styles are numbered, and what each one gives (text style, cue settings,
+/// unsupported properties) is worked out once.
 ///
 /// Timing follows TTML's rules: `begin`/`end`/`dur` on `body`, `div`, `p` and `span`, relative
 /// to the parent (`par`, the default) or to the previous sibling (`seq`); clock times
@@ -26,17 +28,15 @@ enum TTMLReader {
         try TextInput.checkSize(data.count, options: options)
         _ = initialize
         var log = DiagnosticLog(file: options.fileName)
-        let document = try XMLDocument.parse(data, options: options, log: &log)
-        guard let root = xmlDocGetRootElement(document.pointer), localName(root) == "tt" else {
+        let tree = try TTMLTree.parse(data, options: options, log: &log)
+        guard tree.root >= 0, tree.nodes[Int(tree.root)].name == .tt else {
             throw CaptionError(
                 "captions.not-ttml", "the XML root element is not <tt>, so this is not TTML/DFXP/IMSC",
                 fix: "pass the right format with --from",
                 location: Diagnostic.SourceLocation(file: options.fileName, line: 1), diagnostics: log.finished())
         }
-        var reader = Reader(options: options, log: log)
-        try withExtendedLifetime(document) { () throws(CaptionError) in
-            try reader.read(root: root)
-        }
+        var reader = Reader(options: options, log: log, tree: tree)
+        try reader.read(root: Int(tree.root))
         return CaptionReadResult(
             document: reader.document, diagnostics: reader.log.finished(), unreadableCues: reader.unreadable,
             encoding: nil)
@@ -49,82 +49,51 @@ enum TTMLReader {
     /// decimal text is.
     static func clockTime(_ text: String) -> Double? {
         var text = text
-        return text.withUTF8 { bytes -> Double? in
-            guard bytes.count >= 8, bytes.count < 40 else { return nil }
-            func digit(_ index: Int) -> Int? {
-                let byte = bytes[index]
-                return byte >= 0x30 && byte <= 0x39 ? Int(byte - 0x30) : nil
+        return text.withUTF8 { clockTime(bytes: $0) }
+    }
+
+    /// ``clockTime(_:)`` of UTF-8 bytes.
+    static func clockTime(bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard bytes.count >= 8, bytes.count < 40 else { return nil }
+        func digit(_ index: Int) -> Int? {
+            let byte = bytes[index]
+            return byte >= 0x30 && byte <= 0x39 ? Int(byte - 0x30) : nil
+        }
+        var index = 0
+        var hours = 0
+        while index < bytes.count, let value = digit(index) {
+            hours = hours * 10 + value
+            index += 1
+        }
+        // One to fifteen hour digits, then ":MM:SS".
+        guard index >= 1, index <= 15, index + 6 <= bytes.count, bytes[index] == 0x3A, bytes[index + 3] == 0x3A,
+            let m1 = digit(index + 1), let m2 = digit(index + 2), let s1 = digit(index + 4),
+            let s2 = digit(index + 5)
+        else { return nil }
+        let minutes = m1 * 10 + m2
+        guard minutes < 60 else { return nil }
+        var numerator = s1 * 10 + s2
+        var scale = 1
+        index += 6
+        if index < bytes.count {
+            // At most 13 fraction digits keep `SSfff` below 2^53, where every integer is exact.
+            guard bytes[index] == 0x2E, bytes.count - index - 1 >= 1, bytes.count - index - 1 <= 13 else {
+                return nil
             }
-            var index = 0
-            var hours = 0
-            while index < bytes.count, let value = digit(index) {
-                hours = hours * 10 + value
+            index += 1
+            while index < bytes.count {
+                guard let value = digit(index) else { return nil }
+                numerator = numerator * 10 + value
+                scale *= 10
                 index += 1
             }
-            // One to fifteen hour digits, then ":MM:SS".
-            guard index >= 1, index <= 15, index + 6 <= bytes.count, bytes[index] == 0x3A, bytes[index + 3] == 0x3A,
-                let m1 = digit(index + 1), let m2 = digit(index + 2), let s1 = digit(index + 4),
-                let s2 = digit(index + 5)
-            else { return nil }
-            let minutes = m1 * 10 + m2
-            guard minutes < 60 else { return nil }
-            var numerator = s1 * 10 + s2
-            var scale = 1
-            index += 6
-            if index < bytes.count {
-                // At most 13 fraction digits keep `SSfff` below 2^53, where every integer is exact.
-                guard bytes[index] == 0x2E, bytes.count - index - 1 >= 1, bytes.count - index - 1 <= 13 else {
-                    return nil
-                }
-                index += 1
-                while index < bytes.count {
-                    guard let value = digit(index) else { return nil }
-                    numerator = numerator * 10 + value
-                    scale *= 10
-                    index += 1
-                }
-            }
-            let seconds = Double(numerator) / Double(scale)
-            guard seconds < 61 else { return nil }
-            return Double(hours) * 3600 + Double(minutes) * 60 + seconds
         }
+        let seconds = Double(numerator) / Double(scale)
+        guard seconds < 61 else { return nil }
+        return Double(hours) * 3600 + Double(minutes) * 60 + seconds
     }
 
-    // MARK: - libxml2 access
-
-    static func localName(_ node: xmlNodePtr) -> String {
-        guard let name = node.pointee.name else { return "" }
-        return String(cString: name)
-    }
-
-    static func namespace(_ node: xmlNodePtr) -> String {
-        guard let ns = node.pointee.ns, let href = ns.pointee.href else { return "" }
-        return String(cString: href)
-    }
-
-    static func line(_ node: xmlNodePtr) -> Int { Int(xmlGetLineNo(node)) }
-
-    /// Attributes of an element as (namespace kind, local name, value).
-    static func attributes(_ node: xmlNodePtr) -> [Attribute] {
-        var result: [Attribute] = []
-        var current = node.pointee.properties
-        while let attribute = current {
-            defer { current = attribute.pointee.next }
-            guard let namePointer = attribute.pointee.name else { continue }
-            let name = String(cString: namePointer)
-            var href = ""
-            if let ns = attribute.pointee.ns, let pointer = ns.pointee.href { href = String(cString: pointer) }
-            var value = ""
-            var child = attribute.pointee.children
-            while let text = child {
-                if let content = text.pointee.content { value += String(cString: content) }
-                child = text.pointee.next
-            }
-            result.append(Attribute(kind: AttributeKind(namespace: href), name: name, value: value))
-        }
-        return result
-    }
-
+    /// What an attribute's namespace says about it.
     enum AttributeKind {
         case plain, parameter, styling, xml, metadata, other
 
@@ -144,91 +113,7 @@ enum TTMLReader {
             }
         }
     }
-
-    struct Attribute {
-        var kind: AttributeKind
-        var name: String
-        var value: String
-    }
 }
-
-/// Owns a parsed libxml2 document.
-private final class XMLDocument {
-    let pointer: xmlDocPtr
-
-    private init(pointer: xmlDocPtr) {
-        self.pointer = pointer
-    }
-
-    deinit { xmlFreeDoc(pointer) }
-
-    /// Collects libxml2's structured errors for one parse.
-    final class ErrorCollector {
-        var errors: [(level: Int, line: Int, column: Int, message: String)] = []
-    }
-
-    static func parse(_ data: [UInt8], options: CaptionReadOptions, log: inout DiagnosticLog) throws(CaptionError)
-        -> XMLDocument
-    {
-        guard let context = xmlNewParserCtxt() else {
-            throw CaptionError(
-                "captions.xml-malformed", "libxml2 could not allocate a parser (xmlNewParserCtxt failed)")
-        }
-        defer { xmlFreeParserCtxt(context) }
-        let collector = ErrorCollector()
-        let unmanaged = Unmanaged.passRetained(collector)
-        defer { unmanaged.release() }
-        context.pointee._private = unmanaged.toOpaque()
-        context.pointee.sax?.pointee.serror = { userData, error in
-            guard let userData, let error else { return }
-            let parser = userData.assumingMemoryBound(to: xmlParserCtxt.self)
-            guard let opaque = parser.pointee._private else { return }
-            let collector = Unmanaged<ErrorCollector>.fromOpaque(opaque).takeUnretainedValue()
-            guard collector.errors.count < 1000 else { return }
-            let message = error.pointee.message.map { String(cString: $0) } ?? "XML error \(error.pointee.code)"
-            collector.errors.append(
-                (
-                    Int(error.pointee.level.rawValue), Int(error.pointee.line), Int(error.pointee.int2),
-                    message.trimmingASCIIWhitespace()
-                ))
-        }
-        // CLibXML2's hardened reading: no network, every declared entity empty (so nothing
-        // expands; references stay as nodes the reader names), no DTD loading; CDATA merged
-        // into text.
-        castprep_xml_harden(context)
-        // XML_PARSE_COMPACT keeps short text inside its node (one allocation instead of two);
-        // the tree is only read, never changed, as that option requires.
-        let flags = castprep_xml_options(Int32(XML_PARSE_NOCDATA.rawValue | XML_PARSE_COMPACT.rawValue))
-        let document = data.withUnsafeBufferPointer { buffer -> xmlDocPtr? in
-            buffer.withMemoryRebound(to: CChar.self) { chars in
-                xmlCtxtReadMemory(context, chars.baseAddress, Int32(chars.count), options.fileName, nil, flags)
-            }
-        }
-        var fatal: (line: Int, column: Int, message: String)?
-        for error in collector.errors {
-            let severity: Diagnostic.Severity = error.level >= Int(XML_ERR_ERROR.rawValue) ? .error : .warning
-            if error.level >= Int(XML_ERR_FATAL.rawValue), fatal == nil {
-                fatal = (error.line, error.column, error.message)
-            }
-            log.add(
-                severity, "captions.xml-error", "libxml2: \(error.message)", line: error.line > 0 ? error.line : nil,
-                column: error.column > 0 ? error.column : nil)
-        }
-        guard let document, fatal == nil else {
-            if let document { xmlFreeDoc(document) }
-            let where_ = fatal.map { " at line \($0.line), column \($0.column): \($0.message)" } ?? ""
-            throw CaptionError(
-                "captions.xml-malformed", "the file is not well-formed XML\(where_)",
-                fix: "fix the XML (an unescaped & or < is the usual cause)",
-                location: Diagnostic.SourceLocation(file: options.fileName, line: fatal?.line, column: fatal?.column),
-                diagnostics: log.finished())
-        }
-        return XMLDocument(pointer: document)
-    }
-}
-
-@available(*, unavailable)
-extension XMLDocument: Sendable {}
 
 /// Computed TTML style properties by `tts:` local name.
 private typealias StyleProperties = [String: String]
@@ -245,9 +130,21 @@ private struct TimeInterval {
     }
 }
 
+/// What a `p` or `span` adds to its parent's computed style; equal keys give equal styles.
+private struct DerivedStyleKey: Hashable {
+    var parent: Int
+    var isParagraph: Bool
+    var inheritedRegion: String?
+    var region: String?
+    var references: String?
+    /// Styling attributes as name, value, name, value...
+    var inline: [String]
+}
+
 private struct Reader {
     let options: CaptionReadOptions
     var log: DiagnosticLog
+    let tree: TTMLTree
     var document = CaptionDocument()
     var unreadable: [CueDropReason: Int] = [:]
 
@@ -260,37 +157,49 @@ private struct Reader {
     var styles: [String: (properties: StyleProperties, references: [String])] = [:]
     var regions: [String: StyleProperties] = [:]
     var maxResolvedEnd = 0.0
-    var pending: [(paragraph: xmlNodePtr, interval: TimeInterval, style: StyleProperties, preserve: Bool)] = []
-    /// The last computed style turned into a text style, with what it added to `unsupported`:
-    /// runs of one paragraph nearly always share their style.
-    private var lastTextStyle: (properties: StyleProperties, style: TextStyle, unsupported: [String])?
+    var pending: [(paragraph: Int, interval: TimeInterval, style: Int, preserve: Bool)] = []
 
-    init(options: CaptionReadOptions, log: DiagnosticLog) {
+    /// Computed styles by number: paragraphs and spans mostly share a handful, so each is
+    /// worked out once and text runs carry its number.
+    private var computedStyles: [StyleProperties] = []
+    private var styleNumbers: [StyleProperties: Int] = [:]
+    private var derivedStyles: [DerivedStyleKey: Int] = [:]
+    /// Per computed style: its text style with what it adds to `unsupported`, its cue settings
+    /// with the findings to log on each cue's line, and the properties WebVTT cannot express.
+    private var textStyles: [Int: (style: TextStyle, unsupported: [String])] = [:]
+    private var cueSettings:
+        [Int: (settings: CueSettings, findings: [(code: DiagnosticCode, message: String, fix: String?)])] = [:]
+    private var unsupportedProperties: [Int: [String]] = [:]
+    /// Reused between paragraphs.
+    private var fragmentStorage: [Fragment] = []
+    private var scratch: [UInt8] = []
+
+    init(options: CaptionReadOptions, log: DiagnosticLog, tree: TTMLTree) {
         self.options = options
         self.log = log
+        self.tree = tree
     }
 
-    mutating func read(root: xmlNodePtr) throws(CaptionError) {
+    mutating func read(root: Int) throws(CaptionError) {
         readParameters(root)
-        var body: xmlNodePtr?
+        var body: Int?
         for child in elements(of: root) {
-            switch TTMLReader.localName(child) {
-            case "head": readHead(child)
-            case "body": body = child
+            switch tree.nodes[child].name {
+            case .head: readHead(child)
+            case .body: body = child
             default: break
             }
         }
         guard let body else {
             log.add(
                 .warning, "captions.ttml-no-body", "the document has no <body>, so it has no captions",
-                line: TTMLReader.line(root))
+                line: line(root))
             return
         }
-        let rootStyle = inlineStyle(TTMLReader.attributes(root))
+        let rootStyle = number(inlineStyle(root))
         guard
             let bodyInterval = timing(
-                TTMLReader.attributes(body), of: body, parent: TimeInterval(begin: 0, end: nil), previousEnd: nil,
-                container: "par")
+                body, parent: TimeInterval(begin: 0, end: nil), previousEnd: nil, container: "par")
         else { return }
         walk(body, interval: bodyInterval, parentStyle: rootStyle, parentRegion: nil)
         for (paragraph, interval, style, preserve) in pending {
@@ -298,62 +207,69 @@ private struct Reader {
         }
     }
 
-    private func elements(of node: xmlNodePtr) -> [xmlNodePtr] {
-        var result: [xmlNodePtr] = []
-        var child = node.pointee.children
-        while let current = child {
-            if current.pointee.type == XML_ELEMENT_NODE { result.append(current) }
-            child = current.pointee.next
-        }
-        return result
+    private func elements(of node: Int) -> [Int] {
+        tree.children(of: node).filter { tree.nodes[$0].kind == .element }
+    }
+
+    private func line(_ node: Int) -> Int { Int(tree.nodes[node].line) }
+
+    private mutating func number(_ style: StyleProperties) -> Int {
+        if let known = styleNumbers[style] { return known }
+        let number = computedStyles.count
+        computedStyles.append(style)
+        styleNumbers[style] = number
+        return number
     }
 
     // MARK: Parameters, styles, regions
 
-    private mutating func readParameters(_ root: xmlNodePtr) {
+    private mutating func readParameters(_ root: Int) {
         var multiplier = 1.0
         var explicitTickRate: Double?
         var frameRateGiven = false
-        for attribute in TTMLReader.attributes(root) {
-            switch (attribute.kind, attribute.name) {
+        for attribute in tree.attributes(of: root) {
+            guard attribute.kind == .parameter || attribute.kind == .styling else { continue }
+            let name = tree.name(attribute)
+            let value = tree.value(attribute)
+            switch (attribute.kind, name) {
             case (.parameter, "frameRate"):
-                if let value = Double(attribute.value.trimmingASCIIWhitespace()), value > 0, value < 1000 {
-                    frameRate = value
+                if let number = Double(value.trimmingASCIIWhitespace()), number > 0, number < 1000 {
+                    frameRate = number
                     frameRateGiven = true
                 } else {
-                    warnAttribute(attribute, root)
+                    warnAttribute(name, value, root)
                 }
             case (.parameter, "frameRateMultiplier"):
-                let parts = attribute.value.split(separator: " ").compactMap { Double($0) }
+                let parts = value.split(separator: " ").compactMap { Double($0) }
                 if parts.count == 2, parts[0] > 0, parts[1] > 0 {
                     multiplier = parts[0] / parts[1]
                 } else {
-                    warnAttribute(attribute, root)
+                    warnAttribute(name, value, root)
                 }
             case (.parameter, "subFrameRate"):
-                if let value = Double(attribute.value), value > 0, value < 1000 {
-                    subFrameRate = value
+                if let number = Double(value), number > 0, number < 1000 {
+                    subFrameRate = number
                 } else {
-                    warnAttribute(attribute, root)
+                    warnAttribute(name, value, root)
                 }
             case (.parameter, "tickRate"):
-                if let value = Double(attribute.value), value > 0, value.isFinite {
-                    explicitTickRate = value
+                if let number = Double(value), number > 0, number.isFinite {
+                    explicitTickRate = number
                 } else {
-                    warnAttribute(attribute, root)
+                    warnAttribute(name, value, root)
                 }
             case (.parameter, "cellResolution"):
-                let parts = attribute.value.split(separator: " ").compactMap { Double($0) }
+                let parts = value.split(separator: " ").compactMap { Double($0) }
                 if parts.count == 2, parts[0] > 0, parts[1] > 0 { (cellColumns, cellRows) = (parts[0], parts[1]) }
             case (.parameter, "timeBase"):
-                if attribute.value != "media" {
+                if value != "media" {
                     log.add(
                         .warning, "captions.ttml-time-base",
-                        "ttp:timeBase=\"\(attribute.value)\" is read as media time; SMPTE discontinuities and wall-clock times are not supported",
-                        line: TTMLReader.line(root))
+                        "ttp:timeBase=\"\(value)\" is read as media time; SMPTE discontinuities and wall-clock times are not supported",
+                        line: line(root))
                 }
             case (.styling, "extent"):
-                let lengths = Self.lengths(attribute.value)
+                let lengths = Self.lengths(value)
                 if lengths.count == 2, lengths[0].unit == "px", lengths[1].unit == "px" {
                     rootExtent = (lengths[0].value, lengths[1].value)
                 }
@@ -364,32 +280,28 @@ private struct Reader {
         tickRate = explicitTickRate ?? (frameRateGiven ? frameRate * subFrameRate : 1)
     }
 
-    private mutating func warnAttribute(_ attribute: TTMLReader.Attribute, _ node: xmlNodePtr) {
+    private mutating func warnAttribute(_ name: String, _ value: String, _ node: Int) {
         log.add(
-            .warning, "captions.ttml-bad-attribute", "\(attribute.name)=\"\(attribute.value)\" is not valid; ignored",
-            line: TTMLReader.line(node))
+            .warning, "captions.ttml-bad-attribute", "\(name)=\"\(value)\" is not valid; ignored", line: line(node))
     }
 
-    private mutating func readHead(_ head: xmlNodePtr) {
+    private mutating func readHead(_ head: Int) {
         for section in elements(of: head) {
-            switch TTMLReader.localName(section) {
-            case "styling":
-                for style in elements(of: section) where TTMLReader.localName(style) == "style" {
+            switch tree.nodes[section].name {
+            case .styling:
+                for style in elements(of: section) where tree.nodes[style].name == .style {
                     guard let id = xmlID(style) else { continue }
-                    let attributes = TTMLReader.attributes(style)
-                    styles[id] = (inlineStyle(attributes), references(attributes))
+                    styles[id] = (inlineStyle(style), references(style))
                 }
-            case "layout":
-                for region in elements(of: section) where TTMLReader.localName(region) == "region" {
+            case .layout:
+                for region in elements(of: section) where tree.nodes[region].name == .region {
                     guard let id = xmlID(region) else { continue }
-                    let attributes = TTMLReader.attributes(region)
-                    var properties = resolve(references(attributes), depth: 0)
-                    for nested in elements(of: region) where TTMLReader.localName(nested) == "style" {
-                        let nestedAttributes = TTMLReader.attributes(nested)
-                        properties.merge(resolve(references(nestedAttributes), depth: 0)) { $1 }
-                        properties.merge(inlineStyle(nestedAttributes)) { $1 }
+                    var properties = resolve(references(region), depth: 0)
+                    for nested in elements(of: region) where tree.nodes[nested].name == .style {
+                        properties.merge(resolve(references(nested), depth: 0)) { $1 }
+                        properties.merge(inlineStyle(nested)) { $1 }
                     }
-                    properties.merge(inlineStyle(attributes)) { $1 }
+                    properties.merge(inlineStyle(region)) { $1 }
                     regions[id] = properties
                 }
             default: break
@@ -397,23 +309,41 @@ private struct Reader {
         }
     }
 
-    private func xmlID(_ node: xmlNodePtr) -> String? {
-        TTMLReader.attributes(node).first { $0.kind == .xml && $0.name == "id" }?.value
+    private func xmlID(_ node: Int) -> String? {
+        tree.attribute(node, .xml, .id).map(tree.value)
     }
 
-    /// The ids in an element's `style` attribute (the element's attributes, read once).
-    private func references(_ attributes: [TTMLReader.Attribute]) -> [String] {
-        guard let value = attributes.first(where: { $0.kind == .plain && $0.name == "style" })?.value
-        else { return [] }
+    /// The raw `style` attribute of an element.
+    private func styleAttribute(_ node: Int) -> String? {
+        tree.attribute(node, .plain, .style).map(tree.value)
+    }
+
+    /// The ids in an element's `style` attribute.
+    private func references(_ node: Int) -> [String] {
+        references(styleAttribute(node))
+    }
+
+    private func references(_ value: String?) -> [String] {
+        guard let value else { return [] }
         return value.split(separator: " ").map(String.init)
     }
 
-    private func inlineStyle(_ attributes: [TTMLReader.Attribute]) -> StyleProperties {
+    private func inlineStyle(_ node: Int) -> StyleProperties {
         var properties: StyleProperties = [:]
-        for attribute in attributes where attribute.kind == .styling {
-            properties[attribute.name] = attribute.value.trimmingASCIIWhitespace()
+        for attribute in tree.attributes(of: node) where attribute.kind == .styling {
+            properties[tree.name(attribute)] = tree.value(attribute).trimmingASCIIWhitespace()
         }
         return properties
+    }
+
+    /// Styling attributes as name, value, name, value... (values trimmed), for a ``DerivedStyleKey``.
+    private func inlinePairs(_ node: Int) -> [String] {
+        var pairs: [String] = []
+        for attribute in tree.attributes(of: node) where attribute.kind == .styling {
+            pairs.append(tree.name(attribute))
+            pairs.append(tree.value(attribute).trimmingASCIIWhitespace())
+        }
+        return pairs
     }
 
     /// Referential styles, each including the styles it refers to; cycles stop at depth 16.
@@ -426,6 +356,34 @@ private struct Reader {
             properties.merge(style.properties) { $1 }
         }
         return properties
+    }
+
+    /// The computed style of a `p` (`isParagraph`, with the region it inherits and its own)
+    /// or a `span` under the computed style `parent`: the parent's properties, then the
+    /// region's (a paragraph's own region, when it differs), the referenced styles' and the
+    /// element's own `tts:` attributes, each overriding the ones before.
+    private mutating func derivedStyle(
+        _ node: Int, parent: Int, isParagraph: Bool, inheritedRegion: String?, region: String?
+    ) -> Int {
+        let key = DerivedStyleKey(
+            parent: parent, isParagraph: isParagraph, inheritedRegion: inheritedRegion, region: region,
+            references: styleAttribute(node), inline: inlinePairs(node))
+        if key.references == nil, key.inline.isEmpty, region == inheritedRegion { return parent }
+        if let known = derivedStyles[key] { return known }
+        var style = computedStyles[parent]
+        if isParagraph, let region, region != inheritedRegion, let properties = regions[region] {
+            style.merge(properties) { $1 }
+        }
+        style.merge(resolve(references(key.references), depth: 0)) { $1 }
+        var index = 0
+        while index < key.inline.count {
+            style[key.inline[index]] = key.inline[index + 1]
+            index += 2
+        }
+        if isParagraph, let region { style["region"] = region }
+        let number = number(style)
+        derivedStyles[key] = number
+        return number
     }
 
     // MARK: Timing
@@ -470,29 +428,34 @@ private struct Reader {
         return nil
     }
 
+    /// ``time(_:)`` of an attribute's value; the common clock time straight from its bytes.
+    private func time(_ attribute: TTMLTree.Attribute) -> Double? {
+        if let seconds = tree.withValue(attribute, { TTMLReader.clockTime(bytes: $0) }) { return seconds }
+        return time(tree.value(attribute))
+    }
+
     private mutating func timing(
-        _ attributes: [TTMLReader.Attribute], of node: xmlNodePtr, parent: TimeInterval, previousEnd: Double?,
-        container: String
+        _ node: Int, parent: TimeInterval, previousEnd: Double?, container: String
     )
         -> TimeInterval?
     {
         var beginOffset: Double?
         var endOffset: Double?
         var duration: Double?
-        for attribute in attributes where attribute.kind == .plain {
-            switch attribute.name {
-            case "begin", "end", "dur":
-                guard let value = time(attribute.value) else {
+        for attribute in tree.attributes(of: node) where attribute.kind == .plain {
+            switch attribute.known {
+            case .begin, .end, .dur:
+                guard let value = time(attribute) else {
                     log.add(
                         .warning, "captions.ttml-bad-time",
-                        "\(attribute.name)=\"\(attribute.value)\" is not a TTML time expression; ignored",
+                        "\(tree.name(attribute))=\"\(tree.value(attribute))\" is not a TTML time expression; ignored",
                         fix: "use a clock time such as 00:00:01.500 or an offset such as 1.5s",
-                        line: TTMLReader.line(node))
+                        line: line(node))
                     continue
                 }
-                switch attribute.name {
-                case "begin": beginOffset = value
-                case "end": endOffset = value
+                switch attribute.known {
+                case .begin: beginOffset = value
+                case .end: endOffset = value
                 default: duration = value
                 }
             default: break
@@ -514,150 +477,138 @@ private struct Reader {
 
     /// Walks `body` or a `div` whose interval is already resolved, queueing its paragraphs.
     private mutating func walk(
-        _ node: xmlNodePtr, interval: TimeInterval, parentStyle: StyleProperties, parentRegion: String?
+        _ node: Int, interval: TimeInterval, parentStyle: Int, parentRegion: String?
     ) {
-        var style = parentStyle
+        var style = computedStyles[parentStyle]
         var region = parentRegion
-        let attributes = TTMLReader.attributes(node)
-        for attribute in attributes where attribute.kind == .plain && attribute.name == "region" {
-            region = attribute.value
+        for attribute in tree.attributes(of: node) where attribute.kind == .plain && attribute.known == .region {
+            region = tree.value(attribute)
         }
         if let region, let properties = regions[region] { style.merge(properties) { current, _ in current } }
-        style.merge(resolve(references(attributes), depth: 0)) { $1 }
-        style.merge(inlineStyle(attributes)) { $1 }
+        style.merge(resolve(references(node), depth: 0)) { $1 }
+        style.merge(inlineStyle(node)) { $1 }
         if let region { style["region"] = region }
-        let childContainer = attributes.first { $0.kind == .plain && $0.name == "timeContainer" }?.value ?? "par"
+        let styleNumber = number(style)
+        let childContainer = tree.attribute(node, .plain, .timeContainer).map(tree.value) ?? "par"
         var previousEnd: Double?
         for child in elements(of: node) {
-            let name = TTMLReader.localName(child)
-            if name == "div" {
+            switch tree.nodes[child].name {
+            case .div:
                 guard
                     let childInterval = timing(
-                        TTMLReader.attributes(child), of: child, parent: interval, previousEnd: previousEnd,
-                        container: childContainer)
+                        child, parent: interval, previousEnd: previousEnd, container: childContainer)
                 else { continue }
                 previousEnd = childInterval.end
-                walk(child, interval: childInterval, parentStyle: style, parentRegion: region)
-            } else if name == "p" {
-                let childAttributes = TTMLReader.attributes(child)
+                walk(child, interval: childInterval, parentStyle: styleNumber, parentRegion: region)
+            case .p:
                 guard
                     let childInterval = timing(
-                        childAttributes, of: child, parent: interval, previousEnd: previousEnd,
-                        container: childContainer)
+                        child, parent: interval, previousEnd: previousEnd, container: childContainer)
                 else { continue }
                 previousEnd = childInterval.end
-                var paragraphStyle = style
                 var paragraphRegion = region
-                for attribute in childAttributes where attribute.kind == .plain && attribute.name == "region" {
-                    paragraphRegion = attribute.value
+                for attribute in tree.attributes(of: child) where attribute.kind == .plain && attribute.known == .region
+                {
+                    paragraphRegion = tree.value(attribute)
                 }
-                if let paragraphRegion, paragraphRegion != region, let properties = regions[paragraphRegion] {
-                    paragraphStyle.merge(properties) { $1 }
+                let paragraphStyle = derivedStyle(
+                    child, parent: styleNumber, isParagraph: true, inheritedRegion: region, region: paragraphRegion)
+                if let paragraphRegion, regions[paragraphRegion] == nil {
+                    log.add(
+                        .warning, "captions.ttml-unknown-region",
+                        "region \"\(paragraphRegion)\" is not defined in <layout>",
+                        line: line(child))
                 }
-                paragraphStyle.merge(resolve(references(childAttributes), depth: 0)) { $1 }
-                paragraphStyle.merge(inlineStyle(childAttributes)) { $1 }
-                if let paragraphRegion {
-                    paragraphStyle["region"] = paragraphRegion
-                    if regions[paragraphRegion] == nil {
-                        log.add(
-                            .warning, "captions.ttml-unknown-region",
-                            "region \"\(paragraphRegion)\" is not defined in <layout>",
-                            line: TTMLReader.line(child))
-                    }
-                }
-                let preserve = childAttributes.first { $0.kind == .xml && $0.name == "space" }?.value == "preserve"
+                let preserve = tree.attribute(child, .xml, .space).map { tree.value($0) == "preserve" } ?? false
                 pending.append((child, childInterval, paragraphStyle, preserve))
+            default: break
             }
         }
     }
 
     private struct Fragment {
         var text: String
-        var style: StyleProperties
+        var style: Int
         var interval: TimeInterval
         var isBreak = false
     }
 
     /// Flattens a paragraph into text runs with their computed style and interval.
     private mutating func fragments(
-        _ node: xmlNodePtr, style: StyleProperties, interval: TimeInterval, preserve: Bool,
+        _ node: Int, style: Int, interval: TimeInterval, preserve: Bool,
         into result: inout [Fragment],
         boundaries: inout Set<Double>, unsupported: inout Set<String>
     ) {
-        var child = node.pointee.children
-        while let current = child {
-            defer { child = current.pointee.next }
-            switch current.pointee.type {
-            case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
-                guard let content = current.pointee.content else { continue }
-                var text = String(cString: content)
+        var next = tree.nodes[node].firstChild
+        while next >= 0 {
+            let child = Int(next)
+            let current = tree.nodes[child]
+            next = current.nextSibling
+            switch current.kind {
+            case .text:
+                let text: String
                 if preserve {
-                    text = String(text.map { $0 == "\r\n" ? "\n" : $0 == "\t" ? " " : $0 })
+                    let raw = tree.string(current.start, current.count)
+                    text = String(raw.map { $0 == "\r\n" ? "\n" : $0 == "\t" ? " " : $0 })
                 } else {
-                    text = Self.collapse(text)
+                    text = collapse(current.start, current.count)
                 }
                 if !text.isEmpty { result.append(Fragment(text: text, style: style, interval: interval)) }
-            case XML_ENTITY_REF_NODE:
-                let name = current.pointee.name.map { String(cString: $0) } ?? ""
+            case .entity:
+                let name = tree.string(current.start, current.count)
                 log.add(
                     .warning, "captions.ttml-entity-not-expanded",
                     "entity &\(name); is not expanded (entity substitution is off for safety); kept as text",
-                    line: TTMLReader.line(current))
+                    line: Int(current.line))
                 result.append(Fragment(text: "&\(name);", style: style, interval: interval))
-            case XML_ELEMENT_NODE:
-                let name = TTMLReader.localName(current)
-                if name == "br" {
+            case .element:
+                switch current.name {
+                case .br:
                     result.append(Fragment(text: "\n", style: style, interval: interval, isBreak: true))
-                } else if name == "span" {
-                    let attributes = TTMLReader.attributes(current)
+                case .span:
                     guard
                         let spanInterval = timing(
-                            attributes, of: current, parent: interval, previousEnd: nil, container: "par")
+                            child, parent: interval, previousEnd: nil, container: "par")
                     else {
                         continue
                     }
                     if spanInterval.begin != interval.begin { boundaries.insert(spanInterval.begin) }
                     if let end = spanInterval.end, end != interval.end { boundaries.insert(end) }
-                    var spanStyle = style
-                    spanStyle.merge(resolve(references(attributes), depth: 0)) { $1 }
-                    spanStyle.merge(inlineStyle(attributes)) { $1 }
+                    let spanStyle = derivedStyle(
+                        child, parent: style, isParagraph: false, inheritedRegion: nil, region: nil)
                     let spacePreserve =
-                        attributes.first { $0.kind == .xml && $0.name == "space" }
-                        .map { $0.value == "preserve" } ?? preserve
+                        tree.attribute(child, .xml, .space).map { tree.value($0) == "preserve" } ?? preserve
                     fragments(
-                        current, style: spanStyle, interval: spanInterval, preserve: spacePreserve, into: &result,
+                        child, style: spanStyle, interval: spanInterval, preserve: spacePreserve, into: &result,
                         boundaries: &boundaries, unsupported: &unsupported)
-                } else if name == "set" || name == "animate" {
-                    unsupported.insert("<\(name)> animation")
+                case .set:
+                    unsupported.insert("<set> animation")
+                case .animate:
+                    unsupported.insert("<animate> animation")
+                default:
+                    break
                 }
-            default:
-                break
             }
         }
     }
 
-    /// Each run of spaces, tabs and line breaks becomes one space. They are ASCII, so the
-    /// UTF-8 bytes are scanned and every other byte is copied as it is.
-    static func collapse(_ text: String) -> String {
-        var result: [UInt8] = []
-        result.reserveCapacity(text.utf8.count)
+    /// A text node's bytes with each run of spaces, tabs and line breaks made one space. They
+    /// are ASCII, so the UTF-8 bytes are scanned and every other byte is copied as it is.
+    private mutating func collapse(_ start: Int, _ count: Int) -> String {
+        scratch.removeAll(keepingCapacity: true)
         var lastWasSpace = false
-        var changed = false
-        for byte in text.utf8 {
-            if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
-                if !lastWasSpace {
-                    result.append(0x20)
-                    if byte != 0x20 { changed = true }
+        tree.bytes.withUnsafeBufferPointer { bytes in
+            for byte in bytes[start..<(start + count)] {
+                if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                    if !lastWasSpace { scratch.append(0x20) }
+                    lastWasSpace = true
                 } else {
-                    changed = true
+                    scratch.append(byte)
+                    lastWasSpace = false
                 }
-                lastWasSpace = true
-            } else {
-                result.append(byte)
-                lastWasSpace = false
             }
         }
-        return changed ? String(decoding: result, as: UTF8.self) : text
+        return String(decoding: scratch, as: UTF8.self)
     }
 
     private static let ignoredDefaults: [String: Set<String>] = [
@@ -674,13 +625,14 @@ private struct Reader {
         "displayAlign", "writingMode", "region",
     ]
 
-    private mutating func makeCues(
-        _ paragraph: xmlNodePtr, interval: TimeInterval, style: StyleProperties, preserve: Bool
-    )
+    private mutating func makeCues(_ paragraph: Int, interval: TimeInterval, style: Int, preserve: Bool)
         throws(CaptionError)
     {
-        let line = TTMLReader.line(paragraph)
-        var fragments: [Fragment] = []
+        let line = self.line(paragraph)
+        var fragments = fragmentStorage
+        fragmentStorage = []
+        fragments.removeAll(keepingCapacity: true)
+        defer { fragmentStorage = fragments }
         var boundaries: Set<Double> = []
         var unsupported: Set<String> = []
         self.fragments(
@@ -702,9 +654,13 @@ private struct Reader {
             unreadable[.noEndTime, default: 0] += 1
             return
         }
-        var points = boundaries.filter { $0 > interval.begin && $0 < end }.sorted()
-        if points.count > 10_000 { points = Array(points.prefix(10_000)) }
-        let edges = [interval.begin] + points + [end]
+        var edges = [interval.begin]
+        if !boundaries.isEmpty {
+            var points = boundaries.filter { $0 > interval.begin && $0 < end }.sorted()
+            if points.count > 10_000 { points = Array(points.prefix(10_000)) }
+            edges += points
+        }
+        edges.append(end)
         let settings = self.settings(for: style, line: line)
         for index in 0..<(edges.count - 1) {
             let slice = TimeInterval(begin: edges[index], end: edges[index + 1])
@@ -736,10 +692,7 @@ private struct Reader {
                     start: start, end: stop, settings: settings, content: Self.trimLines(builder.nodes),
                     sourceLine: line))
         }
-        for (name, value) in style where !Self.mapped.contains(name) {
-            if Self.ignoredDefaults[name]?.contains(value) == true { continue }
-            unsupported.insert("tts:\(name)=\"\(value)\"")
-        }
+        unsupported.formUnion(unsupportedProperties(style))
         if !unsupported.isEmpty {
             log.add(
                 .warning, "captions.unsupported-style",
@@ -748,14 +701,27 @@ private struct Reader {
         }
     }
 
-    private mutating func textStyle(_ properties: StyleProperties, unsupported: inout Set<String>) -> TextStyle {
-        if let last = lastTextStyle, last.properties == properties {
-            unsupported.formUnion(last.unsupported)
-            return last.style
+    /// The properties of a computed style that WebVTT cannot express and that are not at
+    /// their default, as `tts:name="value"`.
+    private mutating func unsupportedProperties(_ style: Int) -> [String] {
+        if let known = unsupportedProperties[style] { return known }
+        var result: [String] = []
+        for (name, value) in computedStyles[style] where !Self.mapped.contains(name) {
+            if Self.ignoredDefaults[name]?.contains(value) == true { continue }
+            result.append("tts:\(name)=\"\(value)\"")
+        }
+        unsupportedProperties[style] = result
+        return result
+    }
+
+    private mutating func textStyle(_ number: Int, unsupported: inout Set<String>) -> TextStyle {
+        if let known = textStyles[number] {
+            unsupported.formUnion(known.unsupported)
+            return known.style
         }
         var added: Set<String> = []
-        let style = computeTextStyle(properties, unsupported: &added)
-        lastTextStyle = (properties, style, Array(added))
+        let style = computeTextStyle(computedStyles[number], unsupported: &added)
+        textStyles[number] = (style, Array(added))
         unsupported.formUnion(added)
         return style
     }
@@ -912,7 +878,26 @@ private struct Reader {
         }
     }
 
-    private mutating func settings(for style: StyleProperties, line: Int) -> CueSettings {
+    /// The cue settings of a computed style; its findings are logged on `line` each time.
+    private mutating func settings(for style: Int, line: Int) -> CueSettings {
+        if let known = cueSettings[style] {
+            for finding in known.findings {
+                log.add(.warning, finding.code, finding.message, fix: finding.fix, line: line)
+            }
+            return known.settings
+        }
+        var findings: [(code: DiagnosticCode, message: String, fix: String?)] = []
+        let settings = computeSettings(computedStyles[style], findings: &findings)
+        cueSettings[style] = (settings, findings)
+        for finding in findings {
+            log.add(.warning, finding.code, finding.message, fix: finding.fix, line: line)
+        }
+        return settings
+    }
+
+    private func computeSettings(
+        _ style: StyleProperties, findings: inout [(code: DiagnosticCode, message: String, fix: String?)]
+    ) -> CueSettings {
         var settings = CueSettings()
         switch style["textAlign"] {
         case "left": settings.alignment = .left
@@ -934,18 +919,21 @@ private struct Reader {
             let y = percent(origin[1], horizontal: false), let width = percent(extent[0], horizontal: true),
             let height = percent(extent[1], horizontal: false)
         else {
-            log.add(
-                .warning, "captions.ttml-region-unmapped",
-                "region origin \"\(originText)\" / extent \"\(extentText)\" cannot be turned into percentages; the cue uses the default position",
-                fix: "use percentages, or pixels with tts:extent on <tt>", line: line)
+            findings.append(
+                (
+                    "captions.ttml-region-unmapped",
+                    "region origin \"\(originText)\" / extent \"\(extentText)\" cannot be turned into percentages; the cue uses the default position",
+                    "use percentages, or pixels with tts:extent on <tt>"
+                ))
             return settings
         }
         var values = [x + width / 2, width, y, y + height / 2, y + height]
         if values.contains(where: { !(0...100).contains($0) || !$0.isFinite }) {
-            log.add(
-                .warning, "captions.position-clamped",
-                "region lies partly outside the video; its position was clamped to 0-100%",
-                line: line)
+            findings.append(
+                (
+                    "captions.position-clamped",
+                    "region lies partly outside the video; its position was clamped to 0-100%", nil
+                ))
             values = values.map { $0.isFinite ? min(100, max(0, $0)) : 0 }
         }
         func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
