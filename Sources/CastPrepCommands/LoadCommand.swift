@@ -166,37 +166,19 @@ enum LoadCommand {
                 let flushSize = 1 << 20
                 var total = LoadBatch()
                 total.output.reserveCapacity(flushSize + (chunk << 11))
-                var start = 0
-                while start < items.count {
-                    let base = start
-                    let end = min(items.count, base + chunk * workers)
-                    let lanes = (end - base + chunk - 1) / chunk
-                    let process: @Sendable (Int) -> LoadBatch = { lane in
-                        LoadBatch.make(
-                            items[(base + lane * chunk)..<min(end, base + (lane + 1) * chunk)], builder: builder,
-                            validator: validator, blockedPaths: blockedPaths, writer: streamed, force: force)
+                LoadBatch.forEachInParallel(items, workers: workers, chunk: chunk) { slice in
+                    LoadBatch.make(
+                        slice, builder: builder, validator: validator, blockedPaths: blockedPaths, writer: streamed,
+                        force: force)
+                } consume: { part in
+                    total.diagnostics += part.diagnostics
+                    total.kept += part.kept
+                    total.printed += part.printed
+                    total.output += part.output
+                    if total.output.count >= flushSize {
+                        io.write(String(decoding: total.output, as: UTF8.self))
+                        total.output.removeAll(keepingCapacity: true)
                     }
-                    let parts: [LoadBatch]
-                    if lanes == 1 {
-                        parts = [process(0)]
-                    } else {
-                        let slots = LoadBatchSlots(count: lanes)
-                        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
-                            slots.store(process(lane), at: lane)
-                        }
-                        parts = slots.all()
-                    }
-                    for part in parts {
-                        total.diagnostics += part.diagnostics
-                        total.kept += part.kept
-                        total.printed += part.printed
-                        total.output += part.output
-                        if total.output.count >= flushSize {
-                            io.write(String(decoding: total.output, as: UTF8.self))
-                            total.output.removeAll(keepingCapacity: true)
-                        }
-                    }
-                    start = end
                 }
                 if !total.output.isEmpty { io.write(String(decoding: total.output, as: UTF8.self)) }
                 total.output = []
@@ -272,36 +254,18 @@ extension LoadCommand {
                 let summary = try CatalogStreamReader().read(contentsOf: path) { items, findings, locate in
                     diagnostics += findings
                     let blockedPaths = ErrorPaths(findings)
-                    var start = 0
-                    while start < items.count {
-                        let base = start
-                        let end = min(items.count, base + chunk * workers)
-                        let lanes = (end - base + chunk - 1) / chunk
-                        let process: @Sendable (Int) -> LoadBatch = { lane in
-                            LoadBatch.make(
-                                items[(base + lane * chunk)..<min(end, base + (lane + 1) * chunk)], builder: builder,
-                                validator: validator, blockedPaths: blockedPaths, writer: writer, force: force)
+                    LoadBatch.forEachInParallel(items, workers: workers, chunk: chunk) { slice in
+                        LoadBatch.make(
+                            slice, builder: builder, validator: validator, blockedPaths: blockedPaths, writer: writer,
+                            force: force)
+                    } consume: { part in
+                        diagnostics += locate(part.diagnostics)
+                        printed += part.printed
+                        output += part.output
+                        if output.count >= flushSize {
+                            io.write(String(decoding: output, as: UTF8.self))
+                            output.removeAll(keepingCapacity: true)
                         }
-                        let parts: [LoadBatch]
-                        if lanes == 1 {
-                            parts = [process(0)]
-                        } else {
-                            let slots = LoadBatchSlots(count: lanes)
-                            DispatchQueue.concurrentPerform(iterations: lanes) { lane in
-                                slots.store(process(lane), at: lane)
-                            }
-                            parts = slots.all()
-                        }
-                        for part in parts {
-                            diagnostics += locate(part.diagnostics)
-                            printed += part.printed
-                            output += part.output
-                            if output.count >= flushSize {
-                                io.write(String(decoding: output, as: UTF8.self))
-                                output.removeAll(keepingCapacity: true)
-                            }
-                        }
-                        start = end
                     }
                 }
                 if !output.isEmpty { io.write(String(decoding: output, as: UTF8.self)) }
@@ -368,6 +332,36 @@ struct LoadBatch: Sendable {
             batch.output.append(0x0A)
         }
         return batch
+    }
+}
+
+extension LoadBatch {
+    /// Makes the batches of `items` `chunk` items per thread, on up to `workers` threads at a
+    /// time, and hands each to `consume` in catalog order as its round ends: output streams in
+    /// order while no more than one round of batches is held.
+    static func forEachInParallel(
+        _ items: [CatalogItem], workers: Int, chunk: Int, make: @Sendable (ArraySlice<CatalogItem>) -> LoadBatch,
+        consume: (LoadBatch) -> Void
+    ) {
+        var start = 0
+        while start < items.count {
+            let base = start
+            let end = min(items.count, base + chunk * workers)
+            let lanes = (end - base + chunk - 1) / chunk
+            let slice: @Sendable (Int) -> ArraySlice<CatalogItem> = { lane in
+                items[(base + lane * chunk)..<min(end, base + (lane + 1) * chunk)]
+            }
+            if lanes == 1 {
+                consume(make(slice(0)))
+            } else {
+                let slots = LoadBatchSlots(count: lanes)
+                DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+                    slots.store(make(slice(lane)), at: lane)
+                }
+                slots.all().forEach(consume)
+            }
+            start = end
+        }
     }
 }
 

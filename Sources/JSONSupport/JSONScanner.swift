@@ -365,47 +365,41 @@ extension Cursor {
 
     /// After the value of member `key`: true at the object's `}`, false after a `,`.
     mutating func afterMember(key: String, open: Int) throws(JSONSyntaxError) -> Bool {
-        skipWhitespace()
-        guard index < bytes.count else {
-            throw error(
-                .unexpectedEnd, at: index, "the document ends inside the object opened at \(position(open))",
-                fix: fixForTruncation)
-        }
-        switch bytes[index] {
-        case UInt8(ascii: ","):
-            index += 1
-            return false
-        case UInt8(ascii: "}"):
-            index += 1
-            return true
-        default:
-            throw error(
-                .unexpectedCharacter, at: index,
-                "expected ',' or '}' after the value of \"\(key)\", found \(describe(at: index))",
-                fix: "add the missing comma between members")
-        }
+        try afterValue(
+            closer: UInt8(ascii: "}"), container: "object", open: open, after: "the value of \"\(key)\"",
+            fix: "add the missing comma between members")
     }
 
     /// After an array element: true at the array's `]`, false after a `,`.
     mutating func afterElement(open: Int) throws(JSONSyntaxError) -> Bool {
+        try afterValue(
+            closer: UInt8(ascii: "]"), container: "array", open: open, after: "an array element",
+            fix: "add the missing comma between elements")
+    }
+
+    /// After a value inside the `container` opened at `open`: true at its `closer`, false after
+    /// a `,`; anything else is an error saying what the value was (`what`, built only then).
+    private mutating func afterValue(
+        closer: UInt8, container: String, open: Int, after what: @autoclosure () -> String, fix: String
+    ) throws(JSONSyntaxError) -> Bool {
         skipWhitespace()
         guard index < bytes.count else {
             throw error(
-                .unexpectedEnd, at: index, "the document ends inside the array opened at \(position(open))",
+                .unexpectedEnd, at: index, "the document ends inside the \(container) opened at \(position(open))",
                 fix: fixForTruncation)
         }
         switch bytes[index] {
         case UInt8(ascii: ","):
             index += 1
             return false
-        case UInt8(ascii: "]"):
+        case closer:
             index += 1
             return true
         default:
             throw error(
                 .unexpectedCharacter, at: index,
-                "expected ',' or ']' after an array element, found \(describe(at: index))",
-                fix: "add the missing comma between elements")
+                "expected ',' or '\(Character(Unicode.Scalar(closer)))' after \(what()), found \(describe(at: index))",
+                fix: fix)
         }
     }
 }

@@ -80,22 +80,9 @@ public enum TextPosition {
         let sorted = Set(offsets).sorted()
         var result: [Int: (line: Int, column: Int)] = [:]
         result.reserveCapacity(sorted.count)
-        var line = 1
-        var column = 1
-        var index = 0
-        for target in sorted {
-            let end = min(target, bytes.count)
-            while index < end {
-                let byte = bytes[index]
-                if byte == 0x0A || (byte == 0x0D && !(index + 1 < bytes.count && bytes[index + 1] == 0x0A)) {
-                    line += 1
-                    column = 1
-                } else if byte != 0x0D, byte & 0xC0 != 0x80 {
-                    column += 1
-                }
-                index += 1
-            }
-            result[target] = (line, column)
+        bytes.withUnsafeBufferPointer { buffer in
+            var tracker = TextPositionTracker(bytes: buffer)
+            for target in sorted { result[target] = tracker.position(of: target) }
         }
         return result
     }

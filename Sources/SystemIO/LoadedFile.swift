@@ -52,29 +52,22 @@ public final class LoadedFile: @unchecked Sendable {
     ///
     /// - Throws: ``Failure``.
     public static func read(path: String, limit: Int) throws(Failure) -> LoadedFile {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .system(SystemCallError("open", errno: errno)) }
-        defer { _ = close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw .system(SystemCallError("fstat", errno: errno)) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { return try readStream(descriptor, limit: limit) }
-        let size = Int(info.st_size)
-        guard size <= limit else { throw .tooLarge(size: size) }
-        guard size > 0 else { return LoadedFile(base: nil, count: 0, mappedLength: 0) }
-        let length = (size + hugePage - 1) / hugePage * hugePage
-        guard let memory = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-            memory != MAP_FAILED
-        else { return try readStream(descriptor, limit: limit) }
-        _ = madvise(memory, length, MADV_HUGEPAGE)
-        var count = 0
-        while count < size {
-            let result = Glibc.read(descriptor, memory + count, size - count)
-            if result < 0, errno == EINTR { continue }
-            guard result > 0 else { break }
-            count += result
+        try withRegularFile(path: path, limit: limit) { descriptor, size throws(Failure) in
+            let length = (size + hugePage - 1) / hugePage * hugePage
+            guard let memory = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+                memory != MAP_FAILED
+            else { return try readStream(descriptor, limit: limit) }
+            _ = madvise(memory, length, MADV_HUGEPAGE)
+            var count = 0
+            while count < size {
+                let result = Glibc.read(descriptor, memory + count, size - count)
+                if result < 0, errno == EINTR { continue }
+                guard result > 0 else { break }
+                count += result
+            }
+            // A file that shrank meanwhile is taken as far as it was read.
+            return LoadedFile(base: UnsafeRawPointer(memory), count: count, mappedLength: length)
         }
-        // A file that shrank meanwhile is taken as far as it was read.
-        return LoadedFile(base: UnsafeRawPointer(memory), count: count, mappedLength: length)
     }
 
     private static let hugePage = 2 * 1024 * 1024
@@ -88,6 +81,21 @@ public final class LoadedFile: @unchecked Sendable {
     ///
     /// - Throws: ``Failure``.
     public static func map(path: String, limit: Int) throws(Failure) -> LoadedFile {
+        try withRegularFile(path: path, limit: limit) { descriptor, size throws(Failure) in
+            guard let memory = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), memory != MAP_FAILED else {
+                throw .system(SystemCallError("mmap", errno: errno))
+            }
+            _ = madvise(memory, size, MADV_SEQUENTIAL)
+            return LoadedFile(base: UnsafeRawPointer(memory), count: size, mappedLength: size, mapsFile: true)
+        }
+    }
+
+    /// Opens `path` and hands a non-empty regular file of at most `limit` bytes to `body` with
+    /// its descriptor and size; an empty file is empty, and anything else (a pipe, a device)
+    /// is read as a stream. The descriptor is closed when `body` returns.
+    private static func withRegularFile(
+        path: String, limit: Int, _ body: (Int32, Int) throws(Failure) -> LoadedFile
+    ) throws(Failure) -> LoadedFile {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .system(SystemCallError("open", errno: errno)) }
         defer { _ = close(descriptor) }
@@ -97,11 +105,7 @@ public final class LoadedFile: @unchecked Sendable {
         let size = Int(info.st_size)
         guard size <= limit else { throw .tooLarge(size: size) }
         guard size > 0 else { return LoadedFile(base: nil, count: 0, mappedLength: 0) }
-        guard let memory = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), memory != MAP_FAILED else {
-            throw .system(SystemCallError("mmap", errno: errno))
-        }
-        _ = madvise(memory, size, MADV_SEQUENTIAL)
-        return LoadedFile(base: UnsafeRawPointer(memory), count: size, mappedLength: size, mapsFile: true)
+        return try body(descriptor, size)
     }
 
     /// Gives back the memory of the pages wholly before byte `offset` of a mapped file (they
