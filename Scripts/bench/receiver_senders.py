@@ -84,7 +84,11 @@ class Sender:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
-        self.reader, self.writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", PORT, ssl=context), TIMEOUT)
+        # 16 senders per source address (127.0.0.2, .3, ...: all loopback), as phones on a LAN
+        # come from their own addresses: the emulator admits at most 32 links per address.
+        source = f"127.0.0.{2 + self.index // 16}"
+        self.reader, self.writer = await asyncio.wait_for(
+            asyncio.open_connection("127.0.0.1", PORT, ssl=context, local_addr=(source, 0)), TIMEOUT)
         self.reading = asyncio.create_task(self.read())
 
     async def read(self):
