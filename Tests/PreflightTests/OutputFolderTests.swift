@@ -42,35 +42,6 @@ struct OutputFolderTests {
         .write(toFile: path, atomically: true, encoding: .utf8)
     }
 
-    /// A loopback port that accepts connections (the kernel completes them from the backlog)
-    /// and never answers: whatever fetches from it waits for its timeout.
-    private final class SilentListener {
-        let descriptor: Int32
-        let port: Int
-
-        init() throws {
-            let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketDescriptor, $0, length) }
-            }
-            guard socketDescriptor >= 0, bound == 0, listen(socketDescriptor, 64) == 0 else {
-                if socketDescriptor >= 0 { close(socketDescriptor) }
-                throw CocoaError(.fileWriteUnknown)
-            }
-            _ = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketDescriptor, $0, &length) }
-            }
-            descriptor = socketDescriptor
-            port = Int(UInt16(bigEndian: address.sin_port))
-        }
-
-        deinit { close(descriptor) }
-    }
-
     @Test("two runs into one folder at once: one writes its report, the other stops with the first one's process id")
     func concurrentRuns() async throws {
         let output = Self.temporaryFolder()
