@@ -154,16 +154,19 @@ struct InsideDevicesNamespace {
         let lo = try NetworkInterface.named(["lo"])
         // The order is set by what goes over the link, not by waiting: the command's first
         // query, then the device's announcement at the first address, then the move.
-        let watcher = try MDNSGroupWatcher(on: lo)
+        let watcher = try MulticastGroupWatcher(interfaceIndex: Int32(lo[0].index))
         async let listing = run(castprepBinary, ["devices", "--json", "--interface", "lo", "--timeout", "4"])
-        #expect(await watcher.waitFor { !$0.isResponse }, "the command never asked")
+        #expect(
+            await watcher.waitFor { (try? DNSMessageDecoder().decode($0))?.isResponse == false },
+            "the command never asked")
         var service = MDNSService.castDevice(
             id: CastDeviceID(Self.livingRoomID)!, friendlyName: "Den", addresses: [.v4(IPv4Address("127.0.0.2")!)])
         let responder = try MDNSResponder(advertising: service, on: lo)
         let first = IPv4Address("127.0.0.2")!
         #expect(
-            await watcher.waitFor { message in
-                message.isResponse && (message.answers + message.additionals).contains { $0.data == .a(first) }
+            await watcher.waitFor { bytes in
+                guard let message = try? DNSMessageDecoder().decode(bytes), message.isResponse else { return false }
+                return (message.answers + message.additionals).contains { $0.data == .a(first) }
             }, "the device never announced its first address")
         service.addresses = [.v4(IPv4Address("127.0.0.5")!)]
         responder.update(service)
@@ -551,43 +554,4 @@ func run(_ executable: String, _ arguments: [String], environment: [String: Stri
         executable, arguments,
         environment: (environment ?? ProcessInfo.processInfo.environment).merging(["NO_COLOR": "1"]) { $1 })
     return (result.status, result.output, result.error)
-}
-
-/// Listens to the mDNS group on the given interfaces as another host on the link would, so a
-/// test can wait for what the command under test or a responder multicasts instead of sleeping.
-/// Each wait blocks in `poll` on a thread of its own, never on the cooperative pool.
-final class MDNSGroupWatcher: Sendable {
-    private let descriptor: Int32
-    private let socket: Mutex<UDPMulticastSocket?>
-
-    init(on interfaces: [NetworkInterface]) throws {
-        let socket = try UDPMulticastSocket(family: .ipv4, port: 5353, maximumDatagramSize: 9000)
-        for interface in interfaces {
-            if case .failed(let error) = socket.join(group: .v4(.mdnsGroup), on: interface) { throw error }
-        }
-        descriptor = socket.descriptor
-        self.socket = Mutex(socket)
-    }
-
-    /// Waits up to `seconds` for a datagram that decodes as a DNS message `matching` accepts.
-    func waitFor(within seconds: Double = 20, _ matching: @escaping @Sendable (DNSMessage) -> Bool) async -> Bool {
-        let descriptor = descriptor
-        let found = try? await onOwnThread { () -> Bool in
-            let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-            var buffer = [UInt8](repeating: 0, count: 9000)
-            while ContinuousClock.now < deadline {
-                var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                let left = deadline - ContinuousClock.now
-                let milliseconds = Int32(max(1, (left / .milliseconds(1)).rounded(.up)))
-                guard poll(&request, 1, milliseconds) == 1 else { continue }
-                let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-                if count > 0, let message = try? DNSMessageDecoder().decode(Array(buffer[..<count])), matching(message)
-                {
-                    return true
-                }
-            }
-            return false
-        }
-        return found ?? false
-    }
 }

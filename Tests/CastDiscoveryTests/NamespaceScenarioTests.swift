@@ -330,9 +330,16 @@ extension InsideNetworkNamespace {
     func browserAsksForMissingRecords() async throws {
         let lo = try loopback
         let service = Self.device(2, name: "Study", address: "127.0.0.6")
+        let watcher = try MulticastGroupWatcher(interfaceIndex: Int32(lo[0].index))
         let responder = try MDNSResponder(advertising: service, on: lo)
-        // Let the two start-up announcements pass (and the one-second rule expire) before anyone listens.
-        try await Task.sleep(for: .milliseconds(2500))
+        // The two start-up announcements go out before anyone listens: wait for the second…
+        for announcement in 1...2 {
+            let seen = await watcher.waitFor { (try? DNSMessageDecoder().decode($0))?.isResponse == true }
+            #expect(seen, "announcement \(announcement) never went out")
+        }
+        // …then for RFC 6762's one-second rule to expire, so that the responder answers the
+        // browser's queries below: protocol time, not a wait for something to happen.
+        try await Task.sleep(for: .seconds(1.2))
         var configuration = CastDeviceBrowser.Configuration()
         configuration.initialQueryDelay = .seconds(60) ... .seconds(60)  // no PTR query of its own
         let browser = try CastDeviceBrowser(interfaces: lo, configuration: configuration)
