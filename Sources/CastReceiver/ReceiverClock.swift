@@ -33,6 +33,10 @@ public final class ManualReceiverClock: ReceiverClock {
 
     public var now: Duration { state.withLock { $0.now } }
 
+    /// How many tasks are asleep on the clock: a test advances once its sleeper is registered,
+    /// and knows one is still asleep after an advance, without waiting on the wall clock.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
     /// Moves time forward by `interval` and wakes the sleepers that are now due.
     public func advance(by interval: Duration) {
         let due = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
