@@ -168,6 +168,10 @@ struct InsideDevicesNamespace {
                 guard let message = try? DNSMessageDecoder().decode(bytes), message.isResponse else { return false }
                 return (message.answers + message.additionals).contains { $0.data == .a(first) }
             }, "the device never announced its first address")
+        // Protocol time, not a wait for an event: a cache-flush record replaces only records
+        // received more than one second earlier (RFC 6762 §10.2), so a move announced sooner
+        // rightly leaves both addresses in the browser's cache.
+        try await Task.sleep(for: .seconds(1.2))
         service.addresses = [.v4(IPv4Address("127.0.0.5")!)]
         responder.update(service)
         let result = try await listing
@@ -237,7 +241,10 @@ struct InsideDevicesNamespace {
         #expect(byID.friendlyName == "Living Room TV")
         #expect(ContinuousClock.now - started < .seconds(3))
 
-        let quick = CastDeviceLocator(configuration: .init(timeout: .milliseconds(1500), interfaceNames: ["lo"]))
+        // Long enough for both emulators to answer on a loaded machine (a parallel test run on 2
+        // cores once missed the speaker within 1.5 s); each query below that is not a whole name
+        // browses for all of it.
+        let quick = CastDeviceLocator(configuration: .init(timeout: .seconds(4), interfaceNames: ["lo"]))
         #expect(try await quick.locate(.named("living room s")).friendlyName == "Living Room speaker")
         for (query, code) in [
             (CastDeviceQuery.named("living"), DiagnosticCode.devicesAmbiguousName),
