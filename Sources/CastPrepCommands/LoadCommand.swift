@@ -301,7 +301,6 @@ struct LoadBatch: Sendable {
         writer: JSONWriter?, force: Bool
     ) -> LoadBatch {
         var batch = LoadBatch()
-        var compact: [UInt8] = []
         let compactIsOutput = writer != nil && writer?.indentWidth == nil
         for item in items {
             let (load, built) = builder.loadRequest(for: item)
@@ -312,9 +311,7 @@ struct LoadBatch: Sendable {
                 JSONWriter.compact.write(json, into: &batch.output)
                 size = batch.output.count - start
             } else {
-                compact.removeAll(keepingCapacity: true)
-                JSONWriter.compact.write(json, into: &compact)
-                size = compact.count
+                size = JSONWriter.compactByteCount(of: json)
             }
             let findings =
                 built + validator.validate(load, payloadSize: size).map { item.locating($0, inRequest: "LOAD") }
