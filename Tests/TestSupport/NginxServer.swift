@@ -1,5 +1,6 @@
 public import Foundation
 import Glibc
+import Synchronization
 
 /// A real nginx on 127.0.0.1, started by a test with its own configuration in a temporary
 /// directory, one `server` block per named site, each on a free port. Stopped when released.
@@ -132,24 +133,48 @@ public final class NginxServer: Sendable {
         "http://127.0.0.1:\(ports[site] ?? 0)\(path)"
     }
 
-    /// A port nothing listens on right now (bound to port 0, read back, closed).
+    /// A port on 127.0.0.1 that nothing listens on, for a server the test is about to start.
+    ///
+    /// Ports come from below the kernel's ephemeral range (`ip_local_port_range`): a port the
+    /// kernel hands out for bind(0) can be handed out again at once as the local port of any
+    /// outgoing connection, and under parallel tests one did, so a server started on it found
+    /// its address in use. Each port is handed out once per test process and is checked free by
+    /// binding it.
     public static func freePort() throws -> Int {
+        let (low, high) = portsBelowEphemeralRange
+        for _ in 0..<256 {
+            let candidate = Int.random(in: low...high)
+            let claimed = handedOut.withLock { $0.insert(candidate).inserted }
+            guard claimed, isFree(port: candidate) else { continue }
+            return candidate
+        }
+        throw NginxError("no free port on 127.0.0.1 in \(low)...\(high) after 256 tries")
+    }
+
+    private static let handedOut = Mutex<Set<Int>>([])
+
+    /// The ports below the ephemeral range, which only an explicit bind takes.
+    private static let portsBelowEphemeralRange: (Int, Int) = {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        let lowestEphemeral = text.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
+        let high = max(lowestEphemeral - 1, 11_024)
+        return (max(10_000, high - 16_000), high)
+    }()
+
+    private static func isFree(port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw NginxError("socket() failed: errno \(errno)") }
+        guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        address.sin_port = UInt16(port).bigEndian
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
-        guard bound == 0 else { throw NginxError("bind() failed: errno \(errno)") }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return bound == 0
     }
 
     /// Whether something accepts connections on 127.0.0.1:`port` within `timeout` seconds;

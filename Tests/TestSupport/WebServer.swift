@@ -106,8 +106,9 @@ public final class WebServer: Sendable {
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
         guard await NginxServer.waitForListener(port: port, timeout: 30) else {
+            let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             stop()
-            throw NginxError("\(kind.rawValue) did not start listening on 127.0.0.1:\(port)")
+            throw NginxError("\(kind.rawValue) did not start listening on 127.0.0.1:\(port): \(output.suffix(2_000))")
         }
     }
 
