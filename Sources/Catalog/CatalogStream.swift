@@ -59,6 +59,8 @@ public struct CatalogStreamReader: Sendable {
         public var title: String?
         /// Findings about the catalog as a whole (root, categories), located.
         public var diagnostics: [Diagnostic]
+        /// How a CastPrep catalog asks its local files to be served (its `serve` member).
+        public var serving: CatalogServing? = nil
     }
 
     public var options: Options
@@ -120,7 +122,9 @@ public struct CatalogStreamReader: Sendable {
         let result = try CatalogReader().read(bytes, file: path, resolver: resolver)
         // Every finding goes with the one batch, so that those about an item block it.
         try body(result.items, result.diagnostics, { result.locating($0) })
-        return Summary(format: result.format, itemCount: result.items.count, title: result.title, diagnostics: [])
+        return Summary(
+            format: result.format, itemCount: result.items.count, title: result.title, diagnostics: [],
+            serving: result.serving)
     }
 
     /// What the first pass noted about one category.

@@ -31,23 +31,20 @@ public enum Preflight {
         // The built-in server's library takes milliseconds to load: loaded on the other core
         // while the catalog is read, since most catalogs have a local file to serve.
         BlockingWork.start { MediaServer.loadLibrary() }
-        let read: CatalogReadResult
+        // The first pass over the catalog (CatalogIntake): what must be known before anything
+        // is written. A long f.json is streamed; its items are read again as the run goes.
+        let reading = configuration.catalogReading
+        let shard = configuration.shard
+        let read: CatalogIntake
         do {
-            read = try await BlockingWork.run {
-                var result = try CatalogReader().read(contentsOf: path)
-                result.locateItems()
-                return result
+            read = try await BlockingWork.run { () throws(PreflightError) -> CatalogIntake in
+                try CatalogIntake.read(path: path, shard: shard, reading: reading)
             }
-        } catch let error as CatalogError {
-            throw PreflightError(
-                code: error.diagnostic.code, message: error.diagnostic.message,
-                fix: error.diagnostic.fix ?? "fix the catalog and run again", location: error.diagnostic.location)
         } catch {
-            throw PreflightError(
-                code: "preflight.catalog-unreadable", message: "cannot read \(path): \(error)", fix: "check the path")
+            throw CatalogIntake.failure(error, path: path)
         }
         let output = URL(fileURLWithPath: configuration.outputDirectory).standardizedFileURL.path
-        let shardPlan = try await ShardPlan.make(configuration.shard, read: read, catalogPath: path)
+        let shardPlan = try await ShardPlan.make(shard, positions: read.shardPositions, catalogPath: path)
         try await refuseToReplace(catalog: path, output: output, cache: configuration.cachePath)
         // Creating the folder and starting the servers (binding sockets, starting their
         // threads) block: off the cooperative pool, like stopping them at the end.
@@ -68,14 +65,16 @@ public enum Preflight {
                 // settled before anything is written.
                 let lock = try OutputLock.acquire(folder: output)
                 let manifest = OutputManifest.load(folder: output)
-                let pages = ReportPage.Paging(items: read.items.count).extraFileNames
+                let pages = ReportPage.Paging(items: read.itemCount).extraFileNames
                 let ours = OutputWriters.fileNames + ShardPlan.fileNames + pages
                 if let foreign = ours.first(where: { !manifest.mayReplace($0) }) {
                     throw manifest.refusalError(foreign)
                 }
                 var servers = ServedFolders()
                 do throws(PreflightError) {
-                    let folders = try servers.start(for: read, catalogPath: path, output: output, bind: bind)
+                    let folders = try servers.start(
+                        localFiles: read.localFiles, serving: read.serving, catalogPath: path, output: output,
+                        bind: bind)
                     return ServedFolders.Started(
                         servers: servers,
                         serving: LocalServing(
@@ -111,7 +110,7 @@ public enum Preflight {
         do {
             runner.selection = shardPlan?.positions
             runner.shardLog = try await shardPlan?.openLog(output: output)
-            outcome = .success(try await runner.run(read: read, progress: progress))
+            outcome = .success(try await runner.run(intake: read, progress: progress))
             try await ShardPlan.finish(
                 shardPlan, log: runner.shardLog, read: read, configuration: configuration, serving: serving,
                 folders: started.folders, manifest: manifest, outcome: outcome.get())
@@ -177,10 +176,19 @@ struct ServedFolders {
             (item.sources.map(\.url) + item.captions.map(\.url) + item.images.map(\.url)).compactMap(
                 LocalServing.filePath(of:))
         }
-        guard !localFiles.isEmpty || catalog.serving != nil else { return [] }
+        return try start(
+            localFiles: localFiles, serving: catalog.serving, catalogPath: catalogPath, output: output, bind: bind)
+    }
+
+    /// Starts what a catalog needs, given every local file its items name (sources, captions,
+    /// images, in catalog order) and its `serve` member, as ``start(for:catalogPath:output:bind:)``.
+    mutating func start(
+        localFiles: [String], serving: CatalogServing?, catalogPath: String, output: String, bind: String?
+    ) throws(PreflightError) -> [PublishedLocations.ServedFolder] {
+        guard !localFiles.isEmpty || serving != nil else { return [] }
         let catalogFolder = URL(fileURLWithPath: catalogPath).standardizedFileURL.deletingLastPathComponent().path
         let inside = localFiles.filter { Self.folder(catalogFolder, contains: $0) }
-        let root = catalog.serving?.root ?? (inside.isEmpty ? catalogFolder : Self.commonFolder(of: inside))
+        let root = serving?.root ?? (inside.isEmpty ? catalogFolder : Self.commonFolder(of: inside))
         // In first-seen order; the set keeps a library of a million files in as many folders linear.
         var outside: [String] = []
         var seen: Set<String> = []
@@ -208,7 +216,7 @@ struct ServedFolders {
                 path: $0.element, role: .extra, baseURL: main.baseURL + "_castprep/files/\($0.offset)/",
                 layoutPath: "_castprep/files/\($0.offset)/")
         }
-        for folder in catalog.serving?.withoutCORS ?? [] {
+        for folder in serving?.withoutCORS ?? [] {
             let plain = try launch(
                 MediaServerConfiguration(
                     mounts: [.init(urlPrefix: "/", directory: folder)], bindAddress: bind, port: 0,

@@ -43,6 +43,9 @@ public struct PreflightConfiguration: Sendable {
     /// Items whose validators and cache entries are fetched together: one stat pass, one
     /// burst of HEAD requests, one SQLite transaction per batch.
     var cacheBatchSize = 128
+    /// How the catalog is read: streamed (an f.json of more than one batch is read twice,
+    /// never held) or whole; tests set smaller batches and compare the two.
+    var catalogReading = CatalogIntake.Reading.streamed(batchSize: 4096)
 
     public init(
         catalogPath: String, outputDirectory: String, devices: [DeviceProfile] = DeviceProfile.all, jobs: Int = 4,
@@ -103,7 +106,7 @@ struct PreflightRunner: Sendable {
     /// Where a shard run records each item for the merge.
     var shardLog: ShardItemLog?
 
-    func run(read catalog: CatalogReadResult, progress: @escaping @Sendable (Int, Int) -> Void)
+    func run(intake: CatalogIntake, progress: @escaping @Sendable (Int, Int) -> Void)
         async throws(PreflightError) -> PreflightOutcome
     {
         let output = configuration.outputDirectory
@@ -133,47 +136,14 @@ struct PreflightRunner: Sendable {
                 fix: "choose another folder with -o DIR")
         }
 
-        // Findings with an item's JSON path belong to that item; the rest concern the catalog.
-        var perItem: [Int: [Diagnostic]] = [:]
-        var catalogFindings: [Diagnostic] = []
-        let located = catalog.locating(catalog.diagnostics)
-        // Only the items at a prefix of some finding's path are looked up, so a long catalog
-        // with few findings keeps no table of every item's path.
-        var findingPrefixes = Set<JSONPath>()
-        for path in located.compactMap(\.path) {
-            for length in stride(from: path.components.count, through: 1, by: -1) {
-                findingPrefixes.insert(JSONPath(components: Array(path.components.prefix(length))))
-            }
-        }
-        var itemAtPath: [JSONPath: Int] = [:]
-        if !findingPrefixes.isEmpty {
-            for item in catalog.items {
-                if let path = item.path, findingPrefixes.contains(path) { itemAtPath[path] = item.index }
-            }
-        }
-        for finding in located {
-            // The item whose path is the longest prefix of the finding's path owns it.
-            var owner: Int?
-            if let path = finding.path {
-                for length in stride(from: path.components.count, through: 1, by: -1) {
-                    if let index = itemAtPath[JSONPath(components: Array(path.components.prefix(length)))] {
-                        owner = index
-                        break
-                    }
-                }
-            }
-            if let owner {
-                perItem[owner, default: []].append(finding)
-            } else {
-                catalogFindings.append(finding)
-            }
-        }
-        catalogFindings += configuration.additionalFindings
+        // Findings with an item's JSON path came with that item (CatalogIntake); the rest
+        // concern the catalog.
+        let catalogFindings = intake.catalogFindings + configuration.additionalFindings
         let writers = try await OutputWriters(
-            directory: output, catalog: configuration.catalogPath, title: catalog.title,
+            directory: output, catalog: configuration.catalogPath, title: intake.title,
             devices: configuration.devices, catalogFindings: catalogFindings, rowLimit: configuration.rowLimit,
             published: published, manifest: manifest, servedOnLoopback: serving.isLoopback,
-            paging: ReportPage.Paging(items: catalog.items.count))
+            paging: ReportPage.Paging(items: intake.itemCount))
 
         let inspector = ItemInspector(
             devices: configuration.devices, outputDirectory: output, serving: serving,
@@ -185,8 +155,16 @@ struct PreflightRunner: Sendable {
             posters: configuration.makePosters, probeTimeout: configuration.probeTimeout, serving: serving)
         let resolver = CacheResolver(
             cache: cache, fingerprint: fingerprint, serving: serving, checker: checker, output: output)
-        let items = selection.map { $0.map { catalog.items[$0] } } ?? catalog.items
-        let total = items.count
+        // The items come in catalog order from the feed, a batch at a time, and are held only
+        // from their cache lookup until they are written.
+        let feed: CatalogFeed
+        do throws(PreflightError) {
+            feed = try intake.feed(selection: selection)
+        } catch {
+            await cache?.close()
+            throw error
+        }
+        let total = selection?.count ?? intake.itemCount
         let width = max(1, configuration.jobs)
         let batchSize = max(1, configuration.cacheBatchSize)
         // How far the cache lookups may run ahead of the writing: bounds the results held
@@ -201,6 +179,12 @@ struct PreflightRunner: Sendable {
         var misses = MissQueue()
         var unstored: [ResultCache.Entry] = []
         var isStoring = false
+        // Items taken from the feed and not yet looked up, from `fedHead` on.
+        var fed: [FedItem] = []
+        var fedHead = 0
+        var isFeeding = false
+        var feedEnded = false
+        var feedFailure: PreflightError?
 
         await withTaskGroup(of: RunStep.self) { group in
             func schedule() {
@@ -218,18 +202,39 @@ struct PreflightRunner: Sendable {
                     }
                     return
                 }
+                // The catalog could not be read again as it was read first: nothing new starts.
+                if feedFailure != nil { return }
+                // Items are taken from the feed while fewer than a window wait for their lookup
+                // and more are to come.
+                if !isFeeding, !feedEnded, fed.count - fedHead < window, resolvedUpTo + fed.count - fedHead < total {
+                    isFeeding = true
+                    group.addTask {
+                        do throws(PreflightError) {
+                            return .fed(.success(try await feed.next()))
+                        } catch {
+                            return .fed(.failure(error))
+                        }
+                    }
+                }
                 // Look up the next batches while earlier ones are inspected or written; four at
                 // once, so there are always HEAD requests queued while a batch is decoded.
-                while resolving < 4, resolvedUpTo < total, resolvedUpTo - nextToWrite < window {
-                    let range = resolvedUpTo..<min(total, resolvedUpTo + batchSize)
-                    let batch = items[range].map { ($0, perItem[$0.index] ?? []) }
-                    resolvedUpTo = range.upperBound
+                while resolving < 4, resolvedUpTo < total, resolvedUpTo - nextToWrite < window,
+                    fed.count - fedHead >= min(batchSize, total - resolvedUpTo)
+                {
+                    let count = min(batchSize, total - resolvedUpTo)
+                    let batch = Array(fed[fedHead..<(fedHead + count)])
+                    fedHead += count
+                    if fedHead == fed.count {
+                        fed.removeAll(keepingCapacity: true)
+                        fedHead = 0
+                    }
+                    let first = resolvedUpTo
+                    resolvedUpTo += count
                     resolving += 1
-                    group.addTask { .resolved(first: range.lowerBound, await resolver.resolve(batch)) }
+                    group.addTask { .resolved(first: first, batch, await resolver.resolve(batch)) }
                 }
-                while inspecting < width, let (position, storage) = misses.popFirst() {
-                    let item = items[position]
-                    let findings = perItem[item.index] ?? []
+                while inspecting < width, let (position, storage, entry) = misses.popFirst() {
+                    let (item, findings) = entry
                     inspecting += 1
                     group.addTask {
                         let inspected = await inspector.inspect(item, catalogFindings: findings)
@@ -259,12 +264,28 @@ struct PreflightRunner: Sendable {
             schedule()
             while let step = await group.next() {
                 switch step {
-                case .resolved(let first, let results):
+                case .fed(let result):
+                    isFeeding = false
+                    switch result {
+                    case .success(let batch?):
+                        if fedHead > 0 {
+                            fed.removeFirst(fedHead)
+                            fedHead = 0
+                        }
+                        fed += batch
+                        if resolvedUpTo + fed.count > total { feedFailure = intake.changed }
+                    case .success(nil):
+                        feedEnded = true
+                        if resolvedUpTo + fed.count < total { feedFailure = intake.changed }
+                    case .failure(let error):
+                        feedFailure = error
+                    }
+                case .resolved(let first, let batch, let results):
                     resolving -= 1
-                    for (offset, result) in results.enumerated() {
+                    for (offset, (result, entry)) in zip(results, batch).enumerated() {
                         switch result {
                         case .hit(let item): pending[first + offset] = item
-                        case .miss(let storage): misses.append((first + offset, storage))
+                        case .miss(let storage): misses.append((first + offset, storage, entry))
                         }
                     }
                 case .inspected(let position, let item, let entry):
@@ -291,6 +312,14 @@ struct PreflightRunner: Sendable {
                 }
                 schedule()
             }
+        }
+        // The second pass over the catalog stops (when it has not ended) before anything else.
+        await feed.close()
+        if let feedFailure {
+            // As for an interruption: what was inspected is stored, no output is replaced.
+            if let cache, !unstored.isEmpty { await cache.store(unstored) }
+            await cache?.close()
+            throw feedFailure
         }
         if Task.isCancelled {
             // The cache is checkpointed and closed; the writers, unfinished, remove their
@@ -320,8 +349,10 @@ struct PreflightRunner: Sendable {
 
     /// What finished in the run's task group.
     private enum RunStep: Sendable {
-        /// A batch's cache answers, in catalog order from position `first`.
-        case resolved(first: Int, [CacheResolver.Resolution])
+        /// Items from the catalog feed; nil once it has handed out every one.
+        case fed(Result<[FedItem]?, PreflightError>)
+        /// A batch's cache answers, in catalog order from position `first`, with its items.
+        case resolved(first: Int, [FedItem], [CacheResolver.Resolution])
         /// A freshly inspected item, and its cache entry when it can be stored.
         case inspected(position: Int, RenderedItem, ResultCache.Entry?)
         /// A batch of entries was written to the cache.
@@ -350,16 +381,16 @@ struct PreflightRunner: Sendable {
 }
 
 /// The catalog positions waiting for a fresh inspection, in order, with where their result
-/// goes in the cache.
+/// goes in the cache and the item with its findings.
 private struct MissQueue {
-    private var entries: [(Int, CacheResolver.Storage?)] = []
+    private var entries: [(Int, CacheResolver.Storage?, FedItem)] = []
     private var head = 0
 
     var isEmpty: Bool { head == entries.count }
 
-    mutating func append(_ entry: (Int, CacheResolver.Storage?)) { entries.append(entry) }
+    mutating func append(_ entry: (Int, CacheResolver.Storage?, FedItem)) { entries.append(entry) }
 
-    mutating func popFirst() -> (Int, CacheResolver.Storage?)? {
+    mutating func popFirst() -> (Int, CacheResolver.Storage?, FedItem)? {
         guard head < entries.count else { return nil }
         defer {
             head += 1

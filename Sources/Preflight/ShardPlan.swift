@@ -18,17 +18,16 @@ struct ShardPlan: Sendable {
     var positions: [Int]
     var catalogSHA256: String
 
-    /// The plan for `shard` of the catalog read from `catalogPath`; nil without a shard.
-    /// Hashing the catalog and the items' ids runs off the cooperative pool.
-    static func make(_ shard: PreflightShard?, read: CatalogReadResult, catalogPath: String)
+    /// The plan for `shard` of the catalog at `catalogPath`, whose items at `positions` (found
+    /// while reading it, ``PreflightShard/positions(of:catalogPath:)``) are the shard's; nil
+    /// without a shard. Hashing the catalog runs off the cooperative pool.
+    static func make(_ shard: PreflightShard?, positions: [Int]?, catalogPath: String)
         async throws(PreflightError) -> ShardPlan?
     {
         guard let shard else { return nil }
         let plan = try? await BlockingWork.run { () -> ShardPlan? in
             guard let digest = sha256OfFile(atPath: catalogPath) else { return nil }
-            return ShardPlan(
-                shard: shard, positions: shard.positions(of: read.items, catalogPath: catalogPath),
-                catalogSHA256: digest)
+            return ShardPlan(shard: shard, positions: positions ?? [], catalogSHA256: digest)
         }
         guard let plan = plan ?? nil else {
             throw PreflightError(
@@ -60,7 +59,7 @@ struct ShardPlan: Sendable {
     /// shard run), or removes a previous shard's files (an ordinary run); records what it
     /// writes in the folder's manifest.
     static func finish(
-        _ plan: ShardPlan?, log: ShardItemLog?, read: CatalogReadResult, configuration: PreflightConfiguration,
+        _ plan: ShardPlan?, log: ShardItemLog?, read: CatalogIntake, configuration: PreflightConfiguration,
         serving: LocalServing, folders: [PublishedLocations.ServedFolder], manifest: OutputManifest,
         outcome: PreflightOutcome
     ) async throws(PreflightError) {
@@ -85,7 +84,7 @@ struct ShardPlan: Sendable {
         case .failure(let error): throw error
         }
         let shardManifest = ShardManifest(
-            catalog: configuration.catalogPath, catalogSHA256: plan.catalogSHA256, catalogItems: read.items.count,
+            catalog: configuration.catalogPath, catalogSHA256: plan.catalogSHA256, catalogItems: read.itemCount,
             shard: plan.shard.index,
             shards: plan.shard.count, positions: plan.positions, itemsFileSize: size, title: read.title,
             devices: configuration.devices.map(\.id),
