@@ -174,18 +174,24 @@ public enum WebVTTWriter {
 
     /// Escapes `&`, `<`, `>`; writes U+00A0 as `&nbsp;` so it stays visible in the file.
     static func appendEscaped(_ text: String, to output: inout [UInt8]) {
-        // Fast path: most runs have nothing to escape and can be copied whole.
         var text = text
-        let copied = text.withUTF8 { buffer -> Bool in
-            for byte in buffer where byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0x0D || byte == 0xC2 {
-                return false
-            }
-            output.append(contentsOf: buffer)
-            return true
+        text.withUTF8 { appendEscaped($0, to: &output) }
+    }
+
+    /// ``appendEscaped(_:to:)`` of UTF-8 bytes.
+    static func appendEscaped(_ text: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        // Fast path: most runs have nothing to escape and can be copied whole.
+        var plain = true
+        for byte in text where byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0x0D || byte == 0xC2 {
+            plain = false
+            break
         }
-        if copied { return }
+        if plain {
+            output.append(contentsOf: text)
+            return
+        }
         var pendingLeadByte = false
-        for byte in text.utf8 {
+        for byte in text {
             if pendingLeadByte {
                 pendingLeadByte = false
                 if byte == 0xA0 {
