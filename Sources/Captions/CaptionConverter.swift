@@ -113,7 +113,8 @@ public enum CaptionConverter {
                 try TTMLReader.convertToWebVTT(buffer, readOptions: readOptions, options: options)
             })
         {
-            return ConvertedWebVTT(bytes: converted.header + converted.body, report: converted.report)
+            return ConvertedWebVTT(
+                header: converted.header, body: ByteStorage(taking: converted.body), report: converted.report)
         }
         let read = try CaptionReader.read(data: data, format: format, options: readOptions)
         return try convertToWebVTT(read, options: options, fileName: readOptions.fileName)
@@ -160,7 +161,7 @@ public enum CaptionConverter {
                 guard let converted = try TTMLReader.convertToWebVTT(bytes, readOptions: readOptions, options: options)
                 else { return nil }
                 file.write(converted.header)
-                file.write(converted.body)
+                file.write(converted.body.bytes(0..<converted.body.count))
                 return converted.report
             default:
                 return nil

@@ -5,9 +5,10 @@ internal import CastModel
 /// (offset, drops, clamping, all reported in the same words and order) and written as
 /// ``WebVTTWriter`` writes it, into one byte buffer; no `Cue` is built and none is kept.
 ///
-/// It gives up (``isAbandoned``) where the general path would do something to the whole
-/// file: a kept cue that starts before the one kept before it (the general path sorts).
-/// ``ConversionOptions/mergeDuplicates`` is left to the general path before reading starts.
+/// Cues that are not in time order (a `span` timed later than the next paragraph, `div`s in
+/// parallel) are sorted at the end as `normalize` sorts them: by start, equal starts in the
+/// order they were made, with the same note. ``ConversionOptions/mergeDuplicates`` is left to
+/// the general path before reading starts.
 struct TTMLCueStream {
     let options: ConversionOptions
     /// The messages `normalize` would add after the reader's.
@@ -15,18 +16,22 @@ struct TTMLCueStream {
     /// Where ``CaptionConverter/admit(start:end:isBlank:line:offset:preview:report:log:)``
     /// counts dropped cues.
     var counts = ConversionReport()
-    /// The cues written so far, each starting with its blank separator line.
-    var body: [UInt8] = []
+    /// The cues written so far, each starting with its blank separator line (appended through a
+    /// pointer: a few bytes at a time, many times per cue).
+    let body: OutputBuffer
     private(set) var cuesWritten = 0
-    private(set) var isAbandoned = false
+    /// Each written cue's start and where it begins in `body`, for sorting them at the end.
+    private var starts: [Int64] = []
+    private var offsets: [Int] = []
+    private var isSorted = true
     private var previousStart: CaptionTime?
     /// The settings text of each computed style (empty for the defaults).
-    private var settingsText: [Int: [UInt8]] = [:]
+    private var settingsText: [[UInt8]?] = []
 
     init(options: ConversionOptions, fileName: String, capacity: Int) {
         self.options = options
         log = DiagnosticLog(file: fileName)
-        body.reserveCapacity(capacity)
+        body = OutputBuffer(capacity: capacity)
     }
 
     /// Admits and writes the cue whose text `writer` holds; `style` is the computed style
@@ -43,26 +48,74 @@ struct TTMLCueStream {
             preview: { CaptionConverter.preview(Cue(start: .zero, end: .zero, content: [.text(writer.plainText)])) },
             report: &counts, log: &log)
         guard isKept else { return }
-        if let previousStart, start < previousStart {
-            isAbandoned = true
-            return
-        }
+        if let previousStart, start < previousStart { isSorted = false }
         previousStart = start
         cuesWritten += 1
+        starts.append(start.milliseconds)
+        offsets.append(body.count)
         body.append(0x0A)
-        CaptionTime(milliseconds: max(0, start.milliseconds)).appendClock(to: &body, separator: 0x2E)
-        body.append(contentsOf: " --> ".utf8)
-        CaptionTime(milliseconds: max(0, end.milliseconds)).appendClock(to: &body, separator: 0x2E)
-        if let known = settingsText[style] {
-            body.append(contentsOf: known)
+        Self.appendClock(start, to: body)
+        Self.appendArrow(to: body)
+        Self.appendClock(end, to: body)
+        if style < settingsText.count, let known = settingsText[style] {
+            body.append(known)
         } else {
             var text: [UInt8] = []
             if !settings.isDefault { WebVTTWriter.appendSettings(settings, to: &text) }
+            if style >= settingsText.count {
+                settingsText.append(contentsOf: repeatElement(nil, count: style - settingsText.count + 1))
+            }
             settingsText[style] = text
-            body.append(contentsOf: text)
+            body.append(text)
         }
         body.append(0x0A)
-        writer.write(to: &body)
+        writer.write(to: body)
+    }
+}
+
+extension TTMLCueStream {
+    /// Appends `time` clamped at zero as ``CaptionTime/appendClock(to:separator:)`` writes it
+    /// with a `.`; the twelve bytes of a time under 100 hours in one copy.
+    static func appendClock(_ time: CaptionTime, to output: OutputBuffer) {
+        let total = UInt64(max(0, time.milliseconds))
+        guard total < 360_000_000 else {
+            var text: [UInt8] = []
+            CaptionTime(milliseconds: Int64(total)).appendClock(to: &text, separator: 0x2E)
+            output.append(text)
+            return
+        }
+        let value = Int(total)
+        let hours = value / 3_600_000
+        let minutes = value / 60000 % 60
+        let seconds = value / 1000 % 60
+        let millis = value % 1000
+        func digit(_ number: Int) -> UInt8 { UInt8(truncatingIfNeeded: 0x30 + number) }
+        var clock: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (
+            digit(hours / 10), digit(hours % 10), 0x3A, digit(minutes / 10), digit(minutes % 10), 0x3A,
+            digit(seconds / 10), digit(seconds % 10), 0x2E, digit(millis / 100), digit(millis / 10 % 10),
+            digit(millis % 10)
+        )
+        withUnsafeBytes(of: &clock) { output.append($0.assumingMemoryBound(to: UInt8.self)) }
+    }
+
+    private static func appendArrow(to output: OutputBuffer) {
+        var arrow: (UInt8, UInt8, UInt8, UInt8, UInt8) = (0x20, 0x2D, 0x2D, 0x3E, 0x20)
+        withUnsafeBytes(of: &arrow) { output.append($0.assumingMemoryBound(to: UInt8.self)) }
+    }
+
+    /// Ends the stream: cues out of time order are put in order, as `normalize` sorts them.
+    mutating func finish() {
+        guard !isSorted else { return }
+        let order = starts.indices.sorted { starts[$0] != starts[$1] ? starts[$0] < starts[$1] : $0 < $1 }
+        let unsorted = OutputBuffer(capacity: body.count)
+        unsorted.append(body.bytes(0..<body.count))
+        body.removeAll()
+        for index in order {
+            let end = index + 1 < offsets.count ? offsets[index + 1] : unsorted.count
+            body.append(unsorted.bytes(offsets[index]..<end))
+        }
+        isSorted = true
+        log.add(.note, "captions.cues-reordered", "cues were not in time order; they are written sorted by start time")
     }
 }
 
@@ -72,7 +125,15 @@ enum UTF8Validation {
     static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
         let count = bytes.count
+        guard let base = bytes.baseAddress else { return true }
         while index < count {
+            // Eight ASCII bytes at a time.
+            if index + 8 <= count,
+                UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+            {
+                index += 8
+                continue
+            }
             let lead = bytes[index]
             if lead < 0x80 {
                 index += 1

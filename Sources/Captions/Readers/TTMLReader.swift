@@ -54,19 +54,20 @@ enum TTMLReader {
     /// Converts TTML `data` straight to WebVTT: the header (signature and STYLE block), the
     /// cues, and the report, exactly as ``read(_:options:)`` followed by
     /// ``CaptionConverter/convertToWebVTT(_:options:fileName:)`` give them, without building
-    /// the cue model (see ``TTMLCueStream``). Nil when the general path must convert it:
-    /// with ``ConversionOptions/mergeDuplicates``, or when the kept cues are not in time order.
+    /// the cue model (see ``TTMLCueStream``). Nil with ``ConversionOptions/mergeDuplicates``,
+    /// which the general path does.
     ///
     /// - Throws: the general path's ``CaptionError``s.
     static func convertToWebVTT(
         _ data: UnsafeBufferPointer<UInt8>, readOptions: CaptionReadOptions, options: ConversionOptions
-    ) throws(CaptionError) -> (header: [UInt8], body: [UInt8], report: ConversionReport)? {
+    ) throws(CaptionError) -> (header: [UInt8], body: OutputBuffer, report: ConversionReport)? {
         guard !options.mergeDuplicates else { return nil }
         var reader = try Self.reader(data, options: readOptions)
         // The output is about as long as the input's text; the markup around it goes.
         reader.stream = TTMLCueStream(options: options, fileName: readOptions.fileName, capacity: data.count)
         try reader.read(root: Int(reader.tree.root))
-        guard let stream = reader.stream, !stream.isAbandoned else { return nil }
+        guard var stream = reader.stream else { return nil }
+        stream.finish()
         var report = ConversionReport(sourceEncoding: nil)
         report.cuesRead = reader.cueCount + reader.unreadable.values.reduce(0, +)
         report.cuesWritten = stream.cuesWritten
@@ -201,21 +202,24 @@ private struct Reader {
     private var computedStyles: [StyleProperties] = []
     private var styleNumbers: [StyleProperties: Int] = [:]
     private var derivedStyles: [DerivedStyleKey: Int] = [:]
+    private var lastDerivedStyle: (key: DerivedStyleKey, number: Int)?
     /// Per computed style: its text style with what it adds to `unsupported`, its cue settings
     /// with the findings to log on each cue's line, and the properties WebVTT cannot express.
-    private var textStyles: [Int: (style: TextStyle, unsupported: [String])] = [:]
-    private var cueSettings:
-        [Int: (settings: CueSettings, findings: [(code: DiagnosticCode, message: String, fix: String?)])] = [:]
-    private var unsupportedProperties: [Int: [String]] = [:]
+    private var textStyles = StyleTable<(style: TextStyle, unsupported: [String])>()
+    private var cueSettings = StyleTable<
+        (settings: CueSettings, findings: [(code: DiagnosticCode, message: String, fix: String?)])
+    >()
+    private var unsupportedProperties = StyleTable<[String]>()
     /// Reused between paragraphs.
     private var fragmentStorage: [Fragment] = []
+    private var edgeStorage: [Double] = []
     /// The bytes of the current paragraph's fragments.
     private var fragmentBytes: [UInt8] = []
     /// Cues made so far (before any is dropped), for the cue limit.
     private(set) var cueCount = 0
     /// Where cues go when converting straight to WebVTT; nil to build the document.
     var stream: TTMLCueStream?
-    private var wrappersByStyle: [Int: [Int]] = [:]
+    private var wrappersByStyle = StyleTable<[Int]>()
     /// The current cue's text when converting straight to WebVTT.
     private var payloadWriter = StyledPayloadWriter()
 
@@ -249,7 +253,6 @@ private struct Reader {
         walk(body, interval: bodyInterval, parentStyle: rootStyle, parentRegion: nil)
         for (paragraph, interval, style, preserve) in pending {
             try makeCues(paragraph, interval: interval, style: style, preserve: preserve)
-            if stream?.isAbandoned == true { return }
         }
     }
 
@@ -415,7 +418,12 @@ private struct Reader {
             parent: parent, isParagraph: isParagraph, inheritedRegion: inheritedRegion, region: region,
             references: styleAttribute(node), inline: inlinePairs(node))
         if key.references == nil, key.inline.isEmpty, region == inheritedRegion { return parent }
-        if let known = derivedStyles[key] { return known }
+        // Paragraphs and spans mostly repeat the one before: compare before hashing.
+        if let last = lastDerivedStyle, last.key == key { return last.number }
+        if let known = derivedStyles[key] {
+            lastDerivedStyle = (key, known)
+            return known
+        }
         var style = computedStyles[parent]
         if isParagraph, let region, region != inheritedRegion, let properties = regions[region] {
             style.merge(properties) { $1 }
@@ -429,6 +437,7 @@ private struct Reader {
         if isParagraph, let region { style["region"] = region }
         let number = number(style)
         derivedStyles[key] = number
+        lastDerivedStyle = (key, number)
         return number
     }
 
@@ -668,17 +677,30 @@ private struct Reader {
     /// breaks made one space. They are ASCII, so the UTF-8 bytes are scanned and every other
     /// byte is copied as it is.
     private mutating func collapse(_ start: Int, _ count: Int) {
-        var lastWasSpace = false
         tree.bytes.withUnsafeBufferPointer { bytes in
-            for byte in bytes[start..<(start + count)] {
-                if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
-                    if !lastWasSpace { fragmentBytes.append(0x20) }
-                    lastWasSpace = true
-                } else {
-                    fragmentBytes.append(byte)
-                    lastWasSpace = false
+            let node = UnsafeBufferPointer(rebasing: bytes[start..<(start + count)])
+            // Bytes up to here are in `fragmentBytes` already; runs without changes are copied whole.
+            var copied = 0
+            var index = 0
+            while index < node.count {
+                let byte = node[index]
+                guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else {
+                    index += 1
+                    continue
                 }
+                var end = index + 1
+                while end < node.count, node[end] == 0x20 || node[end] == 0x0A || node[end] == 0x0D || node[end] == 0x09
+                {
+                    end += 1
+                }
+                if byte != 0x20 || end > index + 1 {
+                    fragmentBytes.append(contentsOf: UnsafeBufferPointer(rebasing: node[copied..<index]))
+                    fragmentBytes.append(0x20)
+                    copied = end
+                }
+                index = end
             }
+            fragmentBytes.append(contentsOf: UnsafeBufferPointer(rebasing: node[copied...]))
         }
     }
 
@@ -726,7 +748,11 @@ private struct Reader {
             unreadable[.noEndTime, default: 0] += 1
             return
         }
-        var edges = [interval.begin]
+        var edges = edgeStorage
+        edgeStorage = []
+        edges.removeAll(keepingCapacity: true)
+        defer { edgeStorage = edges }
+        edges.append(interval.begin)
         if !boundaries.isEmpty {
             var points = boundaries.filter { $0 > interval.begin && $0 < end }.sorted()
             if points.count > 10_000 { points = Array(points.prefix(10_000)) }
@@ -788,7 +814,6 @@ private struct Reader {
             if stream != nil {
                 stream?.add(
                     start: start, end: stop, settings: settings, style: style, line: line, writer: &payloadWriter)
-                if stream?.isAbandoned == true { return }
             } else {
                 document.cues.append(
                     Cue(
@@ -1066,5 +1091,20 @@ private struct Reader {
             }
         }
         return settings
+    }
+}
+
+/// Values worked out once per computed style, by its number (numbers are dense from 0).
+private struct StyleTable<Value> {
+    private var values: [Value?] = []
+
+    subscript(number: Int) -> Value? {
+        get { number < values.count ? values[number] : nil }
+        set {
+            if number >= values.count {
+                values.append(contentsOf: repeatElement(nil, count: number - values.count + 1))
+            }
+            values[number] = newValue
+        }
     }
 }

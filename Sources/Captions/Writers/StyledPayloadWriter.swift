@@ -43,18 +43,17 @@ struct StyledPayloadWriter {
     private var wrapperNumbers: [Wrapper: Int] = [:]
     /// The opening tag of each wrapper, as the writer writes it.
     private var openingTags: [[UInt8]] = [Array("<b>".utf8), Array("<i>".utf8), Array("<u>".utf8)]
+    private var closingTags: [[UInt8]] = [Array("</b>".utf8), Array("</i>".utf8), Array("</u>".utf8)]
     private var events: [Event] = []
     private var text: [UInt8] = []
     /// The spans open at the end of the cue so far, outermost first.
     private var chain: [Int] = []
     private var remaining: [Int] = []
-    private var payload: [UInt8] = []
 
     init() {
         for (number, wrapper) in wrappers.enumerated() { wrapperNumbers[wrapper] = number }
         events.reserveCapacity(32)
         text.reserveCapacity(512)
-        payload.reserveCapacity(512)
     }
 
     /// The wrappers a style asks for, in the order new spans open (colour, bold, italic,
@@ -76,6 +75,7 @@ struct StyledPayloadWriter {
                 }
                 tag.append(UInt8(ascii: ">"))
                 openingTags.append(tag)
+                closingTags.append(Array("</c>".utf8))
                 result.append(number)
             }
         }
@@ -96,6 +96,12 @@ struct StyledPayloadWriter {
     /// ``StyledTextBuilder/append(_:)`` adds it.
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, wrappers wanted: [Int]) {
         guard !bytes.isEmpty else { return }
+        // The usual case: the same spans as the run before (or none); the text joins it.
+        if wanted == chain, let last = events.indices.last, events[last].kind == .text {
+            text.append(contentsOf: bytes)
+            events[last].count += bytes.count
+            return
+        }
         remaining.removeAll(keepingCapacity: true)
         remaining.append(contentsOf: wanted)
         var kept = 0
@@ -154,29 +160,81 @@ struct StyledPayloadWriter {
     }
 
     /// Appends the finished cue's payload lines, as ``WebVTTWriter`` writes a cue's nodes
-    /// followed by ``WebVTTWriter/appendPayloadLines(_:to:)``.
-    mutating func write(to output: inout [UInt8]) {
-        var payload: [UInt8] = []
-        swap(&payload, &self.payload)
-        defer { swap(&payload, &self.payload) }
-        payload.removeAll(keepingCapacity: true)
+    /// followed by ``WebVTTWriter/appendPayloadLines(_:to:)``: escaped as
+    /// ``WebVTTWriter/appendEscaped(_:to:)-(UnsafeBufferPointer<UInt8>,_)`` escapes (a carriage
+    /// return becomes a line feed), each line ended with a line feed, lines that are empty or
+    /// only spaces and tabs left out. Only text holds line breaks (class names never do), so
+    /// lines are ended as the text is copied, straight into `output`.
+    func write(to output: OutputBuffer) {
+        var lineStart = output.count
         text.withUnsafeBufferPointer { buffer in
             for event in events {
                 switch event.kind {
                 case .open:
-                    payload.append(contentsOf: openingTags[event.wrapper])
+                    output.append(openingTags[event.wrapper])
                 case .close:
-                    payload.append(contentsOf: "</".utf8)
-                    payload.append(contentsOf: wrappers[event.wrapper].kind.rawValue.utf8)
-                    payload.append(UInt8(ascii: ">"))
+                    output.append(closingTags[event.wrapper])
                 case .text:
                     guard event.count > 0 else { continue }
-                    WebVTTWriter.appendEscaped(
-                        UnsafeBufferPointer(rebasing: buffer[event.start..<(event.start + event.count)]), to: &payload)
+                    Self.appendText(
+                        UnsafeBufferPointer(rebasing: buffer[event.start..<(event.start + event.count)]), to: output,
+                        lineStart: &lineStart)
                 }
             }
         }
-        WebVTTWriter.appendPayloadLines(payload, to: &output)
+        Self.endLine(output, lineStart: &lineStart)
+    }
+
+    private static let escapes: [[UInt8]] = [
+        Array("&amp;".utf8), Array("&lt;".utf8), Array("&gt;".utf8), Array("&nbsp;".utf8),
+    ]
+
+    /// Copies a text node escaped, ending a line at each line feed or carriage return.
+    private static func appendText(_ text: UnsafeBufferPointer<UInt8>, to output: OutputBuffer, lineStart: inout Int) {
+        var copied = 0
+        var index = 0
+        func flush(upTo end: Int) {
+            if end > copied { output.append(UnsafeBufferPointer(rebasing: text[copied..<end])) }
+        }
+        while index < text.count {
+            let byte = text[index]
+            switch byte {
+            case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), 0x0A, 0x0D:
+                flush(upTo: index)
+                switch byte {
+                case UInt8(ascii: "&"): output.append(escapes[0])
+                case UInt8(ascii: "<"): output.append(escapes[1])
+                case UInt8(ascii: ">"): output.append(escapes[2])
+                default: endLine(output, lineStart: &lineStart)
+                }
+                copied = index + 1
+            case 0xC2 where index + 1 < text.count && text[index + 1] == 0xA0:
+                flush(upTo: index)
+                output.append(escapes[3])
+                index += 1
+                copied = index + 1
+            default:
+                break
+            }
+            index += 1
+        }
+        flush(upTo: text.count)
+    }
+
+    /// Ends the line that starts at `lineStart`: a line feed after it, or nothing at all when
+    /// it is empty or only spaces and tabs.
+    private static func endLine(_ output: OutputBuffer, lineStart: inout Int) {
+        var blank = true
+        for byte in output.bytes(lineStart..<output.count) where byte != 0x20 && byte != 0x09 {
+            blank = false
+            break
+        }
+        if blank {
+            output.removeLast(output.count - lineStart)
+        } else {
+            output.append(0x0A)
+        }
+        lineStart = output.count
     }
 
     // MARK: Trimming
@@ -185,7 +243,17 @@ struct StyledPayloadWriter {
     private mutating func trimAroundBreaks(_ index: Int) {
         let event = events[index]
         let range = event.start..<(event.start + event.count)
-        guard text[range].contains(0x0A) else { return }
+        // Nothing changes unless a space touches a line feed.
+        let touches = text.withUnsafeBufferPointer { bytes in
+            var previous: UInt8 = 0
+            for position in range {
+                let byte = bytes[position]
+                if (byte == 0x0A && previous == 0x20) || (byte == 0x20 && previous == 0x0A) { return true }
+                previous = byte
+            }
+            return false
+        }
+        guard touches else { return }
         let start = text.count
         var pendingSpaces = 0
         var afterBreak = false
