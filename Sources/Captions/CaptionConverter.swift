@@ -86,7 +86,8 @@ public enum CaptionConverter {
     ///
     /// SRT goes through a streaming converter that writes WebVTT straight from the input bytes
     /// without building the cue model, for files within what it handles (see
-    /// `SRTStreamingConverter`); anything else, and every other format, takes the general path.
+    /// `SRTStreamingConverter`); TTML's reader writes each cue as it makes it (see
+    /// `TTMLCueStream`); anything else, and every other format, takes the general path.
     ///
     /// - Throws: the same ``CaptionError``s as ``convert(data:format:readOptions:options:)``.
     public static func convertToWebVTT(
@@ -96,8 +97,8 @@ public enum CaptionConverter {
         try convertToWebVTT(data: data, format: format, readOptions: readOptions, options: options, streaming: true)
     }
 
-    /// ``convertToWebVTT(data:format:readOptions:options:)`` with the SRT streaming converter
-    /// switched on or off; the tests compare the two.
+    /// ``convertToWebVTT(data:format:readOptions:options:)`` with the SRT and TTML streaming
+    /// converters switched on or off; the tests compare the two.
     static func convertToWebVTT(
         data: [UInt8], format: CaptionFormat, readOptions: CaptionReadOptions, options: ConversionOptions,
         streaming: Bool
@@ -106,6 +107,14 @@ public enum CaptionConverter {
             let converted = try SRTStreamingConverter.convert(data, readOptions: readOptions, options: options)
         {
             return converted
+        }
+        if streaming, format == .ttml,
+            let converted = try data.withUnsafeBufferPointer({ buffer throws(CaptionError) in
+                try TTMLReader.convertToWebVTT(buffer, readOptions: readOptions, options: options)
+            })
+        {
+            return ConvertedWebVTT(
+                header: converted.header, body: ByteStorage(taking: converted.body), report: converted.report)
         }
         let read = try CaptionReader.read(data: data, format: format, options: readOptions)
         return try convertToWebVTT(read, options: options, fileName: readOptions.fileName)
@@ -116,9 +125,11 @@ public enum CaptionConverter {
     /// ``CaptionFileWriter/write(_:to:inputs:)`` do, with the same bytes, report and errors.
     ///
     /// SRT that the streaming converter handles goes to the file in chunks as it is converted,
-    /// so neither the input (mapped, see ``CaptionInputFile``) nor the output is ever copied
-    /// into memory whole; on a 7 MB file the fresh memory for both cost about as much as the
-    /// conversion itself. Anything else is converted in memory, then written.
+    /// so neither the input (see ``CaptionInputFile``) nor the output is ever copied into
+    /// memory whole; on a 7 MB file the fresh memory for both cost about as much as the
+    /// conversion itself. TTML is read from the input's bytes in place and its cues written
+    /// into one buffer, which goes to the file after the header. Anything else is converted in
+    /// memory, then written.
     ///
     /// Blocks on the file system: call it off Swift's cooperative pool.
     ///
@@ -143,8 +154,18 @@ public enum CaptionConverter {
                 diagnostics: converted.report.diagnostics + error.diagnostics)
         }
         let streamed = try input.withBytes { bytes throws(CaptionError) -> ConversionReport? in
-            guard format == .srt else { return nil }
-            return try SRTStreamingConverter.convert(bytes, readOptions: readOptions, options: options, into: file)
+            switch format {
+            case .srt:
+                return try SRTStreamingConverter.convert(bytes, readOptions: readOptions, options: options, into: file)
+            case .ttml:
+                guard let converted = try TTMLReader.convertToWebVTT(bytes, readOptions: readOptions, options: options)
+                else { return nil }
+                file.write(converted.header)
+                file.write(converted.body.bytes(0..<converted.body.count))
+                return converted.report
+            default:
+                return nil
+            }
         }
         let report: ConversionReport
         if let streamed {

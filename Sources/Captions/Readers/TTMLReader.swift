@@ -25,6 +25,19 @@ enum TTMLReader {
     private static let initialize: Void = { xmlInitParser() }()
 
     static func read(_ data: [UInt8], options: CaptionReadOptions) throws(CaptionError) -> CaptionReadResult {
+        var reader = try data.withUnsafeBufferPointer { buffer throws(CaptionError) in
+            try Self.reader(buffer, options: options)
+        }
+        try reader.read(root: Int(reader.tree.root))
+        return CaptionReadResult(
+            document: reader.document, diagnostics: reader.log.finished(), unreadableCues: reader.unreadable,
+            encoding: nil)
+    }
+
+    /// The reader of `data`'s document, parsed and checked to be TTML.
+    private static func reader(_ data: UnsafeBufferPointer<UInt8>, options: CaptionReadOptions) throws(CaptionError)
+        -> Reader
+    {
         try TextInput.checkSize(data.count, options: options)
         _ = initialize
         var log = DiagnosticLog(file: options.fileName)
@@ -35,11 +48,36 @@ enum TTMLReader {
                 fix: "pass the right format with --from",
                 location: Diagnostic.SourceLocation(file: options.fileName, line: 1), diagnostics: log.finished())
         }
-        var reader = Reader(options: options, log: log, tree: tree)
-        try reader.read(root: Int(tree.root))
-        return CaptionReadResult(
-            document: reader.document, diagnostics: reader.log.finished(), unreadableCues: reader.unreadable,
-            encoding: nil)
+        return Reader(options: options, log: log, tree: tree)
+    }
+
+    /// Converts TTML `data` straight to WebVTT: the header (signature and STYLE block), the
+    /// cues, and the report, exactly as ``read(_:options:)`` followed by
+    /// ``CaptionConverter/convertToWebVTT(_:options:fileName:)`` give them, without building
+    /// the cue model (see ``TTMLCueStream``). Nil with ``ConversionOptions/mergeDuplicates``,
+    /// which the general path does.
+    ///
+    /// - Throws: the general path's ``CaptionError``s.
+    static func convertToWebVTT(
+        _ data: UnsafeBufferPointer<UInt8>, readOptions: CaptionReadOptions, options: ConversionOptions
+    ) throws(CaptionError) -> (header: [UInt8], body: OutputBuffer, report: ConversionReport)? {
+        guard !options.mergeDuplicates else { return nil }
+        var reader = try Self.reader(data, options: readOptions)
+        // The output is about as long as the input's text; the markup around it goes.
+        reader.stream = TTMLCueStream(options: options, fileName: readOptions.fileName, capacity: data.count)
+        try reader.read(root: Int(reader.tree.root))
+        guard var stream = reader.stream else { return nil }
+        stream.finish()
+        var report = ConversionReport(sourceEncoding: nil)
+        report.cuesRead = reader.cueCount + reader.unreadable.values.reduce(0, +)
+        report.cuesWritten = stream.cuesWritten
+        report.dropped = reader.unreadable.merging(stream.counts.dropped, uniquingKeysWith: +)
+        report.diagnostics = reader.log.finished() + stream.log.finished()
+        try CaptionConverter.checkStrict(report, options: options, fileName: readOptions.fileName)
+        var header: [UInt8] = []
+        WebVTTWriter.appendHeader(CaptionDocument(classStyles: reader.document.classStyles), to: &header)
+        CaptionConverter.noteIfEmpty(&report, isEmpty: stream.cuesWritten == 0, fileName: readOptions.fileName)
+        return (header, stream.body, report)
     }
 
     /// The common clock time `HH:MM:SS` or `HH:MM:SS.fff` (ASCII digits, nothing around it),
@@ -164,15 +202,26 @@ private struct Reader {
     private var computedStyles: [StyleProperties] = []
     private var styleNumbers: [StyleProperties: Int] = [:]
     private var derivedStyles: [DerivedStyleKey: Int] = [:]
+    private var lastDerivedStyle: (key: DerivedStyleKey, number: Int)?
     /// Per computed style: its text style with what it adds to `unsupported`, its cue settings
     /// with the findings to log on each cue's line, and the properties WebVTT cannot express.
-    private var textStyles: [Int: (style: TextStyle, unsupported: [String])] = [:]
-    private var cueSettings:
-        [Int: (settings: CueSettings, findings: [(code: DiagnosticCode, message: String, fix: String?)])] = [:]
-    private var unsupportedProperties: [Int: [String]] = [:]
+    private var textStyles = StyleTable<(style: TextStyle, unsupported: [String])>()
+    private var cueSettings = StyleTable<
+        (settings: CueSettings, findings: [(code: DiagnosticCode, message: String, fix: String?)])
+    >()
+    private var unsupportedProperties = StyleTable<[String]>()
     /// Reused between paragraphs.
     private var fragmentStorage: [Fragment] = []
-    private var scratch: [UInt8] = []
+    private var edgeStorage: [Double] = []
+    /// The bytes of the current paragraph's fragments.
+    private var fragmentBytes: [UInt8] = []
+    /// Cues made so far (before any is dropped), for the cue limit.
+    private(set) var cueCount = 0
+    /// Where cues go when converting straight to WebVTT; nil to build the document.
+    var stream: TTMLCueStream?
+    private var wrappersByStyle = StyleTable<[Int]>()
+    /// The current cue's text when converting straight to WebVTT.
+    private var payloadWriter = StyledPayloadWriter()
 
     init(options: CaptionReadOptions, log: DiagnosticLog, tree: TTMLTree) {
         self.options = options
@@ -369,7 +418,12 @@ private struct Reader {
             parent: parent, isParagraph: isParagraph, inheritedRegion: inheritedRegion, region: region,
             references: styleAttribute(node), inline: inlinePairs(node))
         if key.references == nil, key.inline.isEmpty, region == inheritedRegion { return parent }
-        if let known = derivedStyles[key] { return known }
+        // Paragraphs and spans mostly repeat the one before: compare before hashing.
+        if let last = lastDerivedStyle, last.key == key { return last.number }
+        if let known = derivedStyles[key] {
+            lastDerivedStyle = (key, known)
+            return known
+        }
         var style = computedStyles[parent]
         if isParagraph, let region, region != inheritedRegion, let properties = regions[region] {
             style.merge(properties) { $1 }
@@ -383,6 +437,7 @@ private struct Reader {
         if isParagraph, let region { style["region"] = region }
         let number = number(style)
         derivedStyles[key] = number
+        lastDerivedStyle = (key, number)
         return number
     }
 
@@ -526,11 +581,30 @@ private struct Reader {
         }
     }
 
+    /// A text run of a paragraph: its bytes (valid UTF-8) in `fragmentBytes`, its computed
+    /// style and interval.
     private struct Fragment {
-        var text: String
+        var start: Int
+        var count: Int
         var style: Int
         var interval: TimeInterval
-        var isBreak = false
+    }
+
+    /// Appends a fragment whose bytes are `fragmentBytes[start...]`, when there are any;
+    /// bytes that are not valid UTF-8 are replaced as `String(decoding:as:)` replaces them.
+    private mutating func appendFragment(
+        from start: Int, style: Int, interval: TimeInterval, into result: inout [Fragment]
+    ) {
+        guard fragmentBytes.count > start else { return }
+        let valid = fragmentBytes.withUnsafeBufferPointer {
+            UTF8Validation.isValid(UnsafeBufferPointer(rebasing: $0[start...]))
+        }
+        if !valid {
+            let repaired = String(decoding: fragmentBytes[start...], as: UTF8.self)
+            fragmentBytes.removeSubrange(start...)
+            fragmentBytes.append(contentsOf: repaired.utf8)
+        }
+        result.append(Fragment(start: start, count: fragmentBytes.count - start, style: style, interval: interval))
     }
 
     /// Flattens a paragraph into text runs with their computed style and interval.
@@ -546,25 +620,32 @@ private struct Reader {
             next = current.nextSibling
             switch current.kind {
             case .text:
-                let text: String
+                let start = fragmentBytes.count
                 if preserve {
                     let raw = tree.string(current.start, current.count)
-                    text = String(raw.map { $0 == "\r\n" ? "\n" : $0 == "\t" ? " " : $0 })
+                    fragmentBytes.append(
+                        contentsOf: String(raw.map { $0 == "\r\n" ? "\n" : $0 == "\t" ? " " : $0 }).utf8)
                 } else {
-                    text = collapse(current.start, current.count)
+                    collapse(current.start, current.count)
                 }
-                if !text.isEmpty { result.append(Fragment(text: text, style: style, interval: interval)) }
+                appendFragment(from: start, style: style, interval: interval, into: &result)
             case .entity:
                 let name = tree.string(current.start, current.count)
                 log.add(
                     .warning, "captions.ttml-entity-not-expanded",
                     "entity &\(name); is not expanded (entity substitution is off for safety); kept as text",
                     line: Int(current.line))
-                result.append(Fragment(text: "&\(name);", style: style, interval: interval))
+                let start = fragmentBytes.count
+                fragmentBytes.append(UInt8(ascii: "&"))
+                fragmentBytes.append(contentsOf: name.utf8)
+                fragmentBytes.append(UInt8(ascii: ";"))
+                appendFragment(from: start, style: style, interval: interval, into: &result)
             case .element:
                 switch current.name {
                 case .br:
-                    result.append(Fragment(text: "\n", style: style, interval: interval, isBreak: true))
+                    let start = fragmentBytes.count
+                    fragmentBytes.append(0x0A)
+                    appendFragment(from: start, style: style, interval: interval, into: &result)
                 case .span:
                     guard
                         let spanInterval = timing(
@@ -592,23 +673,35 @@ private struct Reader {
         }
     }
 
-    /// A text node's bytes with each run of spaces, tabs and line breaks made one space. They
-    /// are ASCII, so the UTF-8 bytes are scanned and every other byte is copied as it is.
-    private mutating func collapse(_ start: Int, _ count: Int) -> String {
-        scratch.removeAll(keepingCapacity: true)
-        var lastWasSpace = false
+    /// Appends a text node's bytes to `fragmentBytes` with each run of spaces, tabs and line
+    /// breaks made one space. They are ASCII, so the UTF-8 bytes are scanned and every other
+    /// byte is copied as it is.
+    private mutating func collapse(_ start: Int, _ count: Int) {
         tree.bytes.withUnsafeBufferPointer { bytes in
-            for byte in bytes[start..<(start + count)] {
-                if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
-                    if !lastWasSpace { scratch.append(0x20) }
-                    lastWasSpace = true
-                } else {
-                    scratch.append(byte)
-                    lastWasSpace = false
+            let node = UnsafeBufferPointer(rebasing: bytes[start..<(start + count)])
+            // Bytes up to here are in `fragmentBytes` already; runs without changes are copied whole.
+            var copied = 0
+            var index = 0
+            while index < node.count {
+                let byte = node[index]
+                guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else {
+                    index += 1
+                    continue
                 }
+                var end = index + 1
+                while end < node.count, node[end] == 0x20 || node[end] == 0x0A || node[end] == 0x0D || node[end] == 0x09
+                {
+                    end += 1
+                }
+                if byte != 0x20 || end > index + 1 {
+                    fragmentBytes.append(contentsOf: UnsafeBufferPointer(rebasing: node[copied..<index]))
+                    fragmentBytes.append(0x20)
+                    copied = end
+                }
+                index = end
             }
+            fragmentBytes.append(contentsOf: UnsafeBufferPointer(rebasing: node[copied...]))
         }
-        return String(decoding: scratch, as: UTF8.self)
     }
 
     private static let ignoredDefaults: [String: Set<String>] = [
@@ -633,6 +726,7 @@ private struct Reader {
         fragmentStorage = []
         fragments.removeAll(keepingCapacity: true)
         defer { fragmentStorage = fragments }
+        fragmentBytes.removeAll(keepingCapacity: true)
         var boundaries: Set<Double> = []
         var unsupported: Set<String> = []
         self.fragments(
@@ -654,7 +748,11 @@ private struct Reader {
             unreadable[.noEndTime, default: 0] += 1
             return
         }
-        var edges = [interval.begin]
+        var edges = edgeStorage
+        edgeStorage = []
+        edges.removeAll(keepingCapacity: true)
+        defer { edgeStorage = edges }
+        edges.append(interval.begin)
         if !boundaries.isEmpty {
             var points = boundaries.filter { $0 > interval.begin && $0 < end }.sorted()
             if points.count > 10_000 { points = Array(points.prefix(10_000)) }
@@ -665,32 +763,63 @@ private struct Reader {
         for index in 0..<(edges.count - 1) {
             let slice = TimeInterval(begin: edges[index], end: edges[index + 1])
             var builder = StyledTextBuilder()
+            if stream != nil { payloadWriter.reset() }
             var afterSpace = true
             for fragment in fragments where fragment.interval.contains(slice) {
-                var text = fragment.text
+                var start = fragment.start
+                var count = fragment.count
                 // Collapse spaces across runs too ("one</span> <span>two" has two spaces).
-                if afterSpace, !preserve, text.utf8.first == 0x20 { text = String(text.drop { $0 == " " }) }
-                guard !text.isEmpty else { continue }
-                builder.style = textStyle(fragment.style, unsupported: &unsupported)
-                builder.append(text)
+                if afterSpace, !preserve, fragmentBytes[start] == 0x20 {
+                    var skipped = 0
+                    while skipped < count, fragmentBytes[start + skipped] == 0x20 { skipped += 1 }
+                    if skipped < count, fragmentBytes[start + skipped] >= 0x80 {
+                        // A non-ASCII character may join the last space in one grapheme
+                        // cluster, which stays: drop the spaces as characters.
+                        let text = String(decoding: fragmentBytes[start..<(start + count)], as: UTF8.self)
+                        start = fragmentBytes.count
+                        fragmentBytes.append(contentsOf: text.drop { $0 == " " }.utf8)
+                        count = fragmentBytes.count - start
+                    } else {
+                        start += skipped
+                        count -= skipped
+                    }
+                }
+                guard count > 0 else { continue }
+                let textStyle = textStyle(fragment.style, unsupported: &unsupported)
+                if stream != nil {
+                    let wrappers = textWrappers(fragment.style, textStyle)
+                    fragmentBytes.withUnsafeBufferPointer {
+                        payloadWriter.append(
+                            UnsafeBufferPointer(rebasing: $0[start..<(start + count)]), wrappers: wrappers)
+                    }
+                } else {
+                    builder.style = textStyle
+                    builder.append(String(decoding: fragmentBytes[start..<(start + count)], as: UTF8.self))
+                }
                 // The last character is a space or a line feed exactly when the last byte is
                 // (a line feed after a carriage return is one character, CR LF, and not "\n").
-                let bytes = text.utf8
-                let lastByte = bytes.last
-                afterSpace = lastByte == 0x20 || (lastByte == 0x0A && bytes.dropLast().last != 0x0D)
+                let lastByte = fragmentBytes[start + count - 1]
+                afterSpace =
+                    lastByte == 0x20 || (lastByte == 0x0A && (count < 2 || fragmentBytes[start + count - 2] != 0x0D))
             }
             guard let start = CaptionTime(seconds: slice.begin), let stop = CaptionTime(seconds: slice.end ?? end)
             else {
                 unreadable[.malformed, default: 0] += 1
                 continue
             }
-            guard document.cues.count < options.limits.maxCueCount else {
+            guard cueCount < options.limits.maxCueCount else {
                 throw TextInput.tooManyCues(options, line: line)
             }
-            document.cues.append(
-                Cue(
-                    start: start, end: stop, settings: settings, content: Self.trimLines(builder.nodes),
-                    sourceLine: line))
+            cueCount += 1
+            if stream != nil {
+                stream?.add(
+                    start: start, end: stop, settings: settings, style: style, line: line, writer: &payloadWriter)
+            } else {
+                document.cues.append(
+                    Cue(
+                        start: start, end: stop, settings: settings, content: Self.trimLines(builder.nodes),
+                        sourceLine: line))
+            }
         }
         unsupported.formUnion(unsupportedProperties(style))
         if !unsupported.isEmpty {
@@ -712,6 +841,14 @@ private struct Reader {
         }
         unsupportedProperties[style] = result
         return result
+    }
+
+    /// The spans the streaming writer opens for a computed style's text style.
+    private mutating func textWrappers(_ number: Int, _ style: TextStyle) -> [Int] {
+        if let known = wrappersByStyle[number] { return known }
+        let wrappers = payloadWriter.wrappers(for: style)
+        wrappersByStyle[number] = wrappers
+        return wrappers
     }
 
     private mutating func textStyle(_ number: Int, unsupported: inout Set<String>) -> TextStyle {
@@ -954,5 +1091,20 @@ private struct Reader {
             }
         }
         return settings
+    }
+}
+
+/// Values worked out once per computed style, by its number (numbers are dense from 0).
+private struct StyleTable<Value> {
+    private var values: [Value?] = []
+
+    subscript(number: Int) -> Value? {
+        get { number < values.count ? values[number] : nil }
+        set {
+            if number >= values.count {
+                values.append(contentsOf: repeatElement(nil, count: number - values.count + 1))
+            }
+            values[number] = newValue
+        }
     }
 }

@@ -112,7 +112,8 @@ struct TTMLTree {
     /// with line and column.
     ///
     /// - Throws: `captions.xml-malformed` when the document is not well-formed.
-    static func parse(_ data: [UInt8], options: CaptionReadOptions, log: inout DiagnosticLog) throws(CaptionError)
+    static func parse(_ data: UnsafeBufferPointer<UInt8>, options: CaptionReadOptions, log: inout DiagnosticLog)
+        throws(CaptionError)
         -> TTMLTree
     {
         guard let context = xmlNewParserCtxt() else {
@@ -154,7 +155,8 @@ struct TTMLTree {
 
     /// Installs the callbacks that fill `builder`, then parses `data` with the hardened options.
     private static func read(
-        _ data: [UInt8], context: xmlParserCtxtPtr, builder: UnsafeMutablePointer<TTMLTreeBuilder>, fileName: String
+        _ data: UnsafeBufferPointer<UInt8>, context: xmlParserCtxtPtr, builder: UnsafeMutablePointer<TTMLTreeBuilder>,
+        fileName: String
     ) -> xmlDocPtr? {
         context.pointee._private = UnsafeMutableRawPointer(builder)
         if let sax = context.pointee.sax {
@@ -200,10 +202,8 @@ struct TTMLTree {
         // delivered as text.
         castprep_xml_harden(context)
         let flags = castprep_xml_options(Int32(XML_PARSE_NOCDATA.rawValue))
-        return data.withUnsafeBufferPointer { buffer -> xmlDocPtr? in
-            buffer.withMemoryRebound(to: CChar.self) { chars in
-                xmlCtxtReadMemory(context, chars.baseAddress, Int32(chars.count), fileName, nil, flags)
-            }
+        return data.withMemoryRebound(to: CChar.self) { chars in
+            xmlCtxtReadMemory(context, chars.baseAddress, Int32(chars.count), fileName, nil, flags)
         }
     }
 }

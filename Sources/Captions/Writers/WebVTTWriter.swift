@@ -93,22 +93,22 @@ public enum WebVTTWriter {
 
     /// Copies the payload, leaving out lines that are empty or only spaces and tabs.
     static func appendPayloadLines(_ payload: [UInt8], to output: inout [UInt8]) {
-        var lineStart = 0
-        var index = 0
-        while index <= payload.count {
-            if index == payload.count || payload[index] == 0x0A {
+        payload.withUnsafeBufferPointer { bytes in
+            var lineStart = 0
+            while lineStart <= bytes.count {
+                var end = lineStart
+                while end < bytes.count, bytes[end] != 0x0A { end += 1 }
                 var blank = true
-                for position in lineStart..<index where payload[position] != 0x20 && payload[position] != 0x09 {
+                for position in lineStart..<end where bytes[position] != 0x20 && bytes[position] != 0x09 {
                     blank = false
                     break
                 }
                 if !blank {
-                    output.append(contentsOf: payload[lineStart..<index])
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[lineStart..<end]))
                     output.append(0x0A)
                 }
-                lineStart = index + 1
+                lineStart = end + 1
             }
-            index += 1
         }
     }
 
@@ -174,18 +174,19 @@ public enum WebVTTWriter {
 
     /// Escapes `&`, `<`, `>`; writes U+00A0 as `&nbsp;` so it stays visible in the file.
     static func appendEscaped(_ text: String, to output: inout [UInt8]) {
-        // Fast path: most runs have nothing to escape and can be copied whole.
         var text = text
-        let copied = text.withUTF8 { buffer -> Bool in
-            for byte in buffer where byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0x0D || byte == 0xC2 {
-                return false
-            }
-            output.append(contentsOf: buffer)
-            return true
+        text.withUTF8 { appendEscaped($0, to: &output) }
+    }
+
+    /// ``appendEscaped(_:to:)`` of UTF-8 bytes.
+    static func appendEscaped(_ text: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        // Fast path: most runs have nothing to escape and can be copied whole.
+        if !mayNeedEscaping(text) {
+            output.append(contentsOf: text)
+            return
         }
-        if copied { return }
         var pendingLeadByte = false
-        for byte in text.utf8 {
+        for byte in text {
             if pendingLeadByte {
                 pendingLeadByte = false
                 if byte == 0xA0 {
@@ -204,6 +205,30 @@ public enum WebVTTWriter {
             }
         }
         if pendingLeadByte { output.append(0xC2) }
+    }
+
+    /// Whether `text` has a byte ``appendEscaped(_:to:)-(UnsafeBufferPointer<UInt8>,_)`` changes
+    /// (`&`, `<`, `>`, CR, or the lead byte of U+00A0); eight bytes at a time.
+    static func mayNeedEscaping(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = text.baseAddress else { return false }
+        @inline(__always) func has(_ word: UInt64, _ byte: UInt8) -> UInt64 {
+            let x = word ^ (0x0101_0101_0101_0101 &* UInt64(byte))
+            return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
+        }
+        var index = 0
+        while index + 8 <= text.count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            if has(word, 0x26) | has(word, 0x3C) | has(word, 0x3E) | has(word, 0x0D) | has(word, 0xC2) != 0 {
+                return true
+            }
+            index += 8
+        }
+        while index < text.count {
+            let byte = text[index]
+            if byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0x0D || byte == 0xC2 { return true }
+            index += 1
+        }
+        return false
     }
 
     static func appendSettings(_ settings: CueSettings, to output: inout [UInt8]) {
