@@ -133,6 +133,9 @@ final class RemoteProbeLookup {
         }
         castprep_av_free(value)
         let suffix = url.lastIndex(of: ".").map { String(url[url.index(after: $0)...]) } ?? ""
+        // An HLS playlist's answer depends on the playlists and segments it lists, so it is
+        // never kept: reading it ahead would only cost a request.
+        if suffix.lowercased().hasPrefix("m3u") || mimeType.lowercased().contains("mpegurl") { return .proceed }
         let signature = RemoteProbeMemo.Signature(
             urlSuffix: suffix, mimeType: mimeType, seekable: io.pointee.seekable, size: size)
         guard memo.shouldRead(signature) else { return .proceed }

@@ -64,6 +64,22 @@ struct RemoteProbeMemoTests {
         #expect(memo.answered == 0)
     }
 
+    @Test("an HLS playlist is never read ahead nor kept: its answer depends on what it lists")
+    func playlists() async throws {
+        let server = try await LoopbackServer(serving: Repository.root().appendingPathComponent("Samples"))
+        let url = "http://127.0.0.1:\(server.port)/hls-fmp4/index.m3u8"
+        let memo = RemoteProbeMemo()
+        var requests: [Int] = []
+        for _ in 0..<3 {
+            let before = server.requests.count
+            let remembered = try MediaProber(remoteMemo: memo).probeBlocking(path: url)
+            requests.append(server.requests.count - before)
+            #expect(remembered == (try MediaProber().probeBlocking(path: url)))
+        }
+        #expect(memo.count == 0)
+        #expect(Set(requests).count == 1, "\(requests)")
+    }
+
     @Test("failures are not kept, and the error is FFmpeg's")
     func failures() async throws {
         let (directory, _) = try Self.copies(of: "h264-aac-faststart.mp4")
