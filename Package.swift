@@ -87,7 +87,8 @@ let package = Package(
         .target(name: "CommandParsing", dependencies: ["CodedErrors", "Spelling", "SystemIO"]),
         .target(name: "Captions", dependencies: ["CastModel", "CLibXML2", "CFFmpeg", "SystemIO"]),
         .target(name: "StreamingFormats", dependencies: ["CodedErrors", "CLibXML2"]),
-        .target(name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "StreamingFormats", "SystemIO"]),
+        .target(
+            name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "Hashing", "StreamingFormats", "SystemIO"]),
         .target(name: "HTTPCheck", dependencies: ["CastModel", "SystemIO", "CCurl", "StreamingFormats", "Logging"]),
         .target(
             name: "Preflight",

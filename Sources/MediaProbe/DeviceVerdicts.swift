@@ -40,11 +40,26 @@ public struct DeviceJudge: Sendable {
 
     /// Verdicts for every profile.
     public func verdicts(for probe: ProbeResult, devices: [DeviceProfile] = DeviceProfile.all) -> [DeviceVerdict] {
-        devices.map { verdict(for: probe, on: $0) }
+        // Most profiles need the same fix: each distinct one is written once.
+        var fixes: [FixPlan: FixText] = [:]
+        return devices.map { verdict(for: probe, on: $0, fixes: &fixes) }
     }
 
     /// The verdict for one profile.
     public func verdict(for probe: ProbeResult, on device: DeviceProfile) -> DeviceVerdict {
+        var fixes: [FixPlan: FixText] = [:]
+        return verdict(for: probe, on: device, fixes: &fixes)
+    }
+
+    /// A fix as a shell command and as arguments, for one probe.
+    struct FixText {
+        var command: String
+        var arguments: [String]?
+    }
+
+    /// The verdict for one profile; `fixes` keeps the text of each plan already written for
+    /// the same probe.
+    func verdict(for probe: ProbeResult, on device: DeviceProfile, fixes: inout [FixPlan: FixText]) -> DeviceVerdict {
         var reasons: [Diagnostic] = []
         var plan = FixPlan()
         let location = Diagnostic.SourceLocation(file: probe.source)
@@ -172,7 +187,19 @@ public struct DeviceJudge: Sendable {
             ? .willNotPlay : reasons.contains { $0.severity == .warning } ? .playsWithCaveats : .plays
         plan.audioCodecs = probe.audioStreams.map(\.codec)
         plan.hlsMaster = !(probe.hls?.variants.isEmpty ?? true)
-        let fix = plan.isEmpty ? nil : plan.command(input: probe.source, container: probe.container)
+        var text: FixText?
+        if !plan.isEmpty {
+            if let known = fixes[plan] {
+                text = known
+            } else {
+                let made = FixText(
+                    command: plan.command(input: probe.source, container: probe.container),
+                    arguments: plan.arguments(input: probe.source, container: probe.container))
+                fixes[plan] = made
+                text = made
+            }
+        }
+        let fix = text?.command
         for index in reasons.indices where reasons[index].fix == nil && reasons[index].severity != .note {
             if reasons[index].code == "device.embedded-subtitles" || reasons[index].code == "device.bitmap-subtitles"
                 || reasons[index].code == "device.audio-only"
@@ -181,8 +208,8 @@ public struct DeviceJudge: Sendable {
             }
             reasons[index].fix = fix
         }
-        let arguments = plan.isEmpty ? nil : plan.arguments(input: probe.source, container: probe.container)
-        return DeviceVerdict(device: device, outcome: outcome, reasons: reasons, fix: fix, fixArguments: arguments)
+        return DeviceVerdict(
+            device: device, outcome: outcome, reasons: reasons, fix: fix, fixArguments: text?.arguments)
     }
 
     func checkVideo(
@@ -288,9 +315,9 @@ public struct DeviceJudge: Sendable {
 /// A fix that changes a codec always writes MP4 (H.264/AAC, `+faststart`): WebM, Ogg and
 /// other containers refuse H.264 or AAC, so keeping the input's container would make a
 /// command ffmpeg rejects.
-struct FixPlan {
-    enum VideoChange { case h264(index: Int, maxHeight: Int?) }
-    enum AudioChange { case stereoAAC(index: Int) }
+struct FixPlan: Hashable {
+    enum VideoChange: Hashable { case h264(index: Int, maxHeight: Int?) }
+    enum AudioChange: Hashable { case stereoAAC(index: Int) }
 
     var video: VideoChange?
     var audio: AudioChange?
@@ -383,9 +410,6 @@ struct FixPlan {
         return arguments
     }
 }
-
-extension FixPlan.VideoChange: Equatable {}
-extension FixPlan.AudioChange: Equatable {}
 
 extension String {
     fileprivate func replacingApostrophes() -> String {

@@ -33,9 +33,15 @@ public struct MediaProber: Sendable {
     }
 
     public var limits: Limits
+    /// Answers for small remote media by their bytes, shared by the probes of a run (see
+    /// ``RemoteProbeMemo``); nil probes every URL with FFmpeg.
+    public var remoteMemo: RemoteProbeMemo?
 
     /// Creates a prober.
-    public init(limits: Limits = Limits()) { self.limits = limits }
+    public init(limits: Limits = Limits(), remoteMemo: RemoteProbeMemo? = nil) {
+        self.limits = limits
+        self.remoteMemo = remoteMemo
+    }
 
     private static let queue = DispatchQueue(
         label: "castprep.media-probe", qos: .userInitiated, attributes: .concurrent)
@@ -109,6 +115,11 @@ public struct MediaProber: Sendable {
         // file, a stalled or trickling server or a playlist listing itself must not hang the
         // batch. Every URL FFmpeg opens, nested demuxers' included, goes through io_open.
         budget.install(on: context)
+        // A URL whose bytes this run has probed under another URL is answered from the memo
+        // when FFmpeg opens it (io_open then ends the open with AVERROR_EXIT).
+        let lookup = isURL ? remoteMemo.map(RemoteProbeLookup.init(memo:)) : nil
+        if let lookup { budget.state.pointee.lookup = Unmanaged.passUnretained(lookup).toOpaque() }
+        defer { withExtendedLifetime(lookup) {} }
         var options: OpaquePointer?
         castprep_av_dict_set(&options, "probesize", String(limits.probeBytes), 0)
         castprep_av_dict_set(&options, "rw_timeout", String(Int(limits.timeout * 1_000_000)), 0)
@@ -118,6 +129,10 @@ public struct MediaProber: Sendable {
         var optionalContext: UnsafeMutablePointer<AVFormatContext>? = context
         let openStatus = castprep_avformat_open_input(&optionalContext, path, nil, &options)
         castprep_av_dict_free(&options)
+        if openStatus < 0, var answer = lookup?.answer {
+            answer.source = path
+            return answer
+        }
         guard openStatus >= 0, let opened = optionalContext else {
             throw budget.error(for: openStatus, stage: "open", path: path)
         }
@@ -178,6 +193,7 @@ public struct MediaProber: Sendable {
         if container == "hls" {
             result.hls = try Self.hlsInfo(path: path, budget: budget)
         }
+        lookup?.remember(result, requests: budget.state.pointee.requests)
         return result
     }
 

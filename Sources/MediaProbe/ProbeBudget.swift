@@ -25,6 +25,9 @@ struct ProbeBudget {
         var maximumRequests: Int
         /// The format context's own `io_open`, which the counting one calls.
         var defaultOpen: Open?
+        /// An unretained ``RemoteProbeLookup`` that sees the probed URL (the first one opened)
+        /// before FFmpeg reads it; nil without a memo.
+        var lookup: UnsafeMutableRawPointer?
     }
 
     let state: UnsafeMutablePointer<State>
@@ -76,7 +79,17 @@ struct ProbeBudget {
             guard state.pointee.requests <= state.pointee.maximumRequests, ProbeBudget.now() <= state.pointee.deadline,
                 let open = state.pointee.defaultOpen
             else { return castprep_AVERROR(EPERM) }
-            return open(context, pb, url, flags, options)
+            let status = open(context, pb, url, flags, options)
+            guard status >= 0, state.pointee.requests == 1, let lookup = state.pointee.lookup, let pb, let url else {
+                return status
+            }
+            switch Unmanaged<RemoteProbeLookup>.fromOpaque(lookup).takeUnretainedValue().inspect(
+                pb, url: String(cString: url))
+            {
+            case .proceed: return status
+            case .answered: return castprep_AVERROR_EXIT()
+            case .failed(let failure): return failure
+            }
         }
     }
 

@@ -43,6 +43,9 @@ struct ItemInspector: Sendable {
     /// Probes of local files in this run, shared by every copy of the inspector: items naming
     /// the same file (a hard link, the same path twice) are probed once.
     var localProbes = LocalFileMemo<Result<ProbeResult, ProbeError>>(capacity: 256)
+    /// Probes of small remote media in this run by their bytes, shared the same way: a URL
+    /// serving the bytes of one probed before is not demuxed and decoded again.
+    var remoteProbes = RemoteProbeMemo()
     /// Poster frames of local files in this run, shared the same way (a JPEG is tens of
     /// kilobytes, so fewer are kept).
     var localPosters = LocalFileMemo<Result<[UInt8], any Error>>(capacity: 32)
@@ -419,9 +422,13 @@ struct ItemInspector: Sendable {
     /// any name with the same extension (a hard link, the same path twice) gets that answer,
     /// with its own path as the source; an HLS playlist or DASH manifest, whose answer depends
     /// on the files beside it, and a failure, whose message names the path, are probed again.
+    /// A URL goes through ``remoteProbes``, which answers one serving the same bytes as one
+    /// probed before.
     private func probeSource(_ path: String, key: LocalFileKey?) async -> Result<ProbeResult, ProbeError> {
+        var remote = prober
+        remote.remoteMemo = prober.remoteMemo ?? remoteProbes
         let prober = prober
-        guard let key else { return await prober.probe(path: path) }
+        guard let key else { return await remote.probe(path: path) }
         let answer = await localProbes.value(for: key) { await prober.probe(path: path) }
         if answer.isOwn { return answer.value }
         guard case .success(var result) = answer.value, result.hls == nil, result.dash == nil else {

@@ -491,6 +491,9 @@ enum ReportPage {
 
     /// Text made safe for HTML content and attribute values.
     static func escape(_ text: String) -> String {
+        // Most texts (ids, codes, URLs, messages) have nothing to escape: they are kept as they are.
+        let special: (UInt8) -> Bool = { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0 }
+        guard text.utf8.contains(where: special) else { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for character in text.unicodeScalars {

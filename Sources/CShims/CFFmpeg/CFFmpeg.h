@@ -33,6 +33,7 @@
 #include <libavutil/error.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/channel_layout.h>
+#include <libavutil/opt.h>
 #include <libswscale/swscale.h>
 
 /// AV_NOPTS_VALUE is a macro with a cast Swift does not import.
@@ -43,6 +44,9 @@ static inline int castprep_AVERROR(int errnum) { return AVERROR(errnum); }
 
 /// AVERROR_EOF is built with FFERRTAG, another function-like macro.
 static inline int castprep_AVERROR_EOF(void) { return AVERROR_EOF; }
+
+/// AVERROR_EXIT ("immediate exit was requested"), also an FFERRTAG.
+static inline int castprep_AVERROR_EXIT(void) { return AVERROR_EXIT; }
 
 // The libraries, in dependency order, and their sonames.
 #if defined(__APPLE__)
@@ -79,6 +83,8 @@ static inline int castprep_AVERROR_EOF(void) { return AVERROR_EOF; }
       (s, url, flags, int_cb, options))                                                                           \
     X(avformat, int, avio_read, (AVIOContext *s, unsigned char *buf, int size), (s, buf, size))                  \
     X(avformat, int, avio_closep, (AVIOContext **s), (s))                                                         \
+    X(avformat, int64_t, avio_size, (AVIOContext *s), (s))                                                        \
+    X(avformat, int64_t, avio_seek, (AVIOContext *s, int64_t offset, int whence), (s, offset, whence))           \
     X(avcodec, unsigned, avcodec_version, (void), ())                                                             \
     X(avcodec, AVCodecContext *, avcodec_alloc_context3, (const AVCodec *codec), (codec))                         \
     X(avcodec, int, avcodec_open2, (AVCodecContext *avctx, const AVCodec *codec, AVDictionary **options),        \
@@ -102,6 +108,8 @@ static inline int castprep_AVERROR_EOF(void) { return AVERROR_EOF; }
     X(avutil, AVDictionaryEntry *, av_dict_get,                                                                   \
       (const AVDictionary *m, const char *key, const AVDictionaryEntry *prev, int flags), (m, key, prev, flags))  \
     X(avutil, int, av_strerror, (int errnum, char *errbuf, size_t errbuf_size), (errnum, errbuf, errbuf_size))    \
+    X(avutil, int, av_opt_get, (void *obj, const char *name, int search_flags, uint8_t **out_val),              \
+      (obj, name, search_flags, out_val))                                                                         \
     X(avutil, AVFrame *, av_frame_alloc, (void), ())                                                              \
     X(avutil, int, av_frame_get_buffer, (AVFrame *frame, int align), (frame, align))                              \
     X(avutil, const AVPixFmtDescriptor *, av_pix_fmt_desc_get, (enum AVPixelFormat pix_fmt), (pix_fmt))           \
@@ -124,6 +132,7 @@ static inline int castprep_AVERROR_EOF(void) { return AVERROR_EOF; }
     X(avcodec, av_packet_unref, (AVPacket *pkt), (pkt))                           \
     X(avutil, av_log_set_level, (int level), (level))                             \
     X(avutil, av_dict_free, (AVDictionary **m), (m))                              \
+    X(avutil, av_free, (void *ptr), (ptr))                                        \
     X(avutil, av_frame_free, (AVFrame **frame), (frame))                          \
     X(swscale, sws_freeContext, (struct SwsContext *swsContext), (swsContext))
 

@@ -1,0 +1,177 @@
+internal import CFFmpeg
+import Hashing
+import Synchronization
+
+/// Probe results of small remote media, by their bytes: a URL whose bytes equal those of a URL
+/// probed earlier in the run gets that probe's answer instead of FFmpeg's demuxing and decoding.
+///
+/// FFmpeg's answer for a resource that it reads through one open is a function of what it can
+/// read: the bytes, their length, whether the server seeks, the `Content-Type` (format
+/// detection scores it) and the URL's extension. A key holds all of them, with the SHA-256 of
+/// the whole body, so two URLs share an answer only when FFmpeg could not tell them apart;
+/// validators (ETag, Last-Modified) are never trusted for that. Only answers of probes that
+/// opened one URL are kept: an HLS playlist, or anything else whose demuxer opens more, depends
+/// on other resources.
+///
+/// Reading a body ahead of FFmpeg costs a second request for it, so bodies are read only up to
+/// ``sizeLimit`` bytes and only for a signature (extension, type, seekability, length) seen
+/// before in the run: a library of distinct files never pays for it; the same short clip under
+/// many URLs (mirrors, one trailer in several categories, copies on one server) is demuxed and
+/// decoded once.
+public final class RemoteProbeMemo: Sendable {
+    /// What FFmpeg learns about a resource before reading its body.
+    struct Signature: Hashable, Sendable {
+        /// The text after the URL's last `.`, as FFmpeg's extension match sees it.
+        var urlSuffix: String
+        var mimeType: String
+        var seekable: Int32
+        var size: Int64
+    }
+
+    /// A signature and the SHA-256 of the body.
+    struct Key: Hashable, Sendable {
+        var signature: Signature
+        var digest: [UInt8]
+    }
+
+    private struct State {
+        var seen: Set<Signature> = []
+        var results: [Key: ProbeResult] = [:]
+        /// Keys in the order they were stored, oldest first, for eviction.
+        var order: [Key] = []
+        var answered = 0
+    }
+
+    private let state = Mutex(State())
+    /// The largest body read ahead of FFmpeg, in bytes.
+    public let sizeLimit: Int
+    /// Answers kept at most; the oldest goes first.
+    public let capacity: Int
+
+    /// Creates an empty memo.
+    ///
+    /// - Parameters:
+    ///   - sizeLimit: the largest body read ahead of FFmpeg (256 KiB: what the receiver checks
+    ///     read of a progressive file anyway to keep their connection).
+    ///   - capacity: answers kept at most (each is a few hundred bytes).
+    public init(sizeLimit: Int = 256 * 1024, capacity: Int = 256) {
+        self.sizeLimit = max(1, sizeLimit)
+        self.capacity = max(1, capacity)
+    }
+
+    /// Whether a body with this signature is worth reading: false the first time the signature
+    /// is seen (a distinct file pays nothing), true from the second.
+    func shouldRead(_ signature: Signature) -> Bool {
+        state.withLock { state in
+            if state.seen.contains(signature) { return true }
+            if state.seen.count >= capacity * 16 { state.seen.removeAll(keepingCapacity: true) }
+            state.seen.insert(signature)
+            return false
+        }
+    }
+
+    func result(for key: Key) -> ProbeResult? {
+        state.withLock { state in
+            guard let result = state.results[key] else { return nil }
+            state.answered += 1
+            return result
+        }
+    }
+
+    func store(_ result: ProbeResult, for key: Key) {
+        state.withLock { state in
+            guard state.results.updateValue(result, forKey: key) == nil else { return }
+            state.order.append(key)
+            if state.order.count > capacity {
+                state.results[state.order.removeFirst()] = nil
+            }
+        }
+    }
+
+    /// How many answers are kept.
+    public var count: Int { state.withLock { $0.results.count } }
+    /// How many probes the memo answered.
+    public var answered: Int { state.withLock { $0.answered } }
+}
+
+/// One probe's use of a ``RemoteProbeMemo``: looks at the URL FFmpeg has just opened, and
+/// either answers from the memo or lets FFmpeg go on at the start of the body. Used on the
+/// probing thread only (FFmpeg calls `io_open` on the thread that called it).
+final class RemoteProbeLookup {
+    /// What ``inspect(_:)`` decided.
+    enum Decision {
+        /// FFmpeg goes on with the context, positioned at the start of the body.
+        case proceed
+        /// The memo answered (``answer``); the context was closed.
+        case answered
+        /// Reading ahead failed and the context could not be rewound: the status to return.
+        case failed(Int32)
+    }
+
+    let memo: RemoteProbeMemo
+    /// The key of the body read ahead when the memo had no answer: the probe's result is
+    /// stored under it.
+    private(set) var key: RemoteProbeMemo.Key?
+    /// The memo's answer (with the first URL's `source`).
+    private(set) var answer: ProbeResult?
+
+    init(memo: RemoteProbeMemo) { self.memo = memo }
+
+    /// Decides what to do with the context FFmpeg opened for the probed URL.
+    func inspect(_ context: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>, url: String) -> Decision {
+        guard let io = context.pointee else { return .proceed }
+        let size = castprep_avio_size(io)
+        guard size > 0, size <= Int64(memo.sizeLimit), io.pointee.seekable & AVIO_SEEKABLE_NORMAL != 0 else {
+            return .proceed
+        }
+        var value: UnsafeMutablePointer<UInt8>?
+        var mimeType = ""
+        if castprep_av_opt_get(UnsafeMutableRawPointer(io), "mime_type", AV_OPT_SEARCH_CHILDREN, &value) >= 0,
+            let value
+        {
+            mimeType = String(cString: value)
+        }
+        castprep_av_free(value)
+        let suffix = url.lastIndex(of: ".").map { String(url[url.index(after: $0)...]) } ?? ""
+        // An HLS playlist's answer depends on the playlists and segments it lists, so it is
+        // never kept: reading it ahead would only cost a request.
+        if suffix.lowercased().hasPrefix("m3u") || mimeType.lowercased().contains("mpegurl") { return .proceed }
+        let signature = RemoteProbeMemo.Signature(
+            urlSuffix: suffix, mimeType: mimeType, seekable: io.pointee.seekable, size: size)
+        guard memo.shouldRead(signature) else { return .proceed }
+        var body = [UInt8](repeating: 0, count: Int(size))
+        let filled = body.withUnsafeMutableBufferPointer { buffer -> Int in
+            guard let base = buffer.baseAddress else { return 0 }
+            var filled = 0
+            while filled < buffer.count {
+                let count = castprep_avio_read(io, base + filled, Int32(buffer.count - filled))
+                if count <= 0 { break }
+                filled += Int(count)
+            }
+            return filled
+        }
+        if filled == body.count, let digest = SHA256Digest.hash(body) {
+            let key = RemoteProbeMemo.Key(signature: signature, digest: digest)
+            if let answer = memo.result(for: key) {
+                self.answer = answer
+                castprep_avio_closep(context)
+                return .answered
+            }
+            self.key = key
+        }
+        // FFmpeg reads the body again from its start (one more request to the server).
+        let position = castprep_avio_seek(io, 0, SEEK_SET)
+        if position < 0 {
+            key = nil
+            return .failed(Int32(clamping: position))
+        }
+        return .proceed
+    }
+
+    /// Keeps the probe's result for later URLs with the same bytes, when the probe read only
+    /// the one URL.
+    func remember(_ result: ProbeResult, requests: Int) {
+        guard let key, requests == 1, result.hls == nil, result.dash == nil else { return }
+        memo.store(result, for: key)
+    }
+}
