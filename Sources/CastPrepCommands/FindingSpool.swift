@@ -23,6 +23,8 @@ struct FindingSpool {
     private var last: Diagnostic?
     /// Set once a finding broke the order: print by reading everything back and sorting it.
     private var needsSort = false
+    /// Set when the temporary file could not be made or written: the rest stays in memory.
+    private var keepsInMemory = false
     private(set) var errors = 0
     private(set) var warnings = 0
     private(set) var notes = 0
@@ -39,7 +41,7 @@ struct FindingSpool {
     var containsErrors: Bool { errors > 0 }
 
     /// Adds the findings of one batch (located), in the order they came.
-    mutating func add(_ findings: [Diagnostic]) throws(SystemCallError) {
+    mutating func add(_ findings: [Diagnostic]) {
         guard !findings.isEmpty else { return }
         for finding in needsSort ? findings : findings.sortedForDisplay() {
             switch finding.severity {
@@ -55,7 +57,7 @@ struct FindingSpool {
             }
             FindingCoding.append(finding, to: &buffer)
         }
-        if buffer.count >= memoryLimit { try spill() }
+        if buffer.count >= memoryLimit { spill() }
     }
 
     /// Prints every finding, `summary` (findings about the catalog as a whole, which come
@@ -95,11 +97,19 @@ struct FindingSpool {
         finding.path != nil && finding.location?.line != nil && finding.location?.column != nil
     }
 
-    private mutating func spill() throws(SystemCallError) {
-        if file == nil { file = try TemporaryFile(directory: directory, baseName: "castprep-findings") }
-        try file?.write(buffer)
-        spooledBytes += buffer.count
-        buffer.removeAll(keepingCapacity: true)
+    /// Moves the buffer to the temporary file. Where the file cannot be made or written (no
+    /// such directory, a full disk), the findings stay in memory, as they did before the spool:
+    /// the file keeps what was written whole before, and reading stops there.
+    private mutating func spill() {
+        guard !keepsInMemory else { return }
+        do throws(SystemCallError) {
+            if file == nil { file = try TemporaryFile(directory: directory, baseName: "castprep-findings") }
+            try file?.write(buffer)
+            spooledBytes += buffer.count
+            buffer.removeAll(keepingCapacity: true)
+        } catch {
+            keepsInMemory = true
+        }
     }
 
     /// Each spooled finding in order: the file's, then the buffer's.

@@ -271,7 +271,7 @@ extension LoadCommand {
                             output.removeAll(keepingCapacity: true)
                         }
                     }
-                    try findings.add(batchFindings)
+                    findings.add(batchFindings)
                 }
                 if !output.isEmpty { io.write(String(decoding: output, as: UTF8.self)) }
                 try findings.print(summary: summary.diagnostics, with: printer)

@@ -25,12 +25,14 @@ struct FindingSpoolTests {
 
     /// Prints `batches` through a spool that moves to a file after `memoryLimit` bytes, and
     /// all at once as the printer does, and returns both texts.
-    static func printBoth(_ batches: [[Diagnostic]], summary: [Diagnostic], memoryLimit: Int) throws -> (String, String)
-    {
+    static func printBoth(
+        _ batches: [[Diagnostic]], summary: [Diagnostic], memoryLimit: Int,
+        directory: String = FileManager.default.temporaryDirectory.path
+    ) throws -> (String, String) {
         let spooled = CommandIO.capturing()
-        var spool = FindingSpool(directory: FileManager.default.temporaryDirectory.path)
+        var spool = FindingSpool(directory: directory)
         spool.memoryLimit = memoryLimit
-        for batch in batches { try spool.add(batch) }
+        for batch in batches { spool.add(batch) }
         try spool.print(summary: summary, with: DiagnosticPrinter(io: spooled, colorMode: .never))
         let whole = CommandIO.capturing()
         DiagnosticPrinter(io: whole, colorMode: .never).print(summary + batches.flatMap { $0 })
@@ -72,6 +74,16 @@ struct FindingSpoolTests {
         let (spooled, whole) = try Self.printBoth(
             [late, early, [Self.finding(700, video: 30, hasPath: false)]], summary: [Self.finding(nil, video: 0)],
             memoryLimit: memoryLimit)
+        #expect(spooled == whole)
+    }
+
+    @Test("without a usable temporary folder the findings stay in memory and print the same")
+    func noTemporaryFolder() throws {
+        let batches = (0..<10).map { batch in
+            (0..<20).map { Self.finding(10 + (batch * 20 + $0) * 20, video: batch * 20 + $0) }
+        }
+        let (spooled, whole) = try Self.printBoth(
+            batches, summary: [], memoryLimit: 100, directory: "/nonexistent-castprep-folder")
         #expect(spooled == whole)
     }
 
