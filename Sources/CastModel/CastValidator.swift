@@ -26,7 +26,12 @@ public struct CastValidator: Sendable {
 
     /// Validates a LOAD: its media, tracks, queue and options, and its frame size.
     public func validate(_ load: LoadRequest, at path: JSONPath = .root) -> [Diagnostic] {
-        validate(load, at: path, payloadSize: JSONWriter.compactByteCount(of: load.jsonValue))
+        // The size of the text the request is sent as, written straight from the request
+        // (the bytes of its `jsonValue` written compactly, without building that value).
+        var text: [UInt8] = []
+        text.reserveCapacity(1024)
+        load.writeCompactJSON(into: &text)
+        return validate(load, at: path, payloadSize: text.count)
     }
 
     /// Validates a LOAD whose compact JSON text (``JSONWriter/compact`` of its `jsonValue`) the
@@ -360,7 +365,8 @@ public struct CastValidator: Sendable {
             if !image.url.isEmpty {
                 findings += checkURL(image.url, field: "url", at: imagePath.appending("url"), isImage: true)
             }
-            for (name, value) in [("width", image.width), ("height", image.height)] {
+            // Two named checks rather than a list of pairs built for every image.
+            func checkSize(_ name: String, _ value: Int?) {
                 if let value, value <= 0 {
                     findings.append(
                         Diagnostic(
@@ -368,6 +374,8 @@ public struct CastValidator: Sendable {
                             fix: "give the real size or leave it out", path: imagePath.appending(name)))
                 }
             }
+            checkSize("width", image.width)
+            checkSize("height", image.height)
         }
         if let latitude = metadata.latitude, !(-90...90).contains(latitude) {
             findings.append(
@@ -383,10 +391,7 @@ public struct CastValidator: Sendable {
                     fix: "use decimal degrees",
                     path: path.appending("longitude")))
         }
-        for (field, value) in [
-            ("releaseDate", metadata.releaseDate), ("originalAirdate", metadata.originalAirdate),
-            ("creationDateTime", metadata.creationDateTime),
-        ] {
+        func checkDate(_ field: String, _ value: String?) {
             if let value, !isISO8601Date(value) {
                 findings.append(
                     Diagnostic(
@@ -395,6 +400,9 @@ public struct CastValidator: Sendable {
                         fix: "write YYYY-MM-DD (or YYYY-MM-DDThh:mm:ssZ)", path: path.appending(field)))
             }
         }
+        checkDate("releaseDate", metadata.releaseDate)
+        checkDate("originalAirdate", metadata.originalAirdate)
+        checkDate("creationDateTime", metadata.creationDateTime)
         return findings
     }
 
@@ -944,7 +952,10 @@ public struct CastValidator: Sendable {
             case "\"" where inValue: inQuotes = true
             case ";": inValue = false
             case "=": inValue = true
-            default: if !inValue, scalar.properties.isUppercase { return true }
+            default:
+                // A–Z are ASCII's only upper-case letters; the Unicode property lookup is for the rest.
+                guard !inValue else { continue }
+                if scalar.isASCII ? (0x41...0x5A).contains(scalar.value) : scalar.properties.isUppercase { return true }
             }
         }
         return false
@@ -1099,16 +1110,28 @@ enum URLCheck: Equatable {
     static func check(_ text: String) -> URLCheck {
         if text.isEmpty { return .empty }
         // Scan bytes, not Characters: this runs for every URL of every item.
-        if let bad = text.utf8.first(where: {
-            $0 <= 0x20 || $0 == 0x22 || $0 == 0x3C || $0 == 0x3E || $0 == 0x5C || $0 == 0x7F
-        }) {
+        let isBad = { (byte: UInt8) in
+            byte <= 0x20 || byte == 0x22 || byte == 0x3C || byte == 0x3E || byte == 0x5C || byte == 0x7F
+        }
+        let firstBad =
+            text.utf8.withContiguousStorageIfAvailable { bytes in
+                bytes.firstIndex(where: isBad).map { bytes[$0] }
+            } ?? text.utf8.first(where: isBad)
+        if let bad = firstBad {
             // A URL that is wrong in two ways reports its scheme first: that is the real problem.
             if let scheme = URLSyntax.scheme(of: text), !["http", "https"].contains(scheme) { return .scheme(scheme) }
             return .invalidCharacter(Character(Unicode.Scalar(bad)))
         }
-        guard let scheme = URLSyntax.scheme(of: text) else { return .relative }
-        guard scheme == "http" || scheme == "https" else { return .scheme(scheme) }
-        let afterScheme = text.utf8.dropFirst(scheme.utf8.count + 1)
+        // http: and https: (nearly every URL) are recognised without building the scheme's text.
+        let schemeLength: Int
+        if let known = httpSchemeLength(text) {
+            schemeLength = known
+        } else {
+            guard let scheme = URLSyntax.scheme(of: text) else { return .relative }
+            guard scheme == "http" || scheme == "https" else { return .scheme(scheme) }
+            schemeLength = scheme.utf8.count
+        }
+        let afterScheme = text.utf8.dropFirst(schemeLength + 1)
         guard afterScheme.starts(with: "//".utf8) else { return .missingHost }
         var authority = afterScheme.dropFirst(2).prefix {
             $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#")
@@ -1120,8 +1143,14 @@ enum URLCheck: Equatable {
         } else {
             hostBytes = authority.prefix { $0 != UInt8(ascii: ":") }
         }
+        guard let first = hostBytes.first, let last = hostBytes.last else { return .missingHost }
+        // Every loopback name below starts with "1", ":" or "0" or ends in "t" (localhost): any
+        // other host is not one, and its lower-cased text is not needed.
+        guard
+            first == UInt8(ascii: "1") || first == UInt8(ascii: ":") || first == UInt8(ascii: "0")
+                || last | 0x20 == UInt8(ascii: "t")
+        else { return .ok }
         let host = String(decoding: hostBytes, as: UTF8.self).lowercased()
-        if host.isEmpty { return .missingHost }
         if host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "::1"
             || host == "0.0.0.0"
         {
@@ -1130,6 +1159,19 @@ enum URLCheck: Equatable {
         return .ok
     }
 
+    /// 4 for text starting `http:`, 5 for `https:` (in any case), as ``URLSyntax/scheme(of:)``
+    /// would find them; nil for anything else.
+    private static func httpSchemeLength(_ text: String) -> Int? {
+        var bytes = text.utf8.makeIterator()
+        for expected in "http".utf8 {
+            guard let byte = bytes.next(), byte | 0x20 == expected else { return nil }
+        }
+        switch bytes.next() {
+        case UInt8(ascii: ":"): return 4
+        case let byte? where byte | 0x20 == UInt8(ascii: "s"): return bytes.next() == UInt8(ascii: ":") ? 5 : nil
+        default: return nil
+        }
+    }
 }
 
 /// Well-formedness of BCP 47 language tags (RFC 5646 syntax; the registry is not consulted).

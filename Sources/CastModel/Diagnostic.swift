@@ -112,12 +112,18 @@ extension Array where Element == Diagnostic {
 
     /// Diagnostics in a stable order: by file position, then path, then code.
     public func sortedForDisplay() -> [Diagnostic] {
-        sorted { lhs, rhs in
-            let left = (lhs.location?.file ?? "", lhs.location?.line ?? 0, lhs.location?.column ?? 0)
-            let right = (rhs.location?.file ?? "", rhs.location?.line ?? 0, rhs.location?.column ?? 0)
-            if left != right { return left < right }
-            if lhs.path != rhs.path { return (lhs.path ?? .root) < (rhs.path ?? .root) }
-            return lhs.code < rhs.code
-        }
+        sorted(by: Diagnostic.precedesForDisplay)
+    }
+}
+
+extension Diagnostic {
+    /// Whether `lhs` is printed before `rhs`: by file position, then path, then code (the
+    /// order of ``Swift/Array/sortedForDisplay()``).
+    public static func precedesForDisplay(_ lhs: Diagnostic, _ rhs: Diagnostic) -> Bool {
+        let left = (lhs.location?.file ?? "", lhs.location?.line ?? 0, lhs.location?.column ?? 0)
+        let right = (rhs.location?.file ?? "", rhs.location?.line ?? 0, rhs.location?.column ?? 0)
+        if left != right { return left < right }
+        if lhs.path != rhs.path { return (lhs.path ?? .root) < (rhs.path ?? .root) }
+        return lhs.code < rhs.code
     }
 }

@@ -68,7 +68,15 @@ public struct MediaMetadata: CastJSONConvertible {
 
     /// The wire names of the fields each documented type uses (deprecated ones included).
     public static func fieldNames(for type: MetadataType) -> Set<String>? {
-        switch type.rawValue {
+        // Built once: the validator asks for every item's metadata.
+        fieldSets.indices.contains(type.rawValue) ? fieldSets[type.rawValue] : nil
+    }
+
+    /// The fields of metadata types 0…5, by type.
+    private static let fieldSets: [Set<String>] = (0...5).compactMap { fieldSet(for: $0) }
+
+    private static func fieldSet(for type: Int) -> Set<String>? {
+        switch type {
         case 0: ["title", "subtitle", "images", "releaseDate", "releaseYear"]
         case 1: ["title", "subtitle", "studio", "images", "releaseDate", "releaseYear"]
         case 2:

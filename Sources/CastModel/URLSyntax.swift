@@ -18,6 +18,9 @@ public enum URLSyntax {
     /// The lower-cased extension of the last path segment, ignoring query and fragment:
     /// `https://h/a/Movie.MP4?x=1` gives `mp4`; `notes` gives nil.
     public static func pathExtension(of text: String) -> String? {
+        // A native string's bytes are contiguous: one indexed pass over them, not the generic
+        // UTF-8 view (this runs several times for every URL of a catalog).
+        if let found = text.utf8.withContiguousStorageIfAvailable(pathExtension(ofBytes:)) { return found }
         // On bytes: "?", "#", "/" and "." are ASCII, so their byte positions are character
         // boundaries; this runs for every URL of a catalog.
         var path = text.utf8[...]
@@ -28,6 +31,26 @@ public enum URLSyntax {
         guard !ext.isEmpty else { return nil }
         guard ext.allSatisfy({ $0 < 0x80 }) else { return String(Substring(ext)).lowercased() }
         return String(decoding: ext.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// ``pathExtension(of:)`` on the UTF-8 bytes of the text.
+    private static func pathExtension(ofBytes bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var end = 0
+        while end < bytes.count, bytes[end] != 0x3F, bytes[end] != 0x23 { end += 1 }
+        var dot = -1
+        var start = end
+        while start > 0, bytes[start - 1] != 0x2F {
+            start -= 1
+            if dot < 0, bytes[start] == 0x2E { dot = start }
+        }
+        // A name that starts with its only dot (".profile") has no extension; neither does "a.".
+        guard dot > start, dot + 1 < end else { return nil }
+        let ext = UnsafeBufferPointer(rebasing: bytes[(dot + 1)..<end])
+        guard ext.allSatisfy({ $0 < 0x80 }) else { return String(decoding: ext, as: UTF8.self).lowercased() }
+        return String(unsafeUninitializedCapacity: ext.count) { buffer in
+            for (index, byte) in ext.enumerated() { buffer[index] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+            return ext.count
+        }
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool {

@@ -25,9 +25,14 @@ struct DiagnosticPrinter {
 
     /// "2 errors, 1 warning" (nothing when there are none).
     static func tally(_ diagnostics: [Diagnostic]) -> String {
-        let errors = diagnostics.filter { $0.severity == .error }.count
-        let warnings = diagnostics.filter { $0.severity == .warning }.count
-        let notes = diagnostics.filter { $0.severity == .note }.count
+        tally(
+            errors: diagnostics.filter { $0.severity == .error }.count,
+            warnings: diagnostics.filter { $0.severity == .warning }.count,
+            notes: diagnostics.filter { $0.severity == .note }.count)
+    }
+
+    /// "2 errors, 1 warning" from the counts.
+    static func tally(errors: Int, warnings: Int, notes: Int) -> String {
         var parts: [String] = []
         parts.append("\(errors) error\(errors == 1 ? "" : "s")")
         parts.append("\(warnings) warning\(warnings == 1 ? "" : "s")")

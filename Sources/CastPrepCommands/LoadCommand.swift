@@ -241,7 +241,7 @@ extension LoadCommand {
         let validator = CastValidator()
         let force = values.flag("force")
         let writer: JSONWriter = values.flag("ndjson") ? .compact : .pretty
-        let outcome: (summary: CatalogStreamReader.Summary, diagnostics: [Diagnostic], printed: Int)
+        let outcome: (summary: CatalogStreamReader.Summary, tally: FindingTally, printed: Int)
         do {
             outcome = try await BlockingWork.run {
                 let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
@@ -249,17 +249,21 @@ extension LoadCommand {
                 let flushSize = 1 << 20
                 var output: [UInt8] = []
                 output.reserveCapacity(flushSize + (chunk << 11))
-                var diagnostics: [Diagnostic] = []
+                // Findings go to a spool batch by batch, in display order, so that a catalog
+                // whose every item fails does not hold them all (see FindingSpool).
+                var findings = FindingSpool(
+                    directory: ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+                )
                 var printed = 0
-                let summary = try CatalogStreamReader().read(contentsOf: path) { items, findings, locate in
-                    diagnostics += findings
-                    let blockedPaths = ErrorPaths(findings)
+                let summary = try CatalogStreamReader().read(contentsOf: path) { items, found, locate in
+                    var batchFindings = found
+                    let blockedPaths = ErrorPaths(found)
                     LoadBatch.forEachInParallel(items, workers: workers, chunk: chunk) { slice in
                         LoadBatch.make(
                             slice, builder: builder, validator: validator, blockedPaths: blockedPaths, writer: writer,
                             force: force)
                     } consume: { part in
-                        diagnostics += locate(part.diagnostics)
+                        batchFindings += locate(part.diagnostics)
                         printed += part.printed
                         output += part.output
                         if output.count >= flushSize {
@@ -267,21 +271,22 @@ extension LoadCommand {
                             output.removeAll(keepingCapacity: true)
                         }
                     }
+                    findings.add(batchFindings)
                 }
                 if !output.isEmpty { io.write(String(decoding: output, as: UTF8.self)) }
-                return (summary, summary.diagnostics + diagnostics, printed)
+                try findings.print(summary: summary.diagnostics, with: printer)
+                return (summary, FindingTally(spooled: findings, summary: summary.diagnostics), printed)
             }
         } catch let error as CatalogError {
             printer.print([error.diagnostic])
             return 1
         }
-        let diagnostics = outcome.diagnostics
-        printer.print(diagnostics)
+        let tally = outcome.tally
         let count = outcome.summary.itemCount
         io.writeErrorLine(
-            "castprep: \(count) item\(count == 1 ? "" : "s") read, \(outcome.printed) LOAD request\(outcome.printed == 1 ? "" : "s") printed; \(DiagnosticPrinter.tally(diagnostics))"
+            "castprep: \(count) item\(count == 1 ? "" : "s") read, \(outcome.printed) LOAD request\(outcome.printed == 1 ? "" : "s") printed; \(DiagnosticPrinter.tally(errors: tally.errors, warnings: tally.warnings, notes: tally.notes))"
         )
-        return diagnostics.containsErrors ? 1 : 0
+        return tally.errors > 0 ? 1 : 0
     }
 }
 
@@ -301,17 +306,26 @@ struct LoadBatch: Sendable {
         writer: JSONWriter?, force: Bool
     ) -> LoadBatch {
         var batch = LoadBatch()
-        let compactIsOutput = writer != nil && writer?.indentWidth == nil
+        // The compact text is written straight from the request (no `jsonValue` tree): it is
+        // the measured frame, the `--ndjson` line, and the source of the indented form.
+        var compact: [UInt8] = []
         for item in items {
             let (load, built) = builder.loadRequest(for: item)
-            let json = load.jsonValue
+            var json: JSONValue?
             let start = batch.output.count
             let size: Int
-            if compactIsOutput {
-                JSONWriter.compact.write(json, into: &batch.output)
+            switch writer {
+            case nil:
+                let value = load.jsonValue
+                json = value
+                size = JSONWriter.compactByteCount(of: value)
+            case .some(let writer) where writer.indentWidth == nil:
+                load.writeCompactJSON(into: &batch.output)
                 size = batch.output.count - start
-            } else {
-                size = JSONWriter.compactByteCount(of: json)
+            case .some:
+                compact.removeAll(keepingCapacity: true)
+                load.writeCompactJSON(into: &compact)
+                size = compact.count
             }
             let findings =
                 built + validator.validate(load, payloadSize: size).map { item.locating($0, inRequest: "LOAD") }
@@ -322,10 +336,10 @@ struct LoadBatch: Sendable {
             }
             batch.printed += 1
             guard let writer else {
-                batch.kept.append(json)
+                if let json { batch.kept.append(json) }
                 continue
             }
-            if !compactIsOutput { writer.write(json, into: &batch.output) }
+            if writer.indentWidth != nil { writer.write(compactText: compact, into: &batch.output) }
             batch.output.append(0x0A)
         }
         return batch
@@ -391,7 +405,8 @@ struct ErrorPaths: Sendable {
 
     /// Whether an error finding lies inside `item` (as ``CatalogItem/hasErrors(in:)`` decides).
     func contains(_ item: CatalogItem) -> Bool {
-        guard let path = item.path else { return false }
+        // Most catalogs have no error before building: no path to hash then.
+        guard !paths.isEmpty, let path = item.path else { return false }
         return paths.contains(path)
     }
 }

@@ -200,8 +200,8 @@ public struct CastVideosCatalogReader: Sendable {
         }
         _ = video.finish(into: &diagnostics)
         diagnostics += local
-        let label = title.map { "\"\($0)\"" } ?? "video #\(index)"
         guard !sources.isEmpty else {
+            let label = title.map { "\"\($0)\"" } ?? "video #\(index)"
             diagnostics.append(
                 Diagnostic(
                     .error, "catalog.item-no-source", "\(label) has no usable source; skipped",

@@ -323,7 +323,8 @@ public struct CatalogStreamReader: Sendable {
         _ ranges: [Range<Int>], firstVideo: Int, path: JSONPath, bases: [String: String], firstIndex: Int,
         file: LoadedFile, reader: CastVideosCatalogReader
     ) -> (items: [CatalogItem], diagnostics: [Diagnostic]) {
-        typealias Read = (value: JSONValue, item: CatalogItem?, diagnostics: [Diagnostic])
+        // A video's tree is dropped once its item is built: a batch holds items, not trees.
+        typealias Read = (item: CatalogItem?, diagnostics: [Diagnostic])
         let read: @Sendable (Range<Int>) -> [Read] = { lane in
             file.withBytes { buffer in
                 var scanner = JSONScanner(bytes: buffer)
@@ -343,7 +344,7 @@ public struct CatalogStreamReader: Sendable {
                     let value = document?.value ?? .null
                     let item = reader.readVideo(
                         value, at: videoPath, bases: bases, index: firstIndex + position, diagnostics: &diagnostics)
-                    reads.append((value, item, diagnostics))
+                    reads.append((item, diagnostics))
                 }
                 return reads
             }
@@ -366,13 +367,19 @@ public struct CatalogStreamReader: Sendable {
         var diagnostics: [Diagnostic] = []
         for (position, read) in reads.enumerated() {
             var read = read
-            // After a skipped video the number read ahead is one too high: read it again.
+            // After a skipped video the number read ahead is one too high: parse it again and
+            // read it with its own number.
             if items.count != position {
                 var local = Array(read.diagnostics.filter { $0.code == "json.duplicate-key" })
+                let videoPath = path.appending(index: firstVideo + position)
+                let value = file.withBytes { buffer in
+                    var scanner = JSONScanner(bytes: buffer)
+                    scanner.move(to: ranges[position].lowerBound, depth: 4)
+                    return (try? scanner.parseValue(at: videoPath))?.value ?? .null
+                }
                 let item = reader.readVideo(
-                    read.value, at: path.appending(index: firstVideo + position), bases: bases,
-                    index: firstIndex + items.count, diagnostics: &local)
-                read = (read.value, item, local)
+                    value, at: videoPath, bases: bases, index: firstIndex + items.count, diagnostics: &local)
+                read = (item, local)
             }
             diagnostics += read.diagnostics
             if let item = read.item { items.append(item) }

@@ -26,7 +26,11 @@ public struct URLResolver: Sendable {
         guard !trimmed.isEmpty else { return nil }
         if URLSyntax.scheme(of: trimmed) != nil { return trimmed }
         var baseText: String?
-        if let base, !base.isEmpty, let resolvedBase = resolve(base) {
+        if let base, Self.isPlainDirectoryBase(base) {
+            // Resolving such a base gives it back unchanged (it has a scheme and no blanks to
+            // trim) and it ends in "/": the category's base, the same for every video.
+            baseText = base
+        } else if let base, !base.isEmpty, let resolvedBase = resolve(base) {
             // A base URL is a directory; without a trailing slash RFC 3986 would drop its
             // last segment, which is never what a catalog author means.
             baseText = resolvedBase.hasSuffix("/") ? resolvedBase : resolvedBase + "/"
@@ -49,10 +53,15 @@ public struct URLResolver: Sendable {
     /// A reference made only of unreserved path characters, with no dot segments, query or
     /// fragment: resolving it against a directory is appending it.
     static func isPlainRelativePath(_ text: String) -> Bool {
+        if let plain = text.utf8.withContiguousStorageIfAvailable(isPlainRelativePath(bytes:)) { return plain }
+        return isPlainRelativePath(bytes: text.utf8)
+    }
+
+    private static func isPlainRelativePath(bytes: some Sequence<UInt8>) -> Bool {
         let slash: UInt8 = 0x2F
         let dot: UInt8 = 0x2E
         var previous = slash
-        for byte in text.utf8 {
+        for byte in bytes {
             if byte == dot || byte == slash {
                 // Empty, "." and ".." segments need real resolution.
                 if previous == slash || previous == dot { return false }
@@ -73,15 +82,24 @@ public struct URLResolver: Sendable {
 
     /// An http(s) base ending in "/" with no query or fragment.
     static func isPlainDirectoryBase(_ text: String) -> Bool {
+        // On ASCII text, characters are bytes: checked in one pass without Character logic.
+        let ascii = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            guard bytes.starts(with: "https://".utf8) || bytes.starts(with: "http://".utf8),
+                bytes.last == UInt8(ascii: "/")
+            else { return false }
+            return !bytes.contains { byte in byte <= 0x20 || byte == 0x3F || byte == 0x23 }
+        }
+        if let ascii, let plain = ascii { return plain }
         guard text.hasPrefix("https://") || text.hasPrefix("http://"), text.hasSuffix("/") else { return false }
         return !text.utf8.contains { byte in byte <= 0x20 || byte == 0x3F || byte == 0x23 }
     }
 
     /// `text` without leading and trailing spaces and tabs.
     static func trimmingSpaces(_ text: String) -> String {
-        let blanks: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
+        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
         guard let first = text.utf8.first, let last = text.utf8.last else { return text }
-        if !blanks.contains(first), !blanks.contains(last) { return text }
+        if !isBlank(first), !isBlank(last) { return text }
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

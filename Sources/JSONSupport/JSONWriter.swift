@@ -73,6 +73,72 @@ public struct JSONWriter: Sendable {
         }
     }
 
+    /// Appends `compactText`, the text ``compact`` wrote for some value, in this writer's form:
+    /// the bytes `write(value, into:)` appends, without the value. Both forms list the same
+    /// members in the same order and differ only in the white space between tokens, so the
+    /// compact text is laid out again rather than the value written a second time.
+    ///
+    /// - Parameter compactText: text with no white space outside strings, as ``compact``
+    ///   writes it; other input gives unspecified (but memory-safe) output.
+    public func write(compactText: some Collection<UInt8>, into output: inout [UInt8]) {
+        guard let indentWidth else {
+            output.append(contentsOf: compactText)
+            return
+        }
+        var depth = 0
+        var inString = false
+        var escaped = false
+        var opened: UInt8?
+        for byte in compactText {
+            if inString {
+                output.append(byte)
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            if let open = opened {
+                opened = nil
+                // `[]` and `{}` stay on one line, as `write` writes empty containers.
+                if (open == UInt8(ascii: "[") && byte == UInt8(ascii: "]"))
+                    || (open == UInt8(ascii: "{") && byte == UInt8(ascii: "}"))
+                {
+                    output.append(byte)
+                    continue
+                }
+                depth += 1
+                output.append(0x0A)
+                output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indentWidth * depth))
+            }
+            switch byte {
+            case UInt8(ascii: "\""):
+                inString = true
+                output.append(byte)
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                output.append(byte)
+                opened = byte
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                depth = max(0, depth - 1)
+                output.append(0x0A)
+                output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indentWidth * depth))
+                output.append(byte)
+            case UInt8(ascii: ","):
+                output.append(byte)
+                output.append(0x0A)
+                output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indentWidth * depth))
+            case UInt8(ascii: ":"):
+                output.append(byte)
+                output.append(UInt8(ascii: " "))
+            default:
+                output.append(byte)
+            }
+        }
+    }
+
     /// The length in bytes of the compact text of `value` (``compact`` writing it), counted
     /// without writing it: key order does not change a length, so nothing is sorted either.
     /// This is the size a Cast frame check needs.

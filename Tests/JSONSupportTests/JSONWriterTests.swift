@@ -150,3 +150,26 @@ struct CompactByteCountTests {
         #expect(JSONWriter.compactByteCount(of: value) == JSONWriter.compact.bytes(from: value).count)
     }
 }
+
+@Suite("JSONWriter laying out compact text")
+struct JSONWriterCompactTextTests {
+    static let values: [JSONValue] = [
+        ["a": [1, ["b": nil]], "c": [:], "d": [], "e": "x"],
+        [:],
+        [],
+        "a \"quoted\" [string], with {brackets}: and \\ backslash \\",
+        ["k\"ey": ["\\": "\\\"", "nested": [[[]], [[:]], [["x": [true, false, -1.5e3]]]]]],
+        ["control": "\u{0001}\n\t", "sep": "\u{2028}", "é": "ü"],
+        12,
+    ]
+
+    @Test("compact text laid out again is what the writer writes for the value", arguments: values)
+    func layout(value: JSONValue) {
+        let compact = JSONWriter.compact.bytes(from: value)
+        for writer in [JSONWriter.pretty, JSONWriter(indentWidth: 4), JSONWriter(indentWidth: 0), JSONWriter.compact] {
+            var output: [UInt8] = []
+            writer.write(compactText: compact, into: &output)
+            #expect(output == writer.bytes(from: value))
+        }
+    }
+}
