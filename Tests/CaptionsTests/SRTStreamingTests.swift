@@ -10,15 +10,7 @@ import TestSupport
 /// report, diagnostics included and in the same order; the same error when either throws.
 @Suite("SRT streaming converter")
 struct SRTStreamingTests {
-    /// What happened to one input.
-    enum Outcome: Equatable {
-        /// The streaming converter wrote it, identically to the general path.
-        case streamed
-        /// The streaming converter left it to the general path.
-        case fellBack
-        /// Both threw the same error.
-        case threw
-    }
+    typealias Outcome = StreamingOutcome
 
     /// Converts `data` both ways and expects the same result.
     @discardableResult
@@ -34,28 +26,7 @@ struct SRTStreamingTests {
         let streamed = Result { () throws(CaptionError) -> ConvertedWebVTT? in
             try SRTStreamingConverter.convert(data, readOptions: readOptions, options: options)
         }
-        switch (general, streamed) {
-        case (_, .success(nil)):
-            return .fellBack
-        case (.success(let expected), .success(let actual?)):
-            #expect(
-                actual.bytes == expected.bytes,
-                "\(name): WebVTT differs\n--- general\n\(String(decoding: expected.bytes, as: UTF8.self))\n--- streamed\n\(String(decoding: actual.bytes, as: UTF8.self))",
-                sourceLocation: sourceLocation)
-            #expect(
-                actual.report.diagnostics.map(\.description) == expected.report.diagnostics.map(\.description),
-                "\(name): diagnostics differ", sourceLocation: sourceLocation)
-            #expect(actual.report == expected.report, "\(name): reports differ", sourceLocation: sourceLocation)
-            return .streamed
-        case (.failure(let expected), .failure(let actual)):
-            #expect(actual == expected, "\(name): errors differ", sourceLocation: sourceLocation)
-            return .threw
-        default:
-            Issue.record(
-                "\(name): one path threw and the other did not: \(general) / \(streamed)",
-                sourceLocation: sourceLocation)
-            return .fellBack
-        }
+        return expectStreamedSameAsGeneral(general, streamed, name: name, sourceLocation: sourceLocation)
     }
 
     @Test(

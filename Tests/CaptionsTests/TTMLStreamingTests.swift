@@ -11,9 +11,7 @@ import TestSupport
 /// diagnostics included and in the same order; the same error when either throws.
 @Suite("TTML streaming conversion")
 struct TTMLStreamingTests {
-    enum Outcome: Equatable {
-        case streamed, fellBack, threw
-    }
+    typealias Outcome = StreamingOutcome
 
     /// Converts `data` both ways and expects the same result.
     @discardableResult
@@ -33,28 +31,7 @@ struct TTMLStreamingTests {
                 }
             }
         }
-        switch (general, streamed) {
-        case (_, .success(nil)):
-            return .fellBack
-        case (.success(let expected), .success(let actual?)):
-            #expect(
-                actual.bytes == expected.bytes,
-                "\(name): WebVTT differs\n--- general\n\(String(decoding: expected.bytes, as: UTF8.self))\n--- streamed\n\(String(decoding: actual.bytes, as: UTF8.self))",
-                sourceLocation: sourceLocation)
-            #expect(
-                actual.report.diagnostics.map(\.description) == expected.report.diagnostics.map(\.description),
-                "\(name): diagnostics differ", sourceLocation: sourceLocation)
-            #expect(actual.report == expected.report, "\(name): reports differ", sourceLocation: sourceLocation)
-            return .streamed
-        case (.failure(let expected), .failure(let actual)):
-            #expect(actual == expected, "\(name): errors differ", sourceLocation: sourceLocation)
-            return .threw
-        default:
-            Issue.record(
-                "\(name): one path threw and the other did not: \(general) / \(streamed)",
-                sourceLocation: sourceLocation)
-            return .fellBack
-        }
+        return expectStreamedSameAsGeneral(general, streamed, name: name, sourceLocation: sourceLocation)
     }
 
     static let optionSets: [ConversionOptions] = [

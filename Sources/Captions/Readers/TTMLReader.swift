@@ -912,25 +912,7 @@ private struct Reader {
             guard text.utf8.contains(0x0A) else { return text }
             var result: [UInt8] = []
             result.reserveCapacity(text.utf8.count)
-            var pendingSpaces = 0
-            var afterBreak = false
-            for byte in text.utf8 {
-                if byte == 0x20 {
-                    if !afterBreak { pendingSpaces += 1 }
-                } else if byte == 0x0A {
-                    pendingSpaces = 0
-                    result.append(0x0A)
-                    afterBreak = true
-                } else {
-                    if pendingSpaces > 0 {
-                        result.append(contentsOf: repeatElement(0x20, count: pendingSpaces))
-                        pendingSpaces = 0
-                    }
-                    result.append(byte)
-                    afterBreak = false
-                }
-            }
-            result.append(contentsOf: repeatElement(0x20, count: pendingSpaces))
+            LineFeedSpaces.append(text.utf8, droppingSpacesAroundLineFeedsTo: &result)
             return String(decoding: result, as: UTF8.self)
         }
         func map(_ nodes: [CueNode]) -> [CueNode] {

@@ -255,26 +255,8 @@ struct StyledPayloadWriter {
         }
         guard touches else { return }
         let start = text.count
-        var pendingSpaces = 0
-        var afterBreak = false
-        for position in range {
-            let byte = text[position]
-            if byte == 0x20 {
-                if !afterBreak { pendingSpaces += 1 }
-            } else if byte == 0x0A {
-                pendingSpaces = 0
-                text.append(0x0A)
-                afterBreak = true
-            } else {
-                if pendingSpaces > 0 {
-                    text.append(contentsOf: repeatElement(0x20, count: pendingSpaces))
-                    pendingSpaces = 0
-                }
-                text.append(byte)
-                afterBreak = false
-            }
-        }
-        text.append(contentsOf: repeatElement(0x20, count: pendingSpaces))
+        let run = Array(text[range])
+        LineFeedSpaces.append(run, droppingSpacesAroundLineFeedsTo: &text)
         events[index].start = start
         events[index].count = text.count - start
     }
