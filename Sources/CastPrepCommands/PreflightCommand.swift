@@ -184,6 +184,11 @@ enum PreflightCommand {
         }
 
         let progress = ProgressLine(io: io, requested: values.flag("progress"))
+        let catalogPath = configuration.catalogPath
+        if let size = try? await BlockingWork.run({ () throws -> Int64 in try FileSystem.status(of: catalogPath).size })
+        {
+            progress.reading(catalog: URL(fileURLWithPath: catalogPath).lastPathComponent, bytes: Int(size))
+        }
         // Ctrl-C or SIGTERM cancels the run: it stops starting items, stores what it checked,
         // removes its partial files and replaces nothing (exit 130, as shells expect).
         let termination = TerminationSignal.install()

@@ -71,6 +71,24 @@ final class ProgressLine: Sendable {
         }
     }
 
+    /// Catalogs at least this large get a line while preflight's first pass reads them: at a
+    /// million items that pass takes tens of seconds, and without it the run looks stuck
+    /// before the first item.
+    static let largeCatalogBytes = 64 << 20
+
+    /// Says that the catalog `name` of `bytes` bytes is being read, when it is large enough
+    /// for that to take a while; the first ``update(_:of:)`` replaces it on a terminal.
+    func reading(catalog name: String, bytes: Int) {
+        guard mode != .off, bytes >= Self.largeCatalogBytes else { return }
+        let text = "reading \(name) (\(Self.grouped((bytes + (1 << 19)) >> 20)) MiB) before the first item…"
+        if mode == .redrawn {
+            state.withLock { $0.isShowing = true }
+            io.writeError("\r" + text + "\u{1B}[K")
+        } else {
+            io.writeErrorLine(text)
+        }
+    }
+
     /// Erases the redrawn line, so what follows starts on a clean line.
     func finish() {
         let wasShowing = state.withLock { state in

@@ -328,7 +328,9 @@ struct PreflightRunner: Sendable {
             throw PreflightError(
                 code: "preflight.interrupted",
                 message: "interrupted after \(completed) of \(total) items; no output was replaced",
-                fix: "run the same command again: what was checked is answered from the cache")
+                fix: cache == nil
+                    ? "run the same command again; it starts over, since --no-cache stored nothing: leave --no-cache out and an interrupted run resumes where it stopped"
+                    : "run the same command again: what was checked is answered from the cache")
         }
         // Every store is done: the cache closes while the outputs are finished.
         async let cacheClosed: Void = cache?.close() ?? ()

@@ -90,6 +90,28 @@ struct ProgressLineTests {
             "redrawn at most every 100 ms, and at the end")
     }
 
+    @Test("a catalog of 64 MiB or more gets a line while it is read; a smaller one, or no progress, none")
+    func readingLargeCatalog() {
+        let piped = CommandIO.capturing()
+        let lines = ProgressLine(io: piped, requested: true)
+        lines.reading(catalog: "small.json", bytes: ProgressLine.largeCatalogBytes - 1)
+        #expect(piped.capturedError.isEmpty)
+        lines.reading(catalog: "f.json", bytes: 229 << 20)
+        #expect(piped.capturedError == "reading f.json (229 MiB) before the first item…\n")
+
+        let terminal = CommandIO.capturing(stderrIsTerminal: true)
+        let redrawn = ProgressLine(io: terminal)
+        redrawn.reading(catalog: "f.json", bytes: 1 << 30)
+        redrawn.update(1, of: 10)
+        redrawn.finish()
+        #expect(terminal.capturedError.hasPrefix("\rreading f.json (1,024 MiB) before the first item…\u{1B}[K\r["))
+        #expect(terminal.capturedError.hasSuffix("\r\u{1B}[K"), "erased at the end")
+
+        let off = CommandIO.capturing()
+        ProgressLine(io: off).reading(catalog: "f.json", bytes: 1 << 30)
+        #expect(off.capturedError.isEmpty)
+    }
+
     @Test(
         "the binary: no progress in piped output unless --progress, then whole lines",
         .requires(.castprepBinary))
