@@ -4,7 +4,7 @@
 // then the full conversion, once as is and once with `mergeDuplicates`. Besides "no crash, no hang, no leak", it checks the property the
 // writer promises: whatever the input, the WebVTT written validates with no errors, and
 // parsing it again gives the same cues. It also converts through `convertToWebVTT`, which
-// takes the SRT streaming converter where it can, and checks that the bytes, the report and
+// takes the SRT and TTML streaming converters where it can, and checks that the bytes, the report and
 // any error are exactly those of the cue-model path.
 import Captions
 import CastModel

@@ -37,9 +37,6 @@ struct FindingSpool {
 
     init(directory: String) { self.directory = directory }
 
-    /// Whether any finding is an error.
-    var containsErrors: Bool { errors > 0 }
-
     /// Adds the findings of one batch (located), in the order they came.
     mutating func add(_ findings: [Diagnostic]) {
         guard !findings.isEmpty else { return }
@@ -119,9 +116,13 @@ struct FindingSpool {
             var chunk = [UInt8](repeating: 0, count: 1 << 20)
             var offset = 0
             while offset < spooledBytes {
+                // Never past `spooledBytes`: a spill that failed partway may have left whole
+                // records beyond it, which the buffer still holds and prints.
+                let wanted = min(chunk.count, spooledBytes - offset)
                 let read = chunk.withUnsafeMutableBytes { raw -> Result<Int, SystemCallError> in
                     do throws(SystemCallError) {
-                        return .success(try file.read(at: offset, into: raw))
+                        return .success(
+                            try file.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: raw[..<wanted])))
                     } catch {
                         return .failure(error)
                     }

@@ -77,7 +77,7 @@ struct CatalogIntake: Sendable {
     /// when they are kept, and notes their local files and shard positions on the first pass.
     private static func take(
         _ items: [CatalogItem], findings: [Diagnostic], locate: ([Diagnostic]) -> [Diagnostic],
-        locatingItems: Bool = true, firstPass: (position: Int, shard: PreflightShard?, catalogFolder: String)?
+        locatingItems: Bool = true, firstPass: (position: Int, shard: PreflightShard?, catalogPath: String)?
     ) -> Batch {
         var batch = Batch()
         var located = items
@@ -107,23 +107,17 @@ struct CatalogIntake: Sendable {
         }
         batch.items = Array(zip(located, owned))
         guard let firstPass else { return batch }
-        for (offset, item) in items.enumerated() {
+        for item in items {
             for url in item.sources.map(\.url) + item.captions.map(\.url) + item.images.map(\.url) {
                 if let file = LocalServing.filePath(of: url) { batch.localFiles.append(file) }
             }
-            if let shard = firstPass.shard,
-                PreflightShard.shardNumber(
-                    ofStableID: PreflightShard.stableID(of: item, catalogFolder: firstPass.catalogFolder),
-                    count: shard.count) == shard.index
-            {
-                batch.shardPositions.append(firstPass.position + offset)
+        }
+        if let shard = firstPass.shard {
+            batch.shardPositions = shard.positions(of: items, catalogPath: firstPass.catalogPath).map {
+                firstPass.position + $0
             }
         }
         return batch
-    }
-
-    private static func folder(of path: String) -> String {
-        URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path
     }
 
     private static func readWhole(path: String, shard: PreflightShard?) throws(PreflightError) -> CatalogIntake {
@@ -135,7 +129,7 @@ struct CatalogIntake: Sendable {
         }
         let batch = take(
             result.items, findings: result.diagnostics, locate: { result.locating($0) },
-            firstPass: (0, shard, folder(of: path)))
+            firstPass: (0, shard, path))
         return CatalogIntake(
             format: result.format, itemCount: result.items.count, title: result.title, serving: result.serving,
             localFiles: batch.localFiles, catalogFindings: batch.unowned,
@@ -146,7 +140,6 @@ struct CatalogIntake: Sendable {
     private static func readStreamed(path: String, shard: PreflightShard?, batchSize: Int) throws(PreflightError)
         -> CatalogIntake
     {
-        let catalogFolder = folder(of: path)
         var held: [FedItem]? = []
         var unowned: [Diagnostic] = []
         var localFiles: [String] = []
@@ -158,10 +151,15 @@ struct CatalogIntake: Sendable {
                 items, findings, locate in
                 // The items are kept while they fit in one batch (each category's videos come in
                 // batches of their own): then there is no second pass. Only kept items need places.
-                let keeps = held != nil && (held?.count ?? 0) + items.count <= batchSize
+                // A batch larger than `batchSize` comes only from a shape the reader reads
+                // whole (native, chrome list, M3U): its items are all there is, so they are kept
+                // too rather than read a second time.
+                let heldCount = held?.count ?? 0
+                let keeps =
+                    held != nil && (heldCount + items.count <= batchSize || (heldCount == 0 && items.count > batchSize))
                 let batch = take(
                     items, findings: findings, locate: locate, locatingItems: keeps,
-                    firstPass: (position, shard, catalogFolder))
+                    firstPass: (position, shard, path))
                 if keeps { held? += batch.items } else { held = nil }
                 unowned += batch.unowned
                 localFiles += batch.localFiles

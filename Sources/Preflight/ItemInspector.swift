@@ -68,7 +68,9 @@ struct ItemInspector: Sendable {
             if let local {
                 file =
                     (try? await BlockingWork.run {
-                        (exists: FileManager.default.fileExists(atPath: local), key: LocalFileKey(path: local))
+                        // One stat for a regular file; the existence check only for anything else.
+                        let key = LocalFileKey(path: local)
+                        return (exists: key != nil || FileManager.default.fileExists(atPath: local), key: key)
                     }) ?? (exists: false, key: nil)
             }
             if let local, file?.exists != true {

@@ -72,10 +72,8 @@ struct LocalFileKey: Sendable, Hashable {
     /// work itself and reports what is wrong). Blocks on the disk: call off the
     /// cooperative pool.
     init?(path: String) {
-        guard let identity = FileSystem.identity(of: path), let status = try? FileSystem.status(of: path),
-            status.kind == .regular
-        else { return nil }
-        self.identity = identity
+        guard let status = try? FileSystem.status(of: path), status.kind == .regular else { return nil }
+        identity = status.identity
         size = status.size
         modificationSeconds = status.modificationSeconds
         modificationNanoseconds = status.modificationNanoseconds

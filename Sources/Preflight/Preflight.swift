@@ -156,7 +156,9 @@ struct ServedFolders {
         var folders: [PublishedLocations.ServedFolder]
     }
 
-    /// Starts what `catalog` needs and returns every served folder with its role and URL.
+    /// Starts what a catalog needs, given every local file its items name (sources, captions,
+    /// images, in catalog order) and its `serve` member, and returns every served folder with
+    /// its role and URL.
     ///
     /// The catalog's `serve.root` (or the folder holding every local file inside the catalog's
     /// own folder) is served at `/`, the output folder at `/_castprep/`. A file outside that
@@ -169,19 +171,6 @@ struct ServedFolders {
     /// folders preflight writes into (`captions/`, `posters/`, `fixed/` of the output
     /// folder). Every URL starts with a random token made for this run, so nothing on the
     /// host can be guessed; the written outputs never hold it (``PublishedLocations``).
-    mutating func start(for catalog: CatalogReadResult, catalogPath: String, output: String, bind: String?)
-        throws(PreflightError) -> [PublishedLocations.ServedFolder]
-    {
-        let localFiles = catalog.items.flatMap { item in
-            (item.sources.map(\.url) + item.captions.map(\.url) + item.images.map(\.url)).compactMap(
-                LocalServing.filePath(of:))
-        }
-        return try start(
-            localFiles: localFiles, serving: catalog.serving, catalogPath: catalogPath, output: output, bind: bind)
-    }
-
-    /// Starts what a catalog needs, given every local file its items name (sources, captions,
-    /// images, in catalog order) and its `serve` member, as ``start(for:catalogPath:output:bind:)``.
     mutating func start(
         localFiles: [String], serving: CatalogServing?, catalogPath: String, output: String, bind: String?
     ) throws(PreflightError) -> [PublishedLocations.ServedFolder] {

@@ -23,12 +23,18 @@ public enum FileSystem {
         /// The last modification, seconds since 1970 and nanoseconds within the second.
         public var modificationSeconds: Int64
         public var modificationNanoseconds: Int64
+        /// The device and inode: which file this is, whatever name reached it.
+        public var identity: FileIdentity
 
-        public init(kind: Kind, size: Int64, modificationSeconds: Int64, modificationNanoseconds: Int64) {
+        public init(
+            kind: Kind, size: Int64, modificationSeconds: Int64, modificationNanoseconds: Int64,
+            identity: FileIdentity = FileIdentity(device: 0, inode: 0)
+        ) {
             self.kind = kind
             self.size = size
             self.modificationSeconds = modificationSeconds
             self.modificationNanoseconds = modificationNanoseconds
+            self.identity = identity
         }
 
         init(_ status: stat) {
@@ -41,7 +47,8 @@ public enum FileSystem {
             }
             self.init(
                 kind: kind, size: Int64(status.st_size), modificationSeconds: Int64(status.st_mtim.tv_sec),
-                modificationNanoseconds: Int64(status.st_mtim.tv_nsec))
+                modificationNanoseconds: Int64(status.st_mtim.tv_nsec),
+                identity: FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino)))
         }
     }
 

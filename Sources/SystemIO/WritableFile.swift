@@ -121,8 +121,10 @@ public final class WritableFile: Sendable {
         var position = off_t(offset)
         let start = position
         var method = method
+        // The last fallback's buffer, made once for the whole copy when it is needed.
+        var buffer: [UInt8] = []
         while true {
-            switch try copyStep(from: input, at: &position, source: source, using: method) {
+            switch try copyStep(from: input, at: &position, source: source, using: method, buffer: &buffer) {
             case .copied: continue
             case .finished: return Int(position - start)
             case .refused:
@@ -137,10 +139,11 @@ public final class WritableFile: Sendable {
     /// What one copy call did.
     private enum CopyProgress { case copied, finished, refused }
 
-    /// One call of `method` moving bytes from `input` at `position` to the end of this file.
-    private func copyStep(from input: Int32, at position: inout off_t, source: String, using method: CopyMethod)
-        throws(SystemCallError) -> CopyProgress
-    {
+    /// One call of `method` moving bytes from `input` at `position` to the end of this file;
+    /// `buffer` carries the bytes of `.readWrite` from one call to the next.
+    private func copyStep(
+        from input: Int32, at position: inout off_t, source: String, using method: CopyMethod, buffer: inout [UInt8]
+    ) throws(SystemCallError) -> CopyProgress {
         let chunk = 1 << 30
         let result: Int
         let call: String
@@ -153,7 +156,7 @@ public final class WritableFile: Sendable {
             call = "sendfile"
             result = Glibc.sendfile(descriptor, input, &position, chunk)
         case .readWrite:
-            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: 1 << 20) }
             let count = buffer.withUnsafeMutableBytes { pread(input, $0.baseAddress, $0.count, position) }
             if count < 0 {
                 if errno == EINTR { return .copied }

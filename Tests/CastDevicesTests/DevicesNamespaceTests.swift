@@ -526,7 +526,7 @@ final class EmulatorProcess: Sendable {
                 + (advertise ? ["--interface", "lo"] : ["--no-mdns"]))
         try process.run()
         // The start lines end with the mdns line; read until it is there (or the process ends).
-        let started = try await onOwnThread { CastPrepBinary.read(output, until: "mdns:") }
+        let started = await ChildProcess.read(output, until: "mdns:", timeout: .seconds(15))
         guard started.contains("mdns:") else {
             process.terminate()
             let error = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -92,31 +92,42 @@ struct ShardMergeCommandTests {
         #expect(FileManager.default.fileExists(atPath: folder + "/merged-2/fixed/high10.mp4"))
     }
 
+    /// A native catalog of `count` items under `folder`/library whose media are hard links of
+    /// `names` (copied once into the library, then linked there: links never cross file
+    /// systems), every `captionEvery`-th item with an SRT caption.
+    static func generatedCatalog(
+        in folder: String, title: String, count: Int, names: [String], captionEvery: Int
+    ) throws -> String {
+        let media = folder + "/library/media"
+        try FileManager.default.createDirectory(atPath: media, withIntermediateDirectories: true)
+        let samples = Repository.root().appendingPathComponent("Samples").path
+        try FileManager.default.copyItem(atPath: samples + "/subs.en.srt", toPath: media + "/subs.srt")
+        for name in names { try FileManager.default.copyItem(atPath: samples + "/" + name, toPath: media + "/" + name) }
+        var items: [String] = []
+        for index in 0..<count {
+            let name = "\(index)-" + names[index % names.count]
+            try FileManager.default.linkItem(
+                atPath: media + "/" + names[index % names.count], toPath: media + "/" + name)
+            var item = #"{"id": "item-\#(index)", "title": "Item \#(index)", "url": "media/\#(name)""#
+            if index % captionEvery == 0 { item += #", "captions": [{"src": "media/subs.srt", "language": "en"}]"# }
+            items.append(item + "}")
+        }
+        let catalog = folder + "/library/catalog.json"
+        try Data(#"{"castprep": 1, "title": "\#(title)", "items": [\#n\#(items.joined(separator: ",\n"))]}"#.utf8)
+            .write(to: URL(fileURLWithPath: catalog))
+        return catalog
+    }
+
     @Test("merging the shards of a generated 1,000-item catalog for N = 1…4 gives the unsharded run's files")
     func thousandItems() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let media = folder + "/library/media"
-        try FileManager.default.createDirectory(atPath: media, withIntermediateDirectories: true)
-        let samples = Repository.root().appendingPathComponent("Samples").path
-        let names = [
-            "h264-aac-faststart.mp4", "h264-aac-moov-at-end.mp4", "hevc-aac.mp4", "h264-aac51.mp4", "vp9-opus.webm",
-            "tone.mp3",
-        ]
-        try FileManager.default.copyItem(atPath: samples + "/subs.en.srt", toPath: media + "/subs.srt")
-        var items: [String] = []
-        for index in 0..<1000 {
-            let name = "\(index)-" + names[index % names.count]
-            // Hard links: a thousand URLs without a thousand copies.
-            try FileManager.default.linkItem(
-                atPath: samples + "/" + names[index % names.count], toPath: media + "/" + name)
-            var item = #"{"id": "item-\#(index)", "title": "Item \#(index)", "url": "media/\#(name)""#
-            if index % 10 == 0 { item += #", "captions": [{"src": "media/subs.srt", "language": "en"}]"# }
-            items.append(item + "}")
-        }
-        let catalog = folder + "/library/catalog.json"
-        try Data(#"{"castprep": 1, "title": "Generated", "items": [\#n\#(items.joined(separator: ",\n"))]}"#.utf8)
-            .write(to: URL(fileURLWithPath: catalog))
+        let catalog = try Self.generatedCatalog(
+            in: folder, title: "Generated", count: 1000,
+            names: [
+                "h264-aac-faststart.mp4", "h264-aac-moov-at-end.mp4", "hevc-aac.mp4", "h264-aac51.mp4",
+                "vp9-opus.webm", "tone.mp3",
+            ], captionEvery: 10)
         try await Self.expectMergesMatch(
             catalog: catalog, counts: [1, 2, 3, 4], extra: ["--no-posters", "--jobs", "8"], in: folder)
     }
@@ -125,27 +136,10 @@ struct ShardMergeCommandTests {
     func pagedReport() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let media = folder + "/library/media"
-        try FileManager.default.createDirectory(atPath: media, withIntermediateDirectories: true)
-        let samples = Repository.root().appendingPathComponent("Samples").path
         // Hard links of two small samples: each file is probed once per run, so the run's
         // time goes to the 2,500 items' checks, reports and pages.
-        let names = ["tone.mp3", "h264-aac-faststart.mp4"]
-        try FileManager.default.copyItem(atPath: samples + "/subs.en.srt", toPath: media + "/subs.srt")
-        // Copied once into the library, then linked there: links never cross file systems.
-        for name in names { try FileManager.default.copyItem(atPath: samples + "/" + name, toPath: media + "/" + name) }
-        var items: [String] = []
-        for index in 0..<2500 {
-            let name = "\(index)-" + names[index % names.count]
-            try FileManager.default.linkItem(
-                atPath: media + "/" + names[index % names.count], toPath: media + "/" + name)
-            var item = #"{"id": "item-\#(index)", "title": "Item \#(index)", "url": "media/\#(name)""#
-            if index % 500 == 0 { item += #", "captions": [{"src": "media/subs.srt", "language": "en"}]"# }
-            items.append(item + "}")
-        }
-        let catalog = folder + "/library/catalog.json"
-        try Data(#"{"castprep": 1, "title": "Paged", "items": [\#n\#(items.joined(separator: ",\n"))]}"#.utf8)
-            .write(to: URL(fileURLWithPath: catalog))
+        let catalog = try Self.generatedCatalog(
+            in: folder, title: "Paged", count: 2500, names: ["tone.mp3", "h264-aac-faststart.mp4"], captionEvery: 500)
         try await Self.expectMergesMatch(
             catalog: catalog, counts: [2, 3], extra: ["--no-posters", "--jobs", "8"], in: folder)
         for run in ["whole", "merged-2", "merged-3"] {

@@ -58,11 +58,12 @@ struct PreflightPublishingTests {
         let layout = try Layout()
         defer { layout.remove() }
         try FileManager.default.createDirectory(atPath: layout.output, withIntermediateDirectories: true)
-        var read = try CatalogReader().read(contentsOf: layout.catalog)
-        read.locateItems()
+        // The local files as the run's first pass collects them.
+        let intake = try CatalogIntake.read(path: layout.catalog, shard: nil, reading: .whole)
         var servers = ServedFolders()
         let folders = try servers.start(
-            for: read, catalogPath: layout.catalog, output: layout.output, bind: "127.0.0.1")
+            localFiles: intake.localFiles, serving: intake.serving, catalogPath: layout.catalog,
+            output: layout.output, bind: "127.0.0.1")
         defer { servers.stop() }
         let root = try #require(folders.first { $0.role == .root })
         let extra = try #require(folders.first { $0.role == .extra })

@@ -28,17 +28,4 @@ public enum CastPrepBinary {
         process.standardInput = FileHandle.nullDevice
         return (process, output, error)
     }
-
-    /// Reads `pipe` until `marker` appears, the pipe ends or `timeout` passes; returns what was
-    /// read. It blocks: call it from a thread of its own (a server's start lines, say).
-    public static func read(_ pipe: Pipe, until marker: String, timeout: TimeInterval = 15) -> String {
-        var text = ""
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline, !text.contains(marker) {
-            let chunk = pipe.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        return text
-    }
 }

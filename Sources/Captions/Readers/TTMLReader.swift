@@ -445,7 +445,6 @@ private struct Reader {
 
     /// Seconds for a TTML time expression, or nil.
     func time(_ raw: String) -> Double? {
-        if let seconds = TTMLReader.clockTime(raw) { return seconds }
         let text = raw.trimmingASCIIWhitespace()
         guard !text.isEmpty, text.count < 40 else { return nil }
         if text.contains(":") {
