@@ -98,7 +98,7 @@ enum TextDecoder {
             start = 2
         } else if let utf16 = sniffUTF16(input) {
             encoding = utf16
-        } else if isValidUTF8(input) {
+        } else if UTF8Validation.isValid(input) {
             encoding = .utf8
             knownValid = true
         } else {
@@ -122,7 +122,7 @@ enum TextDecoder {
         case .utf8:
             if knownValid && start == 0 {
                 output = input  // shares the storage: no copy of a file that is already clean UTF-8
-            } else if isValidUTF8(body) {
+            } else if UTF8Validation.isValid(body) {
                 output = Array(body)
             } else {
                 invalid = true
@@ -196,39 +196,9 @@ enum TextDecoder {
         let body = UnsafeBufferPointer(rebasing: input[start...])
         // Valid UTF-8 never starts with a UTF-16 byte order mark, and without NUL bytes the
         // UTF-16 sniffing cannot match, so detection would pick UTF-8 as well.
-        guard isValidUTF8WithoutNUL(body) else { return nil }
+        guard UTF8Validation.isValid(body, allowingNUL: false) else { return nil }
         if body.starts(with: bom) { start += 3 }
         return start
-    }
-
-    /// Whether `bytes` is valid UTF-8 without a NUL byte, in one pass: sixteen bytes at a time
-    /// while they are ASCII other than NUL (nearly all of a caption file), the decoder for the rest.
-    static func isValidUTF8WithoutNUL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        let raw = UnsafeRawPointer(base)
-        let count = bytes.count
-        var index = 0
-        while index < count {
-            if index + 16 <= count {
-                let first = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                let second = raw.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)
-                // High bits: non-ASCII bytes, and (for bytes below 0x80) the zero bytes.
-                let zero = ((first &- 0x0101_0101_0101_0101) & ~first) | ((second &- 0x0101_0101_0101_0101) & ~second)
-                if (first | second | zero) & 0x8080_8080_8080_8080 == 0 {
-                    index += 16
-                    continue
-                }
-            }
-            let lead = bytes[index]
-            if lead < 0x80 {
-                if lead == 0 { return false }
-                index += 1
-                continue
-            }
-            guard let length = multiByteSequenceLength(at: index, in: bytes) else { return false }
-            index += length
-        }
-        return true
     }
 
     static func appendUTF8(_ scalar: UInt32, to output: inout [UInt8]) {
@@ -263,61 +233,6 @@ enum TextDecoder {
         if oddZero * 10 >= pairs * 8, evenZero == 0 { return .utf16LittleEndian }
         if evenZero * 10 >= pairs * 8, oddZero == 0 { return .utf16BigEndian }
         return nil
-    }
-
-    /// The length of the valid multi-byte UTF-8 sequence starting at `index`, or nil when the
-    /// bytes there are not one (a bad lead byte, a truncated or overlong sequence, a surrogate).
-    static func multiByteSequenceLength(at index: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        let length: Int
-        switch bytes[index] {
-        case 0xC2...0xDF: length = 2
-        case 0xE0...0xEF: length = 3
-        case 0xF0...0xF4: length = 4
-        default: return nil
-        }
-        guard index + length <= bytes.count else { return nil }
-        var decoder = UTF8()
-        var iterator = UnsafeBufferPointer(rebasing: bytes[index..<(index + length)]).makeIterator()
-        guard case .scalarValue = decoder.decode(&iterator) else { return nil }
-        return length
-    }
-
-    static func isValidUTF8(_ bytes: some Collection<UInt8>) -> Bool {
-        // Fast path: caption files are mostly ASCII, so skip ASCII eight bytes at a time and
-        // only run the decoder over the rest.
-        if let result = bytes.withContiguousStorageIfAvailable({ buffer -> Bool in
-            var index = 0
-            let count = buffer.count
-            guard let base = buffer.baseAddress else { return true }
-            let raw = UnsafeRawPointer(base)
-            while index < count {
-                if index + 8 <= count {
-                    let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                    if word & 0x8080_8080_8080_8080 == 0 {
-                        index += 8
-                        continue
-                    }
-                }
-                if buffer[index] < 0x80 {
-                    index += 1
-                    continue
-                }
-                guard let length = multiByteSequenceLength(at: index, in: buffer) else { return false }
-                index += length
-            }
-            return true
-        }) {
-            return result
-        }
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue: continue
-            case .emptyInput: return true
-            case .error: return false
-            }
-        }
     }
 
     private static func guessSingleByte(_ input: [UInt8]) -> CaptionTextEncoding {

@@ -70,35 +70,56 @@ public struct CaptionTime: Sendable, Hashable, Comparable, Codable, CustomString
     /// Appends `HH:MM:SS<separator>mmm` of the magnitude of this time to a byte buffer; used by
     /// the writers, which build their output as bytes for speed.
     func appendClock(to bytes: inout [UInt8], separator: UInt8) {
-        let total = milliseconds.magnitude
-        let millis = total % 1000
-        let totalSeconds = total / 1000
-        let seconds = totalSeconds % 60
-        let minutes = (totalSeconds / 60) % 60
-        let hours = totalSeconds / 3600
-        if hours < 100 {
-            Self.appendDigits(hours, count: 2, to: &bytes)
-        } else {
-            bytes.append(contentsOf: String(hours).utf8)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: clockByteCount) { buffer in
+            guard let start = buffer.baseAddress else { return }
+            let end = writeClock(to: start, separator: separator)
+            bytes.append(contentsOf: UnsafeBufferPointer(start: start, count: end - start))
         }
-        bytes.append(UInt8(ascii: ":"))
-        Self.appendDigits(minutes, count: 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        Self.appendDigits(seconds, count: 2, to: &bytes)
-        bytes.append(separator)
-        Self.appendDigits(millis, count: 3, to: &bytes)
     }
 
-    private static func appendDigits(_ value: UInt64, count: Int, to bytes: inout [UInt8]) {
-        var divisor: UInt64 = 1
-        for _ in 1..<count { divisor *= 10 }
-        var remaining = value
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8((remaining / divisor) % 10))
-            remaining %= divisor
-            divisor /= 10
-        }
+    /// The number of bytes ``writeClock(to:separator:)`` writes: twelve below 100 hours.
+    var clockByteCount: Int {
+        let hours = milliseconds.magnitude / 3_600_000
+        return hours < 100 ? 12 : 10 + String(hours).utf8.count
     }
+
+    /// Writes `HH:MM:SS<separator>mmm` of the magnitude of this time at `start`, which has room
+    /// for ``clockByteCount`` bytes, and returns the position after it. Every caption writer's
+    /// timestamps come from here: the streaming converters write straight into their buffers.
+    func writeClock(to start: UnsafeMutablePointer<UInt8>, separator: UInt8) -> UnsafeMutablePointer<UInt8> {
+        let total = milliseconds.magnitude
+        let millis = Int(total % 1000)
+        let totalSeconds = total / 1000
+        let hours = totalSeconds / 3600
+        var cursor = start
+        func pair(_ value: Int) {
+            cursor[0] = UInt8(truncatingIfNeeded: 0x30 + value / 10)
+            cursor[1] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
+            cursor += 2
+        }
+        if hours < 100 {
+            pair(Int(hours))
+        } else {
+            for byte in String(hours).utf8 {
+                cursor.pointee = byte
+                cursor += 1
+            }
+        }
+        cursor[0] = UInt8(ascii: ":")
+        cursor += 1
+        pair(Int((totalSeconds / 60) % 60))
+        cursor[0] = UInt8(ascii: ":")
+        cursor += 1
+        pair(Int(totalSeconds % 60))
+        cursor[0] = separator
+        cursor[1] = UInt8(truncatingIfNeeded: 0x30 + millis / 100)
+        cursor += 2
+        pair(millis % 100)
+        return cursor
+    }
+
+    /// This time, or zero when it is negative: a cue's timestamps are written clamped.
+    var clampedAtZero: CaptionTime { milliseconds < 0 ? CaptionTime(milliseconds: 0) : self }
 
     /// Parses a time offset as given on a command line: `1.5`, `+1.5s`, `-250ms`, `2m`,
     /// `-00:00:01.500`, `01:02.5`. Returns nil when the text is none of these, so the

@@ -633,7 +633,8 @@ private struct Pass {
         }
 
         // A blank line, the timing line with its settings, then the payload.
-        let clocksCount = timingCopy != nil ? 29 : Self.clockLength(cueStart) + 5 + Self.clockLength(cueEnd)
+        let clocksCount =
+            timingCopy != nil ? 29 : cueStart.clampedAtZero.clockByteCount + 5 + cueEnd.clampedAtZero.clockByteCount
         let timingCount = 1 + clocksCount + settingsText.count + 1
         body.reserve(timingCount + payloadText.count + 16)
         var cursor = body.base + body.count
@@ -645,12 +646,12 @@ private struct Pass {
             cursor[25] = UInt8(ascii: ".")
             cursor += 29
         } else {
-            cursor = Self.writeClock(cueStart, to: cursor)
+            cursor = cueStart.clampedAtZero.writeClock(to: cursor, separator: UInt8(ascii: "."))
             for byte in " --> ".utf8 {
                 cursor.pointee = byte
                 cursor += 1
             }
-            cursor = Self.writeClock(cueEnd, to: cursor)
+            cursor = cueEnd.clampedAtZero.writeClock(to: cursor, separator: UInt8(ascii: "."))
         }
         if let settingsBase = settingsText.baseAddress, settingsText.count > 0 {
             OutputBuffer.copy(settingsBase, to: cursor, count: settingsText.count)
@@ -726,51 +727,6 @@ private struct Pass {
             content = [.text(String(decoding: cueText, as: UTF8.self))]
         }
         return CaptionConverter.preview(Cue(start: .zero, end: .zero, content: content))
-    }
-
-    // MARK: Timestamps
-
-    /// The length of `HH:MM:SS.mmm` for `time` clamped at zero, as `CaptionTime.appendClock` writes it.
-    private static func clockLength(_ time: CaptionTime) -> Int {
-        let hours = UInt64(max(0, time.milliseconds)) / 3_600_000
-        return hours < 100 ? 12 : 10 + String(hours).utf8.count
-    }
-
-    /// Writes `time` clamped at zero as `CaptionTime.appendClock` does, straight into the buffer.
-    private static func writeClock(_ time: CaptionTime, to start: UnsafeMutablePointer<UInt8>)
-        -> UnsafeMutablePointer<UInt8>
-    {
-        let total = UInt64(max(0, time.milliseconds))
-        let millis = Int(total % 1000)
-        let totalSeconds = total / 1000
-        let seconds = Int(totalSeconds % 60)
-        let minutes = Int((totalSeconds / 60) % 60)
-        let hours = totalSeconds / 3600
-        var cursor = start
-        func pair(_ value: Int) {
-            cursor[0] = UInt8(truncatingIfNeeded: 0x30 + value / 10)
-            cursor[1] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
-            cursor += 2
-        }
-        if hours < 100 {
-            pair(Int(hours))
-        } else {
-            for byte in String(hours).utf8 {
-                cursor.pointee = byte
-                cursor += 1
-            }
-        }
-        cursor[0] = UInt8(ascii: ":")
-        cursor += 1
-        pair(minutes)
-        cursor[0] = UInt8(ascii: ":")
-        cursor += 1
-        pair(seconds)
-        cursor[0] = UInt8(ascii: ".")
-        cursor[1] = UInt8(truncatingIfNeeded: 0x30 + millis / 100)
-        cursor += 2
-        pair(millis % 100)
-        return cursor
     }
 }
 

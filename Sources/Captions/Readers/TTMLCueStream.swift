@@ -74,28 +74,13 @@ struct TTMLCueStream {
 }
 
 extension TTMLCueStream {
-    /// Appends `time` clamped at zero as ``CaptionTime/appendClock(to:separator:)`` writes it
-    /// with a `.`; the twelve bytes of a time under 100 hours in one copy.
+    /// Appends `time` clamped at zero, as the WebVTT writer writes a cue's timestamps.
     static func appendClock(_ time: CaptionTime, to output: OutputBuffer) {
-        let total = UInt64(max(0, time.milliseconds))
-        guard total < 360_000_000 else {
-            var text: [UInt8] = []
-            CaptionTime(milliseconds: Int64(total)).appendClock(to: &text, separator: 0x2E)
-            output.append(text)
-            return
-        }
-        let value = Int(total)
-        let hours = value / 3_600_000
-        let minutes = value / 60000 % 60
-        let seconds = value / 1000 % 60
-        let millis = value % 1000
-        func digit(_ number: Int) -> UInt8 { UInt8(truncatingIfNeeded: 0x30 + number) }
-        var clock: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (
-            digit(hours / 10), digit(hours % 10), 0x3A, digit(minutes / 10), digit(minutes % 10), 0x3A,
-            digit(seconds / 10), digit(seconds % 10), 0x2E, digit(millis / 100), digit(millis / 10 % 10),
-            digit(millis % 10)
-        )
-        withUnsafeBytes(of: &clock) { output.append($0.assumingMemoryBound(to: UInt8.self)) }
+        let clock = time.clampedAtZero
+        let count = clock.clockByteCount
+        output.reserve(count)
+        _ = clock.writeClock(to: output.base + output.count, separator: UInt8(ascii: "."))
+        output.extend(by: count)
     }
 
     private static func appendArrow(to output: OutputBuffer) {
@@ -116,56 +101,5 @@ extension TTMLCueStream {
         }
         isSorted = true
         log.add(.note, "captions.cues-reordered", "cues were not in time order; they are written sorted by start time")
-    }
-}
-
-/// UTF-8 validation, strict as the standard library's decoding: a buffer it accepts decodes
-/// to a `String` with the same bytes.
-enum UTF8Validation {
-    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var index = 0
-        let count = bytes.count
-        guard let base = bytes.baseAddress else { return true }
-        while index < count {
-            // Eight ASCII bytes at a time.
-            if index + 8 <= count,
-                UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
-            {
-                index += 8
-                continue
-            }
-            let lead = bytes[index]
-            if lead < 0x80 {
-                index += 1
-                continue
-            }
-            let length: Int
-            var lower: UInt8 = 0x80
-            var upper: UInt8 = 0xBF
-            switch lead {
-            case 0xC2...0xDF: length = 2
-            case 0xE0:
-                length = 3
-                lower = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED:
-                length = 3
-                upper = 0x9F
-            case 0xF0:
-                length = 4
-                lower = 0x90
-            case 0xF1...0xF3: length = 4
-            case 0xF4:
-                length = 4
-                upper = 0x8F
-            default: return false
-            }
-            guard index + length <= count else { return false }
-            let second = bytes[index + 1]
-            guard second >= lower, second <= upper else { return false }
-            for offset in 2..<max(2, length) where bytes[index + offset] & 0xC0 != 0x80 { return false }
-            index += length
-        }
-        return true
     }
 }

@@ -21,8 +21,9 @@ enum WebVTTParser {
         try TextInput.checkSize(data.count, options: options)
         var bytes = data
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-        if !TextDecoder.isValidUTF8(bytes) || bytes.contains(0) {
-            if !TextDecoder.isValidUTF8(bytes) {
+        let isUTF8 = UTF8Validation.isValid(bytes)
+        if !isUTF8 || bytes.contains(0) {
+            if !isUTF8 {
                 log.add(
                     .error, "captions.vtt-not-utf8", "WebVTT must be UTF-8; invalid bytes were replaced with U+FFFD",
                     fix: "re-save the file as UTF-8", line: 1)

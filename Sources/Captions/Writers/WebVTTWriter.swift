@@ -36,9 +36,9 @@ public enum WebVTTWriter {
                 output.append(contentsOf: identifier.utf8)
                 output.append(0x0A)
             }
-            CaptionTime(milliseconds: max(0, cues[index].start.milliseconds)).appendClock(to: &output, separator: 0x2E)
+            cues[index].start.clampedAtZero.appendClock(to: &output, separator: 0x2E)
             output.append(contentsOf: " --> ".utf8)
-            CaptionTime(milliseconds: max(0, cues[index].end.milliseconds)).appendClock(to: &output, separator: 0x2E)
+            cues[index].end.clampedAtZero.appendClock(to: &output, separator: 0x2E)
             if !cues[index].settings.isDefault { appendSettings(cues[index].settings, to: &output) }
             output.append(0x0A)
             payload.removeAll(keepingCapacity: true)
@@ -147,7 +147,7 @@ public enum WebVTTWriter {
                 appendEscaped(text, to: &output)
             case .timestamp(let time):
                 output.append(UInt8(ascii: "<"))
-                CaptionTime(milliseconds: max(0, time.milliseconds)).appendClock(to: &output, separator: 0x2E)
+                time.clampedAtZero.appendClock(to: &output, separator: 0x2E)
                 output.append(UInt8(ascii: ">"))
             case .span(let span):
                 output.append(UInt8(ascii: "<"))
