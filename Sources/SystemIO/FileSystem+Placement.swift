@@ -12,25 +12,6 @@ extension FileSystem {
         try renameat2(first, second, flags: renameExchange)
     }
 
-    /// Renames `source` to `destination` only when nothing is at `destination`, in one atomic
-    /// step (`RENAME_NOREPLACE`), so two writers can never replace each other's file. Where the
-    /// file system or the C library refuses the flag, a hard link to the new name and the
-    /// removal of the old one do the same (`link(2)` also refuses an existing name).
-    ///
-    /// - Throws: ``SystemCallError`` naming both paths: `EEXIST` when something is at
-    ///   `destination`, `ENOENT` when `source` is missing.
-    public static func moveWithoutReplacing(_ source: String, to destination: String) throws(SystemCallError) {
-        do throws(SystemCallError) {
-            try renameat2(source, destination, flags: renameNoReplace)
-        } catch {
-            guard error.errno == EINVAL || error.errno == ENOSYS else { throw error }
-            guard link(source, destination) == 0 else {
-                throw SystemCallError("link", errno: errno, path: "\(source) -> \(destination)")
-            }
-            unlink(source)
-        }
-    }
-
     /// Puts the file at `source` in place of `destination` in one atomic step, replacing a
     /// file there; `source` is gone afterwards.
     ///
@@ -64,8 +45,7 @@ extension FileSystem {
         guard mkdir(path, mode_t(permissions)) == 0 else { throw SystemCallError("mkdir", errno: errno, path: path) }
     }
 
-    /// `RENAME_NOREPLACE` and `RENAME_EXCHANGE`, the kernel's values (linux/fs.h).
-    private static let renameNoReplace: UInt32 = 1 << 0
+    /// `RENAME_EXCHANGE`, the kernel's value (linux/fs.h).
     private static let renameExchange: UInt32 = 1 << 1
 
     private static func renameat2(_ source: String, _ destination: String, flags: UInt32) throws(SystemCallError) {

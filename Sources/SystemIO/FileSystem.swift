@@ -103,33 +103,20 @@ public enum FileSystem {
     }
 
     /// Writes `bytes` to `temporaryPath` (created or emptied, never through a symbolic link),
-    /// then renames it to `path`, so a reader sees the old file or the whole new one. The
-    /// temporary file is removed when anything fails.
+    /// then puts it in place of `path` (``replace(_:with:)``), so a reader sees the old file or
+    /// the whole new one. The temporary file is removed when anything fails.
     ///
     /// - Throws: ``SystemCallError`` from `open`, `write` or `rename`.
     public static func writeAtomically(_ bytes: [UInt8], to path: String, through temporaryPath: String)
         throws(SystemCallError)
     {
-        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard descriptor >= 0 else { throw SystemCallError("open", errno: errno) }
-        var offset = 0
-        var failure: SystemCallError?
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw in
-                write(descriptor, raw.baseAddress.map { $0 + offset }, raw.count - offset)
-            }
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else {
-                failure = SystemCallError("write", errno: written < 0 ? errno : EIO)
-                break
-            }
-            offset += written
-        }
-        close(descriptor)
-        if failure == nil, Glibc.rename(temporaryPath, path) != 0 { failure = SystemCallError("rename", errno: errno) }
-        if let failure {
+        let file = try WritableFile(path: temporaryPath, creation: .truncatingExistingRefusingLinks)
+        do throws(SystemCallError) {
+            try file.write(bytes)
+            try replace(path, with: temporaryPath)
+        } catch {
             unlink(temporaryPath)
-            throw failure
+            throw error
         }
     }
 

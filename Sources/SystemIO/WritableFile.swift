@@ -21,9 +21,10 @@ public final class WritableFile: Sendable {
         /// Empty it and write from its start (`O_TRUNC`): for a scratch name that an
         /// interrupted run may have left behind.
         case truncatingExisting
-        /// Refuse it with `EEXIST` (`O_EXCL`, which also refuses a symbolic link there): for a
-        /// name no other writer may hold at the same time.
-        case exclusive
+        /// The same, but a symbolic link at the path is refused with `ELOOP` (`O_NOFOLLOW`):
+        /// for a scratch name in a folder others can write to, where a planted link must not
+        /// send the write elsewhere.
+        case truncatingExistingRefusingLinks
     }
 
     /// How ``append(contentsOfFileAt:from:)`` moves bytes. The first that the file systems
@@ -45,7 +46,8 @@ public final class WritableFile: Sendable {
     /// Opens `path` for writing, creating it (with `permissions`) when missing.
     ///
     /// - Throws: ``SystemCallError`` from `open`, naming `path`: no such folder, no permission,
-    ///   a folder in the way, or `EEXIST` for an ``Creation/exclusive`` create.
+    ///   a folder in the way, or `ELOOP` for a symbolic link that
+    ///   ``Creation/truncatingExistingRefusingLinks`` refuses.
     public init(path: String, creation: Creation = .truncatingExisting, permissions: UInt32 = 0o644)
         throws(SystemCallError)
     {
@@ -54,7 +56,7 @@ public final class WritableFile: Sendable {
             | {
                 switch creation {
                 case .truncatingExisting: O_TRUNC
-                case .exclusive: O_EXCL
+                case .truncatingExistingRefusingLinks: O_TRUNC | O_NOFOLLOW
                 }
             }()
         let descriptor = open(path, flags, mode_t(permissions))

@@ -28,18 +28,23 @@ struct WritableFileTests {
         }
     }
 
-    @Test("a truncating create empties a leftover file; an exclusive one refuses it, naming the path")
+    @Test("a truncating create empties a leftover file; the link-refusing one refuses a symbolic link, naming the path")
     func creation() throws {
         try withTemporaryFolder { folder in
             let path = folder + "/out.partial"
             try write("left over from an interrupted run", to: path)
-            let refused = #expect(throws: SystemCallError.self) { try WritableFile(path: path, creation: .exclusive) }
-            #expect(refused?.isAlreadyPresent == true)
-            #expect(refused?.path == path)
-            #expect(try contents(of: path) == Array("left over from an interrupted run".utf8), "left as it was")
             _ = try WritableFile(path: path, creation: .truncatingExisting)
             #expect(try contents(of: path) == [])
-            let fresh = try WritableFile(path: folder + "/new", creation: .exclusive, permissions: 0o600)
+            try write("someone else's", to: folder + "/target")
+            #expect(symlink(folder + "/target", folder + "/planted") == 0)
+            let refused = #expect(throws: SystemCallError.self) {
+                try WritableFile(path: folder + "/planted", creation: .truncatingExistingRefusingLinks)
+            }
+            #expect(refused?.errno == ELOOP)
+            #expect(refused?.path == folder + "/planted")
+            #expect(try contents(of: folder + "/target") == Array("someone else's".utf8), "left as it was")
+            let fresh = try WritableFile(
+                path: folder + "/new", creation: .truncatingExistingRefusingLinks, permissions: 0o600)
             try fresh.write(Array("x".utf8))
             #expect(try contents(of: folder + "/new") == Array("x".utf8))
         }
@@ -132,23 +137,6 @@ struct WritableFileTests {
             }
             #expect(missing?.isNotFound == true)
             #expect(missing?.path?.contains(folder + "/nothing") == true)
-        }
-    }
-
-    @Test("a move without replacing refuses a name that is taken and leaves both files; a free name is taken")
-    func moveWithoutReplacing() throws {
-        try withTemporaryFolder { folder in
-            try write("mine", to: folder + "/a")
-            try write("theirs", to: folder + "/b")
-            let refused = #expect(throws: SystemCallError.self) {
-                try FileSystem.moveWithoutReplacing(folder + "/a", to: folder + "/b")
-            }
-            #expect(refused?.isAlreadyPresent == true)
-            #expect(try contents(of: folder + "/a") == Array("mine".utf8))
-            #expect(try contents(of: folder + "/b") == Array("theirs".utf8))
-            try FileSystem.moveWithoutReplacing(folder + "/a", to: folder + "/c")
-            #expect(try contents(of: folder + "/c") == Array("mine".utf8))
-            #expect(throws: SystemCallError.self) { try FileSystem.status(of: folder + "/a") }
         }
     }
 
