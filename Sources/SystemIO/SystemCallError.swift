@@ -63,8 +63,7 @@ public struct SystemCallError: CodedError, Hashable {
     /// reports a system call's failure without the number. Read it at once after the call.
     public static var lastErrorNumber: Int32 { Glibc.errno }
 
-    /// Whether something is already at the path (`EEXIST`: an exclusive create, a rename that
-    /// may not replace).
+    /// Whether something is already at the path (`EEXIST`: `mkdir` of a folder that exists).
     public var isAlreadyPresent: Bool { errno == EEXIST }
 
     /// `call: reason` (`call path: reason` for a call on a file), the form the modules quote
