@@ -4,8 +4,8 @@ import Glibc
 ///
 /// A regular file is read in one call into anonymous memory sized from its length and backed
 /// by 2 MiB pages where the system allows them (a page fault per 2 MiB rather than per 4 KiB,
-/// and no copies of a growing array). The file itself is not mapped: a mapped file truncated
-/// by another process while it is read ends the process with `SIGBUS`. Anything else (a pipe,
+/// and no copies of a growing array). The file itself is not mapped: reads of a mapped file
+/// that another process truncates fault, and the run can only stop. Anything else (a pipe,
 /// a terminal, a device) is read in growing steps, at most one byte past the limit.
 ///
 /// ```swift
@@ -22,6 +22,8 @@ public final class LoadedFile: @unchecked Sendable {
     private let mappedLength: Int
     /// Whether the memory maps the file itself (``map(path:limit:)``) rather than a copy.
     private let mapsFile: Bool
+    /// The ``MappedFileGuard`` slot watching a mapped file, released before it is unmapped.
+    private let guardSlot: Int?
 
     /// Why a file was not read.
     public enum Failure: Error, Sendable, Hashable {
@@ -32,15 +34,19 @@ public final class LoadedFile: @unchecked Sendable {
         case tooLarge(size: Int?)
     }
 
-    private init(base: UnsafeRawPointer?, count: Int, mappedLength: Int, mapsFile: Bool = false) {
+    private init(
+        base: UnsafeRawPointer?, count: Int, mappedLength: Int, mapsFile: Bool = false, guardSlot: Int? = nil
+    ) {
         self.base = base
         self.count = count
         self.mappedLength = mappedLength
         self.mapsFile = mapsFile
+        self.guardSlot = guardSlot
     }
 
     deinit {
         guard let base else { return }
+        if let guardSlot { MappedFileGuard.release(guardSlot) }
         if mappedLength > 0 {
             _ = munmap(UnsafeMutableRawPointer(mutating: base), mappedLength)
         } else {
@@ -76,7 +82,8 @@ public final class LoadedFile: @unchecked Sendable {
     /// to copy into memory: the pages are read on first touch and ``discardPages(before:)``
     /// gives back the ones a reader has passed, so a reader that moves forward holds a few
     /// megabytes of a file of any size. The price is the one ``read(path:limit:)`` avoids: a
-    /// file truncated by another process while it is mapped ends this process with `SIGBUS`.
+    /// file truncated by another process while it is mapped makes a read of it fault
+    /// (`SIGBUS`); ``MappedFileGuard`` turns that into an error naming the file (exit status 1).
     /// Anything but a regular file is read as ``read(path:limit:)`` reads it.
     ///
     /// - Throws: ``Failure``.
@@ -86,7 +93,9 @@ public final class LoadedFile: @unchecked Sendable {
                 throw .system(SystemCallError("mmap", errno: errno))
             }
             _ = madvise(memory, size, MADV_SEQUENTIAL)
-            return LoadedFile(base: UnsafeRawPointer(memory), count: size, mappedLength: size, mapsFile: true)
+            let slot = MappedFileGuard.watch(UnsafeRawPointer(memory), count: size, path: path)
+            return LoadedFile(
+                base: UnsafeRawPointer(memory), count: size, mappedLength: size, mapsFile: true, guardSlot: slot)
         }
     }
 
