@@ -86,7 +86,12 @@ struct ResourceCheck {
         var originIsNull = false
         var hops = 0
         while true {
-            let outcome = await context.transport.send(request, deadline: context.deadline)
+            let outcome: Result<HTTPResponse, TransferFailure>
+            if hops == 0, let earlier = context.earlierAnswer(to: request) {
+                outcome = earlier
+            } else {
+                outcome = await context.transport.send(request, deadline: context.deadline)
+            }
             Self.log(request, outcome)
             var exchange = HTTPExchange(method: request.method, url: request.url, requestHeaders: request.headers)
             switch outcome {
@@ -588,11 +593,16 @@ struct ResourceCheck {
 
     // MARK: - Flows
 
+    /// The media element's first request for progressive media: `Range: bytes=0-` with the
+    /// receiver's `Origin`.
+    func progressiveRequest() -> HTTPRequest {
+        request(.get, resource.url, headers: headers(origin: context.origin, range: .open(0), mediaElement: true))
+    }
+
     /// Progressive media: the media element's `Range: bytes=0-`, then a seek, a suffix range
     /// and a range past the end.
     mutating func checkProgressive() async {
-        let primary = await fetch(
-            request(.get, resource.url, headers: headers(origin: context.origin, range: .open(0), mediaElement: true)))
+        let primary = await fetch(progressiveRequest())
         guard let response = primary.response else { return }
         if resource.isTentative, let type = response.headers["content-type"].flatMap({ try? MediaType.parse($0).get() })
         {

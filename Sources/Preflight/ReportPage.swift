@@ -244,10 +244,11 @@ enum ReportPage {
     /// served on loopback, the header says once what each URL's `url.loopback` note would.
     static func card(_ item: ItemReport, servedOnLoopback: Bool = false) -> String {
         let blockedOn = item.devices.filter { $0.readiness == .blocked }.map(\.device)
-        let problems = item.problems
+        let allFindings = item.allFindings
+        let problems = ItemReport.problems(in: allFindings)
         // Searched together with data-codes, which holds the other codes.
         var notes: [String] = []
-        for finding in item.allFindings where finding.severity == .note && !notes.contains(finding.code.rawValue) {
+        for finding in allFindings where finding.severity == .note && !notes.contains(finding.code.rawValue) {
             notes.append(finding.code.rawValue)
         }
         let searchable = ([item.id, item.title ?? "", item.subtitle ?? ""] + notes).joined(separator: " ").lowercased()
@@ -341,8 +342,8 @@ enum ReportPage {
         // A fix only a note asks for (the loopback address the emulator is fine with) is not
         // something to do.
         let wanted = Set(
-            item.allFindings.filter { $0.severity != .note }.compactMap(\.fix) + item.devices.compactMap(\.fix))
-        let noteFixes = Set(item.allFindings.filter { $0.severity == .note }.compactMap(\.fix)).subtracting(wanted)
+            allFindings.filter { $0.severity != .note }.compactMap(\.fix) + item.devices.compactMap(\.fix))
+        let noteFixes = Set(allFindings.filter { $0.severity == .note }.compactMap(\.fix)).subtracting(wanted)
         let fixes = item.fixes.filter { !noteFixes.contains($0) }
         if !fixes.isEmpty {
             html += "<details class=\"fixes\" open><summary>How to fix</summary><ol>\n"

@@ -1,0 +1,92 @@
+import CastModel
+import Foundation
+import HTTPCheck
+import Testing
+import TestSupport
+
+@Suite("The progressive check's first request, sent ahead (nginx on loopback)", .serialized, .requires(.nginx))
+final class MediaStartTests {
+    static let sites = ["correct", "no-cors", "no-range", "wrong-types", "redirect-without-cors"]
+
+    let fixtures: URL
+    let nginx: NginxServer
+
+    init() async throws {
+        fixtures = try HTTPFixtures.make()
+        // Every site logs its requests to a file of its own ("backend" serves "no-range").
+        var sites: [String: String] = ["backend": nginxSites["backend"] ?? ""]
+        for site in Self.sites {
+            sites[site] = (nginxSites[site] ?? "") + "\naccess_log \(site).log;\n"
+        }
+        nginx = try await NginxServer(sites: sites, root: fixtures)
+    }
+
+    deinit {
+        nginx.stop()
+        try? FileManager.default.removeItem(at: fixtures)
+    }
+
+    /// The request lines the site has logged so far. nginx (one worker) logs a request once it
+    /// has answered it, so an answered marker request means every request before it is logged.
+    func logged(_ site: String) async -> [String] {
+        _ = await HTTPTransport().send(HTTPRequest(.head, nginx.url(site, "/marker")))
+        let log =
+            (try? String(contentsOf: nginx.directory.appendingPathComponent("\(site).log"), encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").compactMap { line in
+            line.split(separator: "\"").dropFirst().first.map(String.init)
+        }.filter { !$0.contains("/marker") }
+    }
+
+    @Test(
+        "a check given the answer to its first request finds the same and sends everything else, once",
+        arguments: sites)
+    func sameFindings(site: String) async throws {
+        let checker = ReceiverFetchChecker()
+        let options = CheckOptions(allowsLoopback: true)
+        let url = nginx.url(site, "/movie.mp4")
+        let targets = [CheckTarget(url: url, kind: .media(contentType: "video/mp4", hasTracks: true))]
+
+        let plain = await checker.check(targets, options: options)
+        let plainRequests = await logged(site)
+
+        let start = try #require(await checker.fetchMediaStart(url, options: options, bodyLimit: 1 << 20))
+        let startRequests = await logged(site).count - plainRequests.count
+        let answered = await checker.check(targets, options: options, answered: [start])
+        let answeredRequests = Array(await logged(site).dropFirst(plainRequests.count + startRequests))
+
+        #expect(startRequests == 1)
+        #expect(answeredRequests.count == plainRequests.count - 1, "\(plainRequests) then \(answeredRequests)")
+        #expect(Set(answeredRequests + [plainRequests[0]]) == Set(plainRequests))
+        #expect(answered.findings.map(\.diagnostic) == plain.findings.map(\.diagnostic))
+        #expect(answered.results.map(\.status) == plain.results.map(\.status))
+        #expect(answered.requestCount == plain.requestCount)
+        // The check sees the answer as its own request (no body kept) would have given it.
+        #expect(answered.results.first?.exchanges.first?.status == plain.results.first?.exchanges.first?.status)
+        if case .success(let response) = start.outcome, site != "redirect-without-cors" {
+            #expect(response.body.count == (try Data(contentsOf: fixtures.appendingPathComponent("movie.mp4"))).count)
+        }
+    }
+
+    @Test("an answer for another URL or another Origin is not used; a playlist or caption URL is not fetched ahead")
+    func onlyItsOwnRequest() async throws {
+        let checker = ReceiverFetchChecker()
+        let options = CheckOptions(allowsLoopback: true)
+        let url = nginx.url("correct", "/movie.mp4")
+        let targets = [CheckTarget(url: url, kind: .media(contentType: "video/mp4", hasTracks: false))]
+        let before = await logged("correct").count
+        let other = try #require(
+            await checker.fetchMediaStart(url, origin: "https://receiver.example", options: options, bodyLimit: 0))
+        let report = await checker.check(targets, options: options, answered: [other])
+        let sent = Array(await logged("correct").dropFirst(before + 1))
+        #expect(report.results.first?.status == 206)
+        // The check sent its own first request: the earlier one carried another Origin.
+        #expect(sent.filter { $0.hasPrefix("GET /movie.mp4") }.count == 4, "\(sent)")
+        #expect(
+            await checker.fetchMediaStart(nginx.url("correct", "/hls-ts/master.m3u8"), options: options, bodyLimit: 0)
+                == nil)
+        #expect(
+            await checker.fetchMediaStart(nginx.url("correct", "/hls-ts/subs/en.vtt"), options: options, bodyLimit: 0)
+                == nil)
+        #expect(await checker.fetchMediaStart("ftp://example.com/a.mp4", options: options, bodyLimit: 0) == nil)
+    }
+}
