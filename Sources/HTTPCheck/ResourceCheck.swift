@@ -1,5 +1,6 @@
 import CastModel
 import Logging
+import SystemIO
 
 /// The requests and judgements for one resource: what the receiver sends for it, and what
 /// the answers mean.
@@ -378,6 +379,8 @@ struct ResourceCheck {
         }
     }
 
+    static let timingArrow: [UInt8] = Array("-->".utf8)
+
     /// The caption format a text track is in when it is one Cast receivers cannot render at
     /// all, from its name, its served type or its first bytes; nil for WebVTT, TTML and unknown.
     static func unrenderableTrackFormat(extension ext: String, servedType: String?, body: ArraySlice<UInt8>) -> String?
@@ -395,8 +398,18 @@ struct ResourceCheck {
         default: break
         }
         // An SRT body: a cue number, then a timing line with commas before the milliseconds.
-        let head = String(decoding: body.prefix(256), as: UTF8.self)
-        if head.firstMatch(of: /^\s*\d+\s*\r?\n\d{1,2}:\d{2}:\d{2},\d{3}\s*-->/) != nil { return "SRT (SubRip)" }
+        // A body that cannot start so (a letter first, as in "WEBVTT", or no "-->" at all) is
+        // not matched against the pattern, which is compiled each time it is evaluated.
+        let start = body.prefix(256)
+        let head = String(decoding: start, as: UTF8.self)
+        if let first = start.first, !(0x41...0x5A).contains(first), !(0x61...0x7A).contains(first),
+            start.withUnsafeBytes({ bytes in
+                Self.timingArrow.withUnsafeBytes { ByteSearch.firstOffset(of: $0, in: bytes, from: 0) }
+            }) != nil,
+            head.firstMatch(of: /^\s*\d+\s*\r?\n\d{1,2}:\d{2}:\d{2},\d{3}\s*-->/) != nil
+        {
+            return "SRT (SubRip)"
+        }
         if head.hasPrefix("[Script Info]") { return "SSA/ASS" }
         return nil
     }

@@ -220,6 +220,8 @@ struct ItemInspector: Sendable {
             return result
         }
         let readiness = deviceReports.map(\.readiness).max() ?? Readiness(worstOf: findings)
+        // Built once for both of its texts.
+        let queueValue: JSONValue? = load.media == nil ? nil : queueItem.jsonValue
         let report = ItemReport(
             id: item.id, index: item.index, title: item.title, subtitle: item.subtitle,
             contentID: load.media?.contentID,
@@ -233,8 +235,8 @@ struct ItemInspector: Sendable {
         return InspectedItem(
             report: report,
             loadJSON: load.media == nil ? nil : Self.compactJSON(of: load),
-            queueItemJSON: load.media == nil ? nil : JSONWriter(indentWidth: nil).string(from: queueItem.jsonValue),
-            queueItemPrettyJSON: load.media == nil ? nil : JSONWriter(indentWidth: 2).string(from: queueItem.jsonValue),
+            queueItemJSON: queueValue.map { JSONWriter(indentWidth: nil).string(from: $0) },
+            queueItemPrettyJSON: queueValue.map { JSONWriter(indentWidth: 2).string(from: $0) },
             catalogEntryJSON: JSONWriter(indentWidth: nil).string(
                 from: CorrectedCatalog.entry(for: item, media: load.media, mark: PreflightMark(report))))
     }

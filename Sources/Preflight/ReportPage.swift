@@ -415,6 +415,34 @@ enum ReportPage {
     /// break lines after a hyphen, which would split `-movflags` or a file name; a word
     /// longer than the line still wraps inside itself).
     static func fixHTML(_ fix: String) -> String {
+        // An ASCII fix (any ffmpeg command with ASCII paths) is split by its bytes: the same
+        // words and spaces as by characters, without a grapheme walk per character.
+        if fix.utf8.allSatisfy({ $0 < 0x80 }) {
+            var html = ""
+            html.reserveCapacity(fix.utf8.count + 64)
+            var wordStart = fix.utf8.startIndex
+            var hasHyphen = false
+            func endWord(at end: String.Index) {
+                let word = String(fix[wordStart..<end])
+                html += hasHyphen ? "<span>" + escape(word) + "</span>" : escape(word)
+                hasHyphen = false
+            }
+            var index = fix.utf8.startIndex
+            while index < fix.utf8.endIndex {
+                let byte = fix.utf8[index]
+                let next = fix.utf8.index(after: index)
+                if byte == 0x20 || (0x09...0x0D).contains(byte) {
+                    endWord(at: index)
+                    html.unicodeScalars.append(Unicode.Scalar(byte))
+                    wordStart = next
+                } else if byte == 0x2D {
+                    hasHyphen = true
+                }
+                index = next
+            }
+            endWord(at: fix.utf8.endIndex)
+            return html
+        }
         var html = ""
         var word = ""
         func endWord() {

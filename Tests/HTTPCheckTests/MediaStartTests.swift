@@ -1,6 +1,6 @@
 import CastModel
 import Foundation
-import HTTPCheck
+@testable import HTTPCheck
 import Testing
 import TestSupport
 
@@ -88,5 +88,25 @@ final class MediaStartTests {
             await checker.fetchMediaStart(nginx.url("correct", "/hls-ts/subs/en.vtt"), options: options, bodyLimit: 0)
                 == nil)
         #expect(await checker.fetchMediaStart("ftp://example.com/a.mp4", options: options, bodyLimit: 0) == nil)
+    }
+}
+
+@Suite("A text track's first bytes")
+struct TrackSniffingTests {
+    @Test(
+        "an SRT body is told from WebVTT, TTML and text whatever it is served as",
+        arguments: [
+            ("1\n00:00:01,000 --> 00:00:02,000\nHi\n", "SRT (SubRip)"),
+            ("WEBVTT\n\n1\n00:00:01,000 --> 00:00:02,000\n", nil),
+            ("1\n00:00:01.000 --> 00:00:02.000\n", nil),
+            ("1\n00:00:01,000\n", nil),
+            ("<tt xmlns=\"http://www.w3.org/ns/ttml\">-->", nil),
+            ("[Script Info]\nTitle: x\n", "SSA/ASS"),
+            ("", nil),
+        ] as [(String, String?)])
+    func srtBodies(body: String, format: String?) {
+        #expect(
+            ResourceCheck.unrenderableTrackFormat(extension: "vtt", servedType: "text/vtt", body: Array(body.utf8)[...])
+                == format)
     }
 }
