@@ -110,3 +110,45 @@ struct TrackSniffingTests {
                 == format)
     }
 }
+
+@Suite("How much of a body the transport reads")
+struct BodyAllowanceTests {
+    /// Feeds `size` bytes in 16 KiB pieces to a transfer keeping `limit`; returns how many
+    /// were read before the transfer asked to be cut, and how many were kept.
+    static func read(size: Int, limit: Int) -> (read: Int, kept: Int) {
+        let transfer = RunningTransfer(
+            pending: PendingTransfer(request: HTTPRequest(.get, "http://127.0.0.1/a.mp4"), deadline: nil),
+            host: "127.0.0.1")
+        defer { transfer.release() }
+        transfer.bodyLimit = limit
+        let piece = [UInt8](repeating: 1, count: 16 * 1024)
+        var read = 0
+        while read < size {
+            let count = min(piece.count, size - read)
+            read += count
+            let goesOn = piece.withUnsafeBytes { transfer.appendBody(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            if !goesOn { break }
+        }
+        return (read, transfer.body.count)
+    }
+
+    @Test(
+        "a body kept up to 256 KiB costs no more reading than one kept not at all; a small body is read to its end",
+        arguments: [0, 64, 100_000, 256 * 1024])
+    func allowance(limit: Int) {
+        let large = Self.read(size: 4 << 20, limit: limit)
+        #expect(large.read <= 256 * 1024 + 16 * 1024)
+        #expect(large.read == Self.read(size: 4 << 20, limit: 0).read)
+        #expect(large.kept == min(limit, large.read))
+        let small = Self.read(size: 200_000, limit: limit)
+        #expect(small.read == 200_000)
+        #expect(small.kept == min(limit, 200_000))
+    }
+
+    @Test("a limit over 256 KiB is read to the limit, then cut")
+    func largeLimit() {
+        let result = Self.read(size: 4 << 20, limit: 1 << 20)
+        #expect(result.kept == 1 << 20)
+        #expect(result.read == 1 << 20 + 16 * 1024)
+    }
+}
