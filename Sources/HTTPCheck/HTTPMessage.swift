@@ -92,8 +92,9 @@ public struct HTTPRequest: Sendable, Hashable {
     /// Extra header fields (`Origin`, `Range`, preflight fields).
     public var headers: HTTPHeaders
     /// Body bytes kept from the response. Segments and media need only their headers,
-    /// manifests need their text. Past the limit the transport reads at most 256 KiB more (a
-    /// small body read to its end keeps the connection reusable), then cuts the transfer.
+    /// manifests need their text. Past the limit the transport goes on reading until 256 KiB
+    /// of body have come in all (a small body read to its end keeps the connection reusable),
+    /// then cuts the transfer.
     public var bodyLimit: Int
     /// How long this request may take in all.
     public var timeout: Duration

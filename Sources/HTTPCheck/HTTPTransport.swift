@@ -694,9 +694,10 @@ final class RunningTransfer {
 
     private static let statusLinePrefix = Array("HTTP/".utf8)
 
-    /// Bytes read past the body limit before the transfer is cut: small bodies (most segments
-    /// on a fast server) are read to the end, which keeps the connection reusable; a cut
-    /// transfer costs a new connection.
+    /// Body bytes read in all, kept or not, before a transfer past its body limit is cut,
+    /// unless the limit is larger: small bodies (most segments on a fast server) are read to
+    /// the end, which keeps the connection reusable; a cut transfer costs a new connection. A
+    /// request that keeps up to this much reads no more than one that keeps nothing.
     static let drainLimit = 256 * 1024
 
     func appendBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -708,7 +709,7 @@ final class RunningTransfer {
         if room > 0 { body.append(contentsOf: bytes.prefix(room)) }
         isBodyTruncated = true
         drained += bytes.count - max(0, room)
-        return drained <= Self.drainLimit
+        return body.count + drained <= max(bodyLimit, Self.drainLimit)
     }
 
     func outcome(code: CURLcode, firstByte: Double, total: Double) -> Result<HTTPResponse, TransferFailure> {

@@ -37,11 +37,18 @@ public struct ReceiverFetchChecker: Sendable {
     ///   - origin: the receiver page's origin, sent as `Origin`.
     ///   - options: sampling, timeouts and limits.
     /// - Returns: one result per URL fetched and every finding, in a stable order.
-    public func check(_ targets: [CheckTarget], origin: String = defaultOrigin, options: CheckOptions = CheckOptions())
+    ///   - answered: first requests already sent for this check (``fetchMediaStart(_:origin:options:bodyLimit:)``):
+    ///     the check uses their answers instead of asking again.
+    public func check(
+        _ targets: [CheckTarget], origin: String = defaultOrigin, options: CheckOptions = CheckOptions(),
+        answered: [MediaStart] = []
+    )
         async -> CheckReport
     {
         let context = CheckContext(
-            transport: transport, origin: origin, options: options, deadline: ContinuousClock.now + options.totalTimeout
+            transport: transport, origin: origin, options: options,
+            deadline: ContinuousClock.now + options.totalTimeout,
+            answered: answered
         )
         var results: [(order: [Int], result: ResourceResult)] = []
         var findings: [(order: [Int], finding: HTTPFinding)] = []
@@ -116,6 +123,54 @@ struct CheckContext: Sendable {
     let origin: String
     let options: CheckOptions
     let deadline: ContinuousClock.Instant
+    /// Requests sent before the check, with their answers.
+    var answered: [MediaStart] = []
+
+    /// The answer to `request` sent before the check, as the transport would have returned it
+    /// for this request's body limit; nil when it was not sent.
+    func earlierAnswer(to request: HTTPRequest) -> Result<HTTPResponse, TransferFailure>? {
+        guard
+            let start = answered.first(where: {
+                $0.request.method == request.method && $0.request.url == request.url
+                    && $0.request.headers == request.headers
+            })
+        else { return nil }
+        guard case .success(var response) = start.outcome else { return start.outcome }
+        if response.body.count > request.bodyLimit {
+            response.body.removeLast(response.body.count - max(0, request.bodyLimit))
+            response.isBodyTruncated = true
+        }
+        return .success(response)
+    }
+}
+
+extension ReceiverFetchChecker {
+    /// Sends the first request the check of progressive media at `url` sends (the media
+    /// element's `Range: bytes=0-` with the receiver's `Origin`), keeping at most `bodyLimit`
+    /// bytes of the body. A caller that needs the start of the media before the check (a
+    /// probe) reads it here and hands the result to ``check(_:origin:options:answered:)``,
+    /// which then does not ask again. Nil for a URL the check would not fetch that way.
+    public func fetchMediaStart(_ url: String, origin: String = defaultOrigin, options: CheckOptions, bodyLimit: Int)
+        async -> MediaStart?
+    {
+        guard let webURL = WebURL(url), Resource.guessKind(webURL) == .media else { return nil }
+        let resource = Resource(url: webURL, kind: .media, requiresCORS: false, order: [0])
+        let context = CheckContext(
+            transport: transport, origin: origin, options: options, deadline: ContinuousClock.now + options.totalTimeout
+        )
+        var request = ResourceCheck(resource: resource, context: context).progressiveRequest()
+        request.bodyLimit = max(0, bodyLimit)
+        let outcome = await transport.send(request, deadline: context.deadline)
+        return MediaStart(request: request, outcome: outcome)
+    }
+}
+
+/// The first request of a progressive media check, sent ahead of the check, and its answer.
+public struct MediaStart: Sendable {
+    /// The request as the check sends it (with a larger body limit).
+    public let request: HTTPRequest
+    /// Its answer: one hop, redirects not followed.
+    public let outcome: Result<HTTPResponse, TransferFailure>
 }
 
 /// One URL to fetch, with what it is and where it was found.

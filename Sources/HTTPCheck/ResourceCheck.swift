@@ -1,5 +1,6 @@
 import CastModel
 import Logging
+import SystemIO
 
 /// The requests and judgements for one resource: what the receiver sends for it, and what
 /// the answers mean.
@@ -86,7 +87,12 @@ struct ResourceCheck {
         var originIsNull = false
         var hops = 0
         while true {
-            let outcome = await context.transport.send(request, deadline: context.deadline)
+            let outcome: Result<HTTPResponse, TransferFailure>
+            if hops == 0, let earlier = context.earlierAnswer(to: request) {
+                outcome = earlier
+            } else {
+                outcome = await context.transport.send(request, deadline: context.deadline)
+            }
             Self.log(request, outcome)
             var exchange = HTTPExchange(method: request.method, url: request.url, requestHeaders: request.headers)
             switch outcome {
@@ -373,6 +379,8 @@ struct ResourceCheck {
         }
     }
 
+    static let timingArrow: [UInt8] = Array("-->".utf8)
+
     /// The caption format a text track is in when it is one Cast receivers cannot render at
     /// all, from its name, its served type or its first bytes; nil for WebVTT, TTML and unknown.
     static func unrenderableTrackFormat(extension ext: String, servedType: String?, body: ArraySlice<UInt8>) -> String?
@@ -390,8 +398,18 @@ struct ResourceCheck {
         default: break
         }
         // An SRT body: a cue number, then a timing line with commas before the milliseconds.
-        let head = String(decoding: body.prefix(256), as: UTF8.self)
-        if head.firstMatch(of: /^\s*\d+\s*\r?\n\d{1,2}:\d{2}:\d{2},\d{3}\s*-->/) != nil { return "SRT (SubRip)" }
+        // A body that cannot start so (a letter first, as in "WEBVTT", or no "-->" at all) is
+        // not matched against the pattern, which is compiled each time it is evaluated.
+        let start = body.prefix(256)
+        let head = String(decoding: start, as: UTF8.self)
+        if let first = start.first, !(0x41...0x5A).contains(first), !(0x61...0x7A).contains(first),
+            start.withUnsafeBytes({ bytes in
+                Self.timingArrow.withUnsafeBytes { ByteSearch.firstOffset(of: $0, in: bytes, from: 0) }
+            }) != nil,
+            head.firstMatch(of: /^\s*\d+\s*\r?\n\d{1,2}:\d{2}:\d{2},\d{3}\s*-->/) != nil
+        {
+            return "SRT (SubRip)"
+        }
         if head.hasPrefix("[Script Info]") { return "SSA/ASS" }
         return nil
     }
@@ -588,11 +606,16 @@ struct ResourceCheck {
 
     // MARK: - Flows
 
+    /// The media element's first request for progressive media: `Range: bytes=0-` with the
+    /// receiver's `Origin`.
+    func progressiveRequest() -> HTTPRequest {
+        request(.get, resource.url, headers: headers(origin: context.origin, range: .open(0), mediaElement: true))
+    }
+
     /// Progressive media: the media element's `Range: bytes=0-`, then a seek, a suffix range
     /// and a range past the end.
     mutating func checkProgressive() async {
-        let primary = await fetch(
-            request(.get, resource.url, headers: headers(origin: context.origin, range: .open(0), mediaElement: true)))
+        let primary = await fetch(progressiveRequest())
         guard let response = primary.response else { return }
         if resource.isTentative, let type = response.headers["content-type"].flatMap({ try? MediaType.parse($0).get() })
         {

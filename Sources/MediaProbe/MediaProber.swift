@@ -82,8 +82,33 @@ public struct MediaProber: Sendable {
         }
     }
 
+    /// Probes a URL whose start was fetched before (`fetched`, see
+    /// ``RemoteProbeMemo/FetchedKey``): a URL with the same key probed before in the run gives
+    /// its answer without FFmpeg; otherwise FFmpeg probes it, without reading the body ahead
+    /// again, and its answer is kept under the key. Without a ``remoteMemo`` or a key, this is
+    /// ``probe(path:)``.
+    public func probe(path: String, fetched: RemoteProbeMemo.FetchedKey?) async -> Result<ProbeResult, ProbeError> {
+        guard let fetched, let memo = remoteMemo else { return await probe(path: path) }
+        if var answer = memo.result(for: fetched) {
+            answer.source = path
+            return .success(answer)
+        }
+        return await withCheckedContinuation { continuation in
+            Self.queue.async {
+                continuation.resume(
+                    returning: Result { () throws(ProbeError) -> ProbeResult in
+                        try self.probeBlocking(path: path, fetched: fetched)
+                    })
+            }
+        }
+    }
+
     /// Probes one file on the calling thread (blocks).
     public func probeBlocking(path: String) throws(ProbeError) -> ProbeResult {
+        try probeBlocking(path: path, fetched: nil)
+    }
+
+    private func probeBlocking(path: String, fetched: RemoteProbeMemo.FetchedKey?) throws(ProbeError) -> ProbeResult {
         try FFmpegLibrary.requireLoaded(source: path)
         let budget = ProbeBudget.make(timeout: limits.timeout, maximumRequests: limits.maximumRequests)
         defer { budget.deallocate() }
@@ -117,7 +142,8 @@ public struct MediaProber: Sendable {
         budget.install(on: context)
         // A URL whose bytes this run has probed under another URL is answered from the memo
         // when FFmpeg opens it (io_open then ends the open with AVERROR_EXIT).
-        let lookup = isURL ? remoteMemo.map(RemoteProbeLookup.init(memo:)) : nil
+        // (Not when the body was fetched before: the memo had no answer for it then.)
+        let lookup = isURL && fetched == nil ? remoteMemo.map(RemoteProbeLookup.init(memo:)) : nil
         if let lookup { budget.state.pointee.lookup = Unmanaged.passUnretained(lookup).toOpaque() }
         defer { withExtendedLifetime(lookup) {} }
         var options: OpaquePointer?
@@ -194,6 +220,9 @@ public struct MediaProber: Sendable {
             result.hls = try Self.hlsInfo(path: path, budget: budget)
         }
         lookup?.remember(result, requests: budget.state.pointee.requests)
+        if let fetched, let remoteMemo, budget.state.pointee.requests == 1, result.hls == nil, result.dash == nil {
+            remoteMemo.store(result, for: fetched)
+        }
         return result
     }
 

@@ -34,11 +34,59 @@ public final class RemoteProbeMemo: Sendable {
         var digest: [UInt8]
     }
 
+    /// A response read before the probe (by the receiver checks, which fetch the media's
+    /// start anyway): the URL's extension, the status and every header field FFmpeg's HTTP
+    /// client reads to learn the type, length and seekability, and the SHA-256 of the whole
+    /// body. Two URLs with equal keys look the same to FFmpeg.
+    public struct FetchedKey: Hashable, Sendable {
+        var fields: [String]
+        var digest: [UInt8]
+
+        /// The key of a complete answer, or nil when the body is not all there (cut short,
+        /// longer than `sizeLimit`, or shorter than its `Content-Length` says), or the answer is
+        /// not a 200 or 206 (a redirect, an error: FFmpeg's view depends on more).
+        ///
+        /// - Parameters:
+        ///   - url: the URL the probe opens.
+        ///   - status: the answer's status code.
+        ///   - header: the value of a response header field by its lower-case name, nil when
+        ///     absent (several fields of one name joined with `, `).
+        ///   - body: the whole body.
+        ///   - isComplete: whether the transfer ended with the body's end.
+        public init?(
+            url: String, status: Int, header: (String) -> String?, body: [UInt8], isComplete: Bool, sizeLimit: Int
+        ) {
+            guard status == 200 || status == 206, isComplete, !body.isEmpty, body.count <= sizeLimit else { return nil }
+            if let length = header("content-length"), Int(length) != body.count { return nil }
+            guard let digest = SHA256Digest.hash(body) else { return nil }
+            let suffix = url.lastIndex(of: ".").map { String(url[url.index(after: $0)...]) } ?? ""
+            // An HLS playlist's answer depends on the playlists and segments it lists.
+            if suffix.lowercased().hasPrefix("m3u") { return nil }
+            var fields = [suffix, String(status)]
+            for name in Self.headerNames { fields.append(header(name).map { "=" + $0 } ?? "-") }
+            if header("content-type")?.lowercased().contains("mpegurl") == true { return nil }
+            self.fields = fields
+            self.digest = digest
+        }
+
+        /// The response header fields FFmpeg's HTTP client acts on for a plain read.
+        static let headerNames = [
+            "content-type", "content-length", "content-range", "accept-ranges", "content-encoding",
+            "transfer-encoding", "location", "set-cookie", "icy-metaint",
+        ]
+    }
+
+    /// What an answer is kept under: the key of a body FFmpeg read, or of one fetched before.
+    private enum Entry: Hashable {
+        case opened(Key)
+        case fetched(FetchedKey)
+    }
+
     private struct State {
         var seen: Set<Signature> = []
-        var results: [Key: ProbeResult] = [:]
+        var results: [Entry: ProbeResult] = [:]
         /// Keys in the order they were stored, oldest first, for eviction.
-        var order: [Key] = []
+        var order: [Entry] = []
         var answered = 0
     }
 
@@ -70,18 +118,28 @@ public final class RemoteProbeMemo: Sendable {
         }
     }
 
-    func result(for key: Key) -> ProbeResult? {
+    func result(for key: Key) -> ProbeResult? { result(for: .opened(key)) }
+
+    /// The answer for a response fetched before the probe, if a URL with the same key was
+    /// probed; its `source` is the first URL's.
+    public func result(for key: FetchedKey) -> ProbeResult? { result(for: .fetched(key)) }
+
+    private func result(for entry: Entry) -> ProbeResult? {
         state.withLock { state in
-            guard let result = state.results[key] else { return nil }
+            guard let result = state.results[entry] else { return nil }
             state.answered += 1
             return result
         }
     }
 
-    func store(_ result: ProbeResult, for key: Key) {
+    func store(_ result: ProbeResult, for key: Key) { store(result, for: .opened(key)) }
+
+    func store(_ result: ProbeResult, for key: FetchedKey) { store(result, for: .fetched(key)) }
+
+    private func store(_ result: ProbeResult, for entry: Entry) {
         state.withLock { state in
-            guard state.results.updateValue(result, forKey: key) == nil else { return }
-            state.order.append(key)
+            guard state.results.updateValue(result, forKey: entry) == nil else { return }
+            state.order.append(entry)
             if state.order.count > capacity {
                 state.results[state.order.removeFirst()] = nil
             }

@@ -43,7 +43,13 @@ struct HTTPReceiverChecking: ReceiverChecking {
         self.options = options
     }
 
-    func check(media: MediaInformation, origin: String?) async -> [Diagnostic] {
+    func fetchMediaStart(_ url: String, bodyLimit: Int) async -> FetchedMediaStart? {
+        guard url.hasPrefix("http") else { return nil }
+        return await fetching.checker.fetchMediaStart(url, origin: origin, options: options, bodyLimit: bodyLimit)
+            .map(FetchedMediaStart.init(start:))
+    }
+
+    func check(media: MediaInformation, origin: String?, fetched: FetchedMediaStart?) async -> [Diagnostic] {
         var targets: [CheckTarget] = []
         let tracks = media.tracks ?? []
         if let url = media.contentID, url.hasPrefix("http") {
@@ -59,7 +65,13 @@ struct HTTPReceiverChecking: ReceiverChecking {
             targets.append(CheckTarget(url: image.url, kind: .image))
         }
         guard !targets.isEmpty else { return [] }
-        return await fetching.checker.check(targets, origin: origin ?? self.origin, options: options).diagnostics
+        let origin = origin ?? self.origin
+        // What was fetched ahead answers only a check with the same Origin.
+        let answered = fetched.map { [$0.start] } ?? []
+        return await fetching.checker.check(
+            targets, origin: origin, options: options,
+            answered: origin == self.origin ? answered : []
+        ).diagnostics
     }
 
     /// One HEAD per URL with the receiver's Origin. Plain-HTTP URLs go through the pipeline;

@@ -57,6 +57,7 @@ struct ItemInspector: Sendable {
         var tracks: [TrackReport] = []
         var probe: ProbeResult?
         var poster: String?
+        var fetchedStart: FetchedMediaStart?
         let label = item.title.map { "\"\($0)\"" } ?? item.id
 
         // 1. Probe the source the receiver will be given.
@@ -80,7 +81,13 @@ struct ItemInspector: Sendable {
                         fix: "fix the path in the catalog or restore the file", location: item.location, path: item.path
                     ))
             } else {
-                switch await probeSource(local ?? source.url, key: file?.key) {
+                // A remote URL's start is fetched by the receiver check's own first request and
+                // kept for that check: the probe's memo reads the body from it, so media served
+                // under many URLs is neither fetched again nor probed again.
+                if local == nil, source.kind != .hls, source.kind != .dash, let checker {
+                    fetchedStart = await checker.fetchMediaStart(source.url, bodyLimit: remoteProbes.sizeLimit)
+                }
+                switch await probeSource(local ?? source.url, key: file?.key, fetched: fetchedStart) {
                 case .success(let result):
                     probe = result
                     findings += ProbeEnrichment.apply(
@@ -140,7 +147,9 @@ struct ItemInspector: Sendable {
         // 5. Fetch as the receiver does. What the probe already found about a URL (a refused
         // connection, a name that does not resolve) is said once, not again by the fetch.
         if let checker, let media = load.media {
-            let fetched = await checker.check(media: media, origin: nil).map { located($0, item) }
+            let fetched = await checker.check(media: media, origin: nil, fetched: fetchedStart).map {
+                located($0, item)
+            }
             findings.append(contentsOf: fetched.filter { !Self.repeats($0, of: findings) })
         }
 
@@ -211,6 +220,8 @@ struct ItemInspector: Sendable {
             return result
         }
         let readiness = deviceReports.map(\.readiness).max() ?? Readiness(worstOf: findings)
+        // Built once for both of its texts.
+        let queueValue: JSONValue? = load.media == nil ? nil : queueItem.jsonValue
         let report = ItemReport(
             id: item.id, index: item.index, title: item.title, subtitle: item.subtitle,
             contentID: load.media?.contentID,
@@ -223,11 +234,19 @@ struct ItemInspector: Sendable {
             devices: deviceReports, readiness: readiness, fixes: fixes)
         return InspectedItem(
             report: report,
-            loadJSON: load.media == nil ? nil : JSONWriter(indentWidth: nil).string(from: load.jsonValue),
-            queueItemJSON: load.media == nil ? nil : JSONWriter(indentWidth: nil).string(from: queueItem.jsonValue),
-            queueItemPrettyJSON: load.media == nil ? nil : JSONWriter(indentWidth: 2).string(from: queueItem.jsonValue),
+            loadJSON: load.media == nil ? nil : Self.compactJSON(of: load),
+            queueItemJSON: queueValue.map { JSONWriter(indentWidth: nil).string(from: $0) },
+            queueItemPrettyJSON: queueValue.map { JSONWriter(indentWidth: 2).string(from: $0) },
             catalogEntryJSON: JSONWriter(indentWidth: nil).string(
                 from: CorrectedCatalog.entry(for: item, media: load.media, mark: PreflightMark(report))))
+    }
+
+    /// The LOAD's wire JSON as `JSONWriter.compact` writes its `jsonValue`, without building it.
+    static func compactJSON(of load: LoadRequest) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(1024)
+        load.writeCompactJSON(into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Whether `finding` says again what one of `earlier` says about the same URL: the same
@@ -426,11 +445,17 @@ struct ItemInspector: Sendable {
     /// on the files beside it, and a failure, whose message names the path, are probed again.
     /// A URL goes through ``remoteProbes``, which answers one serving the same bytes as one
     /// probed before.
-    private func probeSource(_ path: String, key: LocalFileKey?) async -> Result<ProbeResult, ProbeError> {
+    private func probeSource(_ path: String, key: LocalFileKey?, fetched: FetchedMediaStart? = nil) async
+        -> Result<ProbeResult, ProbeError>
+    {
         var remote = prober
         remote.remoteMemo = prober.remoteMemo ?? remoteProbes
         let prober = prober
-        guard let key else { return await remote.probe(path: path) }
+        guard let key else {
+            let memo = remote.remoteMemo ?? remoteProbes
+            let fetchedKey = fetched?.probeKey(url: path, sizeLimit: memo.sizeLimit)
+            return await remote.probe(path: path, fetched: fetchedKey)
+        }
         let answer = await localProbes.value(for: key) { await prober.probe(path: path) }
         if answer.isOwn { return answer.value }
         guard case .success(var result) = answer.value, result.hls == nil, result.dash == nil else {

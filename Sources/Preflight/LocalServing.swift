@@ -28,17 +28,18 @@ struct LocalServing: Sendable {
                 isOutsideCatalog: $0.isOutsideCatalog)
         }
         .sorted { $0.root.count > $1.root.count }
-    }
-
-    /// Whether the files are served on a loopback address (`--bind 127.0.0.1`): then only a
-    /// receiver on this machine (the emulator) can fetch them, which the user chose.
-    var isLoopback: Bool {
-        !mounts.isEmpty
-            && mounts.allSatisfy { mount in
+        isLoopback =
+            !self.mounts.isEmpty
+            && self.mounts.allSatisfy { mount in
                 let host = mount.baseURL.split(separator: "/").dropFirst().first.map(String.init) ?? ""
                 return host.hasPrefix("127.") || host.hasPrefix("[::1]") || host.hasPrefix("localhost")
             }
     }
+
+    /// Whether the files are served on a loopback address (`--bind 127.0.0.1`): then only a
+    /// receiver on this machine (the emulator) can fetch them, which the user chose. Decided
+    /// once: every item asks.
+    let isLoopback: Bool
 
     /// The local path of a `file:` URL, or nil for other URLs.
     static func filePath(of url: String) -> String? {

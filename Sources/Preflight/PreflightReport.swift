@@ -168,16 +168,35 @@ public struct ItemReport: Sendable, Hashable, Codable {
 
     /// Every finding, item-wide and per device, without repeats.
     public var allFindings: [Diagnostic] {
-        var seen = Set<Diagnostic>()
-        return (diagnostics + devices.flatMap(\.reasons)).filter { seen.insert($0).inserted }
+        let count = devices.reduce(diagnostics.count) { $0 + $1.reasons.count }
+        var kept: [Diagnostic] = []
+        kept.reserveCapacity(count)
+        // A few dozen findings (the usual item: one reason repeated per device) are compared
+        // in place, which costs less than hashing every message; more go through a set.
+        if count <= 48 {
+            for finding in diagnostics where !kept.contains(finding) { kept.append(finding) }
+            for device in devices {
+                for finding in device.reasons where !kept.contains(finding) { kept.append(finding) }
+            }
+            return kept
+        }
+        var seen = Set<Diagnostic>(minimumCapacity: count)
+        for finding in diagnostics where seen.insert(finding).inserted { kept.append(finding) }
+        for device in devices {
+            for finding in device.reasons where seen.insert(finding).inserted { kept.append(finding) }
+        }
+        return kept
     }
 
     /// Each warning and error code once, most severe first (then in the order found), with
     /// the first such finding's message and fix: what the item counts for in the summary.
-    var problems: [ItemProblem] {
+    var problems: [ItemProblem] { Self.problems(in: allFindings) }
+
+    /// ``problems`` of an item whose ``allFindings`` are `findings`.
+    static func problems(in findings: [Diagnostic]) -> [ItemProblem] {
         var byCode: [String: Int] = [:]
         var problems: [ItemProblem] = []
-        for finding in allFindings where finding.severity != .note {
+        for finding in findings where finding.severity != .note {
             let code = finding.code.rawValue
             if let index = byCode[code] {
                 if finding.severity > problems[index].severity { problems[index].severity = finding.severity }
@@ -238,7 +257,7 @@ struct ItemDigest: Sendable, Hashable, Codable {
         headline = worst?.code.rawValue
         why = worst?.message
         worstSeverity = findings.map(\.severity).max()
-        problems = report.problems
+        problems = ItemReport.problems(in: findings)
         outputFiles = report.outputFiles
     }
 }

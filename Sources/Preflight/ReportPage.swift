@@ -244,10 +244,11 @@ enum ReportPage {
     /// served on loopback, the header says once what each URL's `url.loopback` note would.
     static func card(_ item: ItemReport, servedOnLoopback: Bool = false) -> String {
         let blockedOn = item.devices.filter { $0.readiness == .blocked }.map(\.device)
-        let problems = item.problems
+        let allFindings = item.allFindings
+        let problems = ItemReport.problems(in: allFindings)
         // Searched together with data-codes, which holds the other codes.
         var notes: [String] = []
-        for finding in item.allFindings where finding.severity == .note && !notes.contains(finding.code.rawValue) {
+        for finding in allFindings where finding.severity == .note && !notes.contains(finding.code.rawValue) {
             notes.append(finding.code.rawValue)
         }
         let searchable = ([item.id, item.title ?? "", item.subtitle ?? ""] + notes).joined(separator: " ").lowercased()
@@ -341,8 +342,8 @@ enum ReportPage {
         // A fix only a note asks for (the loopback address the emulator is fine with) is not
         // something to do.
         let wanted = Set(
-            item.allFindings.filter { $0.severity != .note }.compactMap(\.fix) + item.devices.compactMap(\.fix))
-        let noteFixes = Set(item.allFindings.filter { $0.severity == .note }.compactMap(\.fix)).subtracting(wanted)
+            allFindings.filter { $0.severity != .note }.compactMap(\.fix) + item.devices.compactMap(\.fix))
+        let noteFixes = Set(allFindings.filter { $0.severity == .note }.compactMap(\.fix)).subtracting(wanted)
         let fixes = item.fixes.filter { !noteFixes.contains($0) }
         if !fixes.isEmpty {
             html += "<details class=\"fixes\" open><summary>How to fix</summary><ol>\n"
@@ -414,6 +415,34 @@ enum ReportPage {
     /// break lines after a hyphen, which would split `-movflags` or a file name; a word
     /// longer than the line still wraps inside itself).
     static func fixHTML(_ fix: String) -> String {
+        // An ASCII fix (any ffmpeg command with ASCII paths) is split by its bytes: the same
+        // words and spaces as by characters, without a grapheme walk per character.
+        if fix.utf8.allSatisfy({ $0 < 0x80 }) {
+            var html = ""
+            html.reserveCapacity(fix.utf8.count + 64)
+            var wordStart = fix.utf8.startIndex
+            var hasHyphen = false
+            func endWord(at end: String.Index) {
+                let word = String(fix[wordStart..<end])
+                html += hasHyphen ? "<span>" + escape(word) + "</span>" : escape(word)
+                hasHyphen = false
+            }
+            var index = fix.utf8.startIndex
+            while index < fix.utf8.endIndex {
+                let byte = fix.utf8[index]
+                let next = fix.utf8.index(after: index)
+                if byte == 0x20 || (0x09...0x0D).contains(byte) {
+                    endWord(at: index)
+                    html.unicodeScalars.append(Unicode.Scalar(byte))
+                    wordStart = next
+                } else if byte == 0x2D {
+                    hasHyphen = true
+                }
+                index = next
+            }
+            endWord(at: fix.utf8.endIndex)
+            return html
+        }
         var html = ""
         var word = ""
         func endWord() {

@@ -102,6 +102,78 @@ struct RemoteProbeMemoTests {
     }
 }
 
+@Suite("Remote probes answered by a response fetched before them (loopback)", .serialized, .requires(.ffmpeg))
+struct FetchedProbeMemoTests {
+    /// The key of `bytes` served whole with a 206, as a check's `Range: bytes=0-` answer.
+    static func key(url: String, bytes: [UInt8], type: String = "video/mp4", limit: Int = 1 << 20)
+        -> RemoteProbeMemo.FetchedKey?
+    {
+        let headers = [
+            "content-type": type, "content-length": String(bytes.count),
+            "content-range": "bytes 0-\(bytes.count - 1)/\(bytes.count)", "accept-ranges": "bytes",
+        ]
+        return RemoteProbeMemo.FetchedKey(
+            url: url, status: 206, header: { headers[$0] }, body: bytes, isComplete: true, sizeLimit: limit)
+    }
+
+    @Test(
+        "a URL whose fetched start equals one probed before gets that answer without a request; others are probed",
+        arguments: ["h264-aac-moov-at-end.mp4", "vp9-opus.webm", "tone.mp3"])
+    func sameResponse(sample: String) async throws {
+        let (directory, names) = try RemoteProbeMemoTests.copies(of: sample)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await LoopbackServer(serving: directory)
+        let base = "http://127.0.0.1:\(server.port)/"
+        let memo = RemoteProbeMemo()
+        let prober = MediaProber(remoteMemo: memo)
+        var requests: [String: Int] = [:]
+        for name in names {
+            let bytes = try [UInt8](Data(contentsOf: directory.appendingPathComponent(name)))
+            let key = try #require(Self.key(url: base + name, bytes: bytes))
+            let before = server.requests.count
+            let remembered = await prober.probe(path: base + name, fetched: key)
+            requests[name] = server.requests.count - before
+            let plain = try MediaProber().probeBlocking(path: base + name)
+            #expect(try remembered.get() == plain, "\(name)")
+        }
+        // a: probed by FFmpeg (no read-ahead) and kept; b and c: answered without a request;
+        // changed: other bytes, so probed and kept.
+        #expect(requests[names[0]] ?? 0 > 0)
+        #expect(requests[names[1]] == 0, "\(requests)")
+        #expect(requests[names[2]] == 0, "\(requests)")
+        #expect(requests[names[3]] ?? 0 > 0)
+        #expect(memo.count == 2)
+        #expect(memo.answered == 2)
+    }
+
+    @Test("another type, length or extension is another key; a redirect or a partial body has none")
+    func keys() throws {
+        let bytes = [UInt8](repeating: 7, count: 100)
+        let url = "http://h/a.mp4"
+        let key = try #require(Self.key(url: url, bytes: bytes))
+        #expect(Self.key(url: "http://h/b.mp4", bytes: bytes) == key)
+        #expect(Self.key(url: "http://h/a.mov", bytes: bytes) != key)
+        #expect(Self.key(url: url, bytes: bytes, type: "application/octet-stream") != key)
+        #expect(Self.key(url: url, bytes: bytes + [7]) != key)
+        #expect(Self.key(url: url, bytes: bytes, limit: 99) == nil)
+        #expect(Self.key(url: "http://h/a.m3u8", bytes: bytes) == nil)
+        #expect(Self.key(url: "http://h/a", bytes: bytes, type: "application/vnd.apple.mpegurl") == nil)
+        // A redirect, a body cut short, a body shorter than its Content-Length, an error.
+        for (status, complete, length) in [
+            (302, true, "100"), (206, false, "100"), (200, true, "101"), (404, true, "100"),
+        ] {
+            let fields = ["content-length": length, "location": "/b.mp4"]
+            #expect(
+                RemoteProbeMemo.FetchedKey(
+                    url: url, status: status, header: { fields[$0] }, body: bytes, isComplete: complete,
+                    sizeLimit: 1 << 20) == nil, "\(status) \(complete) \(length)")
+        }
+        #expect(
+            RemoteProbeMemo.FetchedKey(
+                url: url, status: 200, header: { _ in nil }, body: [], isComplete: true, sizeLimit: 1 << 20) == nil)
+    }
+}
+
 extension Result where Success == ProbeResult, Failure == ProbeError {
     fileprivate var errorCode: String? {
         guard case .failure(let error) = self else { return nil }

@@ -76,6 +76,18 @@ struct ReportPieceTests {
     }
 
     @Test(
+        "an ASCII fix and the same fix with a non-ASCII file name are split alike",
+        arguments: [
+            "ffmpeg -i in.mp4 -c copy out.mp4", "a\r\n-b\t-c  d-e -", " -lead trail- ", "", "-", "x\u{0B}y-z\u{0C}",
+        ])
+    func fixWordsASCII(fix: String) {
+        // "é" takes the byte path off; the words around it are split the same way.
+        let plain = ReportPage.fixHTML(fix + " é")
+        let ascii = ReportPage.fixHTML(fix)
+        #expect(plain == ascii + " é")
+    }
+
+    @Test(
         "a finding's devices in the fewest words",
         arguments: [
             (["a", "b", "c", "d", "e"], "every device"), (["a", "b", "c", "d"], "every device but e"),
