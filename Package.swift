@@ -89,7 +89,9 @@ let package = Package(
         .target(name: "StreamingFormats", dependencies: ["CodedErrors", "CLibXML2"]),
         .target(
             name: "MediaProbe", dependencies: ["CastModel", "CFFmpeg", "Hashing", "StreamingFormats", "SystemIO"]),
-        .target(name: "HTTPCheck", dependencies: ["CastModel", "SystemIO", "CCurl", "StreamingFormats", "Logging"]),
+        .target(
+            name: "HTTPCheck",
+            dependencies: ["CastModel", "SystemIO", "CCurl", "StreamingFormats", "Logging", "Hashing"]),
         .target(
             name: "Preflight",
             dependencies: [

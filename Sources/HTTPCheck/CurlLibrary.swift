@@ -1,5 +1,6 @@
 public import CastModel
 internal import CCurl
+import Hashing
 import SystemIO
 
 /// libcurl is loaded the first time a transport needs it instead of being linked (CCurl.h says
@@ -17,6 +18,9 @@ enum CurlLibrary {
     /// ``HTTPTransport/requireLibrary()``, never on the cooperative pool.
     static let problem: String? = {
         if let error = castprep_curl_load_error() { return String(cString: error) }
+        // libcurl initialises OpenSSL with its exit handler unless OpenSSL already is: a run
+        // that ends while a transfer thread is in libcrypto would crash in the freed state.
+        OpenSSLCrypto.ensureInitialized()
         let code = castprep_curl_global_init(Int(CURL_GLOBAL_ALL))
         guard code == CURLE_OK else {
             return

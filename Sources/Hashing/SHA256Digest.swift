@@ -82,12 +82,15 @@ extension SHA256Digest: Sendable {}
 /// OpenSSL's one-time set-up, without its exit handler.
 ///
 /// By default libcrypto frees its global state from an atexit handler, and a process that
-/// exits while another thread is still in libcrypto then crashes in the freed state; the
-/// operating system reclaims that memory at exit anyway. The first initialisation decides,
-/// so it runs before any digest (CastChannel's TLS set-up asks for the same).
-enum OpenSSLCrypto {
+/// exits while another thread is still in libcrypto then crashes in the freed state (seen:
+/// preflight's `http-transport` thread killed by SIGSEGV in `OPENSSL_sk_num` as the run
+/// ended); the operating system reclaims that memory at exit anyway. The first
+/// initialisation in the process decides, whoever makes it, so this runs before any digest,
+/// before libcurl's `curl_global_init` (which initialises OpenSSL with the handler), and
+/// CastChannel's TLS set-up asks for the same.
+public enum OpenSSLCrypto {
     private static let initialized = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_ATEXIT), nil) == 1
 
-    /// Call before the first call into libcrypto.
-    static func ensureInitialized() { _ = initialized }
+    /// Call before the first call into libcrypto, by this process or a library it loads.
+    public static func ensureInitialized() { _ = initialized }
 }
