@@ -176,11 +176,11 @@ enum LoadCommand {
                     total.printed += part.printed
                     total.output += part.output
                     if total.output.count >= flushSize {
-                        io.write(String(decoding: total.output, as: UTF8.self))
+                        io.write(utf8: total.output)
                         total.output.removeAll(keepingCapacity: true)
                     }
                 }
-                if !total.output.isEmpty { io.write(String(decoding: total.output, as: UTF8.self)) }
+                if !total.output.isEmpty { io.write(utf8: total.output) }
                 total.output = []
                 return total
             }
@@ -213,7 +213,7 @@ enum LoadCommand {
                 writer.write(request, into: &output)
                 output.append(0x0A)
             }
-            io.write(String(decoding: output, as: UTF8.self))
+            io.write(utf8: output)
         }
         printer.print(diagnostics)
         let kind = values.flag("queue") ? "queue message" : "LOAD request"
@@ -267,13 +267,13 @@ extension LoadCommand {
                         printed += part.printed
                         output += part.output
                         if output.count >= flushSize {
-                            io.write(String(decoding: output, as: UTF8.self))
+                            io.write(utf8: output)
                             output.removeAll(keepingCapacity: true)
                         }
                     }
                     findings.add(batchFindings)
                 }
-                if !output.isEmpty { io.write(String(decoding: output, as: UTF8.self)) }
+                if !output.isEmpty { io.write(utf8: output) }
                 try findings.print(summary: summary.diagnostics, with: printer)
                 return (summary, FindingTally(spooled: findings, summary: summary.diagnostics), printed)
             }
