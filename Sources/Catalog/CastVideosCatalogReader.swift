@@ -173,16 +173,9 @@ public struct CastVideosCatalogReader: Sendable {
         let description = video.string("subtitle")
         let studio = video.string("studio")
         let duration = CatalogItem.checkedDuration(video.double("duration"), diagnostics: &local, path: path)
-        var images: [CastImage] = []
-        if let thumb = video.string("image-480x270"), let url = resolver.resolve(thumb, base: bases["images"]) {
-            images.append(CastImage(url: url, width: 480, height: 270))
-        }
-        if let poster = video.string("image-780x1200"), let url = resolver.resolve(poster, base: bases["images"]) {
-            images.append(CastImage(url: url, width: 780, height: 1200))
-        }
-        if let thumb = video.string("thumb"), images.isEmpty, let url = resolver.resolve(thumb, base: bases["images"]) {
-            images.append(CastImage(url: url))
-        }
+        let images = self.images(
+            small: video.string("image-480x270"), poster: video.string("image-780x1200"), thumb: video.string("thumb"),
+            base: bases["images"])
         var captions: [CaptionTrack] = []
         if let tracksValue = video.value("tracks") {
             if case .array(let entries) = tracksValue {
@@ -200,6 +193,16 @@ public struct CastVideosCatalogReader: Sendable {
         }
         _ = video.finish(into: &diagnostics)
         diagnostics += local
+        return item(
+            title: title, sources: sources, description: description, studio: studio, duration: duration,
+            images: images, captions: captions, at: path, index: index, diagnostics: &diagnostics)
+    }
+
+    /// The item of a video from what was read of it (shared by both ways of reading one).
+    func item(
+        title: String?, sources: [MediaSource], description: String?, studio: String?, duration: Double?,
+        images: [CastImage], captions: [CaptionTrack], at path: JSONPath, index: Int, diagnostics: inout [Diagnostic]
+    ) -> CatalogItem? {
         guard !sources.isEmpty else {
             let label = title.map { "\"\($0)\"" } ?? "video #\(index)"
             diagnostics.append(
@@ -228,6 +231,21 @@ public struct CastVideosCatalogReader: Sendable {
         return item
     }
 
+    /// A video's images from its image members, in the order `readVideo` has always listed them.
+    func images(small: String?, poster: String?, thumb: String?, base: String?) -> [CastImage] {
+        var images: [CastImage] = []
+        if let small, let url = resolver.resolve(small, base: base) {
+            images.append(CastImage(url: url, width: 480, height: 270))
+        }
+        if let poster, let url = resolver.resolve(poster, base: base) {
+            images.append(CastImage(url: url, width: 780, height: 1200))
+        }
+        if let thumb, images.isEmpty, let url = resolver.resolve(thumb, base: base) {
+            images.append(CastImage(url: url))
+        }
+        return images
+    }
+
     func readSource(_ json: JSONValue, at path: JSONPath, bases: [String: String], diagnostics: inout [Diagnostic])
         -> MediaSource?
     {
@@ -241,9 +259,19 @@ public struct CastVideosCatalogReader: Sendable {
             return nil
         }
         let type = source.string("type")
-        var mime = source.string("mime")
+        let mime = source.string("mime")
         let reference = source.string("url")
         _ = source.finish(into: &diagnostics)
+        return self.source(
+            type: type, mime: mime, reference: reference, at: path, bases: bases, diagnostics: &diagnostics)
+    }
+
+    /// A source from its members as read (shared by both ways of reading a video).
+    func source(
+        type: String?, mime: String?, reference: String?, at path: JSONPath, bases: [String: String],
+        diagnostics: inout [Diagnostic]
+    ) -> MediaSource? {
+        var mime = mime
         guard let reference else {
             diagnostics.append(
                 Diagnostic(
@@ -292,12 +320,23 @@ public struct CastVideosCatalogReader: Sendable {
                         fix: "use a positive integer id such as \"1\"", path: path.appending("id")))
             }
         }
-        let type = track.string("type")?.lowercased()
+        let type = track.string("type")
         let subtype = track.string("subtype")
         let reference = track.string("contentId")
         let name = track.string("name")
         let language = track.string("language")
         _ = track.finish(into: &diagnostics)
+        return self.track(
+            id: id, type: type, subtype: subtype, reference: reference, name: name, language: language, at: path,
+            base: base, diagnostics: &diagnostics)
+    }
+
+    /// A caption track from its members as read (shared by both ways of reading a video).
+    func track(
+        id: Int?, type: String?, subtype: String?, reference: String?, name: String?, language: String?,
+        at path: JSONPath, base: String?, diagnostics: inout [Diagnostic]
+    ) -> CaptionTrack? {
+        let type = type?.lowercased()
         if let type, type != "text" {
             diagnostics.append(
                 Diagnostic(
