@@ -265,6 +265,11 @@ extension LoadCommand {
                     } consume: { part in
                         batchFindings += locate(part.diagnostics)
                         printed += part.printed
+                        // A full part is written as it is, not copied into the buffer first.
+                        if output.isEmpty, part.output.count >= flushSize >> 3 {
+                            io.write(utf8: part.output)
+                            return
+                        }
                         output += part.output
                         if output.count >= flushSize {
                             io.write(utf8: output)
@@ -309,8 +314,9 @@ struct LoadBatch: Sendable {
         // The compact text is written straight from the request (no `jsonValue` tree): it is
         // the measured frame, the `--ndjson` line, and the source of the indented form.
         var compact: [UInt8] = []
-        for item in items {
-            let (load, built) = builder.loadRequest(for: item)
+        // By index: each use borrows the item from the batch rather than copying it out.
+        for index in items.indices {
+            let (load, built) = builder.loadRequest(for: items[index])
             var json: JSONValue?
             let start = batch.output.count
             let size: Int
@@ -328,9 +334,9 @@ struct LoadBatch: Sendable {
                 size = compact.count
             }
             let findings =
-                built + validator.validate(load, payloadSize: size).map { item.locating($0, inRequest: "LOAD") }
+                built + validator.validate(load, payloadSize: size).map { items[index].locating($0, inRequest: "LOAD") }
             batch.diagnostics += findings
-            guard force || !(findings.containsErrors || blockedPaths.contains(item)) else {
+            guard force || !(findings.containsErrors || blockedPaths.contains(items[index])) else {
                 batch.output.removeSubrange(start...)
                 continue
             }

@@ -99,6 +99,33 @@ struct PlainVideo {
     var tracks: [Track]?
 }
 
+/// The member names of a plain video, its sources and its tracks, matched on their bytes
+/// (no `String` made per member).
+enum PlainKey {
+    case title, subtitle, studio, duration, smallImage, poster, thumb, sources, tracks
+    case type, mime, url
+    case id, subtype, contentID, name, language
+
+    private static let names: [(name: StaticString, key: PlainKey)] = [
+        ("title", .title), ("subtitle", .subtitle), ("studio", .studio), ("duration", .duration),
+        ("image-480x270", .smallImage), ("image-780x1200", .poster), ("thumb", .thumb), ("sources", .sources),
+        ("tracks", .tracks), ("type", .type), ("mime", .mime), ("url", .url), ("id", .id), ("subtype", .subtype),
+        ("contentId", .contentID), ("name", .name), ("language", .language),
+    ]
+
+    /// The name whose UTF-8 bytes are `bytes`; nil for any other.
+    init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+        for entry in Self.names where entry.name.utf8CodeUnitCount == bytes.count {
+            let name = UnsafeBufferPointer(start: entry.name.utf8Start, count: bytes.count)
+            if name.elementsEqual(bytes) {
+                self = entry.key
+                return
+            }
+        }
+        return nil
+    }
+}
+
 /// Steps through JSON text that is known to be valid, reading only the plain shape of a
 /// video; every method returns nil (give up) at anything else.
 struct PlainJSONLexer {
@@ -114,35 +141,35 @@ struct PlainJSONLexer {
         let complete = object { key, lexer in
             let bit: UInt16
             switch key {
-            case "title":
+            case .title:
                 bit = 1 << 0
                 guard let value = lexer.string() else { return false }
                 video.title = value
-            case "subtitle":
+            case .subtitle:
                 bit = 1 << 1
                 guard let value = lexer.string() else { return false }
                 video.subtitle = value
-            case "studio":
+            case .studio:
                 bit = 1 << 2
                 guard let value = lexer.string() else { return false }
                 video.studio = value
-            case "duration":
+            case .duration:
                 bit = 1 << 3
                 guard let value = lexer.number() else { return false }
                 video.duration = value
-            case "image-480x270":
+            case .smallImage:
                 bit = 1 << 4
                 guard let value = lexer.string() else { return false }
                 video.smallImage = value
-            case "image-780x1200":
+            case .poster:
                 bit = 1 << 5
                 guard let value = lexer.string() else { return false }
                 video.poster = value
-            case "thumb":
+            case .thumb:
                 bit = 1 << 6
                 guard let value = lexer.string() else { return false }
                 video.thumb = value
-            case "sources":
+            case .sources:
                 bit = 1 << 7
                 var sources: [PlainVideo.Source] = []
                 let read = lexer.array { lexer in
@@ -152,7 +179,7 @@ struct PlainJSONLexer {
                 }
                 guard read else { return false }
                 video.sources = sources
-            case "tracks":
+            case .tracks:
                 bit = 1 << 8
                 var tracks: [PlainVideo.Track] = []
                 let read = lexer.array { lexer in
@@ -180,15 +207,15 @@ struct PlainJSONLexer {
         let complete = object { key, lexer in
             let bit: UInt8
             switch key {
-            case "type":
+            case .type:
                 bit = 1 << 0
                 guard let value = lexer.string() else { return false }
                 source.type = value
-            case "mime":
+            case .mime:
                 bit = 1 << 1
                 guard let value = lexer.string() else { return false }
                 source.mime = value
-            case "url":
+            case .url:
                 bit = 1 << 2
                 guard let value = lexer.string() else { return false }
                 source.url = value
@@ -208,7 +235,7 @@ struct PlainJSONLexer {
         let complete = object { key, lexer in
             let bit: UInt8
             switch key {
-            case "id":
+            case .id:
                 bit = 1 << 0
                 // The general reader's conversions: an integer literal, or a string holding one.
                 lexer.skipWhitespace()
@@ -221,23 +248,23 @@ struct PlainJSONLexer {
                     guard let literal = lexer.number(), let id = Int(literal) else { return false }
                     track.id = id
                 }
-            case "type":
+            case .type:
                 bit = 1 << 1
                 guard let value = lexer.string() else { return false }
                 track.type = value
-            case "subtype":
+            case .subtype:
                 bit = 1 << 2
                 guard let value = lexer.string() else { return false }
                 track.subtype = value
-            case "contentId":
+            case .contentID:
                 bit = 1 << 3
                 guard let value = lexer.string() else { return false }
                 track.contentID = value
-            case "name":
+            case .name:
                 bit = 1 << 4
                 guard let value = lexer.string() else { return false }
                 track.name = value
-            case "language":
+            case .language:
                 bit = 1 << 5
                 guard let value = lexer.string() else { return false }
                 track.language = value
@@ -253,7 +280,7 @@ struct PlainJSONLexer {
 
     /// Reads an object, calling `member` with each key (positioned before its value); false
     /// when the text is not an object or `member` gives up.
-    private mutating func object(_ member: (String, inout PlainJSONLexer) -> Bool) -> Bool {
+    private mutating func object(_ member: (PlainKey, inout PlainJSONLexer) -> Bool) -> Bool {
         skipWhitespace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return false }
         index += 1
@@ -268,8 +295,7 @@ struct PlainJSONLexer {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
             index += 1
-            // Member names are short: small strings, compared without allocating.
-            guard member(String(decoding: key, as: UTF8.self), &self) else { return false }
+            guard let known = PlainKey(key), member(known, &self) else { return false }
             skipWhitespace()
             guard index < bytes.count else { return false }
             let separator = bytes[index]

@@ -209,7 +209,8 @@ public struct CatalogStreamReader: Sendable {
                     try scanner.scanArray { _, scanner in
                         _ = scanner.peek()
                         let start = scanner.offset
-                        try scanner.skipValue()
+                        // The first pass checked every video: here its end is all that is needed.
+                        scanner.skipCheckedValue()
                         batch.append(start..<scanner.offset)
                         if batch.count >= options.batchSize { try flush() }
                     }

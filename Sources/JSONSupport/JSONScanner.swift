@@ -106,6 +106,14 @@ public struct JSONScanner {
         try cursor.skipValue(depth: depth)
     }
 
+    /// Steps over the value here without checking it, and leaves the offset after it: for text
+    /// already checked by ``skipValue()`` (a second pass over the same bytes), where following
+    /// strings and brackets is enough. On text that was not checked the offset it leaves is
+    /// unspecified, but it stays within the bytes.
+    public mutating func skipCheckedValue() {
+        cursor.skipCheckedValue()
+    }
+
     /// Parses the value here into a tree. `path` is where it sits in the document, so the
     /// duplicate members it reports carry their full paths.
     public mutating func parseValue(at path: JSONPath) throws(JSONSyntaxError) -> JSONDocument {
@@ -263,6 +271,47 @@ extension Cursor {
             }
         case UInt8(ascii: "\""): try skipCheckedString()
         default: _ = try parseValue(depth: depth)
+        }
+    }
+
+    /// ``JSONScanner/skipCheckedValue()``: strings and brackets followed, nothing checked.
+    mutating func skipCheckedValue() {
+        skipWhitespace()
+        var depth = 0
+        let end = bytes.count
+        while index < end {
+            switch bytes[index] {
+            case UInt8(ascii: "\""):
+                index += 1
+                while index < end {
+                    let byte = bytes[index]
+                    index += byte == UInt8(ascii: "\\") ? 2 : 1
+                    if byte == UInt8(ascii: "\"") { break }
+                }
+                index = min(index, end)
+                if depth == 0 { return }
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                index += 1
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                // A closing bracket outside the value (unchecked text) ends it unread.
+                guard depth > 0 else { return }
+                depth -= 1
+                index += 1
+                if depth == 0 { return }
+            default:
+                guard depth == 0 else {
+                    index += 1
+                    continue
+                }
+                // A number or literal: its bytes up to the next delimiter.
+                while index < end {
+                    switch bytes[index] {
+                    case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), 0x20, 0x0A, 0x0D, 0x09: return
+                    default: index += 1
+                    }
+                }
+            }
         }
     }
 
