@@ -277,33 +277,34 @@ extension Cursor {
     /// ``JSONScanner/skipCheckedValue()``: strings and brackets followed, nothing checked.
     mutating func skipCheckedValue() {
         skipWhitespace()
-        var depth = 0
         let end = bytes.count
+        guard index < end else { return }
+        // `[` and `{` are 0x5B and 0x7B, `]` and `}` 0x5D and 0x7D: one bit apart.
+        let opening = bytes[index] | 0x20 == 0x7B
+        var depth = 0
         while index < end {
-            switch bytes[index] {
-            case UInt8(ascii: "\""):
-                index += 1
+            let byte = bytes[index]
+            index += 1
+            if byte == UInt8(ascii: "\"") {
                 while index < end {
-                    let byte = bytes[index]
-                    index += byte == UInt8(ascii: "\\") ? 2 : 1
-                    if byte == UInt8(ascii: "\"") { break }
+                    let inner = bytes[index]
+                    index += 1
+                    if inner == UInt8(ascii: "\"") { break }
+                    if inner == UInt8(ascii: "\\") { index += 1 }
                 }
                 index = min(index, end)
                 if depth == 0 { return }
-            case UInt8(ascii: "["), UInt8(ascii: "{"):
+            } else if byte | 0x20 == 0x7B {
                 depth += 1
-                index += 1
-            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+            } else if byte | 0x20 == 0x7D {
                 // A closing bracket outside the value (unchecked text) ends it unread.
-                guard depth > 0 else { return }
-                depth -= 1
-                index += 1
-                if depth == 0 { return }
-            default:
-                guard depth == 0 else {
-                    index += 1
-                    continue
+                guard depth > 0 else {
+                    index -= 1
+                    return
                 }
+                depth -= 1
+                if depth == 0 { return }
+            } else if !opening {
                 // A number or literal: its bytes up to the next delimiter.
                 while index < end {
                     switch bytes[index] {
