@@ -279,7 +279,7 @@ public struct CastVideosCatalogReader: Sendable {
             return nil
         }
         let kind = type.map(MediaSource.Kind.init(rawValue:)) ?? MediaSource.Kind.guess(fromURL: reference)
-        if let declared = mime, let corrected = Self.mimeTypos[declared.lowercased()] {
+        if let declared = mime, Self.mayBeTypo(declared), let corrected = Self.mimeTypos[declared.lowercased()] {
             diagnostics.append(
                 Diagnostic(
                     .warning, "catalog.mime-typo",
@@ -405,6 +405,18 @@ public struct CastVideosCatalogReader: Sendable {
         }
         return CatalogReadResult(format: .castVideosChrome, items: items, diagnostics: diagnostics)
     }
+
+    /// Whether `mime` can be one of ``mimeTypos`` in another case: false for ASCII text of a
+    /// length none of them has (lowercasing ASCII keeps the length), so the common types are
+    /// neither lowercased nor hashed.
+    static func mayBeTypo(_ mime: String) -> Bool {
+        let utf8 = mime.utf8
+        guard utf8.allSatisfy({ $0 < 0x80 }) else { return true }
+        return mimeTypoLengths.contains(utf8.count)
+    }
+
+    /// The lengths of ``mimeTypos``' keys.
+    private static let mimeTypoLengths = Array(Set(mimeTypos.keys.map(\.utf8.count)))
 
     /// MIME typos seen in real catalogs, with the intended type.
     static let mimeTypos: [String: String] = [

@@ -355,7 +355,9 @@ public struct CatalogStreamReader: Sendable {
             file.withBytes { buffer in
                 var scanner = JSONScanner(bytes: buffer)
                 var part = ReadPart(first: lane.lowerBound)
-                part.items.reserveCapacity(lane.count)
+                // The first part becomes the batch's array: room for every item, so the other
+                // parts are appended without moving it.
+                part.items.reserveCapacity(lane.lowerBound == 0 ? ranges.count : lane.count)
                 for position in lane {
                     readVideo(position, index: firstIndex + position, scanner: &scanner, buffer: buffer, into: &part)
                 }
@@ -379,9 +381,10 @@ public struct CatalogStreamReader: Sendable {
         if parts.allSatisfy({ $0.skipped.isEmpty }) {
             if parts.count == 1, let part = parts.popLast() { return (part.items, part.diagnostics) }
             var items: [CatalogItem] = []
-            items.reserveCapacity(ranges.count)
             var diagnostics: [Diagnostic] = []
-            for index in parts.indices {
+            swap(&items, &parts[0].items)
+            swap(&diagnostics, &parts[0].diagnostics)
+            for index in parts.indices.dropFirst() {
                 items += parts[index].items
                 diagnostics += parts[index].diagnostics
                 parts[index] = ReadPart(first: 0)
