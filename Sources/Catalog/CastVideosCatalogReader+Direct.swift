@@ -35,9 +35,9 @@ extension CastVideosCatalogReader {
         var sources: [MediaSource] = []
         if let entries = video.sources {
             for (sourceIndex, entry) in entries.enumerated() {
-                let sourcePath = path.appending("sources").appending(index: sourceIndex)
                 if let source = source(
-                    type: entry.type, mime: entry.mime, reference: entry.url, at: sourcePath, bases: bases,
+                    type: entry.type, mime: entry.mime, reference: entry.url,
+                    at: path.appending("sources").appending(index: sourceIndex), bases: bases,
                     diagnostics: &local)
                 {
                     sources.append(source)

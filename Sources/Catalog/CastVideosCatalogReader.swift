@@ -266,16 +266,18 @@ public struct CastVideosCatalogReader: Sendable {
             type: type, mime: mime, reference: reference, at: path, bases: bases, diagnostics: &diagnostics)
     }
 
-    /// A source from its members as read (shared by both ways of reading a video).
+    /// A source from its members as read (shared by both ways of reading a video). Its path is
+    /// made only for a finding.
     func source(
-        type: String?, mime: String?, reference: String?, at path: JSONPath, bases: [String: String],
+        type: String?, mime: String?, reference: String?, at path: @autoclosure () -> JSONPath, bases: [String: String],
         diagnostics: inout [Diagnostic]
     ) -> MediaSource? {
         var mime = mime
         guard let reference else {
             diagnostics.append(
                 Diagnostic(
-                    .error, "catalog.source-url-missing", "source has no url; skipped", fix: "add \"url\"", path: path))
+                    .error, "catalog.source-url-missing", "source has no url; skipped", fix: "add \"url\"", path: path()
+                ))
             return nil
         }
         let kind = type.map(MediaSource.Kind.init(rawValue:)) ?? MediaSource.Kind.guess(fromURL: reference)
@@ -284,7 +286,7 @@ public struct CastVideosCatalogReader: Sendable {
                 Diagnostic(
                     .warning, "catalog.mime-typo",
                     "mime \"\(declared)\" is a typo (as in Google's sample f.json); CastPrep sends \"\(corrected)\"",
-                    fix: "write \"mime\": \"\(corrected)\"", path: path.appending("mime")))
+                    fix: "write \"mime\": \"\(corrected)\"", path: path().appending("mime")))
             mime = corrected
         }
         let base = bases[kind.rawValue]
@@ -293,7 +295,7 @@ public struct CastVideosCatalogReader: Sendable {
                 Diagnostic(
                     .note, "catalog.base-missing",
                     "the category has no \"\(kind.rawValue)\" base URL; \"\(reference)\" is resolved against the catalog's own location",
-                    fix: "add \"\(kind.rawValue)\": \"https://…/\" to the category", path: path.appending("url")))
+                    fix: "add \"\(kind.rawValue)\": \"https://…/\" to the category", path: path().appending("url")))
         }
         guard let url = resolver.resolve(reference, base: base) else { return nil }
         return MediaSource(kind: kind, url: url, declaredContentType: mime)
@@ -331,10 +333,11 @@ public struct CastVideosCatalogReader: Sendable {
             base: base, diagnostics: &diagnostics)
     }
 
-    /// A caption track from its members as read (shared by both ways of reading a video).
+    /// A caption track from its members as read (shared by both ways of reading a video). Its
+    /// path is made only for a finding.
     func track(
         id: Int?, type: String?, subtype: String?, reference: String?, name: String?, language: String?,
-        at path: JSONPath, base: String?, diagnostics: inout [Diagnostic]
+        at path: @autoclosure () -> JSONPath, base: String?, diagnostics: inout [Diagnostic]
     ) -> CaptionTrack? {
         let type = type?.lowercased()
         if let type, type != "text" {
@@ -342,7 +345,7 @@ public struct CastVideosCatalogReader: Sendable {
                 Diagnostic(
                     .note, "catalog.track-not-text",
                     "\(type) tracks cannot be side-loaded on the Default Media Receiver; skipped",
-                    fix: "only text tracks are sent with the LOAD", path: path.appending("type")))
+                    fix: "only text tracks are sent with the LOAD", path: path().appending("type")))
             return nil
         }
         guard let reference, let url = resolver.resolve(reference, base: base) else {
@@ -350,7 +353,7 @@ public struct CastVideosCatalogReader: Sendable {
                 Diagnostic(
                     .error, "catalog.track-url-missing", "track has no contentId (its file); skipped",
                     fix: "add \"contentId\": \"name-en.vtt\"",
-                    path: path))
+                    path: path()))
             return nil
         }
         return CaptionTrack(
