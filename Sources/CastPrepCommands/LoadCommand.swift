@@ -176,11 +176,11 @@ enum LoadCommand {
                     total.printed += part.printed
                     total.output += part.output
                     if total.output.count >= flushSize {
-                        io.write(String(decoding: total.output, as: UTF8.self))
+                        io.write(utf8: total.output)
                         total.output.removeAll(keepingCapacity: true)
                     }
                 }
-                if !total.output.isEmpty { io.write(String(decoding: total.output, as: UTF8.self)) }
+                if !total.output.isEmpty { io.write(utf8: total.output) }
                 total.output = []
                 return total
             }
@@ -213,7 +213,7 @@ enum LoadCommand {
                 writer.write(request, into: &output)
                 output.append(0x0A)
             }
-            io.write(String(decoding: output, as: UTF8.self))
+            io.write(utf8: output)
         }
         printer.print(diagnostics)
         let kind = values.flag("queue") ? "queue message" : "LOAD request"
@@ -265,15 +265,20 @@ extension LoadCommand {
                     } consume: { part in
                         batchFindings += locate(part.diagnostics)
                         printed += part.printed
+                        // A full part is written as it is, not copied into the buffer first.
+                        if output.isEmpty, part.output.count >= flushSize >> 3 {
+                            io.write(utf8: part.output)
+                            return
+                        }
                         output += part.output
                         if output.count >= flushSize {
-                            io.write(String(decoding: output, as: UTF8.self))
+                            io.write(utf8: output)
                             output.removeAll(keepingCapacity: true)
                         }
                     }
                     findings.add(batchFindings)
                 }
-                if !output.isEmpty { io.write(String(decoding: output, as: UTF8.self)) }
+                if !output.isEmpty { io.write(utf8: output) }
                 try findings.print(summary: summary.diagnostics, with: printer)
                 return (summary, FindingTally(spooled: findings, summary: summary.diagnostics), printed)
             }
@@ -309,8 +314,9 @@ struct LoadBatch: Sendable {
         // The compact text is written straight from the request (no `jsonValue` tree): it is
         // the measured frame, the `--ndjson` line, and the source of the indented form.
         var compact: [UInt8] = []
-        for item in items {
-            let (load, built) = builder.loadRequest(for: item)
+        // By index: each use borrows the item from the batch rather than copying it out.
+        for index in items.indices {
+            let (load, built) = builder.loadRequest(for: items[index])
             var json: JSONValue?
             let start = batch.output.count
             let size: Int
@@ -328,9 +334,9 @@ struct LoadBatch: Sendable {
                 size = compact.count
             }
             let findings =
-                built + validator.validate(load, payloadSize: size).map { item.locating($0, inRequest: "LOAD") }
+                built + validator.validate(load, payloadSize: size).map { items[index].locating($0, inRequest: "LOAD") }
             batch.diagnostics += findings
-            guard force || !(findings.containsErrors || blockedPaths.contains(item)) else {
+            guard force || !(findings.containsErrors || blockedPaths.contains(items[index])) else {
                 batch.output.removeSubrange(start...)
                 continue
             }

@@ -173,16 +173,9 @@ public struct CastVideosCatalogReader: Sendable {
         let description = video.string("subtitle")
         let studio = video.string("studio")
         let duration = CatalogItem.checkedDuration(video.double("duration"), diagnostics: &local, path: path)
-        var images: [CastImage] = []
-        if let thumb = video.string("image-480x270"), let url = resolver.resolve(thumb, base: bases["images"]) {
-            images.append(CastImage(url: url, width: 480, height: 270))
-        }
-        if let poster = video.string("image-780x1200"), let url = resolver.resolve(poster, base: bases["images"]) {
-            images.append(CastImage(url: url, width: 780, height: 1200))
-        }
-        if let thumb = video.string("thumb"), images.isEmpty, let url = resolver.resolve(thumb, base: bases["images"]) {
-            images.append(CastImage(url: url))
-        }
+        let images = self.images(
+            small: video.string("image-480x270"), poster: video.string("image-780x1200"), thumb: video.string("thumb"),
+            base: bases["images"])
         var captions: [CaptionTrack] = []
         if let tracksValue = video.value("tracks") {
             if case .array(let entries) = tracksValue {
@@ -200,6 +193,16 @@ public struct CastVideosCatalogReader: Sendable {
         }
         _ = video.finish(into: &diagnostics)
         diagnostics += local
+        return item(
+            title: title, sources: sources, description: description, studio: studio, duration: duration,
+            images: images, captions: captions, at: path, index: index, diagnostics: &diagnostics)
+    }
+
+    /// The item of a video from what was read of it (shared by both ways of reading one).
+    func item(
+        title: String?, sources: [MediaSource], description: String?, studio: String?, duration: Double?,
+        images: [CastImage], captions: [CaptionTrack], at path: JSONPath, index: Int, diagnostics: inout [Diagnostic]
+    ) -> CatalogItem? {
         guard !sources.isEmpty else {
             let label = title.map { "\"\($0)\"" } ?? "video #\(index)"
             diagnostics.append(
@@ -228,6 +231,21 @@ public struct CastVideosCatalogReader: Sendable {
         return item
     }
 
+    /// A video's images from its image members, in the order `readVideo` has always listed them.
+    func images(small: String?, poster: String?, thumb: String?, base: String?) -> [CastImage] {
+        var images: [CastImage] = []
+        if let small, let url = resolver.resolve(small, base: base) {
+            images.append(CastImage(url: url, width: 480, height: 270))
+        }
+        if let poster, let url = resolver.resolve(poster, base: base) {
+            images.append(CastImage(url: url, width: 780, height: 1200))
+        }
+        if let thumb, images.isEmpty, let url = resolver.resolve(thumb, base: base) {
+            images.append(CastImage(url: url))
+        }
+        return images
+    }
+
     func readSource(_ json: JSONValue, at path: JSONPath, bases: [String: String], diagnostics: inout [Diagnostic])
         -> MediaSource?
     {
@@ -241,22 +259,34 @@ public struct CastVideosCatalogReader: Sendable {
             return nil
         }
         let type = source.string("type")
-        var mime = source.string("mime")
+        let mime = source.string("mime")
         let reference = source.string("url")
         _ = source.finish(into: &diagnostics)
+        return self.source(
+            type: type, mime: mime, reference: reference, at: path, bases: bases, diagnostics: &diagnostics)
+    }
+
+    /// A source from its members as read (shared by both ways of reading a video). Its path is
+    /// made only for a finding.
+    func source(
+        type: String?, mime: String?, reference: String?, at path: @autoclosure () -> JSONPath, bases: [String: String],
+        diagnostics: inout [Diagnostic]
+    ) -> MediaSource? {
+        var mime = mime
         guard let reference else {
             diagnostics.append(
                 Diagnostic(
-                    .error, "catalog.source-url-missing", "source has no url; skipped", fix: "add \"url\"", path: path))
+                    .error, "catalog.source-url-missing", "source has no url; skipped", fix: "add \"url\"", path: path()
+                ))
             return nil
         }
         let kind = type.map(MediaSource.Kind.init(rawValue:)) ?? MediaSource.Kind.guess(fromURL: reference)
-        if let declared = mime, let corrected = Self.mimeTypos[declared.lowercased()] {
+        if let declared = mime, Self.mayBeTypo(declared), let corrected = Self.mimeTypos[declared.lowercased()] {
             diagnostics.append(
                 Diagnostic(
                     .warning, "catalog.mime-typo",
                     "mime \"\(declared)\" is a typo (as in Google's sample f.json); CastPrep sends \"\(corrected)\"",
-                    fix: "write \"mime\": \"\(corrected)\"", path: path.appending("mime")))
+                    fix: "write \"mime\": \"\(corrected)\"", path: path().appending("mime")))
             mime = corrected
         }
         let base = bases[kind.rawValue]
@@ -265,7 +295,7 @@ public struct CastVideosCatalogReader: Sendable {
                 Diagnostic(
                     .note, "catalog.base-missing",
                     "the category has no \"\(kind.rawValue)\" base URL; \"\(reference)\" is resolved against the catalog's own location",
-                    fix: "add \"\(kind.rawValue)\": \"https://…/\" to the category", path: path.appending("url")))
+                    fix: "add \"\(kind.rawValue)\": \"https://…/\" to the category", path: path().appending("url")))
         }
         guard let url = resolver.resolve(reference, base: base) else { return nil }
         return MediaSource(kind: kind, url: url, declaredContentType: mime)
@@ -292,18 +322,30 @@ public struct CastVideosCatalogReader: Sendable {
                         fix: "use a positive integer id such as \"1\"", path: path.appending("id")))
             }
         }
-        let type = track.string("type")?.lowercased()
+        let type = track.string("type")
         let subtype = track.string("subtype")
         let reference = track.string("contentId")
         let name = track.string("name")
         let language = track.string("language")
         _ = track.finish(into: &diagnostics)
+        return self.track(
+            id: id, type: type, subtype: subtype, reference: reference, name: name, language: language, at: path,
+            base: base, diagnostics: &diagnostics)
+    }
+
+    /// A caption track from its members as read (shared by both ways of reading a video). Its
+    /// path is made only for a finding.
+    func track(
+        id: Int?, type: String?, subtype: String?, reference: String?, name: String?, language: String?,
+        at path: @autoclosure () -> JSONPath, base: String?, diagnostics: inout [Diagnostic]
+    ) -> CaptionTrack? {
+        let type = type?.lowercased()
         if let type, type != "text" {
             diagnostics.append(
                 Diagnostic(
                     .note, "catalog.track-not-text",
                     "\(type) tracks cannot be side-loaded on the Default Media Receiver; skipped",
-                    fix: "only text tracks are sent with the LOAD", path: path.appending("type")))
+                    fix: "only text tracks are sent with the LOAD", path: path().appending("type")))
             return nil
         }
         guard let reference, let url = resolver.resolve(reference, base: base) else {
@@ -311,7 +353,7 @@ public struct CastVideosCatalogReader: Sendable {
                 Diagnostic(
                     .error, "catalog.track-url-missing", "track has no contentId (its file); skipped",
                     fix: "add \"contentId\": \"name-en.vtt\"",
-                    path: path))
+                    path: path()))
             return nil
         }
         return CaptionTrack(
@@ -366,6 +408,18 @@ public struct CastVideosCatalogReader: Sendable {
         }
         return CatalogReadResult(format: .castVideosChrome, items: items, diagnostics: diagnostics)
     }
+
+    /// Whether `mime` can be one of ``mimeTypos`` in another case: false for ASCII text of a
+    /// length none of them has (lowercasing ASCII keeps the length), so the common types are
+    /// neither lowercased nor hashed.
+    static func mayBeTypo(_ mime: String) -> Bool {
+        let utf8 = mime.utf8
+        guard utf8.allSatisfy({ $0 < 0x80 }) else { return true }
+        return mimeTypoLengths.contains(utf8.count)
+    }
+
+    /// The lengths of ``mimeTypos``' keys.
+    private static let mimeTypoLengths = Array(Set(mimeTypos.keys.map(\.utf8.count)))
 
     /// MIME typos seen in real catalogs, with the intended type.
     static let mimeTypos: [String: String] = [

@@ -209,7 +209,8 @@ public struct CatalogStreamReader: Sendable {
                     try scanner.scanArray { _, scanner in
                         _ = scanner.peek()
                         let start = scanner.offset
-                        try scanner.skipValue()
+                        // The first pass checked every video: here its end is all that is needed.
+                        scanner.skipCheckedValue()
                         batch.append(start..<scanner.offset)
                         if batch.count >= options.batchSize { try flush() }
                     }
@@ -323,66 +324,91 @@ public struct CatalogStreamReader: Sendable {
         _ ranges: [Range<Int>], firstVideo: Int, path: JSONPath, bases: [String: String], firstIndex: Int,
         file: LoadedFile, reader: CastVideosCatalogReader
     ) -> (items: [CatalogItem], diagnostics: [Diagnostic]) {
-        // A video's tree is dropped once its item is built: a batch holds items, not trees.
-        typealias Read = (item: CatalogItem?, diagnostics: [Diagnostic])
-        let read: @Sendable (Range<Int>) -> [Read] = { lane in
+        // Reads the video at `position` as item `index`: its plain shape straight from the
+        // text, anything else through its tree (dropped once its item is built).
+        @Sendable func readVideo(
+            _ position: Int, index: Int, scanner: inout JSONScanner, buffer: UnsafeBufferPointer<UInt8>,
+            into part: inout ReadPart
+        ) {
+            let videoPath = path.appending(index: firstVideo + position)
+            if case .read(let item) = reader.readVideo(
+                text: UnsafeBufferPointer(rebasing: buffer[ranges[position]]), at: videoPath, bases: bases,
+                index: index, diagnostics: &part.diagnostics)
+            {
+                part.add(item)
+                return
+            }
+            scanner.move(to: ranges[position].lowerBound, depth: 4)
+            // The first pass checked this text: parsing it cannot fail.
+            let document = try? scanner.parseValue(at: videoPath)
+            part.diagnostics += (document?.duplicateKeys ?? []).map {
+                Diagnostic(
+                    .warning, "json.duplicate-key",
+                    "member \"\($0.path.components.last.map(CatalogReader.name) ?? "")\" appears twice; the last value is used",
+                    fix: "remove one of them", path: $0.path)
+            }
+            let item = reader.readVideo(
+                document?.value ?? .null, at: videoPath, bases: bases, index: index, diagnostics: &part.diagnostics)
+            part.add(item)
+        }
+        let read: @Sendable (Range<Int>) -> ReadPart = { lane in
             file.withBytes { buffer in
                 var scanner = JSONScanner(bytes: buffer)
-                var reads: [Read] = []
-                reads.reserveCapacity(lane.count)
+                var part = ReadPart(first: lane.lowerBound)
+                // The first part becomes the batch's array: room for every item, so the other
+                // parts are appended without moving it.
+                part.items.reserveCapacity(lane.lowerBound == 0 ? ranges.count : lane.count)
                 for position in lane {
-                    let videoPath = path.appending(index: firstVideo + position)
-                    scanner.move(to: ranges[position].lowerBound, depth: 4)
-                    // The first pass checked this text: parsing it cannot fail.
-                    let document = try? scanner.parseValue(at: videoPath)
-                    var diagnostics = (document?.duplicateKeys ?? []).map {
-                        Diagnostic(
-                            .warning, "json.duplicate-key",
-                            "member \"\($0.path.components.last.map(CatalogReader.name) ?? "")\" appears twice; the last value is used",
-                            fix: "remove one of them", path: $0.path)
-                    }
-                    let value = document?.value ?? .null
-                    let item = reader.readVideo(
-                        value, at: videoPath, bases: bases, index: firstIndex + position, diagnostics: &diagnostics)
-                    reads.append((item, diagnostics))
+                    readVideo(position, index: firstIndex + position, scanner: &scanner, buffer: buffer, into: &part)
                 }
-                return reads
+                return part
             }
         }
         let workers = min(ProcessInfo.processInfo.activeProcessorCount, 8)
-        let reads: [Read]
+        var parts: [ReadPart]
         if ranges.count < 256 || workers < 2 {
-            reads = read(0..<ranges.count)
+            parts = [read(0..<ranges.count)]
         } else {
             let chunk = (ranges.count + workers - 1) / workers
-            let slots = BatchSlots<Read>(count: workers)
+            let slots = BatchSlots<ReadPart>(count: workers)
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 slots.store(
                     read(min(ranges.count, worker * chunk)..<min(ranges.count, (worker + 1) * chunk)), at: worker)
             }
-            reads = slots.joined()
+            parts = slots.take()
         }
-        var items: [CatalogItem] = []
-        items.reserveCapacity(reads.count)
-        var diagnostics: [Diagnostic] = []
-        for (position, read) in reads.enumerated() {
-            var read = read
-            // After a skipped video the number read ahead is one too high: parse it again and
-            // read it with its own number.
-            if items.count != position {
-                var local = Array(read.diagnostics.filter { $0.code == "json.duplicate-key" })
-                let videoPath = path.appending(index: firstVideo + position)
-                let value = file.withBytes { buffer in
-                    var scanner = JSONScanner(bytes: buffer)
-                    scanner.move(to: ranges[position].lowerBound, depth: 4)
-                    return (try? scanner.parseValue(at: videoPath))?.value ?? .null
-                }
-                let item = reader.readVideo(
-                    value, at: videoPath, bases: bases, index: firstIndex + items.count, diagnostics: &local)
-                read = (item, local)
+        // Every video read and kept: the parts are the batch, moved rather than copied.
+        if parts.allSatisfy({ $0.skipped.isEmpty }) {
+            if parts.count == 1, let part = parts.popLast() { return (part.items, part.diagnostics) }
+            var items: [CatalogItem] = []
+            var diagnostics: [Diagnostic] = []
+            swap(&items, &parts[0].items)
+            swap(&diagnostics, &parts[0].diagnostics)
+            for index in parts.indices.dropFirst() {
+                items += parts[index].items
+                diagnostics += parts[index].diagnostics
+                parts[index] = ReadPart(first: 0)
             }
-            diagnostics += read.diagnostics
-            if let item = read.item { items.append(item) }
+            return (items, diagnostics)
+        }
+        // After a skipped video the number read ahead is one too high: the videos after the
+        // first skipped one are read again in order, each with its own number.
+        let skipped = parts.compactMap(\.skipped.first).min() ?? ranges.count
+        var items: [CatalogItem] = []
+        var diagnostics: [Diagnostic] = []
+        for part in parts {
+            let videos = min(part.findingEnds.count, max(0, skipped + 1 - part.first))
+            items += part.items.prefix(min(part.items.count, max(0, skipped - part.first)))
+            diagnostics += part.diagnostics.prefix(videos > 0 ? part.findingEnds[videos - 1] : 0)
+        }
+        file.withBytes { buffer in
+            var scanner = JSONScanner(bytes: buffer)
+            for position in (skipped + 1)..<max(skipped + 1, ranges.count) {
+                var part = ReadPart(first: position)
+                readVideo(position, index: firstIndex + items.count, scanner: &scanner, buffer: buffer, into: &part)
+                items += part.items
+                diagnostics += part.diagnostics
+            }
         }
         return (items, diagnostics)
     }
@@ -445,13 +471,41 @@ public struct CatalogStreamReader: Sendable {
     }
 }
 
+/// The videos one thread of a batch read, from position `first` on.
+private struct ReadPart: Sendable {
+    /// The position in the batch of the first video.
+    var first: Int
+    /// The items of the videos read, in order (a skipped video has none).
+    var items: [CatalogItem] = []
+    /// The findings of the videos read, in order.
+    var diagnostics: [Diagnostic] = []
+    /// Where each video's findings end in `diagnostics`, video by video.
+    var findingEnds: [Int] = []
+    /// The positions of the videos without an item.
+    var skipped: [Int] = []
+
+    init(first: Int) { self.first = first }
+
+    /// Records the next video (its findings were appended to `diagnostics`) and its item.
+    mutating func add(_ item: CatalogItem?) {
+        if let item { items.append(item) } else { skipped.append(first + findingEnds.count) }
+        findingEnds.append(diagnostics.count)
+    }
+}
+
 /// What each thread of a batch read.
 private final class BatchSlots<Element: Sendable>: Sendable {
-    private let slots: Mutex<[[Element]]>
+    private let slots: Mutex<[Element?]>
 
-    init(count: Int) { slots = Mutex(Array(repeating: [], count: count)) }
+    init(count: Int) { slots = Mutex(Array(repeating: nil, count: count)) }
 
-    func store(_ part: [Element], at worker: Int) { slots.withLock { $0[worker] = part } }
+    func store(_ part: Element, at worker: Int) { slots.withLock { $0[worker] = part } }
 
-    func joined() -> [Element] { slots.withLock { Array($0.joined()) } }
+    /// Every part stored, in order, handed over (the slots are left empty).
+    func take() -> [Element] {
+        slots.withLock { slots in
+            defer { slots = [] }
+            return slots.compactMap { $0 }
+        }
+    }
 }

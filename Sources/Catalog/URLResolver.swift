@@ -26,10 +26,12 @@ public struct URLResolver: Sendable {
         guard !trimmed.isEmpty else { return nil }
         if URLSyntax.scheme(of: trimmed) != nil { return trimmed }
         var baseText: String?
+        var baseIsPlain = false
         if let base, Self.isPlainDirectoryBase(base) {
             // Resolving such a base gives it back unchanged (it has a scheme and no blanks to
             // trim) and it ends in "/": the category's base, the same for every video.
             baseText = base
+            baseIsPlain = true
         } else if let base, !base.isEmpty, let resolvedBase = resolve(base) {
             // A base URL is a directory; without a trailing slash RFC 3986 would drop its
             // last segment, which is never what a catalog author means.
@@ -38,7 +40,7 @@ public struct URLResolver: Sendable {
         // Fast path for the common case, a plain relative path under a directory base: RFC 3986
         // merging is then concatenation. Catalogs have thousands of these, and Foundation's URL
         // resolution costs microseconds each.
-        if let baseText, Self.isPlainRelativePath(trimmed), Self.isPlainDirectoryBase(baseText) {
+        if let baseText, Self.isPlainRelativePath(trimmed), baseIsPlain || Self.isPlainDirectoryBase(baseText) {
             return baseText + trimmed
         }
         var baseURL = documentURL

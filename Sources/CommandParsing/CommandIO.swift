@@ -83,6 +83,17 @@ public final class CommandIO: Sendable {
         emit(text, to: .standardOutput)
     }
 
+    /// Writes UTF-8 text to standard output exactly as given, without making a `String` of it
+    /// first (a command's bulk output: a megabyte at a time).
+    public func write(utf8 bytes: [UInt8]) {
+        captured.withLock { captured in
+            switch destination {
+            case .memory: captured.output += String(decoding: bytes, as: UTF8.self)
+            case .fileDescriptors: bytes.withUnsafeBytes { StandardStream.output.writeAll($0) }
+            }
+        }
+    }
+
     /// Writes one line to standard output.
     public func writeLine(_ text: String) {
         emit(text + "\n", to: .standardOutput)

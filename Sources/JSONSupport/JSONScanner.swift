@@ -106,6 +106,14 @@ public struct JSONScanner {
         try cursor.skipValue(depth: depth)
     }
 
+    /// Steps over the value here without checking it, and leaves the offset after it: for text
+    /// already checked by ``skipValue()`` (a second pass over the same bytes), where following
+    /// strings and brackets is enough. On text that was not checked the offset it leaves is
+    /// unspecified, but it stays within the bytes.
+    public mutating func skipCheckedValue() {
+        cursor.skipCheckedValue()
+    }
+
     /// Parses the value here into a tree. `path` is where it sits in the document, so the
     /// duplicate members it reports carry their full paths.
     public mutating func parseValue(at path: JSONPath) throws(JSONSyntaxError) -> JSONDocument {
@@ -263,6 +271,48 @@ extension Cursor {
             }
         case UInt8(ascii: "\""): try skipCheckedString()
         default: _ = try parseValue(depth: depth)
+        }
+    }
+
+    /// ``JSONScanner/skipCheckedValue()``: strings and brackets followed, nothing checked.
+    mutating func skipCheckedValue() {
+        skipWhitespace()
+        let end = bytes.count
+        guard index < end else { return }
+        // `[` and `{` are 0x5B and 0x7B, `]` and `}` 0x5D and 0x7D: one bit apart.
+        let opening = bytes[index] | 0x20 == 0x7B
+        var depth = 0
+        while index < end {
+            let byte = bytes[index]
+            index += 1
+            if byte == UInt8(ascii: "\"") {
+                while index < end {
+                    let inner = bytes[index]
+                    index += 1
+                    if inner == UInt8(ascii: "\"") { break }
+                    if inner == UInt8(ascii: "\\") { index += 1 }
+                }
+                index = min(index, end)
+                if depth == 0 { return }
+            } else if byte | 0x20 == 0x7B {
+                depth += 1
+            } else if byte | 0x20 == 0x7D {
+                // A closing bracket outside the value (unchecked text) ends it unread.
+                guard depth > 0 else {
+                    index -= 1
+                    return
+                }
+                depth -= 1
+                if depth == 0 { return }
+            } else if !opening {
+                // A number or literal: its bytes up to the next delimiter.
+                while index < end {
+                    switch bytes[index] {
+                    case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), 0x20, 0x0A, 0x0D, 0x09: return
+                    default: index += 1
+                    }
+                }
+            }
         }
     }
 

@@ -59,14 +59,21 @@ public struct JSONWriter: Sendable {
                 return
             }
             output.append(UInt8(ascii: "{"))
-            let sorted = members.sorted { Self.precedes($0.key, $1.key) }
-            for (position, member) in sorted.enumerated() {
-                if position > 0 { output.append(UInt8(ascii: ",")) }
+            func write(_ member: (key: String, value: JSONValue), first: Bool) {
+                if !first { output.append(UInt8(ascii: ",")) }
                 newline(depth: depth + 1, into: &output)
                 Self.writeString(member.key, into: &output)
                 output.append(UInt8(ascii: ":"))
                 if indentWidth != nil { output.append(UInt8(ascii: " ")) }
-                write(member.value, depth: depth + 1, into: &output)
+                self.write(member.value, depth: depth + 1, into: &output)
+            }
+            // One member (an item's `customData`, say) needs no sorting, nor the sorted copy.
+            if members.count == 1, let member = members.first {
+                write(member, first: true)
+            } else {
+                for (position, member) in members.sorted(by: { Self.precedes($0.key, $1.key) }).enumerated() {
+                    write(member, first: position == 0)
+                }
             }
             newline(depth: depth, into: &output)
             output.append(UInt8(ascii: "}"))
@@ -80,63 +87,83 @@ public struct JSONWriter: Sendable {
     ///
     /// - Parameter compactText: text with no white space outside strings, as ``compact``
     ///   writes it; other input gives unspecified (but memory-safe) output.
-    public func write(compactText: some Collection<UInt8>, into output: inout [UInt8]) {
+    public func write(compactText: [UInt8], into output: inout [UInt8]) {
+        compactText.withUnsafeBufferPointer { write(compactText: $0, into: &output) }
+    }
+
+    /// ``write(compactText:into:)`` for bytes in a buffer. Concrete (not generic over a
+    /// collection) so the loop runs on raw bytes: strings and runs of scalars between
+    /// structural bytes are copied in one call.
+    public func write(compactText: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
         guard let indentWidth else {
             output.append(contentsOf: compactText)
             return
         }
+        let count = compactText.count
         var depth = 0
-        var inString = false
-        var escaped = false
-        var opened: UInt8?
-        for byte in compactText {
-            if inString {
-                output.append(byte)
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
-            if let open = opened {
-                opened = nil
-                // `[]` and `{}` stay on one line, as `write` writes empty containers.
-                if (open == UInt8(ascii: "[") && byte == UInt8(ascii: "]"))
-                    || (open == UInt8(ascii: "{") && byte == UInt8(ascii: "}"))
-                {
-                    output.append(byte)
-                    continue
-                }
-                depth += 1
-                output.append(0x0A)
-                output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indentWidth * depth))
-            }
+        var index = 0
+        var runStart = 0
+        func flush(to end: Int, _ output: inout [UInt8]) {
+            if end > runStart { output.append(contentsOf: UnsafeBufferPointer(rebasing: compactText[runStart..<end])) }
+        }
+        func newline(_ depth: Int, _ output: inout [UInt8]) {
+            output.append(0x0A)
+            let spaces = indentWidth * depth
+            if spaces > 0 { output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: spaces)) }
+        }
+        while index < count {
+            let byte = compactText[index]
             switch byte {
             case UInt8(ascii: "\""):
-                inString = true
-                output.append(byte)
+                // A string, copied whole: its end is the next quote not escaped.
+                index += 1
+                while index < count {
+                    let inner = compactText[index]
+                    if inner == UInt8(ascii: "\\") {
+                        index += 2
+                        continue
+                    }
+                    index += 1
+                    if inner == UInt8(ascii: "\"") { break }
+                }
+                index = min(index, count)
             case UInt8(ascii: "["), UInt8(ascii: "{"):
-                output.append(byte)
-                opened = byte
+                index += 1
+                flush(to: index, &output)
+                runStart = index
+                // `[]` and `{}` stay on one line, as `write` writes empty containers.
+                if index < count,
+                    (byte == UInt8(ascii: "[") && compactText[index] == UInt8(ascii: "]"))
+                        || (byte == UInt8(ascii: "{") && compactText[index] == UInt8(ascii: "}"))
+                {
+                    index += 1
+                    continue
+                }
+                if index < count {
+                    depth += 1
+                    newline(depth, &output)
+                }
             case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                flush(to: index, &output)
                 depth = max(0, depth - 1)
-                output.append(0x0A)
-                output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indentWidth * depth))
-                output.append(byte)
+                newline(depth, &output)
+                runStart = index
+                index += 1
             case UInt8(ascii: ","):
-                output.append(byte)
-                output.append(0x0A)
-                output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indentWidth * depth))
+                index += 1
+                flush(to: index, &output)
+                runStart = index
+                newline(depth, &output)
             case UInt8(ascii: ":"):
-                output.append(byte)
+                index += 1
+                flush(to: index, &output)
+                runStart = index
                 output.append(UInt8(ascii: " "))
             default:
-                output.append(byte)
+                index += 1
             }
         }
+        flush(to: count, &output)
     }
 
     /// The length in bytes of the compact text of `value` (``compact`` writing it), counted

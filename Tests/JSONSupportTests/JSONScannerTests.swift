@@ -88,3 +88,47 @@ struct JSONScannerTests {
         #expect(elements == [0, 1])
     }
 }
+
+/// A second pass over checked text only needs each value's end.
+@Suite("Stepping over checked values")
+struct JSONScannerCheckedSkipTests {
+    @Test(
+        "ends each element where the checking skip ends it",
+        arguments: [
+            #"[{"a": [1, {"b": "]}\"["}], "c": -1.5e3}, "x\\", 7, true, null, [], {}, [[["deep"]]], "é 漢字"]"#,
+            "[ 1 ,\n\t{ \"k\" : \"v\" } , \"\\\"\" , -0 ]",
+            "[]",
+        ])
+    func sameEnds(text: String) throws {
+        let bytes = Array(text.utf8)
+        try bytes.withUnsafeBufferPointer { buffer in
+            var checking = JSONScanner(bytes: buffer)
+            var ends: [Int] = []
+            try checking.scanDocument { scanner in
+                try scanner.scanArray { _, scanner in
+                    try scanner.skipValue()
+                    ends.append(scanner.offset)
+                }
+            }
+            var unchecked = JSONScanner(bytes: buffer)
+            var skipped: [Int] = []
+            try unchecked.scanDocument { scanner in
+                try scanner.scanArray { _, scanner in
+                    scanner.skipCheckedValue()
+                    skipped.append(scanner.offset)
+                }
+            }
+            #expect(skipped == ends)
+        }
+    }
+
+    @Test("stays within unchecked bytes", arguments: [#"{"a": "open"#, "[[[", "]", #""\"#, "12", ""])
+    func bounded(text: String) {
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBufferPointer { buffer in
+            var scanner = JSONScanner(bytes: buffer)
+            scanner.skipCheckedValue()
+            #expect(scanner.offset <= buffer.count)
+        }
+    }
+}

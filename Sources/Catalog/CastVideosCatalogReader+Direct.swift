@@ -1,0 +1,383 @@
+import CastModel
+import Foundation
+import JSONSupport
+
+/// Reading a video straight from its text, without a ``JSONValue`` tree.
+///
+/// A streamed f.json has already been checked whole (syntax, UTF-8, nesting, lengths) by
+/// ``CatalogStreamReader``'s first pass, so a video's bytes are valid JSON. The plain shape
+/// that nearly every video has — an object of known members with the expected types, each
+/// once, strings without escapes — is read here member by member into the values
+/// ``CastVideosCatalogReader/readVideo(_:at:bases:index:diagnostics:)`` takes from the tree,
+/// and the same finishing steps (sources, tracks, images, the item) make the item and the
+/// findings about its values. Anything else — an unknown or repeated member, a null, another
+/// type, an escape, a source given as a plain URL, a track id that is not an integer — makes
+/// this give up, and the video goes the general way, which words every finding.
+extension CastVideosCatalogReader {
+    /// What reading a video directly gave.
+    enum DirectRead {
+        /// The video was read: its item (nil when it has none) and the findings are final.
+        case read(CatalogItem?)
+        /// The video is not of the plain shape: read it through its tree.
+        case unsupported
+    }
+
+    /// Reads the video whose text is `text` (one JSON value, already checked), appending the
+    /// findings about its values to `diagnostics`; `.unsupported` (with nothing appended) when
+    /// the video needs the general reader.
+    func readVideo(
+        text: UnsafeBufferPointer<UInt8>, at path: JSONPath, bases: [String: String], index: Int,
+        diagnostics: inout [Diagnostic]
+    ) -> DirectRead {
+        var lexer = PlainJSONLexer(bytes: text)
+        guard let video = lexer.video() else { return .unsupported }
+        var local: [Diagnostic] = []
+        var sources: [MediaSource] = []
+        if let entries = video.sources {
+            for (sourceIndex, entry) in entries.enumerated() {
+                if let source = source(
+                    type: entry.type, mime: entry.mime, reference: entry.url,
+                    at: path.appending("sources").appending(index: sourceIndex), bases: bases,
+                    diagnostics: &local)
+                {
+                    sources.append(source)
+                }
+            }
+        }
+        let duration = CatalogItem.checkedDuration(
+            video.duration.map { Double($0) ?? .nan }, diagnostics: &local, path: path)
+        let images = self.images(
+            small: video.smallImage, poster: video.poster, thumb: video.thumb, base: bases["images"])
+        var captions: [CaptionTrack] = []
+        if let entries = video.tracks {
+            for (trackIndex, entry) in entries.enumerated() {
+                if let track = track(
+                    id: entry.id, type: entry.type, subtype: entry.subtype, reference: entry.contentID,
+                    name: entry.name, language: entry.language,
+                    at: path.appending("tracks").appending(index: trackIndex), base: bases["tracks"],
+                    diagnostics: &local)
+                {
+                    captions.append(track)
+                }
+            }
+        }
+        diagnostics += local
+        return .read(
+            item(
+                title: video.title, sources: sources, description: video.subtitle, studio: video.studio,
+                duration: duration, images: images, captions: captions, at: path, index: index,
+                diagnostics: &diagnostics))
+    }
+}
+
+/// The members of a plain video, as its text gives them.
+struct PlainVideo {
+    struct Source {
+        var type: String?
+        var mime: String?
+        var url: String?
+    }
+
+    struct Track {
+        var id: Int?
+        var type: String?
+        var subtype: String?
+        var contentID: String?
+        var name: String?
+        var language: String?
+    }
+
+    var title: String?
+    var subtitle: String?
+    var studio: String?
+    /// The number's literal, converted as a ``JSONNumber``'s `doubleValue` is.
+    var duration: String?
+    var smallImage: String?
+    var poster: String?
+    var thumb: String?
+    var sources: [Source]?
+    var tracks: [Track]?
+}
+
+/// The member names of a plain video, its sources and its tracks, matched on their bytes
+/// (no `String` made per member).
+enum PlainKey {
+    case title, subtitle, studio, duration, smallImage, poster, thumb, sources, tracks
+    case type, mime, url
+    case id, subtype, contentID, name, language
+
+    private static let names: [(name: StaticString, key: PlainKey)] = [
+        ("title", .title), ("subtitle", .subtitle), ("studio", .studio), ("duration", .duration),
+        ("image-480x270", .smallImage), ("image-780x1200", .poster), ("thumb", .thumb), ("sources", .sources),
+        ("tracks", .tracks), ("type", .type), ("mime", .mime), ("url", .url), ("id", .id), ("subtype", .subtype),
+        ("contentId", .contentID), ("name", .name), ("language", .language),
+    ]
+
+    /// The name whose UTF-8 bytes are `bytes`; nil for any other.
+    init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+        for entry in Self.names where entry.name.utf8CodeUnitCount == bytes.count {
+            let name = UnsafeBufferPointer(start: entry.name.utf8Start, count: bytes.count)
+            if name.elementsEqual(bytes) {
+                self = entry.key
+                return
+            }
+        }
+        return nil
+    }
+}
+
+/// Steps through JSON text that is known to be valid, reading only the plain shape of a
+/// video; every method returns nil (give up) at anything else.
+struct PlainJSONLexer {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    /// The video object, or nil when it is not of the plain shape.
+    mutating func video() -> PlainVideo? {
+        var video = PlainVideo()
+        var seen: UInt16 = 0
+        let complete = object { key, lexer in
+            let bit: UInt16
+            switch key {
+            case .title:
+                bit = 1 << 0
+                guard let value = lexer.string() else { return false }
+                video.title = value
+            case .subtitle:
+                bit = 1 << 1
+                guard let value = lexer.string() else { return false }
+                video.subtitle = value
+            case .studio:
+                bit = 1 << 2
+                guard let value = lexer.string() else { return false }
+                video.studio = value
+            case .duration:
+                bit = 1 << 3
+                guard let value = lexer.number() else { return false }
+                video.duration = value
+            case .smallImage:
+                bit = 1 << 4
+                guard let value = lexer.string() else { return false }
+                video.smallImage = value
+            case .poster:
+                bit = 1 << 5
+                guard let value = lexer.string() else { return false }
+                video.poster = value
+            case .thumb:
+                bit = 1 << 6
+                guard let value = lexer.string() else { return false }
+                video.thumb = value
+            case .sources:
+                bit = 1 << 7
+                var sources: [PlainVideo.Source] = []
+                let read = lexer.array { lexer in
+                    guard let source = lexer.source() else { return false }
+                    sources.append(source)
+                    return true
+                }
+                guard read else { return false }
+                video.sources = sources
+            case .tracks:
+                bit = 1 << 8
+                var tracks: [PlainVideo.Track] = []
+                let read = lexer.array { lexer in
+                    guard let track = lexer.track() else { return false }
+                    tracks.append(track)
+                    return true
+                }
+                guard read else { return false }
+                video.tracks = tracks
+            default:
+                return false
+            }
+            guard seen & bit == 0 else { return false }
+            seen |= bit
+            return true
+        }
+        guard complete else { return nil }
+        skipWhitespace()
+        return index == bytes.count ? video : nil
+    }
+
+    private mutating func source() -> PlainVideo.Source? {
+        var source = PlainVideo.Source()
+        var seen: UInt8 = 0
+        let complete = object { key, lexer in
+            let bit: UInt8
+            switch key {
+            case .type:
+                bit = 1 << 0
+                guard let value = lexer.string() else { return false }
+                source.type = value
+            case .mime:
+                bit = 1 << 1
+                guard let value = lexer.string() else { return false }
+                source.mime = value
+            case .url:
+                bit = 1 << 2
+                guard let value = lexer.string() else { return false }
+                source.url = value
+            default:
+                return false
+            }
+            guard seen & bit == 0 else { return false }
+            seen |= bit
+            return true
+        }
+        return complete ? source : nil
+    }
+
+    private mutating func track() -> PlainVideo.Track? {
+        var track = PlainVideo.Track()
+        var seen: UInt8 = 0
+        let complete = object { key, lexer in
+            let bit: UInt8
+            switch key {
+            case .id:
+                bit = 1 << 0
+                // The general reader's conversions: an integer literal, or a string holding one.
+                lexer.skipWhitespace()
+                if lexer.index < lexer.bytes.count, lexer.bytes[lexer.index] == UInt8(ascii: "\"") {
+                    guard let text = lexer.string(), let id = Int(URLResolver.trimming(text, .whitespaces)) else {
+                        return false
+                    }
+                    track.id = id
+                } else {
+                    guard let literal = lexer.number(), let id = Int(literal) else { return false }
+                    track.id = id
+                }
+            case .type:
+                bit = 1 << 1
+                guard let value = lexer.string() else { return false }
+                track.type = value
+            case .subtype:
+                bit = 1 << 2
+                guard let value = lexer.string() else { return false }
+                track.subtype = value
+            case .contentID:
+                bit = 1 << 3
+                guard let value = lexer.string() else { return false }
+                track.contentID = value
+            case .name:
+                bit = 1 << 4
+                guard let value = lexer.string() else { return false }
+                track.name = value
+            case .language:
+                bit = 1 << 5
+                guard let value = lexer.string() else { return false }
+                track.language = value
+            default:
+                return false
+            }
+            guard seen & bit == 0 else { return false }
+            seen |= bit
+            return true
+        }
+        return complete ? track : nil
+    }
+
+    /// Reads an object, calling `member` with each key (positioned before its value); false
+    /// when the text is not an object or `member` gives up.
+    private mutating func object(_ member: (PlainKey, inout PlainJSONLexer) -> Bool) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return false }
+        index += 1
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return true
+        }
+        while true {
+            skipWhitespace()
+            guard let key = rawString() else { return false }
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
+            index += 1
+            guard let known = PlainKey(key), member(known, &self) else { return false }
+            skipWhitespace()
+            guard index < bytes.count else { return false }
+            let separator = bytes[index]
+            index += 1
+            if separator == UInt8(ascii: "}") { return true }
+            guard separator == UInt8(ascii: ",") else { return false }
+        }
+    }
+
+    /// Reads an array, calling `element` before each element; false when the text is not an
+    /// array or `element` gives up.
+    private mutating func array(_ element: (inout PlainJSONLexer) -> Bool) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { return false }
+        index += 1
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return true
+        }
+        while true {
+            guard element(&self) else { return false }
+            skipWhitespace()
+            guard index < bytes.count else { return false }
+            let separator = bytes[index]
+            index += 1
+            if separator == UInt8(ascii: "]") { return true }
+            guard separator == UInt8(ascii: ",") else { return false }
+        }
+    }
+
+    /// A string value without escapes.
+    private mutating func string() -> String? {
+        skipWhitespace()
+        return rawString().map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The bytes between the quotes of a string without escapes (the first pass checked that
+    /// they are UTF-8 without control characters).
+    private mutating func rawString() -> UnsafeBufferPointer<UInt8>? {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        let start = index + 1
+        var scan = start
+        while scan < bytes.count {
+            let byte = bytes[scan]
+            if byte == UInt8(ascii: "\"") {
+                index = scan + 1
+                return UnsafeBufferPointer(rebasing: bytes[start..<scan])
+            }
+            if byte == UInt8(ascii: "\\") { return nil }
+            scan += 1
+        }
+        return nil
+    }
+
+    /// A number's literal.
+    private mutating func number() -> String? {
+        skipWhitespace()
+        let start = index
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."),
+                UInt8(ascii: "e"), UInt8(ascii: "E"):
+                index += 1
+            default:
+                return literal(from: start)
+            }
+        }
+        return literal(from: start)
+    }
+
+    private func literal(from start: Int) -> String? {
+        guard index > start else { return nil }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+}
