@@ -361,9 +361,9 @@ public struct CastValidator: Sendable {
                     path: path.appending("metadataType")))
         }
         for (index, image) in (metadata.images ?? []).enumerated() {
-            let imagePath = path.appending("images").appending(index: index)
+            func imagePath() -> JSONPath { path.appending("images").appending(index: index) }
             if !image.url.isEmpty {
-                findings += checkURL(image.url, field: "url", at: imagePath.appending("url"), isImage: true)
+                findings += checkURL(image.url, field: "url", at: imagePath().appending("url"), isImage: true)
             }
             // Two named checks rather than a list of pairs built for every image.
             func checkSize(_ name: String, _ value: Int?) {
@@ -371,7 +371,7 @@ public struct CastValidator: Sendable {
                     findings.append(
                         Diagnostic(
                             .warning, "media.image-size", "image \(name) is \(value); sizes are positive pixel counts",
-                            fix: "give the real size or leave it out", path: imagePath.appending(name)))
+                            fix: "give the real size or leave it out", path: imagePath().appending(name)))
                 }
             }
             checkSize("width", image.width)
@@ -411,24 +411,24 @@ public struct CastValidator: Sendable {
         var findings: [Diagnostic] = []
         var seen: [Int: Int] = [:]
         for (index, track) in tracks.enumerated() {
-            let trackPath = path.appending(index: index)
+            func trackPath() -> JSONPath { path.appending(index: index) }
             if track.trackID == MediaTrack.missingTrackID {
                 findings.append(
                     Diagnostic(
                         .error, "track.id-missing", "track has no trackId",
                         fix: "give every track a unique positive integer trackId",
-                        path: trackPath))
+                        path: trackPath()))
             } else if track.trackID <= 0 {
                 findings.append(
                     Diagnostic(
                         .error, "track.id-not-positive", "trackId \(track.trackID) is not positive",
-                        fix: "use unique integers starting at 1", path: trackPath.appending("trackId")))
+                        fix: "use unique integers starting at 1", path: trackPath().appending("trackId")))
             } else if let first = seen[track.trackID] {
                 findings.append(
                     Diagnostic(
                         .error, "track.id-duplicate",
                         "trackId \(track.trackID) is used by tracks \(first) and \(index)",
-                        fix: "give every track its own trackId", path: trackPath.appending("trackId")))
+                        fix: "give every track its own trackId", path: trackPath().appending("trackId")))
             } else {
                 seen[track.trackID] = index
             }
@@ -436,22 +436,22 @@ public struct CastValidator: Sendable {
                 findings.append(
                     Diagnostic(
                         .error, "track.type-missing", "track has no type",
-                        fix: "set \"type\": \"TEXT\" (or AUDIO, VIDEO)", path: trackPath))
+                        fix: "set \"type\": \"TEXT\" (or AUDIO, VIDEO)", path: trackPath()))
             } else if !track.type.isKnown {
                 findings.append(
-                    unknownValue(track.type, field: "type", at: trackPath.appending("type"), severity: .error))
+                    unknownValue(track.type, field: "type", at: trackPath().appending("type"), severity: .error))
             }
             if track.type == .text {
-                findings += checkTextTrack(track, at: trackPath)
+                findings += checkTextTrack(track, at: trackPath())
             } else if track.subtype != nil {
                 findings.append(
                     Diagnostic(
                         .warning, "track.subtype-not-text",
                         "subtype only applies to TEXT tracks; the receiver ignores it on \(track.type) tracks",
-                        fix: "remove subtype", path: trackPath.appending("subtype")))
+                        fix: "remove subtype", path: trackPath().appending("subtype")))
             }
             if let language = track.language, !(track.type == .text) {
-                findings += checkLanguage(language, at: trackPath.appending("language"), required: false)
+                findings += checkLanguage(language, at: trackPath().appending("language"), required: false)
             }
         }
         return findings
@@ -614,9 +614,9 @@ public struct CastValidator: Sendable {
         ]
     }
 
-    func checkActiveTracks(_ ids: [Int]?, tracks: [MediaTrack]?, at path: JSONPath) -> [Diagnostic] {
+    func checkActiveTracks(_ ids: [Int]?, tracks: [MediaTrack]?, at path: @autoclosure () -> JSONPath) -> [Diagnostic] {
         guard let ids else { return [] }
-        var findings = checkTrackIDList(ids, at: path)
+        var findings = checkTrackIDList(ids, at: path())
         let byID = Dictionary((tracks ?? []).map { ($0.trackID, $0) }, uniquingKeysWith: { first, _ in first })
         for (index, id) in ids.enumerated() where byID[id] == nil {
             let available = byID.keys.sorted().map(String.init).joined(separator: ", ")
@@ -625,7 +625,7 @@ public struct CastValidator: Sendable {
                     .error, "load.active-track-unknown",
                     "activeTrackIds names track \(id), but the media has \(byID.isEmpty ? "no tracks" : "only tracks \(available)")",
                     fix: byID.isEmpty ? "add the track to media.tracks, or remove the id" : "use one of: \(available)",
-                    path: path.appending(index: index)))
+                    path: path().appending(index: index)))
         }
         var counted = Set<Int>()
         let activeText = ids.filter { counted.insert($0).inserted }.compactMap { byID[$0] }.filter { $0.type == .text }
@@ -636,12 +636,12 @@ public struct CastValidator: Sendable {
                     "\(activeText.count) text tracks are active; the receiver shows only one",
                     fix:
                         "activate one text track (ids \(activeText.map { String($0.trackID) }.joined(separator: ", ")))",
-                    path: path))
+                    path: path()))
         }
         return findings
     }
 
-    func checkTrackIDList(_ ids: [Int], at path: JSONPath) -> [Diagnostic] {
+    func checkTrackIDList(_ ids: [Int], at path: @autoclosure () -> JSONPath) -> [Diagnostic] {
         var findings: [Diagnostic] = []
         var seen = Set<Int>()
         for (index, id) in ids.enumerated() where !seen.insert(id).inserted {
@@ -649,21 +649,21 @@ public struct CastValidator: Sendable {
                 Diagnostic(
                     .warning, "load.active-track-duplicate", "track \(id) is listed twice in activeTrackIds",
                     fix: "list it once",
-                    path: path.appending(index: index)))
+                    path: path().appending(index: index)))
         }
         return findings
     }
 
-    func checkTextTrack(_ track: MediaTrack, at path: JSONPath) -> [Diagnostic] {
+    func checkTextTrack(_ track: MediaTrack, at path: @autoclosure () -> JSONPath) -> [Diagnostic] {
         var findings: [Diagnostic] = []
         if let url = track.trackContentID, !url.isEmpty {
-            findings += checkURL(url, field: "trackContentId", at: path.appending("trackContentId"))
+            findings += checkURL(url, field: "trackContentId", at: path().appending("trackContentId"))
         } else {
             findings.append(
                 Diagnostic(
                     .error, "track.content-id-missing",
                     "TEXT track \(track.trackID) has no trackContentId, so the receiver has nothing to load",
-                    fix: "set trackContentId to the WebVTT file's URL", path: path))
+                    fix: "set trackContentId to the WebVTT file's URL", path: path()))
         }
         if let type = track.trackContentType, !type.isEmpty {
             if case .success(let parsed) = MediaType.parse(type) {
@@ -675,21 +675,21 @@ public struct CastValidator: Sendable {
                         Diagnostic(
                             .error, "track.content-type-unsupported",
                             "trackContentType \"\(type)\" is not a text format Cast renders (text/vtt, application/ttml+xml, application/mp4, text/cea608)",
-                            fix: fix, path: path.appending("trackContentType")))
+                            fix: fix, path: path().appending("trackContentType")))
                 }
             } else {
                 findings.append(
                     Diagnostic(
                         .error, "track.content-type-malformed", "trackContentType \"\(type)\" is not a MIME type",
                         fix: "use text/vtt",
-                        path: path.appending("trackContentType")))
+                        path: path().appending("trackContentType")))
             }
         } else {
             findings.append(
                 Diagnostic(
                     .error, "track.content-type-missing",
                     "TEXT track \(track.trackID) has no trackContentType; receivers do not guess the caption format",
-                    fix: "set \"trackContentType\": \"text/vtt\"", path: path))
+                    fix: "set \"trackContentType\": \"text/vtt\"", path: path()))
         }
         let typeFlagged = findings.contains { $0.code == "track.content-type-unsupported" }
         if !typeFlagged, let url = track.trackContentID, let ext = URLSyntax.pathExtension(of: url),
@@ -701,33 +701,33 @@ public struct CastValidator: Sendable {
                     "the track file is .\(ext); Cast renders only WebVTT and TTML text tracks",
                     fix:
                         "convert it: castprep captions convert FILE.\(ext) -o FILE.vtt, and point trackContentId at the .vtt",
-                    path: path.appending("trackContentId")))
+                    path: path().appending("trackContentId")))
         }
         if let subtype = track.subtype {
             if !subtype.isKnown {
                 findings.append(
-                    unknownValue(subtype, field: "subtype", at: path.appending("subtype"), severity: .warning))
+                    unknownValue(subtype, field: "subtype", at: path().appending("subtype"), severity: .warning))
             }
         }
         if let language = track.language, !language.isEmpty {
-            findings += checkLanguage(language, at: path.appending("language"), required: true)
+            findings += checkLanguage(language, at: path().appending("language"), required: true)
         } else if track.subtype == .subtitles {
             findings.append(
                 Diagnostic(
                     .error, "track.language-missing",
                     "SUBTITLES track \(track.trackID) has no language; SUBTITLES tracks require a BCP 47 language",
-                    fix: "set \"language\", e.g. \"en\" or \"pt-BR\"", path: path))
+                    fix: "set \"language\", e.g. \"en\" or \"pt-BR\"", path: path()))
         } else {
             findings.append(
                 Diagnostic(
                     .warning, "track.language-missing",
                     "text track \(track.trackID) has no language, so senders cannot offer it by language and receivers cannot auto-select it",
-                    fix: "set \"language\", e.g. \"en\"", path: path))
+                    fix: "set \"language\", e.g. \"en\"", path: path()))
         }
         return findings
     }
 
-    func checkLanguage(_ tag: String, at path: JSONPath, required: Bool) -> [Diagnostic] {
+    func checkLanguage(_ tag: String, at path: @autoclosure () -> JSONPath, required: Bool) -> [Diagnostic] {
         switch LanguageTag.check(tag) {
         case .wellFormed:
             return []
@@ -735,7 +735,7 @@ public struct CastValidator: Sendable {
             return [
                 Diagnostic(
                     .error, "track.language-malformed", "language \"\(tag)\" uses \"_\"; BCP 47 tags use \"-\"",
-                    fix: "write \"\(fixed)\"", path: path)
+                    fix: "write \"\(fixed)\"", path: path())
             ]
         case .looksLikeName(let suggestion):
             return [
@@ -743,18 +743,18 @@ public struct CastValidator: Sendable {
                     .warning, "track.language-name",
                     "language \"\(tag)\" looks like a language name, not a BCP 47 code; receivers cannot match it",
                     fix: suggestion.map { "write \"\($0)\"" }
-                        ?? "use an ISO 639 code such as \"en\", \"fr\" or \"pt-BR\"", path: path)
+                        ?? "use an ISO 639 code such as \"en\", \"fr\" or \"pt-BR\"", path: path())
             ]
         case .malformed:
             return [
                 Diagnostic(
                     .error, "track.language-malformed", "language \"\(tag)\" is not a BCP 47 tag",
-                    fix: "use a code such as \"en\", \"en-US\", \"zh-Hant\"", path: path)
+                    fix: "use a code such as \"en\", \"en-US\", \"zh-Hant\"", path: path())
             ]
         }
     }
 
-    func checkColor(_ value: String, field: String, at path: JSONPath) -> [Diagnostic] {
+    func checkColor(_ value: String, field: String, at path: @autoclosure () -> JSONPath) -> [Diagnostic] {
         let scalars = Array(value.unicodeScalars)
         let isHex = { (scalar: Unicode.Scalar) in
             ("0"..."9").contains(scalar) || ("a"..."f").contains(scalar) || ("A"..."F").contains(scalar)
@@ -772,18 +772,18 @@ public struct CastValidator: Sendable {
             Diagnostic(
                 .error, "style.color-format",
                 "\(field) \"\(value)\" is not a #RRGGBBAA colour; the receiver ignores it", fix: fix,
-                path: path)
+                path: path())
         ]
     }
 
-    func checkPlaybackRate(_ rate: Double?, at path: JSONPath) -> [Diagnostic] {
+    func checkPlaybackRate(_ rate: Double?, at path: @autoclosure () -> JSONPath) -> [Diagnostic] {
         guard let rate else { return [] }
         if rate <= 0 {
             return [
                 Diagnostic(
                     .error, "load.playback-rate-range", "playbackRate \(format(rate)) must be greater than 0",
                     fix: "use 1 for normal speed",
-                    path: path)
+                    path: path())
             ]
         }
         if rate < 0.5 || rate > 2 {
@@ -791,24 +791,24 @@ public struct CastValidator: Sendable {
                 Diagnostic(
                     .warning, "load.playback-rate-range",
                     "playbackRate \(format(rate)) is outside 0.5–2, the range receivers support",
-                    fix: "use a rate between 0.5 and 2", path: path)
+                    fix: "use a rate between 0.5 and 2", path: path())
             ]
         }
         return []
     }
 
-    func checkStreamType(_ media: MediaInformation, at path: JSONPath) -> [Diagnostic] {
+    func checkStreamType(_ media: MediaInformation, at path: @autoclosure () -> JSONPath) -> [Diagnostic] {
         var findings: [Diagnostic] = []
         guard let streamType = media.streamType else {
             return [
                 Diagnostic(
                     .error, "media.stream-type-missing", "media has no streamType",
-                    fix: "set \"streamType\": \"BUFFERED\" for files and VOD, \"LIVE\" for live streams", path: path)
+                    fix: "set \"streamType\": \"BUFFERED\" for files and VOD, \"LIVE\" for live streams", path: path())
             ]
         }
         if !streamType.isKnown {
             findings.append(
-                unknownValue(streamType, field: "streamType", at: path.appending("streamType"), severity: .error))
+                unknownValue(streamType, field: "streamType", at: path().appending("streamType"), severity: .error))
         }
         switch streamType {
         case .buffered:
@@ -819,14 +819,14 @@ public struct CastValidator: Sendable {
                             .error, "media.duration-stream-type",
                             "BUFFERED media has duration \(format(duration)); -1 means live",
                             fix: "give the length in seconds, or use \"streamType\": \"LIVE\" for a live stream",
-                            path: path.appending("duration")))
+                            path: path().appending("duration")))
                 }
             } else {
                 findings.append(
                     Diagnostic(
                         .warning, "media.duration-missing",
                         "BUFFERED media has no duration; senders show no progress bar until the receiver has loaded the media",
-                        fix: "set \"duration\" in seconds (castprep probe measures it)", path: path))
+                        fix: "set \"duration\" in seconds (castprep probe measures it)", path: path()))
             }
         case .live:
             if let duration = media.duration, duration != -1, duration >= 0 {
@@ -834,14 +834,14 @@ public struct CastValidator: Sendable {
                     Diagnostic(
                         .warning, "media.duration-stream-type",
                         "LIVE media has duration \(format(duration)); live streams use -1 or no duration, and senders would show a seek bar that ends there",
-                        fix: "remove duration or set it to -1", path: path.appending("duration")))
+                        fix: "remove duration or set it to -1", path: path().appending("duration")))
             }
         case .none:
             findings.append(
                 Diagnostic(
                     .warning, "media.stream-type-none",
                     "streamType NONE leaves the receiver to guess; seeking and progress may not work",
-                    fix: "use BUFFERED for files and VOD, LIVE for live streams", path: path.appending("streamType")))
+                    fix: "use BUFFERED for files and VOD, LIVE for live streams", path: path().appending("streamType")))
         default:
             break
         }
@@ -850,12 +850,12 @@ public struct CastValidator: Sendable {
                 Diagnostic(
                     .note, "media.start-absolute-time-not-live",
                     "startAbsoluteTime \(format(absolute)) only applies to LIVE streams",
-                    fix: "remove it, or set \"streamType\": \"LIVE\"", path: path.appending("startAbsoluteTime")))
+                    fix: "remove it, or set \"streamType\": \"LIVE\"", path: path().appending("startAbsoluteTime")))
         }
         return findings
     }
 
-    func checkContentType(_ contentType: String?, url: String?, at path: JSONPath) -> [Diagnostic] {
+    func checkContentType(_ contentType: String?, url: String?, at path: @autoclosure () -> JSONPath) -> [Diagnostic] {
         guard let contentType, !contentType.isEmpty else {
             let guess = url.flatMap(URLSyntax.pathExtension(of:)).flatMap(CastMediaTypes.contentType(forExtension:))
             return [
@@ -866,7 +866,7 @@ public struct CastValidator: Sendable {
                         "set \"contentType\": \"\($0)\" (from the URL's extension; castprep probe gives the codecs too)"
                     }
                         ?? "set contentType, e.g. \"video/mp4\" or \"application/x-mpegurl\"",
-                    path: path)
+                    path: path())
             ]
         }
         let parsed: MediaType
@@ -877,7 +877,7 @@ public struct CastValidator: Sendable {
             return [
                 Diagnostic(
                     .error, error.code, "contentType \"\(contentType)\" is not a valid MIME type", fix: error.fix,
-                    path: path)
+                    path: path())
             ]
         }
         var findings: [Diagnostic] = []
@@ -889,7 +889,7 @@ public struct CastValidator: Sendable {
                 Diagnostic(
                     .error, "media.content-type-unsupported",
                     "contentType \(essence) is not something Cast devices play",
-                    fix: CastMediaTypes.unsupported[essence], path: path))
+                    fix: CastMediaTypes.unsupported[essence], path: path()))
         case .unknown, .text:
             let suggestion = Self.closestKnownType(to: essence)
             findings.append(
@@ -898,7 +898,7 @@ public struct CastValidator: Sendable {
                     "contentType \"\(essence)\" is not a media type Cast receivers know; the LOAD fails with MEDIA_SRC_NOT_SUPPORTED (104)",
                     fix: suggestion.map { "did you mean \"\($0)\"?" }
                         ?? "use video/mp4, video/webm, audio/mpeg, application/x-mpegurl or application/dash+xml",
-                    path: path))
+                    path: path()))
         default:
             break
         }
@@ -911,7 +911,7 @@ public struct CastValidator: Sendable {
                 Diagnostic(
                     .note, "media.content-type-case",
                     "contentType \"\(contentType)\" has upper-case letters in its type or parameter names; they are case-insensitive but lower case is safest",
-                    fix: "write \"\(parsed.description)\"", path: path))
+                    fix: "write \"\(parsed.description)\"", path: path()))
         }
         // Does the URL's extension agree?
         if let url, let ext = URLSyntax.pathExtension(of: url),
@@ -926,13 +926,13 @@ public struct CastValidator: Sendable {
                     Diagnostic(
                         .error, "media.content-type-mismatch",
                         "the URL ends in .\(ext) (\(impliedFamily.rawValue.uppercased())) but contentType says \(essence); the receiver would start the wrong player",
-                        fix: "set \"contentType\": \"\(implied)\"", path: path))
+                        fix: "set \"contentType\": \"\(implied)\"", path: path()))
             } else if impliedFamily == .unsupported, family != .unsupported {
                 findings.append(
                     Diagnostic(
                         .error, "media.container-unsupported",
                         "the URL ends in .\(ext), a container Cast devices do not play, whatever contentType says",
-                        fix: CastMediaTypes.unsupported[implied], path: path))
+                        fix: CastMediaTypes.unsupported[implied], path: path()))
             }
         }
         return findings
@@ -962,13 +962,15 @@ public struct CastValidator: Sendable {
     }
 
     /// Checks that a URL is one the device can fetch: absolute http(s), no spaces, not localhost.
-    func checkURL(_ text: String, field: String, at path: JSONPath, isImage: Bool = false) -> [Diagnostic] {
+    func checkURL(_ text: String, field: String, at path: @autoclosure () -> JSONPath, isImage: Bool = false)
+        -> [Diagnostic]
+    {
         switch URLCheck.check(text) {
         case .ok:
             return []
         case .empty:
             return [
-                Diagnostic(.error, "url.empty", "\(field) is empty", fix: "set the absolute http(s) URL", path: path)
+                Diagnostic(.error, "url.empty", "\(field) is empty", fix: "set the absolute http(s) URL", path: path())
             ]
         case .relative:
             return [
@@ -977,7 +979,7 @@ public struct CastValidator: Sendable {
                     "\(field) \"\(text)\" is not an absolute URL; the device has no base to resolve it against",
                     fix:
                         "write the full URL, e.g. https://media.example.com/\(text.hasPrefix("/") ? String(text.dropFirst()) : text)",
-                    path: path, url: text)
+                    path: path(), url: text)
             ]
         case .scheme(let scheme):
             let fix =
@@ -988,7 +990,7 @@ public struct CastValidator: Sendable {
                 Diagnostic(
                     .error, "url.scheme",
                     "\(field) uses the \(scheme): scheme; Cast receivers fetch only http and https",
-                    fix: fix, path: path, url: text)
+                    fix: fix, path: path(), url: text)
             ]
         case .invalidCharacter(let character):
             let encoded = character == " " ? "%20" : "percent-encoded"
@@ -996,13 +998,13 @@ public struct CastValidator: Sendable {
                 Diagnostic(
                     .error, "url.invalid-character",
                     "\(field) contains \(character == " " ? "a space" : "the character \(character.debugDescription)"), which is not allowed in a URL",
-                    fix: "percent-encode it (\(encoded))", path: path, url: text)
+                    fix: "percent-encode it (\(encoded))", path: path(), url: text)
             ]
         case .missingHost:
             return [
                 Diagnostic(
                     .error, "url.host-missing", "\(field) \"\(text)\" has no host", fix: "write scheme://host/path",
-                    path: path, url: text)
+                    path: path(), url: text)
             ]
         case .loopback where loopbackIsReachable:
             return []
@@ -1011,7 +1013,7 @@ public struct CastValidator: Sendable {
                 Diagnostic(
                     isImage ? .warning : .error, "url.loopback",
                     "\(field) points at \(host), which on the Cast device means the device itself",
-                    fix: "use this machine's LAN address (castprep serve prints it)", path: path, url: text)
+                    fix: "use this machine's LAN address (castprep serve prints it)", path: path(), url: text)
             ]
         }
     }
