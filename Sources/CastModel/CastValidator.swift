@@ -257,8 +257,9 @@ public struct CastValidator: Sendable {
             findings += validate(style, at: path.appending("textTrackStyle"))
         }
         // HLS segment formats.
-        let family = media.contentType.flatMap { try? MediaType.parse($0).get() }.map {
-            CastMediaTypes.family(of: $0.essence)
+        // Parsed again only when a segment format is set (checkContentType parsed it above).
+        func family() -> CastMediaTypes.Family? {
+            media.contentType.flatMap { try? MediaType.parse($0).get() }.map { CastMediaTypes.family(of: $0.essence) }
         }
         if let format = media.hlsSegmentFormat {
             if !format.isKnown {
@@ -266,7 +267,7 @@ public struct CastValidator: Sendable {
                     unknownValue(
                         format, field: "hlsSegmentFormat", at: path.appending("hlsSegmentFormat"), severity: .error))
             }
-            if let family, family != .hls {
+            if let family = family(), family != .hls {
                 findings.append(
                     Diagnostic(
                         .warning, "media.hls-format-not-hls",
@@ -281,7 +282,7 @@ public struct CastValidator: Sendable {
                         format, field: "hlsVideoSegmentFormat", at: path.appending("hlsVideoSegmentFormat"),
                         severity: .error))
             }
-            if let family, family != .hls {
+            if let family = family(), family != .hls {
                 findings.append(
                     Diagnostic(
                         .warning, "media.hls-format-not-hls",
@@ -1196,6 +1197,12 @@ public enum LanguageTag {
 
     /// Checks `tag`.
     public static func check(_ tag: String) -> Verdict {
+        isPlainWellFormed(tag) ? .wellFormed : checkByRules(tag)
+    }
+
+    /// Checks `tag` by the general rules (what ``check(_:)`` does for tags that are not of the
+    /// plain shape).
+    static func checkByRules(_ tag: String) -> Verdict {
         if tag.contains("_") {
             let fixed = tag.replacingUnderscores()
             return check(fixed) == .wellFormed ? .underscore(fixed: fixed) : .malformed
@@ -1220,6 +1227,31 @@ public enum LanguageTag {
             }
         }
         return .wellFormed
+    }
+
+    /// Whether `tag` is ASCII of the common well-formed shape, a primary subtag of two or three
+    /// letters and then subtags of one to eight letters or digits (`en`, `en-US`, `zh-Hant-TW`):
+    /// the verdict ``check(_:)`` gives such a tag, read from its bytes without splitting it or
+    /// asking Unicode properties of its characters (every text track of every item has one).
+    /// Anything else is left to the general rules.
+    static func isPlainWellFormed(_ tag: String) -> Bool {
+        var subtagLength = 0
+        var isPrimary = true
+        for byte in tag.utf8 {
+            switch byte {
+            case UInt8(ascii: "-"):
+                guard isPrimary ? (2...3).contains(subtagLength) : (1...8).contains(subtagLength) else { return false }
+                isPrimary = false
+                subtagLength = 0
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                subtagLength += 1
+            case UInt8(ascii: "0")...UInt8(ascii: "9") where !isPrimary:
+                subtagLength += 1
+            default:
+                return false
+            }
+        }
+        return isPrimary ? (2...3).contains(subtagLength) : (1...8).contains(subtagLength)
     }
 }
 
