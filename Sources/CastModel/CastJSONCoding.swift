@@ -84,9 +84,14 @@ public struct JSONObjectReader {
     public let path: JSONPath
     /// The object's name in messages ("MediaInformation", "video").
     public let typeName: String
-    /// Names read so far. An array: an object has a few dozen members at most, and comparing
-    /// short strings is cheaper than hashing them, which a Set did for every read of every item.
+    /// Names read so far, in the order read (a name read twice is listed twice). Only
+    /// ``finish(into:)`` looks through it, and only when some member was not read.
     private var known: [String] = []
+    /// The distinct names read that the object has: once they are all its members, a read of
+    /// any other name is answered without hashing it, and ``finish(into:)`` knows without
+    /// comparing names that every member was read. Reads name each member once or twice, so
+    /// this stays a few short strings.
+    private var found: [String] = []
     private var mistyped: Set<String> = []
     /// Findings so far; ``finish(into:)`` hands them over.
     public var diagnostics: [Diagnostic] = []
@@ -103,6 +108,9 @@ public struct JSONObjectReader {
         self.members = members
         self.path = path
         self.typeName = typeName
+        // One allocation each rather than one per doubling (metadata is read by 31 names).
+        known.reserveCapacity(32)
+        found.reserveCapacity(members.count)
     }
 
     /// Whether the object has a non-null member `key`.
@@ -112,9 +120,21 @@ public struct JSONObjectReader {
     }
 
     private mutating func lookup(_ key: String) -> JSONValue? {
-        if !known.contains(key) { known.append(key) }
-        guard let value = members[key], !value.isNull else { return nil }
-        return value
+        known.append(key)
+        // Every member has been read: `key` is one of them again, or none. A metadata object
+        // is read by 31 names and holds a handful, so most reads end here.
+        if found.count == members.count, !Self.contains(found, key) { return nil }
+        guard let value = members[key] else { return nil }
+        if !Self.contains(found, key) { found.append(key) }
+        return value.isNull ? nil : value
+    }
+
+    /// Whether `names` holds `key`, comparing lengths before text (member names are short
+    /// and mostly of different lengths).
+    private static func contains(_ names: [String], _ key: String) -> Bool {
+        let length = key.utf8.count
+        for name in names where name.utf8.count == length && name == key { return true }
+        return false
     }
 
     /// Records that member `key` has the wrong JSON type.
@@ -208,10 +228,9 @@ public struct JSONObjectReader {
         }
         var result: [T] = []
         result.reserveCapacity(elements.count)
+        let arrayPath = path.appending(key)
         for (index, element) in elements.enumerated() {
-            if let model = T.decode(
-                from: element, at: path.appending(key).appending(index: index), diagnostics: &diagnostics)
-            {
+            if let model = T.decode(from: element, at: arrayPath.appending(index: index), diagnostics: &diagnostics) {
                 result.append(model)
             }
         }
@@ -256,6 +275,12 @@ public struct JSONObjectReader {
     /// that had the wrong type, and warns about names that look like misspelt known ones.
     public mutating func finish(into diagnostics: inout [Diagnostic]) -> [String: JSONValue] {
         var extras: [String: JSONValue] = [:]
+        if found.count == members.count, mistyped.isEmpty {
+            // Every member was read and none had the wrong type: only the nulls are kept.
+            for (key, value) in members where value.isNull { extras[key] = value }
+            diagnostics.append(contentsOf: self.diagnostics)
+            return extras
+        }
         // Known members sent as null are kept too: `"customData": null` must survive a
         // round trip; a value set in Swift overrides it on writing.
         for (key, value) in members where !known.contains(key) || mistyped.contains(key) || value.isNull {

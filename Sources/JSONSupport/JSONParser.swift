@@ -45,14 +45,22 @@ public struct JSONParser: Sendable {
     /// - Throws: ``JSONSyntaxError`` with the line, column and a fix.
     public func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONDocument {
         let result: Result<JSONDocument, JSONSyntaxError> = bytes.withUnsafeBufferPointer { buffer in
-            var cursor = Cursor(bytes: buffer, limits: limits)
             do throws(JSONSyntaxError) {
-                return .success(try cursor.parseDocument())
+                return .success(try parse(buffer))
             } catch {
                 return .failure(error)
             }
         }
         return try result.get()
+    }
+
+    /// Parses one complete JSON document from borrowed bytes (a line of a larger buffer, say),
+    /// without copying them. Errors count lines and columns from the start of `bytes`.
+    ///
+    /// - Throws: ``JSONSyntaxError`` with the line, column and a fix.
+    public func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONDocument {
+        var cursor = Cursor(bytes: bytes, limits: limits)
+        return try cursor.parseDocument()
     }
 
     /// Parses one complete JSON document from text.
@@ -185,6 +193,9 @@ struct Cursor {
             index += 1
             return .object(members)
         }
+        // Room for 8 members from the start: growing from empty rehashed a typical object's
+        // members three times over.
+        members.reserveCapacity(8)
         while true {
             skipWhitespace()
             let keyOffset = index

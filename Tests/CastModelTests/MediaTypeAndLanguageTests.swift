@@ -165,6 +165,28 @@ struct LanguageTagTests {
     func malformed(tag: String) {
         #expect(LanguageTag.check(tag) == .malformed)
     }
+
+    @Test("a tag read by the byte fast path gets the verdict of the general rules")
+    func plainShapeAgreesWithRules() {
+        let parts = [
+            "", "e", "en", "EN", "fil", "engl", "x", "US", "419", "Hant", "1996", "abcdefgh", "abcdefghi", "Ü", "_",
+            " ",
+        ]
+        var plain = 0
+        for first in parts {
+            for second in parts {
+                for tag in [first, "\(first)-\(second)", "\(first)-\(second)-\(second)", "\(first)\(second)"] {
+                    let rules = LanguageTag.checkByRules(tag)
+                    if LanguageTag.isPlainWellFormed(tag) {
+                        plain += 1
+                        #expect(rules == .wellFormed, "\(tag)")
+                    }
+                    #expect(LanguageTag.check(tag) == rules, "\(tag)")
+                }
+            }
+        }
+        #expect(plain > 50)
+    }
 }
 
 @Suite("URL text readings")
