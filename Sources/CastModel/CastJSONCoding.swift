@@ -126,7 +126,10 @@ public struct JSONObjectReader {
         if found.count == members.count, !Self.contains(found, key) { return nil }
         guard let value = members[key] else { return nil }
         if !Self.contains(found, key) { found.append(key) }
-        return value.isNull ? nil : value
+        // Not `value.isNull ? nil : value`: JSONValue is expressible by the nil literal, so
+        // that `nil` would be JSON null, not an absent value.
+        guard !value.isNull else { return nil }
+        return value
     }
 
     /// Whether `names` holds `key`, comparing lengths before text (member names are short

@@ -221,7 +221,9 @@ struct ItemInspector: Sendable {
         }
         let readiness = deviceReports.map(\.readiness).max() ?? Readiness(worstOf: findings)
         // Built once for both of its texts.
-        let queueValue: JSONValue? = load.media == nil ? nil : queueItem.jsonValue
+        // (Not `media == nil ? nil : …`: JSONValue is expressible by the nil literal, so that
+        // `nil` would be JSON null.)
+        let queueValue = load.media.map { _ in queueItem.jsonValue }
         let report = ItemReport(
             id: item.id, index: item.index, title: item.title, subtitle: item.subtitle,
             contentID: load.media?.contentID,

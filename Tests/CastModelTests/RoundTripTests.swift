@@ -202,6 +202,31 @@ struct RoundTripTests {
         #expect(load.jsonText == WireSamples.goChromecastLoad)
     }
 
+    /// catt sends `"streamType": null`; other senders null out whatever they do not set. A null
+    /// member is an absent one, whatever type the member has, and still comes back on writing.
+    @Test(
+        "a null member reads as absent, with no type finding, and is written back",
+        arguments: [
+            #"{"type":"LOAD","requestId":3,"customData":null,"media":{"contentId":"a.mp4","contentType":null,"streamType":null,"duration":null,"metadata":null,"tracks":null,"customData":null}}"#,
+            #"{"type":"LOAD","requestId":3,"autoplay":null,"currentTime":null,"media":{"contentId":"a.mp4","streamType":null}}"#,
+        ])
+    func nullMembersAreAbsent(text: String) throws {
+        let (load, json, diagnostics) = try decode(LoadRequest.self, text)
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+        let media = try #require(load.media)
+        #expect(media.contentType == nil)
+        #expect(media.streamType == nil)
+        #expect(media.duration == nil)
+        #expect(media.metadata == nil)
+        #expect(media.tracks == nil)
+        #expect(media.customData == nil)
+        #expect(load.customData == nil)
+        #expect(load.autoplay == nil)
+        #expect(load.currentTime == nil)
+        let (input, output) = texts(json, load.jsonValue)
+        #expect(output == input)
+    }
+
     @Test("a LOAD that sets every field round-trips exactly, literals included")
     func fullLoad() throws {
         let (load, json, diagnostics) = try decode(LoadRequest.self, WireSamples.fullLoad)
