@@ -258,17 +258,20 @@ public struct CastValidator: Sendable {
             findings += validate(style, at: path.appending("textTrackStyle"))
         }
         // HLS segment formats.
-        // Parsed again only when a segment format is set (checkContentType parsed it above).
-        func family() -> CastMediaTypes.Family? {
-            media.contentType.flatMap { try? MediaType.parse($0).get() }.map { CastMediaTypes.family(of: $0.essence) }
-        }
+        // Parsed again (once) only when a segment format is set; checkContentType parsed it above.
+        let family =
+            media.hlsSegmentFormat == nil && media.hlsVideoSegmentFormat == nil
+            ? nil
+            : media.contentType.flatMap { try? MediaType.parse($0).get() }.map {
+                CastMediaTypes.family(of: $0.essence)
+            }
         if let format = media.hlsSegmentFormat {
             if !format.isKnown {
                 findings.append(
                     unknownValue(
                         format, field: "hlsSegmentFormat", at: path.appending("hlsSegmentFormat"), severity: .error))
             }
-            if let family = family(), family != .hls {
+            if let family, family != .hls {
                 findings.append(
                     Diagnostic(
                         .warning, "media.hls-format-not-hls",
@@ -283,7 +286,7 @@ public struct CastValidator: Sendable {
                         format, field: "hlsVideoSegmentFormat", at: path.appending("hlsVideoSegmentFormat"),
                         severity: .error))
             }
-            if let family = family(), family != .hls {
+            if let family, family != .hls {
                 findings.append(
                     Diagnostic(
                         .warning, "media.hls-format-not-hls",

@@ -37,6 +37,11 @@ struct FindingSpool {
 
     init(directory: String) { self.directory = directory }
 
+    /// A spool in the system's temporary folder: `TMPDIR` when set, else /tmp.
+    init(environment: [String: String]) {
+        self.init(directory: environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp")
+    }
+
     /// Adds the findings of one batch (located), in the order they came.
     mutating func add(_ findings: [Diagnostic]) {
         guard !findings.isEmpty else { return }

@@ -251,9 +251,7 @@ extension LoadCommand {
                 output.reserveCapacity(flushSize + (chunk << 11))
                 // Findings go to a spool batch by batch, in display order, so that a catalog
                 // whose every item fails does not hold them all (see FindingSpool).
-                var findings = FindingSpool(
-                    directory: ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-                )
+                var findings = FindingSpool(environment: ProcessInfo.processInfo.environment)
                 var printed = 0
                 let summary = try CatalogStreamReader().read(contentsOf: path) { items, found, locate in
                     var batchFindings = found

@@ -204,8 +204,7 @@ enum ValidateCommand {
             if let note = references.note() { report.diagnostics.append(note) }
             return report
         }
-        var spool = FindingSpool(
-            directory: ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp")
+        var spool = FindingSpool(environment: ProcessInfo.processInfo.environment)
         var report = validateLines(LineSource(loaded: loaded), file: file) { report in
             spool.add(references.check(report.diagnostics))
             report.diagnostics.removeAll(keepingCapacity: true)
@@ -458,6 +457,8 @@ struct LocalReferences {
     /// lines may name as many).
     private var first: String?
     private var local: Set<String> = []
+    /// References found missing, so that a file naming one on many lines is looked up once.
+    private var missing: Set<String> = []
 
     init(folder: URL, file: String) {
         self.folder = folder
@@ -478,20 +479,27 @@ struct LocalReferences {
         var kept: [Diagnostic] = []
         kept.reserveCapacity(findings.count)
         for finding in findings {
-            guard finding.code == "url.not-absolute" || finding.code == "url.scheme", let reference = finding.url,
-                let path = localPath(of: reference)
+            guard finding.code == "url.not-absolute" || finding.code == "url.scheme", let reference = finding.url
             else {
                 kept.append(finding)
                 continue
             }
-            if FileManager.default.fileExists(atPath: path) {
-                if local.insert(reference).inserted, first == nil { first = reference }
+            // Found on disk before: taken out again without looking.
+            if local.contains(reference) { continue }
+            guard let path = localPath(of: reference) else {
+                kept.append(finding)
+                continue
+            }
+            if !missing.contains(reference), FileManager.default.fileExists(atPath: path) {
+                local.insert(reference)
+                if first == nil { first = reference }
             } else {
-                var missing = finding
-                missing.code = "media.file-missing"
-                missing.message = "\(reference) names the local file \(path), which does not exist"
-                missing.fix = "restore the file, or fix the path and run castprep preflight again"
-                kept.append(missing)
+                missing.insert(reference)
+                var notFound = finding
+                notFound.code = "media.file-missing"
+                notFound.message = "\(reference) names the local file \(path), which does not exist"
+                notFound.fix = "restore the file, or fix the path and run castprep preflight again"
+                kept.append(notFound)
             }
         }
         return kept

@@ -127,7 +127,7 @@ struct CheckContext: Sendable {
     var answered: [MediaStart] = []
 
     /// The answer to `request` sent before the check, as the transport would have returned it
-    /// for this request's body limit; nil when it was not sent.
+    /// for this request's body limit; nil when it was not sent or failed.
     func earlierAnswer(to request: HTTPRequest) -> Result<HTTPResponse, TransferFailure>? {
         guard
             let start = answered.first(where: {
@@ -135,7 +135,9 @@ struct CheckContext: Sendable {
                     && $0.request.headers == request.headers
             })
         else { return nil }
-        guard case .success(var response) = start.outcome else { return start.outcome }
+        // A failure (a timeout, a refused connection) is asked again, as before the early
+        // request existed: the check's own try may get through, and has its own deadline.
+        guard case .success(var response) = start.outcome else { return nil }
         if response.body.count > request.bodyLimit {
             response.body.removeLast(response.body.count - max(0, request.bodyLimit))
             response.isBodyTruncated = true

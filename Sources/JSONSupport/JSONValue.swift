@@ -87,11 +87,12 @@ public enum JSONValue: Sendable, Hashable {
 
 // MARK: - Literals
 
-extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+/// Not `ExpressibleByNilLiteral`: with it, `condition ? nil : value` silently meant JSON null
+/// where an absent value was meant (it happened twice); write `.null` for JSON null.
+extension JSONValue: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
-    public init(nilLiteral: ()) { self = .null }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(integerLiteral value: Int) { self = .number(JSONNumber(value)) }
     public init(floatLiteral value: Double) { self = JSONValue(value) }

@@ -85,7 +85,7 @@ struct ItemInspector: Sendable {
                 // kept for that check: the probe's memo reads the body from it, so media served
                 // under many URLs is neither fetched again nor probed again.
                 if local == nil, source.kind != .hls, source.kind != .dash, let checker {
-                    fetchedStart = await checker.fetchMediaStart(source.url, bodyLimit: remoteProbes.sizeLimit)
+                    fetchedStart = await checker.fetchMediaStart(source.url, bodyLimit: remoteMemo.sizeLimit)
                 }
                 switch await probeSource(local ?? source.url, key: file?.key, fetched: fetchedStart) {
                 case .success(let result):
@@ -136,7 +136,10 @@ struct ItemInspector: Sendable {
         // 4. Build and validate the request the sender will send.
         let (load, buildFindings) = builder.loadRequest(for: item)
         findings.append(contentsOf: buildFindings.map { located($0, item) })
-        findings.append(contentsOf: CastValidator().validate(load).map { located($0, item) })
+        // Written once: the validator measures the frame from it, and it is the item's LOAD text.
+        let loadText = Self.compactJSON(of: load)
+        findings.append(
+            contentsOf: CastValidator().validate(load, payloadSize: loadText.utf8.count).map { located($0, item) })
         let (queueItem, _) = builder.queueItem(for: item)
         for (index, track) in (load.media?.tracks ?? []).filter({ $0.type == .text }).enumerated()
         where index < tracks.count {
@@ -236,7 +239,7 @@ struct ItemInspector: Sendable {
             devices: deviceReports, readiness: readiness, fixes: fixes)
         return InspectedItem(
             report: report,
-            loadJSON: load.media == nil ? nil : Self.compactJSON(of: load),
+            loadJSON: load.media == nil ? nil : loadText,
             queueItemJSON: queueValue.map { JSONWriter(indentWidth: nil).string(from: $0) },
             queueItemPrettyJSON: queueValue.map { JSONWriter(indentWidth: 2).string(from: $0) },
             catalogEntryJSON: JSONWriter(indentWidth: nil).string(
@@ -447,15 +450,17 @@ struct ItemInspector: Sendable {
     /// on the files beside it, and a failure, whose message names the path, are probed again.
     /// A URL goes through ``remoteProbes``, which answers one serving the same bytes as one
     /// probed before.
+    /// The memo remote probes go through: the prober's own when it has one, else the run's.
+    private var remoteMemo: RemoteProbeMemo { prober.remoteMemo ?? remoteProbes }
+
     private func probeSource(_ path: String, key: LocalFileKey?, fetched: FetchedMediaStart? = nil) async
         -> Result<ProbeResult, ProbeError>
     {
         var remote = prober
-        remote.remoteMemo = prober.remoteMemo ?? remoteProbes
+        remote.remoteMemo = remoteMemo
         let prober = prober
         guard let key else {
-            let memo = remote.remoteMemo ?? remoteProbes
-            let fetchedKey = fetched?.probeKey(url: path, sizeLimit: memo.sizeLimit)
+            let fetchedKey = fetched?.probeKey(url: path, sizeLimit: remoteMemo.sizeLimit)
             return await remote.probe(path: path, fetched: fetchedKey)
         }
         let answer = await localProbes.value(for: key) { await prober.probe(path: path) }

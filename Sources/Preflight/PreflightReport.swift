@@ -188,11 +188,9 @@ public struct ItemReport: Sendable, Hashable, Codable {
         return kept
     }
 
-    /// Each warning and error code once, most severe first (then in the order found), with
-    /// the first such finding's message and fix: what the item counts for in the summary.
-    var problems: [ItemProblem] { Self.problems(in: allFindings) }
-
-    /// ``problems`` of an item whose ``allFindings`` are `findings`.
+    /// Each warning and error code once among an item's ``allFindings`` (`findings`), most
+    /// severe first (then in the order found), with the first such finding's message and fix:
+    /// what the item counts for in the summary.
     static func problems(in findings: [Diagnostic]) -> [ItemProblem] {
         var byCode: [String: Int] = [:]
         var problems: [ItemProblem] = []

@@ -63,9 +63,6 @@ public struct SystemCallError: CodedError, Hashable {
     /// reports a system call's failure without the number. Read it at once after the call.
     public static var lastErrorNumber: Int32 { Glibc.errno }
 
-    /// Whether something is already at the path (`EEXIST`: `mkdir` of a folder that exists).
-    public var isAlreadyPresent: Bool { errno == EEXIST }
-
     /// `call: reason` (`call path: reason` for a call on a file), the form the modules quote
     /// inside their own messages. Unlike other coded errors it leaves out the code: it is only
     /// ever a cause, and the error around it has one.

@@ -63,7 +63,7 @@ struct CompactWireWritingTests {
                 MediaTrack(
                     trackID: 1, type: .text, trackContentID: "https://h/en.vtt", trackContentType: "text/vtt",
                     subtype: .subtitles, name: "English \"CC\"", language: "en", roles: ["main", "alternate"],
-                    customData: ["k": [1, 2.50, nil, true]]),
+                    customData: ["k": [1, 2.50, .null, true]]),
                 MediaTrack(trackID: MediaTrack.missingTrackID, type: ""),
             ],
             textTrackStyle: TextTrackStyle(), customData: ["description": "line\nbreak \u{2028}"])

@@ -13,7 +13,7 @@ struct JSONWriterTests {
 
     @Test("pretty output indents by two spaces and writes empty containers inline")
     func pretty() {
-        let value: JSONValue = ["a": [1, ["b": nil]], "c": [:], "d": [], "e": "x"]
+        let value: JSONValue = ["a": [1, ["b": .null]], "c": [:], "d": [], "e": "x"]
         let expected = """
             {
               "a": [
@@ -79,7 +79,7 @@ struct JSONWriterTests {
 
     @Test("description is the compact form")
     func description() {
-        let value: JSONValue = ["z": [1, "two", true, nil], "a": 1.5]
+        let value: JSONValue = ["z": [1, "two", true, .null], "a": 1.5]
         #expect(value.description == #"{"a":1.5,"z":[1,"two",true,null]}"#)
     }
 
@@ -97,7 +97,7 @@ struct JSONWriterTests {
 struct JSONValueTests {
     @Test("accessors return the payload of the matching case only")
     func accessors() {
-        let value: JSONValue = ["s": "x", "n": 3, "f": 3.5, "b": true, "a": [1, 2], "o": ["k": nil], "z": nil]
+        let value: JSONValue = ["s": "x", "n": 3, "f": 3.5, "b": true, "a": [1, 2], "o": ["k": .null], "z": .null]
         #expect(value["s"]?.stringValue == "x")
         #expect(value["n"]?.intValue == 3)
         #expect(value["f"]?.intValue == nil)
@@ -126,7 +126,7 @@ struct JSONValueTests {
 
     @Test("Codable through JSONEncoder and JSONDecoder keeps the value")
     func codableBridge() throws {
-        let value: JSONValue = ["a": [1, 2.5, "x", true, nil], "b": ["c": -7]]
+        let value: JSONValue = ["a": [1, 2.5, "x", true, .null], "b": ["c": -7]]
         let data = try JSONEncoder().encode(value)
         let decoded = try JSONDecoder().decode(JSONValue.self, from: data)
         #expect(decoded == value)
@@ -144,7 +144,7 @@ struct CompactByteCountTests {
             JSONValue.null, true, false, 12, 0.5, "", "plain", "quote \" and \\ slash /",
             "line\nbreak\ttab\r\u{8}\u{C}",
             "control \u{1}\u{1F}", "separators \u{2028} \u{2029} and é, 🎬, \u{E2}",
-            ["a": 1, "b": ["x", nil, ["c": "d"]], "": []], [], [:],
+            ["a": 1, "b": ["x", .null, ["c": "d"]], "": []], [], [:],
         ] as [JSONValue])
     func matchesWriter(value: JSONValue) {
         #expect(JSONWriter.compactByteCount(of: value) == JSONWriter.compact.bytes(from: value).count)
@@ -154,7 +154,7 @@ struct CompactByteCountTests {
 @Suite("JSONWriter laying out compact text")
 struct JSONWriterCompactTextTests {
     static let values: [JSONValue] = [
-        ["a": [1, ["b": nil]], "c": [:], "d": [], "e": "x"],
+        ["a": [1, ["b": .null]], "c": [:], "d": [], "e": "x"],
         [:],
         [],
         "a \"quoted\" [string], with {brackets}: and \\ backslash \\",
