@@ -95,10 +95,8 @@ struct CommandLineTests {
 
     @Test("--base-url rewrites local files onto the server")
     func baseURL() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "castprep-base-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryFolder.create("base")
+        defer { TemporaryFolder.remove(directory) }
         let catalog = directory.appendingPathComponent("local.json")
         try
             #"{"castprep": 1, "items": [{"title": "Local", "url": "films/a film.mp4", "duration": 5, "captions": ["films/a film.en.vtt"]}]}"#
@@ -153,10 +151,15 @@ struct CommandLineTests {
 }
 
 @Suite("castprep validate", .serialized)
-struct ValidateCommandTests {
+final class ValidateCommandTests: Sendable {
+    /// This test's files, removed after it (a class suite: one instance per test).
+    let folder: URL
+
+    init() throws { folder = try TemporaryFolder.create("validate") }
+    deinit { TemporaryFolder.remove(folder) }
+
     func write(_ text: String, name: String) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "castprep-validate-\(UUID().uuidString)-\(name)")
+        let url = folder.appendingPathComponent(name)
         try text.write(to: url, atomically: true, encoding: .utf8)
         return url.path
     }
@@ -224,10 +227,8 @@ struct ProbeCommandTests {
 struct LoadProbeTests {
     @Test("local media gets content types with codecs, durations and HLS segment formats")
     func enriched() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "castprep-load-probe-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryFolder.create("load-probe")
+        defer { TemporaryFolder.remove(directory) }
         let samples = Repository.root().appendingPathComponent("Samples")
         try FileManager.default.copyItem(
             at: samples.appendingPathComponent("h264-aac-faststart.mp4"),

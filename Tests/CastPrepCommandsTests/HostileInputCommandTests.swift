@@ -53,10 +53,8 @@ struct HostileInputCommandTests {
     func preflight() async throws {
         let (server, endpoint) = try await startHostileServer()
         defer { server.stop() }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "castprep-hostile-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.create("hostile")
+        defer { TemporaryFolder.remove(folder) }
         var items: [JSONValue] = hostileManifests.map { manifest in
             [
                 "id": .string(manifest.name.replacingOccurrences(of: ".", with: "-")), "title": .string(manifest.name),

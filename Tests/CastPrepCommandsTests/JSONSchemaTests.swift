@@ -185,10 +185,8 @@ struct JSONSchemaTests {
     func device() async throws {
         // A minute of tiny video: the samples last 2 s, which a loaded machine can spend between
         // the cast and the pause (each a process of its own), and an ended item cannot be paused.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "castprep-schema-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.create("schema")
+        defer { TemporaryFolder.remove(folder) }
         let encoded = try await ChildProcess.run(
             "/usr/bin/ffmpeg",
             [

@@ -52,10 +52,8 @@ struct LoadGoldenTests {
 
     @Test("validate of the printed NDJSON finds what it found line by line")
     func validateLines() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "castprep-load-golden-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryFolder.create("load-golden")
+        defer { TemporaryFolder.remove(directory) }
         let ndjson = await castprep("load", Self.catalog, "--ndjson", "--force")
         let file = directory.appendingPathComponent("requests.ndjson")
         try ndjson.output.write(to: file, atomically: true, encoding: .utf8)

@@ -370,10 +370,8 @@ struct RemoteTmuxTests {
 
     @Test("the terminal is restored after q, SIGTERM and a crash signal", arguments: ["q", "TERM", "SEGV"])
     func restoresTerminal(ending: String) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "castprep-remote-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.create("remote")
+        defer { TemporaryFolder.remove(folder) }
         let pidFile = folder.appendingPathComponent("pid").path
         let sttyFile = folder.appendingPathComponent("stty").path
         // The inner shell records its pid and becomes castprep; the outer one reads the terminal's mode afterwards.

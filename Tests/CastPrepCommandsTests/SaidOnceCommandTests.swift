@@ -54,10 +54,8 @@ struct ProbeGroupingTests {
         "devices needing different fixes: each fix once, naming its devices",
         .requires(.ffmpeg))
     func differentFixes() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "castprep-probe-groups-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryFolder.create("probe-groups")
+        defer { TemporaryFolder.remove(directory) }
         let file = directory.appendingPathComponent("hevc-1080.mp4").path
         let ffmpeg = Process()
         ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")

@@ -10,10 +10,8 @@ import TestSupport
 struct TruncatedInputTests {
     @Test("load of a 65 MiB catalog truncated after its first request stops with an error naming the file")
     func truncatedCatalog() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "castprep-truncated-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.create("truncated")
+        defer { TemporaryFolder.remove(folder) }
         let path = folder.appendingPathComponent("f.json").path
         try Self.writeCatalog(to: path, minimumBytes: 66 << 20)
 

@@ -26,10 +26,8 @@ struct ValidateStreamingTests {
 
     @Test("a file of 20,000 lines, over two batches, prints what standard input prints")
     func spooledMatchesHeld() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "castprep-validate-stream-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryFolder.create("validate-stream")
+        defer { TemporaryFolder.remove(directory) }
         let text = (0..<20_000).map(Self.line).joined(separator: "\n") + "\n"
         let file = directory.appendingPathComponent("requests.ndjson").path
         try text.write(toFile: file, atomically: true, encoding: .utf8)

@@ -141,10 +141,8 @@ struct CastEndToEndTests {
         defer { try? FileManager.default.removeItem(at: media) }
         let (server, endpoint) = try SampleServer.start(serving: media)
         defer { server.stop() }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "castprep-queue-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.create("queue")
+        defer { TemporaryFolder.remove(folder) }
         let count = 600
         let items: [JSONValue] = (0..<count).map { index in
             [

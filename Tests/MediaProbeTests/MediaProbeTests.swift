@@ -141,10 +141,15 @@ struct ContentTypeTests {
 }
 
 @Suite("Hostile and broken input")
-struct BrokenInputTests {
+final class BrokenInputTests: Sendable {
+    /// This test's files, removed after it (a class suite: one instance per test).
+    let folder: URL
+
+    init() throws { folder = try TemporaryFolder.create("probe") }
+    deinit { TemporaryFolder.remove(folder) }
+
     func scratch(_ name: String, _ bytes: [UInt8]) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "castprep-probe-\(UUID().uuidString)-\(name)")
+        let url = folder.appendingPathComponent(name)
         try Data(bytes).write(to: url)
         return url.path
     }

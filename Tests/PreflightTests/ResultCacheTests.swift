@@ -6,9 +6,16 @@ import Testing
 import TestSupport
 
 @Suite("Result cache")
-struct ResultCacheTests {
+final class ResultCacheTests: Sendable {
+    /// This test's folder, removed after it (a class suite: one instance per test).
+    let folder: URL
+
+    init() throws { folder = try TemporaryFolder.create("cache") }
+    deinit { TemporaryFolder.remove(folder) }
+
+    /// A fresh database path in the test's folder; each call names another file.
     private func temporaryPath() -> String {
-        NSTemporaryDirectory() + "castprep-cache-\(UUID().uuidString)/cache.sqlite"
+        folder.appendingPathComponent("cache-\(UUID().uuidString).sqlite").path
     }
 
     @Test("a stored value comes back while its validator is unchanged")
