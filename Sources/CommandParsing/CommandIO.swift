@@ -86,12 +86,7 @@ public final class CommandIO: Sendable {
     /// Writes UTF-8 text to standard output exactly as given, without making a `String` of it
     /// first (a command's bulk output: a megabyte at a time).
     public func write(utf8 bytes: [UInt8]) {
-        captured.withLock { captured in
-            switch destination {
-            case .memory: captured.output += String(decoding: bytes, as: UTF8.self)
-            case .fileDescriptors: bytes.withUnsafeBytes { StandardStream.output.writeAll($0) }
-            }
-        }
+        emit(.bytes(bytes), to: .standardOutput)
     }
 
     /// Writes one line to standard output.
@@ -147,18 +142,35 @@ public final class CommandIO: Sendable {
         }
     }
 
+    /// What is written: text, or UTF-8 bytes that need not become a `String` on their way
+    /// to a file descriptor.
+    private enum Payload {
+        case text(String)
+        case bytes([UInt8])
+    }
+
     /// Sends text to its destination while holding the lock.
     private func emit(_ text: String, to stream: Stream) {
+        emit(.text(text), to: stream)
+    }
+
+    /// Sends a payload to its destination while holding the lock.
+    private func emit(_ payload: Payload, to stream: Stream) {
         captured.withLock { captured in
-            switch (destination, stream) {
-            case (.memory, .standardOutput):
-                captured.output += text
-            case (.memory, .standardError):
-                captured.error += text
-            case (.fileDescriptors, .standardOutput):
-                StandardStream.output.writeAll(text)
-            case (.fileDescriptors, .standardError):
-                StandardStream.error.writeAll(text)
+            switch destination {
+            case .memory:
+                let text =
+                    switch payload {
+                    case .text(let text): text
+                    case .bytes(let bytes): String(decoding: bytes, as: UTF8.self)
+                    }
+                if stream == .standardOutput { captured.output += text } else { captured.error += text }
+            case .fileDescriptors:
+                let target: StandardStream = stream == .standardOutput ? .output : .error
+                switch payload {
+                case .text(let text): target.writeAll(text)
+                case .bytes(let bytes): bytes.withUnsafeBytes { target.writeAll($0) }
+                }
             }
         }
     }

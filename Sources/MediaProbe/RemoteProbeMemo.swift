@@ -28,6 +28,17 @@ public final class RemoteProbeMemo: Sendable {
         var size: Int64
     }
 
+    /// The text after the URL's last `.`, as FFmpeg's extension match sees it.
+    static func urlSuffix(_ url: String) -> String {
+        url.lastIndex(of: ".").map { String(url[url.index(after: $0)...]) } ?? ""
+    }
+
+    /// Whether the answer is an HLS playlist, by extension or type: its probe depends on the
+    /// playlists and segments it lists, so it is never kept.
+    static func isPlaylist(suffix: String, mimeType: String) -> Bool {
+        suffix.lowercased().hasPrefix("m3u") || mimeType.lowercased().contains("mpegurl")
+    }
+
     /// A signature and the SHA-256 of the body.
     struct Key: Hashable, Sendable {
         var signature: Signature
@@ -58,13 +69,14 @@ public final class RemoteProbeMemo: Sendable {
         ) {
             guard status == 200 || status == 206, isComplete, !body.isEmpty, body.count <= sizeLimit else { return nil }
             if let length = header("content-length"), Int(length) != body.count { return nil }
+            let suffix = RemoteProbeMemo.urlSuffix(url)
+            guard !RemoteProbeMemo.isPlaylist(suffix: suffix, mimeType: header("content-type") ?? "") else {
+                return nil
+            }
+            // Hashed only once the cheap refusals above have passed.
             guard let digest = SHA256Digest.hash(body) else { return nil }
-            let suffix = url.lastIndex(of: ".").map { String(url[url.index(after: $0)...]) } ?? ""
-            // An HLS playlist's answer depends on the playlists and segments it lists.
-            if suffix.lowercased().hasPrefix("m3u") { return nil }
             var fields = [suffix, String(status)]
             for name in Self.headerNames { fields.append(header(name).map { "=" + $0 } ?? "-") }
-            if header("content-type")?.lowercased().contains("mpegurl") == true { return nil }
             self.fields = fields
             self.digest = digest
         }
@@ -190,10 +202,9 @@ final class RemoteProbeLookup {
             mimeType = String(cString: value)
         }
         castprep_av_free(value)
-        let suffix = url.lastIndex(of: ".").map { String(url[url.index(after: $0)...]) } ?? ""
-        // An HLS playlist's answer depends on the playlists and segments it lists, so it is
-        // never kept: reading it ahead would only cost a request.
-        if suffix.lowercased().hasPrefix("m3u") || mimeType.lowercased().contains("mpegurl") { return .proceed }
+        let suffix = RemoteProbeMemo.urlSuffix(url)
+        // Reading a playlist ahead would only cost a request: its answer is never kept.
+        if RemoteProbeMemo.isPlaylist(suffix: suffix, mimeType: mimeType) { return .proceed }
         let signature = RemoteProbeMemo.Signature(
             urlSuffix: suffix, mimeType: mimeType, seekable: io.pointee.seekable, size: size)
         guard memo.shouldRead(signature) else { return .proceed }

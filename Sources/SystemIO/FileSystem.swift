@@ -186,7 +186,15 @@ public final class ProcessLockFile: Sendable {
 
     private init(descriptor: Int32) { self.descriptor = descriptor }
 
-    deinit { close(descriptor) }
+    /// Unlocks before closing: a child process started at that moment by another thread holds
+    /// a copy of the descriptor until its `exec` closes it (close-on-exec), and the lock lives
+    /// while any copy does; an explicit unlock ends it for every copy. (A test once found its
+    /// folder still "in use by" its own process right after releasing the lock, while parallel
+    /// tests were starting processes; this is the likely cause.)
+    deinit {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
 
     /// Takes the lock on `path` (created when missing, never through a symbolic link)
     /// without waiting, and writes this process's id into it.
