@@ -9,9 +9,7 @@ struct RemoteProbeMemoTests {
     /// A folder with three copies of `sample` and a fourth of the same length whose last byte
     /// differs; removed by the caller.
     static func copies(of sample: String) throws -> (directory: URL, names: [String]) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "castprep-memo-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TemporaryFolder.create("memo")
         let source = Repository.root().appendingPathComponent("Samples/\(sample)")
         let ext = source.pathExtension
         var bytes = try Data(contentsOf: source)
@@ -24,23 +22,36 @@ struct RemoteProbeMemoTests {
         return (directory, names)
     }
 
-    @Test(
-        "a URL serving bytes probed before gets that answer; FFmpeg's own answer otherwise",
-        arguments: ["h264-aac-faststart.mp4", "h264-aac-moov-at-end.mp4", "hevc-aac.mp4", "vp9-opus.webm", "tone.mp3"])
-    func sameBytes(sample: String) async throws {
-        let (directory, names) = try Self.copies(of: sample)
-        defer { try? FileManager.default.removeItem(at: directory) }
+    /// Serves the ``copies(of:)`` of `sample` on loopback and probes each in turn through one
+    /// memo with `probe` (given the prober, the URL and the copy's bytes), expecting the answer
+    /// a prober without a memo gives; returns the memo, the names, and the requests each made.
+    static func probeCopies(
+        of sample: String, _ probe: (MediaProber, String, [UInt8]) async throws -> ProbeResult
+    ) async throws -> (memo: RemoteProbeMemo, names: [String], requests: [String: Int]) {
+        let (directory, names) = try copies(of: sample)
+        defer { TemporaryFolder.remove(directory) }
         let server = try await LoopbackServer(serving: directory)
         let base = "http://127.0.0.1:\(server.port)/"
         let memo = RemoteProbeMemo()
         let prober = MediaProber(remoteMemo: memo)
         var requests: [String: Int] = [:]
         for name in names {
+            let bytes = try [UInt8](Data(contentsOf: directory.appendingPathComponent(name)))
             let before = server.requests.count
-            let remembered = try prober.probeBlocking(path: base + name)
+            let remembered = try await probe(prober, base + name, bytes)
             requests[name] = server.requests.count - before
             let plain = try MediaProber().probeBlocking(path: base + name)
             #expect(remembered == plain, "\(name)")
+        }
+        return (memo, names, requests)
+    }
+
+    @Test(
+        "a URL serving bytes probed before gets that answer; FFmpeg's own answer otherwise",
+        arguments: ["h264-aac-faststart.mp4", "h264-aac-moov-at-end.mp4", "hevc-aac.mp4", "vp9-opus.webm", "tone.mp3"])
+    func sameBytes(sample: String) async throws {
+        let (memo, names, requests) = try await Self.probeCopies(of: sample) { prober, url, _ in
+            try prober.probeBlocking(path: url)
         }
         // a: a length not seen before, so not read ahead; b: read ahead, probed and kept; c:
         // answered from b's entry after the one request that read it; changed: the same
@@ -120,21 +131,9 @@ struct FetchedProbeMemoTests {
         "a URL whose fetched start equals one probed before gets that answer without a request; others are probed",
         arguments: ["h264-aac-moov-at-end.mp4", "vp9-opus.webm", "tone.mp3"])
     func sameResponse(sample: String) async throws {
-        let (directory, names) = try RemoteProbeMemoTests.copies(of: sample)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try await LoopbackServer(serving: directory)
-        let base = "http://127.0.0.1:\(server.port)/"
-        let memo = RemoteProbeMemo()
-        let prober = MediaProber(remoteMemo: memo)
-        var requests: [String: Int] = [:]
-        for name in names {
-            let bytes = try [UInt8](Data(contentsOf: directory.appendingPathComponent(name)))
-            let key = try #require(Self.key(url: base + name, bytes: bytes))
-            let before = server.requests.count
-            let remembered = await prober.probe(path: base + name, fetched: key)
-            requests[name] = server.requests.count - before
-            let plain = try MediaProber().probeBlocking(path: base + name)
-            #expect(try remembered.get() == plain, "\(name)")
+        let (memo, names, requests) = try await RemoteProbeMemoTests.probeCopies(of: sample) { prober, url, bytes in
+            let key = try #require(Self.key(url: url, bytes: bytes))
+            return try await prober.probe(path: url, fetched: key).get()
         }
         // a: probed by FFmpeg (no read-ahead) and kept; b and c: answered without a request;
         // changed: other bytes, so probed and kept.
