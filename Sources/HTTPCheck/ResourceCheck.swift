@@ -647,16 +647,12 @@ struct ResourceCheck {
                 with.add("Range", range.description)
                 return request(.get, primary.url, headers: with)
             }
-            // A seek to the middle, a suffix range and a range past the end, at once.
-            async let seekOutcome = context.transport.send(ranged(.open(length / 2)), deadline: context.deadline)
-            async let suffixOutcome = context.transport.send(ranged(.suffix(2)), deadline: context.deadline)
-            async let beyondOutcome = context.transport.send(ranged(.open(length)), deadline: context.deadline)
-            let outcomes = await [
-                (ByteRangeRequest.open(length / 2), seekOutcome), (.suffix(2), suffixOutcome),
-                (.open(length), beyondOutcome),
-            ]
-            for (range, outcome) in outcomes {
-                let sent = ranged(range)
+            // A seek to the middle, a suffix range and a range past the end, at once: queued
+            // together, with one wake-up of the transport's loop and one resumption here.
+            let ranges: [ByteRangeRequest] = [.open(length / 2), .suffix(2), .open(length)]
+            let sent = ranges.map(ranged)
+            let outcomes = await context.transport.send(all: sent, deadline: context.deadline)
+            for (range, (sent, outcome)) in zip(ranges, zip(sent, outcomes)) {
                 Self.log(sent, outcome)
                 var exchange = HTTPExchange(method: .get, url: sent.url, requestHeaders: sent.headers)
                 guard case .success(let answer) = outcome else {

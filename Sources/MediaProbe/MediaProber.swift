@@ -141,9 +141,9 @@ public struct MediaProber: Sendable {
         // batch. Every URL FFmpeg opens, nested demuxers' included, goes through io_open.
         budget.install(on: context)
         // A URL whose bytes this run has probed under another URL is answered from the memo
-        // when FFmpeg opens it (io_open then ends the open with AVERROR_EXIT).
-        // (Not when the body was fetched before: the memo had no answer for it then.)
-        let lookup = isURL && fetched == nil ? remoteMemo.map(RemoteProbeLookup.init(memo:)) : nil
+        // when FFmpeg opens it (io_open then ends the open with AVERROR_EXIT). A body fetched
+        // before is not read again: its digest makes the key with what FFmpeg's open says.
+        let lookup = isURL ? remoteMemo.map { RemoteProbeLookup(memo: $0, fetched: fetched) } : nil
         if let lookup { budget.state.pointee.lookup = Unmanaged.passUnretained(lookup).toOpaque() }
         defer { withExtendedLifetime(lookup) {} }
         var options: OpaquePointer?
@@ -156,6 +156,7 @@ public struct MediaProber: Sendable {
         let openStatus = castprep_avformat_open_input(&optionalContext, path, nil, &options)
         castprep_av_dict_free(&options)
         if openStatus < 0, var answer = lookup?.answer {
+            if let fetched { remoteMemo?.store(answer, for: fetched) }
             answer.source = path
             return answer
         }

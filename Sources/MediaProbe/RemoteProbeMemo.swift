@@ -52,6 +52,8 @@ public final class RemoteProbeMemo: Sendable {
     public struct FetchedKey: Hashable, Sendable {
         var fields: [String]
         var digest: [UInt8]
+        /// The body's length.
+        var length: Int
 
         /// The key of a complete answer, or nil when the body is not all there (cut short,
         /// longer than `sizeLimit`, or shorter than its `Content-Length` says), or the answer is
@@ -79,6 +81,7 @@ public final class RemoteProbeMemo: Sendable {
             for name in Self.headerNames { fields.append(header(name).map { "=" + $0 } ?? "-") }
             self.fields = fields
             self.digest = digest
+            self.length = body.count
         }
 
         /// The response header fields FFmpeg's HTTP client acts on for a plain read.
@@ -179,13 +182,20 @@ final class RemoteProbeLookup {
     }
 
     let memo: RemoteProbeMemo
-    /// The key of the body read ahead when the memo had no answer: the probe's result is
-    /// stored under it.
+    /// The body fetched before the probe (``MediaProber/probe(path:fetched:)``), whose digest
+    /// makes the key without reading the body again: the answer is then shared with the same
+    /// bytes opened by FFmpeg under another URL (a redirected copy, which has no fetched key).
+    let fetched: RemoteProbeMemo.FetchedKey?
+    /// The key of the body read ahead (or fetched before) when the memo had no answer: the
+    /// probe's result is stored under it.
     private(set) var key: RemoteProbeMemo.Key?
     /// The memo's answer (with the first URL's `source`).
     private(set) var answer: ProbeResult?
 
-    init(memo: RemoteProbeMemo) { self.memo = memo }
+    init(memo: RemoteProbeMemo, fetched: RemoteProbeMemo.FetchedKey? = nil) {
+        self.memo = memo
+        self.fetched = fetched
+    }
 
     /// Decides what to do with the context FFmpeg opened for the probed URL.
     func inspect(_ context: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>, url: String) -> Decision {
@@ -207,6 +217,20 @@ final class RemoteProbeLookup {
         if RemoteProbeMemo.isPlaylist(suffix: suffix, mimeType: mimeType) { return .proceed }
         let signature = RemoteProbeMemo.Signature(
             urlSuffix: suffix, mimeType: mimeType, seekable: io.pointee.seekable, size: size)
+        if let fetched {
+            // Hashed when it was fetched; the signature is noted as seen, so a later URL with
+            // it is read ahead. A length other than the fetched body's is other bytes: no key.
+            _ = memo.shouldRead(signature)
+            guard Int64(fetched.length) == size else { return .proceed }
+            let key = RemoteProbeMemo.Key(signature: signature, digest: fetched.digest)
+            if let answer = memo.result(for: key) {
+                self.answer = answer
+                castprep_avio_closep(context)
+                return .answered
+            }
+            self.key = key
+            return .proceed
+        }
         guard memo.shouldRead(signature) else { return .proceed }
         var body = [UInt8](repeating: 0, count: Int(size))
         let filled = body.withUnsafeMutableBufferPointer { buffer -> Int in

@@ -25,8 +25,10 @@ final class OutputWriters {
     static let reportKind = "castprep.preflight-report"
     /// The files written, in ``Slot`` order, relative to the output folder.
     static let fileNames = ["load-requests.ndjson", "report.json", "catalog.json", "report.html", "queue.json"]
-    /// Buffered bytes per file that make ``wantsFlush`` true.
-    static let flushThreshold = 1 << 16
+    /// Buffered bytes per file that make ``wantsFlush`` true. The run's loop waits for each
+    /// flush, so a flush is rare (report.json grows about 3.5 KB an item: once per 300 items)
+    /// and its writes are large; the six buffers stay a few megabytes.
+    static let flushThreshold = 1 << 20
 
     private let directory: String
     private let title: String?

@@ -238,12 +238,11 @@ struct PreflightRunner: Sendable {
                     inspecting += 1
                     group.addTask {
                         let inspected = await inspector.inspect(item, catalogFindings: findings)
-                        // Rendering encodes JSON and builds HTML: off the cooperative pool.
-                        let (rendered, entry) =
-                            (try? await BlockingWork.run {
-                                Self.render(inspected, output: output, storage: storage, serving: serving)
-                            })
-                            ?? Self.render(inspected, output: output, storage: storage, serving: serving)
+                        // Rendering is work for the CPU alone (JSON and HTML into memory), like
+                        // building and judging the item: done in the item's task, without a
+                        // hop to another thread and back.
+                        let (rendered, entry) = Self.render(
+                            inspected, output: output, storage: storage, serving: serving)
                         return .inspected(position: position, rendered, entry)
                     }
                 }
@@ -630,6 +629,9 @@ struct CacheResolver: Sendable {
                         key: fingerprint.key(for: item, findings: findings), validator: parts.joined(separator: "|"))
                     : nil)
         }
+        // Every key names its item's position, so an entry stored during this run is never
+        // looked up again in it: a cache that held nothing when the run began answers nothing.
+        guard !cache.heldNothingWhenOpened else { return storage.map { .miss($0) } }
         let lookups = storage.compactMap {
             $0.map { ResultCache.Lookup(kind: "item", key: $0.key, validator: $0.validator) }
         }

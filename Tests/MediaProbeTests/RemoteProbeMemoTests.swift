@@ -136,13 +136,57 @@ struct FetchedProbeMemoTests {
             return try await prober.probe(path: url, fetched: key).get()
         }
         // a: probed by FFmpeg (no read-ahead) and kept; b and c: answered without a request;
-        // changed: other bytes, so probed and kept.
+        // changed: other bytes, so probed and kept. Each answer is kept under its fetched key
+        // and under the key of what FFmpeg opened.
         #expect(requests[names[0]] ?? 0 > 0)
         #expect(requests[names[1]] == 0, "\(requests)")
         #expect(requests[names[2]] == 0, "\(requests)")
         #expect(requests[names[3]] ?? 0 > 0)
-        #expect(memo.count == 2)
+        #expect(memo.count == 4)
         #expect(memo.answered == 2)
+    }
+
+    @Test(
+        "an answer kept for a fetched start answers the same bytes opened by FFmpeg under another URL (a redirected copy has no fetched key), and the other way round",
+        arguments: ["h264-aac-faststart.mp4", "tone.mp3"])
+    func sharedWithOpened(sample: String) async throws {
+        let (directory, names) = try RemoteProbeMemoTests.copies(of: sample)
+        defer { TemporaryFolder.remove(directory) }
+        let server = try await LoopbackServer(serving: directory)
+        let urls = names.prefix(3).map { "http://127.0.0.1:\(server.port)/\($0)" }
+        let bytes = try [UInt8](Data(contentsOf: directory.appendingPathComponent(names[0])))
+        func expectPlain(_ answer: ProbeResult, _ url: String) throws {
+            #expect(answer == (try MediaProber().probeBlocking(path: url)), "\(url)")
+        }
+        /// The requests `probe` made; its answer must be FFmpeg's own.
+        func requests(_ probe: () async throws -> ProbeResult, _ url: String) async throws -> Int {
+            let before = server.requests.count
+            let answer = try await probe()
+            let count = server.requests.count - before
+            try expectPlain(answer, url)
+            return count
+        }
+
+        // Fetched, then opened: the second URL is read ahead once and answered.
+        let memo = RemoteProbeMemo()
+        let prober = MediaProber(remoteMemo: memo)
+        let key = try #require(Self.key(url: urls[0], bytes: bytes))
+        _ = try await requests({ try await prober.probe(path: urls[0], fetched: key).get() }, urls[0])
+        #expect(try await requests({ try prober.probeBlocking(path: urls[1]) }, urls[1]) == 1)
+        #expect(memo.answered == 1)
+
+        // Opened twice (the second read ahead and kept), then fetched: FFmpeg's open of the
+        // fetched URL is answered, and later fetches of the same bytes need no request.
+        let other = RemoteProbeMemo()
+        let second = MediaProber(remoteMemo: other)
+        _ = try await requests({ try second.probeBlocking(path: urls[0]) }, urls[0])
+        _ = try await requests({ try second.probeBlocking(path: urls[1]) }, urls[1])
+        #expect(other.answered == 0)
+        let fetched = try #require(Self.key(url: urls[2], bytes: bytes))
+        #expect(try await requests({ try await second.probe(path: urls[2], fetched: fetched).get() }, urls[2]) == 1)
+        #expect(other.answered == 1)
+        #expect(try await requests({ try await second.probe(path: urls[0], fetched: key).get() }, urls[0]) == 0)
+        #expect(other.answered == 2)
     }
 
     @Test("another type, length or extension is another key; a redirect or a partial body has none")

@@ -83,8 +83,21 @@ final class ResultCacheTests: Sendable {
 
     @Test(
         "a cache written by an earlier layout is emptied and rebuilt with 16 KiB pages",
-        .requires(.python3))
-    func earlierLayoutRebuilt() async throws {
+        .requires(.python3),
+        arguments: [
+            // Keyed by kind and key.
+            (
+                "CREATE TABLE entries (kind TEXT NOT NULL, key TEXT NOT NULL, validator TEXT NOT NULL, value BLOB NOT NULL, stored_at REAL NOT NULL, PRIMARY KEY (kind, key)) WITHOUT ROWID",
+                "INSERT INTO entries VALUES ('item', 'k', 'v', x'01', 0)", 3
+            ),
+            // Keyed by the key's hash as the table's own key (rows stored where their hash falls).
+            (
+                "CREATE TABLE entries (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, key TEXT NOT NULL, validator TEXT NOT NULL, value BLOB NOT NULL, stored_at REAL NOT NULL)",
+                "INSERT INTO entries VALUES (\(ResultCache.rowID(kind: "item", key: "k")), 'item', 'k', 'v', x'01', 0)",
+                8
+            ),
+        ])
+    func earlierLayoutRebuilt(table: String, row: String, version: Int) async throws {
         let path = temporaryPath()
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -93,13 +106,14 @@ final class ResultCacheTests: Sendable {
             import sqlite3, sys
             c = sqlite3.connect(sys.argv[1])
             c.execute("PRAGMA journal_mode=WAL")
-            c.execute("CREATE TABLE entries (kind TEXT NOT NULL, key TEXT NOT NULL, validator TEXT NOT NULL, value BLOB NOT NULL, stored_at REAL NOT NULL, PRIMARY KEY (kind, key)) WITHOUT ROWID")
-            c.execute("INSERT INTO entries VALUES ('item', 'k', 'v', x'01', 0)")
-            c.execute("PRAGMA user_version=3")
+            c.execute("\(table)")
+            c.execute("\(row)")
+            c.execute("PRAGMA user_version=\(version)")
             c.commit()
             """, path)
         do {
             let cache = try ResultCache(path: path)
+            #expect(cache.heldNothingWhenOpened)
             #expect(await cache.count() == 0)
             #expect(await cache.value(kind: "item", key: "k", validator: "v") == nil)
             #expect(await cache.store([7], kind: "item", key: "k", validator: "v"))
@@ -111,6 +125,43 @@ final class ResultCacheTests: Sendable {
                 path) == "16384")
         let reopened = try ResultCache(path: path)
         #expect(await reopened.value(kind: "item", key: "k", validator: "v") == [7])
+    }
+
+    @Test("a new or emptied cache says it held nothing when opened; one with an entry says it held something")
+    func heldNothing() async throws {
+        let path = temporaryPath()
+        do {
+            let cache = try ResultCache(path: path)
+            #expect(cache.heldNothingWhenOpened)
+            #expect(await cache.store([1], kind: "item", key: "k", validator: "v"))
+            // Still answered in the session that stored it.
+            #expect(await cache.value(kind: "item", key: "k", validator: "v") == [1])
+        }
+        let reopened = try ResultCache(path: path)
+        #expect(!reopened.heldNothingWhenOpened)
+        #expect(await reopened.value(kind: "item", key: "k", validator: "v") == [1])
+    }
+
+    @Test(
+        "entries are kept in the order they were stored: a stored entry goes to the end, replacing its old row",
+        .requires(.python3))
+    func appendsInStoringOrder() async throws {
+        let path = temporaryPath()
+        let cache = try ResultCache(path: path)
+        for key in ["c", "a", "b"] {
+            #expect(await cache.store(Array(key.utf8), kind: "item", key: key, validator: "v"))
+        }
+        #expect(await cache.store([9], kind: "item", key: "c", validator: "w"))
+        await cache.close()
+        #expect(
+            try await python(
+                "import sqlite3, sys; print(' '.join(r[0] for r in sqlite3.connect(sys.argv[1]).execute('SELECT key FROM entries ORDER BY seq')))",
+                path) == "a b c")
+        let reopened = try ResultCache(path: path)
+        #expect(await reopened.count() == 3)
+        #expect(await reopened.value(kind: "item", key: "c", validator: "w") == [9])
+        #expect(await reopened.value(kind: "item", key: "c", validator: "v") == nil)
+        #expect(await reopened.value(kind: "item", key: "a", validator: "v") == Array("a".utf8))
     }
 
     @Test(
