@@ -1,4 +1,5 @@
-// libFuzzer entry point for the JSON parser, the catalog readers and Cast message decoding.
+// libFuzzer entry point for the JSON parser, the catalog readers and Cast message decoding
+// (from the tree, and LOAD straight from the bytes, which must agree).
 // Built by Scripts/fuzz/catalog; CATALOG_FUZZ_TARGET picks what the input is fed to.
 import CastModel
 import Catalog
@@ -72,9 +73,21 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         checkScanner(bytes)
     case "message":
-        guard let document = try? JSONParser().parse(bytes) else { return 0 }
+        let direct = bytes.withUnsafeBufferPointer { LoadRequest(plainJSON: $0) }
+        guard let document = try? JSONParser().parse(bytes) else {
+            if direct != nil { fatalError("a LOAD was decoded directly from text the parser refuses") }
+            return 0
+        }
         var diagnostics: [Diagnostic] = []
-        if let message = CastMessage.decode(from: document.value, diagnostics: &diagnostics) {
+        let decoded = CastMessage.decode(from: document.value, diagnostics: &diagnostics)
+        // The direct decoder takes only what the tree path decodes without a finding, into the
+        // same LOAD (validate prints the same either way).
+        if let direct {
+            guard document.duplicateKeys.isEmpty, diagnostics.isEmpty, decoded == .load(direct) else {
+                fatalError("the direct LOAD decoder and the tree path disagree")
+            }
+        }
+        if let message = decoded {
             _ = CastValidator().validate(message)
             _ = JSONWriter.compact.bytes(from: message.jsonValue)
         }

@@ -123,7 +123,9 @@ enum ValidateCommand {
     static func validate(file: String, limit: Int = maximumInputBytes, printingWith printer: DiagnosticPrinter? = nil)
         throws(SystemCallError) -> FileReport
     {
-        if file != "-", let report = try validateNDJSONFile(file, printingWith: printer) { return report }
+        if file != "-", let report = try validateMappedFile(file, limit: limit, printingWith: printer) {
+            return report
+        }
         let descriptor = file == "-" ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let exists = FileManager.default.fileExists(atPath: file)
@@ -142,15 +144,7 @@ enum ValidateCommand {
         case .success(let read):
             bytes = read
         case .failure(.tooLarge):
-            let what = file == "-" ? "standard input" : file
-            return FileReport(
-                file: file, messages: [],
-                diagnostics: [
-                    Diagnostic(
-                        .error, "file.too-large", "\(what) is larger than \(limit) bytes; nothing was validated",
-                        fix: "split the requests into several files (NDJSON splits at any line: split -l 100000)",
-                        location: .init(file: file))
-                ])
+            return tooLarge(file, limit: limit)
         case .failure(.unreadable(let code)):
             return FileReport(
                 file: file, messages: [],
@@ -160,6 +154,25 @@ enum ValidateCommand {
                         fix: "check that it is a readable file", location: .init(file: file))
                 ])
         }
+        return validate(bytes, file: file)
+    }
+
+    /// The finding for a file or standard input over `limit` bytes: nothing of it is validated.
+    static func tooLarge(_ file: String, limit: Int) -> FileReport {
+        let what = file == "-" ? "standard input" : file
+        return FileReport(
+            file: file, messages: [],
+            diagnostics: [
+                Diagnostic(
+                    .error, "file.too-large", "\(what) is larger than \(limit) bytes; nothing was validated",
+                    fix: "split the requests into several files (NDJSON splits at any line: split -l 100000)",
+                    location: .init(file: file))
+            ])
+    }
+
+    /// Validates the whole text of a file or of standard input: NDJSON, a catalog, or a
+    /// request document (one request, an array of them, or preflight's queue.json).
+    static func validate(_ bytes: [UInt8], file: String) -> FileReport {
         let isNDJSON = file.hasSuffix(".ndjson") || file.hasSuffix(".jsonl") || looksLikeNDJSON(bytes)
         var report: FileReport
         if isNDJSON {
@@ -178,11 +191,13 @@ enum ValidateCommand {
         return report
     }
 
-    /// An NDJSON file validated batch by batch as it is read: mapped, with the pages passed
-    /// given back, and each line parsed where it lies (reading even an 8 MB file into fresh
-    /// memory cost a sixth of the run in page clearing and copying, on one thread); nil when
-    /// the file is not NDJSON or cannot be mapped (then it is read whole, which words the error).
-    static func validateNDJSONFile(_ file: String, printingWith printer: DiagnosticPrinter? = nil)
+    /// A regular file, opened once and mapped. NDJSON is validated batch by batch as it is
+    /// read, with the pages passed given back, and each line parsed where it lies (reading even
+    /// an 8 MB file into fresh memory cost a sixth of the run in page clearing and copying, on
+    /// one thread); any other document (at most `limit` bytes) is validated whole from the same
+    /// mapping. Nil when the file is no regular file or cannot be mapped: then it is read as a
+    /// stream, which words the error.
+    static func validateMappedFile(_ file: String, limit: Int, printingWith printer: DiagnosticPrinter? = nil)
         throws(SystemCallError) -> FileReport?
     {
         var info = stat()
@@ -196,7 +211,10 @@ enum ValidateCommand {
         let isNDJSON =
             file.hasSuffix(".ndjson") || file.hasSuffix(".jsonl")
             || loaded.withBytes { looksLikeNDJSON(Array($0.prefix(1 << 20))) }
-        guard isNDJSON else { return nil }
+        guard isNDJSON else {
+            guard loaded.count <= limit else { return tooLarge(file, limit: limit) }
+            return validate(loaded.withBytes { Array($0) }, file: file)
+        }
         var references = LocalReferences(folder: URL(fileURLWithPath: file).deletingLastPathComponent(), file: file)
         guard let printer else {
             var report = validateLines(LineSource(loaded: loaded), file: file)
@@ -391,16 +409,41 @@ enum ValidateCommand {
     static func validateDocument(
         _ bytes: UnsafeBufferPointer<UInt8>, file: String, lineOffset: Int, into report: inout FileReport
     ) {
-        let document: JSONDocument
-        do {
-            document = try JSONParser().parse(bytes)
-        } catch {
-            report.diagnostics.append(
-                Diagnostic(
-                    .error, DiagnosticCode(error.kind.rawValue), error.message, fix: error.fix,
-                    location: .init(file: file, line: error.line + lineOffset, column: error.column)))
-            return
+        let findings: [Diagnostic]
+        // A plain LOAD (what castprep load writes) is decoded straight from its bytes; its
+        // decoding finds nothing, so only the checks remain. Anything else goes through the tree.
+        if let plain = LoadRequest.decodePlain(bytes) {
+            report.messages.append(LoadRequest.messageType)
+            findings = CastValidator().validate(plain.request, at: .root, payloadSize: plain.frameCheckSize)
+        } else {
+            let document: JSONDocument
+            do {
+                document = try JSONParser().parse(bytes)
+            } catch {
+                report.diagnostics.append(
+                    Diagnostic(
+                        .error, DiagnosticCode(error.kind.rawValue), error.message, fix: error.fix,
+                        location: .init(file: file, line: error.line + lineOffset, column: error.column)))
+                return
+            }
+            findings = decodeAndCheck(document, kinds: &report.messages)
         }
+        guard !findings.isEmpty else { return }
+        let paths = Set(findings.compactMap(\.path))
+        let positions = paths.isEmpty ? [:] : JSONSourceLocator.positions(of: paths, in: bytes)
+        report.diagnostics.reserveCapacity(report.diagnostics.count + findings.count)
+        for var finding in findings {
+            let position = finding.path.flatMap { positions[$0] }
+            finding.location = .init(
+                file: file, line: position.map { $0.line + lineOffset } ?? (lineOffset > 0 ? lineOffset + 1 : nil),
+                column: position?.column)
+            report.diagnostics.append(finding)
+        }
+    }
+
+    /// Decodes every message in a parsed document and checks each: the findings (not placed
+    /// yet), with each message's kind appended to `kinds`.
+    static func decodeAndCheck(_ document: JSONDocument, kinds: inout [String]) -> [Diagnostic] {
         var findings: [Diagnostic] = document.duplicateKeys.map {
             Diagnostic(
                 .warning, "json.duplicate-key", "a member appears twice in one object; the receiver uses the last one",
@@ -427,21 +470,11 @@ enum ValidateCommand {
         let validator = CastValidator()
         for (value, path) in values {
             if let message = CastMessage.decode(from: value, at: path, diagnostics: &findings) {
-                report.messages.append(message.kindName)
+                kinds.append(message.kindName)
                 findings += validator.validate(message, at: path)
             }
         }
-        guard !findings.isEmpty else { return }
-        let paths = Set(findings.compactMap(\.path))
-        let positions = paths.isEmpty ? [:] : JSONSourceLocator(bytes: Array(bytes)).positions(of: paths)
-        report.diagnostics.reserveCapacity(report.diagnostics.count + findings.count)
-        for var finding in findings {
-            let position = finding.path.flatMap { positions[$0] }
-            finding.location = .init(
-                file: file, line: position.map { $0.line + lineOffset } ?? (lineOffset > 0 ? lineOffset + 1 : nil),
-                column: position?.column)
-            report.diagnostics.append(finding)
-        }
+        return findings
     }
 }
 

@@ -19,6 +19,14 @@ public struct JSONSourceLocator: Sendable {
     /// The positions of the values at `paths`. A path that names no value (a missing member)
     /// resolves to its nearest existing parent, which is where the member would go.
     public func positions(of paths: some Collection<JSONPath>) -> [JSONPath: Position] {
+        bytes.withUnsafeBufferPointer { Self.positions(of: paths, in: $0) }
+    }
+
+    /// ``positions(of:)`` in borrowed bytes (one NDJSON line where it lies in its file, or a
+    /// whole document), without copying them.
+    public static func positions(of paths: some Collection<JSONPath>, in bytes: UnsafeBufferPointer<UInt8>)
+        -> [JSONPath: Position]
+    {
         guard !paths.isEmpty else { return [:] }
         var wanted = Set<[JSONPath.Component]>()
         for path in paths {
@@ -29,14 +37,12 @@ public struct JSONSourceLocator: Sendable {
                 wanted.insert(components)
             }
         }
-        let offsets: [[JSONPath.Component]: Int] = bytes.withUnsafeBufferPointer { buffer in
-            var cursor = Cursor(bytes: buffer, limits: .default)
-            cursor.wantedPaths = wanted
-            cursor.wantedDepths = Set(wanted.map(\.count))
-            // A document that cannot be read to the end still yields the positions found before.
-            _ = try? cursor.skimDocument()
-            return cursor.foundOffsets
-        }
+        var cursor = Cursor(bytes: bytes, limits: .default)
+        cursor.wantedPaths = wanted
+        cursor.wantedDepths = Set(wanted.map(\.count))
+        // A document that cannot be read to the end still yields the positions found before.
+        _ = try? cursor.skimDocument()
+        let offsets = cursor.foundOffsets
         var resolved: [JSONPath: Int] = [:]
         for path in paths {
             var components = path.components
