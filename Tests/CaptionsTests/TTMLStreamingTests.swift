@@ -320,6 +320,13 @@ struct TTMLStreamingTests {
             let data = Self.generatedDocument(&generator, paragraphs: Int(generator.next() % 60) + 2)
             let options = Self.optionSets[Int(generator.next() % UInt64(Self.optionSets.count))]
             Self.expectSame(data, name: "halves-\(batch)-\(file).ttml", options: options, parallelParagraphs: 2)
+            // The same document with a few bytes damaged.
+            var damaged = data
+            for _ in 0..<(Int(generator.next() % 3) + 1) {
+                let position = Int(generator.next() % UInt64(damaged.count))
+                damaged[position] = generator.pick([0x0A, 0x20, 0x3C, 0x26, 0x22, 0x30, 0xFF])
+            }
+            Self.expectSame(damaged, name: "halves-damaged-\(batch)-\(file).ttml", parallelParagraphs: 2)
         }
     }
 
@@ -369,6 +376,20 @@ struct TTMLStreamingTests {
                 + "<span style=\"y\">styled</span> text<br/>and a second line &amp; more</p>\n"
         }
         #expect(Self.expectSame(Self.document(body), name: "bench.ttml") == .streamed)
+    }
+
+    @Test(
+        "the markup counts that size the tree agree with a byte-by-byte count",
+        arguments: [0, 1, 15, 16, 17, 4095, 4096, 4097, 9000])
+    func markupCounts(_ length: Int) {
+        var generator = SeededGenerator(seed: UInt64(0x3C26 + length))
+        let alphabet: [UInt8] = [0x3C, 0x26, 0x3D, 0x20, 0x61, 0x3E, 0xFF]
+        // A run of one byte longer than a counter lane holds (255 blocks of 16) is counted too.
+        let bytes = (0..<length).map { _ in generator.pick(alphabet) } + Array(repeating: 0x3C, count: 255 * 16 + 3)
+        let counts = bytes.withUnsafeBufferPointer { TTMLTree.markupCounts($0) }
+        #expect(counts.elements == bytes.filter { $0 == 0x3C }.count)
+        #expect(counts.references == bytes.filter { $0 == 0x26 }.count)
+        #expect(counts.equalsSigns == bytes.filter { $0 == 0x3D }.count)
     }
 
     @Test("UTF-8 validation agrees with the standard library's decoding")
