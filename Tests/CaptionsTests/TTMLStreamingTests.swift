@@ -17,7 +17,8 @@ struct TTMLStreamingTests {
     @discardableResult
     static func expectSame(
         _ data: [UInt8], name: String, options: ConversionOptions = ConversionOptions(),
-        limits: CaptionLimits = .standard, sourceLocation: SourceLocation = #_sourceLocation
+        limits: CaptionLimits = .standard, parallelParagraphs: Int = 1024,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) -> Outcome {
         let readOptions = CaptionReadOptions(fileName: name, limits: limits)
         let general = Result { () throws(CaptionError) -> ConvertedWebVTT in
@@ -26,7 +27,9 @@ struct TTMLStreamingTests {
         }
         let streamed = Result { () throws(CaptionError) -> ConvertedWebVTT? in
             try data.withUnsafeBufferPointer { buffer throws(CaptionError) in
-                try TTMLReader.convertToWebVTT(buffer, readOptions: readOptions, options: options).map {
+                try TTMLReader.convertToWebVTT(
+                    buffer, readOptions: readOptions, options: options, parallelParagraphs: parallelParagraphs
+                ).map {
                     ConvertedWebVTT(header: $0.header, body: ByteStorage(taking: $0.body), report: $0.report)
                 }
             }
@@ -304,6 +307,89 @@ struct TTMLStreamingTests {
             }
             Self.expectSame(bytes, name: "damaged-\(file).ttml")
         }
+    }
+
+    // MARK: Two halves on two threads
+
+    /// With `parallelParagraphs: 2`, every document of two paragraphs or more whose second
+    /// half has end times has that half's cues made on a second thread.
+    @Test("cues made in two halves on two threads are the one pass's", arguments: 0..<3)
+    func twoHalves(_ batch: Int) {
+        var generator = SeededGenerator(seed: UInt64(0x2A1F + batch))
+        for file in 0..<40 {
+            let data = Self.generatedDocument(&generator, paragraphs: Int(generator.next() % 60) + 2)
+            let options = Self.optionSets[Int(generator.next() % UInt64(Self.optionSets.count))]
+            Self.expectSame(data, name: "halves-\(batch)-\(file).ttml", options: options, parallelParagraphs: 2)
+            // The same document with a few bytes damaged.
+            var damaged = data
+            for _ in 0..<(Int(generator.next() % 3) + 1) {
+                let position = Int(generator.next() % UInt64(damaged.count))
+                damaged[position] = generator.pick([0x0A, 0x20, 0x3C, 0x26, 0x22, 0x30, 0xFF])
+            }
+            Self.expectSame(damaged, name: "halves-damaged-\(batch)-\(file).ttml", parallelParagraphs: 2)
+        }
+    }
+
+    @Test("fixtures, findings past their cap, order across the halves and the cue limit in two halves")
+    func twoHalvesEdges() throws {
+        for path in Fixtures.files(in: "ttml", extensions: ["ttml", "dfxp", "xml"]) {
+            let data = try Fixtures.bytes(path)
+            for options in Self.optionSets {
+                Self.expectSame(data, name: path, options: options, parallelParagraphs: 2)
+            }
+        }
+        // 500 paragraphs, each with a finding made with its cues (more than the 200 kept of
+        // one code), every fifth blank, and some starting before the one above them.
+        var body = ""
+        for index in 0..<500 {
+            let start = index % 7 == 3 ? index * 1000 - 1500 : index * 1000
+            let text = index % 5 == 0 ? " " : "Cue \(index) &amp; <span tts:color=\"red\">red</span>"
+            body +=
+                "<p begin=\"\(Self.stamp(max(0, start)))\" end=\"\(Self.stamp(max(0, start) + 800))\" "
+                + "tts:fontSize=\"2c\">\(text)</p>\n"
+        }
+        let findings = Self.document(body)
+        for options in Self.optionSets + [ConversionOptions(offset: CaptionTime(milliseconds: -3000))] {
+            #expect(
+                Self.expectSame(findings, name: "findings.ttml", options: options, parallelParagraphs: 2)
+                    != .fellBack)
+        }
+        // The cue limit reached in the first half, in the second, only by the two together, and met exactly.
+        var limited = ""
+        for index in 0..<20 {
+            limited +=
+                "<p begin=\"\(Self.stamp(index * 2000))\" end=\"\(Self.stamp(index * 2000 + 1500))\">Cue \(index)</p>\n"
+        }
+        for limit in [5, 10, 15, 19, 20, 21] {
+            Self.expectSame(
+                Self.document(limited), name: "limit.ttml", limits: CaptionLimits(maxCueCount: limit),
+                parallelParagraphs: 2)
+        }
+    }
+
+    @Test("the benchmark's shape past the threshold is made in two halves as in one pass")
+    func benchmarkShapeInTwoHalves() {
+        var body = ""
+        for index in 0..<1500 {
+            body +=
+                "<p begin=\"\(Self.stamp(index * 2000))\" end=\"\(Self.stamp(index * 2000 + 1500))\">Paragraph \(index) with "
+                + "<span style=\"y\">styled</span> text<br/>and a second line &amp; more</p>\n"
+        }
+        #expect(Self.expectSame(Self.document(body), name: "bench.ttml") == .streamed)
+    }
+
+    @Test(
+        "the markup counts that size the tree agree with a byte-by-byte count",
+        arguments: [0, 1, 15, 16, 17, 4095, 4096, 4097, 9000])
+    func markupCounts(_ length: Int) {
+        var generator = SeededGenerator(seed: UInt64(0x3C26 + length))
+        let alphabet: [UInt8] = [0x3C, 0x26, 0x3D, 0x20, 0x61, 0x3E, 0xFF]
+        // A run of one byte longer than a counter lane holds (255 blocks of 16) is counted too.
+        let bytes = (0..<length).map { _ in generator.pick(alphabet) } + Array(repeating: 0x3C, count: 255 * 16 + 3)
+        let counts = bytes.withUnsafeBufferPointer { TTMLTree.markupCounts($0) }
+        #expect(counts.elements == bytes.filter { $0 == 0x3C }.count)
+        #expect(counts.references == bytes.filter { $0 == 0x26 }.count)
+        #expect(counts.equalsSigns == bytes.filter { $0 == 0x3D }.count)
     }
 
     @Test("UTF-8 validation agrees with the standard library's decoding")

@@ -105,6 +105,30 @@ struct DiagnosticLog {
         diagnostics.append(contentsOf: other)
     }
 
+    /// Adds what `other` logged (through ``add(_:_:_:fix:line:column:)``) as if it had been
+    /// added here one by one after this log's own: the same findings kept, counted and
+    /// summarised under ``perCodeCap``.
+    mutating func append(_ other: DiagnosticLog) {
+        for diagnostic in other.diagnostics {
+            let count = counts[diagnostic.code, default: 0] + 1
+            counts[diagnostic.code] = count
+            if count > perCodeCap {
+                suppress(diagnostic.code, count: 1, severity: diagnostic.severity)
+            } else {
+                diagnostics.append(diagnostic)
+            }
+        }
+        for (code, info) in other.suppressed {
+            counts[code, default: 0] += info.count
+            suppress(code, count: info.count, severity: info.severity)
+        }
+    }
+
+    private mutating func suppress(_ code: DiagnosticCode, count: Int, severity: Diagnostic.Severity) {
+        let previous = suppressed[code]
+        suppressed[code] = ((previous?.count ?? 0) + count, max(severity, previous?.severity ?? .note))
+    }
+
     /// The diagnostics plus one summary per capped code.
     func finished() -> [Diagnostic] {
         var result = diagnostics

@@ -34,6 +34,12 @@ struct TTMLCueStream {
         body = OutputBuffer(capacity: capacity)
     }
 
+    /// Makes room for the order of `count` cues (about one per paragraph).
+    mutating func reserveCues(_ count: Int) {
+        starts.reserveCapacity(count)
+        offsets.reserveCapacity(count)
+    }
+
     /// Admits and writes the cue whose text `writer` holds; `style` is the computed style
     /// whose cue settings `settings` are.
     mutating func add(
@@ -74,6 +80,23 @@ struct TTMLCueStream {
 }
 
 extension TTMLCueStream {
+    /// Appends the cues `other` wrote, with its counts and messages, as if this stream had
+    /// admitted and written them itself after its own (see `TTMLReader`'s second half).
+    mutating func append(_ other: TTMLCueStream) {
+        log.append(other.log)
+        for (reason, count) in other.counts.dropped { counts.dropped[reason, default: 0] += count }
+        if let first = other.starts.first, let previousStart, CaptionTime(milliseconds: first) < previousStart {
+            isSorted = false
+        }
+        if !other.isSorted { isSorted = false }
+        if let last = other.previousStart { previousStart = last }
+        let shift = body.count
+        body.append(other.body.bytes(0..<other.body.count))
+        starts.append(contentsOf: other.starts)
+        offsets.append(contentsOf: other.offsets.lazy.map { $0 + shift })
+        cuesWritten += other.cuesWritten
+    }
+
     /// Appends `time` clamped at zero, as the WebVTT writer writes a cue's timestamps.
     static func appendClock(_ time: CaptionTime, to output: OutputBuffer) {
         let clock = time.clampedAtZero

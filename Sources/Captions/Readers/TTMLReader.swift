@@ -1,5 +1,6 @@
 internal import CLibXML2
 internal import CastModel
+internal import SystemIO
 
 /// Reads TTML, DFXP and the IMSC1 text profile with libxml2.
 ///
@@ -58,13 +59,19 @@ enum TTMLReader {
     /// which the general path does.
     ///
     /// - Throws: the general path's ``CaptionError``s.
+    ///
+    /// A document of at least `parallelParagraphs` paragraphs has the cues of its second half
+    /// made on a second thread (the output is the same; see `Reader.makeCuesInTwoHalves`).
     static func convertToWebVTT(
-        _ data: UnsafeBufferPointer<UInt8>, readOptions: CaptionReadOptions, options: ConversionOptions
+        _ data: UnsafeBufferPointer<UInt8>, readOptions: CaptionReadOptions, options: ConversionOptions,
+        parallelParagraphs: Int = 1024
     ) throws(CaptionError) -> (header: [UInt8], body: OutputBuffer, report: ConversionReport)? {
         guard !options.mergeDuplicates else { return nil }
         var reader = try Self.reader(data, options: readOptions)
+        reader.parallelParagraphs = parallelParagraphs
         // The output is about as long as the input's text; the markup around it goes.
         reader.stream = TTMLCueStream(options: options, fileName: readOptions.fileName, capacity: data.count)
+        reader.stream?.reserveCues(reader.tree.paragraphCount)
         try reader.read(root: Int(reader.tree.root))
         guard var stream = reader.stream else { return nil }
         stream.finish()
@@ -156,6 +163,30 @@ enum TTMLReader {
 /// Computed TTML style properties by `tts:` local name.
 private typealias StyleProperties = [String: String]
 
+/// The second half of a document's paragraphs, made into cues on a thread of its own by a
+/// copy of the reader. The copy is handed to that thread and read back only after the
+/// thread has been joined, so it is never used by two threads at once (hence unchecked).
+private final class CueHalf: @unchecked Sendable {
+    private var reader: Reader
+    private let range: Range<Int>
+    /// The reader after making the half's cues; nil when that failed.
+    private(set) var finished: Reader?
+
+    init(_ reader: Reader, range: Range<Int>) {
+        self.reader = reader
+        self.range = range
+    }
+
+    func run() {
+        do {
+            try reader.makeCues(range)
+            finished = reader
+        } catch {
+            finished = nil
+        }
+    }
+}
+
 private struct TimeInterval {
     var begin: Double
     var end: Double?
@@ -219,6 +250,9 @@ private struct Reader {
     private(set) var cueCount = 0
     /// Where cues go when converting straight to WebVTT; nil to build the document.
     var stream: TTMLCueStream?
+    /// From how many queued paragraphs on the cues are made in two halves on two threads
+    /// (converting straight to WebVTT only).
+    var parallelParagraphs = Int.max
     private var wrappersByStyle = StyleTable<[Int]>()
     /// The current cue's text when converting straight to WebVTT.
     private var payloadWriter = StyledPayloadWriter()
@@ -250,10 +284,70 @@ private struct Reader {
             let bodyInterval = timing(
                 body, parent: TimeInterval(begin: 0, end: nil), previousEnd: nil, container: "par")
         else { return }
+        pending.reserveCapacity(tree.paragraphCount)
         walk(body, interval: bodyInterval, parentStyle: rootStyle, parentRegion: nil)
-        for (paragraph, interval, style, preserve) in pending {
+        if pending.count >= parallelParagraphs, try makeCuesInTwoHalves() { return }
+        try makeCues(pending.indices)
+    }
+
+    /// Makes the cues of the queued paragraphs in `range`, in order.
+    mutating func makeCues(_ range: Range<Int>) throws(CaptionError) {
+        for index in range {
+            let (paragraph, interval, style, preserve) = pending[index]
             try makeCues(paragraph, interval: interval, style: style, preserve: preserve)
         }
+    }
+
+    /// Makes the second half of the queued paragraphs' cues on a thread of its own while this
+    /// one makes the first half, then appends the second half's cues, counts and messages
+    /// after the first's, as one pass would have made them (cues, sorting, messages and their
+    /// caps, class styles). Only when converting straight to WebVTT, and only when no
+    /// paragraph of the second half lacks an end time (such a paragraph is shown until the
+    /// latest end resolved before it, spans of the first half included). Returns false,
+    /// having made nothing, when the document stays in one pass: then, or when the second
+    /// half fails or the two together pass the cue limit (so that the error is the one pass's).
+    private mutating func makeCuesInTwoHalves() throws(CaptionError) -> Bool {
+        let middle = pending.count / 2
+        guard let stream, pending[middle...].allSatisfy({ $0.interval.end != nil }) else { return false }
+        var second = self
+        second.log = DiagnosticLog(file: log.file)
+        second.log.perCodeCap = log.perCodeCap
+        second.unreadable = [:]
+        second.cueCount = 0
+        second.document.classStyles = [:]
+        second.stream = TTMLCueStream(
+            options: stream.options, fileName: stream.log.file, capacity: stream.body.capacity / 2)
+        let half = CueHalf(second, range: middle..<pending.count)
+        let thread: IOThread
+        do {
+            thread = try IOThread.start(named: "ttml-cues") { half.run() }
+        } catch {
+            return false
+        }
+        let before = self
+        let bodyCount = stream.body.count
+        var failure: CaptionError?
+        do {
+            try makeCues(0..<middle)
+        } catch {
+            failure = error
+        }
+        thread.join()
+        // The first half is what one pass makes first: its error is that pass's error.
+        if let failure { throw failure }
+        guard let finished = half.finished, cueCount + finished.cueCount <= options.limits.maxCueCount else {
+            self = before
+            stream.body.removeLast(stream.body.count - bodyCount)
+            return false
+        }
+        log.append(finished.log)
+        for (reason, count) in finished.unreadable { unreadable[reason, default: 0] += count }
+        cueCount += finished.cueCount
+        // The second half's class styles were set after the first half's (the later setting wins).
+        document.classStyles.merge(finished.document.classStyles) { _, later in later }
+        maxResolvedEnd = max(maxResolvedEnd, finished.maxResolvedEnd)
+        if let written = finished.stream { self.stream?.append(written) }
+        return true
     }
 
     private func elements(of node: Int) -> [Int] {
@@ -676,31 +770,28 @@ private struct Reader {
     /// breaks made one space. They are ASCII, so the UTF-8 bytes are scanned and every other
     /// byte is copied as it is.
     private mutating func collapse(_ start: Int, _ count: Int) {
-        tree.bytes.withUnsafeBufferPointer { bytes in
-            let node = UnsafeBufferPointer(rebasing: bytes[start..<(start + count)])
-            // Bytes up to here are in `fragmentBytes` already; runs without changes are copied whole.
-            var copied = 0
-            var index = 0
-            while index < node.count {
-                let byte = node[index]
-                guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else {
-                    index += 1
-                    continue
-                }
-                var end = index + 1
-                while end < node.count, node[end] == 0x20 || node[end] == 0x0A || node[end] == 0x0D || node[end] == 0x09
-                {
-                    end += 1
-                }
-                if byte != 0x20 || end > index + 1 {
-                    fragmentBytes.append(contentsOf: UnsafeBufferPointer(rebasing: node[copied..<index]))
-                    fragmentBytes.append(0x20)
-                    copied = end
-                }
-                index = end
+        let node = tree.bytes.bytes(start..<(start + count))
+        // Bytes up to here are in `fragmentBytes` already; runs without changes are copied whole.
+        var copied = 0
+        var index = 0
+        while index < node.count {
+            let byte = node[index]
+            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else {
+                index += 1
+                continue
             }
-            fragmentBytes.append(contentsOf: UnsafeBufferPointer(rebasing: node[copied...]))
+            var end = index + 1
+            while end < node.count, node[end] == 0x20 || node[end] == 0x0A || node[end] == 0x0D || node[end] == 0x09 {
+                end += 1
+            }
+            if byte != 0x20 || end > index + 1 {
+                fragmentBytes.append(contentsOf: UnsafeBufferPointer(rebasing: node[copied..<index]))
+                fragmentBytes.append(0x20)
+                copied = end
+            }
+            index = end
         }
+        fragmentBytes.append(contentsOf: UnsafeBufferPointer(rebasing: node[copied...]))
     }
 
     private static let ignoredDefaults: [String: Set<String>] = [

@@ -1,5 +1,6 @@
 internal import CLibXML2
 internal import CastModel
+internal import SystemIO
 
 /// The parts of a TTML document the reader looks at, read in one streaming pass of libxml2's
 /// SAX2 parser: elements with the attributes the reader uses, and the text and entity
@@ -29,32 +30,71 @@ struct TTMLTree {
         case element, text, entity
     }
 
+    /// 24 bytes: offsets and counts are 32-bit, since ``parse(_:options:log:)`` refuses an
+    /// input past `Int32.max` bytes and no offset or count exceeds the input's length.
     struct Node {
         var kind: Kind
         var name: Name
         var line: Int32
         var firstChild: Int32 = -1
         var nextSibling: Int32 = -1
+        private var storedStart: Int32
+        private var storedCount: Int32
+
+        init(kind: Kind, name: Name, line: Int32, start: Int, count: Int) {
+            self.kind = kind
+            self.name = name
+            self.line = line
+            storedStart = Int32(truncatingIfNeeded: start)
+            storedCount = Int32(truncatingIfNeeded: count)
+        }
+
         /// Elements: the first attribute's index; text and entities: the first byte's offset.
-        var start: Int
+        var start: Int { Int(storedStart) }
+
         /// Elements: the attribute count; text and entities: the byte count.
-        var count: Int
+        var count: Int {
+            get { Int(storedCount) }
+            set { storedCount = Int32(truncatingIfNeeded: newValue) }
+        }
     }
 
+    /// 20 bytes, with 32-bit offsets and counts as in ``Node``.
     struct Attribute {
         var kind: TTMLReader.AttributeKind
         var known: AttributeName
-        var nameStart: Int
-        var nameCount: Int
-        var valueStart: Int
-        var valueCount: Int
+        private var storedNameStart: Int32
+        private var storedNameCount: Int32
+        private var storedValueStart: Int32
+        private var storedValueCount: Int32
+
+        init(
+            kind: TTMLReader.AttributeKind, known: AttributeName, nameStart: Int, nameCount: Int, valueStart: Int,
+            valueCount: Int
+        ) {
+            self.kind = kind
+            self.known = known
+            storedNameStart = Int32(truncatingIfNeeded: nameStart)
+            storedNameCount = Int32(truncatingIfNeeded: nameCount)
+            storedValueStart = Int32(truncatingIfNeeded: valueStart)
+            storedValueCount = Int32(truncatingIfNeeded: valueCount)
+        }
+
+        var nameStart: Int { Int(storedNameStart) }
+        var nameCount: Int { Int(storedNameCount) }
+        var valueStart: Int { Int(storedValueStart) }
+        var valueCount: Int { Int(storedValueCount) }
     }
 
     var nodes: [Node] = []
     var attributes: [Attribute] = []
-    var bytes: [UInt8] = []
+    /// Attribute names and values, text and entity names (read-only once parsed; copies of
+    /// the tree share it).
+    var bytes = OutputBuffer(capacity: 0)
     /// The document element, or -1.
     var root: Int32 = -1
+    /// How many `p` elements the document has.
+    var paragraphCount = 0
 
     // MARK: Reading
 
@@ -84,9 +124,7 @@ struct TTMLTree {
     }
 
     func string(_ start: Int, _ count: Int) -> String {
-        bytes.withUnsafeBufferPointer {
-            String(decoding: UnsafeBufferPointer(rebasing: $0[start..<(start + count)]), as: UTF8.self)
-        }
+        String(decoding: bytes.bytes(start..<(start + count)), as: UTF8.self)
     }
 
     func name(_ attribute: Attribute) -> String { string(attribute.nameStart, attribute.nameCount) }
@@ -100,10 +138,44 @@ struct TTMLTree {
 
     /// Calls `body` with the bytes of a value.
     func withValue<Result>(_ attribute: Attribute, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        bytes.withUnsafeBufferPointer {
-            body(
-                UnsafeBufferPointer(rebasing: $0[attribute.valueStart..<(attribute.valueStart + attribute.valueCount)]))
+        body(bytes.bytes(attribute.valueStart..<(attribute.valueStart + attribute.valueCount)))
+    }
+
+    /// How many `<`, `&` and `=` bytes `data` holds: 16 bytes at a time, each lane of a
+    /// counter taking at most 255 blocks before it is added up.
+    static func markupCounts(_ data: UnsafeBufferPointer<UInt8>) -> (
+        elements: Int, references: Int, equalsSigns: Int
+    ) {
+        var counts = (elements: 0, references: 0, equalsSigns: 0)
+        guard let base = data.baseAddress else { return counts }
+        let raw = UnsafeRawPointer(base)
+        let lessThan = SIMD16<UInt8>(repeating: 0x3C)
+        let ampersand = SIMD16<UInt8>(repeating: 0x26)
+        let equals = SIMD16<UInt8>(repeating: 0x3D)
+        let zero = SIMD16<UInt8>(repeating: 0)
+        var index = 0
+        while data.count - index >= 16 {
+            var elements = zero
+            var references = zero
+            var equalsSigns = zero
+            let blocks = min((data.count - index) / 16, 255)
+            for _ in 0..<blocks {
+                let block = raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
+                elements &+= zero.replacing(with: 1, where: block .== lessThan)
+                references &+= zero.replacing(with: 1, where: block .== ampersand)
+                equalsSigns &+= zero.replacing(with: 1, where: block .== equals)
+                index += 16
+            }
+            counts.elements += Int(SIMD16<UInt16>(truncatingIfNeeded: elements).wrappedSum())
+            counts.references += Int(SIMD16<UInt16>(truncatingIfNeeded: references).wrappedSum())
+            counts.equalsSigns += Int(SIMD16<UInt16>(truncatingIfNeeded: equalsSigns).wrappedSum())
         }
+        for byte in UnsafeBufferPointer(rebasing: data[index...]) {
+            if byte == 0x3C { counts.elements += 1 }
+            if byte == 0x26 { counts.references += 1 }
+            if byte == 0x3D { counts.equalsSigns += 1 }
+        }
+        return counts
     }
 
     // MARK: Parsing
@@ -116,6 +188,13 @@ struct TTMLTree {
         throws(CaptionError)
         -> TTMLTree
     {
+        // libxml2 reads at most Int32.max bytes from memory, and the tree's offsets are 32-bit.
+        guard data.count <= Int(Int32.max) else {
+            throw CaptionError(
+                "captions.input-too-large", "input is \(data.count) bytes; TTML is read up to \(Int32.max) bytes",
+                fix: "caption files are normally under 1 MB; check that this is really a caption file",
+                location: Diagnostic.SourceLocation(file: options.fileName))
+        }
         guard let context = xmlNewParserCtxt() else {
             throw CaptionError(
                 "captions.xml-malformed", "libxml2 could not allocate a parser (xmlNewParserCtxt failed)")
@@ -124,9 +203,7 @@ struct TTMLTree {
         // The builder is a struct the callbacks reach through the context's pointer, so its
         // arrays are changed in place without a class's exclusivity checks on each access.
         var builder = TTMLTreeBuilder()
-        // Room for a typical file's nodes and text, so the arrays rarely grow by copying.
-        builder.tree.nodes.reserveCapacity(data.count / 24)
-        builder.tree.bytes.reserveCapacity(data.count / 2)
+        builder.reserve(for: data)
         let document = withUnsafeMutablePointer(to: &builder) { pointer in
             read(data, context: context, builder: pointer, fileName: options.fileName)
         }
@@ -230,6 +307,29 @@ private struct TTMLTreeBuilder {
         return parser.pointee._private?.assumingMemoryBound(to: TTMLTreeBuilder.self)
     }
 
+    /// Reserves room for every node, attribute and byte `data` can give, bounded by what its
+    /// bytes allow (an element starts with `<`, a text node ends at `<` or `&`, an attribute
+    /// has its `=`, and no kept byte is not in the input), so the arrays never grow by copying,
+    /// and asks for huge pages over them: pages are only touched as the tree fills them.
+    mutating func reserve(for data: UnsafeBufferPointer<UInt8>) {
+        let counts = TTMLTree.markupCounts(data)
+        // Each element may be followed by a kept text node; an entity reference ends one and is one.
+        let nodes = counts.elements + counts.elements / 2 + 2 * counts.references + 1
+        tree.nodes.reserveCapacity(nodes)
+        tree.attributes.reserveCapacity(counts.equalsSigns)
+        tree.bytes = OutputBuffer(capacity: data.count)
+        Self.preferHugePages(&tree.nodes)
+        Self.preferHugePages(&tree.attributes)
+    }
+
+    private static func preferHugePages<Element>(_ array: inout [Element]) {
+        let bytes = array.capacity * MemoryLayout<Element>.stride
+        array.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            MemoryAdvice.preferHugePages(UnsafeMutableRawPointer(base), count: bytes)
+        }
+    }
+
     mutating func addError(level: Int, line: Int, column: Int, message: String) {
         guard errors.count < 1000 else { return }
         errors.append((level, line, column, message.trimmingASCIIWhitespace()))
@@ -273,6 +373,7 @@ private struct TTMLTreeBuilder {
         // An undeclared prefix (libxml2 reported it) makes the name "prefix:name" in the tree.
         let name = prefix != nil && uri == nil ? .other : Self.elementName(localName)
         let keepsAttributes = name != .other && name != .head && name != .styling && name != .layout && name != .br
+        if name == .p { tree.paragraphCount += 1 }
         let firstAttribute = tree.attributes.count
         if let attributes {
             for index in 0..<max(0, attributeCount) {
@@ -283,9 +384,9 @@ private struct TTMLTreeBuilder {
                 let raw = UnsafeBufferPointer(start: start, count: end - start)
                 if Self.equals(attributePrefix, "xml"), Self.equals(attributeName, "id") { checkID(context, raw) }
                 let valueStart = tree.bytes.count
-                Self.appendDecoded(raw, to: &tree.bytes)
+                Self.appendDecoded(raw, to: tree.bytes)
                 guard keepsAttributes else {
-                    tree.bytes.removeSubrange(valueStart...)
+                    tree.bytes.removeLast(tree.bytes.count - valueStart)
                     continue
                 }
                 let valueCount = tree.bytes.count - valueStart
@@ -295,13 +396,13 @@ private struct TTMLTreeBuilder {
                 if let attributePrefix, attributeURI == nil {
                     kind = .plain
                     known = .other
-                    Self.appendCString(attributePrefix, to: &tree.bytes)
+                    Self.appendCString(attributePrefix, to: tree.bytes)
                     tree.bytes.append(0x3A)
                 } else {
                     kind = namespaceKind(attributeURI)
                     known = Self.attributeName(attributeName)
                 }
-                Self.appendCString(attributeName, to: &tree.bytes)
+                Self.appendCString(attributeName, to: tree.bytes)
                 let nameCount = tree.bytes.count - nameStart
                 tree.attributes.append(
                     TTMLTree.Attribute(
@@ -329,13 +430,13 @@ private struct TTMLTreeBuilder {
         guard keepsText else { return }
         let buffer = UnsafeBufferPointer(start: bytes, count: count)
         if textOpen, let last = open.last?.lastChild, last >= 0 {
-            tree.bytes.append(contentsOf: buffer)
+            tree.bytes.append(buffer)
             tree.nodes[Int(last)].count += count
             return
         }
         let line = Self.position(context).line
         let start = tree.bytes.count
-        tree.bytes.append(contentsOf: buffer)
+        tree.bytes.append(buffer)
         _ = append(TTMLTree.Node(kind: .text, name: .other, line: line, start: start, count: count))
         lastChildLine[lastChildLine.count - 1] = line
         textOpen = true
@@ -347,7 +448,7 @@ private struct TTMLTreeBuilder {
         // libxml2 gives a reference the line of the node before it, or else its parent's.
         let line = lastChildLine[lastChildLine.count - 1] ?? tree.nodes[Int(parent.node)].line
         let start = tree.bytes.count
-        Self.appendCString(name, to: &tree.bytes)
+        Self.appendCString(name, to: tree.bytes)
         _ = append(
             TTMLTree.Node(kind: .entity, name: .other, line: line, start: start, count: tree.bytes.count - start))
         lastChildLine[lastChildLine.count - 1] = nil
@@ -398,12 +499,10 @@ private struct TTMLTreeBuilder {
         return pointer[text.utf8CodeUnitCount] == 0
     }
 
-    private static func appendCString(_ pointer: UnsafePointer<xmlChar>, to bytes: inout [UInt8]) {
-        var index = 0
-        while pointer[index] != 0 {
-            bytes.append(pointer[index])
-            index += 1
-        }
+    private static func appendCString(_ pointer: UnsafePointer<xmlChar>, to bytes: OutputBuffer) {
+        var count = 0
+        while pointer[count] != 0 { count += 1 }
+        bytes.append(UnsafeBufferPointer(start: pointer, count: count))
     }
 
     static func elementName(_ name: UnsafePointer<xmlChar>) -> TTMLTree.Name {
@@ -449,9 +548,9 @@ private struct TTMLTreeBuilder {
 
     /// Appends a value as libxml2's tree holds it: character references decoded, predefined
     /// entities replaced, other entity references dropped.
-    private static func appendDecoded(_ raw: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+    private static func appendDecoded(_ raw: UnsafeBufferPointer<UInt8>, to bytes: OutputBuffer) {
         guard raw.contains(0x26) else {
-            bytes.append(contentsOf: raw)
+            bytes.append(raw)
             return
         }
         var index = 0
@@ -477,7 +576,9 @@ private struct TTMLTreeBuilder {
                     }
                     scalar = min(scalar &* (hex ? 16 : 10) &+ value, 0x11_0000)
                 }
-                if let character = Unicode.Scalar(scalar) { bytes.append(contentsOf: String(character).utf8) }
+                if let character = Unicode.Scalar(scalar) {
+                    for byte in String(character).utf8 { bytes.append(byte) }
+                }
             } else {
                 switch Array(name) {
                 case Array("lt".utf8): bytes.append(0x3C)

@@ -93,7 +93,7 @@ final class ByteStorage: @unchecked Sendable {
 final class OutputBuffer {
     private(set) var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
-    private var capacity: Int
+    private(set) var capacity: Int
 
     init(capacity: Int) {
         self.capacity = max(capacity, 64)
