@@ -46,7 +46,7 @@ extension CastVideosCatalogReader {
             }
         }
         let duration = CatalogItem.checkedDuration(
-            video.duration.map { Double($0) ?? .nan }, diagnostics: &local, path: path)
+            video.duration.map(JSONNumber.doubleValue(ofLiteral:)), diagnostics: &local, path: path)
         let images = self.images(
             small: video.smallImage, poster: video.poster, thumb: video.thumb, base: bases["images"])
         var captions: [CaptionTrack] = []
@@ -92,7 +92,7 @@ struct PlainVideo {
     var title: String?
     var subtitle: String?
     var studio: String?
-    /// The number's literal, converted as a ``JSONNumber``'s `doubleValue` is.
+    /// The number's literal, converted by ``JSONNumber/doubleValue(ofLiteral:)``.
     var duration: String?
     var smallImage: String?
     var poster: String?
@@ -379,12 +379,5 @@ struct PlainJSONLexer {
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     }
 
-    private mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x0A, 0x0D, 0x09: index += 1
-            default: return
-            }
-        }
-    }
+    private mutating func skipWhitespace() { index = JSONBytes.whitespaceEnd(in: bytes, from: index) }
 }

@@ -113,7 +113,9 @@ public struct CatalogStreamReader: Sendable {
         _ body: (_ parts: [Part], _ findings: [Diagnostic], _ locate: ([Diagnostic]) -> [Diagnostic]) throws -> Void
     ) throws -> Summary {
         try readLanes(contentsOf: path, transform: transform) { lanes, findings, locate in
+            // The transform is done with the items: they go before `body` runs.
             let parts = lanes.flatMap(\.parts)
+            lanes = []
             try withoutActuallyEscaping(locate) { try body(parts, findings, $0) }
         }
     }

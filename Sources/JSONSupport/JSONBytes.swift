@@ -30,4 +30,17 @@ public enum JSONBytes {
         }
         return count
     }
+
+    /// The index of the first byte at or after `start` that is not JSON whitespace (space,
+    /// tab, LF, CR); `bytes.count` when there is none.
+    public static func whitespaceEnd(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var index = start
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return index
+            }
+        }
+        return index
+    }
 }
