@@ -349,7 +349,8 @@ public struct CastValidator: Sendable {
     public func validate(_ metadata: MediaMetadata, at path: JSONPath) -> [Diagnostic] {
         var findings: [Diagnostic] = []
         if let allowed = MediaMetadata.fieldNames(for: metadata.metadataType) {
-            for field in metadata.setFieldNames where !allowed.contains(field) {
+            metadata.forEachSetFieldName { field in
+                guard !allowed.contains(field) else { return }
                 findings.append(
                     Diagnostic(
                         .warning, "metadata.field-not-for-type",
@@ -923,8 +924,8 @@ public struct CastValidator: Sendable {
             let implied = CastMediaTypes.contentType(forExtension: ext)
         {
             let impliedFamily = CastMediaTypes.family(of: implied)
-            let adaptive: Set<CastMediaTypes.Family> = [.hls, .dash, .smooth]
-            if impliedFamily != family, adaptive.contains(impliedFamily) || adaptive.contains(family),
+            let adaptive = { (family: CastMediaTypes.Family) in family == .hls || family == .dash || family == .smooth }
+            if impliedFamily != family, adaptive(impliedFamily) || adaptive(family),
                 family != .unknown
             {
                 findings.append(
@@ -946,6 +947,11 @@ public struct CastValidator: Sendable {
     /// Whether a MIME type has an upper-case letter where case does not matter: the type, the
     /// subtype or a parameter name. Parameter values (codec strings) are left as written.
     static func hasUpperCaseOutsideValues(_ text: String) -> Bool {
+        // ASCII text (nearly every content type) is judged on its bytes: the same states, and
+        // A–Z are ASCII's only upper-case letters.
+        if let verdict = text.utf8.withContiguousStorageIfAvailable(asciiHasUpperCaseOutsideValues), let verdict {
+            return verdict
+        }
         var inValue = false
         var inQuotes = false
         for scalar in text.unicodeScalars {
@@ -961,6 +967,27 @@ public struct CastValidator: Sendable {
                 // A–Z are ASCII's only upper-case letters; the Unicode property lookup is for the rest.
                 guard !inValue else { continue }
                 if scalar.isASCII ? (0x41...0x5A).contains(scalar.value) : scalar.properties.isUppercase { return true }
+            }
+        }
+        return false
+    }
+
+    /// ``hasUpperCaseOutsideValues(_:)`` for ASCII bytes; nil when a byte is not ASCII.
+    private static func asciiHasUpperCaseOutsideValues(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        var inValue = false
+        var inQuotes = false
+        for byte in bytes {
+            guard byte < 0x80 else { return nil }
+            if inQuotes {
+                if byte == UInt8(ascii: "\"") { inQuotes = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\"") where inValue: inQuotes = true
+            case UInt8(ascii: ";"): inValue = false
+            case UInt8(ascii: "="): inValue = true
+            case UInt8(ascii: "A")...UInt8(ascii: "Z") where !inValue: return true
+            default: break
             }
         }
         return false
@@ -1125,48 +1152,63 @@ enum URLCheck: Equatable {
 
     static func check(_ text: String) -> URLCheck {
         if text.isEmpty { return .empty }
-        // Scan bytes, not Characters: this runs for every URL of every item.
-        let isBad = { (byte: UInt8) in
-            byte <= 0x20 || byte == 0x22 || byte == 0x3C || byte == 0x3E || byte == 0x5C || byte == 0x7F
-        }
-        let firstBad =
-            text.utf8.withContiguousStorageIfAvailable { bytes in
-                bytes.firstIndex(where: isBad).map { bytes[$0] }
-            } ?? text.utf8.first(where: isBad)
-        if let bad = firstBad {
+        // One indexed pass over the bytes (a native string's are contiguous, so `withUTF8`
+        // copies nothing): this runs for every URL of every item, and stepping the generic
+        // UTF-8 view cost thousands of instructions per URL.
+        var bytes = text
+        return bytes.withUTF8 { check(text, bytes: $0) }
+    }
+
+    /// ``check(_:)`` on the UTF-8 bytes of `text`.
+    private static func check(_ text: String, bytes: UnsafeBufferPointer<UInt8>) -> URLCheck {
+        let count = bytes.count
+        for byte in bytes
+        where byte <= 0x20 || byte == 0x22 || byte == 0x3C || byte == 0x3E || byte == 0x5C || byte == 0x7F {
             // A URL that is wrong in two ways reports its scheme first: that is the real problem.
             if let scheme = URLSyntax.scheme(of: text), !["http", "https"].contains(scheme) { return .scheme(scheme) }
-            return .invalidCharacter(Character(Unicode.Scalar(bad)))
+            return .invalidCharacter(Character(Unicode.Scalar(byte)))
         }
         // http: and https: (nearly every URL) are recognised without building the scheme's text.
         let schemeLength: Int
-        if let known = httpSchemeLength(text) {
+        if let known = httpSchemeLength(bytes) {
             schemeLength = known
         } else {
             guard let scheme = URLSyntax.scheme(of: text) else { return .relative }
             guard scheme == "http" || scheme == "https" else { return .scheme(scheme) }
             schemeLength = scheme.utf8.count
         }
-        let afterScheme = text.utf8.dropFirst(schemeLength + 1)
-        guard afterScheme.starts(with: "//".utf8) else { return .missingHost }
-        var authority = afterScheme.dropFirst(2).prefix {
-            $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#")
+        let afterScheme = min(count, schemeLength + 1)
+        guard afterScheme + 1 < count, bytes[afterScheme] == UInt8(ascii: "/"),
+            bytes[afterScheme + 1] == UInt8(ascii: "/")
+        else { return .missingHost }
+        // The authority runs to the first "/", "?" or "#"; its host follows the last "@".
+        var hostStart = afterScheme + 2
+        var authorityEnd = hostStart
+        while authorityEnd < count {
+            let byte = bytes[authorityEnd]
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            if byte == UInt8(ascii: "@") { hostStart = authorityEnd + 1 }
+            authorityEnd += 1
         }
-        if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[authority.index(after: at)...] }
-        let hostBytes: Substring.UTF8View.SubSequence
-        if authority.first == UInt8(ascii: "[") {
-            hostBytes = authority.dropFirst().prefix { $0 != UInt8(ascii: "]") }
+        var hostEnd = hostStart
+        if hostStart < authorityEnd, bytes[hostStart] == UInt8(ascii: "[") {
+            hostStart += 1
+            hostEnd = hostStart
+            while hostEnd < authorityEnd, bytes[hostEnd] != UInt8(ascii: "]") { hostEnd += 1 }
         } else {
-            hostBytes = authority.prefix { $0 != UInt8(ascii: ":") }
+            while hostEnd < authorityEnd, bytes[hostEnd] != UInt8(ascii: ":") { hostEnd += 1 }
         }
-        guard let first = hostBytes.first, let last = hostBytes.last else { return .missingHost }
+        guard hostStart < hostEnd else { return .missingHost }
+        let first = bytes[hostStart]
+        let last = bytes[hostEnd - 1]
         // Every loopback name below starts with "1", ":" or "0" or ends in "t" (localhost): any
         // other host is not one, and its lower-cased text is not needed.
         guard
             first == UInt8(ascii: "1") || first == UInt8(ascii: ":") || first == UInt8(ascii: "0")
                 || last | 0x20 == UInt8(ascii: "t")
         else { return .ok }
-        let host = String(decoding: hostBytes, as: UTF8.self).lowercased()
+        let host = String(decoding: UnsafeBufferPointer(rebasing: bytes[hostStart..<hostEnd]), as: UTF8.self)
+            .lowercased()
         if host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "::1"
             || host == "0.0.0.0"
         {
@@ -1177,16 +1219,13 @@ enum URLCheck: Equatable {
 
     /// 4 for text starting `http:`, 5 for `https:` (in any case), as ``URLSyntax/scheme(of:)``
     /// would find them; nil for anything else.
-    private static func httpSchemeLength(_ text: String) -> Int? {
-        var bytes = text.utf8.makeIterator()
-        for expected in "http".utf8 {
-            guard let byte = bytes.next(), byte | 0x20 == expected else { return nil }
-        }
-        switch bytes.next() {
-        case UInt8(ascii: ":"): return 4
-        case let byte? where byte | 0x20 == UInt8(ascii: "s"): return bytes.next() == UInt8(ascii: ":") ? 5 : nil
-        default: return nil
-        }
+    private static func httpSchemeLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard bytes.count >= 5, bytes[0] | 0x20 == UInt8(ascii: "h"), bytes[1] | 0x20 == UInt8(ascii: "t"),
+            bytes[2] | 0x20 == UInt8(ascii: "t"), bytes[3] | 0x20 == UInt8(ascii: "p")
+        else { return nil }
+        if bytes[4] == UInt8(ascii: ":") { return 4 }
+        guard bytes.count >= 6, bytes[4] | 0x20 == UInt8(ascii: "s"), bytes[5] == UInt8(ascii: ":") else { return nil }
+        return 5
     }
 }
 

@@ -98,21 +98,45 @@ public struct MediaMetadata: CastJSONConvertible {
 
     /// The wire names of the modelled fields that are set.
     public var setFieldNames: [String] {
-        let values: [(String, Bool)] = [
-            ("title", title != nil), ("subtitle", subtitle != nil), ("images", images != nil),
-            ("releaseDate", releaseDate != nil), ("releaseYear", releaseYear != nil), ("studio", studio != nil),
-            ("seriesTitle", seriesTitle != nil), ("season", season != nil), ("episode", episode != nil),
-            ("originalAirdate", originalAirdate != nil), ("episodeNumber", episodeNumber != nil),
-            ("episodeTitle", episodeTitle != nil), ("seasonNumber", seasonNumber != nil), ("artist", artist != nil),
-            ("albumName", albumName != nil), ("albumArtist", albumArtist != nil), ("composer", composer != nil),
-            ("trackNumber", trackNumber != nil), ("discNumber", discNumber != nil), ("artistName", artistName != nil),
-            ("songName", songName != nil), ("location", location != nil), ("latitude", latitude != nil),
-            ("longitude", longitude != nil), ("width", width != nil), ("height", height != nil),
-            ("creationDateTime", creationDateTime != nil), ("bookTitle", bookTitle != nil),
-            ("chapterNumber", chapterNumber != nil), ("chapterTitle", chapterTitle != nil),
-            ("contentRating", contentRating != nil),
-        ]
-        return values.filter(\.1).map(\.0)
+        var names: [String] = []
+        forEachSetFieldName { names.append($0) }
+        return names
+    }
+
+    /// Calls `body` with the wire name of each modelled field that is set, in the order of
+    /// ``setFieldNames``, without building that list (the validator asks for every item).
+    public func forEachSetFieldName(_ body: (String) -> Void) {
+        if title != nil { body("title") }
+        if subtitle != nil { body("subtitle") }
+        if images != nil { body("images") }
+        if releaseDate != nil { body("releaseDate") }
+        if releaseYear != nil { body("releaseYear") }
+        if studio != nil { body("studio") }
+        if seriesTitle != nil { body("seriesTitle") }
+        if season != nil { body("season") }
+        if episode != nil { body("episode") }
+        if originalAirdate != nil { body("originalAirdate") }
+        if episodeNumber != nil { body("episodeNumber") }
+        if episodeTitle != nil { body("episodeTitle") }
+        if seasonNumber != nil { body("seasonNumber") }
+        if artist != nil { body("artist") }
+        if albumName != nil { body("albumName") }
+        if albumArtist != nil { body("albumArtist") }
+        if composer != nil { body("composer") }
+        if trackNumber != nil { body("trackNumber") }
+        if discNumber != nil { body("discNumber") }
+        if artistName != nil { body("artistName") }
+        if songName != nil { body("songName") }
+        if location != nil { body("location") }
+        if latitude != nil { body("latitude") }
+        if longitude != nil { body("longitude") }
+        if width != nil { body("width") }
+        if height != nil { body("height") }
+        if creationDateTime != nil { body("creationDateTime") }
+        if bookTitle != nil { body("bookTitle") }
+        if chapterNumber != nil { body("chapterNumber") }
+        if chapterTitle != nil { body("chapterTitle") }
+        if contentRating != nil { body("contentRating") }
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {

@@ -7,12 +7,34 @@ public enum URLSyntax {
     /// a letter, then letters, digits, `+`, `-` or `.`, then `:`. One-letter schemes are taken
     /// to be Windows drive letters (`c:`), not schemes.
     public static func scheme(of text: String) -> String? {
-        guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        let scheme = text.utf8[..<colon]
-        guard scheme.count > 1, let first = scheme.first, isLetter(first), scheme.allSatisfy(isSchemeByte) else {
-            return nil
+        var text = text
+        return text.withUTF8 { bytes in
+            schemeLength(ofBytes: bytes).map {
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[..<$0]), as: UTF8.self).lowercased()
+            }
         }
-        return String(decoding: scheme, as: UTF8.self).lowercased()
+    }
+
+    /// Whether `text` starts with a scheme (``scheme(of:)`` is not nil), without building it:
+    /// catalog readers ask this of every reference.
+    public static func hasScheme(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { schemeLength(ofBytes: $0) != nil }
+    }
+
+    /// The length in bytes of the scheme `bytes` start with, the bytes before the first `:`,
+    /// when they are one (a letter, then scheme bytes; two at least); nil otherwise.
+    private static func schemeLength(ofBytes bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let first = bytes.first, isLetter(first) else { return nil }
+        // The scheme's bytes run to the first ":"; any other byte before it means there is none.
+        var index = 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ":") { return index > 1 ? index : nil }
+            guard isSchemeByte(byte) else { return nil }
+            index += 1
+        }
+        return nil
     }
 
     /// The lower-cased extension of the last path segment, ignoring query and fragment:

@@ -244,29 +244,30 @@ extension LoadCommand {
         let outcome: (summary: CatalogStreamReader.Summary, tally: FindingTally, printed: Int)
         do {
             outcome = try await BlockingWork.run {
-                let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
-                let chunk = 512
                 let flushSize = 1 << 20
                 var output: [UInt8] = []
-                output.reserveCapacity(flushSize + (chunk << 11))
+                output.reserveCapacity(flushSize + (1 << 20))
                 // Findings go to a spool batch by batch, in display order, so that a catalog
                 // whose every item fails does not hold them all (see FindingSpool).
                 var findings = FindingSpool(environment: ProcessInfo.processInfo.environment)
                 var printed = 0
-                let summary = try CatalogStreamReader().read(contentsOf: path) { items, found, locate in
+                // Each lane of a batch is read, built, written and validated by one thread; the
+                // parts come back in catalog order.
+                let make: @Sendable (ArraySlice<CatalogItem>, [Diagnostic]) -> LoadBatch = { items, found in
+                    LoadBatch.make(
+                        items, builder: builder, validator: validator, blockedPaths: ErrorPaths(found), writer: writer,
+                        force: force)
+                }
+                let summary = try CatalogStreamReader().read(contentsOf: path, transform: make) {
+                    parts, found, locate in
                     var batchFindings = found
-                    let blockedPaths = ErrorPaths(found)
-                    LoadBatch.forEachInParallel(items, workers: workers, chunk: chunk) { slice in
-                        LoadBatch.make(
-                            slice, builder: builder, validator: validator, blockedPaths: blockedPaths, writer: writer,
-                            force: force)
-                    } consume: { part in
+                    for part in parts {
                         batchFindings += locate(part.diagnostics)
                         printed += part.printed
                         // A full part is written as it is, not copied into the buffer first.
                         if output.isEmpty, part.output.count >= flushSize >> 3 {
                             io.write(utf8: part.output)
-                            return
+                            continue
                         }
                         output += part.output
                         if output.count >= flushSize {

@@ -96,14 +96,15 @@ public struct CastRequestBuilder: Sendable {
         media.textTrackStyle = item.textTrackStyle
         // Text tracks: keep the catalog's ids when they are usable, else number from 1.
         if !item.captions.isEmpty {
-            var used = Set<Int>()
+            // A few ids per item: a list, not a hashed set.
+            var used: [Int] = []
             var tracks: [MediaTrack] = []
             for caption in item.captions {
                 var id = caption.id ?? 0
                 if id <= 0 || used.contains(id) {
                     id = (used.max() ?? 0) + 1
                 }
-                used.insert(id)
+                used.append(id)
                 let url = rebase(caption.url)
                 let contentType =
                     caption.castContentType ?? caption.format.flatMap { CastMediaTypes.contentType(forExtension: $0) }

@@ -34,6 +34,7 @@ extension CastVideosCatalogReader {
         var local: [Diagnostic] = []
         var sources: [MediaSource] = []
         if let entries = video.sources {
+            sources.reserveCapacity(entries.count)
             for (sourceIndex, entry) in entries.enumerated() {
                 if let source = source(
                     type: entry.type, mime: entry.mime, reference: entry.url,
@@ -45,11 +46,12 @@ extension CastVideosCatalogReader {
             }
         }
         let duration = CatalogItem.checkedDuration(
-            video.duration.map { Double($0) ?? .nan }, diagnostics: &local, path: path)
+            video.duration.map(JSONNumber.doubleValue(ofLiteral:)), diagnostics: &local, path: path)
         let images = self.images(
             small: video.smallImage, poster: video.poster, thumb: video.thumb, base: bases["images"])
         var captions: [CaptionTrack] = []
         if let entries = video.tracks {
+            captions.reserveCapacity(entries.count)
             for (trackIndex, entry) in entries.enumerated() {
                 if let track = track(
                     id: entry.id, type: entry.type, subtype: entry.subtype, reference: entry.contentID,
@@ -90,7 +92,7 @@ struct PlainVideo {
     var title: String?
     var subtitle: String?
     var studio: String?
-    /// The number's literal, converted as a ``JSONNumber``'s `doubleValue` is.
+    /// The number's literal, converted by ``JSONNumber/doubleValue(ofLiteral:)``.
     var duration: String?
     var smallImage: String?
     var poster: String?
@@ -172,6 +174,8 @@ struct PlainJSONLexer {
             case .sources:
                 bit = 1 << 7
                 var sources: [PlainVideo.Source] = []
+                // A video lists a few sources: room for them at once, not grown one by one.
+                sources.reserveCapacity(4)
                 let read = lexer.array { lexer in
                     guard let source = lexer.source() else { return false }
                     sources.append(source)
@@ -182,6 +186,7 @@ struct PlainJSONLexer {
             case .tracks:
                 bit = 1 << 8
                 var tracks: [PlainVideo.Track] = []
+                tracks.reserveCapacity(2)
                 let read = lexer.array { lexer in
                     guard let track = lexer.track() else { return false }
                     tracks.append(track)
@@ -338,7 +343,9 @@ struct PlainJSONLexer {
     private mutating func rawString() -> UnsafeBufferPointer<UInt8>? {
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
         let start = index + 1
-        var scan = start
+        // Plain runs a word at a time; the bytes that end a run are judged here (the first
+        // pass checked them: non-ASCII and control bytes are text).
+        var scan = JSONBytes.plainRunEnd(in: bytes, from: start)
         while scan < bytes.count {
             let byte = bytes[scan]
             if byte == UInt8(ascii: "\"") {
@@ -372,12 +379,5 @@ struct PlainJSONLexer {
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     }
 
-    private mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x0A, 0x0D, 0x09: index += 1
-            default: return
-            }
-        }
-    }
+    private mutating func skipWhitespace() { index = JSONBytes.whitespaceEnd(in: bytes, from: index) }
 }

@@ -234,6 +234,7 @@ public struct CastVideosCatalogReader: Sendable {
     /// A video's images from its image members, in the order `readVideo` has always listed them.
     func images(small: String?, poster: String?, thumb: String?, base: String?) -> [CastImage] {
         var images: [CastImage] = []
+        if small != nil || poster != nil || thumb != nil { images.reserveCapacity(2) }
         if let small, let url = resolver.resolve(small, base: base) {
             images.append(CastImage(url: url, width: 480, height: 270))
         }

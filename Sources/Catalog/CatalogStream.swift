@@ -82,6 +82,59 @@ public struct CatalogStreamReader: Sendable {
         _ body: (_ items: [CatalogItem], _ findings: [Diagnostic], _ locate: ([Diagnostic]) -> [Diagnostic]) throws ->
             Void
     ) throws -> Summary {
+        try readLanes(contentsOf: path, transform: { _, _ in () }) { lanes, findings, locate in
+            // The lanes' items are the batch, moved rather than copied.
+            var items: [CatalogItem] = []
+            for index in lanes.indices {
+                if items.isEmpty {
+                    swap(&items, &lanes[index].items)
+                } else {
+                    items += lanes[index].items
+                    lanes[index].items = []
+                }
+            }
+            try withoutActuallyEscaping(locate) { try body(items, findings, $0) }
+        }
+    }
+
+    /// Reads the catalog at `path` as ``read(contentsOf:_:)`` does, and runs `transform` on
+    /// each run of items on the thread that read them, while the other threads read and
+    /// transform theirs: reading and the caller's work per item are one parallel step per
+    /// batch. `transform` gets a run of items (in catalog order) and the findings of reading
+    /// them (unlocated; every finding whose path lies inside one of these items is among
+    /// them). `body` gets the parts of a batch in catalog order, the findings made reading
+    /// the batch (located), and the function that locates findings about its items.
+    ///
+    /// - Throws: ``CatalogError`` when the file cannot be read or is not a catalog; whatever
+    ///   `body` throws.
+    public func read<Part: Sendable>(
+        contentsOf path: String,
+        transform: @escaping @Sendable (_ items: ArraySlice<CatalogItem>, _ findings: [Diagnostic]) -> Part,
+        _ body: (_ parts: [Part], _ findings: [Diagnostic], _ locate: ([Diagnostic]) -> [Diagnostic]) throws -> Void
+    ) throws -> Summary {
+        try readLanes(contentsOf: path, transform: transform) { lanes, findings, locate in
+            // The transform is done with the items: they go before `body` runs.
+            let parts = lanes.flatMap(\.parts)
+            lanes = []
+            try withoutActuallyEscaping(locate) { try body(parts, findings, $0) }
+        }
+    }
+
+    /// The videos of a batch that one thread read: their items, the findings of reading them
+    /// (unlocated), and what `transform` made of the items.
+    struct Lane<Part: Sendable>: Sendable {
+        var items: [CatalogItem]
+        var findings: [Diagnostic]
+        var parts: [Part]
+    }
+
+    /// What both ``read(contentsOf:_:)`` and ``read(contentsOf:transform:_:)`` do: `body`
+    /// gets each batch's lanes in order.
+    private func readLanes<Part: Sendable>(
+        contentsOf path: String,
+        transform: @escaping @Sendable (ArraySlice<CatalogItem>, [Diagnostic]) -> Part,
+        _ body: (inout [Lane<Part>], [Diagnostic], ([Diagnostic]) -> [Diagnostic]) throws -> Void
+    ) throws -> Summary {
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
             // The whole-file reader words this error.
@@ -109,7 +162,9 @@ public struct CatalogStreamReader: Sendable {
                     fix: exists ? "check the file's permissions" : "check the path", location: .init(file: path)))
         }
         let resolver = URLResolver(catalogPath: path)
-        if let summary = try readCastVideos(file, path: path, resolver: resolver, body) { return summary }
+        if let summary = try readCastVideos(file, path: path, resolver: resolver, transform: transform, body) {
+            return summary
+        }
         // Another shape: read whole, as CatalogReader always has.
         guard file.count <= options.maximumWholeFileSize else {
             throw CatalogError(
@@ -121,7 +176,12 @@ public struct CatalogStreamReader: Sendable {
         let bytes = file.withBytes { Array($0) }
         let result = try CatalogReader().read(bytes, file: path, resolver: resolver)
         // Every finding goes with the one batch, so that those about an item block it.
-        try body(result.items, result.diagnostics, { result.locating($0) })
+        var lanes = [
+            Lane(
+                items: result.items, findings: result.diagnostics,
+                parts: Self.transformInParallel(result.items, findings: result.diagnostics, transform))
+        ]
+        try body(&lanes, result.diagnostics, { result.locating($0) })
         return Summary(
             format: result.format, itemCount: result.items.count, title: result.title, diagnostics: [],
             serving: result.serving)
@@ -133,6 +193,9 @@ public struct CatalogStreamReader: Sendable {
         var value: JSONValue
         /// Where its `videos` array starts, when it is one.
         var videosOffset: Int?
+        /// Where each of its videos is in the text (noted by the first pass, which checked
+        /// them: the second reads them without walking the array again).
+        var videoRanges: [Range<Int>] = []
     }
 
     /// What the first pass found.
@@ -146,9 +209,10 @@ public struct CatalogStreamReader: Sendable {
     }
 
     /// Streams an f.json; nil when the file is not one (the caller reads it whole).
-    private func readCastVideos(
+    private func readCastVideos<Part: Sendable>(
         _ file: LoadedFile, path: String, resolver: URLResolver,
-        _ body: ([CatalogItem], [Diagnostic], ([Diagnostic]) -> [Diagnostic]) throws -> Void
+        transform: @escaping @Sendable (ArraySlice<CatalogItem>, [Diagnostic]) -> Part,
+        _ body: (inout [Lane<Part>], [Diagnostic], ([Diagnostic]) -> [Diagnostic]) throws -> Void
     ) throws -> Summary? {
         let head = file.withBytes { Array($0.prefix(4096)) }
         guard head.contains(where: { $0 > 0x20 }),
@@ -181,40 +245,30 @@ public struct CatalogStreamReader: Sendable {
             if reader.categories(of: .object(root), diagnostics: &summary.diagnostics) != nil {
                 for (index, category) in (outline.categories ?? []).enumerated() {
                     guard let header = reader.category(category.value, index: index, diagnostics: &summary.diagnostics),
-                        let videosOffset = category.videosOffset
+                        category.videosOffset != nil
                     else { continue }
                     if summary.title == nil { summary.title = header.name }
                     let videosPath = JSONPath.root.appending("categories").appending(index: index).appending("videos")
-                    var batch: [Range<Int>] = []
                     var firstVideo = 0
-                    func flush() throws {
-                        guard !batch.isEmpty else { return }
-                        let items = readBatch(
-                            batch, firstVideo: firstVideo, path: videosPath, bases: header.bases,
-                            firstIndex: summary.itemCount, file: file, reader: reader)
-                        let ranges = batch
+                    while firstVideo < category.videoRanges.count {
+                        let ranges = Array(
+                            category.videoRanges[
+                                firstVideo..<min(category.videoRanges.count, firstVideo + options.batchSize)])
+                        var lanes = readBatch(
+                            ranges, firstVideo: firstVideo, path: videosPath, bases: header.bases,
+                            firstIndex: summary.itemCount, file: file, reader: reader, transform: transform)
                         let first = firstVideo
                         func locate(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
                             Self.locate(
                                 diagnostics, scanner: skimmer, tracker: &tracker, file: path, outline: outline,
                                 videos: (videosPath, first, ranges))
                         }
-                        try body(items.items, locate(items.diagnostics), locate)
-                        summary.itemCount += items.items.count
-                        firstVideo += batch.count
-                        if let end = batch.last?.upperBound { file.discardPages(before: end) }
-                        batch.removeAll(keepingCapacity: true)
+                        let kept = lanes.reduce(0) { $0 + $1.items.count }
+                        try body(&lanes, locate(lanes.flatMap(\.findings)), locate)
+                        summary.itemCount += kept
+                        firstVideo += ranges.count
+                        if let end = ranges.last?.upperBound { file.discardPages(before: end) }
                     }
-                    scanner.move(to: videosOffset, depth: 3)
-                    try scanner.scanArray { _, scanner in
-                        _ = scanner.peek()
-                        let start = scanner.offset
-                        // The first pass checked every video: here its end is all that is needed.
-                        scanner.skipCheckedValue()
-                        batch.append(start..<scanner.offset)
-                        if batch.count >= options.batchSize { try flush() }
-                    }
-                    try flush()
                 }
             }
             summary.diagnostics = Self.locate(
@@ -274,6 +328,7 @@ public struct CatalogStreamReader: Sendable {
                     }
                     var members: [String: JSONValue] = [:]
                     var videosOffset: Int?
+                    var videoRanges: [Range<Int>] = []
                     var names: Set<String> = []
                     try scanner.scanObject { name, scanner in
                         let namePath = categoryPath.appending(name)
@@ -281,11 +336,15 @@ public struct CatalogStreamReader: Sendable {
                         _ = scanner.peek()
                         outline.offsets[namePath] = scanner.offset
                         guard name == "videos", scanner.peek() == UInt8(ascii: "[") else {
-                            if name == "videos" { videosOffset = nil }
+                            if name == "videos" {
+                                videosOffset = nil
+                                videoRanges = []
+                            }
                             members[name] = try bounded(&scanner, at: namePath)
                             return
                         }
                         videosOffset = scanner.offset
+                        videoRanges = []
                         members[name] = .array([])
                         var released = scanner.offset
                         try scanner.scanArray { video, scanner in
@@ -296,13 +355,15 @@ public struct CatalogStreamReader: Sendable {
                                 throw tooLarge(
                                     namePath.appending(index: video), size: scanner.offset - start, path: path)
                             }
+                            videoRanges.append(start..<scanner.offset)
                             if scanner.offset - released > 8 << 20 {
                                 file.discardPages(before: scanner.offset)
                                 released = scanner.offset
                             }
                         }
                     }
-                    categories.append(PendingCategory(value: .object(members), videosOffset: videosOffset))
+                    categories.append(
+                        PendingCategory(value: .object(members), videosOffset: videosOffset, videoRanges: videoRanges))
                 }
                 outline.categories = categories
             }
@@ -319,98 +380,123 @@ public struct CatalogStreamReader: Sendable {
                 location: .init(file: path), path: valuePath))
     }
 
-    /// A batch of videos read on every core, numbered by the items kept before each.
-    private func readBatch(
+    /// Videos per lane: a batch is read in lanes of this many, as many at a time as there are
+    /// cores, each lane's items transformed by the thread that read them.
+    static let laneSize = 512
+
+    /// A batch of videos read (and transformed) on every core in lanes, its items numbered by
+    /// the items kept before each.
+    private func readBatch<Part: Sendable>(
         _ ranges: [Range<Int>], firstVideo: Int, path: JSONPath, bases: [String: String], firstIndex: Int,
-        file: LoadedFile, reader: CastVideosCatalogReader
-    ) -> (items: [CatalogItem], diagnostics: [Diagnostic]) {
+        file: LoadedFile, reader: CastVideosCatalogReader,
+        transform: @escaping @Sendable (ArraySlice<CatalogItem>, [Diagnostic]) -> Part
+    ) -> [Lane<Part>] {
         // Reads the video at `position` as item `index`: its plain shape straight from the
         // text, anything else through its tree (dropped once its item is built).
         @Sendable func readVideo(
             _ position: Int, index: Int, scanner: inout JSONScanner, buffer: UnsafeBufferPointer<UInt8>,
-            into part: inout ReadPart
-        ) {
+            diagnostics: inout [Diagnostic]
+        ) -> CatalogItem? {
             let videoPath = path.appending(index: firstVideo + position)
             if case .read(let item) = reader.readVideo(
                 text: UnsafeBufferPointer(rebasing: buffer[ranges[position]]), at: videoPath, bases: bases,
-                index: index, diagnostics: &part.diagnostics)
+                index: index, diagnostics: &diagnostics)
             {
-                part.add(item)
-                return
+                return item
             }
             scanner.move(to: ranges[position].lowerBound, depth: 4)
             // The first pass checked this text: parsing it cannot fail.
             let document = try? scanner.parseValue(at: videoPath)
-            part.diagnostics += (document?.duplicateKeys ?? []).map {
+            diagnostics += (document?.duplicateKeys ?? []).map {
                 Diagnostic(
                     .warning, "json.duplicate-key",
                     "member \"\($0.path.components.last.map(CatalogReader.name) ?? "")\" appears twice; the last value is used",
                     fix: "remove one of them", path: $0.path)
             }
-            let item = reader.readVideo(
-                document?.value ?? .null, at: videoPath, bases: bases, index: index, diagnostics: &part.diagnostics)
-            part.add(item)
+            return reader.readVideo(
+                document?.value ?? .null, at: videoPath, bases: bases, index: index, diagnostics: &diagnostics)
         }
-        let read: @Sendable (Range<Int>) -> ReadPart = { lane in
+        let laneSize = Self.laneSize
+        // Reads lane `lane` with its first item numbered `laneIndex`; a skipped video (no item)
+        // shifts the numbers of the lane's later videos, as it does those of later lanes.
+        let read: @Sendable (_ lane: Int, _ laneIndex: Int) -> Lane<Part> = { lane, laneIndex in
             file.withBytes { buffer in
                 var scanner = JSONScanner(bytes: buffer)
-                var part = ReadPart(first: lane.lowerBound)
-                // The first part becomes the batch's array: room for every item, so the other
-                // parts are appended without moving it.
-                part.items.reserveCapacity(lane.lowerBound == 0 ? ranges.count : lane.count)
-                for position in lane {
-                    readVideo(position, index: firstIndex + position, scanner: &scanner, buffer: buffer, into: &part)
+                let positions = (lane * laneSize)..<min(ranges.count, (lane + 1) * laneSize)
+                var items: [CatalogItem] = []
+                items.reserveCapacity(positions.count)
+                var findings: [Diagnostic] = []
+                for position in positions {
+                    if let item = readVideo(
+                        position, index: laneIndex + items.count, scanner: &scanner, buffer: buffer,
+                        diagnostics: &findings)
+                    {
+                        items.append(item)
+                    }
                 }
-                return part
+                return Lane(items: items, findings: findings, parts: [transform(items[...], findings)])
             }
         }
+        let laneCount = (ranges.count + laneSize - 1) / laneSize
+        // Each lane is first numbered as if no earlier video of the batch were skipped.
+        var lanes = Self.inParallel((0..<laneCount).map { ($0, firstIndex + $0 * laneSize) }, read)
+        // A lane after a skipped video was numbered too high: such lanes (rare: a video with no
+        // usable source) are read again with their numbers, now known, in parallel too.
+        var again: [(lane: Int, index: Int)] = []
+        var kept = firstIndex
+        for lane in lanes.indices {
+            if kept != firstIndex + lane * laneSize { again.append((lane, kept)) }
+            kept += lanes[lane].items.count
+        }
+        if !again.isEmpty {
+            for (redone, lane) in zip(Self.inParallel(again, read), again) { lanes[lane.lane] = redone }
+        }
+        return lanes
+    }
+
+    /// `work` for each of `arguments`, on every core, results in order.
+    private static func inParallel<Result: Sendable>(
+        _ arguments: [(Int, Int)], _ work: @escaping @Sendable (Int, Int) -> Result
+    ) -> [Result] {
         let workers = min(ProcessInfo.processInfo.activeProcessorCount, 8)
-        var parts: [ReadPart]
-        if ranges.count < 256 || workers < 2 {
-            parts = [read(0..<ranges.count)]
-        } else {
-            let chunk = (ranges.count + workers - 1) / workers
-            let slots = BatchSlots<ReadPart>(count: workers)
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                slots.store(
-                    read(min(ranges.count, worker * chunk)..<min(ranges.count, (worker + 1) * chunk)), at: worker)
-            }
-            parts = slots.take()
+        if arguments.count < 2 || workers < 2 { return arguments.map(work) }
+        let slots = BatchSlots<Result>(count: arguments.count)
+        DispatchQueue.concurrentPerform(iterations: arguments.count) { index in
+            slots.store(work(arguments[index].0, arguments[index].1), at: index)
         }
-        // Every video read and kept: the parts are the batch, moved rather than copied.
-        if parts.allSatisfy({ $0.skipped.isEmpty }) {
-            if parts.count == 1, let part = parts.popLast() { return (part.items, part.diagnostics) }
-            var items: [CatalogItem] = []
-            var diagnostics: [Diagnostic] = []
-            swap(&items, &parts[0].items)
-            swap(&diagnostics, &parts[0].diagnostics)
-            for index in parts.indices.dropFirst() {
-                items += parts[index].items
-                diagnostics += parts[index].diagnostics
-                parts[index] = ReadPart(first: 0)
-            }
-            return (items, diagnostics)
-        }
-        // After a skipped video the number read ahead is one too high: the videos after the
-        // first skipped one are read again in order, each with its own number.
-        let skipped = parts.compactMap(\.skipped.first).min() ?? ranges.count
-        var items: [CatalogItem] = []
-        var diagnostics: [Diagnostic] = []
-        for part in parts {
-            let videos = min(part.findingEnds.count, max(0, skipped + 1 - part.first))
-            items += part.items.prefix(min(part.items.count, max(0, skipped - part.first)))
-            diagnostics += part.diagnostics.prefix(videos > 0 ? part.findingEnds[videos - 1] : 0)
-        }
-        file.withBytes { buffer in
-            var scanner = JSONScanner(bytes: buffer)
-            for position in (skipped + 1)..<max(skipped + 1, ranges.count) {
-                var part = ReadPart(first: position)
-                readVideo(position, index: firstIndex + items.count, scanner: &scanner, buffer: buffer, into: &part)
-                items += part.items
-                diagnostics += part.diagnostics
+        return slots.take()
+    }
+
+    /// `transform` of the whole catalog's items (a shape read whole), in runs of
+    /// ``laneSize`` on every core; each run gets the findings whose paths lie inside its items.
+    private static func transformInParallel<Part: Sendable>(
+        _ items: [CatalogItem], findings: [Diagnostic],
+        _ transform: @escaping @Sendable (ArraySlice<CatalogItem>, [Diagnostic]) -> Part
+    ) -> [Part] {
+        let runCount = (items.count + laneSize - 1) / laneSize
+        // The run of each item path, and each finding given to the runs of the items it lies in.
+        var runsOfPath: [JSONPath: [Int]] = [:]
+        for (index, item) in items.enumerated() {
+            guard let itemPath = item.path else { continue }
+            if runsOfPath[itemPath]?.last != index / laneSize {
+                runsOfPath[itemPath, default: []].append(index / laneSize)
             }
         }
-        return (items, diagnostics)
+        var findingsOfRun = Array(repeating: [Diagnostic](), count: runCount)
+        for finding in findings {
+            guard var components = finding.path?.components, !runsOfPath.isEmpty else { continue }
+            var runs: Set<Int> = []
+            while true {
+                runs.formUnion(runsOfPath[JSONPath(components: components)] ?? [])
+                if components.isEmpty { break }
+                components.removeLast()
+            }
+            for run in runs.sorted() { findingsOfRun[run].append(finding) }
+        }
+        let runFindings = findingsOfRun
+        return inParallel((0..<runCount).map { ($0, 0) }) { run, _ in
+            transform(items[(run * laneSize)..<min(items.count, (run + 1) * laneSize)], runFindings[run])
+        }
     }
 
     /// Adds file:line:column to findings that have a JSON path: inside a video of the current
@@ -471,29 +557,7 @@ public struct CatalogStreamReader: Sendable {
     }
 }
 
-/// The videos one thread of a batch read, from position `first` on.
-private struct ReadPart: Sendable {
-    /// The position in the batch of the first video.
-    var first: Int
-    /// The items of the videos read, in order (a skipped video has none).
-    var items: [CatalogItem] = []
-    /// The findings of the videos read, in order.
-    var diagnostics: [Diagnostic] = []
-    /// Where each video's findings end in `diagnostics`, video by video.
-    var findingEnds: [Int] = []
-    /// The positions of the videos without an item.
-    var skipped: [Int] = []
-
-    init(first: Int) { self.first = first }
-
-    /// Records the next video (its findings were appended to `diagnostics`) and its item.
-    mutating func add(_ item: CatalogItem?) {
-        if let item { items.append(item) } else { skipped.append(first + findingEnds.count) }
-        findingEnds.append(diagnostics.count)
-    }
-}
-
-/// What each thread of a batch read.
+/// What each thread of a parallel step made.
 private final class BatchSlots<Element: Sendable>: Sendable {
     private let slots: Mutex<[Element?]>
 

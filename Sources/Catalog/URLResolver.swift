@@ -24,7 +24,7 @@ public struct URLResolver: Sendable {
     public func resolve(_ reference: String, base: String? = nil) -> String? {
         let trimmed = Self.trimmingSpaces(reference)
         guard !trimmed.isEmpty else { return nil }
-        if URLSyntax.scheme(of: trimmed) != nil { return trimmed }
+        if URLSyntax.hasScheme(trimmed) { return trimmed }
         var baseText: String?
         var baseIsPlain = false
         if let base, Self.isPlainDirectoryBase(base) {
@@ -86,11 +86,17 @@ public struct URLResolver: Sendable {
     static func isPlainDirectoryBase(_ text: String) -> Bool {
         // On ASCII text, characters are bytes: checked in one pass without Character logic.
         let ascii = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
-            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            // One pass: a byte that is not ASCII leaves the text to the general check below; a
+            // blank, "?" or "#" makes it not plain.
+            var isPlain = true
+            for byte in bytes {
+                if byte >= 0x80 { return nil }
+                if byte <= 0x20 || byte == 0x3F || byte == 0x23 { isPlain = false }
+            }
             guard bytes.starts(with: "https://".utf8) || bytes.starts(with: "http://".utf8),
                 bytes.last == UInt8(ascii: "/")
             else { return false }
-            return !bytes.contains { byte in byte <= 0x20 || byte == 0x3F || byte == 0x23 }
+            return isPlain
         }
         if let ascii, let plain = ascii { return plain }
         guard text.hasPrefix("https://") || text.hasPrefix("http://"), text.hasSuffix("/") else { return false }
@@ -107,11 +113,12 @@ public struct URLResolver: Sendable {
 
     /// `text.trimmingCharacters(in: set)` for a set of white space, without Foundation's cost
     /// (a bridge to NSString per call) in the common case: ends that are ASCII and not blank.
-    static func trimming(_ text: String, _ set: CharacterSet) -> String {
+    static func trimming(_ text: String, _ set: @autoclosure () -> CharacterSet) -> String {
         guard let first = text.utf8.first, let last = text.utf8.last else { return text }
         func isPlain(_ byte: UInt8) -> Bool { byte < 0x80 && byte != 0x20 && !(0x09...0x0D).contains(byte) }
+        // The set is made only when needed: Foundation builds one for every `.whitespaces`.
         if isPlain(first), isPlain(last) { return text }
-        return text.trimmingCharacters(in: set)
+        return text.trimmingCharacters(in: set())
     }
 
     /// Characters left as they are in a relative reference; everything else (spaces, non-

@@ -30,7 +30,11 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The value as a `Double` (the nearest one for literals with more precision).
-    public var doubleValue: Double { Double(literal) ?? .nan }
+    public var doubleValue: Double { Self.doubleValue(ofLiteral: literal) }
+
+    /// ``doubleValue`` of a valid JSON number literal, for readers that hold the literal
+    /// without making a number (the catalog's direct video reader): one conversion for both.
+    public static func doubleValue(ofLiteral literal: String) -> Double { Double(literal) ?? .nan }
 
     /// The value as an `Int` when it is integral and fits; `3.0` gives 3, `3.5` gives nil.
     public var intValue: Int? {

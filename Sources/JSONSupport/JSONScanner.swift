@@ -320,17 +320,10 @@ extension Cursor {
     /// to ``parseString()``, which checks it (and throws its own errors).
     mutating func skipCheckedString() throws(JSONSyntaxError) {
         let open = index
-        var scan = index + 1
-        let end = bytes.count
-        while scan < end {
-            let byte = bytes[scan]
-            if byte == UInt8(ascii: "\"") {
-                guard scan - open - 1 <= limits.maxStringBytes else { break }
-                index = scan + 1
-                return
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
-            scan += 1
+        let scan = JSONBytes.plainRunEnd(in: bytes, from: index + 1)
+        if scan < bytes.count, bytes[scan] == UInt8(ascii: "\""), scan - open - 1 <= limits.maxStringBytes {
+            index = scan + 1
+            return
         }
         index = open
         _ = try parseString()

@@ -240,6 +240,9 @@ public struct JSONWriter: Sendable {
             if end > runStart { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<end])) }
         }
         while index < count {
+            // Plain ASCII runs are stepped over a word at a time.
+            index = JSONBytes.plainRunEnd(in: bytes, from: index)
+            guard index < count else { break }
             let byte = bytes[index]
             guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0xE2 else {
                 index += 1

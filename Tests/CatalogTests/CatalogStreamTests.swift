@@ -168,4 +168,74 @@ struct CatalogStreamTests {
         #expect(located.first?.location?.line == 2)
         #expect(located.first?.location?.column == 3)
     }
+
+    /// What one run of a transforming read saw: its items' ids and the findings it was given.
+    struct Run: Sendable {
+        var ids: [String]
+        var findingPaths: [JSONPath]
+    }
+
+    /// Every finding inside an item goes to the run that has the item, and no run gets one
+    /// inside another run's item (a run may also get those of its skipped videos); the runs
+    /// come in order.
+    static func checkRuns(_ runs: [Run], items: [CatalogItem], diagnostics: [Diagnostic]) {
+        #expect(runs.flatMap(\.ids) == items.map(\.id))
+        func isInside(_ path: JSONPath, _ itemPaths: Set<JSONPath>) -> Bool {
+            itemPaths.contains { path.components.starts(with: $0.components) }
+        }
+        for run in runs {
+            let own = Set(items.filter { run.ids.contains($0.id) }.compactMap(\.path))
+            let others = Set(items.filter { !run.ids.contains($0.id) }.compactMap(\.path))
+            let inside = diagnostics.compactMap(\.path).filter { isInside($0, own) }
+            #expect(Set(inside).isSubset(of: Set(run.findingPaths)))
+            #expect(!run.findingPaths.contains { isInside($0, others) })
+        }
+    }
+
+    @Test(
+        "a transforming read hands each run of items, with the findings inside them, to one transform, in order",
+        arguments: [7, 700, 4096])
+    func transformingRead(batchSize: Int) throws {
+        var videos: [String] = []
+        for index in 0..<1500 {
+            let source = index % 97 == 0 ? "" : #"{"type": "mp4", "url": "v\#(index).mp4"}"#
+            let title = index % 211 == 5 ? "" : #""title": "V\#(index)", "#
+            videos.append(#"{\#(title)"sources": [\#(source)], "duration": \#(index % 13 == 0 ? -1 : index)}"#)
+        }
+        let text =
+            #"{"categories": [{"name": "Long", "videos": [\#n"# + videos.joined(separator: ",\n")
+            + #"], "mp4": "https://m.example.com/"}]}"#
+        let path = try Self.write(text)
+        let tree = try CatalogReader().read(contentsOf: path)
+        var runs: [Run] = []
+        var findings: [Diagnostic] = []
+        let summary = try CatalogStreamReader(options: .init(batchSize: batchSize)).read(
+            contentsOf: path,
+            transform: { items, found in Run(ids: items.map(\.id), findingPaths: found.compactMap(\.path)) }
+        ) { parts, found, _ in
+            runs += parts
+            findings += found
+        }
+        #expect(summary.itemCount == tree.items.count)
+        #expect(Self.sorted(findings + summary.diagnostics) == Self.sorted(tree.diagnostics))
+        Self.checkRuns(runs, items: tree.items, diagnostics: tree.diagnostics)
+    }
+
+    @Test("a transforming read of a shape read whole runs the transform over all its items")
+    func transformingWholeRead() throws {
+        var lines = ["#EXTM3U"]
+        for index in 0..<1200 {
+            lines.append("#EXTINF:\(index % 50 == 0 ? "x" : "10"),Item \(index)")
+            lines.append(index % 70 == 0 ? "ftp://e.example.com/\(index).mp4" : "https://e.example.com/\(index).mp4")
+        }
+        let path = try Self.write(lines.joined(separator: "\n") + "\n", name: "list.m3u")
+        let tree = try CatalogReader().read(contentsOf: path)
+        var runs: [Run] = []
+        _ = try CatalogStreamReader().read(
+            contentsOf: path,
+            transform: { items, found in Run(ids: items.map(\.id), findingPaths: found.compactMap(\.path)) }
+        ) { parts, _, _ in runs += parts }
+        #expect(runs.count == (tree.items.count + CatalogStreamReader.laneSize - 1) / CatalogStreamReader.laneSize)
+        Self.checkRuns(runs, items: tree.items, diagnostics: tree.diagnostics)
+    }
 }
