@@ -73,7 +73,14 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         checkScanner(bytes)
     case "message":
-        let direct = bytes.withUnsafeBufferPointer { LoadRequest(plainJSON: $0) }
+        let plain = bytes.withUnsafeBufferPointer { LoadRequest.decodePlain($0) }
+        let direct = plain?.request
+        if let plain {
+            // The size validate checks the frame with is the written size or a bound above it.
+            var written: [UInt8] = []
+            plain.request.writeCompactJSON(into: &written)
+            if plain.frameCheckSize < written.count { fatalError("the frame-size bound is below the written size") }
+        }
         guard let document = try? JSONParser().parse(bytes) else {
             if direct != nil { fatalError("a LOAD was decoded directly from text the parser refuses") }
             return 0

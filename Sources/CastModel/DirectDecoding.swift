@@ -16,8 +16,24 @@ extension LoadRequest {
     ///
     /// - Parameter bytes: the whole document (one NDJSON line, for example).
     public init?(plainJSON bytes: UnsafeBufferPointer<UInt8>) {
-        guard let plain = Self.decodePlain(bytes) else { return nil }
+        guard let plain = Self.readPlainDocument(bytes) else { return nil }
         self = plain.request
+    }
+
+    /// The request of a plain document, with how many numbers were read in it; nil when the
+    /// document is not plain.
+    private static func readPlainDocument(_ bytes: UnsafeBufferPointer<UInt8>) -> (
+        request: LoadRequest, numbersRead: Int
+    )? {
+        var reader = JSONPullReader(bytes: bytes)
+        do throws(JSONPullReader.Unusual) {
+            try reader.beginDocument()
+            let request = try readPlain(&reader)
+            try reader.endDocument()
+            return (request, reader.numbersRead)
+        } catch {
+            return nil
+        }
     }
 
     /// ``init(plainJSON:)`` with the size to give ``CastValidator/validate(_:at:payloadSize:)``
@@ -33,16 +49,8 @@ extension LoadRequest {
     /// never written here.
     public static func decodePlain(_ bytes: UnsafeBufferPointer<UInt8>) -> (request: LoadRequest, frameCheckSize: Int)?
     {
-        var reader = JSONPullReader(bytes: bytes)
-        let request: LoadRequest
-        do throws(JSONPullReader.Unusual) {
-            try reader.beginDocument()
-            request = try readPlain(&reader)
-            try reader.endDocument()
-        } catch {
-            return nil
-        }
-        let bound = 6 * bytes.count + 24 * reader.numbersRead
+        guard let (request, numbersRead) = readPlainDocument(bytes) else { return nil }
+        let bound = 6 * bytes.count + 24 * numbersRead
         if CastFrame.bodySize(payloadSize: bound, namespace: namespace) <= CastFrame.maximumBodySize {
             return (request, bound)
         }

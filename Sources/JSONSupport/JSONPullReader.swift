@@ -53,9 +53,6 @@ public struct JSONPullReader {
         cursor = Cursor(bytes: bytes, limits: limits)
     }
 
-    /// The byte offset the reader has reached.
-    public var offset: Int { cursor.index }
-
     /// How many values ``number()`` has read (not counting those inside ``value()``).
     public private(set) var numbersRead = 0
 

@@ -76,11 +76,6 @@ public enum TextPosition {
 
     /// The lines and columns of many offsets in one pass over `bytes` (linear, not one scan
     /// per offset: locating every item of a 100,000-item catalog must stay cheap).
-    public static func linesAndColumns(of offsets: [Int], in bytes: [UInt8]) -> [Int: (line: Int, column: Int)] {
-        bytes.withUnsafeBufferPointer { linesAndColumns(of: offsets, in: $0) }
-    }
-
-    /// The lines and columns of many offsets in borrowed bytes, in one pass.
     public static func linesAndColumns(of offsets: [Int], in bytes: UnsafeBufferPointer<UInt8>)
         -> [Int: (line: Int, column: Int)]
     {

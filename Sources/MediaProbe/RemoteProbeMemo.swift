@@ -84,6 +84,16 @@ public final class RemoteProbeMemo: Sendable {
             self.length = body.count
         }
 
+        /// The answer's media type as FFmpeg's HTTP client keeps it (`mime_type`: the
+        /// `Content-Type` up to its parameters, trimmed); "" when it had none.
+        var mimeType: String {
+            guard fields.count > 2, fields[2].hasPrefix("=") else { return "" }
+            var value = fields[2].dropFirst().prefix { $0 != ";" }
+            while value.first == " " || value.first == "\t" { value.removeFirst() }
+            while value.last == " " || value.last == "\t" { value.removeLast() }
+            return String(value)
+        }
+
         /// The response header fields FFmpeg's HTTP client acts on for a plain read.
         static let headerNames = [
             "content-type", "content-length", "content-range", "accept-ranges", "content-encoding",
@@ -116,8 +126,9 @@ public final class RemoteProbeMemo: Sendable {
     /// - Parameters:
     ///   - sizeLimit: the largest body read ahead of FFmpeg (256 KiB: what the receiver checks
     ///     read of a progressive file anyway to keep their connection).
-    ///   - capacity: answers kept at most (each is a few hundred bytes).
-    public init(sizeLimit: Int = 256 * 1024, capacity: Int = 256) {
+    ///   - capacity: answers kept at most (each is a few hundred bytes; a probe of a fetched
+    ///     start keeps its answer under two keys, so 512 answers are about 256 probes).
+    public init(sizeLimit: Int = 256 * 1024, capacity: Int = 512) {
         self.sizeLimit = max(1, sizeLimit)
         self.capacity = max(1, capacity)
     }
@@ -219,9 +230,11 @@ final class RemoteProbeLookup {
             urlSuffix: suffix, mimeType: mimeType, seekable: io.pointee.seekable, size: size)
         if let fetched {
             // Hashed when it was fetched; the signature is noted as seen, so a later URL with
-            // it is read ahead. A length other than the fetched body's is other bytes: no key.
+            // it is read ahead. A length or media type other than the fetched answer's says
+            // FFmpeg may see other bytes: no key (the digest is trusted only for the answer
+            // FFmpeg's own request also got).
             _ = memo.shouldRead(signature)
-            guard Int64(fetched.length) == size else { return .proceed }
+            guard Int64(fetched.length) == size, fetched.mimeType == mimeType else { return .proceed }
             let key = RemoteProbeMemo.Key(signature: signature, digest: fetched.digest)
             if let answer = memo.result(for: key) {
                 self.answer = answer

@@ -241,8 +241,7 @@ struct PreflightRunner: Sendable {
                         // Rendering is work for the CPU alone (JSON and HTML into memory), like
                         // building and judging the item: done in the item's task, without a
                         // hop to another thread and back.
-                        let (rendered, entry) = Self.render(
-                            inspected, output: output, storage: storage, serving: serving)
+                        let (rendered, entry) = Self.render(inspected, storage: storage, serving: serving)
                         return .inspected(position: position, rendered, entry)
                     }
                 }
@@ -361,7 +360,7 @@ struct PreflightRunner: Sendable {
     }
 
     private static func render(
-        _ inspected: InspectedItem, output: String, storage: CacheResolver.Storage?, serving: LocalServing
+        _ inspected: InspectedItem, storage: CacheResolver.Storage?, serving: LocalServing
     )
         -> (RenderedItem, ResultCache.Entry?)
     {

@@ -93,8 +93,7 @@ struct DiagnosticLog {
         let count = counts[code, default: 0] + 1
         counts[code] = count
         if count > perCodeCap {
-            let previous = suppressed[code]?.count ?? 0
-            suppressed[code] = (previous + 1, max(severity, suppressed[code]?.severity ?? .note))
+            suppress(code, count: 1, severity: severity)
             return
         }
         let location = Diagnostic.SourceLocation(file: file, line: line, column: column)

@@ -1,5 +1,6 @@
 internal import CLibXML2
 internal import CastModel
+internal import Glibc
 internal import SystemIO
 
 /// Reads TTML, DFXP and the IMSC1 text profile with libxml2.
@@ -303,12 +304,15 @@ private struct Reader {
     /// after the first's, as one pass would have made them (cues, sorting, messages and their
     /// caps, class styles). Only when converting straight to WebVTT, and only when no
     /// paragraph of the second half lacks an end time (such a paragraph is shown until the
-    /// latest end resolved before it, spans of the first half included). Returns false,
-    /// having made nothing, when the document stays in one pass: then, or when the second
-    /// half fails or the two together pass the cue limit (so that the error is the one pass's).
+    /// latest end resolved before it, spans of the first half included), and only with a second
+    /// core. Returns false, having made nothing, when the document stays in one pass. When the
+    /// second half fails or the two together pass the cue limit, this reader goes on alone
+    /// from the middle, so that the error is the one pass's.
     private mutating func makeCuesInTwoHalves() throws(CaptionError) -> Bool {
         let middle = pending.count / 2
-        guard let stream, pending[middle...].allSatisfy({ $0.interval.end != nil }) else { return false }
+        guard sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1, let stream,
+            pending[middle...].allSatisfy({ $0.interval.end != nil })
+        else { return false }
         var second = self
         second.log = DiagnosticLog(file: log.file)
         second.log.perCodeCap = log.perCodeCap
@@ -324,8 +328,6 @@ private struct Reader {
         } catch {
             return false
         }
-        let before = self
-        let bodyCount = stream.body.count
         var failure: CaptionError?
         do {
             try makeCues(0..<middle)
@@ -336,9 +338,10 @@ private struct Reader {
         // The first half is what one pass makes first: its error is that pass's error.
         if let failure { throw failure }
         guard let finished = half.finished, cueCount + finished.cueCount <= options.limits.maxCueCount else {
-            self = before
-            stream.body.removeLast(stream.body.count - bodyCount)
-            return false
+            // This reader is now where one pass is at the middle: it goes on from there, so
+            // the error (a failing paragraph, or the cue limit) is the one pass's.
+            try makeCues(middle..<pending.count)
+            return true
         }
         log.append(finished.log)
         for (reason, count) in finished.unreadable { unreadable[reason, default: 0] += count }

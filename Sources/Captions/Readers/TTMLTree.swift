@@ -31,7 +31,8 @@ struct TTMLTree {
     }
 
     /// 24 bytes: offsets and counts are 32-bit, since ``parse(_:options:log:)`` refuses an
-    /// input past `Int32.max` bytes and no offset or count exceeds the input's length.
+    /// input past half of `Int32.max` bytes and no offset or count exceeds twice the input's
+    /// length (libxml2 converts Latin-1 or UTF-16 input to UTF-8, at most doubling it).
     struct Node {
         var kind: Kind
         var name: Name
@@ -188,10 +189,12 @@ struct TTMLTree {
         throws(CaptionError)
         -> TTMLTree
     {
-        // libxml2 reads at most Int32.max bytes from memory, and the tree's offsets are 32-bit.
-        guard data.count <= Int(Int32.max) else {
+        // libxml2 reads at most Int32.max bytes from memory, and the tree's offsets are 32-bit:
+        // text converted to UTF-8 from Latin-1 can take twice the input's bytes.
+        guard data.count <= Int(Int32.max) / 2 else {
             throw CaptionError(
-                "captions.input-too-large", "input is \(data.count) bytes; TTML is read up to \(Int32.max) bytes",
+                "captions.input-too-large",
+                "input is \(data.count) bytes; TTML is read up to \(Int(Int32.max) / 2) bytes",
                 fix: "caption files are normally under 1 MB; check that this is really a caption file",
                 location: Diagnostic.SourceLocation(file: options.fileName))
         }
@@ -313,8 +316,9 @@ private struct TTMLTreeBuilder {
     /// and asks for huge pages over them: pages are only touched as the tree fills them.
     mutating func reserve(for data: UnsafeBufferPointer<UInt8>) {
         let counts = TTMLTree.markupCounts(data)
-        // Each element may be followed by a kept text node; an entity reference ends one and is one.
-        let nodes = counts.elements + counts.elements / 2 + 2 * counts.references + 1
+        // Each element may be followed by a kept text node (`<br/>x<br/>x`: two nodes per `<`);
+        // an entity reference ends one and is one.
+        let nodes = 2 * counts.elements + 2 * counts.references + 1
         tree.nodes.reserveCapacity(nodes)
         tree.attributes.reserveCapacity(counts.equalsSigns)
         tree.bytes = OutputBuffer(capacity: data.count)
