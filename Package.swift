@@ -146,7 +146,7 @@ let package = Package(
         .testTarget(name: "SystemIOTests", dependencies: ["SystemIO"]),
         .testTarget(name: "HashingTests", dependencies: ["Hashing"]),
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport", "TestSupport"]),
-        .testTarget(name: "CastModelTests", dependencies: ["CastModel", "JSONSupport"]),
+        .testTarget(name: "CastModelTests", dependencies: ["CastModel", "JSONSupport", "TestSupport"]),
         .testTarget(name: "SpellingTests", dependencies: ["Spelling"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "NowPlayingTests", dependencies: ["NowPlaying", "CastModel", "JSONSupport"]),

@@ -92,15 +92,21 @@ struct TTMLStreamingTests {
             """.utf8)
     }
 
-    @Test("the benchmark's file is streamed")
-    func benchmarkShape() {
+    /// Paragraphs shaped like `Scripts/bench/captions`' TTML: timed, a styled span, a line break
+    /// and an entity.
+    static func benchmarkBody(paragraphs: Int) -> String {
         var body = ""
-        for index in 0..<500 {
+        for index in 0..<paragraphs {
             body +=
-                "<p begin=\"\(Self.stamp(index * 2000))\" end=\"\(Self.stamp(index * 2000 + 1500))\">Paragraph \(index) with "
+                "<p begin=\"\(stamp(index * 2000))\" end=\"\(stamp(index * 2000 + 1500))\">Paragraph \(index) with "
                 + "<span style=\"y\">styled</span> text<br/>and a second line &amp; more</p>\n"
         }
-        #expect(Self.expectSame(Self.document(body), name: "bench.ttml") == .streamed)
+        return body
+    }
+
+    @Test("the benchmark's file is streamed")
+    func benchmarkShape() {
+        #expect(Self.expectSame(Self.document(Self.benchmarkBody(paragraphs: 500)), name: "bench.ttml") == .streamed)
     }
 
     /// Each text is one paragraph; every one is streamed and written as the general path writes it.
@@ -369,13 +375,7 @@ struct TTMLStreamingTests {
 
     @Test("the benchmark's shape past the threshold is made in two halves as in one pass")
     func benchmarkShapeInTwoHalves() {
-        var body = ""
-        for index in 0..<1500 {
-            body +=
-                "<p begin=\"\(Self.stamp(index * 2000))\" end=\"\(Self.stamp(index * 2000 + 1500))\">Paragraph \(index) with "
-                + "<span style=\"y\">styled</span> text<br/>and a second line &amp; more</p>\n"
-        }
-        #expect(Self.expectSame(Self.document(body), name: "bench.ttml") == .streamed)
+        #expect(Self.expectSame(Self.document(Self.benchmarkBody(paragraphs: 1500)), name: "bench.ttml") == .streamed)
     }
 
     @Test(

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import CastModel
@@ -178,20 +179,11 @@ struct DirectDecodingTests {
 /// usually of its right type and sometimes of another, null, repeated or unknown, written
 /// compactly or pretty and sometimes with a few bytes changed.
 struct DocumentGenerator {
-    private var state: UInt64
+    private var random: SeededGenerator
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { random = SeededGenerator(state: seed) }
 
-    /// SplitMix64: small, deterministic and good enough to choose shapes.
-    private mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    private mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    private mutating func below(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
 
     private mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
 
