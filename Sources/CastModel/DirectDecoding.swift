@@ -8,7 +8,7 @@ extension LoadRequest {
     ///
     /// Plain means: one object whose `type` is `"LOAD"`, every member one that ``decode(from:at:diagnostics:)``
     /// reads, each once, none null, each of the type that reading expects, no `queueData`, and
-    /// media without text track style, breaks or ads; metadata with its `metadataType` and images
+    /// media without breaks or ads; metadata with its `metadataType` and images
     /// with their `url`. Such a document makes the tree path report no finding while decoding, so
     /// the request returned is the one it returns (`validate` relies on it; `DirectDecodingTests`
     /// and the catalog fuzz target compare the two). A validation finding still needs no tree:
@@ -161,11 +161,67 @@ extension MediaInformation {
             case "startAbsoluteTime":
                 try seen.insert(12)
                 media.startAbsoluteTime = try r.double()
+            case "textTrackStyle":
+                try seen.insert(13)
+                media.textTrackStyle = try TextTrackStyle.readPlain(&r)
             default:
                 throw JSONPullReader.Unusual()
             }
         }
         return media
+    }
+}
+
+extension TextTrackStyle {
+    /// Every member is a string, a number, a vocabulary word or free-form `customData`, so the
+    /// tree path reports nothing while decoding a style whose members have those types.
+    static func readPlain(_ r: inout JSONPullReader) throws(JSONPullReader.Unusual) -> Self {
+        try r.beginObject()
+        var seen = MemberSet()
+        var style = TextTrackStyle()
+        while let name = try r.nextMember() {
+            switch name {
+            case "foregroundColor":
+                try seen.insert(0)
+                style.foregroundColor = try r.string()
+            case "backgroundColor":
+                try seen.insert(1)
+                style.backgroundColor = try r.string()
+            case "edgeColor":
+                try seen.insert(2)
+                style.edgeColor = try r.string()
+            case "windowColor":
+                try seen.insert(3)
+                style.windowColor = try r.string()
+            case "edgeType":
+                try seen.insert(4)
+                style.edgeType = TextTrackEdgeType(rawValue: try r.string())
+            case "fontScale":
+                try seen.insert(5)
+                style.fontScale = try r.double()
+            case "fontFamily":
+                try seen.insert(6)
+                style.fontFamily = try r.string()
+            case "fontGenericFamily":
+                try seen.insert(7)
+                style.fontGenericFamily = TextTrackFontGenericFamily(rawValue: try r.string())
+            case "fontStyle":
+                try seen.insert(8)
+                style.fontStyle = TextTrackFontStyle(rawValue: try r.string())
+            case "windowType":
+                try seen.insert(9)
+                style.windowType = TextTrackWindowType(rawValue: try r.string())
+            case "windowRoundedCornerRadius":
+                try seen.insert(10)
+                style.windowRoundedCornerRadius = try r.double()
+            case "customData":
+                try seen.insert(11)
+                style.customData = try r.freeForm()
+            default:
+                throw JSONPullReader.Unusual()
+            }
+        }
+        return style
     }
 }
 

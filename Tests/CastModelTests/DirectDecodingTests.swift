@@ -67,6 +67,10 @@ struct DirectDecodingTests {
         #"{"type":"LOAD","media":{"metadata":{"metadataType":2,"seriesTitle":"s","season":1,"episode":2,"originalAirdate":"o","episodeNumber":3,"episodeTitle":"t","seasonNumber":4}}}"#,
         #"{"type":"LOAD","media":{"metadata":{"metadataType":3,"artist":"a","albumName":"b","albumArtist":"c","composer":"d","trackNumber":1,"discNumber":2,"artistName":"e","songName":"f","releaseYear":1999}}}"#,
         #"{"type":"LOAD","media":{"metadata":{"metadataType":5,"bookTitle":"b","chapterNumber":1,"chapterTitle":"c","contentRating":"r","releaseDate":"2010"}}}"#,
+        #"{"type":"LOAD","media":{"textTrackStyle":{}}}"#,
+        ##"{"type":"LOAD","media":{"contentId":"v.mp4","textTrackStyle":{"foregroundColor":"#FFFF00FF","backgroundColor":"#00000080","edgeColor":"#000000FF","windowColor":"#00000000","edgeType":"DROP_SHADOW","fontScale":1.25,"fontFamily":"Droid Sans","fontGenericFamily":"SANS_SERIF","fontStyle":"BOLD","windowType":"ROUNDED_CORNERS","windowRoundedCornerRadius":8,"customData":{"k":[1,"v"]}}}}"##,
+        // A vocabulary word the Cast SDK does not list is kept (the checks report it, not decoding).
+        #"{"type":"LOAD","media":{"textTrackStyle":{"edgeType":"GLOW","fontScale":2e0}}}"#,
         // Findings of the checks do not stop the direct path: only decoding findings do.
         #"{"type":"LOAD","media":{"contentId":"video0/master.m3u8","contentType":"text/html","streamType":"BUFFERED","tracks":[{"trackId":1,"type":"TEXT","language":"English"}]}}"#,
     ]
@@ -92,7 +96,11 @@ struct DirectDecodingTests {
         #"{"type":"LOAD","media":{"tracks":[1]}}"#,
         #"{"type":"LOAD","media":{"metadata":{"title":"no type"}}}"#,
         #"{"type":"LOAD","media":{"metadata":{"metadataType":1,"images":[{"width":1}]}}}"#,
-        #"{"type":"LOAD","media":{"textTrackStyle":{}}}"#,
+        #"{"type":"LOAD","media":{"textTrackStyle":{"fontScale":"1"}}}"#,
+        #"{"type":"LOAD","media":{"textTrackStyle":{"edgeType":"NONE","edgeType":"NONE"}}}"#,
+        #"{"type":"LOAD","media":{"textTrackStyle":{"fontFamily":null}}}"#,
+        ##"{"type":"LOAD","media":{"textTrackStyle":{"foregroundColor":"#FFFFFFFF","x":1}}}"##,
+        #"{"type":"LOAD","media":{"textTrackStyle":[]}}"#,
         #"{"type":"LOAD","queueData":{"startIndex":0}}"#,
         #"{"type":"LOAD","activeTrackIds":[1,"2"]}"#,
         #"{"type":"LOAD","autoplay":"true"}"#,
