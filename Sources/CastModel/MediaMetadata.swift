@@ -96,15 +96,8 @@ public struct MediaMetadata: CastJSONConvertible {
         }
     }
 
-    /// The wire names of the modelled fields that are set.
-    public var setFieldNames: [String] {
-        var names: [String] = []
-        forEachSetFieldName { names.append($0) }
-        return names
-    }
-
-    /// Calls `body` with the wire name of each modelled field that is set, in the order of
-    /// ``setFieldNames``, without building that list (the validator asks for every item).
+    /// Calls `body` with the wire name of each modelled field that is set, in a fixed order,
+    /// without building a list of them (the validator asks for every item).
     public func forEachSetFieldName(_ body: (String) -> Void) {
         if title != nil { body("title") }
         if subtitle != nil { body("subtitle") }

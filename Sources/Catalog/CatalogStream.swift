@@ -82,7 +82,8 @@ public struct CatalogStreamReader: Sendable {
         _ body: (_ items: [CatalogItem], _ findings: [Diagnostic], _ locate: ([Diagnostic]) -> [Diagnostic]) throws ->
             Void
     ) throws -> Summary {
-        try readLanes(contentsOf: path, transform: { _, _ in () }) { lanes, findings, locate in
+        let noTransform: Transform<Void>? = nil
+        return try readLanes(contentsOf: path, transform: noTransform) { lanes, findings, locate in
             // The lanes' items are the batch, moved rather than copied.
             var items: [CatalogItem] = []
             for index in lanes.indices {
@@ -120,6 +121,10 @@ public struct CatalogStreamReader: Sendable {
         }
     }
 
+    /// What a caller makes of a run of items on the thread that read them (see
+    /// ``read(contentsOf:transform:_:)``); nil when the caller wants the items themselves.
+    typealias Transform<Part> = @Sendable (ArraySlice<CatalogItem>, [Diagnostic]) -> Part
+
     /// The videos of a batch that one thread read: their items, the findings of reading them
     /// (unlocated), and what `transform` made of the items.
     struct Lane<Part: Sendable>: Sendable {
@@ -132,7 +137,7 @@ public struct CatalogStreamReader: Sendable {
     /// gets each batch's lanes in order.
     private func readLanes<Part: Sendable>(
         contentsOf path: String,
-        transform: @escaping @Sendable (ArraySlice<CatalogItem>, [Diagnostic]) -> Part,
+        transform: Transform<Part>?,
         _ body: (inout [Lane<Part>], [Diagnostic], ([Diagnostic]) -> [Diagnostic]) throws -> Void
     ) throws -> Summary {
         var isFolder: ObjCBool = false
@@ -175,13 +180,33 @@ public struct CatalogStreamReader: Sendable {
         }
         let bytes = file.withBytes { Array($0) }
         let result = try CatalogReader().read(bytes, file: path, resolver: resolver)
-        // Every finding goes with the one batch, so that those about an item block it.
-        var lanes = [
-            Lane(
-                items: result.items, findings: result.diagnostics,
-                parts: Self.transformInParallel(result.items, findings: result.diagnostics, transform))
-        ]
-        try body(&lanes, result.diagnostics, { result.locating($0) })
+        let locate = { result.locating($0) }
+        guard let transform else {
+            // The items themselves are wanted: they are all there is, one batch.
+            var lanes = [Lane<Part>(items: result.items, findings: result.diagnostics, parts: [])]
+            try body(&lanes, result.diagnostics, locate)
+            return Summary(
+                format: result.format, itemCount: result.items.count, title: result.title, diagnostics: [],
+                serving: result.serving)
+        }
+        // Transformed a batch of runs at a time, so that no more than a batch of what the
+        // transform makes (LOAD text, for load) is held. Every reading finding goes with the
+        // first batch; each run's transform gets those whose paths lie inside its items, so
+        // those about an item block it.
+        let findingsOfRun = Self.findingsOfRuns(result.items, findings: result.diagnostics)
+        let runsPerBatch = max(1, options.batchSize / Self.laneSize)
+        var firstRun = 0
+        repeat {
+            let runs = firstRun..<min(findingsOfRun.count, firstRun + runsPerBatch)
+            let parts = Self.inParallel(runs.map { ($0, 0) }) { run, _ in
+                transform(
+                    result.items[(run * Self.laneSize)..<min(result.items.count, (run + 1) * Self.laneSize)],
+                    findingsOfRun[run])
+            }
+            var lanes = [Lane(items: [], findings: [], parts: parts)]
+            try body(&lanes, firstRun == 0 ? result.diagnostics : [], locate)
+            firstRun = runs.upperBound
+        } while firstRun < findingsOfRun.count
         return Summary(
             format: result.format, itemCount: result.items.count, title: result.title, diagnostics: [],
             serving: result.serving)
@@ -211,7 +236,7 @@ public struct CatalogStreamReader: Sendable {
     /// Streams an f.json; nil when the file is not one (the caller reads it whole).
     private func readCastVideos<Part: Sendable>(
         _ file: LoadedFile, path: String, resolver: URLResolver,
-        transform: @escaping @Sendable (ArraySlice<CatalogItem>, [Diagnostic]) -> Part,
+        transform: Transform<Part>?,
         _ body: (inout [Lane<Part>], [Diagnostic], ([Diagnostic]) -> [Diagnostic]) throws -> Void
     ) throws -> Summary? {
         let head = file.withBytes { Array($0.prefix(4096)) }
@@ -389,7 +414,7 @@ public struct CatalogStreamReader: Sendable {
     private func readBatch<Part: Sendable>(
         _ ranges: [Range<Int>], firstVideo: Int, path: JSONPath, bases: [String: String], firstIndex: Int,
         file: LoadedFile, reader: CastVideosCatalogReader,
-        transform: @escaping @Sendable (ArraySlice<CatalogItem>, [Diagnostic]) -> Part
+        transform: Transform<Part>?
     ) -> [Lane<Part>] {
         // Reads the video at `position` as item `index`: its plain shape straight from the
         // text, anything else through its tree (dropped once its item is built).
@@ -434,7 +459,7 @@ public struct CatalogStreamReader: Sendable {
                         items.append(item)
                     }
                 }
-                return Lane(items: items, findings: findings, parts: [transform(items[...], findings)])
+                return Lane(items: items, findings: findings, parts: transform.map { [$0(items[...], findings)] } ?? [])
             }
         }
         let laneCount = (ranges.count + laneSize - 1) / laneSize
@@ -467,12 +492,9 @@ public struct CatalogStreamReader: Sendable {
         return slots.take()
     }
 
-    /// `transform` of the whole catalog's items (a shape read whole), in runs of
-    /// ``laneSize`` on every core; each run gets the findings whose paths lie inside its items.
-    private static func transformInParallel<Part: Sendable>(
-        _ items: [CatalogItem], findings: [Diagnostic],
-        _ transform: @escaping @Sendable (ArraySlice<CatalogItem>, [Diagnostic]) -> Part
-    ) -> [Part] {
+    /// For the whole catalog's items (a shape read whole) in runs of ``laneSize``, the findings
+    /// each run's transform gets: those whose paths lie inside its items.
+    private static func findingsOfRuns(_ items: [CatalogItem], findings: [Diagnostic]) -> [[Diagnostic]] {
         let runCount = (items.count + laneSize - 1) / laneSize
         // The run of each item path, and each finding given to the runs of the items it lies in.
         var runsOfPath: [JSONPath: [Int]] = [:]
@@ -493,10 +515,7 @@ public struct CatalogStreamReader: Sendable {
             }
             for run in runs.sorted() { findingsOfRun[run].append(finding) }
         }
-        let runFindings = findingsOfRun
-        return inParallel((0..<runCount).map { ($0, 0) }) { run, _ in
-            transform(items[(run * laneSize)..<min(items.count, (run + 1) * laneSize)], runFindings[run])
-        }
+        return findingsOfRun
     }
 
     /// Adds file:line:column to findings that have a JSON path: inside a video of the current

@@ -128,14 +128,7 @@ struct Cursor {
         return JSONDocument(value: value, duplicateKeys: duplicateKeys)
     }
 
-    mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x0A, 0x0D, 0x09: index += 1
-            default: return
-            }
-        }
-    }
+    mutating func skipWhitespace() { index = JSONBytes.whitespaceEnd(in: bytes, from: index) }
 
     mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         skipWhitespace()

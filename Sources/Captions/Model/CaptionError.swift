@@ -135,7 +135,9 @@ struct DiagnosticLog {
             result.append(
                 Diagnostic(
                     info.severity, code,
-                    "\(info.count) more '\(code.rawValue)' findings like the ones above were not listed one by one",
+                    // Findings are printed sorted by place, and this one has none: it comes first,
+                    // so it says what was listed rather than pointing "above".
+                    "\(info.count) more '\(code.rawValue)' findings were not listed one by one (the first \(perCodeCap) are)",
                     location: Diagnostic.SourceLocation(file: file)))
         }
         return result
