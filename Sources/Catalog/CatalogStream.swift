@@ -65,9 +65,6 @@ public struct CatalogStreamReader: Sendable {
 
     public var options: Options
 
-    /// Files larger than this are mapped rather than read into memory.
-    static let mappingThreshold = 64 << 20
-
     /// Creates a reader.
     public init(options: Options = Options()) { self.options = options }
 
@@ -114,7 +111,6 @@ public struct CatalogStreamReader: Sendable {
         _ body: (_ parts: [Part], _ findings: [Diagnostic], _ locate: ([Diagnostic]) -> [Diagnostic]) throws -> Void
     ) throws -> Summary {
         try readLanes(contentsOf: path, transform: transform) { lanes, findings, locate in
-            // The transform is done with the items: they go before `body` runs.
             let parts = lanes.flatMap(\.parts)
             lanes = []
             try withoutActuallyEscaping(locate) { try body(parts, findings, $0) }
@@ -128,9 +124,13 @@ public struct CatalogStreamReader: Sendable {
     /// The videos of a batch that one thread read: their items, the findings of reading them
     /// (unlocated), and what `transform` made of the items.
     struct Lane<Part: Sendable>: Sendable {
+        /// The items read, when no transform took them (a transformed lane's items are freed
+        /// by the thread that read them, not by the one that prints).
         var items: [CatalogItem]
         var findings: [Diagnostic]
         var parts: [Part]
+        /// How many items the lane's videos gave.
+        var itemCount: Int
     }
 
     /// What both ``read(contentsOf:_:)`` and ``read(contentsOf:transform:_:)`` do: `body`
@@ -145,13 +145,12 @@ public struct CatalogStreamReader: Sendable {
             // The whole-file reader words this error.
             _ = try CatalogReader().read(contentsOf: path)
         }
+        // Mapped, whatever its size: its pages are the system's cached copy, where reading it
+        // would first clear as much fresh memory and copy the file in, on one thread before any
+        // other can start (a fifth of a 10,000-item load's wall time, measured).
         let file: LoadedFile
         do throws(LoadedFile.Failure) {
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-            file =
-                size > Self.mappingThreshold
-                ? try LoadedFile.map(path: path, limit: options.maximumFileSize)
-                : try LoadedFile.read(path: path, limit: options.maximumFileSize)
+            file = try LoadedFile.map(path: path, limit: options.maximumFileSize)
         } catch .tooLarge(let size) {
             throw CatalogError(
                 diagnostic: Diagnostic(
@@ -183,7 +182,9 @@ public struct CatalogStreamReader: Sendable {
         let locate = { result.locating($0) }
         guard let transform else {
             // The items themselves are wanted: they are all there is, one batch.
-            var lanes = [Lane<Part>(items: result.items, findings: result.diagnostics, parts: [])]
+            var lanes = [
+                Lane<Part>(items: result.items, findings: result.diagnostics, parts: [], itemCount: result.items.count)
+            ]
             try body(&lanes, result.diagnostics, locate)
             return Summary(
                 format: result.format, itemCount: result.items.count, title: result.title, diagnostics: [],
@@ -203,7 +204,7 @@ public struct CatalogStreamReader: Sendable {
                     result.items[(run * Self.laneSize)..<min(result.items.count, (run + 1) * Self.laneSize)],
                     findingsOfRun[run])
             }
-            var lanes = [Lane(items: [], findings: [], parts: parts)]
+            var lanes = [Lane(items: [], findings: [], parts: parts, itemCount: 0)]
             try body(&lanes, firstRun == 0 ? result.diagnostics : [], locate)
             firstRun = runs.upperBound
         } while firstRun < findingsOfRun.count
@@ -274,24 +275,29 @@ public struct CatalogStreamReader: Sendable {
                     else { continue }
                     if summary.title == nil { summary.title = header.name }
                     let videosPath = JSONPath.root.appending("categories").appending(index: index).appending("videos")
+                    let plan = LanePlan(videoCount: category.videoRanges.count, batchSize: options.batchSize)
+                    var batch: [Lane<Part>] = []
                     var firstVideo = 0
-                    while firstVideo < category.videoRanges.count {
-                        let ranges = Array(
-                            category.videoRanges[
-                                firstVideo..<min(category.videoRanges.count, firstVideo + options.batchSize)])
-                        var lanes = readBatch(
-                            ranges, firstVideo: firstVideo, path: videosPath, bases: header.bases,
-                            firstIndex: summary.itemCount, file: file, reader: reader, transform: transform)
+                    // Lanes come in order as they are done; `body` gets them a batch at a time.
+                    try readVideos(
+                        category.videoRanges, plan: plan, path: videosPath, bases: header.bases,
+                        firstIndex: summary.itemCount, file: file, reader: reader, transform: transform
+                    ) { laneNumber, lane in
+                        batch.append(lane)
+                        guard plan.endsBatch(laneNumber) else { return }
+                        let batchEnd = plan.videos(ofLane: laneNumber).upperBound
+                        let ranges = category.videoRanges[firstVideo..<batchEnd]
                         let first = firstVideo
                         func locate(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
                             Self.locate(
                                 diagnostics, scanner: skimmer, tracker: &tracker, file: path, outline: outline,
                                 videos: (videosPath, first, ranges))
                         }
-                        let kept = lanes.reduce(0) { $0 + $1.items.count }
-                        try body(&lanes, locate(lanes.flatMap(\.findings)), locate)
+                        let kept = batch.reduce(0) { $0 + $1.itemCount }
+                        try body(&batch, locate(batch.flatMap(\.findings)), locate)
+                        batch = []
                         summary.itemCount += kept
-                        firstVideo += ranges.count
+                        firstVideo = batchEnd
                         if let end = ranges.last?.upperBound { file.discardPages(before: end) }
                     }
                 }
@@ -409,20 +415,23 @@ public struct CatalogStreamReader: Sendable {
     /// cores, each lane's items transformed by the thread that read them.
     static let laneSize = 512
 
-    /// A batch of videos read (and transformed) on every core in lanes, its items numbered by
-    /// the items kept before each.
-    private func readBatch<Part: Sendable>(
-        _ ranges: [Range<Int>], firstVideo: Int, path: JSONPath, bases: [String: String], firstIndex: Int,
-        file: LoadedFile, reader: CastVideosCatalogReader,
-        transform: Transform<Part>?
-    ) -> [Lane<Part>] {
+    /// Reads a category's videos (at `ranges`) in lanes of ``laneSize`` on every core, each
+    /// lane's items transformed by the thread that read them, and hands the lanes to `consume`
+    /// in order as they are done (with whether it is the last), on the calling thread. Items
+    /// are numbered from `firstIndex` by the items kept before each: a lane learns where its
+    /// numbers start as soon as the lane before it has read its videos (``RunningTotals``).
+    private func readVideos<Part: Sendable>(
+        _ ranges: [Range<Int>], plan: LanePlan, path: JSONPath, bases: [String: String], firstIndex: Int,
+        file: LoadedFile, reader: CastVideosCatalogReader, transform: Transform<Part>?,
+        consume: (_ laneNumber: Int, Lane<Part>) throws -> Void
+    ) throws {
         // Reads the video at `position` as item `index`: its plain shape straight from the
         // text, anything else through its tree (dropped once its item is built).
         @Sendable func readVideo(
             _ position: Int, index: Int, scanner: inout JSONScanner, buffer: UnsafeBufferPointer<UInt8>,
             diagnostics: inout [Diagnostic]
         ) -> CatalogItem? {
-            let videoPath = path.appending(index: firstVideo + position)
+            let videoPath = path.appending(index: position)
             if case .read(let item) = reader.readVideo(
                 text: UnsafeBufferPointer(rebasing: buffer[ranges[position]]), at: videoPath, bases: bases,
                 index: index, diagnostics: &diagnostics)
@@ -441,13 +450,16 @@ public struct CatalogStreamReader: Sendable {
             return reader.readVideo(
                 document?.value ?? .null, at: videoPath, bases: bases, index: index, diagnostics: &diagnostics)
         }
-        let laneSize = Self.laneSize
+        let laneCount = plan.laneCount
+        guard laneCount > 0 else { return }
+        let totals = RunningTotals(count: laneCount, start: firstIndex)
         // Reads lane `lane` with its first item numbered `laneIndex`; a skipped video (no item)
         // shifts the numbers of the lane's later videos, as it does those of later lanes.
-        let read: @Sendable (_ lane: Int, _ laneIndex: Int) -> Lane<Part> = { lane, laneIndex in
+        let readLane: @Sendable (_ lane: Int, _ laneIndex: Int) -> (items: [CatalogItem], findings: [Diagnostic]) = {
+            lane, laneIndex in
             file.withBytes { buffer in
                 var scanner = JSONScanner(bytes: buffer)
-                let positions = (lane * laneSize)..<min(ranges.count, (lane + 1) * laneSize)
+                let positions = plan.videos(ofLane: lane)
                 var items: [CatalogItem] = []
                 items.reserveCapacity(positions.count)
                 var findings: [Diagnostic] = []
@@ -459,24 +471,61 @@ public struct CatalogStreamReader: Sendable {
                         items.append(item)
                     }
                 }
-                return Lane(items: items, findings: findings, parts: transform.map { [$0(items[...], findings)] } ?? [])
+                return (items, findings)
             }
         }
-        let laneCount = (ranges.count + laneSize - 1) / laneSize
-        // Each lane is first numbered as if no earlier video of the batch were skipped.
-        var lanes = Self.inParallel((0..<laneCount).map { ($0, firstIndex + $0 * laneSize) }, read)
-        // A lane after a skipped video was numbered too high: such lanes (rare: a video with no
-        // usable source) are read again with their numbers, now known, in parallel too.
-        var again: [(lane: Int, index: Int)] = []
-        var kept = firstIndex
-        for lane in lanes.indices {
-            if kept != firstIndex + lane * laneSize { again.append((lane, kept)) }
-            kept += lanes[lane].items.count
+        let work: @Sendable (Int) -> Lane<Part> = { lane in
+            // Numbered as if no video since the last known total were skipped; read again in
+            // the rare case one was (a video with no usable source), once the number is known.
+            let known = totals.latestTotal(atOrBefore: lane)
+            let guess =
+                known.total + plan.videos(ofLane: lane).lowerBound - plan.videos(ofLane: known.piece).lowerBound
+            var (items, findings) = readLane(lane, guess)
+            let start = totals.waitForTotal(before: lane)
+            totals.publish(after: lane, total: start + items.count)
+            if start != guess { (items, findings) = readLane(lane, start) }
+            guard let transform else {
+                return Lane(items: items, findings: findings, parts: [], itemCount: items.count)
+            }
+            let part = transform(items[...], findings)
+            return Lane(items: [], findings: findings, parts: [part], itemCount: items.count)
         }
-        if !again.isEmpty {
-            for (redone, lane) in zip(Self.inParallel(again, read), again) { lanes[lane.lane] = redone }
+        let workers = min(ProcessInfo.processInfo.activeProcessorCount, 8)
+        try OrderedWork.run(count: laneCount, workers: workers, window: 2 * workers, work) { lane, result in
+            try consume(lane, result)
         }
-        return lanes
+    }
+
+    /// How a category's videos are cut: batches of the options' batch size (what `body` gets
+    /// at a time), each in lanes of about ``laneSize`` (what one thread reads at a time).
+    struct LanePlan {
+        let videoCount: Int
+        let batchSize: Int
+        let lanesPerBatch: Int
+        let laneLength: Int
+
+        init(videoCount: Int, batchSize: Int) {
+            self.videoCount = videoCount
+            self.batchSize = max(1, batchSize)
+            lanesPerBatch = (self.batchSize + CatalogStreamReader.laneSize - 1) / CatalogStreamReader.laneSize
+            laneLength = (self.batchSize + lanesPerBatch - 1) / lanesPerBatch
+        }
+
+        var laneCount: Int {
+            let fullBatches = videoCount / batchSize
+            let rest = videoCount - fullBatches * batchSize
+            return fullBatches * lanesPerBatch + (rest + laneLength - 1) / laneLength
+        }
+
+        /// The positions of the videos of lane `lane` in the category's list.
+        func videos(ofLane lane: Int) -> Range<Int> {
+            let batchStart = lane / lanesPerBatch * batchSize
+            let start = batchStart + lane % lanesPerBatch * laneLength
+            return start..<min(videoCount, batchStart + batchSize, start + laneLength)
+        }
+
+        /// Whether lane `lane` is the last of its batch (or of the category).
+        func endsBatch(_ lane: Int) -> Bool { lane % lanesPerBatch == lanesPerBatch - 1 || lane == laneCount - 1 }
     }
 
     /// `work` for each of `arguments`, on every core, results in order.
@@ -523,7 +572,7 @@ public struct CatalogStreamReader: Sendable {
     /// by skimming that video, elsewhere from the outline's offsets (the nearest parent).
     private static func locate(
         _ diagnostics: [Diagnostic], scanner: JSONScanner, tracker: inout TextPositionTracker, file: String,
-        outline: Outline, videos: (path: JSONPath, first: Int, ranges: [Range<Int>])?
+        outline: Outline, videos: (path: JSONPath, first: Int, ranges: ArraySlice<Range<Int>>)?
     ) -> [Diagnostic] {
         var wanted: [Int: Set<[JSONPath.Component]>] = [:]
         func video(of path: JSONPath) -> Int? {
@@ -547,7 +596,9 @@ public struct CatalogStreamReader: Sendable {
             for (position, paths) in wanted {
                 let itemPath = videos.path.appending(index: videos.first + position)
                 found.merge(
-                    scanner.offsets(of: paths, inValueAt: videos.ranges[position].lowerBound, path: itemPath),
+                    scanner.offsets(
+                        of: paths, inValueAt: videos.ranges[videos.ranges.startIndex + position].lowerBound,
+                        path: itemPath),
                     uniquingKeysWith: { $1 })
             }
         }

@@ -88,8 +88,9 @@ struct CatalogStreamTests {
         #expect(streamed.items.first?.sources.first?.url == "https://cdn.example.com/hls/one/master.m3u8")
     }
 
-    /// Long catalogs cross batch and thread boundaries; skipped videos renumber the rest.
-    @Test("a long catalog with skipped videos", arguments: [7, 300, 4096])
+    /// Long catalogs cross batch and thread boundaries (a batch of 513 or 1,001 videos is cut into
+    /// two uneven lanes); skipped videos renumber the rest.
+    @Test("a long catalog with skipped videos", arguments: [7, 300, 513, 1001, 4096])
     func longCatalog(batchSize: Int) throws {
         var videos: [String] = []
         for index in 0..<1500 {
