@@ -10,11 +10,13 @@ import SystemIO
 /// A CastVideos `f.json` is read in two passes over its bytes. The first checks the whole
 /// text (every syntax error is reported as ``CatalogReader`` reports it, before any item is
 /// handed out) and notes, for each category, its own members (name, base URLs — wherever
-/// they sit, before or after `videos`) and where its `videos` array starts. The second walks
-/// each `videos` array and parses one video at a time into a small ``JSONValue``; a batch of
-/// videos is built into ``CatalogItem``s on every core and handed to the caller, who is done
-/// with it before the next is read. Files above 64 MiB are mapped and the pages already
-/// passed are given back, so memory stays bounded whatever the catalog's length.
+/// they sit, before or after `videos`) and where each video is. The second reads the videos
+/// in lanes of 512 on every core, each lane straight from its text into ``CatalogItem``s (and
+/// through whatever the caller makes of them), and hands the caller a batch of lanes at a
+/// time in order, while the next lanes are read; the first lanes are read while the first
+/// pass still runs (``LanesAhead``), and kept only if the category turns out as assumed. The
+/// file is mapped and the pages already passed are given back, so memory stays bounded
+/// whatever the catalog's length.
 ///
 /// Other catalog shapes (CastPrep's own, the chrome `media` list, M3U) are small and are read
 /// whole by ``CatalogReader``; their items come as one batch.
@@ -244,11 +246,35 @@ public struct CatalogStreamReader: Sendable {
         guard head.contains(where: { $0 > 0x20 }),
             (try? CatalogReader().sniff(head, file: path)) == .json
         else { return nil }
+        let reader = CastVideosCatalogReader(resolver: resolver)
+        // The first category's first lanes are read on another core while the first pass runs.
+        var ahead: LanesAhead<Part>?
+        defer { ahead?.join() }
+        let videosAhead: VideosAhead? =
+            ProcessInfo.processInfo.activeProcessorCount < 2
+            ? nil
+            : { [options] members in
+                var scratch: [Diagnostic] = []
+                var category = members
+                category["videos"] = .array([])
+                guard let header = reader.category(.object(category), index: 0, diagnostics: &scratch) else {
+                    return nil
+                }
+                let reading = LaneReading(
+                    path: JSONPath.root.appending("categories").appending(index: 0).appending("videos"),
+                    bases: header.bases, file: file, reader: reader, transform: transform)
+                let started = LanesAhead(reading: reading, batchSize: options.batchSize, limit: Self.lanesAhead)
+                ahead = started
+                return { places, finished in started.tell(places, finished: finished) }
+            }
+        let aheadChunk = LanePlan(videoCount: 0, batchSize: options.batchSize).laneLength
         return try file.withBytes { buffer throws -> Summary? in
             var scanner = JSONScanner(bytes: buffer)
             let outline: Outline
             do {
-                outline = try self.outline(&scanner, file: file, path: path)
+                defer { ahead?.close() }
+                outline = try self.outline(
+                    &scanner, file: file, path: path, videosAhead: videosAhead, aheadChunk: aheadChunk)
             } catch let error as JSONSyntaxError {
                 throw CatalogError(
                     diagnostic: Diagnostic(
@@ -265,7 +291,6 @@ public struct CatalogStreamReader: Sendable {
                     "member \"\($0.components.last.map(CatalogReader.name) ?? "")\" appears twice; the last value is used",
                     fix: "remove one of them", path: $0)
             }
-            let reader = CastVideosCatalogReader(resolver: resolver)
             var root = outline.rootMembers
             if outline.categories != nil { root["categories"] = .array([]) }
             if reader.categories(of: .object(root), diagnostics: &summary.diagnostics) != nil {
@@ -279,9 +304,16 @@ public struct CatalogStreamReader: Sendable {
                     var batch: [Lane<Part>] = []
                     var firstVideo = 0
                     // Lanes come in order as they are done; `body` gets them a batch at a time.
+                    let reading = LaneReading(
+                        path: videosPath, bases: header.bases, file: file, reader: reader, transform: transform)
+                    // Lanes read ahead count when they were read as they would be now.
+                    let aheadLanes = ahead.flatMap {
+                        index == 0 && summary.itemCount == 0
+                            && $0.isValid(bases: header.bases, ranges: category.videoRanges) ? $0 : nil
+                    }
                     try readVideos(
-                        category.videoRanges, plan: plan, path: videosPath, bases: header.bases,
-                        firstIndex: summary.itemCount, file: file, reader: reader, transform: transform
+                        category.videoRanges, plan: plan, reading: reading, firstIndex: summary.itemCount,
+                        ahead: aheadLanes
                     ) { laneNumber, lane in
                         batch.append(lane)
                         guard plan.endsBatch(laneNumber) else { return }
@@ -308,8 +340,19 @@ public struct CatalogStreamReader: Sendable {
         }
     }
 
+    /// Where the first pass tells what it finds of the first category's videos as it goes:
+    /// called with the members the category has before its `videos` array when that array
+    /// starts, it returns what takes the videos' places, a lane's worth at a time (and the
+    /// rest, finished, at the array's end); nil when nobody wants them.
+    typealias VideosAhead = (_ membersBefore: [String: JSONValue]) -> (
+        (ArraySlice<Range<Int>>, _ finished: Bool) -> Void
+    )?
+
     /// The first pass: checks the text and notes the outer structure.
-    private func outline(_ scanner: inout JSONScanner, file: LoadedFile, path: String) throws -> Outline {
+    private func outline(
+        _ scanner: inout JSONScanner, file: LoadedFile, path: String, videosAhead: VideosAhead? = nil,
+        aheadChunk: Int = 1
+    ) throws -> Outline {
         var outline = Outline()
         let limit = options.maximumValueSize
         // Parses the value here, after checking it is not too large to hold.
@@ -361,6 +404,7 @@ public struct CatalogStreamReader: Sendable {
                     var videosOffset: Int?
                     var videoRanges: [Range<Int>] = []
                     var names: Set<String> = []
+                    var askedAhead = false
                     try scanner.scanObject { name, scanner in
                         let namePath = categoryPath.appending(name)
                         if !names.insert(name).inserted { outline.duplicates.append(namePath) }
@@ -376,8 +420,13 @@ public struct CatalogStreamReader: Sendable {
                         }
                         videosOffset = scanner.offset
                         videoRanges = []
+                        // Only the first category's first videos array is told as it goes.
+                        let sink = index == 0 && !askedAhead ? videosAhead?(members) : nil
+                        askedAhead = true
+                        var told = 0
                         members[name] = .array([])
                         var released = scanner.offset
+                        defer { sink?(videoRanges[told...], true) }
                         try scanner.scanArray { video, scanner in
                             _ = scanner.peek()
                             let start = scanner.offset
@@ -387,6 +436,10 @@ public struct CatalogStreamReader: Sendable {
                                     namePath.appending(index: video), size: scanner.offset - start, path: path)
                             }
                             videoRanges.append(start..<scanner.offset)
+                            if let sink, videoRanges.count - told >= aheadChunk {
+                                sink(videoRanges[told...], false)
+                                told = videoRanges.count
+                            }
                             if scanner.offset - released > 8 << 20 {
                                 file.discardPages(before: scanner.offset)
                                 released = scanner.offset
@@ -415,80 +468,42 @@ public struct CatalogStreamReader: Sendable {
     /// cores, each lane's items transformed by the thread that read them.
     static let laneSize = 512
 
+    /// Lanes of the first category read at most while the first pass runs (``LanesAhead``):
+    /// 8,192 videos, what the other core reads while the first pass checks about 100,000.
+    static let lanesAhead = 16
+
     /// Reads a category's videos (at `ranges`) in lanes of ``laneSize`` on every core, each
     /// lane's items transformed by the thread that read them, and hands the lanes to `consume`
-    /// in order as they are done (with whether it is the last), on the calling thread. Items
-    /// are numbered from `firstIndex` by the items kept before each: a lane learns where its
-    /// numbers start as soon as the lane before it has read its videos (``RunningTotals``).
+    /// in order as they are done, on the calling thread. Items are numbered from `firstIndex`
+    /// by the items kept before each: a lane learns where its numbers start as soon as the
+    /// lane before it has read its videos (``RunningTotals``). The first lanes may already be
+    /// read, or being read, by `ahead`.
     private func readVideos<Part: Sendable>(
-        _ ranges: [Range<Int>], plan: LanePlan, path: JSONPath, bases: [String: String], firstIndex: Int,
-        file: LoadedFile, reader: CastVideosCatalogReader, transform: Transform<Part>?,
-        consume: (_ laneNumber: Int, Lane<Part>) throws -> Void
+        _ ranges: [Range<Int>], plan: LanePlan, reading: LaneReading<Part>, firstIndex: Int,
+        ahead: LanesAhead<Part>?, consume: (_ laneNumber: Int, Lane<Part>) throws -> Void
     ) throws {
-        // Reads the video at `position` as item `index`: its plain shape straight from the
-        // text, anything else through its tree (dropped once its item is built).
-        @Sendable func readVideo(
-            _ position: Int, index: Int, scanner: inout JSONScanner, buffer: UnsafeBufferPointer<UInt8>,
-            diagnostics: inout [Diagnostic]
-        ) -> CatalogItem? {
-            let videoPath = path.appending(index: position)
-            if case .read(let item) = reader.readVideo(
-                text: UnsafeBufferPointer(rebasing: buffer[ranges[position]]), at: videoPath, bases: bases,
-                index: index, diagnostics: &diagnostics)
-            {
-                return item
-            }
-            scanner.move(to: ranges[position].lowerBound, depth: 4)
-            // The first pass checked this text: parsing it cannot fail.
-            let document = try? scanner.parseValue(at: videoPath)
-            diagnostics += (document?.duplicateKeys ?? []).map {
-                Diagnostic(
-                    .warning, "json.duplicate-key",
-                    "member \"\($0.path.components.last.map(CatalogReader.name) ?? "")\" appears twice; the last value is used",
-                    fix: "remove one of them", path: $0.path)
-            }
-            return reader.readVideo(
-                document?.value ?? .null, at: videoPath, bases: bases, index: index, diagnostics: &diagnostics)
-        }
         let laneCount = plan.laneCount
         guard laneCount > 0 else { return }
+        let aheadCount = min(ahead?.laneCount ?? 0, laneCount)
         let totals = RunningTotals(count: laneCount, start: firstIndex)
-        // Reads lane `lane` with its first item numbered `laneIndex`; a skipped video (no item)
-        // shifts the numbers of the lane's later videos, as it does those of later lanes.
-        let readLane: @Sendable (_ lane: Int, _ laneIndex: Int) -> (items: [CatalogItem], findings: [Diagnostic]) = {
-            lane, laneIndex in
-            file.withBytes { buffer in
-                var scanner = JSONScanner(bytes: buffer)
-                let positions = plan.videos(ofLane: lane)
-                var items: [CatalogItem] = []
-                items.reserveCapacity(positions.count)
-                var findings: [Diagnostic] = []
-                for position in positions {
-                    if let item = readVideo(
-                        position, index: laneIndex + items.count, scanner: &scanner, buffer: buffer,
-                        diagnostics: &findings)
-                    {
-                        items.append(item)
-                    }
-                }
-                return (items, findings)
-            }
-        }
         let work: @Sendable (Int) -> Lane<Part> = { lane in
+            if lane < aheadCount, let ahead {
+                // Read while the first pass ran, numbered from the category's start.
+                let done = ahead.lane(lane)
+                let start = totals.waitForTotal(before: lane)
+                totals.publish(after: lane, total: start + done.itemCount)
+                return done
+            }
             // Numbered as if no video since the last known total were skipped; read again in
             // the rare case one was (a video with no usable source), once the number is known.
             let known = totals.latestTotal(atOrBefore: lane)
-            let guess =
-                known.total + plan.videos(ofLane: lane).lowerBound - plan.videos(ofLane: known.piece).lowerBound
-            var (items, findings) = readLane(lane, guess)
+            let positions = plan.videos(ofLane: lane)
+            let guess = known.total + positions.lowerBound - plan.videos(ofLane: known.piece).lowerBound
+            var (items, findings) = reading.read(positions, of: ranges, firstIndex: guess)
             let start = totals.waitForTotal(before: lane)
             totals.publish(after: lane, total: start + items.count)
-            if start != guess { (items, findings) = readLane(lane, start) }
-            guard let transform else {
-                return Lane(items: items, findings: findings, parts: [], itemCount: items.count)
-            }
-            let part = transform(items[...], findings)
-            return Lane(items: [], findings: findings, parts: [part], itemCount: items.count)
+            if start != guess { (items, findings) = reading.read(positions, of: ranges, firstIndex: start) }
+            return reading.lane(items, findings)
         }
         let workers = min(ProcessInfo.processInfo.activeProcessorCount, 8)
         try OrderedWork.run(count: laneCount, workers: workers, window: 2 * workers, work) { lane, result in

@@ -90,16 +90,22 @@ struct CatalogStreamTests {
 
     /// Long catalogs cross batch and thread boundaries (a batch of 513 or 1,001 videos is cut into
     /// two uneven lanes); skipped videos renumber the rest.
-    @Test("a long catalog with skipped videos", arguments: [7, 300, 513, 1001, 4096])
-    func longCatalog(batchSize: Int) throws {
+    ///
+    /// With the base URL before `videos`, the first lanes are read while the first pass still
+    /// runs, with that base; after `videos`, those lanes are thrown away and read again.
+    @Test(
+        "a long catalog with skipped videos",
+        arguments: [7, 300, 513, 1001, 4096], [false, true])
+    func longCatalog(batchSize: Int, baseFirst: Bool) throws {
         var videos: [String] = []
         for index in 0..<1500 {
             let source = index % 97 == 0 ? "" : #"{"type": "mp4", "url": "v\#(index).mp4"}"#
             videos.append(#"{"title": "V\#(index)", "sources": [\#(source)], "duration": \#(index)}"#)
         }
+        let base = #""mp4": "https://m.example.com/""#
         let text =
-            #"{"categories": [{"name": "Long", "videos": [\#n"# + videos.joined(separator: ",\n")
-            + #"], "mp4": "https://m.example.com/"}]}"#
+            #"{"categories": [{"name": "Long", \#(baseFirst ? base + ", " : "")"videos": [\#n"#
+            + videos.joined(separator: ",\n") + #"]\#(baseFirst ? "" : ", " + base)}]}"#
         let path = try Self.write(text)
         let tree = try CatalogReader().read(contentsOf: path)
         let streamed = try Self.stream(path, batchSize: batchSize)
@@ -132,6 +138,29 @@ struct CatalogStreamTests {
         }
         #expect(handed == 0)
         #expect(streamed?.diagnostic == expected?.diagnostic)
+    }
+
+    /// Lanes read while the first pass runs are never handed out when the pass then finds a
+    /// syntax error, and are read again when a second `videos` array replaces the first.
+    @Test("lanes read ahead of a syntax error or of a second videos array are not handed out")
+    func readAheadThrownAway() throws {
+        let videos = (0..<3000).map { #"{"title": "V\#($0)", "sources": [{"type": "mp4", "url": "v\#($0).mp4"}]}"# }
+        let head = #"{"categories": [{"name": "A", "mp4": "https://m.example.com/", "videos": [\#n"#
+        let broken = try Self.write(head + videos.joined(separator: ",\n") + "], \"tail\": nul}]}")
+        let expected = #expect(throws: CatalogError.self) { try CatalogReader().read(contentsOf: broken) }
+        var handed = 0
+        let streamed = #expect(throws: CatalogError.self) {
+            _ = try CatalogStreamReader().read(contentsOf: broken) { items, _, _ in handed += items.count }
+        }
+        #expect(handed == 0)
+        #expect(streamed?.diagnostic == expected?.diagnostic)
+
+        let replaced = try Self.write(
+            head + videos.joined(separator: ",\n") + #"], "videos": [{"title": "Only", "sources": ["only.mp4"]}]}]}"#)
+        let tree = try CatalogReader().read(contentsOf: replaced)
+        let read = try Self.stream(replaced, batchSize: 4096)
+        #expect(read.items.map(\.title) == ["Only"])
+        #expect(read.items == tree.items)
     }
 
     @Test("one video above the value limit is an error naming it")
