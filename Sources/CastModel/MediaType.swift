@@ -160,9 +160,20 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
                 }
             }
             guard let slash, slash > 0, slash < bytes.count - 1 else { return nil }
-            let type = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<slash]), as: UTF8.self)
-            let subtype = String(decoding: UnsafeBufferPointer(rebasing: bytes[(slash + 1)...]), as: UTF8.self)
-            return MediaType(type: type.lowercased(), subtype: subtype.lowercased())
+            // Token bytes are ASCII: lower-cased as they are copied (no `lowercased()` pass).
+            return MediaType(
+                type: asciiLowercased(UnsafeBufferPointer(rebasing: bytes[..<slash])),
+                subtype: asciiLowercased(UnsafeBufferPointer(rebasing: bytes[(slash + 1)...])))
+        }
+    }
+
+    /// The ASCII text of `bytes` with its capital letters made small.
+    private static func asciiLowercased(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count) { copy in
+            for (index, byte) in bytes.enumerated() {
+                copy[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            }
+            return bytes.count
         }
     }
 

@@ -115,17 +115,25 @@ enum PlainKey {
         ("contentId", .contentID), ("name", .name), ("language", .language),
     ]
 
-    /// The name whose UTF-8 bytes are `bytes`; nil for any other.
+    /// The name whose UTF-8 bytes are `bytes`; nil for any other. Only the names of the same
+    /// length and first byte are compared (at most two share both).
     init?(_ bytes: UnsafeBufferPointer<UInt8>) {
-        for entry in Self.names where entry.name.utf8CodeUnitCount == bytes.count {
-            let name = UnsafeBufferPointer(start: entry.name.utf8Start, count: bytes.count)
-            if name.elementsEqual(bytes) {
+        guard let first = bytes.first, bytes.count < Self.byLengthAndFirst.count else { return nil }
+        for entry in Self.byLengthAndFirst[bytes.count] where entry.name.utf8Start[0] == first {
+            if memcmp(entry.name.utf8Start, bytes.baseAddress!, bytes.count) == 0 {
                 self = entry.key
                 return
             }
         }
         return nil
     }
+
+    /// ``names`` by the length of the name.
+    private static let byLengthAndFirst: [[(name: StaticString, key: PlainKey)]] = {
+        var table = Array(repeating: [(name: StaticString, key: PlainKey)](), count: 16)
+        for entry in names { table[entry.name.utf8CodeUnitCount].append(entry) }
+        return table
+    }()
 }
 
 /// Steps through JSON text that is known to be valid, reading only the plain shape of a

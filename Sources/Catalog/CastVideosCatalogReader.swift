@@ -415,7 +415,10 @@ public struct CastVideosCatalogReader: Sendable {
     /// neither lowercased nor hashed.
     static func mayBeTypo(_ mime: String) -> Bool {
         let utf8 = mime.utf8
-        guard utf8.allSatisfy({ $0 < 0x80 }) else { return true }
+        // Over the contiguous bytes of a native string, not the generic view's iterator.
+        let isASCII =
+            utf8.withContiguousStorageIfAvailable { $0.allSatisfy { $0 < 0x80 } } ?? utf8.allSatisfy { $0 < 0x80 }
+        guard isASCII else { return true }
         return mimeTypoLengths.contains(utf8.count)
     }
 

@@ -93,14 +93,23 @@ public struct URLResolver: Sendable {
                 if byte >= 0x80 { return nil }
                 if byte <= 0x20 || byte == 0x3F || byte == 0x23 { isPlain = false }
             }
-            guard bytes.starts(with: "https://".utf8) || bytes.starts(with: "http://".utf8),
-                bytes.last == UInt8(ascii: "/")
-            else { return false }
+            guard bytes.last == UInt8(ascii: "/"), startsWithHTTPScheme(bytes) else { return false }
             return isPlain
         }
         if let ascii, let plain = ascii { return plain }
         guard text.hasPrefix("https://") || text.hasPrefix("http://"), text.hasSuffix("/") else { return false }
         return !text.utf8.contains { byte in byte <= 0x20 || byte == 0x3F || byte == 0x23 }
+    }
+
+    /// Whether `bytes` start with `http://` or `https://` (lower case), compared byte by byte:
+    /// this runs for every URL of a catalog, where `starts(with:)` walks two iterators.
+    private static func startsWithHTTPScheme(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count >= 7, bytes[0] == UInt8(ascii: "h"), bytes[1] == UInt8(ascii: "t"),
+            bytes[2] == UInt8(ascii: "t"), bytes[3] == UInt8(ascii: "p")
+        else { return false }
+        let rest = bytes[4] == UInt8(ascii: "s") ? 5 : 4
+        return bytes.count >= rest + 3 && bytes[rest] == UInt8(ascii: ":") && bytes[rest + 1] == UInt8(ascii: "/")
+            && bytes[rest + 2] == UInt8(ascii: "/")
     }
 
     /// `text` without leading and trailing spaces and tabs.

@@ -19,7 +19,9 @@ public enum JSONBytes {
                 let stops =
                     ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
                     | word
-                if stops & highs != 0 { break }
+                // The lowest flagged byte is a true stop (borrows only flag bytes above one).
+                let flagged = stops & highs
+                if flagged != 0 { return index + flagged.trailingZeroBitCount >> 3 }
                 index += 8
             }
         }
