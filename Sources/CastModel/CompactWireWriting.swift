@@ -14,19 +14,12 @@ struct CompactObjectWriter {
 
     /// Starts the next member: `{` or `,`, then `"key":`.
     mutating func key(_ key: StaticString, into output: inout [UInt8]) {
-        let opening = isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ",")
+        output.append(isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
         isEmpty = false
-        // `{"key":` or `,"key":` assembled on the stack and appended once: one capacity check
-        // instead of five (this runs for every member of every request written).
-        let count = key.utf8CodeUnitCount
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count + 4) { buffer in
-            buffer[0] = opening
-            buffer[1] = UInt8(ascii: "\"")
-            for index in 0..<count { buffer[index + 2] = key.utf8Start[index] }
-            buffer[count + 2] = UInt8(ascii: "\"")
-            buffer[count + 3] = UInt8(ascii: ":")
-            output.append(contentsOf: UnsafeBufferPointer(buffer))
-        }
+        output.append(UInt8(ascii: "\""))
+        output.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        output.append(UInt8(ascii: "\""))
+        output.append(UInt8(ascii: ":"))
     }
 
     /// Ends the object (`{}` when no member was written).

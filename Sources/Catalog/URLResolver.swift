@@ -41,7 +41,7 @@ public struct URLResolver: Sendable {
         // merging is then concatenation. Catalogs have thousands of these, and Foundation's URL
         // resolution costs microseconds each.
         if let baseText, Self.isPlainRelativePath(trimmed), baseIsPlain || Self.isPlainDirectoryBase(baseText) {
-            return baseText + trimmed
+            return Self.joined(baseText, trimmed)
         }
         var baseURL = documentURL
         if let baseText, let url = URL(string: baseText) { baseURL = url }
@@ -82,21 +82,40 @@ public struct URLResolver: Sendable {
         return byte == 0x2D || byte == 0x5F || byte == 0x7E
     }
 
+    /// `base` then `reference`, copied once into a string of their joint length (`+` grows
+    /// the first string's storage and copies it again).
+    static func joined(_ base: String, _ reference: String) -> String {
+        var base = base
+        var reference = reference
+        return base.withUTF8 { head in
+            reference.withUTF8 { tail in
+                String(unsafeUninitializedCapacity: head.count + tail.count) { copy in
+                    _ = copy.initialize(fromContentsOf: head)
+                    _ = UnsafeMutableBufferPointer(rebasing: copy[head.count...]).initialize(fromContentsOf: tail)
+                    return head.count + tail.count
+                }
+            }
+        }
+    }
+
     /// An http(s) base ending in "/" with no query or fragment.
     static func isPlainDirectoryBase(_ text: String) -> Bool {
         // On ASCII text, characters are bytes: checked in one pass without Character logic.
-        let ascii = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
-            // One pass: a byte that is not ASCII leaves the text to the general check below; a
-            // blank, "?" or "#" makes it not plain.
-            var isPlain = true
+        var text = text
+        let ascii = text.withUTF8 { bytes -> Bool? in
+            // One pass, no early exit: a byte that is not ASCII leaves the text to the general
+            // check below; a blank, "?" or "#" makes it not plain.
+            var all: UInt8 = 0
+            var stops = false
             for byte in bytes {
-                if byte >= 0x80 { return nil }
-                if byte <= 0x20 || byte == 0x3F || byte == 0x23 { isPlain = false }
+                all |= byte
+                stops = stops || byte <= 0x20 || byte == 0x3F || byte == 0x23
             }
+            if all >= 0x80 { return nil }
             guard bytes.last == UInt8(ascii: "/"), startsWithHTTPScheme(bytes) else { return false }
-            return isPlain
+            return !stops
         }
-        if let ascii, let plain = ascii { return plain }
+        if let plain = ascii { return plain }
         guard text.hasPrefix("https://") || text.hasPrefix("http://"), text.hasSuffix("/") else { return false }
         return !text.utf8.contains { byte in byte <= 0x20 || byte == 0x3F || byte == 0x23 }
     }
