@@ -130,14 +130,21 @@ struct CatalogStreamTests {
             #"{"categories": []} []"#,
         ])
     func syntaxErrors(text: String) throws {
-        let path = try Self.write(text)
-        let expected = #expect(throws: CatalogError.self) { try CatalogReader().read(contentsOf: path) }
+        try Self.expectWholeReadersError(at: try Self.write(text))
+    }
+
+    /// The stream reader fails at `path` with the whole-tree reader's error, having handed out
+    /// no item.
+    static func expectWholeReadersError(at path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let expected = #expect(throws: CatalogError.self, sourceLocation: sourceLocation) {
+            try CatalogReader().read(contentsOf: path)
+        }
         var handed = 0
-        let streamed = #expect(throws: CatalogError.self) {
+        let streamed = #expect(throws: CatalogError.self, sourceLocation: sourceLocation) {
             _ = try CatalogStreamReader().read(contentsOf: path) { items, _, _ in handed += items.count }
         }
-        #expect(handed == 0)
-        #expect(streamed?.diagnostic == expected?.diagnostic)
+        #expect(handed == 0, sourceLocation: sourceLocation)
+        #expect(streamed?.diagnostic == expected?.diagnostic, sourceLocation: sourceLocation)
     }
 
     /// Lanes read while the first pass runs are never handed out when the pass then finds a
@@ -146,14 +153,8 @@ struct CatalogStreamTests {
     func readAheadThrownAway() throws {
         let videos = (0..<3000).map { #"{"title": "V\#($0)", "sources": [{"type": "mp4", "url": "v\#($0).mp4"}]}"# }
         let head = #"{"categories": [{"name": "A", "mp4": "https://m.example.com/", "videos": [\#n"#
-        let broken = try Self.write(head + videos.joined(separator: ",\n") + "], \"tail\": nul}]}")
-        let expected = #expect(throws: CatalogError.self) { try CatalogReader().read(contentsOf: broken) }
-        var handed = 0
-        let streamed = #expect(throws: CatalogError.self) {
-            _ = try CatalogStreamReader().read(contentsOf: broken) { items, _, _ in handed += items.count }
-        }
-        #expect(handed == 0)
-        #expect(streamed?.diagnostic == expected?.diagnostic)
+        try Self.expectWholeReadersError(
+            at: try Self.write(head + videos.joined(separator: ",\n") + "], \"tail\": nul}]}"))
 
         let replaced = try Self.write(
             head + videos.joined(separator: ",\n") + #"], "videos": [{"title": "Only", "sources": ["only.mp4"]}]}]}"#)
