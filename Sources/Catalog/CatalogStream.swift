@@ -532,11 +532,13 @@ public struct CatalogStreamReader: Sendable {
             return fullBatches * lanesPerBatch + (rest + laneLength - 1) / laneLength
         }
 
-        /// The positions of the videos of lane `lane` in the category's list.
+        /// The positions of the videos of lane `lane` in the category's list; empty for a lane
+        /// past the last video.
         func videos(ofLane lane: Int) -> Range<Int> {
             let batchStart = lane / lanesPerBatch * batchSize
             let start = batchStart + lane % lanesPerBatch * laneLength
-            return start..<min(videoCount, batchStart + batchSize, start + laneLength)
+            let end = min(videoCount, batchStart + batchSize, start + laneLength)
+            return min(start, end)..<end
         }
 
         /// Whether lane `lane` is the last of its batch (or of the category).

@@ -147,6 +147,37 @@ struct CatalogStreamTests {
         #expect(streamed?.diagnostic == expected?.diagnostic, sourceLocation: sourceLocation)
     }
 
+    @Test(
+        "lanes tile each batch evenly, and a lane past the last video is empty",
+        arguments: [(4096, 10_000), (1001, 2500), (300, 7), (7, 20), (513, 513)])
+    func lanePlan(batchSize: Int, videos: Int) {
+        let plan = CatalogStreamReader.LanePlan(videoCount: videos, batchSize: batchSize)
+        var next = 0
+        for lane in 0..<plan.laneCount {
+            let range = plan.videos(ofLane: lane)
+            #expect(range.lowerBound == next && !range.isEmpty && range.count <= CatalogStreamReader.laneSize)
+            // A batch's last lane ends where the batch does.
+            if plan.endsBatch(lane), lane < plan.laneCount - 1 { #expect(range.upperBound % batchSize == 0) }
+            next = range.upperBound
+        }
+        #expect(next == videos)
+        for lane in plan.laneCount..<(plan.laneCount + 40) { #expect(plan.videos(ofLane: lane).isEmpty) }
+    }
+
+    /// A short category can end before the thread reading ahead looks at its second lane (on a
+    /// busy or one-core machine it mostly does): that lane is empty, and nothing is read twice.
+    @Test("short catalogs read again and again give the tree reader's items every time")
+    func shortCatalogsRepeatedly() throws {
+        let path = try Self.write(
+            #"{"categories": [{"name": "S", "mp4": "https://m.example.com/", "videos": [{"title": "A", "sources": ["a.mp4"]}, {"title": "B", "sources": ["b.mp4"]}]}]}"#
+        )
+        let tree = try CatalogReader().read(contentsOf: path)
+        for _ in 0..<200 {
+            let streamed = try Self.stream(path, batchSize: 4096)
+            #expect(streamed.items == tree.items)
+        }
+    }
+
     /// Lanes read while the first pass runs are never handed out when the pass then finds a
     /// syntax error, and are read again when a second `videos` array replaces the first.
     @Test("lanes read ahead of a syntax error or of a second videos array are not handed out")
