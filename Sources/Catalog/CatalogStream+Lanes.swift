@@ -92,6 +92,8 @@ final class LanesAhead<Part: Sendable>: Sendable {
         var told: [Range<Int>] = []
         var finished = false
         var closed = false
+        /// The reading thread has ended: places told now are dropped.
+        var done = false
         /// Lanes read, and the one being read, in order.
         var results: [CatalogStreamReader.Lane<Part>?] = []
         /// The places of the videos of the lanes read or being read.
@@ -126,11 +128,13 @@ final class LanesAhead<Part: Sendable>: Sendable {
 
     /// The first pass's news: more video places, and whether the array has ended.
     func tell(_ places: ArraySlice<Range<Int>>, finished: Bool) {
-        state.withLock {
-            $0.told += places
-            $0.finished = $0.finished || finished
+        let wanted = state.withLock { state -> Bool in
+            guard !state.closed, !state.done else { return false }
+            state.told += places
+            state.finished = state.finished || finished
+            return true
         }
-        told.signal()
+        if wanted { told.signal() }
     }
 
     /// Starts no further lane and returns how many are read or being read.
@@ -155,12 +159,12 @@ final class LanesAhead<Part: Sendable>: Sendable {
         return bases == reading.bases && ranges.count >= places.count && ranges[..<places.count].elementsEqual(places)
     }
 
-    /// Lane `index`, waiting for it while it is being read. Only for `index < laneCount`.
+    /// Lane `index`, waiting for it while it is being read, handed over (asked for once). Only
+    /// for `index < laneCount`.
     func lane(_ index: Int) -> CatalogStreamReader.Lane<Part> {
         stored[index].wait()
-        stored[index].signal()
         // Stored before the signal.
-        return state.withLock { $0.results[index]! }
+        return state.withLock { $0.results[index].take()! }
     }
 
     /// Waits for the reading thread to end (after ``close()``).
@@ -173,6 +177,7 @@ final class LanesAhead<Part: Sendable>: Sendable {
     private func run() {
         var places: [Range<Int>] = []
         var firstIndex = 0
+        defer { state.withLock { $0.done = true } }
         for lane in 0..<limit {
             // Waits until the lane's videos are all told, or the array ended, or work closed.
             var finished = false

@@ -354,6 +354,7 @@ public struct CatalogStreamReader: Sendable {
         aheadChunk: Int = 1
     ) throws -> Outline {
         var outline = Outline()
+        var askedAhead = false
         let limit = options.maximumValueSize
         // Parses the value here, after checking it is not too large to hold.
         func bounded(_ scanner: inout JSONScanner, at valuePath: JSONPath) throws -> JSONValue {
@@ -404,7 +405,6 @@ public struct CatalogStreamReader: Sendable {
                     var videosOffset: Int?
                     var videoRanges: [Range<Int>] = []
                     var names: Set<String> = []
-                    var askedAhead = false
                     try scanner.scanObject { name, scanner in
                         let namePath = categoryPath.appending(name)
                         if !names.insert(name).inserted { outline.duplicates.append(namePath) }
@@ -420,7 +420,8 @@ public struct CatalogStreamReader: Sendable {
                         }
                         videosOffset = scanner.offset
                         videoRanges = []
-                        // Only the first category's first videos array is told as it goes.
+                        // Only the first category's first videos array is told as it goes (once
+                        // per file: a repeated "categories" member does not start another).
                         let sink = index == 0 && !askedAhead ? videosAhead?(members) : nil
                         askedAhead = true
                         var told = 0
@@ -521,7 +522,8 @@ public struct CatalogStreamReader: Sendable {
 
         init(videoCount: Int, batchSize: Int) {
             self.videoCount = videoCount
-            self.batchSize = max(1, batchSize)
+            // Bounded so that the arithmetic below cannot overflow (a batch is never that large).
+            self.batchSize = min(max(1, batchSize), 1 << 40)
             lanesPerBatch = (self.batchSize + CatalogStreamReader.laneSize - 1) / CatalogStreamReader.laneSize
             laneLength = (self.batchSize + lanesPerBatch - 1) / lanesPerBatch
         }

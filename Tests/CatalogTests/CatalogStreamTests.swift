@@ -193,6 +193,16 @@ struct CatalogStreamTests {
         let read = try Self.stream(replaced, batchSize: 4096)
         #expect(read.items.map(\.title) == ["Only"])
         #expect(read.items == tree.items)
+
+        // A repeated "categories" member: the last is read, and only the first started lanes.
+        let repeated = try Self.write(
+            #"{"categories": [{"name": "A", "mp4": "https://m.example.com/", "videos": [\#n"#
+                + videos.joined(separator: ",\n") + "]}], " + String(head.dropFirst())
+                + videos.prefix(700).joined(separator: ",\n") + "]}]}")
+        let repeatedTree = try CatalogReader().read(contentsOf: repeated)
+        let repeatedRead = try Self.stream(repeated, batchSize: 4096)
+        #expect(repeatedRead.items.count == 700)
+        #expect(repeatedRead.items == repeatedTree.items)
     }
 
     @Test("one video above the value limit is an error naming it")
