@@ -22,6 +22,11 @@ public struct URLResolver: Sendable {
     /// Resolves `reference` against `base` (itself resolved against the document), or
     /// returns nil when the reference cannot be a URL.
     public func resolve(_ reference: String, base: String? = nil) -> String? {
+        // The common case first: a plain relative path (no blanks to trim, no scheme: `:` is not
+        // among its bytes) under a plain directory base is the two joined.
+        if let base, Self.isPlainRelativePath(reference), Self.isPlainDirectoryBase(base) {
+            return Self.joined(base, reference)
+        }
         let trimmed = Self.trimmingSpaces(reference)
         guard !trimmed.isEmpty else { return nil }
         if URLSyntax.hasScheme(trimmed) { return trimmed }
