@@ -108,21 +108,46 @@ public struct URLResolver: Sendable {
         // On ASCII text, characters are bytes: checked in one pass without Character logic.
         var text = text
         let ascii = text.withUTF8 { bytes -> Bool? in
-            // One pass, no early exit: a byte that is not ASCII leaves the text to the general
-            // check below; a blank, "?" or "#" makes it not plain.
-            var all: UInt8 = 0
-            var stops = false
-            for byte in bytes {
-                all |= byte
-                stops = stops || byte <= 0x20 || byte == 0x3F || byte == 0x23
-            }
-            if all >= 0x80 { return nil }
+            // A byte that is not ASCII leaves the text to the general check below.
+            guard let hasStops = asciiStops(in: bytes) else { return nil }
             guard bytes.last == UInt8(ascii: "/"), startsWithHTTPScheme(bytes) else { return false }
-            return !stops
+            return !hasStops
         }
         if let plain = ascii { return plain }
         guard text.hasPrefix("https://") || text.hasPrefix("http://"), text.hasSuffix("/") else { return false }
         return !text.utf8.contains { byte in byte <= 0x20 || byte == 0x3F || byte == 0x23 }
+    }
+
+    /// Whether `bytes` hold a blank (0x20 or below), `?` or `#`; nil when one of them is not
+    /// ASCII. Eight bytes are judged at a time: this runs for every URL a catalog resolves,
+    /// on a base tens of bytes long.
+    static func asciiStops(in bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var index = 0
+        var all: UInt64 = 0
+        var stops: UInt64 = 0
+        if let base = UnsafeRawPointer(bytes.baseAddress) {
+            while index + 8 <= bytes.count {
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                all |= word
+                // The classic zero-byte and less-than tests: exact as a yes or no over the word
+                // (a borrow can only flag bytes above one truly flagged).
+                let question = word ^ (ones &* 0x3F)
+                let hash = word ^ (ones &* 0x23)
+                stops |= ((question &- ones) & ~question) | ((hash &- ones) & ~hash) | ((word &- ones &* 0x21) & ~word)
+                index += 8
+            }
+        }
+        var tailStop = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            all |= UInt64(byte)
+            tailStop = tailStop || byte <= 0x20 || byte == 0x3F || byte == 0x23
+            index += 1
+        }
+        if all & highs != 0 { return nil }
+        return stops & highs != 0 || tailStop
     }
 
     /// Whether `bytes` start with `http://` or `https://` (lower case), compared byte by byte:

@@ -1,0 +1,47 @@
+@testable import Catalog
+import Testing
+import TestSupport
+
+/// The plain-base check judges eight bytes at a time; it must say what the plain rule says —
+/// an http(s) base ending in "/", with no blank, "?" or "#" (other text, non-ASCII too, is
+/// allowed) — for every text, including those whose stop byte sits in a word's last byte, just
+/// after it, or in the tail.
+@Suite("URLResolver's plain directory base")
+struct URLResolverBaseTests {
+    /// The rule, written the slow way.
+    static func isPlain(_ text: String) -> Bool {
+        (text.hasPrefix("https://") || text.hasPrefix("http://")) && text.hasSuffix("/")
+            && !text.utf8.contains { $0 <= 0x20 || $0 == 0x3F || $0 == 0x23 }
+    }
+
+    @Test(
+        "known bases",
+        arguments: [
+            ("https://cdn.example.com/hls/", true), ("http://a/", true), ("https://a.example.com/x", false),
+            ("https://a.example.com/x?y=1/", false), ("https://a.example.com/#/", false),
+            ("https://a.example.com/a b/", false), ("https://a.example.com/\t/", false),
+            ("https://a.example.com/é/", true), ("ftp://a.example.com/", false), ("", false), ("/", false),
+            ("https://cdn.example.com/videos/2024/~x_y-z/", true), ("HTTPS://cdn.example.com/", false),
+        ])
+    func known(text: String, plain: Bool) {
+        #expect(URLResolver.isPlainDirectoryBase(text) == plain)
+        #expect(Self.isPlain(text) == plain)
+    }
+
+    @Test("generated texts of every length up to 48 bytes agree with the slow rule")
+    func generated() {
+        var random = SeededGenerator(seed: 20)
+        let pieces = ["a", "Z", "0", "/", ".", "-", "~", ":", "?", "#", " ", "\t", "\u{7F}", "é", "\u{1}"]
+        for _ in 0..<20_000 {
+            let length = Int(random.next() % 49)
+            var text = random.next() % 2 == 0 ? "https://" : "http://"
+            for _ in 0..<length {
+                // Mostly plain bytes, so a stop lands at every position of a word in turn.
+                let plainOnly = random.next() % 8 != 0
+                text += plainOnly ? pieces[Int(random.next() % 7)] : pieces[Int(random.next() % UInt64(pieces.count))]
+            }
+            if random.next() % 4 != 0 { text += "/" }
+            #expect(URLResolver.isPlainDirectoryBase(text) == Self.isPlain(text), "\(text.debugDescription)")
+        }
+    }
+}
