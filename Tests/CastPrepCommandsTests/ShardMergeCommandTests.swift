@@ -277,8 +277,12 @@ struct ShardMergeCommandTests {
 
     @Test("docs/batch.md's xargs recipe runs as written: three shards side by side, then the merge")
     func xargsRecipe() async throws {
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Its paths hold a letter, braces, spaces and a format directive: the recipe once used
+        // `-I K` and `seq -f`, and a temporary folder whose random name held a K broke it.
+        let parent = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let folder = parent + "/K {} K %g"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let script = try Self.recipe("xargs")
         var environment = ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1", "CASTPREP_NO_PROGRESS": "1"]) {
             $1
