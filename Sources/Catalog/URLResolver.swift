@@ -1,4 +1,5 @@
 import CastModel
+import JSONSupport
 public import Foundation
 
 /// Resolves catalog references (relative paths, base URLs, local files) to absolute URLs.
@@ -122,32 +123,28 @@ public struct URLResolver: Sendable {
     /// ASCII. Eight bytes are judged at a time: this runs for every URL a catalog resolves,
     /// on a base tens of bytes long.
     static func asciiStops(in bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
         var index = 0
-        var all: UInt64 = 0
+        var nonASCII: UInt64 = 0
         var stops: UInt64 = 0
         if let base = UnsafeRawPointer(bytes.baseAddress) {
             while index + 8 <= bytes.count {
                 let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                all |= word
-                // The classic zero-byte and less-than tests: exact as a yes or no over the word
-                // (a borrow can only flag bytes above one truly flagged).
-                let question = word ^ (ones &* 0x3F)
-                let hash = word ^ (ones &* 0x23)
-                stops |= ((question &- ones) & ~question) | ((hash &- ones) & ~hash) | ((word &- ones &* 0x21) & ~word)
+                nonASCII |= ByteWord.nonASCII(word)
+                stops |=
+                    ByteWord.below(word, 0x21) | ByteWord.equal(word, to: UInt8(ascii: "?"))
+                    | ByteWord.equal(word, to: UInt8(ascii: "#"))
                 index += 8
             }
         }
         var tailStop = false
         while index < bytes.count {
             let byte = bytes[index]
-            all |= UInt64(byte)
+            if byte >= 0x80 { nonASCII = 1 }
             tailStop = tailStop || byte <= 0x20 || byte == 0x3F || byte == 0x23
             index += 1
         }
-        if all & highs != 0 { return nil }
-        return stops & highs != 0 || tailStop
+        if nonASCII != 0 { return nil }
+        return stops != 0 || tailStop
     }
 
     /// Whether `bytes` start with `http://` or `https://` (lower case), compared byte by byte:

@@ -8,20 +8,12 @@ public enum JSONBytes {
         var index = start
         let count = bytes.count
         if let base = UnsafeRawPointer(bytes.baseAddress) {
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let highs: UInt64 = 0x8080_8080_8080_8080
             while index + 8 <= count {
                 let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                // A byte is flagged (its high bit set in `stops`) when it is not ASCII, below
-                // 0x20, or equal to `"` or `\\`: the classic zero-byte test on word XOR pattern.
-                let quote = word ^ (ones &* 0x22)
-                let backslash = word ^ (ones &* 0x5C)
                 let stops =
-                    ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
-                    | word
-                // The lowest flagged byte is a true stop (borrows only flag bytes above one).
-                let flagged = stops & highs
-                if flagged != 0 { return index + flagged.trailingZeroBitCount >> 3 }
+                    ByteWord.equal(word, to: UInt8(ascii: "\"")) | ByteWord.equal(word, to: UInt8(ascii: "\\"))
+                    | ByteWord.below(word, 0x20) | ByteWord.nonASCII(word)
+                if stops != 0 { return index + ByteWord.firstFlagged(stops) }
                 index += 8
             }
         }
