@@ -234,8 +234,18 @@ struct ServedFolders {
         } catch {
             throw PreflightError(
                 code: "preflight.server-failed", message: "the built-in server could not start: \(error)",
-                fix: "pass --bind with an address of this machine, e.g. --bind 127.0.0.1")
+                fix: Self.fix(for: error))
         }
+    }
+
+    /// What to do about a server that did not start: the server's own advice, except for a
+    /// folder that is missing, which here comes from the catalog, not from a command line.
+    static func fix(for error: MediaServerError) -> String {
+        if error.code == "serve.directory-missing" {
+            return
+                "the catalog names local files in that folder (or serves it through its \"serve\" member): correct the path; a relative path starts at the catalog's folder"
+        }
+        return error.fix ?? "pass --bind with an address of this machine, e.g. --bind 127.0.0.1"
     }
 
     func stop() {
