@@ -29,8 +29,7 @@ public struct CastValidator: Sendable {
     public func validate(_ load: LoadRequest, at path: JSONPath = .root) -> [Diagnostic] {
         // The size of the text the request is sent as, written straight from the request
         // (the bytes of its `jsonValue` written compactly, without building that value).
-        var text: [UInt8] = []
-        text.reserveCapacity(1024)
+        var text = ByteBuffer(minimumCapacity: 1024)
         load.writeCompactJSON(into: &text)
         return validate(load, at: path, payloadSize: text.count)
     }

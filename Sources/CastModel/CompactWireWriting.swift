@@ -1,4 +1,4 @@
-import JSONSupport
+public import JSONSupport
 
 // MARK: - Compact wire text written straight into bytes
 
@@ -13,71 +13,71 @@ struct CompactObjectWriter {
     private var isEmpty = true
 
     /// Starts the next member: `{` or `,`, then `"key":`.
-    mutating func key(_ key: StaticString, into output: inout [UInt8]) {
+    mutating func key(_ key: StaticString, into output: inout ByteBuffer) {
         output.append(isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
         isEmpty = false
         output.append(UInt8(ascii: "\""))
-        output.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        output.append(key)
         output.append(UInt8(ascii: "\""))
         output.append(UInt8(ascii: ":"))
     }
 
     /// Ends the object (`{}` when no member was written).
-    func end(into output: inout [UInt8]) {
+    func end(into output: inout ByteBuffer) {
         if isEmpty { output.append(UInt8(ascii: "{")) }
         output.append(UInt8(ascii: "}"))
     }
 
-    mutating func write(_ key: StaticString, _ value: String?, into output: inout [UInt8]) {
+    mutating func write(_ key: StaticString, _ value: String?, into output: inout ByteBuffer) {
         guard let value else { return }
         self.key(key, into: &output)
         JSONWriter.writeString(value, into: &output)
     }
 
-    mutating func write(_ key: StaticString, _ value: Int?, into output: inout [UInt8]) {
+    mutating func write(_ key: StaticString, _ value: Int?, into output: inout ByteBuffer) {
         guard let value else { return }
         self.key(key, into: &output)
         Self.writeInteger(Int64(value), into: &output)
     }
 
-    mutating func write(_ key: StaticString, _ value: Double?, into output: inout [UInt8]) {
+    mutating func write(_ key: StaticString, _ value: Double?, into output: inout ByteBuffer) {
         guard let value else { return }
         self.key(key, into: &output)
         Self.writeNumber(value, into: &output)
     }
 
-    mutating func write(_ key: StaticString, _ value: Bool?, into output: inout [UInt8]) {
+    mutating func write(_ key: StaticString, _ value: Bool?, into output: inout ByteBuffer) {
         guard let value else { return }
         self.key(key, into: &output)
-        output.append(contentsOf: (value ? "true" : "false").utf8)
+        output.append(value ? "true" : "false")
     }
 
-    mutating func write(_ key: StaticString, _ value: JSONValue?, into output: inout [UInt8]) {
+    mutating func write(_ key: StaticString, _ value: JSONValue?, into output: inout ByteBuffer) {
         guard let value else { return }
         self.key(key, into: &output)
         JSONWriter.compact.write(value, into: &output)
     }
 
-    mutating func write<V: CastVocabulary>(_ key: StaticString, _ value: V?, into output: inout [UInt8]) {
+    mutating func write<V: CastVocabulary>(_ key: StaticString, _ value: V?, into output: inout ByteBuffer) {
         guard let value else { return }
         self.key(key, into: &output)
         JSONWriter.writeString(value.rawValue, into: &output)
     }
 
     /// A nested wire value that has no direct writer: its `jsonValue`, written as before.
-    mutating func write<T: CastJSONConvertible>(_ key: StaticString, _ value: T?, into output: inout [UInt8]) {
+    mutating func write<T: CastJSONConvertible>(_ key: StaticString, _ value: T?, into output: inout ByteBuffer) {
         guard let value else { return }
         self.key(key, into: &output)
         JSONWriter.compact.write(value.jsonValue, into: &output)
     }
 
-    mutating func write<T: CastJSONConvertible>(_ key: StaticString, _ values: [T]?, into output: inout [UInt8]) {
+    mutating func write<T: CastJSONConvertible>(_ key: StaticString, _ values: [T]?, into output: inout ByteBuffer) {
         guard let values else { return }
         self.key(key, into: &output)
         JSONWriter.compact.write(.array(values.map(\.jsonValue)), into: &output)
     }
 
-    mutating func write(_ key: StaticString, _ values: [Int]?, into output: inout [UInt8]) {
+    mutating func write(_ key: StaticString, _ values: [Int]?, into output: inout ByteBuffer) {
         guard let values else { return }
         self.key(key, into: &output)
         output.append(UInt8(ascii: "["))
@@ -88,7 +88,7 @@ struct CompactObjectWriter {
         output.append(UInt8(ascii: "]"))
     }
 
-    mutating func write(_ key: StaticString, _ values: [String]?, into output: inout [UInt8]) {
+    mutating func write(_ key: StaticString, _ values: [String]?, into output: inout ByteBuffer) {
         guard let values else { return }
         self.key(key, into: &output)
         output.append(UInt8(ascii: "["))
@@ -100,7 +100,7 @@ struct CompactObjectWriter {
     }
 
     /// The decimal digits of `value`, as `String(value)` writes them.
-    static func writeInteger(_ value: Int64, into output: inout [UInt8]) {
+    static func writeInteger(_ value: Int64, into output: inout ByteBuffer) {
         if value < 0 { output.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         // 20 digits hold any UInt64.
@@ -111,29 +111,37 @@ struct CompactObjectWriter {
                 digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
             } while magnitude != 0
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start..<20]))
+            output.append(UnsafeBufferPointer(rebasing: digits[start..<20]))
         }
     }
 
     /// A number as `JSONValue(value)` writes it: `null` for NaN and infinities, integral values
     /// below 1e15 without a fraction, others in the shortest form that reads back the same.
-    static func writeNumber(_ value: Double, into output: inout [UInt8]) {
+    static func writeNumber(_ value: Double, into output: inout ByteBuffer) {
         guard value.isFinite else {
-            output.append(contentsOf: "null".utf8)
+            output.append("null")
             return
         }
         if value == value.rounded(), abs(value) < 1e15 {
             writeInteger(Int64(value), into: &output)
         } else {
-            output.append(contentsOf: String(value).utf8)
+            output.append(contentsOf: String(value))
         }
     }
 }
 
 extension LoadRequest {
+    /// Appends the compact wire text of this LOAD to `output`, as
+    /// ``writeCompactJSON(into:)-(ByteBuffer)`` writes it.
+    public func writeCompactJSON(into output: inout [UInt8]) {
+        var buffer = ByteBuffer(minimumCapacity: 1024)
+        writeCompactJSON(into: &buffer)
+        output.append(contentsOf: buffer)
+    }
+
     /// Appends the compact wire text of this LOAD to `output`: the bytes of
     /// `JSONWriter.compact.write(jsonValue, into:)`, written without building `jsonValue`.
-    public func writeCompactJSON(into output: inout [UInt8]) {
+    public func writeCompactJSON(into output: inout ByteBuffer) {
         guard extraMembers.isEmpty else {
             JSONWriter.compact.write(jsonValue, into: &output)
             return
@@ -162,7 +170,7 @@ extension LoadRequest {
 extension MediaInformation {
     /// Appends the compact wire text of this media information to `output`, as
     /// ``LoadRequest/writeCompactJSON(into:)`` does for a LOAD.
-    public func writeCompactJSON(into output: inout [UInt8]) {
+    public func writeCompactJSON(into output: inout ByteBuffer) {
         guard extraMembers.isEmpty else {
             JSONWriter.compact.write(jsonValue, into: &output)
             return
@@ -202,7 +210,7 @@ extension MediaInformation {
 
 extension MediaMetadata {
     /// Appends the compact wire text of this metadata to `output`.
-    public func writeCompactJSON(into output: inout [UInt8]) {
+    public func writeCompactJSON(into output: inout ByteBuffer) {
         guard extraMembers.isEmpty else {
             JSONWriter.compact.write(jsonValue, into: &output)
             return
@@ -254,7 +262,7 @@ extension MediaMetadata {
 
 extension MediaTrack {
     /// Appends the compact wire text of this track to `output`.
-    public func writeCompactJSON(into output: inout [UInt8]) {
+    public func writeCompactJSON(into output: inout ByteBuffer) {
         guard extraMembers.isEmpty else {
             JSONWriter.compact.write(jsonValue, into: &output)
             return
@@ -275,7 +283,7 @@ extension MediaTrack {
 
 extension CastImage {
     /// Appends the compact wire text of this image to `output`.
-    public func writeCompactJSON(into output: inout [UInt8]) {
+    public func writeCompactJSON(into output: inout ByteBuffer) {
         guard extraMembers.isEmpty else {
             JSONWriter.compact.write(jsonValue, into: &output)
             return

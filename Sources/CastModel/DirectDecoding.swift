@@ -54,8 +54,7 @@ extension LoadRequest {
         if CastFrame.bodySize(payloadSize: bound, namespace: namespace) <= CastFrame.maximumBodySize {
             return (request, bound)
         }
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count)
+        var text = ByteBuffer(minimumCapacity: bytes.count)
         request.writeCompactJSON(into: &text)
         return (request, text.count)
     }

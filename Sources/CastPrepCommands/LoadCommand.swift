@@ -310,14 +310,16 @@ struct LoadBatch: Sendable {
         writer: JSONWriter?, force: Bool
     ) -> LoadBatch {
         var batch = LoadBatch()
+        // The lane's text is written into one buffer (see ByteBuffer) and copied out once.
+        var output = ByteBuffer(minimumCapacity: writer == nil ? 16 : items.count * 1024)
         // The compact text is written straight from the request (no `jsonValue` tree): it is
         // the measured frame, the `--ndjson` line, and the source of the indented form.
-        var compact: [UInt8] = []
+        var compact = ByteBuffer(minimumCapacity: writer?.indentWidth == nil ? 16 : 2048)
         // By index: each use borrows the item from the batch rather than copying it out.
         for index in items.indices {
             let (load, built) = builder.loadRequest(for: items[index])
             var json: JSONValue?
-            let start = batch.output.count
+            let start = output.count
             let size: Int
             switch writer {
             case nil:
@@ -325,10 +327,10 @@ struct LoadBatch: Sendable {
                 json = value
                 size = JSONWriter.compactByteCount(of: value)
             case .some(let writer) where writer.indentWidth == nil:
-                load.writeCompactJSON(into: &batch.output)
-                size = batch.output.count - start
+                load.writeCompactJSON(into: &output)
+                size = output.count - start
             case .some:
-                compact.removeAll(keepingCapacity: true)
+                compact.removeAll()
                 load.writeCompactJSON(into: &compact)
                 size = compact.count
             }
@@ -336,7 +338,7 @@ struct LoadBatch: Sendable {
                 built + validator.validate(load, payloadSize: size).map { items[index].locating($0, inRequest: "LOAD") }
             batch.diagnostics += findings
             guard force || !(findings.containsErrors || blockedPaths.contains(items[index])) else {
-                batch.output.removeSubrange(start...)
+                output.truncate(to: start)
                 continue
             }
             batch.printed += 1
@@ -344,9 +346,10 @@ struct LoadBatch: Sendable {
                 if let json { batch.kept.append(json) }
                 continue
             }
-            if writer.indentWidth != nil { writer.write(compactText: compact, into: &batch.output) }
-            batch.output.append(0x0A)
+            if writer.indentWidth != nil { compact.withBytes { writer.write(compactText: $0, into: &output) } }
+            output.append(0x0A)
         }
+        batch.output = output.makeArray()
         return batch
     }
 }

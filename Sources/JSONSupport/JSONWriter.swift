@@ -23,26 +23,32 @@ public struct JSONWriter: Sendable {
 
     /// The UTF-8 JSON text of `value`.
     public func bytes(from value: JSONValue) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(256)
+        var output = ByteBuffer(minimumCapacity: 256)
         write(value, into: &output)
-        return output
+        return output.makeArray()
     }
 
     /// Appends the JSON text of `value` to `output`.
     public func write(_ value: JSONValue, into output: inout [UInt8]) {
+        var buffer = ByteBuffer(minimumCapacity: 256)
+        write(value, depth: 0, into: &buffer)
+        output.append(contentsOf: buffer)
+    }
+
+    /// Appends the JSON text of `value` to `output`.
+    public func write(_ value: JSONValue, into output: inout ByteBuffer) {
         write(value, depth: 0, into: &output)
     }
 
-    private func write(_ value: JSONValue, depth: Int, into output: inout [UInt8]) {
+    private func write(_ value: JSONValue, depth: Int, into output: inout ByteBuffer) {
         switch value {
-        case .null: output.append(contentsOf: "null".utf8)
-        case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
-        case .number(let number): output.append(contentsOf: number.literal.utf8)
+        case .null: output.append("null")
+        case .bool(let flag): output.append(flag ? "true" : "false")
+        case .number(let number): output.append(contentsOf: number.literal)
         case .string(let string): Self.writeString(string, into: &output)
         case .array(let elements):
             if elements.isEmpty {
-                output.append(contentsOf: "[]".utf8)
+                output.append("[]")
                 return
             }
             output.append(UInt8(ascii: "["))
@@ -55,11 +61,11 @@ public struct JSONWriter: Sendable {
             output.append(UInt8(ascii: "]"))
         case .object(let members):
             if members.isEmpty {
-                output.append(contentsOf: "{}".utf8)
+                output.append("{}")
                 return
             }
             output.append(UInt8(ascii: "{"))
-            func write(_ member: (key: String, value: JSONValue), first: Bool) {
+            func write(_ member: (key: String, value: JSONValue), first: Bool, into output: inout ByteBuffer) {
                 if !first { output.append(UInt8(ascii: ",")) }
                 newline(depth: depth + 1, into: &output)
                 Self.writeString(member.key, into: &output)
@@ -69,10 +75,10 @@ public struct JSONWriter: Sendable {
             }
             // One member (an item's `customData`, say) needs no sorting, nor the sorted copy.
             if members.count == 1, let member = members.first {
-                write(member, first: true)
+                write(member, first: true, into: &output)
             } else {
                 for (position, member) in members.sorted(by: { Self.precedes($0.key, $1.key) }).enumerated() {
-                    write(member, first: position == 0)
+                    write(member, first: position == 0, into: &output)
                 }
             }
             newline(depth: depth, into: &output)
@@ -88,28 +94,29 @@ public struct JSONWriter: Sendable {
     /// - Parameter compactText: text with no white space outside strings, as ``compact``
     ///   writes it; other input gives unspecified (but memory-safe) output.
     public func write(compactText: [UInt8], into output: inout [UInt8]) {
-        compactText.withUnsafeBufferPointer { write(compactText: $0, into: &output) }
+        var buffer = ByteBuffer(minimumCapacity: compactText.count * 2)
+        compactText.withUnsafeBufferPointer { write(compactText: $0, into: &buffer) }
+        output.append(contentsOf: buffer)
     }
 
     /// ``write(compactText:into:)`` for bytes in a buffer. Concrete (not generic over a
     /// collection) so the loop runs on raw bytes: strings and runs of scalars between
     /// structural bytes are copied in one call.
-    public func write(compactText: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
+    public func write(compactText: UnsafeBufferPointer<UInt8>, into output: inout ByteBuffer) {
         guard let indentWidth else {
-            output.append(contentsOf: compactText)
+            output.append(compactText)
             return
         }
         let count = compactText.count
         var depth = 0
         var index = 0
         var runStart = 0
-        func flush(to end: Int, _ output: inout [UInt8]) {
-            if end > runStart { output.append(contentsOf: UnsafeBufferPointer(rebasing: compactText[runStart..<end])) }
+        func flush(to end: Int, _ output: inout ByteBuffer) {
+            if end > runStart { output.append(UnsafeBufferPointer(rebasing: compactText[runStart..<end])) }
         }
-        func newline(_ depth: Int, _ output: inout [UInt8]) {
+        func newline(_ depth: Int, _ output: inout ByteBuffer) {
             output.append(0x0A)
-            let spaces = indentWidth * depth
-            if spaces > 0 { output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: spaces)) }
+            output.append(repeating: UInt8(ascii: " "), count: indentWidth * depth)
         }
         while index < count {
             let byte = compactText[index]
@@ -215,29 +222,36 @@ public struct JSONWriter: Sendable {
         return count
     }
 
-    private func newline(depth: Int, into output: inout [UInt8]) {
+    private func newline(depth: Int, into output: inout ByteBuffer) {
         guard let indentWidth else { return }
         output.append(0x0A)
-        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indentWidth * depth))
+        output.append(repeating: UInt8(ascii: " "), count: indentWidth * depth)
     }
 
     /// Appends `string` as a quoted, escaped JSON string.
-    public static func writeString(_ string: String, into output: inout [UInt8]) {
+    public static func writeString(_ string: String, into output: inout ByteBuffer) {
         output.append(UInt8(ascii: "\""))
         var text = string
         text.withUTF8 { writeEscaped($0, into: &output) }
         output.append(UInt8(ascii: "\""))
     }
 
+    /// Appends `string` as a quoted, escaped JSON string.
+    public static func writeString(_ string: String, into output: inout [UInt8]) {
+        var buffer = ByteBuffer(minimumCapacity: string.utf8.count + 16)
+        writeString(string, into: &buffer)
+        output.append(contentsOf: buffer)
+    }
+
     /// Appends the escaped form of UTF-8 `bytes`. Runs that need no escape (nearly all text)
     /// are copied in one call; only `"`, `\`, control characters and the first byte of
     /// U+2028/U+2029 (E2 80 A8 / E2 80 A9) stop the scan.
-    private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
+    private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout ByteBuffer) {
         var runStart = 0
         var index = 0
         let count = bytes.count
-        func flush(to end: Int, _ output: inout [UInt8]) {
-            if end > runStart { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<end])) }
+        func flush(to end: Int, _ output: inout ByteBuffer) {
+            if end > runStart { output.append(UnsafeBufferPointer(rebasing: bytes[runStart..<end])) }
         }
         while index < count {
             // Plain ASCII runs are stepped over a word at a time.
@@ -255,22 +269,22 @@ public struct JSONWriter: Sendable {
                     continue
                 }
                 flush(to: index, &output)
-                output.append(contentsOf: (bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8)
+                output.append(bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029")
                 index += 3
                 runStart = index
                 continue
             }
             flush(to: index, &output)
             switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0x08: output.append(contentsOf: [0x5C, UInt8(ascii: "b")])
-            case 0x0C: output.append(contentsOf: [0x5C, UInt8(ascii: "f")])
+            case UInt8(ascii: "\""): output.append("\\\"")
+            case UInt8(ascii: "\\"): output.append("\\\\")
+            case 0x0A: output.append("\\n")
+            case 0x0D: output.append("\\r")
+            case 0x09: output.append("\\t")
+            case 0x08: output.append("\\b")
+            case 0x0C: output.append("\\f")
             default:
-                output.append(contentsOf: "\\u00".utf8)
+                output.append("\\u00")
                 output.append(hexDigit(byte >> 4))
                 output.append(hexDigit(byte & 0x0F))
             }

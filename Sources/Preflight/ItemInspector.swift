@@ -248,10 +248,9 @@ struct ItemInspector: Sendable {
 
     /// The LOAD's wire JSON as `JSONWriter.compact` writes its `jsonValue`, without building it.
     static func compactJSON(of load: LoadRequest) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(1024)
+        var bytes = ByteBuffer(minimumCapacity: 1024)
         load.writeCompactJSON(into: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes.withBytes { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Whether `finding` says again what one of `earlier` says about the same URL: the same

@@ -1,0 +1,114 @@
+/// A growable run of bytes that text writers append to at the cost of a store.
+///
+/// An `[UInt8]` checks that its storage is unique on every append, and its
+/// `append(contentsOf:)` goes through the generic sequence path: about a hundred instructions
+/// to add `"title":` to a LOAD. A 10,000-item `castprep load` appends half a million such
+/// pieces, so its writers (``JSONWriter`` and the Cast wire writers) write here, and the text
+/// is copied into an array once, when it is handed on.
+///
+/// The buffer owns its memory and cannot be copied (it is `~Copyable`), so no append has to
+/// ask whether the storage is shared; it is freed when the buffer goes away.
+///
+/// ```swift
+/// var buffer = ByteBuffer(minimumCapacity: 1024)
+/// JSONWriter.writeString("Big Buck Bunny", into: &buffer)
+/// let text = buffer.makeArray()   // [UInt8]: "\"Big Buck Bunny\""
+/// ```
+public struct ByteBuffer: ~Copyable {
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var capacity: Int
+    /// The number of bytes written.
+    @usableFromInline var written = 0
+
+    /// An empty buffer with room for `minimumCapacity` bytes before it grows.
+    public init(minimumCapacity: Int = 256) {
+        capacity = max(16, minimumCapacity)
+        base = .allocate(capacity: capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// The number of bytes written.
+    public var count: Int { written }
+
+    /// Whether nothing has been written.
+    public var isEmpty: Bool { written == 0 }
+
+    /// Appends one byte.
+    @inlinable @inline(__always)
+    public mutating func append(_ byte: UInt8) {
+        if written == capacity { grow(toHold: written + 1) }
+        base[written] = byte
+        written += 1
+    }
+
+    /// Appends `bytes`.
+    @inlinable @inline(__always)
+    public mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress else { return }
+        let length = bytes.count
+        if capacity - written < length { grow(toHold: written + length) }
+        (base + written).update(from: source, count: length)
+        written += length
+    }
+
+    /// Appends the UTF-8 bytes of a literal (`"null"`, a key).
+    @inlinable @inline(__always)
+    public mutating func append(_ literal: StaticString) {
+        append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// Appends the UTF-8 bytes of `text`.
+    @inlinable
+    public mutating func append(contentsOf text: String) {
+        var text = text
+        text.withUTF8 { append($0) }
+    }
+
+    /// Appends `byte` `count` times (indentation).
+    public mutating func append(repeating byte: UInt8, count repetitions: Int) {
+        guard repetitions > 0 else { return }
+        if capacity - written < repetitions { grow(toHold: written + repetitions) }
+        (base + written).update(repeating: byte, count: repetitions)
+        written += repetitions
+    }
+
+    /// Drops the bytes written after the first `newCount` (a request that is not printed).
+    public mutating func truncate(to newCount: Int) {
+        precondition(newCount >= 0 && newCount <= written, "truncate(to:) past the end of the buffer")
+        written = newCount
+    }
+
+    /// Forgets every byte, keeping the memory for the next text.
+    public mutating func removeAll() { written = 0 }
+
+    /// Calls `body` with the bytes written so far.
+    public func withBytes<Result, Failure: Error>(
+        _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try body(UnsafeBufferPointer(start: base, count: written))
+    }
+
+    /// The bytes written so far, as an array.
+    public func makeArray() -> [UInt8] {
+        withBytes { Array($0) }
+    }
+
+    /// Makes room for at least `needed` bytes, doubling so that appends stay amortized O(1).
+    @usableFromInline
+    mutating func grow(toHold needed: Int) {
+        let newCapacity = Swift.max(needed, capacity &* 2)
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        grown.update(from: base, count: written)
+        base.deallocate()
+        base = grown
+        capacity = newCapacity
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends the bytes `buffer` holds.
+    public mutating func append(contentsOf buffer: borrowing ByteBuffer) {
+        buffer.withBytes { append(contentsOf: $0) }
+    }
+}
