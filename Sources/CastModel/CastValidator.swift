@@ -347,9 +347,10 @@ public struct CastValidator: Sendable {
     /// Validates metadata against its declared type.
     public func validate(_ metadata: MediaMetadata, at path: JSONPath) -> [Diagnostic] {
         var findings: [Diagnostic] = []
-        if let allowed = MediaMetadata.fieldNames(for: metadata.metadataType) {
-            metadata.forEachSetFieldName { field in
-                guard !allowed.contains(field) else { return }
+        if let allowed = MediaMetadata.fieldMask(for: metadata.metadataType) {
+            metadata.forEachSetField { number in
+                guard allowed & 1 << UInt64(number) == 0 else { return }
+                let field = MediaMetadata.modelledFieldNames[number]
                 findings.append(
                     Diagnostic(
                         .warning, "metadata.field-not-for-type",
@@ -414,7 +415,9 @@ public struct CastValidator: Sendable {
     /// Validates a track list: ids, kinds, URLs, languages.
     public func validate(tracks: [MediaTrack], at path: JSONPath) -> [Diagnostic] {
         var findings: [Diagnostic] = []
+        // The first track with each id; a short list (nearly every item) is searched instead.
         var seen: [Int: Int] = [:]
+        let searchesList = tracks.count <= 16
         for (index, track) in tracks.enumerated() {
             func trackPath() -> JSONPath { path.appending(index: index) }
             if track.trackID == MediaTrack.missingTrackID {
@@ -428,13 +431,15 @@ public struct CastValidator: Sendable {
                     Diagnostic(
                         .error, "track.id-not-positive", "trackId \(track.trackID) is not positive",
                         fix: "use unique integers starting at 1", path: trackPath().appending("trackId")))
-            } else if let first = seen[track.trackID] {
+            } else if let first = searchesList
+                ? tracks[..<index].firstIndex(where: { $0.trackID == track.trackID }) : seen[track.trackID]
+            {
                 findings.append(
                     Diagnostic(
                         .error, "track.id-duplicate",
                         "trackId \(track.trackID) is used by tracks \(first) and \(index)",
                         fix: "give every track its own trackId", path: trackPath().appending("trackId")))
-            } else {
+            } else if !searchesList {
                 seen[track.trackID] = index
             }
             if track.type.rawValue.isEmpty {
@@ -698,7 +703,7 @@ public struct CastValidator: Sendable {
         }
         let typeFlagged = findings.contains { $0.code == "track.content-type-unsupported" }
         if !typeFlagged, let url = track.trackContentID, let ext = URLSyntax.pathExtension(of: url),
-            ["srt", "ass", "ssa", "sub", "scc", "smi", "sbv"].contains(ext)
+            Self.captionFormatsToConvert.contains(ext)
         {
             findings.append(
                 Diagnostic(
@@ -731,6 +736,10 @@ public struct CastValidator: Sendable {
         }
         return findings
     }
+
+    /// Caption file extensions Cast does not render, which `castprep captions convert` turns
+    /// into WebVTT.
+    static let captionFormatsToConvert: Set<String> = ["srt", "ass", "ssa", "sub", "scc", "smi", "sbv"]
 
     func checkLanguage(_ tag: String, at path: @autoclosure () -> JSONPath, required: Bool) -> [Diagnostic] {
         switch LanguageTag.check(tag) {
@@ -1161,11 +1170,18 @@ enum URLCheck: Equatable {
     /// ``check(_:)`` on the UTF-8 bytes of `text`.
     private static func check(_ text: String, bytes: UnsafeBufferPointer<UInt8>) -> URLCheck {
         let count = bytes.count
-        for byte in bytes
-        where byte <= 0x20 || byte == 0x22 || byte == 0x3C || byte == 0x3E || byte == 0x5C || byte == 0x7F {
+        // Controls, space, ", <, >, \ and DEL, eight bytes at a time.
+        let forbidden = ByteWord.firstMatch(
+            in: bytes, from: 0,
+            word: {
+                ByteWord.below($0, 0x21) | ByteWord.equal($0, to: 0x22) | ByteWord.equal($0, to: 0x3C)
+                    | ByteWord.equal($0, to: 0x3E) | ByteWord.equal($0, to: 0x5C) | ByteWord.equal($0, to: 0x7F)
+            },
+            byte: { $0 <= 0x20 || $0 == 0x22 || $0 == 0x3C || $0 == 0x3E || $0 == 0x5C || $0 == 0x7F })
+        if forbidden < count {
             // A URL that is wrong in two ways reports its scheme first: that is the real problem.
             if let scheme = URLSyntax.scheme(of: text), !["http", "https"].contains(scheme) { return .scheme(scheme) }
-            return .invalidCharacter(Character(Unicode.Scalar(byte)))
+            return .invalidCharacter(Character(Unicode.Scalar(bytes[forbidden])))
         }
         // http: and https: (nearly every URL) are recognised without building the scheme's text.
         let schemeLength: Int

@@ -75,6 +75,19 @@ public struct MediaMetadata: CastJSONConvertible {
     /// The fields of metadata types 0…5, by type.
     private static let fieldSets: [Set<String>] = (0...5).compactMap { fieldSet(for: $0) }
 
+    /// ``fieldNames(for:)`` as bits: bit `n` set when field `n` of ``modelledFieldNames`` is a
+    /// field of the type; nil for an unknown type. A bit test per set field, where a set
+    /// lookup hashes the name.
+    static func fieldMask(for type: MetadataType) -> UInt64? {
+        fieldMasks.indices.contains(type.rawValue) ? fieldMasks[type.rawValue] : nil
+    }
+
+    private static let fieldMasks: [UInt64] = fieldSets.map { names in
+        modelledFieldNames.enumerated().reduce(UInt64(0)) { mask, field in
+            names.contains(field.element) ? mask | 1 << UInt64(field.offset) : mask
+        }
+    }
+
     private static func fieldSet(for type: Int) -> Set<String>? {
         switch type {
         case 0: ["title", "subtitle", "images", "releaseDate", "releaseYear"]
@@ -99,37 +112,78 @@ public struct MediaMetadata: CastJSONConvertible {
     /// Calls `body` with the wire name of each modelled field that is set, in a fixed order,
     /// without building a list of them (the validator asks for every item).
     public func forEachSetFieldName(_ body: (String) -> Void) {
-        if title != nil { body("title") }
-        if subtitle != nil { body("subtitle") }
-        if images != nil { body("images") }
-        if releaseDate != nil { body("releaseDate") }
-        if releaseYear != nil { body("releaseYear") }
-        if studio != nil { body("studio") }
-        if seriesTitle != nil { body("seriesTitle") }
-        if season != nil { body("season") }
-        if episode != nil { body("episode") }
-        if originalAirdate != nil { body("originalAirdate") }
-        if episodeNumber != nil { body("episodeNumber") }
-        if episodeTitle != nil { body("episodeTitle") }
-        if seasonNumber != nil { body("seasonNumber") }
-        if artist != nil { body("artist") }
-        if albumName != nil { body("albumName") }
-        if albumArtist != nil { body("albumArtist") }
-        if composer != nil { body("composer") }
-        if trackNumber != nil { body("trackNumber") }
-        if discNumber != nil { body("discNumber") }
-        if artistName != nil { body("artistName") }
-        if songName != nil { body("songName") }
-        if location != nil { body("location") }
-        if latitude != nil { body("latitude") }
-        if longitude != nil { body("longitude") }
-        if width != nil { body("width") }
-        if height != nil { body("height") }
-        if creationDateTime != nil { body("creationDateTime") }
-        if bookTitle != nil { body("bookTitle") }
-        if chapterNumber != nil { body("chapterNumber") }
-        if chapterTitle != nil { body("chapterTitle") }
-        if contentRating != nil { body("contentRating") }
+        forEachSetField { body(Self.modelledFieldNames[$0]) }
+    }
+
+    /// The wire names of the modelled fields, in the order ``forEachSetField(_:)`` numbers them.
+    static let modelledFieldNames: [String] = [
+        "title",
+        "subtitle",
+        "images",
+        "releaseDate",
+        "releaseYear",
+        "studio",
+        "seriesTitle",
+        "season",
+        "episode",
+        "originalAirdate",
+        "episodeNumber",
+        "episodeTitle",
+        "seasonNumber",
+        "artist",
+        "albumName",
+        "albumArtist",
+        "composer",
+        "trackNumber",
+        "discNumber",
+        "artistName",
+        "songName",
+        "location",
+        "latitude",
+        "longitude",
+        "width",
+        "height",
+        "creationDateTime",
+        "bookTitle",
+        "chapterNumber",
+        "chapterTitle",
+        "contentRating",
+    ]
+
+    /// Calls `body` with the number (in ``modelledFieldNames``) of each modelled field that is
+    /// set, in that order.
+    func forEachSetField(_ body: (Int) -> Void) {
+        if title != nil { body(0) }
+        if subtitle != nil { body(1) }
+        if images != nil { body(2) }
+        if releaseDate != nil { body(3) }
+        if releaseYear != nil { body(4) }
+        if studio != nil { body(5) }
+        if seriesTitle != nil { body(6) }
+        if season != nil { body(7) }
+        if episode != nil { body(8) }
+        if originalAirdate != nil { body(9) }
+        if episodeNumber != nil { body(10) }
+        if episodeTitle != nil { body(11) }
+        if seasonNumber != nil { body(12) }
+        if artist != nil { body(13) }
+        if albumName != nil { body(14) }
+        if albumArtist != nil { body(15) }
+        if composer != nil { body(16) }
+        if trackNumber != nil { body(17) }
+        if discNumber != nil { body(18) }
+        if artistName != nil { body(19) }
+        if songName != nil { body(20) }
+        if location != nil { body(21) }
+        if latitude != nil { body(22) }
+        if longitude != nil { body(23) }
+        if width != nil { body(24) }
+        if height != nil { body(25) }
+        if creationDateTime != nil { body(26) }
+        if bookTitle != nil { body(27) }
+        if chapterNumber != nil { body(28) }
+        if chapterTitle != nil { body(29) }
+        if contentRating != nil { body(30) }
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {

@@ -11,7 +11,16 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
     public var parameters: [(name: String, value: String)]
 
     /// `type/subtype` without parameters.
-    public var essence: String { "\(type)/\(subtype)" }
+    public var essence: String {
+        // Joined in one buffer of the right size (string interpolation grows its own); up to
+        // 15 bytes a string is stored inline, and reserving would move it to the heap.
+        var text = type
+        let length = type.utf8.count + 1 + subtype.utf8.count
+        if length > 15 { text.reserveCapacity(length) }
+        text += "/"
+        text += subtype
+        return text
+    }
 
     /// The RFC 6381 codecs listed in the `codecs` parameter.
     public var codecs: [String] {
@@ -313,16 +322,22 @@ public enum CastMediaTypes {
     }
 
     /// Classifies a content type essence such as `video/mp4`.
-    public static func family(of essence: String) -> Family {
-        if hls.contains(essence) { return .hls }
-        if dash.contains(essence) { return .dash }
-        if smooth.contains(essence) { return .smooth }
-        if progressive.contains(essence) { return .progressive }
-        if images.contains(essence) { return .image }
-        if textTracks.contains(essence) { return .text }
-        if unsupported[essence] != nil { return .unsupported }
-        return .unknown
-    }
+    public static func family(of essence: String) -> Family { families[essence] ?? .unknown }
+
+    /// Every known essence and its family: one lookup (one hash of the essence) where asking
+    /// each list in turn hashed it up to seven times. An essence in two lists gets the first
+    /// list's family, in the order below.
+    private static let families: [String: Family] = {
+        let lists: [(Family, [String])] = [
+            (.hls, Array(hls)), (.dash, Array(dash)), (.smooth, Array(smooth)), (.progressive, Array(progressive)),
+            (.image, Array(images)), (.text, Array(textTracks)), (.unsupported, Array(unsupported.keys)),
+        ]
+        var table: [String: Family] = [:]
+        for (family, essences) in lists {
+            for essence in essences where table[essence] == nil { table[essence] = family }
+        }
+        return table
+    }()
 }
 
 extension StringProtocol {

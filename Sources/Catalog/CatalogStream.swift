@@ -476,8 +476,9 @@ public struct CatalogStreamReader: Sendable {
     /// Reads a category's videos (at `ranges`) in lanes of ``laneSize`` on every core, each
     /// lane's items transformed by the thread that read them, and hands the lanes to `consume`
     /// in order as they are done, on the calling thread. Items are numbered from `firstIndex`
-    /// by the items kept before each: a lane learns where its numbers start as soon as the
-    /// lane before it has read its videos (``RunningTotals``). The first lanes may already be
+    /// by the items kept before each: a lane guesses where its numbers start from the lanes
+    /// counted so far (``RunningTotals``) and is read again only when a skipped video made the
+    /// guess wrong; no thread waits for the lane before it. The first lanes may already be
     /// read, or being read, by `ahead`.
     private func readVideos<Part: Sendable>(
         _ ranges: [Range<Int>], plan: LanePlan, reading: LaneReading<Part>, firstIndex: Int,
@@ -487,28 +488,37 @@ public struct CatalogStreamReader: Sendable {
         guard laneCount > 0 else { return }
         let aheadCount = min(ahead?.laneCount ?? 0, laneCount)
         let totals = RunningTotals(count: laneCount, start: firstIndex)
-        let work: @Sendable (Int) -> Lane<Part> = { lane in
+        // A lane and the number it gave its first item: nil when that is certainly right.
+        let work: @Sendable (Int) -> (lane: Lane<Part>, guess: Int?) = { lane in
             if lane < aheadCount, let ahead {
-                // Read while the first pass ran, numbered from the category's start.
+                // Read in order while the first pass ran, numbered from the category's start.
                 let done = ahead.lane(lane)
-                let start = totals.waitForTotal(before: lane)
-                totals.publish(after: lane, total: start + done.itemCount)
-                return done
+                totals.record(count: done.itemCount, of: lane)
+                return (done, nil)
             }
-            // Numbered as if no video since the last known total were skipped; read again in
-            // the rare case one was (a video with no usable source), once the number is known.
+            // Numbered as if no video since the last known total were skipped. Nothing waits
+            // for the lanes before to finish: a wrong guess (a video with no usable source
+            // before it) is read again here when their total is already known, else by the
+            // consumer, which knows every start.
             let known = totals.latestTotal(atOrBefore: lane)
             let positions = plan.videos(ofLane: lane)
             let guess = known.total + positions.lowerBound - plan.videos(ofLane: known.piece).lowerBound
             var (items, findings) = reading.read(positions, of: ranges, firstIndex: guess)
-            let start = totals.waitForTotal(before: lane)
-            totals.publish(after: lane, total: start + items.count)
+            totals.record(count: items.count, of: lane)
+            guard let start = totals.knownTotal(before: lane) else { return (reading.lane(items, findings), guess) }
             if start != guess { (items, findings) = reading.read(positions, of: ranges, firstIndex: start) }
-            return reading.lane(items, findings)
+            return (reading.lane(items, findings), nil)
         }
         let workers = min(ProcessInfo.processInfo.activeProcessorCount, 8)
+        var start = firstIndex
         try OrderedWork.run(count: laneCount, workers: workers, window: 2 * workers, work) { lane, result in
-            try consume(lane, result)
+            var done = result.lane
+            if let guess = result.guess, guess != start {
+                let (items, findings) = reading.read(plan.videos(ofLane: lane), of: ranges, firstIndex: start)
+                done = reading.lane(items, findings)
+            }
+            start += done.itemCount
+            try consume(lane, done)
         }
     }
 

@@ -37,4 +37,24 @@ public enum ByteWord {
     /// The position (0–7) of the first flagged byte of a non-zero result.
     @inlinable @inline(__always)
     public static func firstFlagged(_ flags: UInt64) -> Int { flags.trailingZeroBitCount >> 3 }
+
+    /// The position of the first byte at or after `start` that `byte` accepts, `bytes.count`
+    /// when none does: eight bytes at a time through `word` (which flags the bytes `byte`
+    /// would accept, with the tests above), the last few one by one.
+    @inlinable @inline(__always)
+    public static func firstMatch(
+        in bytes: UnsafeBufferPointer<UInt8>, from start: Int, word: (UInt64) -> UInt64, byte: (UInt8) -> Bool
+    ) -> Int {
+        var index = start
+        let count = bytes.count
+        if let base = UnsafeRawPointer(bytes.baseAddress) {
+            while index + 8 <= count {
+                let flags = word(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+                if flags != 0 { return index + firstFlagged(flags) }
+                index += 8
+            }
+        }
+        while index < count, !byte(bytes[index]) { index += 1 }
+        return index
+    }
 }

@@ -5,24 +5,13 @@ public enum JSONBytes {
     /// `"`, a `\\`, a control character (below 0x20) or a byte that is not ASCII; `bytes.count`
     /// when there is none. Eight bytes are judged at a time (strings are most of a catalog).
     public static func plainRunEnd(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        var index = start
-        let count = bytes.count
-        if let base = UnsafeRawPointer(bytes.baseAddress) {
-            while index + 8 <= count {
-                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                let stops =
-                    ByteWord.equal(word, to: UInt8(ascii: "\"")) | ByteWord.equal(word, to: UInt8(ascii: "\\"))
-                    | ByteWord.below(word, 0x20) | ByteWord.nonASCII(word)
-                if stops != 0 { return index + ByteWord.firstFlagged(stops) }
-                index += 8
-            }
-        }
-        while index < count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { return index }
-            index += 1
-        }
-        return count
+        ByteWord.firstMatch(
+            in: bytes, from: start,
+            word: {
+                ByteWord.equal($0, to: UInt8(ascii: "\"")) | ByteWord.equal($0, to: UInt8(ascii: "\\"))
+                    | ByteWord.below($0, 0x20) | ByteWord.nonASCII($0)
+            },
+            byte: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 || $0 >= 0x80 })
     }
 
     /// The index of the first byte at or after `start` that is not JSON whitespace (space,

@@ -123,52 +123,58 @@ private final class OrderedResults<Result: Sendable>: Sendable {
     }
 }
 
-/// The running totals of numbered pieces done in parallel, each published as soon as the
-/// piece before it is counted: piece `n` learns how many things all pieces before it made
-/// (to number its own from there) without waiting for their whole work.
+/// The running totals of numbered pieces done in parallel: each piece records how many things
+/// it made as soon as it knows, in any order, and the total before piece `n` is known once
+/// every piece before it has recorded. Nothing waits: a piece guesses its start from the
+/// latest known total, and whoever sees the true start later (the in-order consumer) checks
+/// the guess.
 ///
 /// ```swift
 /// let totals = RunningTotals(count: lanes, start: 0)
-/// // on the worker doing lane n, once it knows it made `made` items:
-/// let first = totals.waitForTotal(before: n)
-/// totals.publish(after: n, total: first + made)
+/// // on the worker doing lane n:
+/// let known = totals.latestTotal(atOrBefore: n)   // guess from here
+/// totals.record(count: made, of: n)
 /// ```
 public final class RunningTotals: Sendable {
-    private let totals: Mutex<[Int?]>
-    private let published: [DispatchSemaphore]
+    private struct State {
+        /// What each piece made, once recorded.
+        var counts: [Int?]
+        /// The totals before pieces 0…`known` (inclusive), all known.
+        var totals: [Int]
+    }
+
+    private let state: Mutex<State>
 
     /// Totals for `count` pieces, the first starting at `start`.
     public init(count: Int, start: Int) {
-        var initial = [Int?](repeating: nil, count: count + 1)
-        initial[0] = start
-        totals = Mutex(initial)
-        published = (0...count).map { _ in DispatchSemaphore(value: 0) }
+        var totals: [Int] = []
+        totals.reserveCapacity(count + 1)
+        totals.append(start)
+        state = Mutex(State(counts: [Int?](repeating: nil, count: count), totals: totals))
     }
 
-    /// The total of the pieces before `index`, when already published (no wait).
-    public func knownTotal(before index: Int) -> Int? { totals.withLock { $0[index] } }
+    /// The total of the pieces before `index`, when every one of them has recorded its count.
+    public func knownTotal(before index: Int) -> Int? {
+        state.withLock { index < $0.totals.count ? $0.totals[index] : nil }
+    }
 
-    /// The latest published total at or before piece `index`, and the piece it is for: what a
-    /// piece can guess its start from without waiting.
+    /// The latest known total at or before piece `index`, and the piece it is the total before:
+    /// what a piece can guess its start from without waiting.
     public func latestTotal(atOrBefore index: Int) -> (piece: Int, total: Int) {
-        totals.withLock { totals in
-            var piece = index
-            while piece > 0, totals[piece] == nil { piece -= 1 }
-            return (piece, totals[piece] ?? 0)
+        state.withLock { state in
+            let piece = min(index, state.totals.count - 1)
+            return (piece, state.totals[piece])
         }
     }
 
-    /// The total of the pieces before `index`, waiting until piece `index - 1` published it.
-    public func waitForTotal(before index: Int) -> Int {
-        if let total = knownTotal(before: index) { return total }
-        published[index].wait()
-        published[index].signal()
-        return totals.withLock { $0[index]! }
-    }
-
-    /// Publishes the total of the pieces up to and including `index`.
-    public func publish(after index: Int, total: Int) {
-        totals.withLock { $0[index + 1] = total }
-        published[index + 1].signal()
+    /// Records that piece `index` made `count` things; the totals after it become known as far
+    /// as every earlier piece has recorded.
+    public func record(count: Int, of index: Int) {
+        state.withLock { state in
+            state.counts[index] = count
+            while state.totals.count <= state.counts.count, let made = state.counts[state.totals.count - 1] {
+                state.totals.append(state.totals[state.totals.count - 1] + made)
+            }
+        }
     }
 }

@@ -535,3 +535,32 @@ struct CastValidatorMessageTests {
         #expect([Diagnostic]().maximumSeverity == nil)
     }
 }
+
+@Suite("Metadata field masks")
+struct MetadataFieldMaskTests {
+    @Test("each type's mask holds exactly the fields its name list holds", arguments: 0...6)
+    func masks(type: Int) {
+        let metadataType = MetadataType(rawValue: type)
+        let names = MediaMetadata.fieldNames(for: metadataType)
+        let mask = MediaMetadata.fieldMask(for: metadataType)
+        #expect((names == nil) == (mask == nil))
+        guard let names, let mask else { return }
+        let masked = Set(
+            MediaMetadata.modelledFieldNames.enumerated().filter { mask & 1 << UInt64($0.offset) != 0 }.map(\.element))
+        #expect(masked == names.intersection(MediaMetadata.modelledFieldNames))
+    }
+
+    @Test("fields are numbered in the order they are visited, each name once")
+    func numbering() {
+        var metadata = MediaMetadata(metadataType: .movie, title: "T", subtitle: "S")
+        metadata.studio = "Studio"
+        metadata.contentRating = "PG"
+        var numbers: [Int] = []
+        metadata.forEachSetField { numbers.append($0) }
+        var names: [String] = []
+        metadata.forEachSetFieldName { names.append($0) }
+        #expect(numbers == numbers.sorted())
+        #expect(names == ["title", "subtitle", "studio", "contentRating"])
+        #expect(Set(MediaMetadata.modelledFieldNames).count == MediaMetadata.modelledFieldNames.count)
+    }
+}

@@ -102,15 +102,15 @@ struct CompactWireWritingTests {
             Double(Int64.max), -123.456,
         ])
     func numbers(value: Double) {
-        var output: [UInt8] = []
+        var output = ByteBuffer()
         CompactObjectWriter.writeNumber(value, into: &output)
-        #expect(output == JSONWriter.compact.bytes(from: JSONValue(value)))
+        #expect(output.makeArray() == JSONWriter.compact.bytes(from: JSONValue(value)))
     }
 
     @Test("integers are written as String(_:) writes them", arguments: [0, 1, -1, 9, 10, Int.max, Int.min, -4096])
     func integers(value: Int) {
-        var output: [UInt8] = []
+        var output = ByteBuffer()
         CompactObjectWriter.writeInteger(Int64(value), into: &output)
-        #expect(String(decoding: output, as: UTF8.self) == String(value))
+        #expect(String(decoding: output.makeArray(), as: UTF8.self) == String(value))
     }
 }

@@ -107,6 +107,26 @@ struct MediaTypeTests {
         #expect(CastMediaTypes.family(of: essence) == family)
     }
 
+    @Test("the family table gives every listed essence the family of the first list that holds it")
+    func familyTable() {
+        let lists: [(CastMediaTypes.Family, Set<String>)] = [
+            (.hls, CastMediaTypes.hls), (.dash, CastMediaTypes.dash), (.smooth, CastMediaTypes.smooth),
+            (.progressive, CastMediaTypes.progressive), (.image, CastMediaTypes.images),
+            (.text, CastMediaTypes.textTracks), (.unsupported, Set(CastMediaTypes.unsupported.keys)),
+        ]
+        for essence in lists.reduce(into: Set<String>(), { $0.formUnion($1.1) }) {
+            let first = lists.first { $0.1.contains(essence) }?.0
+            #expect(CastMediaTypes.family(of: essence) == first, "\(essence)")
+        }
+    }
+
+    @Test(
+        "essence joins type and subtype",
+        arguments: [("video", "mp4"), ("application", "vnd.apple.mpegurl"), ("a", "b")])
+    func essence(type: String, subtype: String) {
+        #expect(MediaType(type: type, subtype: subtype).essence == type + "/" + subtype)
+    }
+
     @Test(
         "content types implied by file extensions",
         arguments: [

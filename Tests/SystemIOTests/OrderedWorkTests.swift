@@ -79,24 +79,31 @@ struct OrderedWorkTests {
         #expect(tally.started.load(ordering: .relaxed) == started)
     }
 
-    @Test("each piece learns the total of the pieces before it, waiting for the one just before")
+    @Test("counts recorded in any order give the totals before each piece once the pieces before it are in")
     func runningTotals() throws {
         let sizes = (0..<300).map { ($0 * 7919) % 13 }
         let totals = RunningTotals(count: sizes.count, start: 5)
         var starts: [Int] = []
+        var running = 5
+        for size in sizes {
+            starts.append(running)
+            running += size
+        }
+        let expected = starts
+        // Pieces done on three threads record as they finish; each checks a guess from the
+        // latest known total, and the consumer (in order) sees every start.
+        starts = []
         try OrderedWork.run(
             count: sizes.count, workers: 3, window: 6,
             { index in
-                let start = totals.waitForTotal(before: index)
-                totals.publish(after: index, total: start + sizes[index])
-                return start
+                let known = totals.latestTotal(atOrBefore: index)
+                #expect(known.piece <= index && known.total == expected[known.piece])
+                totals.record(count: sizes[index], of: index)
+                if let start = totals.knownTotal(before: index) { #expect(start == expected[index]) }
+                return index
             }
-        ) { _, start in starts.append(start) }
-        var expected: [Int] = []
-        var running = 5
-        for size in sizes {
-            expected.append(running)
-            running += size
+        ) { index, _ in
+            starts.append(totals.knownTotal(before: index) ?? -1)
         }
         #expect(starts == expected)
         #expect(totals.knownTotal(before: sizes.count) == running)
@@ -104,13 +111,20 @@ struct OrderedWorkTests {
         #expect(latest.piece == sizes.count && latest.total == running)
     }
 
-    @Test("before any total is published, the latest known is the start")
+    @Test("a total past a piece that has not recorded stays unknown")
     func latestBeforeAny() {
         let totals = RunningTotals(count: 10, start: 3)
         let latest = totals.latestTotal(atOrBefore: 7)
         #expect(latest.piece == 0 && latest.total == 3)
-        totals.publish(after: 0, total: 9)
+        totals.record(count: 4, of: 2)
+        #expect(totals.latestTotal(atOrBefore: 7).piece == 0)
+        #expect(totals.knownTotal(before: 3) == nil)
+        totals.record(count: 6, of: 0)
         #expect(totals.latestTotal(atOrBefore: 7).piece == 1)
-        #expect(totals.knownTotal(before: 2) == nil)
+        totals.record(count: 1, of: 1)
+        // Pieces 0, 1 and 2 are in: the totals before 1, 2 and 3 are known.
+        #expect(totals.latestTotal(atOrBefore: 7) == (piece: 3, total: 14))
+        #expect(totals.knownTotal(before: 2) == 10)
+        #expect(totals.knownTotal(before: 4) == nil)
     }
 }
