@@ -26,7 +26,7 @@ extension CastVideosCatalogReader {
     /// findings about its values to `diagnostics`; `.unsupported` (with nothing appended) when
     /// the video needs the general reader.
     func readVideo(
-        text: UnsafeBufferPointer<UInt8>, at path: JSONPath, bases: [String: String], index: Int,
+        text: UnsafeBufferPointer<UInt8>, at path: JSONPath, bases: CategoryBases, index: Int,
         diagnostics: inout [Diagnostic]
     ) -> DirectRead {
         var lexer = PlainJSONLexer(bytes: text)

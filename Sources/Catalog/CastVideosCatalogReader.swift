@@ -66,7 +66,7 @@ public struct CastVideosCatalogReader: Sendable {
     struct CategoryHeader {
         var name: String?
         /// The base URLs by kind: `hls`, `dash`, `mp4`, `images`, `tracks`.
-        var bases: [String: String]
+        var bases: CategoryBases
         var videos: [JSONValue]
     }
 
@@ -101,7 +101,7 @@ public struct CastVideosCatalogReader: Sendable {
         }
         let name = category.string("name")
         var bases: [String: String] = [:]
-        for key in ["hls", "dash", "mp4", "images", "tracks"] {
+        for key in CategoryBases.names {
             if let base = category.string(key) { bases[key] = base }
         }
         let videosValue = category.value("videos")
@@ -114,7 +114,7 @@ public struct CastVideosCatalogReader: Sendable {
                     fix: "add \"videos\": [ … ]", path: categoryPath))
             return nil
         }
-        return CategoryHeader(name: name, bases: bases, videos: videos)
+        return CategoryHeader(name: name, bases: CategoryBases(bases), videos: videos)
     }
 
     /// Categories at least this long are read on several threads.
@@ -123,7 +123,7 @@ public struct CastVideosCatalogReader: Sendable {
     /// Every video of a category read as if none before it were skipped (video `n` is item
     /// `firstIndex + n`), each with its findings, on up to `activeProcessorCount` threads for a
     /// long category. A 10,000-video f.json spends a third of its reading here.
-    func readVideos(_ videos: [JSONValue], at path: JSONPath, bases: [String: String], firstIndex: Int)
+    func readVideos(_ videos: [JSONValue], at path: JSONPath, bases: CategoryBases, firstIndex: Int)
         -> [(item: CatalogItem?, diagnostics: [Diagnostic])]
     {
         let workers = min(ProcessInfo.processInfo.activeProcessorCount, 8)
@@ -149,7 +149,7 @@ public struct CastVideosCatalogReader: Sendable {
     }
 
     func readVideo(
-        _ json: JSONValue, at path: JSONPath, bases: [String: String], index: Int,
+        _ json: JSONValue, at path: JSONPath, bases: CategoryBases, index: Int,
         diagnostics: inout [Diagnostic]
     ) -> CatalogItem? {
         guard var video = JSONObjectReader(json, at: path, typeName: "video", diagnostics: &diagnostics) else {
@@ -232,7 +232,7 @@ public struct CastVideosCatalogReader: Sendable {
     }
 
     /// A video's images from its image members, in the order `readVideo` has always listed them.
-    func images(small: String?, poster: String?, thumb: String?, base: String?) -> [CastImage] {
+    func images(small: String?, poster: String?, thumb: String?, base: URLResolver.Base?) -> [CastImage] {
         var images: [CastImage] = []
         if small != nil || poster != nil || thumb != nil { images.reserveCapacity(2) }
         if let small, let url = resolver.resolve(small, base: base) {
@@ -247,7 +247,7 @@ public struct CastVideosCatalogReader: Sendable {
         return images
     }
 
-    func readSource(_ json: JSONValue, at path: JSONPath, bases: [String: String], diagnostics: inout [Diagnostic])
+    func readSource(_ json: JSONValue, at path: JSONPath, bases: CategoryBases, diagnostics: inout [Diagnostic])
         -> MediaSource?
     {
         // The older sample catalog lists plain URL strings.
@@ -270,7 +270,7 @@ public struct CastVideosCatalogReader: Sendable {
     /// A source from its members as read (shared by both ways of reading a video). Its path is
     /// made only for a finding.
     func source(
-        type: String?, mime: String?, reference: String?, at path: @autoclosure () -> JSONPath, bases: [String: String],
+        type: String?, mime: String?, reference: String?, at path: @autoclosure () -> JSONPath, bases: CategoryBases,
         diagnostics: inout [Diagnostic]
     ) -> MediaSource? {
         var mime = mime
@@ -302,7 +302,7 @@ public struct CastVideosCatalogReader: Sendable {
         return MediaSource(kind: kind, url: url, declaredContentType: mime)
     }
 
-    func readTrack(_ json: JSONValue, at path: JSONPath, base: String?, diagnostics: inout [Diagnostic])
+    func readTrack(_ json: JSONValue, at path: JSONPath, base: URLResolver.Base?, diagnostics: inout [Diagnostic])
         -> CaptionTrack?
     {
         guard var track = JSONObjectReader(json, at: path, typeName: "track", diagnostics: &diagnostics) else {
@@ -338,7 +338,7 @@ public struct CastVideosCatalogReader: Sendable {
     /// path is made only for a finding.
     func track(
         id: Int?, type: String?, subtype: String?, reference: String?, name: String?, language: String?,
-        at path: @autoclosure () -> JSONPath, base: String?, diagnostics: inout [Diagnostic]
+        at path: @autoclosure () -> JSONPath, base: URLResolver.Base?, diagnostics: inout [Diagnostic]
     ) -> CaptionTrack? {
         let type = type?.lowercased()
         if let type, type != "text" {

@@ -10,7 +10,7 @@ extension CatalogStreamReader {
     struct LaneReading<Part: Sendable>: Sendable {
         /// The path of the category's `videos` array.
         let path: JSONPath
-        let bases: [String: String]
+        let bases: CategoryBases
         let file: LoadedFile
         let reader: CastVideosCatalogReader
         let transform: Transform<Part>?
@@ -154,7 +154,7 @@ final class LanesAhead<Part: Sendable>: Sendable {
     /// Whether the lanes read ahead are the ones the general reading would make: the
     /// category's final base URLs are the ones used, and its videos are at the places used.
     /// Call it after ``close()``.
-    func isValid(bases: [String: String], ranges: [Range<Int>]) -> Bool {
+    func isValid(bases: CategoryBases, ranges: [Range<Int>]) -> Bool {
         let places = state.withLock { $0.used }
         return bases == reading.bases && ranges.count >= places.count && ranges[..<places.count].elementsEqual(places)
     }

@@ -305,7 +305,8 @@ public struct CatalogStreamReader: Sendable {
                     var firstVideo = 0
                     // Lanes come in order as they are done; `body` gets them a batch at a time.
                     let reading = LaneReading(
-                        path: videosPath, bases: header.bases, file: file, reader: reader, transform: transform)
+                        path: videosPath, bases: header.bases, file: file, reader: reader,
+                        transform: transform)
                     // Lanes read ahead count when they were read as they would be now.
                     let aheadLanes = ahead.flatMap {
                         index == 0 && summary.itemCount == 0

@@ -20,6 +20,28 @@ public struct URLResolver: Sendable {
         self.documentURL = URL(fileURLWithPath: catalogPath).standardizedFileURL
     }
 
+    /// A base URL with what resolving against it needs to know, judged once (a category's
+    /// base serves every one of its videos).
+    struct Base: Sendable, Equatable {
+        let text: String
+        /// An http(s) URL ending in "/" with no query or fragment: a plain relative path is
+        /// resolved against it by joining the two.
+        let isPlainDirectory: Bool
+
+        init(_ text: String) {
+            self.text = text
+            isPlainDirectory = URLResolver.isPlainDirectoryBase(text)
+        }
+    }
+
+    /// ``resolve(_:base:)-(_,String?)`` against a base judged beforehand: the same URL.
+    func resolve(_ reference: String, base: Base?) -> String? {
+        if let base, base.isPlainDirectory, Self.isPlainRelativePath(reference) {
+            return Self.joined(base.text, reference)
+        }
+        return resolve(reference, base: base?.text)
+    }
+
     /// Resolves `reference` against `base` (itself resolved against the document), or
     /// returns nil when the reference cannot be a URL.
     public func resolve(_ reference: String, base: String? = nil) -> String? {
