@@ -77,11 +77,15 @@ public struct CastRequestBuilder: Sendable {
         var metadata = MediaMetadata(metadataType: item.metadataType, title: item.title, subtitle: item.subtitle)
         if item.metadataType == .movie { metadata.studio = item.studio }
         if !item.images.isEmpty {
-            metadata.images = item.images.map { image in
-                var image = image
-                image.url = rebase(image.url)
-                return image
-            }
+            // Shared, not copied, unless there is a server to rebase local files onto.
+            metadata.images =
+                options.baseURL == nil || options.fileRoot == nil
+                ? item.images
+                : item.images.map { image in
+                    var image = image
+                    image.url = rebase(image.url)
+                    return image
+                }
         }
         if !item.metadataOverrides.isEmpty {
             var json = metadata.jsonValue.objectValue ?? [:]
@@ -130,17 +134,23 @@ public struct CastRequestBuilder: Sendable {
 
     /// Track ids of captions marked default.
     public func defaultTrackIDs(for item: CatalogItem, media: MediaInformation) -> [Int]? {
-        let defaults = zip(item.captions, media.tracks ?? []).filter { $0.0.isDefault }.map { $0.1.trackID }
+        // By index, reading two fields: zipping the lists copied every caption and track.
+        guard let tracks = media.tracks else { return nil }
+        var defaults: [Int] = []
+        for index in 0..<min(item.captions.count, tracks.count) where item.captions[index].isDefault {
+            defaults.append(tracks[index].trackID)
+        }
         return defaults.isEmpty ? nil : defaults
     }
 
     /// Builds a LOAD for one item.
     public func loadRequest(for item: CatalogItem) -> (LoadRequest, [Diagnostic]) {
         let (media, diagnostics) = media(for: item)
-        var load = LoadRequest(
-            media: media, autoplay: item.autoplay ?? options.autoplay, currentTime: item.startTime,
-            activeTrackIDs: defaultTrackIDs(for: item, media: media))
-        if load.currentTime == nil { load.currentTime = 0 }
+        let activeTrackIDs = defaultTrackIDs(for: item, media: media)
+        // The media is moved into the request, not copied (it is large: every metadata field).
+        let load = LoadRequest(
+            media: consume media, autoplay: item.autoplay ?? options.autoplay, currentTime: item.startTime ?? 0,
+            activeTrackIDs: activeTrackIDs)
         return (load, diagnostics)
     }
 

@@ -8,7 +8,7 @@ import Testing
 /// shape must be left to the tree.
 @Suite("Reading plain videos straight from their text")
 struct DirectVideoReadingTests {
-    static let bases = [
+    static let bases: CategoryBases = [
         "hls": "https://cdn.example.com/hls/", "mp4": "https://cdn.example.com/mp4/",
         "images": "https://cdn.example.com/images/", "tracks": "https://cdn.example.com/tracks/",
     ]

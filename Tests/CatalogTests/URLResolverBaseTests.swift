@@ -44,4 +44,31 @@ struct URLResolverBaseTests {
             #expect(URLResolver.isPlainDirectoryBase(text) == Self.isPlain(text), "\(text.debugDescription)")
         }
     }
+
+    @Test("a base judged once resolves every reference as the base's text does")
+    func judgedOnce() {
+        let resolver = URLResolver(catalogPath: "/srv/catalog/f.json")
+        let bases = [
+            "https://cdn.example.com/hls/", "https://cdn.example.com/hls", "http://a/b/?x=1", "https://a/é/", "media/",
+            "", " https://cdn.example.com/x/ ", "file:///srv/media/",
+        ]
+        let references = [
+            "v/master.m3u8", "../up.mp4", "./here.mp4", "/root.mp4", "https://other.example.com/a.mp4", " spaced.mp4 ",
+            "a b.mp4", "q.mp4?x=1", "", "v//x.mp4", "~user/x.mp4",
+        ]
+        for base in bases {
+            let judged = URLResolver.Base(base)
+            #expect(judged.isPlainDirectory == URLResolver.isPlainDirectoryBase(base))
+            for reference in references {
+                #expect(
+                    resolver.resolve(reference, base: judged) == resolver.resolve(reference, base: base),
+                    "\(reference) against \(base)")
+            }
+        }
+        let category = CategoryBases(["hls": "https://cdn.example.com/hls/", "images": "https://img.example.com/"])
+        #expect(category["hls"]?.text == "https://cdn.example.com/hls/")
+        #expect(category["images"]?.isPlainDirectory == true)
+        #expect(category["dash"] == nil && category["smooth"] == nil)
+        #expect(category == ["images": "https://img.example.com/", "hls": "https://cdn.example.com/hls/"])
+    }
 }
