@@ -41,19 +41,23 @@ let package = Package(
         .systemLibrary(
             name: "CFFmpeg", path: "Sources/CShims/CFFmpeg",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+        // No pkgConfig for libxml2 either (it would link it): CLibXML2.h loads it when XML is
+        // read; its headers' folder is on every target's include path (see the end of this file).
         .systemLibrary(
-            name: "CLibXML2", path: "Sources/CShims/CLibXML2", pkgConfig: "libxml-2.0",
+            name: "CLibXML2", path: "Sources/CShims/CLibXML2",
             providers: [.apt(["libxml2-dev"])]),
         // No pkgConfig for libcurl and libmicrohttpd either: CCurl.h and CMicroHTTPD.h load them
         // on first use, so that starting castprep does not load them and their ~30 dependencies.
         .systemLibrary(
             name: "CCurl", path: "Sources/CShims/CCurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
+        // No pkgConfig for OpenSSL either: COpenSSL.h loads it on the first TLS link or digest.
         .systemLibrary(
-            name: "COpenSSL", path: "Sources/CShims/COpenSSL", pkgConfig: "openssl",
+            name: "COpenSSL", path: "Sources/CShims/COpenSSL",
             providers: [.apt(["libssl-dev"])]),
+        // No pkgConfig for SQLite either: CSQLite.h loads it when preflight opens its cache.
         .systemLibrary(
-            name: "CSQLite", path: "Sources/CShims/CSQLite", pkgConfig: "sqlite3",
+            name: "CSQLite", path: "Sources/CShims/CSQLite",
             providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(
             name: "CMicroHTTPD", path: "Sources/CShims/CMicroHTTPD",
@@ -237,5 +241,8 @@ for target in package.targets where [.executable, .test, .regular].contains(targ
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
     settings.append(.enableUpcomingFeature("NonisolatedNonsendingByDefault"))
+    // libxml2's headers live in a folder of their own (what `pkg-config --cflags libxml-2.0`
+    // says on Debian); the library itself is loaded at run time by CLibXML2.h.
+    settings.append(.unsafeFlags(["-Xcc", "-I/usr/include/libxml2"]))
     target.swiftSettings = settings
 }

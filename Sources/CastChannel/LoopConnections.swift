@@ -92,7 +92,7 @@ final class LoopConnections {
     }
 
     deinit {
-        if let clientContext { SSL_CTX_free(clientContext) }
+        if let clientContext { castprep_SSL_CTX_free(clientContext) }
     }
 
     /// Runs forever on the loop thread.
@@ -612,7 +612,7 @@ final class LoopConnections {
     private func finishStopIfDone(_ listener: LoopListener) {
         guard listener.isStopping, listener.live.isEmpty, listeners[listener.core.id] === listener else { return }
         listeners[listener.core.id] = nil
-        SSL_CTX_free(listener.context)
+        castprep_SSL_CTX_free(listener.context)
         listener.stopWaiter?.resume()
         listener.stopWaiter = nil
     }

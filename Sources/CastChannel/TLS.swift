@@ -24,15 +24,17 @@ public struct ChannelCertificate: Sendable, Hashable, CustomStringConvertible {
     public var lifetimeSeconds: Int? {
         derBytes.withUnsafeBufferPointer { buffer -> Int? in
             var cursor = buffer.baseAddress
-            guard let certificate = d2i_X509(nil, &cursor, buffer.count) else {
-                ERR_clear_error()
+            guard let certificate = castprep_d2i_X509(nil, &cursor, buffer.count) else {
+                castprep_ERR_clear_error()
                 return nil
             }
-            defer { X509_free(certificate) }
+            defer { castprep_X509_free(certificate) }
             var days: Int32 = 0
             var seconds: Int32 = 0
             guard
-                ASN1_TIME_diff(&days, &seconds, X509_get0_notBefore(certificate), X509_get0_notAfter(certificate)) == 1
+                castprep_ASN1_TIME_diff(
+                    &days, &seconds, castprep_X509_get0_notBefore(certificate), castprep_X509_get0_notAfter(certificate)
+                ) == 1
             else {
                 return nil
             }
@@ -69,7 +71,7 @@ public struct TLSIdentity: Sendable, Hashable {
         self.certificate = ChannelCertificate(derBytes: certificateDER)
         self.privateKeyDER = privateKeyDER
         let context = try TLSContexts.makeServerContext(self)
-        SSL_CTX_free(context)
+        castprep_SSL_CTX_free(context)
     }
 
     private init(uncheckedCertificateDER: [UInt8], privateKeyDER: [UInt8]) {
@@ -95,25 +97,26 @@ public struct TLSIdentity: Sendable, Hashable {
         }
         OpenSSLSetup.ensure()
         guard let key = castprep_EVP_EC_gen("P-256") else { throw OpenSSLErrors.failure("generating a P-256 key") }
-        defer { EVP_PKEY_free(key) }
-        guard let certificate = X509_new() else { throw OpenSSLErrors.failure("allocating a certificate") }
-        defer { X509_free(certificate) }
+        defer { castprep_EVP_PKEY_free(key) }
+        guard let certificate = castprep_X509_new() else { throw OpenSSLErrors.failure("allocating a certificate") }
+        defer { castprep_X509_free(certificate) }
         var generator = SystemRandomNumberGenerator()
         let serial = generator.next() >> 1
         let commonNameBytes = Array(commonName.utf8)
-        guard X509_set_version(certificate, Int(X509_VERSION_3)) == 1,
-            ASN1_INTEGER_set_uint64(X509_get_serialNumber(certificate), serial) == 1,
-            X509_gmtime_adj(X509_getm_notBefore(certificate), -60) != nil,
-            X509_gmtime_adj(X509_getm_notAfter(certificate), Int(seconds)) != nil,
-            X509_set_pubkey(certificate, key) == 1,
-            let name = X509_get_subject_name(certificate),
-            X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, commonNameBytes, Int32(commonNameBytes.count), -1, 0)
+        guard castprep_X509_set_version(certificate, Int(X509_VERSION_3)) == 1,
+            castprep_ASN1_INTEGER_set_uint64(castprep_X509_get_serialNumber(certificate), serial) == 1,
+            castprep_X509_gmtime_adj(castprep_X509_getm_notBefore(certificate), -60) != nil,
+            castprep_X509_gmtime_adj(castprep_X509_getm_notAfter(certificate), Int(seconds)) != nil,
+            castprep_X509_set_pubkey(certificate, key) == 1,
+            let name = castprep_X509_get_subject_name(certificate),
+            castprep_X509_NAME_add_entry_by_txt(
+                name, "CN", MBSTRING_ASC, commonNameBytes, Int32(commonNameBytes.count), -1, 0)
                 == 1,
-            X509_set_issuer_name(certificate, name) == 1,
-            X509_sign(certificate, key, EVP_sha256()) > 0
+            castprep_X509_set_issuer_name(certificate, name) == 1,
+            castprep_X509_sign(certificate, key, castprep_EVP_sha256()) > 0
         else { throw OpenSSLErrors.failure("building the self-signed certificate") }
-        let certificateDER = try OpenSSLErrors.der("encoding the certificate") { i2d_X509(certificate, $0) }
-        let keyDER = try OpenSSLErrors.der("encoding the private key") { i2d_PrivateKey(key, $0) }
+        let certificateDER = try OpenSSLErrors.der("encoding the certificate") { castprep_i2d_X509(certificate, $0) }
+        let keyDER = try OpenSSLErrors.der("encoding the private key") { castprep_i2d_PrivateKey(key, $0) }
         return TLSIdentity(uncheckedCertificateDER: certificateDER, privateKeyDER: keyDER)
     }
 }
@@ -125,10 +128,10 @@ enum TLSContexts {
     /// self-signed certificates; see ``ChannelOptions/pinnedCertificateSHA256`` for pinning).
     static func makeClientContext() throws(ChannelError) -> OpaquePointer {
         OpenSSLSetup.ensure()
-        guard let context = SSL_CTX_new(TLS_client_method()) else {
+        guard let context = castprep_SSL_CTX_new(castprep_TLS_client_method()) else {
             throw OpenSSLErrors.failure("creating the TLS client context")
         }
-        SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
+        castprep_SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
         configure(context)
         return context
     }
@@ -136,7 +139,7 @@ enum TLSContexts {
     /// A server context presenting `identity`.
     static func makeServerContext(_ identity: TLSIdentity) throws(ChannelError) -> OpaquePointer {
         OpenSSLSetup.ensure()
-        guard let context = SSL_CTX_new(TLS_server_method()) else {
+        guard let context = castprep_SSL_CTX_new(castprep_TLS_server_method()) else {
             throw OpenSSLErrors.failure("creating the TLS server context")
         }
         configure(context)
@@ -144,17 +147,20 @@ enum TLSContexts {
             identity.privateKeyDER.withUnsafeBufferPointer { keyBytes -> Bool in
                 var certificatePointer = certificateBytes.baseAddress
                 var keyPointer = keyBytes.baseAddress
-                guard let certificate = d2i_X509(nil, &certificatePointer, certificateBytes.count) else { return false }
-                defer { X509_free(certificate) }
-                guard let key = d2i_AutoPrivateKey(nil, &keyPointer, keyBytes.count) else { return false }
-                defer { EVP_PKEY_free(key) }
-                return SSL_CTX_use_certificate(context, certificate) == 1 && SSL_CTX_use_PrivateKey(context, key) == 1
-                    && SSL_CTX_check_private_key(context) == 1
+                guard let certificate = castprep_d2i_X509(nil, &certificatePointer, certificateBytes.count) else {
+                    return false
+                }
+                defer { castprep_X509_free(certificate) }
+                guard let key = castprep_d2i_AutoPrivateKey(nil, &keyPointer, keyBytes.count) else { return false }
+                defer { castprep_EVP_PKEY_free(key) }
+                return castprep_SSL_CTX_use_certificate(context, certificate) == 1
+                    && castprep_SSL_CTX_use_PrivateKey(context, key) == 1
+                    && castprep_SSL_CTX_check_private_key(context) == 1
             }
         }
         guard loaded else {
             let error = OpenSSLErrors.failure("loading the server certificate and key")
-            SSL_CTX_free(context)
+            castprep_SSL_CTX_free(context)
             throw error
         }
         return context
@@ -163,19 +169,20 @@ enum TLSContexts {
     private static func configure(_ context: OpaquePointer) {
         _ = castprep_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION)
         _ = castprep_SSL_CTX_enable_nonblocking_writes(context)
-        _ = SSL_CTX_set_options(context, castprep_SSL_OP_IGNORE_UNEXPECTED_EOF())
+        _ = castprep_SSL_CTX_set_options(context, castprep_SSL_OP_IGNORE_UNEXPECTED_EOF())
     }
 
     /// Frees a context made here.
     static func release(_ context: OpaquePointer) {
-        SSL_CTX_free(context)
+        castprep_SSL_CTX_free(context)
     }
 
     /// The certificate the peer presented, if any.
     static func peerCertificate(of ssl: OpaquePointer) -> ChannelCertificate? {
-        guard let certificate = SSL_get1_peer_certificate(ssl) else { return nil }
-        defer { X509_free(certificate) }
-        guard let der = try? OpenSSLErrors.der("encoding the peer certificate", { i2d_X509(certificate, $0) }) else {
+        guard let certificate = castprep_SSL_get1_peer_certificate(ssl) else { return nil }
+        defer { castprep_X509_free(certificate) }
+        guard let der = try? OpenSSLErrors.der("encoding the peer certificate", { castprep_i2d_X509(certificate, $0) })
+        else {
             return nil
         }
         return ChannelCertificate(derBytes: der)
@@ -187,7 +194,7 @@ enum TLSContexts {
 /// (`castprep receiver` on SIGTERM) while another thread is still in libcrypto then crashes in
 /// the freed state. The operating system reclaims that memory at exit anyway.
 enum OpenSSLSetup {
-    private static let initialized = OPENSSL_init_ssl(UInt64(OPENSSL_INIT_NO_ATEXIT), nil) == 1
+    private static let initialized = castprep_OPENSSL_init_ssl(UInt64(OPENSSL_INIT_NO_ATEXIT), nil) == 1
 
     /// Call first in every path into OpenSSL.
     static func ensure() { _ = initialized }
@@ -200,10 +207,10 @@ enum OpenSSLErrors {
     static func drain() -> String {
         var reasons: [String] = []
         while true {
-            let code = ERR_get_error()
+            let code = castprep_ERR_get_error()
             guard code != 0 else { break }
             var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
+            castprep_ERR_error_string_n(code, &buffer, buffer.count)
             if reasons.count < 8 {
                 reasons.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
             }

@@ -58,34 +58,36 @@ final class TLSStream: ByteStream {
     /// - Throws: ``ChannelError/Code/handshakeFailed`` when OpenSSL cannot make the session.
     init(context: OpaquePointer, role: Role, over transport: any ByteStream) throws(ChannelError) {
         OpenSSLSetup.ensure()
-        guard let ssl = SSL_new(context) else {
+        guard let ssl = castprep_SSL_new(context) else {
             throw ChannelError(
                 ChannelError.Code.handshakeFailed, "cannot create a TLS session: \(OpenSSLErrors.drain())",
                 fix: "check that OpenSSL 3 (libssl3) is installed")
         }
-        guard let readBIO = BIO_new(BIO_s_mem()), let writeBIO = BIO_new(BIO_s_mem()) else {
-            SSL_free(ssl)
+        guard let readBIO = castprep_BIO_new(castprep_BIO_s_mem()),
+            let writeBIO = castprep_BIO_new(castprep_BIO_s_mem())
+        else {
+            castprep_SSL_free(ssl)
             throw ChannelError(
                 ChannelError.Code.handshakeFailed, "cannot create the TLS session's buffers: \(OpenSSLErrors.drain())",
                 fix: "the process may be out of memory")
         }
-        SSL_set_bio(ssl, readBIO, writeBIO)  // the session owns both from here
+        castprep_SSL_set_bio(ssl, readBIO, writeBIO)  // the session owns both from here
         self.ssl = ssl
         self.readBIO = readBIO
         self.writeBIO = writeBIO
         self.transport = transport
         switch role {
         case .client(let serverName):
-            SSL_set_connect_state(ssl)
+            castprep_SSL_set_connect_state(ssl)
             if let serverName { _ = castprep_SSL_set_tlsext_host_name(ssl, serverName) }
         case .server:
-            SSL_set_accept_state(ssl)
+            castprep_SSL_set_accept_state(ssl)
         }
     }
 
     deinit {
-        SSL_free(ssl)
-        ERR_clear_error()
+        castprep_SSL_free(ssl)
+        castprep_ERR_clear_error()
         scratch.deallocate()
     }
 
@@ -97,8 +99,8 @@ final class TLSStream: ByteStream {
     /// Runs the handshake as far as the transport allows.
     func handshake() -> HandshakeStep {
         while true {
-            ERR_clear_error()
-            let status = SSL_do_handshake(ssl)
+            castprep_ERR_clear_error()
+            let status = castprep_SSL_do_handshake(ssl)
             if let failure = pumpOut(), failure != .wouldBlock {
                 return .failed(code: SSL_ERROR_SYSCALL, status: -1, reason: describe(failure))
             }
@@ -106,7 +108,7 @@ final class TLSStream: ByteStream {
                 isHandshakeComplete = true
                 return .complete
             }
-            let code = SSL_get_error(ssl, status)
+            let code = castprep_SSL_get_error(ssl, status)
             guard code == SSL_ERROR_WANT_READ, !transportEnded else {
                 return .failed(code: code, status: status, reason: OpenSSLErrors.describe(code: code, status: status))
             }
@@ -123,14 +125,14 @@ final class TLSStream: ByteStream {
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> StreamResult {
         while true {
-            ERR_clear_error()
-            let count = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
+            castprep_ERR_clear_error()
+            let count = castprep_SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
             if count > 0 {
                 // Reading may have produced records to send (a TLS 1.3 key update answer).
                 if let failure = pumpOut(), failure != .wouldBlock { return failure }
                 return .transferred(Int(count))
             }
-            let code = SSL_get_error(ssl, count)
+            let code = castprep_SSL_get_error(ssl, count)
             switch code {
             case SSL_ERROR_WANT_READ where !transportEnded:
                 switch pullIn() {
@@ -139,7 +141,7 @@ final class TLSStream: ByteStream {
                 }
             case SSL_ERROR_WANT_READ, SSL_ERROR_ZERO_RETURN:
                 return .endOfStream
-            case SSL_ERROR_SYSCALL where ERR_peek_error() == 0:
+            case SSL_ERROR_SYSCALL where castprep_ERR_peek_error() == 0:
                 // The transport ended without close_notify: an orderly end, as
                 // SSL_OP_IGNORE_UNEXPECTED_EOF makes it for sockets.
                 return .endOfStream
@@ -155,10 +157,10 @@ final class TLSStream: ByteStream {
             guard outgoing.count - outgoingOffset <= Self.maximumPendingOutput else { return .wouldBlock }
         }
         guard !bytes.isEmpty else { return .wouldBlock }
-        ERR_clear_error()
-        let written = SSL_write(ssl, bytes.baseAddress, Int32(clamping: bytes.count))
+        castprep_ERR_clear_error()
+        let written = castprep_SSL_write(ssl, bytes.baseAddress, Int32(clamping: bytes.count))
         guard written > 0 else {
-            let code = SSL_get_error(ssl, written)
+            let code = castprep_SSL_get_error(ssl, written)
             return .failed(OpenSSLErrors.describe(code: code, status: written))
         }
         // The memory BIO took the records; a transport that is full keeps them in `outgoing`.
@@ -175,14 +177,14 @@ final class TLSStream: ByteStream {
     func shutdownWrite() {
         guard !halfCloseWhenFlushed else { return }
         halfCloseWhenFlushed = true
-        ERR_clear_error()
-        _ = SSL_shutdown(ssl)
-        ERR_clear_error()
+        castprep_ERR_clear_error()
+        _ = castprep_SSL_shutdown(ssl)
+        castprep_ERR_clear_error()
         _ = pumpOut()
     }
 
-    var hasBufferedInput: Bool { SSL_pending(ssl) > 0 || BIO_ctrl_pending(readBIO) > 0 }
-    var hasPendingOutput: Bool { outgoingOffset < outgoing.count || BIO_ctrl_pending(writeBIO) > 0 }
+    var hasBufferedInput: Bool { castprep_SSL_pending(ssl) > 0 || castprep_BIO_ctrl_pending(readBIO) > 0 }
+    var hasPendingOutput: Bool { outgoingOffset < outgoing.count || castprep_BIO_ctrl_pending(writeBIO) > 0 }
 
     // MARK: - Moving records
 
@@ -195,7 +197,7 @@ final class TLSStream: ByteStream {
                 let room = PeerIdentification.sampleSize - handshakeSample.count
                 handshakeSample += UnsafeRawBufferPointer(rebasing: scratch[0..<min(count, room)])
             }
-            _ = BIO_write(readBIO, scratch.baseAddress, Int32(count))
+            _ = castprep_BIO_write(readBIO, scratch.baseAddress, Int32(count))
         case .endOfStream:
             transportEnded = true
             _ = castprep_BIO_set_mem_eof_return(readBIO, 0)
@@ -209,8 +211,8 @@ final class TLSStream: ByteStream {
     /// half-closes the transport when asked and everything is out. Returns what stopped it:
     /// nil when everything went out, ``StreamResult/wouldBlock``, or a failure.
     private func pumpOut() -> StreamResult? {
-        while BIO_ctrl_pending(writeBIO) > 0 {
-            let count = BIO_read(writeBIO, scratch.baseAddress, Int32(scratch.count))
+        while castprep_BIO_ctrl_pending(writeBIO) > 0 {
+            let count = castprep_BIO_read(writeBIO, scratch.baseAddress, Int32(scratch.count))
             guard count > 0 else { break }
             outgoing += UnsafeRawBufferPointer(rebasing: scratch[0..<Int(count)])
         }

@@ -26,17 +26,17 @@ public struct SHA256Digest: ~Copyable {
     /// Starts an empty digest.
     public init() {
         OpenSSLCrypto.ensureInitialized()
-        let context = EVP_MD_CTX_new()
+        let context = castprep_EVP_MD_CTX_new()
         self.context = context
-        failed = context == nil || EVP_DigestInit_ex(context, EVP_sha256(), nil) != 1
+        failed = context == nil || castprep_EVP_DigestInit_ex(context, castprep_EVP_sha256(), nil) != 1
     }
 
-    deinit { EVP_MD_CTX_free(context) }
+    deinit { castprep_EVP_MD_CTX_free(context) }
 
     /// Adds `bytes` to what is digested.
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard !failed, let base = bytes.baseAddress, !bytes.isEmpty else { return }
-        if EVP_DigestUpdate(context, base, bytes.count) != 1 { failed = true }
+        if castprep_EVP_DigestUpdate(context, base, bytes.count) != 1 { failed = true }
     }
 
     /// Adds `bytes` to what is digested (without a copy when they are contiguous in memory,
@@ -52,7 +52,9 @@ public struct SHA256Digest: ~Copyable {
         guard !failed else { return nil }
         var digest = [UInt8](repeating: 0, count: 64)  // EVP_MAX_MD_SIZE
         var length: UInt32 = 0
-        guard EVP_DigestFinal_ex(context, &digest, &length) == 1, Int(length) == Self.byteCount else { return nil }
+        guard castprep_EVP_DigestFinal_ex(context, &digest, &length) == 1, Int(length) == Self.byteCount else {
+            return nil
+        }
         return Array(digest.prefix(Self.byteCount))
     }
 
@@ -89,7 +91,7 @@ extension SHA256Digest: Sendable {}
 /// before libcurl's `curl_global_init` (which initialises OpenSSL with the handler), and
 /// CastChannel's TLS set-up asks for the same.
 public enum OpenSSLCrypto {
-    private static let initialized = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_ATEXIT), nil) == 1
+    private static let initialized = castprep_OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_ATEXIT), nil) == 1
 
     /// Call before the first call into libcrypto, by this process or a library it loads.
     public static func ensureInitialized() { _ = initialized }

@@ -78,20 +78,26 @@ public final class ResultCache: Sendable {
         if !folder.isEmpty {
             try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
+        // SQLite is loaded now, not when castprep starts (see CSQLite.h).
+        if let reason = castprep_sqlite_load_error() {
+            throw PreflightError(
+                code: "cache.sqlite-missing", message: "cannot open the cache \(path): \(String(cString: reason))",
+                fix: "install SQLite (apt-get install \(CASTPREP_SQLITE_PACKAGE)), or pass --no-cache")
+        }
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            if let handle { sqlite3_close(handle) }
+        guard castprep_sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: castprep_sqlite3_errmsg($0)) } ?? "out of memory"
+            if let handle { castprep_sqlite3_close(handle) }
             throw PreflightError(
                 code: "cache.open-failed", message: "cannot open the cache \(path): \(message)",
                 fix: "pass --cache PATH to a writable location, or --no-cache")
         }
-        sqlite3_busy_timeout(handle, 5_000)
+        castprep_sqlite3_busy_timeout(handle, 5_000)
         do {
             heldNothingWhenOpened = try Self.prepareSchema(handle, path: path)
         } catch {
-            sqlite3_close(handle)
+            castprep_sqlite3_close(handle)
             throw error
         }
         var select: OpaquePointer?
@@ -99,14 +105,14 @@ public final class ResultCache: Sendable {
         let insertSQL =
             "INSERT OR REPLACE INTO entries (id, kind, key, validator, value, stored_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
         guard
-            sqlite3_prepare_v2(
+            castprep_sqlite3_prepare_v2(
                 handle, "SELECT kind, key, validator, value FROM entries WHERE id = ?1", -1, &select, nil) == SQLITE_OK,
-            sqlite3_prepare_v2(handle, insertSQL, -1, &insert, nil) == SQLITE_OK, let select, let insert
+            castprep_sqlite3_prepare_v2(handle, insertSQL, -1, &insert, nil) == SQLITE_OK, let select, let insert
         else {
-            let message = String(cString: sqlite3_errmsg(handle))
-            sqlite3_finalize(select)
-            sqlite3_finalize(insert)
-            sqlite3_close(handle)
+            let message = String(cString: castprep_sqlite3_errmsg(handle))
+            castprep_sqlite3_finalize(select)
+            castprep_sqlite3_finalize(insert)
+            castprep_sqlite3_close(handle)
             throw PreflightError(
                 code: "cache.corrupt", message: "the cache \(path) cannot be read: \(message)",
                 fix: "delete \(path) (it is only a cache), or run with --no-cache")
@@ -121,9 +127,9 @@ public final class ResultCache: Sendable {
 
     deinit {
         guard !isClosed else { return }
-        sqlite3_finalize(selectStatement)
-        sqlite3_finalize(insertStatement)
-        sqlite3_close(database)
+        castprep_sqlite3_finalize(selectStatement)
+        castprep_sqlite3_finalize(insertStatement)
+        castprep_sqlite3_close(database)
     }
 
     /// Closes the database now, on its queue: closing checkpoints the log and unmaps the
@@ -133,9 +139,9 @@ public final class ResultCache: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async {
                 if !self.isClosed {
-                    sqlite3_finalize(self.selectStatement)
-                    sqlite3_finalize(self.insertStatement)
-                    sqlite3_close(self.database)
+                    castprep_sqlite3_finalize(self.selectStatement)
+                    castprep_sqlite3_finalize(self.insertStatement)
+                    castprep_sqlite3_close(self.database)
                     self.isClosed = true
                 }
                 continuation.resume()
@@ -145,15 +151,15 @@ public final class ResultCache: Sendable {
 
     /// Prepares the table; returns whether it holds no entry.
     private static func prepareSchema(_ db: OpaquePointer, path: String) throws(PreflightError) -> Bool {
-        func run(_ sql: String) -> Bool { sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK }
+        func run(_ sql: String) -> Bool { castprep_sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK }
         var version: Int32 = 0
         var statement: OpaquePointer?
-        if sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &statement, nil) == SQLITE_OK,
-            sqlite3_step(statement) == SQLITE_ROW
+        if castprep_sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &statement, nil) == SQLITE_OK,
+            castprep_sqlite3_step(statement) == SQLITE_ROW
         {
-            version = sqlite3_column_int(statement, 0)
+            version = castprep_sqlite3_column_int(statement, 0)
         }
-        sqlite3_finalize(statement)
+        castprep_sqlite3_finalize(statement)
         // WAL: readers never wait for the writer, and a commit costs no flush (NORMAL).
         // Memory-mapped reads of the first 64 MiB: an entry spans a few overflow pages, and
         // reading each with pread(2) doubled a cached run's time in SQLite; mapped pages
@@ -177,14 +183,14 @@ public final class ResultCache: Sendable {
             throw PreflightError(
                 code: "cache.corrupt",
                 message:
-                    "the cache \(path) is not a CastPrep cache or is damaged: \(String(cString: sqlite3_errmsg(db)))",
+                    "the cache \(path) is not a CastPrep cache or is damaged: \(String(cString: castprep_sqlite3_errmsg(db)))",
                 fix: "delete \(path) (it is only a cache), or run with --no-cache")
         }
         var probe: OpaquePointer?
-        defer { sqlite3_finalize(probe) }
+        defer { castprep_sqlite3_finalize(probe) }
         let isEmpty =
-            sqlite3_prepare_v2(db, "SELECT 1 FROM entries LIMIT 1", -1, &probe, nil) == SQLITE_OK
-            && sqlite3_step(probe) == SQLITE_DONE
+            castprep_sqlite3_prepare_v2(db, "SELECT 1 FROM entries LIMIT 1", -1, &probe, nil) == SQLITE_OK
+            && castprep_sqlite3_step(probe) == SQLITE_DONE
         // A cache that held nothing is not mapped: the run that fills it reads nothing back
         // (``heldNothingWhenOpened``), and the mapped pages its inserts touch would count as
         // the process's memory (64 MiB by the end of a 100,000-item first run).
@@ -205,9 +211,9 @@ public final class ResultCache: Sendable {
             queue.async {
                 guard !self.isClosed else { return continuation.resume(returning: lookups.map { _ in nil }) }
                 // One read transaction for the batch instead of one per statement.
-                let began = sqlite3_exec(self.database, "BEGIN", nil, nil, nil) == SQLITE_OK
+                let began = castprep_sqlite3_exec(self.database, "BEGIN", nil, nil, nil) == SQLITE_OK
                 let found = lookups.map { self.lookup($0) }
-                if began { sqlite3_exec(self.database, "COMMIT", nil, nil, nil) }
+                if began { castprep_sqlite3_exec(self.database, "COMMIT", nil, nil, nil) }
                 continuation.resume(returning: found)
             }
         }
@@ -227,12 +233,15 @@ public final class ResultCache: Sendable {
         guard !entries.isEmpty else { return true }
         return await withCheckedContinuation { continuation in
             queue.async {
-                guard !self.isClosed, sqlite3_exec(self.database, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK else {
+                guard !self.isClosed,
+                    castprep_sqlite3_exec(self.database, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK
+                else {
                     return continuation.resume(returning: false)
                 }
                 let stored = entries.allSatisfy { self.insert($0) }
-                let ended = sqlite3_exec(self.database, stored ? "COMMIT" : "ROLLBACK", nil, nil, nil) == SQLITE_OK
-                if !ended { sqlite3_exec(self.database, "ROLLBACK", nil, nil, nil) }
+                let ended =
+                    castprep_sqlite3_exec(self.database, stored ? "COMMIT" : "ROLLBACK", nil, nil, nil) == SQLITE_OK
+                if !ended { castprep_sqlite3_exec(self.database, "ROLLBACK", nil, nil, nil) }
                 continuation.resume(returning: stored && ended)
             }
         }
@@ -244,12 +253,13 @@ public final class ResultCache: Sendable {
             queue.async {
                 guard !self.isClosed else { return continuation.resume(returning: 0) }
                 var statement: OpaquePointer?
-                defer { sqlite3_finalize(statement) }
+                defer { castprep_sqlite3_finalize(statement) }
                 guard
-                    sqlite3_prepare_v2(self.database, "SELECT count(*) FROM entries", -1, &statement, nil) == SQLITE_OK,
-                    sqlite3_step(statement) == SQLITE_ROW
+                    castprep_sqlite3_prepare_v2(self.database, "SELECT count(*) FROM entries", -1, &statement, nil)
+                        == SQLITE_OK,
+                    castprep_sqlite3_step(statement) == SQLITE_ROW
                 else { return continuation.resume(returning: 0) }
-                continuation.resume(returning: Int(sqlite3_column_int64(statement, 0)))
+                continuation.resume(returning: Int(castprep_sqlite3_column_int64(statement, 0)))
             }
         }
     }
@@ -257,38 +267,39 @@ public final class ResultCache: Sendable {
     private func lookup(_ lookup: Lookup) -> [UInt8]? {
         let statement = selectStatement
         defer {
-            sqlite3_reset(statement)
-            sqlite3_clear_bindings(statement)
+            castprep_sqlite3_reset(statement)
+            castprep_sqlite3_clear_bindings(statement)
         }
-        sqlite3_bind_int64(statement, 1, Self.rowID(kind: lookup.kind, key: lookup.key))
-        guard sqlite3_step(statement) == SQLITE_ROW, Self.column(0, of: statement, equals: lookup.kind),
+        castprep_sqlite3_bind_int64(statement, 1, Self.rowID(kind: lookup.kind, key: lookup.key))
+        guard castprep_sqlite3_step(statement) == SQLITE_ROW, Self.column(0, of: statement, equals: lookup.kind),
             Self.column(1, of: statement, equals: lookup.key), Self.column(2, of: statement, equals: lookup.validator)
         else { return nil }
-        let count = Int(sqlite3_column_bytes(statement, 3))
-        guard count > 0, let bytes = sqlite3_column_blob(statement, 3) else { return [] }
+        let count = Int(castprep_sqlite3_column_bytes(statement, 3))
+        guard count > 0, let bytes = castprep_sqlite3_column_blob(statement, 3) else { return [] }
         return Array(UnsafeRawBufferPointer(start: bytes, count: count))
     }
 
     private func insert(_ entry: Entry) -> Bool {
         let statement = insertStatement
         defer {
-            sqlite3_reset(statement)
-            sqlite3_clear_bindings(statement)
+            castprep_sqlite3_reset(statement)
+            castprep_sqlite3_clear_bindings(statement)
         }
-        sqlite3_bind_int64(statement, 1, Self.rowID(kind: entry.kind, key: entry.key))
-        sqlite3_bind_text(statement, 2, entry.kind, -1, castprep_SQLITE_TRANSIENT())
-        sqlite3_bind_text(statement, 3, entry.key, -1, castprep_SQLITE_TRANSIENT())
-        sqlite3_bind_text(statement, 4, entry.validator, -1, castprep_SQLITE_TRANSIENT())
+        castprep_sqlite3_bind_int64(statement, 1, Self.rowID(kind: entry.kind, key: entry.key))
+        castprep_sqlite3_bind_text(statement, 2, entry.kind, -1, castprep_SQLITE_TRANSIENT())
+        castprep_sqlite3_bind_text(statement, 3, entry.key, -1, castprep_SQLITE_TRANSIENT())
+        castprep_sqlite3_bind_text(statement, 4, entry.validator, -1, castprep_SQLITE_TRANSIENT())
         entry.value.withUnsafeBytes { raw in
             // An empty value has no address, and binding nil would store NULL.
             if let base = raw.baseAddress, raw.count > 0 {
-                _ = sqlite3_bind_blob(statement, 5, base, Int32(clamping: raw.count), castprep_SQLITE_TRANSIENT())
+                _ = castprep_sqlite3_bind_blob(
+                    statement, 5, base, Int32(clamping: raw.count), castprep_SQLITE_TRANSIENT())
             } else {
-                _ = sqlite3_bind_zeroblob(statement, 5, 0)
+                _ = castprep_sqlite3_bind_zeroblob(statement, 5, 0)
             }
         }
-        sqlite3_bind_double(statement, 6, Date().timeIntervalSince1970)
-        return sqlite3_step(statement) == SQLITE_DONE
+        castprep_sqlite3_bind_double(statement, 6, Date().timeIntervalSince1970)
+        return castprep_sqlite3_step(statement) == SQLITE_DONE
     }
 
     /// The row of `kind` and `key`: FNV-1a (64-bit) over kind, a separator and key, eight bytes at
@@ -323,8 +334,8 @@ public final class ResultCache: Sendable {
     /// Whether text column `index` of the current row is exactly `text`.
     private static func column(_ index: Int32, of statement: OpaquePointer, equals text: String) -> Bool {
         // The text first, then its length (SQLite's order: the length is of the converted text).
-        let stored = sqlite3_column_text(statement, index)
-        let count = Int(sqlite3_column_bytes(statement, index))
+        let stored = castprep_sqlite3_column_text(statement, index)
+        let count = Int(castprep_sqlite3_column_bytes(statement, index))
         var text = text
         return text.withUTF8 { expected in
             guard expected.count == count else { return false }

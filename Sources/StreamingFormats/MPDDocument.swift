@@ -40,7 +40,7 @@ public struct MPDDocument {
             throw MPDReadError(message: "the manifest is not well-formed XML", line: line)
         }
         let tree = XMLTree(document)
-        guard let node = xmlDocGetRootElement(document) else {
+        guard let node = castprep_xmlDocGetRootElement(document) else {
             throw MPDReadError(message: "the root element is not <MPD>")
         }
         let root = MPDElement(node, in: tree)
@@ -55,7 +55,7 @@ final class XMLTree {
 
     init(_ document: xmlDocPtr) { self.document = document }
 
-    deinit { xmlFreeDoc(document) }
+    deinit { castprep_xmlFreeDoc(document) }
 }
 
 /// Why a manifest could not be read at all.
@@ -100,7 +100,7 @@ public struct MPDElement {
 
     /// The value of an attribute, or nil.
     public func attribute(_ key: String) -> String? {
-        guard let value = xmlGetProp(node, key) else { return nil }
+        guard let value = castprep_xmlGetProp(node, key) else { return nil }
         defer { castprep_xmlFree(value) }
         return String(cString: value)
     }
@@ -108,7 +108,7 @@ public struct MPDElement {
     /// The element's text, blanks around it removed (entities read by the hardened loader are
     /// empty, so it is never longer than the manifest).
     public var text: String? {
-        guard let content = xmlNodeGetContent(node) else { return nil }
+        guard let content = castprep_xmlNodeGetContent(node) else { return nil }
         defer { castprep_xmlFree(content) }
         return String(HLSLines.trimmingBlanks(Substring(String(cString: content))))
     }

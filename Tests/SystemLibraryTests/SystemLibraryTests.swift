@@ -39,13 +39,14 @@ struct SystemLibraryTests {
 
     @Test("OpenSSL is 3.0 or later")
     func openssl() {
-        #expect(OpenSSL_version_num() >= 0x3000_0000)
+        #expect(castprep_OpenSSL_version_num() >= 0x3000_0000)
     }
 
     @Test("SQLite is 3.40 or later and thread-safe")
     func sqlite() {
-        #expect(sqlite3_libversion_number() >= 3_040_000)
-        #expect(sqlite3_threadsafe() != 0)
+        #expect(castprep_sqlite_load_error() == nil)
+        #expect(castprep_sqlite3_libversion_number() >= 3_040_000)
+        #expect(castprep_sqlite3_threadsafe() != 0)
     }
 
     @Test("libmicrohttpd is 0.9.75 or later and loads at run time")

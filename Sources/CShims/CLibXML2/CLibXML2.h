@@ -3,22 +3,164 @@
 // entities, no DTD loading, and every declared entity empty, so neither a "billion laughs"
 // document nor a huge entity referenced many times can make the parser or a reader of the
 // tree expand anything.
+//
+// libxml2 is loaded at run time: binding it (and the ICU libraries it needs) when castprep
+// started cost every command that reads no XML (load, validate, --version) most of a
+// millisecond. The functions are resolved with dlopen/dlsym on first use, as CCurl.h does for
+// libcurl: Swift calls castprep_<name>() instead of <name>(), each table entry is declared
+// with __typeof__ of the real declaration (a wrong wrapper does not compile), and a wrapper
+// reached when the library cannot be loaded stops the process with a message naming the
+// package, as the dynamic loader did before main() when it was linked. Its headers are in
+// their own folder, which Package.swift adds to the include path (pkg-config would link it).
 #ifndef CASTPREP_CLIBXML2_H
 #define CASTPREP_CLIBXML2_H
 
+#if !__has_include(<libxml/parser.h>)
+#error "libxml2 development headers not found; install them: apt-get install libxml2-dev"
+#endif
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <libxml/parser.h>
 #include <libxml/SAX2.h>
 #include <libxml/entities.h>
 #include <libxml/tree.h>
+#include <libxml/valid.h>
 #include <libxml/xmlerror.h>
 #include <libxml/xmlversion.h>
+
+// libxml2 2.x has kept the soname libxml2.so.2.
+#if defined(__APPLE__)
+#define CASTPREP_LIBXML2_SONAME "libxml2.2.dylib"
+#else
+#define CASTPREP_LIBXML2_SONAME "libxml2.so.2"
+#endif
+
+/// The Debian package that installs CASTPREP_LIBXML2_SONAME, for fix hints.
+#define CASTPREP_LIBXML2_PACKAGE "libxml2"
+
+// Every libxml2 function CastPrep calls: return type, name, parameters, arguments.
+// CASTPREP_LIBXML2_VOID lists the ones returning void.
+#define CASTPREP_LIBXML2_FUNCTIONS(X)                                                                             \
+    X(xmlParserCtxtPtr, xmlNewParserCtxt, (void), ())                                                             \
+    X(xmlDocPtr, xmlCtxtReadMemory,                                                                               \
+      (xmlParserCtxtPtr context, const char *buffer, int size, const char *url, const char *encoding, int options), \
+      (context, buffer, size, url, encoding, options))                                                            \
+    X(xmlNodePtr, xmlDocGetRootElement, (const xmlDoc *document), (document))                                     \
+    X(xmlChar *, xmlGetProp, (const xmlNode *node, const xmlChar *name), (node, name))                            \
+    X(xmlChar *, xmlNodeGetContent, (const xmlNode *node), (node))                                                \
+    X(int, xmlValidateNCName, (const xmlChar *value, int space), (value, space))
+
+#define CASTPREP_LIBXML2_VOID(X)                                                                                  \
+    X(xmlInitParser, (void), ())                                                                                  \
+    X(xmlFreeParserCtxt, (xmlParserCtxtPtr context), (context))                                                   \
+    X(xmlFreeDoc, (xmlDocPtr document), (document))                                                               \
+    X(xmlSAX2EntityDecl,                                                                                          \
+      (void *context, const xmlChar *name, int type, const xmlChar *publicId, const xmlChar *systemId,             \
+       xmlChar *content),                                                                                         \
+      (context, name, type, publicId, systemId, content))
+
+/// The resolved functions and libxml2's deallocator, or the reason they could not be resolved.
+typedef struct castprep_libxml2_api {
+    /// Null once everything resolved; otherwise what went wrong.
+    const char *error;
+#define CASTPREP_LIBXML2_FIELD(result, name, parameters, arguments) __typeof__(name) *name;
+#define CASTPREP_LIBXML2_VOID_FIELD(name, parameters, arguments) __typeof__(name) *name;
+    CASTPREP_LIBXML2_FUNCTIONS(CASTPREP_LIBXML2_FIELD)
+    CASTPREP_LIBXML2_VOID(CASTPREP_LIBXML2_VOID_FIELD)
+#undef CASTPREP_LIBXML2_FIELD
+#undef CASTPREP_LIBXML2_VOID_FIELD
+    /// The value of libxml2's `xmlFree` variable (a function pointer the library sets).
+    xmlFreeFunc free;
+} castprep_libxml2_api;
+
+/// The table and the message buffer; one per object file, each resolved once (see CCurl.h).
+static inline castprep_libxml2_api *castprep_libxml2_storage(void) {
+    static castprep_libxml2_api api;
+    return &api;
+}
+
+static inline char *castprep_libxml2_message(void) {
+    static char message[512];
+    return message;
+}
+
+static inline void castprep_libxml2_resolve(void) {
+    castprep_libxml2_api *api = castprep_libxml2_storage();
+    char *message = castprep_libxml2_message();
+    const size_t capacity = 512;
+    void *handle = dlopen(CASTPREP_LIBXML2_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        const char *reason = dlerror();
+        snprintf(message, capacity, "libxml2 (%s) could not be loaded (%s)", CASTPREP_LIBXML2_SONAME,
+                 reason ? reason : "not found");
+        api->error = message;
+        return;
+    }
+#define CASTPREP_LIBXML2_SYMBOL(name)                                                                              \
+    api->name = (__typeof__(name) *)dlsym(handle, #name);                                                         \
+    if (api->name == NULL) {                                                                                       \
+        snprintf(message, capacity, "%s has no function %s (it is older than the headers CastPrep was built with)", \
+                 CASTPREP_LIBXML2_SONAME, #name);                                                                  \
+        api->error = message;                                                                                      \
+        return;                                                                                                    \
+    }
+#define CASTPREP_LIBXML2_RESOLVE(result, name, parameters, arguments) CASTPREP_LIBXML2_SYMBOL(name)
+#define CASTPREP_LIBXML2_RESOLVE_VOID(name, parameters, arguments) CASTPREP_LIBXML2_SYMBOL(name)
+    CASTPREP_LIBXML2_FUNCTIONS(CASTPREP_LIBXML2_RESOLVE)
+    CASTPREP_LIBXML2_VOID(CASTPREP_LIBXML2_RESOLVE_VOID)
+#undef CASTPREP_LIBXML2_RESOLVE
+#undef CASTPREP_LIBXML2_RESOLVE_VOID
+#undef CASTPREP_LIBXML2_SYMBOL
+    // xmlFree is a variable holding the deallocator, not a function.
+    xmlFreeFunc *deallocator = (xmlFreeFunc *)dlsym(handle, "xmlFree");
+    if (deallocator == NULL || *deallocator == NULL) {
+        snprintf(message, capacity, "%s has no xmlFree", CASTPREP_LIBXML2_SONAME);
+        api->error = message;
+        return;
+    }
+    api->free = *deallocator;
+    api->error = NULL;
+}
+
+/// Loads libxml2 on first use (thread-safe); the table, with `error` set if loading failed.
+static inline const castprep_libxml2_api *castprep_libxml2(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, castprep_libxml2_resolve);
+    return castprep_libxml2_storage();
+}
+
+/// Null when libxml2 is loaded and complete; otherwise a message naming the missing library or
+/// function.
+static inline const char *castprep_libxml2_load_error(void) { return castprep_libxml2()->error; }
+
+/// The table for a wrapper: stops with the load error rather than calling a null pointer.
+static inline const castprep_libxml2_api *castprep_libxml2_checked(void) {
+    const castprep_libxml2_api *api = castprep_libxml2();
+    if (api->error != NULL) {
+        fprintf(stderr, "castprep: %s; install it: apt-get install %s\n", api->error, CASTPREP_LIBXML2_PACKAGE);
+        abort();
+    }
+    return api;
+}
+
+#define CASTPREP_LIBXML2_WRAPPER(result, name, parameters, arguments)                                              \
+    static inline result castprep_##name parameters { return (castprep_libxml2_checked()->name) arguments; }
+#define CASTPREP_LIBXML2_VOID_WRAPPER(name, parameters, arguments)                                                 \
+    static inline void castprep_##name parameters { (castprep_libxml2_checked()->name) arguments; }
+CASTPREP_LIBXML2_FUNCTIONS(CASTPREP_LIBXML2_WRAPPER)
+CASTPREP_LIBXML2_VOID(CASTPREP_LIBXML2_VOID_WRAPPER)
+#undef CASTPREP_LIBXML2_WRAPPER
+#undef CASTPREP_LIBXML2_VOID_WRAPPER
 
 /// LIBXML_DOTTED_VERSION is a string macro; expose it as a function for version checks.
 static inline const char *castprep_libxml_dotted_version(void) { return LIBXML_DOTTED_VERSION; }
 
 /// xmlFree is a global function-pointer variable, which Swift 6 treats as shared mutable
 /// state; calling it through a function keeps strict concurrency checking happy.
-static inline void castprep_xmlFree(void *pointer) { xmlFree(pointer); }
+static inline void castprep_xmlFree(void *pointer) { castprep_libxml2_checked()->free(pointer); }
 
 /// The SAX entityDecl handler of a hardened parser: every <!ENTITY> (general or parameter,
 /// internal or external) is declared as an internal entity with empty replacement text. Entity
@@ -30,8 +172,8 @@ static inline void castprep_xml_neutral_entity(void *context, const xmlChar *nam
                                                const xmlChar *systemId, xmlChar *content) {
     (void)publicId; (void)systemId; (void)content;
     int parameter = type == XML_INTERNAL_PARAMETER_ENTITY || type == XML_EXTERNAL_PARAMETER_ENTITY;
-    xmlSAX2EntityDecl(context, name, parameter ? XML_INTERNAL_PARAMETER_ENTITY : XML_INTERNAL_GENERAL_ENTITY, NULL, NULL,
-                      (xmlChar *)"");
+    castprep_xmlSAX2EntityDecl(context, name, parameter ? XML_INTERNAL_PARAMETER_ENTITY : XML_INTERNAL_GENERAL_ENTITY,
+                               NULL, NULL, (xmlChar *)"");
 }
 
 /// Options that can never be combined with the hardened read: entity substitution, DTD
@@ -73,19 +215,19 @@ typedef struct {
 static inline xmlDocPtr castprep_xml_read(const char *bytes, int size, const char *name, castprep_xml_failure *failure) {
     failure->refusedEntities = 0;
     failure->line = 0;
-    xmlParserCtxtPtr context = xmlNewParserCtxt();
+    xmlParserCtxtPtr context = castprep_xmlNewParserCtxt();
     if (context == NULL) return NULL;
     castprep_xml_harden(context);
     xmlDocPtr document =
-        xmlCtxtReadMemory(context, bytes, size, name, NULL, castprep_xml_options(XML_PARSE_NOERROR | XML_PARSE_NOWARNING));
+        castprep_xmlCtxtReadMemory(context, bytes, size, name, NULL, castprep_xml_options(XML_PARSE_NOERROR | XML_PARSE_NOWARNING));
     if (document == NULL) {
         failure->line = context->lastError.line;
     } else if (castprep_xml_declares_entities(document)) {
         failure->refusedEntities = 1;
-        xmlFreeDoc(document);
+        castprep_xmlFreeDoc(document);
         document = NULL;
     }
-    xmlFreeParserCtxt(context);
+    castprep_xmlFreeParserCtxt(context);
     return document;
 }
 

@@ -24,7 +24,7 @@ internal import SystemIO
 /// region's `origin`, `extent` and `displayAlign` become cue settings. Anything else that
 /// changes rendering is a warning on the cue's line.
 enum TTMLReader {
-    private static let initialize: Void = { xmlInitParser() }()
+    private static let initialize: Void = { castprep_xmlInitParser() }()
 
     static func read(_ data: [UInt8], options: CaptionReadOptions) throws(CaptionError) -> CaptionReadResult {
         var reader = try data.withUnsafeBufferPointer { buffer throws(CaptionError) in

@@ -198,11 +198,11 @@ struct TTMLTree {
                 fix: "caption files are normally under 1 MB; check that this is really a caption file",
                 location: Diagnostic.SourceLocation(file: options.fileName))
         }
-        guard let context = xmlNewParserCtxt() else {
+        guard let context = castprep_xmlNewParserCtxt() else {
             throw CaptionError(
                 "captions.xml-malformed", "libxml2 could not allocate a parser (xmlNewParserCtxt failed)")
         }
-        defer { xmlFreeParserCtxt(context) }
+        defer { castprep_xmlFreeParserCtxt(context) }
         // The builder is a struct the callbacks reach through the context's pointer, so its
         // arrays are changed in place without a class's exclusivity checks on each access.
         var builder = TTMLTreeBuilder()
@@ -211,7 +211,7 @@ struct TTMLTree {
             read(data, context: context, builder: pointer, fileName: options.fileName)
         }
         // The document holds only the DTD and entity declarations: the callbacks add no nodes.
-        if let document { xmlFreeDoc(document) }
+        if let document { castprep_xmlFreeDoc(document) }
         var fatal: (line: Int, column: Int, message: String)?
         for error in builder.errors {
             let severity: Diagnostic.Severity = error.level >= Int(XML_ERR_ERROR.rawValue) ? .error : .warning
@@ -283,7 +283,7 @@ struct TTMLTree {
         castprep_xml_harden(context)
         let flags = castprep_xml_options(Int32(XML_PARSE_NOCDATA.rawValue))
         return data.withMemoryRebound(to: CChar.self) { chars in
-            xmlCtxtReadMemory(context, chars.baseAddress, Int32(chars.count), fileName, nil, flags)
+            castprep_xmlCtxtReadMemory(context, chars.baseAddress, Int32(chars.count), fileName, nil, flags)
         }
     }
 }
@@ -473,7 +473,7 @@ private struct TTMLTreeBuilder {
         let value = Array(raw)
         let position = Self.position(context)
         let text = String(decoding: value, as: UTF8.self)
-        let valid = (value + [0]).withUnsafeBufferPointer { xmlValidateNCName($0.baseAddress, 1) == 0 }
+        let valid = (value + [0]).withUnsafeBufferPointer { castprep_xmlValidateNCName($0.baseAddress, 1) == 0 }
         if !valid {
             addError(
                 level: Int(XML_ERR_ERROR.rawValue), line: Int(position.line), column: Int(position.column),
