@@ -4,16 +4,19 @@
 /// its meaning, not just its presence.
 public struct MediaType: Sendable, Hashable, CustomStringConvertible {
     /// Lower-cased type, e.g. `video`.
-    public var type: String
+    public var type: String { didSet { essence = Self.essence(type, subtype) } }
     /// Lower-cased subtype, e.g. `mp4`.
-    public var subtype: String
+    public var subtype: String { didSet { essence = Self.essence(type, subtype) } }
     /// Parameters in order, names lower-cased, values unquoted.
     public var parameters: [(name: String, value: String)]
 
-    /// `type/subtype` without parameters.
-    public var essence: String {
-        // Joined in one buffer of the right size (string interpolation grows its own); up to
-        // 15 bytes a string is stored inline, and reserving would move it to the heap.
+    /// `type/subtype` without parameters. Kept, not joined on each use: the validator asks for
+    /// it of every item's content type and text tracks.
+    public private(set) var essence: String
+
+    /// `type/subtype`, joined in one buffer of the right size (string interpolation grows its
+    /// own); up to 15 bytes a string is stored inline, and reserving would move it to the heap.
+    private static func essence(_ type: String, _ subtype: String) -> String {
         var text = type
         let length = type.utf8.count + 1 + subtype.utf8.count
         if length > 15 { text.reserveCapacity(length) }
@@ -152,6 +155,15 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
         self.type = type
         self.subtype = subtype
         self.parameters = parameters
+        essence = Self.essence(type, subtype)
+    }
+
+    /// A type without parameters whose essence is already joined (`parseBare`).
+    private init(type: String, subtype: String, essence: String) {
+        self.type = type
+        self.subtype = subtype
+        parameters = []
+        self.essence = essence
     }
 
     /// The common `type/subtype` with nothing around it and no parameters, read from its
@@ -169,10 +181,12 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
                 }
             }
             guard let slash, slash > 0, slash < bytes.count - 1 else { return nil }
-            // Token bytes are ASCII: lower-cased as they are copied (no `lowercased()` pass).
+            // Token bytes are ASCII: lower-cased as they are copied (no `lowercased()` pass),
+            // the essence being the whole text.
             return MediaType(
                 type: asciiLowercased(UnsafeBufferPointer(rebasing: bytes[..<slash])),
-                subtype: asciiLowercased(UnsafeBufferPointer(rebasing: bytes[(slash + 1)...])))
+                subtype: asciiLowercased(UnsafeBufferPointer(rebasing: bytes[(slash + 1)...])),
+                essence: asciiLowercased(bytes))
         }
     }
 

@@ -124,7 +124,22 @@ struct MediaTypeTests {
         "essence joins type and subtype",
         arguments: [("video", "mp4"), ("application", "vnd.apple.mpegurl"), ("a", "b")])
     func essence(type: String, subtype: String) {
-        #expect(MediaType(type: type, subtype: subtype).essence == type + "/" + subtype)
+        var mediaType = MediaType(type: type, subtype: subtype)
+        #expect(mediaType.essence == type + "/" + subtype)
+        // Kept in step when a part changes.
+        mediaType.subtype = "webm"
+        #expect(mediaType.essence == type + "/webm")
+        mediaType.type = "audio"
+        #expect(mediaType.essence == "audio/webm")
+    }
+
+    @Test("a bare type's essence is its lower-cased text, as the general reading gives it")
+    func bareEssence() throws {
+        for text in ["Video/MP4", "application/x-mpegURL", "text/vtt", "video/mp4;codecs=avc1", " video/mp4 "] {
+            let parsed = try MediaType.parse(text).get()
+            #expect(parsed.essence == parsed.type + "/" + parsed.subtype)
+            #expect(parsed.essence == parsed.essence.lowercased())
+        }
     }
 
     @Test(
