@@ -53,16 +53,19 @@ public struct CastRequestBuilder: Sendable {
     /// Builds the MediaInformation for `item`, with the findings made along the way.
     public func media(for item: CatalogItem) -> (MediaInformation, [Diagnostic]) {
         var diagnostics: [Diagnostic] = []
-        let source = preferredSource(of: item)
-        var media = MediaInformation(streamType: item.streamType ?? .buffered)
-        if let source {
+        // The parts are made first and the media once, at the end: assigning into a media made
+        // empty copied it, and its metadata, whole (they are large: every field of the wire).
+        let streamType = item.streamType ?? .buffered
+        var contentID: String?
+        var contentType: String?
+        if let source = preferredSource(of: item) {
             let url = rebase(source.url)
-            media.contentID = url
-            media.contentType = source.declaredContentType.map { URLResolver.trimming($0, .whitespaces) }
-            if media.contentType == nil || media.contentType?.isEmpty == true {
+            contentID = url
+            contentType = source.declaredContentType.map { URLResolver.trimming($0, .whitespaces) }
+            if contentType == nil || contentType?.isEmpty == true {
                 if let ext = URLSyntax.pathExtension(of: url), let guess = CastMediaTypes.contentType(forExtension: ext)
                 {
-                    media.contentType = guess
+                    contentType = guess
                     diagnostics.append(
                         Diagnostic(
                             .note, "catalog.content-type-guessed",
@@ -72,8 +75,8 @@ public struct CastRequestBuilder: Sendable {
                 }
             }
         }
-        media.duration = item.duration.map { $0 < 0 && media.streamType == .live ? -1 : $0 }
-        if media.streamType == .live, media.duration == nil { media.duration = -1 }
+        var duration = item.duration.map { $0 < 0 && streamType == .live ? -1 : $0 }
+        if streamType == .live, duration == nil { duration = -1 }
         var metadata = MediaMetadata(metadataType: item.metadataType, title: item.title, subtitle: item.subtitle)
         if item.metadataType == .movie { metadata.studio = item.studio }
         if !item.images.isEmpty {
@@ -95,14 +98,13 @@ public struct CastRequestBuilder: Sendable {
                     from: .object(json), at: (item.path ?? .root).appending("metadata"), diagnostics: &diagnostics)
                 ?? metadata
         }
-        media.metadata = metadata
-        media.customData = item.customData
-        media.textTrackStyle = item.textTrackStyle
         // Text tracks: keep the catalog's ids when they are usable, else number from 1.
+        var tracks: [MediaTrack]?
         if !item.captions.isEmpty {
             // A few ids per item: a list, not a hashed set.
             var used: [Int] = []
-            var tracks: [MediaTrack] = []
+            var built: [MediaTrack] = []
+            built.reserveCapacity(item.captions.count)
             for caption in item.captions {
                 var id = caption.id ?? 0
                 if id <= 0 || used.contains(id) {
@@ -112,15 +114,18 @@ public struct CastRequestBuilder: Sendable {
                 let url = rebase(caption.url)
                 let contentType =
                     caption.castContentType ?? caption.format.flatMap { CastMediaTypes.contentType(forExtension: $0) }
-                tracks.append(
+                built.append(
                     MediaTrack(
                         trackID: id, type: .text, trackContentID: url, trackContentType: contentType,
                         subtype: caption.kind,
                         name: caption.name ?? caption.language.map(LanguageNames.englishName(for:)),
                         language: caption.language))
             }
-            media.tracks = tracks
+            tracks = built
         }
+        var media = MediaInformation(
+            contentID: contentID, contentType: contentType, streamType: streamType, duration: duration,
+            metadata: metadata, tracks: tracks, textTrackStyle: item.textTrackStyle, customData: item.customData)
         if !item.mediaOverrides.isEmpty {
             var json = media.jsonValue.objectValue ?? [:]
             json.merge(item.mediaOverrides) { _, override in override }
