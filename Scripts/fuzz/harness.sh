@@ -13,7 +13,9 @@
 SWIFTC="${SWIFTC:-$(command -v swiftc || echo /opt/swift/usr/bin/swiftc)}"
 FEATURES=(-enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility
           -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature NonisolatedNonsendingByDefault)
-COMMON=(-swift-version 6 -O -g -sanitize=fuzzer,address -parse-as-library "${FEATURES[@]}")
+# libxml2's header folder, as Package.swift puts it on every target's include path (CLibXML2.h
+# loads the library at run time, so it has no pkg-config name).
+COMMON=(-swift-version 6 -O -g -sanitize=fuzzer,address -parse-as-library "${FEATURES[@]}" -Xcc -I/usr/include/libxml2)
 
 # Prints "swift NAME PATH" and "system NAME PATH PKGCONFIG" lines for the modules named and their
 # dependencies, dependencies first.
