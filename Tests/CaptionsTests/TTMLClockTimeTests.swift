@@ -39,6 +39,8 @@ struct TTMLClockTimeTests {
         arguments: [
             "00:00:05:12", "00:00:5.5", " 00:00:01.000", "00:00:01.000 ", "00:60:00", "00:00:61.5", "1.5s", "00:00:01.",
             "00:00:01.12345678901234", "0000000000000001:00:00", "00:00", "+1:00:00", "00:00:01,5", "١:00:00",
+            // More hour digits than an Int holds: nil, not an overflow trap.
+            "99999999999999999999999999999999:00:00", "9999999999999999999:00",
         ])
     func otherFormsFallBack(text: String) {
         #expect(TTMLReader.clockTime(text) == nil)

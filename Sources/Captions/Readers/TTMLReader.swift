@@ -107,7 +107,9 @@ enum TTMLReader {
         }
         var index = 0
         var hours = 0
-        while index < bytes.count, let value = digit(index) {
+        // At most sixteen digits are read (a sixteenth fails the check below): a value of up
+        // to 39 digits would overflow `hours` (the fuzzer found one).
+        while index < bytes.count, index < 16, let value = digit(index) {
             hours = hours * 10 + value
             index += 1
         }
