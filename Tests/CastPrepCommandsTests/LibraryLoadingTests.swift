@@ -21,11 +21,14 @@ struct LibraryLoadingTests {
         }
     }
 
-    @Test("starting castprep loads neither library, nor GnuTLS or FFmpeg")
+    @Test("starting castprep loads neither library, nor GnuTLS, FFmpeg, OpenSSL, libxml2 or SQLite")
     func startLoadsNeither() async throws {
         let libraries = try await Self.librariesLoadedAtStart()
         #expect(libraries.contains { $0.hasPrefix("libc.so") }, "\(libraries)")
-        for name in ["libcurl", "libmicrohttpd", "libgnutls", "libavformat", "libavcodec"] {
+        for name in [
+            "libcurl", "libmicrohttpd", "libgnutls", "libavformat", "libavcodec", "libssl", "libcrypto", "libxml2",
+            "libicu", "libsqlite3",
+        ] {
             #expect(!libraries.contains { $0.hasPrefix(name) }, "\(name) is loaded at start: \(libraries)")
         }
     }

@@ -21,6 +21,7 @@
 #error "libcurl development headers not found; install them: apt-get install libcurl4-openssl-dev"
 #endif
 
+#include "../LibraryLoading/castprep_library.h"
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -67,8 +68,8 @@
 
 /// The resolved functions, or the reason they could not be resolved.
 typedef struct castprep_curl_api {
-    /// Null once everything resolved; otherwise what went wrong.
-    const char *error;
+    /// Whether loading worked, and if not why (see castprep_library.h).
+    castprep_library_status status;
 #define CASTPREP_CURL_FIELD(result, name, parameters, arguments) __typeof__(name) *name;
 #define CASTPREP_CURL_VOID_FIELD(name, parameters, arguments) __typeof__(name) *name;
 #define CASTPREP_CURL_VARIADIC_FIELD(name) __typeof__(name) *name;
@@ -80,71 +81,22 @@ typedef struct castprep_curl_api {
 #undef CASTPREP_CURL_VARIADIC_FIELD
 } castprep_curl_api;
 
-/// The table and the message buffer. Being static, there is one per object file that calls
-/// the wrappers; each resolves once, and dlopen of a library already loaded only counts a
-/// reference, so the copies cost microseconds and always agree.
-static inline castprep_curl_api *castprep_curl_storage(void) {
-    static castprep_curl_api api;
-    return &api;
-}
-
-static inline char *castprep_curl_message(void) {
-    static char message[512];
-    return message;
-}
-
-static inline void castprep_curl_resolve(void) {
-    castprep_curl_api *api = castprep_curl_storage();
-    char *message = castprep_curl_message();
-    const size_t capacity = 512;
-    void *handle = dlopen(CASTPREP_CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) {
-        const char *reason = dlerror();
-        snprintf(message, capacity, "libcurl (%s) could not be loaded (%s)", CASTPREP_CURL_SONAME,
-                 reason ? reason : "not found");
-        api->error = message;
-        return;
-    }
-#define CASTPREP_CURL_SYMBOL(name)                                                                                 \
-    api->name = (__typeof__(name) *)dlsym(handle, #name);                                                         \
-    if (api->name == NULL) {                                                                                       \
-        snprintf(message, capacity, "%s has no function %s (it is older than the headers CastPrep was built with)", \
-                 CASTPREP_CURL_SONAME, #name);                                                                     \
-        api->error = message;                                                                                      \
-        return;                                                                                                    \
-    }
-#define CASTPREP_CURL_RESOLVE(result, name, parameters, arguments) CASTPREP_CURL_SYMBOL(name)
-#define CASTPREP_CURL_RESOLVE_VOID(name, parameters, arguments) CASTPREP_CURL_SYMBOL(name)
-    CASTPREP_CURL_FUNCTIONS(CASTPREP_CURL_RESOLVE)
+/// Opens the library and resolves every function of the table (see castprep_library.h).
+static inline void castprep_curl_resolve(castprep_curl_api *api) {
+    void *handle = castprep_library_open(&api->status, "libcurl (" CASTPREP_CURL_SONAME ")", CASTPREP_CURL_SONAME);
+    if (handle == NULL) return;
+#define CASTPREP_CURL_RESOLVE_FUNCTIONS(result, name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_CURL_SONAME, name)
+    CASTPREP_CURL_FUNCTIONS(CASTPREP_CURL_RESOLVE_FUNCTIONS)
+#undef CASTPREP_CURL_RESOLVE_FUNCTIONS
+#define CASTPREP_CURL_RESOLVE_VOID(name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_CURL_SONAME, name)
     CASTPREP_CURL_VOID(CASTPREP_CURL_RESOLVE_VOID)
-    CASTPREP_CURL_VARIADIC(CASTPREP_CURL_SYMBOL)
-#undef CASTPREP_CURL_RESOLVE
 #undef CASTPREP_CURL_RESOLVE_VOID
-#undef CASTPREP_CURL_SYMBOL
-    api->error = NULL;
+#define CASTPREP_CURL_RESOLVE_VARIADIC(name) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_CURL_SONAME, name)
+    CASTPREP_CURL_VARIADIC(CASTPREP_CURL_RESOLVE_VARIADIC)
+#undef CASTPREP_CURL_RESOLVE_VARIADIC
 }
 
-/// Loads libcurl on first use (thread-safe); the table, with `error` set if loading failed.
-static inline const castprep_curl_api *castprep_curl(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, castprep_curl_resolve);
-    return castprep_curl_storage();
-}
-
-/// Null when libcurl is loaded and complete; otherwise a message naming the missing library
-/// or function. Callers check this before any other call.
-static inline const char *castprep_curl_load_error(void) { return castprep_curl()->error; }
-
-/// The table for a wrapper: stops with the load error rather than calling a null pointer
-/// when a caller skipped castprep_curl_load_error().
-static inline const castprep_curl_api *castprep_curl_checked(void) {
-    const castprep_curl_api *api = castprep_curl();
-    if (api->error != NULL) {
-        fprintf(stderr, "castprep: %s; install it: apt-get install %s\n", api->error, CASTPREP_CURL_PACKAGE);
-        abort();
-    }
-    return api;
-}
+CASTPREP_LIBRARY_ACCESSORS(curl, castprep_curl_api, castprep_curl_resolve, "install it: apt-get install " CASTPREP_CURL_PACKAGE)
 
 #define CASTPREP_CURL_WRAPPER(result, name, parameters, arguments)                                                 \
     static inline result castprep_##name parameters { return (castprep_curl_checked()->name) arguments; }

@@ -22,6 +22,7 @@
 #error "FFmpeg development headers not found; install them: apt-get install libavformat-dev libavcodec-dev libavutil-dev libswscale-dev"
 #endif
 
+#include "../LibraryLoading/castprep_library.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -138,8 +139,8 @@ static inline int castprep_AVERROR_EXIT(void) { return AVERROR_EXIT; }
 
 /// The resolved functions, or the reason they could not be resolved.
 typedef struct castprep_ffmpeg_api {
-    /// Null once everything resolved; otherwise what went wrong and how to fix it.
-    const char *error;
+    /// Whether loading worked, and if not why (see castprep_library.h).
+    castprep_library_status status;
 #define CASTPREP_FFMPEG_FIELD(library, result, name, parameters, arguments) __typeof__(name) *name;
 #define CASTPREP_FFMPEG_VOID_FIELD(library, name, parameters, arguments) __typeof__(name) *name;
     CASTPREP_FFMPEG_FUNCTIONS(CASTPREP_FFMPEG_FIELD)
@@ -148,74 +149,26 @@ typedef struct castprep_ffmpeg_api {
 #undef CASTPREP_FFMPEG_VOID_FIELD
 } castprep_ffmpeg_api;
 
-/// The table and the message buffer. Being static, there is one per object file that calls
-/// the wrappers; each resolves once, and dlopen of a library already loaded only counts a
-/// reference, so the copies cost microseconds and always agree.
-static inline castprep_ffmpeg_api *castprep_ffmpeg_storage(void) {
-    static castprep_ffmpeg_api api;
-    return &api;
-}
-
-static inline char *castprep_ffmpeg_message(void) {
-    static char message[768];
-    return message;
-}
-
-static inline void castprep_ffmpeg_resolve(void) {
-    castprep_ffmpeg_api *api = castprep_ffmpeg_storage();
-    char *message = castprep_ffmpeg_message();
-    const size_t capacity = 768;
+/// Opens FFmpeg's libraries and resolves every function of the table (see castprep_library.h).
+static inline void castprep_ffmpeg_resolve(castprep_ffmpeg_api *api) {
 #define CASTPREP_FFMPEG_OPEN(name, major)                                                                          \
-    void *handle_##name = dlopen(CASTPREP_FFMPEG_SONAME(name, major), RTLD_NOW | RTLD_LOCAL);                   \
-    if (handle_##name == NULL) {                                                                                 \
-        const char *reason = dlerror();                                                                          \
-        snprintf(message, capacity, "FFmpeg's %s could not be loaded (%s)", CASTPREP_FFMPEG_SONAME(name, major),  \
-                 reason ? reason : "not found");                                                                 \
-        api->error = message;                                                                                    \
-        return;                                                                                                  \
-    }
+    void *handle_##name = castprep_library_open(&api->status, "FFmpeg's " CASTPREP_FFMPEG_SONAME(name, major), CASTPREP_FFMPEG_SONAME(name, major));     \
+    if (handle_##name == NULL) return;
     CASTPREP_FFMPEG_LIBRARIES(CASTPREP_FFMPEG_OPEN)
 #undef CASTPREP_FFMPEG_OPEN
-#define CASTPREP_FFMPEG_SYMBOL(library, name)                                                                       \
-    api->name = (__typeof__(name) *)dlsym(handle_##library, #name);                                             \
-    if (api->name == NULL) {                                                                                     \
-        snprintf(message, capacity, "FFmpeg's lib%s has no function %s (it is older than the headers CastPrep " \
-                 "was built with)", #library, #name);                                                           \
-        api->error = message;                                                                                    \
-        return;                                                                                                  \
-    }
-#define CASTPREP_FFMPEG_RESOLVE(library, result, name, parameters, arguments) CASTPREP_FFMPEG_SYMBOL(library, name)
-#define CASTPREP_FFMPEG_RESOLVE_VOID(library, name, parameters, arguments) CASTPREP_FFMPEG_SYMBOL(library, name)
+#define CASTPREP_FFMPEG_RESOLVE(library, result, name, parameters, arguments)                                      \
+    CASTPREP_LIBRARY_RESOLVE(api, handle_##library, "FFmpeg's lib" #library, name)
+#define CASTPREP_FFMPEG_RESOLVE_VOID(library, name, parameters, arguments)                                         \
+    CASTPREP_LIBRARY_RESOLVE(api, handle_##library, "FFmpeg's lib" #library, name)
     CASTPREP_FFMPEG_FUNCTIONS(CASTPREP_FFMPEG_RESOLVE)
     CASTPREP_FFMPEG_VOID(CASTPREP_FFMPEG_RESOLVE_VOID)
 #undef CASTPREP_FFMPEG_RESOLVE
 #undef CASTPREP_FFMPEG_RESOLVE_VOID
-#undef CASTPREP_FFMPEG_SYMBOL
-    api->error = NULL;
 }
 
-/// Loads FFmpeg on first use (thread-safe); the table, with `error` set if loading failed.
-static inline const castprep_ffmpeg_api *castprep_ffmpeg(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, castprep_ffmpeg_resolve);
-    return castprep_ffmpeg_storage();
-}
-
-/// Null when FFmpeg is loaded and complete; otherwise a message naming the missing library
-/// or function. Callers check this before any other call.
-static inline const char *castprep_ffmpeg_load_error(void) { return castprep_ffmpeg()->error; }
-
-/// The table for a wrapper: stops with the load error rather than calling a null pointer
-/// when a caller skipped castprep_ffmpeg_load_error().
-static inline const castprep_ffmpeg_api *castprep_ffmpeg_checked(void) {
-    const castprep_ffmpeg_api *api = castprep_ffmpeg();
-    if (api->error != NULL) {
-        fprintf(stderr, "castprep: %s; install FFmpeg's shared libraries (Debian: libavformat%d)\n", api->error,
-                (int)LIBAVFORMAT_VERSION_MAJOR);
-        abort();
-    }
-    return api;
-}
+CASTPREP_LIBRARY_ACCESSORS(ffmpeg, castprep_ffmpeg_api, castprep_ffmpeg_resolve,
+                           "install FFmpeg's shared libraries (Debian: libavformat" AV_STRINGIFY(
+                               LIBAVFORMAT_VERSION_MAJOR) ")")
 
 #define CASTPREP_FFMPEG_WRAPPER(library, result, name, parameters, arguments)                                       \
     static inline result castprep_##name parameters { return castprep_ffmpeg_checked()->name arguments; }

@@ -19,6 +19,7 @@
 #error "libxml2 development headers not found; install them: apt-get install libxml2-dev"
 #endif
 
+#include "../LibraryLoading/castprep_library.h"
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -64,8 +65,8 @@
 
 /// The resolved functions and libxml2's deallocator, or the reason they could not be resolved.
 typedef struct castprep_libxml2_api {
-    /// Null once everything resolved; otherwise what went wrong.
-    const char *error;
+    /// Whether loading worked, and if not why (see castprep_library.h).
+    castprep_library_status status;
 #define CASTPREP_LIBXML2_FIELD(result, name, parameters, arguments) __typeof__(name) *name;
 #define CASTPREP_LIBXML2_VOID_FIELD(name, parameters, arguments) __typeof__(name) *name;
     CASTPREP_LIBXML2_FUNCTIONS(CASTPREP_LIBXML2_FIELD)
@@ -76,75 +77,23 @@ typedef struct castprep_libxml2_api {
     xmlFreeFunc free;
 } castprep_libxml2_api;
 
-/// The table and the message buffer; one per object file, each resolved once (see CCurl.h).
-static inline castprep_libxml2_api *castprep_libxml2_storage(void) {
-    static castprep_libxml2_api api;
-    return &api;
-}
-
-static inline char *castprep_libxml2_message(void) {
-    static char message[512];
-    return message;
-}
-
-static inline void castprep_libxml2_resolve(void) {
-    castprep_libxml2_api *api = castprep_libxml2_storage();
-    char *message = castprep_libxml2_message();
-    const size_t capacity = 512;
-    void *handle = dlopen(CASTPREP_LIBXML2_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) {
-        const char *reason = dlerror();
-        snprintf(message, capacity, "libxml2 (%s) could not be loaded (%s)", CASTPREP_LIBXML2_SONAME,
-                 reason ? reason : "not found");
-        api->error = message;
-        return;
-    }
-#define CASTPREP_LIBXML2_SYMBOL(name)                                                                              \
-    api->name = (__typeof__(name) *)dlsym(handle, #name);                                                         \
-    if (api->name == NULL) {                                                                                       \
-        snprintf(message, capacity, "%s has no function %s (it is older than the headers CastPrep was built with)", \
-                 CASTPREP_LIBXML2_SONAME, #name);                                                                  \
-        api->error = message;                                                                                      \
-        return;                                                                                                    \
-    }
-#define CASTPREP_LIBXML2_RESOLVE(result, name, parameters, arguments) CASTPREP_LIBXML2_SYMBOL(name)
-#define CASTPREP_LIBXML2_RESOLVE_VOID(name, parameters, arguments) CASTPREP_LIBXML2_SYMBOL(name)
-    CASTPREP_LIBXML2_FUNCTIONS(CASTPREP_LIBXML2_RESOLVE)
+/// Opens the library and resolves every function of the table (see castprep_library.h).
+static inline void castprep_libxml2_resolve(castprep_libxml2_api *api) {
+    void *handle = castprep_library_open(&api->status, "libxml2 (" CASTPREP_LIBXML2_SONAME ")", CASTPREP_LIBXML2_SONAME);
+    if (handle == NULL) return;
+#define CASTPREP_LIBXML2_RESOLVE_FUNCTIONS(result, name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_LIBXML2_SONAME, name)
+    CASTPREP_LIBXML2_FUNCTIONS(CASTPREP_LIBXML2_RESOLVE_FUNCTIONS)
+#undef CASTPREP_LIBXML2_RESOLVE_FUNCTIONS
+#define CASTPREP_LIBXML2_RESOLVE_VOID(name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_LIBXML2_SONAME, name)
     CASTPREP_LIBXML2_VOID(CASTPREP_LIBXML2_RESOLVE_VOID)
-#undef CASTPREP_LIBXML2_RESOLVE
 #undef CASTPREP_LIBXML2_RESOLVE_VOID
-#undef CASTPREP_LIBXML2_SYMBOL
     // xmlFree is a variable holding the deallocator, not a function.
-    xmlFreeFunc *deallocator = (xmlFreeFunc *)dlsym(handle, "xmlFree");
-    if (deallocator == NULL || *deallocator == NULL) {
-        snprintf(message, capacity, "%s has no xmlFree", CASTPREP_LIBXML2_SONAME);
-        api->error = message;
-        return;
-    }
+    xmlFreeFunc *deallocator = (xmlFreeFunc *)castprep_library_symbol(&api->status, handle, CASTPREP_LIBXML2_SONAME, "xmlFree");
+    if (deallocator == NULL) return;
     api->free = *deallocator;
-    api->error = NULL;
 }
 
-/// Loads libxml2 on first use (thread-safe); the table, with `error` set if loading failed.
-static inline const castprep_libxml2_api *castprep_libxml2(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, castprep_libxml2_resolve);
-    return castprep_libxml2_storage();
-}
-
-/// Null when libxml2 is loaded and complete; otherwise a message naming the missing library or
-/// function.
-static inline const char *castprep_libxml2_load_error(void) { return castprep_libxml2()->error; }
-
-/// The table for a wrapper: stops with the load error rather than calling a null pointer.
-static inline const castprep_libxml2_api *castprep_libxml2_checked(void) {
-    const castprep_libxml2_api *api = castprep_libxml2();
-    if (api->error != NULL) {
-        fprintf(stderr, "castprep: %s; install it: apt-get install %s\n", api->error, CASTPREP_LIBXML2_PACKAGE);
-        abort();
-    }
-    return api;
-}
+CASTPREP_LIBRARY_ACCESSORS(libxml2, castprep_libxml2_api, castprep_libxml2_resolve, "install it: apt-get install " CASTPREP_LIBXML2_PACKAGE)
 
 #define CASTPREP_LIBXML2_WRAPPER(result, name, parameters, arguments)                                              \
     static inline result castprep_##name parameters { return (castprep_libxml2_checked()->name) arguments; }

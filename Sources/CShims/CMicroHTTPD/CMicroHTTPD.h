@@ -19,6 +19,7 @@
 #error "libmicrohttpd development headers not found; install them: apt-get install libmicrohttpd-dev"
 #endif
 
+#include "../LibraryLoading/castprep_library.h"
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -73,8 +74,8 @@
 
 /// The resolved functions, or the reason they could not be resolved.
 typedef struct castprep_microhttpd_api {
-    /// Null once everything resolved; otherwise what went wrong.
-    const char *error;
+    /// Whether loading worked, and if not why (see castprep_library.h).
+    castprep_library_status status;
 #define CASTPREP_MICROHTTPD_FIELD(result, name, parameters, arguments) __typeof__(name) *name;
 #define CASTPREP_MICROHTTPD_VOID_FIELD(name, parameters, arguments) __typeof__(name) *name;
 #define CASTPREP_MICROHTTPD_VARIADIC_FIELD(name) __typeof__(name) *name;
@@ -86,71 +87,22 @@ typedef struct castprep_microhttpd_api {
 #undef CASTPREP_MICROHTTPD_VARIADIC_FIELD
 } castprep_microhttpd_api;
 
-/// The table and the message buffer. Being static, there is one per object file that calls
-/// the wrappers; each resolves once, and dlopen of a library already loaded only counts a
-/// reference, so the copies cost microseconds and always agree.
-static inline castprep_microhttpd_api *castprep_microhttpd_storage(void) {
-    static castprep_microhttpd_api api;
-    return &api;
-}
-
-static inline char *castprep_microhttpd_message(void) {
-    static char message[512];
-    return message;
-}
-
-static inline void castprep_microhttpd_resolve(void) {
-    castprep_microhttpd_api *api = castprep_microhttpd_storage();
-    char *message = castprep_microhttpd_message();
-    const size_t capacity = 512;
-    void *handle = dlopen(CASTPREP_MICROHTTPD_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) {
-        const char *reason = dlerror();
-        snprintf(message, capacity, "libmicrohttpd (%s) could not be loaded (%s)", CASTPREP_MICROHTTPD_SONAME,
-                 reason ? reason : "not found");
-        api->error = message;
-        return;
-    }
-#define CASTPREP_MICROHTTPD_SYMBOL(name)                                                                           \
-    api->name = (__typeof__(name) *)dlsym(handle, #name);                                                         \
-    if (api->name == NULL) {                                                                                       \
-        snprintf(message, capacity, "%s has no function %s (it is older than the headers CastPrep was built with)", \
-                 CASTPREP_MICROHTTPD_SONAME, #name);                                                               \
-        api->error = message;                                                                                      \
-        return;                                                                                                    \
-    }
-#define CASTPREP_MICROHTTPD_RESOLVE(result, name, parameters, arguments) CASTPREP_MICROHTTPD_SYMBOL(name)
-#define CASTPREP_MICROHTTPD_RESOLVE_VOID(name, parameters, arguments) CASTPREP_MICROHTTPD_SYMBOL(name)
-    CASTPREP_MICROHTTPD_FUNCTIONS(CASTPREP_MICROHTTPD_RESOLVE)
+/// Opens the library and resolves every function of the table (see castprep_library.h).
+static inline void castprep_microhttpd_resolve(castprep_microhttpd_api *api) {
+    void *handle = castprep_library_open(&api->status, "libmicrohttpd (" CASTPREP_MICROHTTPD_SONAME ")", CASTPREP_MICROHTTPD_SONAME);
+    if (handle == NULL) return;
+#define CASTPREP_MICROHTTPD_RESOLVE_FUNCTIONS(result, name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_MICROHTTPD_SONAME, name)
+    CASTPREP_MICROHTTPD_FUNCTIONS(CASTPREP_MICROHTTPD_RESOLVE_FUNCTIONS)
+#undef CASTPREP_MICROHTTPD_RESOLVE_FUNCTIONS
+#define CASTPREP_MICROHTTPD_RESOLVE_VOID(name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_MICROHTTPD_SONAME, name)
     CASTPREP_MICROHTTPD_VOID(CASTPREP_MICROHTTPD_RESOLVE_VOID)
-    CASTPREP_MICROHTTPD_VARIADIC(CASTPREP_MICROHTTPD_SYMBOL)
-#undef CASTPREP_MICROHTTPD_RESOLVE
 #undef CASTPREP_MICROHTTPD_RESOLVE_VOID
-#undef CASTPREP_MICROHTTPD_SYMBOL
-    api->error = NULL;
+#define CASTPREP_MICROHTTPD_RESOLVE_VARIADIC(name) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_MICROHTTPD_SONAME, name)
+    CASTPREP_MICROHTTPD_VARIADIC(CASTPREP_MICROHTTPD_RESOLVE_VARIADIC)
+#undef CASTPREP_MICROHTTPD_RESOLVE_VARIADIC
 }
 
-/// Loads libmicrohttpd on first use (thread-safe); the table, with `error` set if loading failed.
-static inline const castprep_microhttpd_api *castprep_microhttpd(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, castprep_microhttpd_resolve);
-    return castprep_microhttpd_storage();
-}
-
-/// Null when libmicrohttpd is loaded and complete; otherwise a message naming the missing
-/// library or function. Callers check this before any other call.
-static inline const char *castprep_microhttpd_load_error(void) { return castprep_microhttpd()->error; }
-
-/// The table for a wrapper: stops with the load error rather than calling a null pointer
-/// when a caller skipped castprep_microhttpd_load_error().
-static inline const castprep_microhttpd_api *castprep_microhttpd_checked(void) {
-    const castprep_microhttpd_api *api = castprep_microhttpd();
-    if (api->error != NULL) {
-        fprintf(stderr, "castprep: %s; install it: apt-get install %s\n", api->error, CASTPREP_MICROHTTPD_PACKAGE);
-        abort();
-    }
-    return api;
-}
+CASTPREP_LIBRARY_ACCESSORS(microhttpd, castprep_microhttpd_api, castprep_microhttpd_resolve, "install it: apt-get install " CASTPREP_MICROHTTPD_PACKAGE)
 
 #define CASTPREP_MICROHTTPD_WRAPPER(result, name, parameters, arguments)                                           \
     static inline result castprep_##name parameters { return (castprep_microhttpd_checked()->name) arguments; }

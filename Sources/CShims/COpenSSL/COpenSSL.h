@@ -18,6 +18,7 @@
 #error "OpenSSL development headers not found; install them: apt-get install libssl-dev"
 #endif
 
+#include "../LibraryLoading/castprep_library.h"
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -112,73 +113,25 @@
 /// The resolved functions (EVP_PKEY_Q_keygen, variadic, has no wrapper: EVP_EC_gen below
 /// calls it), or the reason they could not be resolved.
 typedef struct castprep_openssl_api {
-    /// Null once everything resolved; otherwise what went wrong.
-    const char *error;
+    /// Whether loading worked, and if not why (see castprep_library.h).
+    castprep_library_status status;
 #define CASTPREP_OPENSSL_FIELD(result, name, parameters, arguments) __typeof__(name) *name;
     CASTPREP_OPENSSL_FUNCTIONS(CASTPREP_OPENSSL_FIELD)
 #undef CASTPREP_OPENSSL_FIELD
     __typeof__(EVP_PKEY_Q_keygen) *EVP_PKEY_Q_keygen;
 } castprep_openssl_api;
 
-/// The table and the message buffer; one per object file, each resolved once (see CCurl.h).
-static inline castprep_openssl_api *castprep_openssl_storage(void) {
-    static castprep_openssl_api api;
-    return &api;
+/// Opens the library and resolves every function of the table (see castprep_library.h).
+static inline void castprep_openssl_resolve(castprep_openssl_api *api) {
+    void *handle = castprep_library_open(&api->status, "OpenSSL (" CASTPREP_OPENSSL_SONAME ")", CASTPREP_OPENSSL_SONAME);
+    if (handle == NULL) return;
+#define CASTPREP_OPENSSL_RESOLVE_FUNCTIONS(result, name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_OPENSSL_SONAME, name)
+    CASTPREP_OPENSSL_FUNCTIONS(CASTPREP_OPENSSL_RESOLVE_FUNCTIONS)
+#undef CASTPREP_OPENSSL_RESOLVE_FUNCTIONS
+    CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_OPENSSL_SONAME, EVP_PKEY_Q_keygen)
 }
 
-static inline char *castprep_openssl_message(void) {
-    static char message[512];
-    return message;
-}
-
-static inline void castprep_openssl_resolve(void) {
-    castprep_openssl_api *api = castprep_openssl_storage();
-    char *message = castprep_openssl_message();
-    const size_t capacity = 512;
-    void *handle = dlopen(CASTPREP_OPENSSL_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) {
-        const char *reason = dlerror();
-        snprintf(message, capacity, "OpenSSL (%s) could not be loaded (%s)", CASTPREP_OPENSSL_SONAME,
-                 reason ? reason : "not found");
-        api->error = message;
-        return;
-    }
-#define CASTPREP_OPENSSL_SYMBOL(name)                                                                              \
-    api->name = (__typeof__(name) *)dlsym(handle, #name);                                                         \
-    if (api->name == NULL) {                                                                                       \
-        snprintf(message, capacity, "%s has no function %s (it is older than the headers CastPrep was built with)", \
-                 CASTPREP_OPENSSL_SONAME, #name);                                                                  \
-        api->error = message;                                                                                      \
-        return;                                                                                                    \
-    }
-#define CASTPREP_OPENSSL_RESOLVE(result, name, parameters, arguments) CASTPREP_OPENSSL_SYMBOL(name)
-    CASTPREP_OPENSSL_FUNCTIONS(CASTPREP_OPENSSL_RESOLVE)
-    CASTPREP_OPENSSL_SYMBOL(EVP_PKEY_Q_keygen)
-#undef CASTPREP_OPENSSL_RESOLVE
-#undef CASTPREP_OPENSSL_SYMBOL
-    api->error = NULL;
-}
-
-/// Loads OpenSSL on first use (thread-safe); the table, with `error` set if loading failed.
-static inline const castprep_openssl_api *castprep_openssl(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, castprep_openssl_resolve);
-    return castprep_openssl_storage();
-}
-
-/// Null when OpenSSL is loaded and complete; otherwise a message naming the missing library or
-/// function.
-static inline const char *castprep_openssl_load_error(void) { return castprep_openssl()->error; }
-
-/// The table for a wrapper: stops with the load error rather than calling a null pointer.
-static inline const castprep_openssl_api *castprep_openssl_checked(void) {
-    const castprep_openssl_api *api = castprep_openssl();
-    if (api->error != NULL) {
-        fprintf(stderr, "castprep: %s; install it: apt-get install %s\n", api->error, CASTPREP_OPENSSL_PACKAGE);
-        abort();
-    }
-    return api;
-}
+CASTPREP_LIBRARY_ACCESSORS(openssl, castprep_openssl_api, castprep_openssl_resolve, "install it: apt-get install " CASTPREP_OPENSSL_PACKAGE)
 
 #define CASTPREP_OPENSSL_WRAPPER(result, name, parameters, arguments)                                              \
     static inline result castprep_##name parameters { return (castprep_openssl_checked()->name) arguments; }

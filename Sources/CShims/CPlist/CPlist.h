@@ -17,6 +17,7 @@
 #error "libplist development headers not found; install them: apt-get install libplist-dev"
 #endif
 
+#include "../LibraryLoading/castprep_library.h"
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -71,8 +72,8 @@
 
 /// The resolved functions, or the reason they could not be resolved.
 typedef struct castprep_plist_api {
-    /// Null once everything resolved; otherwise what went wrong.
-    const char *error;
+    /// Whether loading worked, and if not why (see castprep_library.h).
+    castprep_library_status status;
 #define CASTPREP_PLIST_FIELD(result, name, parameters, arguments) __typeof__(name) *name;
 #define CASTPREP_PLIST_VOID_FIELD(name, parameters, arguments) __typeof__(name) *name;
     CASTPREP_PLIST_FUNCTIONS(CASTPREP_PLIST_FIELD)
@@ -81,68 +82,19 @@ typedef struct castprep_plist_api {
 #undef CASTPREP_PLIST_VOID_FIELD
 } castprep_plist_api;
 
-/// The table and the message buffer; one per object file, each resolved once (see CCurl.h).
-static inline castprep_plist_api *castprep_plist_storage(void) {
-    static castprep_plist_api api;
-    return &api;
-}
-
-static inline char *castprep_plist_message(void) {
-    static char message[512];
-    return message;
-}
-
-static inline void castprep_plist_resolve(void) {
-    castprep_plist_api *api = castprep_plist_storage();
-    char *message = castprep_plist_message();
-    const size_t capacity = 512;
-    void *handle = dlopen(CASTPREP_PLIST_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) {
-        const char *reason = dlerror();
-        snprintf(message, capacity, "libplist (%s) could not be loaded (%s)", CASTPREP_PLIST_SONAME,
-                 reason ? reason : "not found");
-        api->error = message;
-        return;
-    }
-#define CASTPREP_PLIST_SYMBOL(name)                                                                        \
-    api->name = (__typeof__(name) *)dlsym(handle, #name);                                                 \
-    if (api->name == NULL) {                                                                               \
-        snprintf(message, capacity, "%s has no function %s (it is older than the headers CastPrep was built with)", \
-                 CASTPREP_PLIST_SONAME, #name);                                                            \
-        api->error = message;                                                                              \
-        return;                                                                                            \
-    }
-#define CASTPREP_PLIST_RESOLVE(result, name, parameters, arguments) CASTPREP_PLIST_SYMBOL(name)
-#define CASTPREP_PLIST_RESOLVE_VOID(name, parameters, arguments) CASTPREP_PLIST_SYMBOL(name)
-    CASTPREP_PLIST_FUNCTIONS(CASTPREP_PLIST_RESOLVE)
+/// Opens the library and resolves every function of the table (see castprep_library.h).
+static inline void castprep_plist_resolve(castprep_plist_api *api) {
+    void *handle = castprep_library_open(&api->status, "libplist (" CASTPREP_PLIST_SONAME ")", CASTPREP_PLIST_SONAME);
+    if (handle == NULL) return;
+#define CASTPREP_PLIST_RESOLVE_FUNCTIONS(result, name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_PLIST_SONAME, name)
+    CASTPREP_PLIST_FUNCTIONS(CASTPREP_PLIST_RESOLVE_FUNCTIONS)
+#undef CASTPREP_PLIST_RESOLVE_FUNCTIONS
+#define CASTPREP_PLIST_RESOLVE_VOID(name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_PLIST_SONAME, name)
     CASTPREP_PLIST_VOID(CASTPREP_PLIST_RESOLVE_VOID)
-#undef CASTPREP_PLIST_RESOLVE
 #undef CASTPREP_PLIST_RESOLVE_VOID
-#undef CASTPREP_PLIST_SYMBOL
-    api->error = NULL;
 }
 
-/// Loads libplist on first use (thread-safe); the table, with `error` set if loading failed.
-static inline const castprep_plist_api *castprep_plist(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, castprep_plist_resolve);
-    return castprep_plist_storage();
-}
-
-/// Null when libplist is loaded and complete; otherwise a message naming the missing library
-/// or function. Callers check this before any other call.
-static inline const char *castprep_plist_load_error(void) { return castprep_plist()->error; }
-
-/// The table for a wrapper: stops with the load error rather than calling a null pointer
-/// when a caller skipped castprep_plist_load_error().
-static inline const castprep_plist_api *castprep_plist_checked(void) {
-    const castprep_plist_api *api = castprep_plist();
-    if (api->error != NULL) {
-        fprintf(stderr, "castprep: %s; install it: apt-get install %s\n", api->error, CASTPREP_PLIST_PACKAGE);
-        abort();
-    }
-    return api;
-}
+CASTPREP_LIBRARY_ACCESSORS(plist, castprep_plist_api, castprep_plist_resolve, "install it: apt-get install " CASTPREP_PLIST_PACKAGE)
 
 #define CASTPREP_PLIST_WRAPPER(result, name, parameters, arguments)                                        \
     static inline result castprep_##name parameters { return (castprep_plist_checked()->name) arguments; }

@@ -16,6 +16,7 @@
 #error "sd-bus development headers not found; install them: apt-get install libsystemd-dev"
 #endif
 
+#include "../LibraryLoading/castprep_library.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -61,68 +62,23 @@
 
 /// The resolved functions, or the reason they could not be resolved.
 typedef struct castprep_sdbus_api {
-    /// Null once everything resolved; otherwise what went wrong.
-    const char *error;
+    /// Whether loading worked, and if not why (see castprep_library.h).
+    castprep_library_status status;
 #define CASTPREP_SDBUS_FIELD(result, name, parameters, arguments) __typeof__(name) *name;
     CASTPREP_SDBUS_FUNCTIONS(CASTPREP_SDBUS_FIELD)
 #undef CASTPREP_SDBUS_FIELD
 } castprep_sdbus_api;
 
-static inline castprep_sdbus_api *castprep_sdbus_storage(void) {
-    static castprep_sdbus_api api;
-    return &api;
+/// Opens the library and resolves every function of the table (see castprep_library.h).
+static inline void castprep_sdbus_resolve(castprep_sdbus_api *api) {
+    void *handle = castprep_library_open(&api->status, "libsystemd (" CASTPREP_SDBUS_SONAME ")", CASTPREP_SDBUS_SONAME);
+    if (handle == NULL) return;
+#define CASTPREP_SDBUS_RESOLVE_FUNCTIONS(result, name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_SDBUS_SONAME, name)
+    CASTPREP_SDBUS_FUNCTIONS(CASTPREP_SDBUS_RESOLVE_FUNCTIONS)
+#undef CASTPREP_SDBUS_RESOLVE_FUNCTIONS
 }
 
-static inline char *castprep_sdbus_message(void) {
-    static char message[512];
-    return message;
-}
-
-static inline void castprep_sdbus_resolve(void) {
-    castprep_sdbus_api *api = castprep_sdbus_storage();
-    char *message = castprep_sdbus_message();
-    const size_t capacity = 512;
-    void *handle = dlopen(CASTPREP_SDBUS_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) {
-        const char *reason = dlerror();
-        snprintf(message, capacity, "libsystemd (%s) could not be loaded (%s)", CASTPREP_SDBUS_SONAME,
-                 reason ? reason : "not found");
-        api->error = message;
-        return;
-    }
-#define CASTPREP_SDBUS_RESOLVE(result, name, parameters, arguments)                                                  \
-    api->name = (__typeof__(name) *)dlsym(handle, #name);                                                           \
-    if (api->name == NULL) {                                                                                         \
-        snprintf(message, capacity, "%s has no function %s (it is older than the headers CastPrep was built with)",  \
-                 CASTPREP_SDBUS_SONAME, #name);                                                                      \
-        api->error = message;                                                                                        \
-        return;                                                                                                      \
-    }
-    CASTPREP_SDBUS_FUNCTIONS(CASTPREP_SDBUS_RESOLVE)
-#undef CASTPREP_SDBUS_RESOLVE
-    api->error = NULL;
-}
-
-/// Loads libsystemd on first use (thread-safe); the table, with `error` set if loading failed.
-static inline const castprep_sdbus_api *castprep_sdbus(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, castprep_sdbus_resolve);
-    return castprep_sdbus_storage();
-}
-
-/// Null when sd-bus is loaded and complete; otherwise a message naming what is missing.
-static inline const char *castprep_sdbus_load_error(void) { return castprep_sdbus()->error; }
-
-/// The table for a wrapper: stops with the load error rather than calling a null pointer when a
-/// caller skipped castprep_sdbus_load_error().
-static inline const castprep_sdbus_api *castprep_sdbus_checked(void) {
-    const castprep_sdbus_api *api = castprep_sdbus();
-    if (api->error != NULL) {
-        fprintf(stderr, "castprep: %s; install it: apt-get install %s\n", api->error, CASTPREP_SDBUS_PACKAGE);
-        abort();
-    }
-    return api;
-}
+CASTPREP_LIBRARY_ACCESSORS(sdbus, castprep_sdbus_api, castprep_sdbus_resolve, "install it: apt-get install " CASTPREP_SDBUS_PACKAGE)
 
 #define CASTPREP_SDBUS_WRAPPER(result, name, parameters, arguments)                                                  \
     static inline result castprep_##name parameters { return (castprep_sdbus_checked()->name) arguments; }

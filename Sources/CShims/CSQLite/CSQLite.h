@@ -15,6 +15,7 @@
 #error "SQLite development headers not found; install them: apt-get install libsqlite3-dev"
 #endif
 
+#include "../LibraryLoading/castprep_library.h"
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -68,70 +69,23 @@
 
 /// The resolved functions, or the reason they could not be resolved.
 typedef struct castprep_sqlite_api {
-    /// Null once everything resolved; otherwise what went wrong.
-    const char *error;
+    /// Whether loading worked, and if not why (see castprep_library.h).
+    castprep_library_status status;
 #define CASTPREP_SQLITE_FIELD(result, name, parameters, arguments) __typeof__(name) *name;
     CASTPREP_SQLITE_FUNCTIONS(CASTPREP_SQLITE_FIELD)
 #undef CASTPREP_SQLITE_FIELD
 } castprep_sqlite_api;
 
-/// The table and the message buffer; one per object file, each resolved once (see CCurl.h).
-static inline castprep_sqlite_api *castprep_sqlite_storage(void) {
-    static castprep_sqlite_api api;
-    return &api;
+/// Opens the library and resolves every function of the table (see castprep_library.h).
+static inline void castprep_sqlite_resolve(castprep_sqlite_api *api) {
+    void *handle = castprep_library_open(&api->status, "SQLite (" CASTPREP_SQLITE_SONAME ")", CASTPREP_SQLITE_SONAME);
+    if (handle == NULL) return;
+#define CASTPREP_SQLITE_RESOLVE_FUNCTIONS(result, name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_SQLITE_SONAME, name)
+    CASTPREP_SQLITE_FUNCTIONS(CASTPREP_SQLITE_RESOLVE_FUNCTIONS)
+#undef CASTPREP_SQLITE_RESOLVE_FUNCTIONS
 }
 
-static inline char *castprep_sqlite_message(void) {
-    static char message[512];
-    return message;
-}
-
-static inline void castprep_sqlite_resolve(void) {
-    castprep_sqlite_api *api = castprep_sqlite_storage();
-    char *message = castprep_sqlite_message();
-    const size_t capacity = 512;
-    void *handle = dlopen(CASTPREP_SQLITE_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) {
-        const char *reason = dlerror();
-        snprintf(message, capacity, "SQLite (%s) could not be loaded (%s)", CASTPREP_SQLITE_SONAME,
-                 reason ? reason : "not found");
-        api->error = message;
-        return;
-    }
-#define CASTPREP_SQLITE_RESOLVE(result, name, parameters, arguments)                                                \
-    api->name = (__typeof__(name) *)dlsym(handle, #name);                                                          \
-    if (api->name == NULL) {                                                                                       \
-        snprintf(message, capacity, "%s has no function %s (it is older than the headers CastPrep was built with)", \
-                 CASTPREP_SQLITE_SONAME, #name);                                                                   \
-        api->error = message;                                                                                      \
-        return;                                                                                                    \
-    }
-    CASTPREP_SQLITE_FUNCTIONS(CASTPREP_SQLITE_RESOLVE)
-#undef CASTPREP_SQLITE_RESOLVE
-    api->error = NULL;
-}
-
-/// Loads SQLite on first use (thread-safe); the table, with `error` set if loading failed.
-static inline const castprep_sqlite_api *castprep_sqlite(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, castprep_sqlite_resolve);
-    return castprep_sqlite_storage();
-}
-
-/// Null when SQLite is loaded and complete; otherwise a message naming the missing library or
-/// function. Callers check this before any other call.
-static inline const char *castprep_sqlite_load_error(void) { return castprep_sqlite()->error; }
-
-/// The table for a wrapper: stops with the load error rather than calling a null pointer when
-/// a caller skipped castprep_sqlite_load_error().
-static inline const castprep_sqlite_api *castprep_sqlite_checked(void) {
-    const castprep_sqlite_api *api = castprep_sqlite();
-    if (api->error != NULL) {
-        fprintf(stderr, "castprep: %s; install it: apt-get install %s\n", api->error, CASTPREP_SQLITE_PACKAGE);
-        abort();
-    }
-    return api;
-}
+CASTPREP_LIBRARY_ACCESSORS(sqlite, castprep_sqlite_api, castprep_sqlite_resolve, "install it: apt-get install " CASTPREP_SQLITE_PACKAGE)
 
 #define CASTPREP_SQLITE_WRAPPER(result, name, parameters, arguments)                                                \
     static inline result castprep_##name parameters { return (castprep_sqlite_checked()->name) arguments; }
