@@ -14,12 +14,8 @@ struct CompactObjectWriter {
 
     /// Starts the next member: `{` or `,`, then `"key":`.
     mutating func key(_ key: StaticString, into output: inout ByteBuffer) {
-        output.append(isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        output.appendMemberName(key, after: isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
         isEmpty = false
-        output.append(UInt8(ascii: "\""))
-        output.append(key)
-        output.append(UInt8(ascii: "\""))
-        output.append(UInt8(ascii: ":"))
     }
 
     /// Ends the object (`{}` when no member was written).

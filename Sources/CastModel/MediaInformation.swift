@@ -12,8 +12,6 @@ public struct MediaInformation: CastJSONConvertible {
 
     /// The content identifier; the media URL unless `contentURL` carries it.
     public var contentID: String?
-    /// The media URL, when `contentID` is an application id.
-    public var contentURL: String?
     /// BUFFERED, LIVE or NONE.
     public var streamType: StreamType?
     /// MIME type, optionally with RFC 6381 codecs: `video/mp4; codecs="avc1.640028, mp4a.40.2"`.
@@ -22,22 +20,82 @@ public struct MediaInformation: CastJSONConvertible {
     public var duration: Double?
     public var metadata: MediaMetadata?
     public var tracks: [MediaTrack]?
-    public var textTrackStyle: TextTrackStyle?
     public var customData: JSONValue?
-    public var breaks: [Break]?
-    public var breakClips: [BreakClip]?
-    public var vmapAdsRequest: VastAdsRequest?
-    /// An Assistant deep link.
-    public var entity: String?
-    /// HLS audio segment packaging; needed for fMP4 and packed-audio HLS.
-    public var hlsSegmentFormat: HLSSegmentFormat?
-    /// HLS video segment packaging; needed for fMP4 HLS.
-    public var hlsVideoSegmentFormat: HLSVideoSegmentFormat?
-    public var mediaCategory: MediaCategory?
-    /// For live streams: the wall-clock time (seconds since 1970) of position 0.
-    public var startAbsoluteTime: Double?
     /// Members CastPrep does not model (`userActionStates`, `atvEntity`, …), kept verbatim.
     public var extraMembers: [String: JSONValue]
+    /// The fields most media leave unset (a separate URL, caption style, ads, HLS segment
+    /// formats, category, live start), out of line and nil until one is set: media is copied
+    /// whole into every LOAD and queue item (see OutOfLineFields).
+    private var details: OutOfLineFields<Details>?
+
+    /// The media URL, when `contentID` is an application id.
+    public var contentURL: String? {
+        get { details?.fields.contentURL }
+        set { OutOfLineFields.set(\.contentURL, to: newValue, in: &details) }
+    }
+
+    public var textTrackStyle: TextTrackStyle? {
+        get { details?.fields.textTrackStyle }
+        set { OutOfLineFields.set(\.textTrackStyle, to: newValue, in: &details) }
+    }
+
+    public var breaks: [Break]? {
+        get { details?.fields.breaks }
+        set { OutOfLineFields.set(\.breaks, to: newValue, in: &details) }
+    }
+
+    public var breakClips: [BreakClip]? {
+        get { details?.fields.breakClips }
+        set { OutOfLineFields.set(\.breakClips, to: newValue, in: &details) }
+    }
+
+    public var vmapAdsRequest: VastAdsRequest? {
+        get { details?.fields.vmapAdsRequest }
+        set { OutOfLineFields.set(\.vmapAdsRequest, to: newValue, in: &details) }
+    }
+
+    /// An Assistant deep link.
+    public var entity: String? {
+        get { details?.fields.entity }
+        set { OutOfLineFields.set(\.entity, to: newValue, in: &details) }
+    }
+
+    /// HLS audio segment packaging; needed for fMP4 and packed-audio HLS.
+    public var hlsSegmentFormat: HLSSegmentFormat? {
+        get { details?.fields.hlsSegmentFormat }
+        set { OutOfLineFields.set(\.hlsSegmentFormat, to: newValue, in: &details) }
+    }
+
+    /// HLS video segment packaging; needed for fMP4 HLS.
+    public var hlsVideoSegmentFormat: HLSVideoSegmentFormat? {
+        get { details?.fields.hlsVideoSegmentFormat }
+        set { OutOfLineFields.set(\.hlsVideoSegmentFormat, to: newValue, in: &details) }
+    }
+
+    public var mediaCategory: MediaCategory? {
+        get { details?.fields.mediaCategory }
+        set { OutOfLineFields.set(\.mediaCategory, to: newValue, in: &details) }
+    }
+
+    /// For live streams: the wall-clock time (seconds since 1970) of position 0.
+    public var startAbsoluteTime: Double? {
+        get { details?.fields.startAbsoluteTime }
+        set { OutOfLineFields.set(\.startAbsoluteTime, to: newValue, in: &details) }
+    }
+
+    /// The out-of-line fields, by the names of their properties.
+    struct Details: OutOfLineFieldSet {
+        var contentURL: String?
+        var textTrackStyle: TextTrackStyle?
+        var breaks: [Break]?
+        var breakClips: [BreakClip]?
+        var vmapAdsRequest: VastAdsRequest?
+        var entity: String?
+        var hlsSegmentFormat: HLSSegmentFormat?
+        var hlsVideoSegmentFormat: HLSVideoSegmentFormat?
+        var mediaCategory: MediaCategory?
+        var startAbsoluteTime: Double?
+    }
 
     /// Creates media information.
     public init(
@@ -47,15 +105,19 @@ public struct MediaInformation: CastJSONConvertible {
         extraMembers: [String: JSONValue] = [:]
     ) {
         self.contentID = contentID
-        self.contentURL = contentURL
         self.contentType = contentType
         self.streamType = streamType
         self.duration = duration
         self.metadata = metadata
         self.tracks = tracks
-        self.textTrackStyle = textTrackStyle
         self.customData = customData
         self.extraMembers = extraMembers
+        if contentURL != nil || textTrackStyle != nil {
+            var details = Details()
+            details.contentURL = contentURL
+            details.textTrackStyle = textTrackStyle
+            self.details = OutOfLineFields(details)
+        }
     }
 
     /// The URL the receiver will fetch: `contentUrl` when present, else `contentId`.

@@ -14,44 +14,188 @@ public struct MediaMetadata: CastJSONConvertible {
     public var title: String?
     public var subtitle: String?
     public var images: [CastImage]?
-    /// ISO 8601 date (GENERIC, MOVIE, MUSIC_TRACK).
-    public var releaseDate: String?
-    /// Deprecated in favour of `releaseDate`.
-    public var releaseYear: Int?
     /// MOVIE.
     public var studio: String?
-    /// TV_SHOW.
-    public var seriesTitle: String?
-    public var season: Int?
-    public var episode: Int?
-    /// TV_SHOW air date, ISO 8601. The wire spelling is `originalAirdate` (lower-case d).
-    public var originalAirdate: String?
-    public var episodeNumber: Int?
-    public var episodeTitle: String?
-    public var seasonNumber: Int?
-    /// MUSIC_TRACK and PHOTO.
-    public var artist: String?
-    public var albumName: String?
-    public var albumArtist: String?
-    public var composer: String?
-    public var trackNumber: Int?
-    public var discNumber: Int?
-    public var artistName: String?
-    public var songName: String?
-    /// PHOTO.
-    public var location: String?
-    public var latitude: Double?
-    public var longitude: Double?
-    public var width: Int?
-    public var height: Int?
-    public var creationDateTime: String?
-    /// AUDIOBOOK_CHAPTER.
-    public var bookTitle: String?
-    public var chapterNumber: Int?
-    public var chapterTitle: String?
-    public var contentRating: String?
     /// Members CastPrep does not model, kept for round-tripping.
     public var extraMembers: [String: JSONValue]
+    /// The fields only some metadata types use (dates, series, music, photo and book fields),
+    /// kept out of line and nil until one is set. Metadata is copied whole into every LOAD,
+    /// queue item and status, and a struct of thirty-odd optionals cost a retain or a check
+    /// per field on each copy; most media set none of these.
+    private var details: OutOfLineFields<Details>?
+
+    /// ISO 8601 date (GENERIC, MOVIE, MUSIC_TRACK).
+    public var releaseDate: String? {
+        get { details?.fields.releaseDate }
+        set { OutOfLineFields.set(\.releaseDate, to: newValue, in: &details) }
+    }
+
+    /// Deprecated in favour of `releaseDate`.
+    public var releaseYear: Int? {
+        get { details?.fields.releaseYear }
+        set { OutOfLineFields.set(\.releaseYear, to: newValue, in: &details) }
+    }
+
+    /// TV_SHOW.
+    public var seriesTitle: String? {
+        get { details?.fields.seriesTitle }
+        set { OutOfLineFields.set(\.seriesTitle, to: newValue, in: &details) }
+    }
+
+    public var season: Int? {
+        get { details?.fields.season }
+        set { OutOfLineFields.set(\.season, to: newValue, in: &details) }
+    }
+
+    public var episode: Int? {
+        get { details?.fields.episode }
+        set { OutOfLineFields.set(\.episode, to: newValue, in: &details) }
+    }
+
+    /// TV_SHOW air date, ISO 8601. The wire spelling is `originalAirdate` (lower-case d).
+    public var originalAirdate: String? {
+        get { details?.fields.originalAirdate }
+        set { OutOfLineFields.set(\.originalAirdate, to: newValue, in: &details) }
+    }
+
+    public var episodeNumber: Int? {
+        get { details?.fields.episodeNumber }
+        set { OutOfLineFields.set(\.episodeNumber, to: newValue, in: &details) }
+    }
+
+    public var episodeTitle: String? {
+        get { details?.fields.episodeTitle }
+        set { OutOfLineFields.set(\.episodeTitle, to: newValue, in: &details) }
+    }
+
+    public var seasonNumber: Int? {
+        get { details?.fields.seasonNumber }
+        set { OutOfLineFields.set(\.seasonNumber, to: newValue, in: &details) }
+    }
+
+    /// MUSIC_TRACK and PHOTO.
+    public var artist: String? {
+        get { details?.fields.artist }
+        set { OutOfLineFields.set(\.artist, to: newValue, in: &details) }
+    }
+
+    public var albumName: String? {
+        get { details?.fields.albumName }
+        set { OutOfLineFields.set(\.albumName, to: newValue, in: &details) }
+    }
+
+    public var albumArtist: String? {
+        get { details?.fields.albumArtist }
+        set { OutOfLineFields.set(\.albumArtist, to: newValue, in: &details) }
+    }
+
+    public var composer: String? {
+        get { details?.fields.composer }
+        set { OutOfLineFields.set(\.composer, to: newValue, in: &details) }
+    }
+
+    public var trackNumber: Int? {
+        get { details?.fields.trackNumber }
+        set { OutOfLineFields.set(\.trackNumber, to: newValue, in: &details) }
+    }
+
+    public var discNumber: Int? {
+        get { details?.fields.discNumber }
+        set { OutOfLineFields.set(\.discNumber, to: newValue, in: &details) }
+    }
+
+    public var artistName: String? {
+        get { details?.fields.artistName }
+        set { OutOfLineFields.set(\.artistName, to: newValue, in: &details) }
+    }
+
+    public var songName: String? {
+        get { details?.fields.songName }
+        set { OutOfLineFields.set(\.songName, to: newValue, in: &details) }
+    }
+
+    /// PHOTO.
+    public var location: String? {
+        get { details?.fields.location }
+        set { OutOfLineFields.set(\.location, to: newValue, in: &details) }
+    }
+
+    public var latitude: Double? {
+        get { details?.fields.latitude }
+        set { OutOfLineFields.set(\.latitude, to: newValue, in: &details) }
+    }
+
+    public var longitude: Double? {
+        get { details?.fields.longitude }
+        set { OutOfLineFields.set(\.longitude, to: newValue, in: &details) }
+    }
+
+    public var width: Int? {
+        get { details?.fields.width }
+        set { OutOfLineFields.set(\.width, to: newValue, in: &details) }
+    }
+
+    public var height: Int? {
+        get { details?.fields.height }
+        set { OutOfLineFields.set(\.height, to: newValue, in: &details) }
+    }
+
+    public var creationDateTime: String? {
+        get { details?.fields.creationDateTime }
+        set { OutOfLineFields.set(\.creationDateTime, to: newValue, in: &details) }
+    }
+
+    /// AUDIOBOOK_CHAPTER.
+    public var bookTitle: String? {
+        get { details?.fields.bookTitle }
+        set { OutOfLineFields.set(\.bookTitle, to: newValue, in: &details) }
+    }
+
+    public var chapterNumber: Int? {
+        get { details?.fields.chapterNumber }
+        set { OutOfLineFields.set(\.chapterNumber, to: newValue, in: &details) }
+    }
+
+    public var chapterTitle: String? {
+        get { details?.fields.chapterTitle }
+        set { OutOfLineFields.set(\.chapterTitle, to: newValue, in: &details) }
+    }
+
+    public var contentRating: String? {
+        get { details?.fields.contentRating }
+        set { OutOfLineFields.set(\.contentRating, to: newValue, in: &details) }
+    }
+
+    /// The out-of-line fields, by the names of their properties.
+    struct Details: OutOfLineFieldSet {
+        var releaseDate: String?
+        var releaseYear: Int?
+        var seriesTitle: String?
+        var season: Int?
+        var episode: Int?
+        var originalAirdate: String?
+        var episodeNumber: Int?
+        var episodeTitle: String?
+        var seasonNumber: Int?
+        var artist: String?
+        var albumName: String?
+        var albumArtist: String?
+        var composer: String?
+        var trackNumber: Int?
+        var discNumber: Int?
+        var artistName: String?
+        var songName: String?
+        var location: String?
+        var latitude: Double?
+        var longitude: Double?
+        var width: Int?
+        var height: Int?
+        var creationDateTime: String?
+        var bookTitle: String?
+        var chapterNumber: Int?
+        var chapterTitle: String?
+        var contentRating: String?
+    }
 
     /// Creates metadata of a type; set the other fields as properties.
     public init(

@@ -29,7 +29,7 @@ public struct MediaTrack: CastJSONConvertible {
     public var extraMembers: [String: JSONValue]
 
     /// Creates a track.
-    public init(
+    @inlinable public init(
         trackID: Int, type: TrackType, trackContentID: String? = nil, trackContentType: String? = nil,
         subtype: TextTrackType? = nil, name: String? = nil, language: String? = nil, roles: [String]? = nil,
         customData: JSONValue? = nil, extraMembers: [String: JSONValue] = [:]

@@ -53,8 +53,6 @@ public struct LoadRequest: CastRequest {
     public static let messageType = "LOAD"
     public static let namespace = CastNamespace.media
     public var requestID: Int?
-    /// The app session id; some senders add it, receivers ignore it.
-    public var sessionID: String?
     public var media: MediaInformation?
     /// Start playing once loaded (default true).
     public var autoplay: Bool?
@@ -62,14 +60,53 @@ public struct LoadRequest: CastRequest {
     public var currentTime: Double?
     /// Tracks to enable at load, by `trackId`; captions stay off unless listed here.
     public var activeTrackIDs: [Int]?
-    public var playbackRate: Double?
-    /// User credentials for the receiver app.
-    public var credentials: String?
-    public var credentialsType: CredentialsType?
-    public var queueData: QueueData?
-    public var loadOptions: JSONValue?
     public var customData: JSONValue?
     public var extraMembers: [String: JSONValue]
+    /// The members most LOADs leave out (session, rate, credentials, queue, load options), out
+    /// of line and nil until one is set (see OutOfLineFields).
+    private var details: OutOfLineFields<Details>?
+
+    /// The app session id; some senders add it, receivers ignore it.
+    public var sessionID: String? {
+        get { details?.fields.sessionID }
+        set { OutOfLineFields.set(\.sessionID, to: newValue, in: &details) }
+    }
+
+    public var playbackRate: Double? {
+        get { details?.fields.playbackRate }
+        set { OutOfLineFields.set(\.playbackRate, to: newValue, in: &details) }
+    }
+
+    /// User credentials for the receiver app.
+    public var credentials: String? {
+        get { details?.fields.credentials }
+        set { OutOfLineFields.set(\.credentials, to: newValue, in: &details) }
+    }
+
+    public var credentialsType: CredentialsType? {
+        get { details?.fields.credentialsType }
+        set { OutOfLineFields.set(\.credentialsType, to: newValue, in: &details) }
+    }
+
+    public var queueData: QueueData? {
+        get { details?.fields.queueData }
+        set { OutOfLineFields.set(\.queueData, to: newValue, in: &details) }
+    }
+
+    public var loadOptions: JSONValue? {
+        get { details?.fields.loadOptions }
+        set { OutOfLineFields.set(\.loadOptions, to: newValue, in: &details) }
+    }
+
+    /// The out-of-line members, by the names of their properties.
+    struct Details: OutOfLineFieldSet {
+        var sessionID: String?
+        var playbackRate: Double?
+        var credentials: String?
+        var credentialsType: CredentialsType?
+        var queueData: QueueData?
+        var loadOptions: JSONValue?
+    }
 
     /// Creates a LOAD.
     public init(
@@ -83,12 +120,14 @@ public struct LoadRequest: CastRequest {
         self.autoplay = autoplay
         self.currentTime = currentTime
         self.activeTrackIDs = activeTrackIDs
-        self.playbackRate = playbackRate
-        self.credentials = credentials
-        self.credentialsType = credentialsType
-        self.queueData = queueData
         self.customData = customData
         self.extraMembers = extraMembers
+        if playbackRate != nil || credentials != nil || credentialsType != nil || queueData != nil {
+            details = OutOfLineFields(
+                Details(
+                    playbackRate: playbackRate, credentials: credentials, credentialsType: credentialsType,
+                    queueData: queueData))
+        }
     }
 
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {

@@ -77,6 +77,24 @@ public struct CastRequestBuilder: Sendable {
         }
         var duration = item.duration.map { $0 < 0 && streamType == .live ? -1 : $0 }
         if streamType == .live, duration == nil { duration = -1 }
+        var media = MediaInformation(
+            contentID: contentID, contentType: contentType, streamType: streamType, duration: duration,
+            metadata: metadata(for: item, diagnostics: &diagnostics), tracks: tracks(for: item),
+            textTrackStyle: item.textTrackStyle, customData: item.customData)
+        if !item.mediaOverrides.isEmpty {
+            var json = media.jsonValue.objectValue ?? [:]
+            json.merge(item.mediaOverrides) { _, override in override }
+            media =
+                MediaInformation.decode(
+                    from: .object(json), at: (item.path ?? .root).appending("media"), diagnostics: &diagnostics)
+                ?? media
+        }
+        return (consume media, diagnostics)
+    }
+
+    /// The metadata of `item`'s media. Made by itself and handed to the media as a result: a
+    /// local passed on was copied whole, with every one of its fields, and then destroyed.
+    func metadata(for item: CatalogItem, diagnostics: inout [Diagnostic]) -> MediaMetadata {
         var metadata = MediaMetadata(metadataType: item.metadataType, title: item.title, subtitle: item.subtitle)
         if item.metadataType == .movie { metadata.studio = item.studio }
         if !item.images.isEmpty {
@@ -98,43 +116,34 @@ public struct CastRequestBuilder: Sendable {
                     from: .object(json), at: (item.path ?? .root).appending("metadata"), diagnostics: &diagnostics)
                 ?? metadata
         }
+        return metadata
+    }
+
+    /// The text tracks of `item`'s media, nil when it has no captions.
+    func tracks(for item: CatalogItem) -> [MediaTrack]? {
         // Text tracks: keep the catalog's ids when they are usable, else number from 1.
-        var tracks: [MediaTrack]?
-        if !item.captions.isEmpty {
-            // A few ids per item: a list, not a hashed set.
-            var used: [Int] = []
-            var built: [MediaTrack] = []
-            built.reserveCapacity(item.captions.count)
-            for caption in item.captions {
-                var id = caption.id ?? 0
-                if id <= 0 || used.contains(id) {
-                    id = (used.max() ?? 0) + 1
-                }
-                used.append(id)
-                let url = rebase(caption.url)
-                let contentType =
-                    caption.castContentType ?? caption.format.flatMap { CastMediaTypes.contentType(forExtension: $0) }
-                built.append(
-                    MediaTrack(
-                        trackID: id, type: .text, trackContentID: url, trackContentType: contentType,
-                        subtype: caption.kind,
-                        name: caption.name ?? caption.language.map(LanguageNames.englishName(for:)),
-                        language: caption.language))
+        guard !item.captions.isEmpty else { return nil }
+        // A few ids per item: a list, not a hashed set.
+        var used: [Int] = []
+        var built: [MediaTrack] = []
+        built.reserveCapacity(item.captions.count)
+        for caption in item.captions {
+            var id = caption.id ?? 0
+            if id <= 0 || used.contains(id) {
+                id = (used.max() ?? 0) + 1
             }
-            tracks = built
+            used.append(id)
+            let url = rebase(caption.url)
+            let contentType =
+                caption.castContentType ?? caption.format.flatMap { CastMediaTypes.contentType(forExtension: $0) }
+            built.append(
+                MediaTrack(
+                    trackID: id, type: .text, trackContentID: url, trackContentType: contentType,
+                    subtype: caption.kind,
+                    name: caption.name ?? caption.language.map(LanguageNames.englishName(for:)),
+                    language: caption.language))
         }
-        var media = MediaInformation(
-            contentID: contentID, contentType: contentType, streamType: streamType, duration: duration,
-            metadata: metadata, tracks: tracks, textTrackStyle: item.textTrackStyle, customData: item.customData)
-        if !item.mediaOverrides.isEmpty {
-            var json = media.jsonValue.objectValue ?? [:]
-            json.merge(item.mediaOverrides) { _, override in override }
-            media =
-                MediaInformation.decode(
-                    from: .object(json), at: (item.path ?? .root).appending("media"), diagnostics: &diagnostics)
-                ?? media
-        }
-        return (media, diagnostics)
+        return built
     }
 
     /// Track ids of captions marked default.
@@ -156,7 +165,7 @@ public struct CastRequestBuilder: Sendable {
         let load = LoadRequest(
             media: consume media, autoplay: item.autoplay ?? options.autoplay, currentTime: item.startTime ?? 0,
             activeTrackIDs: activeTrackIDs)
-        return (load, diagnostics)
+        return (consume load, diagnostics)
     }
 
     /// Builds a queue item (without an item id) for one item.

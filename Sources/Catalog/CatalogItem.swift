@@ -26,22 +26,71 @@ public struct CatalogItem: Sendable, Hashable {
     public var images: [CastImage]
     public var captions: [CaptionTrack]
     public var customData: JSONValue?
-    /// Raw `MediaMetadata` members to apply on top (native catalogs).
-    public var metadataOverrides: [String: JSONValue]
-    /// Raw `MediaInformation` members to apply on top (native catalogs).
-    public var mediaOverrides: [String: JSONValue]
-    public var textTrackStyle: TextTrackStyle?
-    /// Queue behaviour.
-    public var autoplay: Bool?
-    public var startTime: Double?
-    public var preloadTime: Double?
-    public var playbackDuration: Double?
-    /// What `castprep preflight` concluded about the item, when the catalog is one it wrote
-    /// (its corrected `catalog.json`): `castprep cast` skips blocked items unless forced.
-    public var preflight: PreflightMark?
     /// Where the item was defined: file and line, and its JSON path.
     public var location: Diagnostic.SourceLocation?
     public var path: JSONPath?
+    /// What only some catalogs give (overrides, caption style, queue behaviour, preflight's
+    /// verdict), out of line and nil until one is set: an item is copied from the reader to
+    /// the builder, and these fields made every copy long (see OutOfLineFields).
+    private var details: OutOfLineFields<Details>?
+
+    /// Raw `MediaMetadata` members to apply on top (native catalogs).
+    public var metadataOverrides: [String: JSONValue] {
+        get { details?.fields.metadataOverrides ?? [:] }
+        set { OutOfLineFields.set(\.metadataOverrides, to: newValue.isEmpty ? nil : newValue, in: &details) }
+    }
+
+    /// Raw `MediaInformation` members to apply on top (native catalogs).
+    public var mediaOverrides: [String: JSONValue] {
+        get { details?.fields.mediaOverrides ?? [:] }
+        set { OutOfLineFields.set(\.mediaOverrides, to: newValue.isEmpty ? nil : newValue, in: &details) }
+    }
+
+    public var textTrackStyle: TextTrackStyle? {
+        get { details?.fields.textTrackStyle }
+        set { OutOfLineFields.set(\.textTrackStyle, to: newValue, in: &details) }
+    }
+
+    /// Queue behaviour.
+    public var autoplay: Bool? {
+        get { details?.fields.autoplay }
+        set { OutOfLineFields.set(\.autoplay, to: newValue, in: &details) }
+    }
+
+    public var startTime: Double? {
+        get { details?.fields.startTime }
+        set { OutOfLineFields.set(\.startTime, to: newValue, in: &details) }
+    }
+
+    public var preloadTime: Double? {
+        get { details?.fields.preloadTime }
+        set { OutOfLineFields.set(\.preloadTime, to: newValue, in: &details) }
+    }
+
+    public var playbackDuration: Double? {
+        get { details?.fields.playbackDuration }
+        set { OutOfLineFields.set(\.playbackDuration, to: newValue, in: &details) }
+    }
+
+    /// What `castprep preflight` concluded about the item, when the catalog is one it wrote
+    /// (its corrected `catalog.json`): `castprep cast` skips blocked items unless forced.
+    public var preflight: PreflightMark? {
+        get { details?.fields.preflight }
+        set { OutOfLineFields.set(\.preflight, to: newValue, in: &details) }
+    }
+
+    /// The out-of-line fields, by the names of their properties (an empty override list is
+    /// kept as nil).
+    struct Details: OutOfLineFieldSet {
+        var metadataOverrides: [String: JSONValue]?
+        var mediaOverrides: [String: JSONValue]?
+        var textTrackStyle: TextTrackStyle?
+        var autoplay: Bool?
+        var startTime: Double?
+        var preloadTime: Double?
+        var playbackDuration: Double?
+        var preflight: PreflightMark?
+    }
 
     /// Creates an item with the given sources; set other fields as properties.
     public init(id: String, index: Int, title: String? = nil, sources: [MediaSource]) {
@@ -52,8 +101,6 @@ public struct CatalogItem: Sendable, Hashable {
         self.metadataType = .movie
         self.images = []
         self.captions = []
-        self.metadataOverrides = [:]
-        self.mediaOverrides = [:]
     }
 }
 
