@@ -218,7 +218,7 @@ public struct CastValidator: Sendable {
     // MARK: Media
 
     /// Validates media information on its own.
-    public func validate(_ media: MediaInformation, at path: JSONPath = .root) -> [Diagnostic] {
+    public func validate(_ media: MediaInformation, at path: @autoclosure () -> JSONPath = .root) -> [Diagnostic] {
         var findings: [Diagnostic] = []
         // Content id and URL.
         switch (media.contentID, media.contentURL) {
@@ -227,34 +227,34 @@ public struct CastValidator: Sendable {
                 Diagnostic(
                     .error, "media.content-id-missing",
                     "media has neither contentId nor contentUrl, so there is nothing to play",
-                    fix: "set \"contentId\" to the media URL", path: path))
+                    fix: "set \"contentId\" to the media URL", path: path()))
         case (nil, .some(let url)):
-            findings += checkURL(url, field: "contentUrl", at: path.appending("contentUrl"))
+            findings += checkURL(url, field: "contentUrl", at: path().appending("contentUrl"))
             findings.append(
                 Diagnostic(
                     .warning, "media.content-id-missing",
                     "media has contentUrl but no contentId; contentId is required by the protocol and older receivers play only contentId",
-                    fix: "set \"contentId\" too (the URL itself, or your own id)", path: path))
+                    fix: "set \"contentId\" too (the URL itself, or your own id)", path: path()))
         case (.some(let id), nil):
-            findings += checkURL(id, field: "contentId", at: path.appending("contentId"))
+            findings += checkURL(id, field: "contentId", at: path().appending("contentId"))
         case (.some, .some(let url)):
             // contentId is then free to be an application id; only the URL must be fetchable.
-            findings += checkURL(url, field: "contentUrl", at: path.appending("contentUrl"))
+            findings += checkURL(url, field: "contentUrl", at: path().appending("contentUrl"))
         }
         // Content type.
-        findings += checkContentType(media.contentType, url: media.playbackURL, at: path.appending("contentType"))
+        findings += checkContentType(media.contentType, url: media.playbackURL, at: path().appending("contentType"))
         // Stream type and duration.
-        findings += checkStreamType(media, at: path)
+        findings += checkStreamType(media, at: path())
         // Metadata.
         if let metadata = media.metadata {
-            findings += validate(metadata, at: path.appending("metadata"))
+            findings += validate(metadata, at: path().appending("metadata"))
         }
         // Tracks.
         if let tracks = media.tracks {
-            findings += validate(tracks: tracks, at: path.appending("tracks"))
+            findings += validate(tracks: tracks, at: path().appending("tracks"))
         }
         if let style = media.textTrackStyle {
-            findings += validate(style, at: path.appending("textTrackStyle"))
+            findings += validate(style, at: path().appending("textTrackStyle"))
         }
         // HLS segment formats.
         // Parsed again (once) only when a segment format is set; checkContentType parsed it above.
@@ -268,21 +268,21 @@ public struct CastValidator: Sendable {
             if !format.isKnown {
                 findings.append(
                     unknownValue(
-                        format, field: "hlsSegmentFormat", at: path.appending("hlsSegmentFormat"), severity: .error))
+                        format, field: "hlsSegmentFormat", at: path().appending("hlsSegmentFormat"), severity: .error))
             }
             if let family, family != .hls {
                 findings.append(
                     Diagnostic(
                         .warning, "media.hls-format-not-hls",
                         "hlsSegmentFormat is set but the content type is not HLS; the receiver ignores it",
-                        fix: "remove hlsSegmentFormat, or fix contentType", path: path.appending("hlsSegmentFormat")))
+                        fix: "remove hlsSegmentFormat, or fix contentType", path: path().appending("hlsSegmentFormat")))
             }
         }
         if let format = media.hlsVideoSegmentFormat {
             if !format.isKnown {
                 findings.append(
                     unknownValue(
-                        format, field: "hlsVideoSegmentFormat", at: path.appending("hlsVideoSegmentFormat"),
+                        format, field: "hlsVideoSegmentFormat", at: path().appending("hlsVideoSegmentFormat"),
                         severity: .error))
             }
             if let family, family != .hls {
@@ -291,17 +291,18 @@ public struct CastValidator: Sendable {
                         .warning, "media.hls-format-not-hls",
                         "hlsVideoSegmentFormat is set but the content type is not HLS; the receiver ignores it",
                         fix: "remove hlsVideoSegmentFormat, or fix contentType",
-                        path: path.appending("hlsVideoSegmentFormat")))
+                        path: path().appending("hlsVideoSegmentFormat")))
             }
         }
         if let category = media.mediaCategory, !category.isKnown {
             findings.append(
-                unknownValue(category, field: "mediaCategory", at: path.appending("mediaCategory"), severity: .warning))
+                unknownValue(
+                    category, field: "mediaCategory", at: path().appending("mediaCategory"), severity: .warning))
         }
         // Breaks.
         if let clips = media.breakClips {
             for (index, clip) in clips.enumerated() {
-                let clipPath = path.appending("breakClips").appending(index: index)
+                let clipPath = path().appending("breakClips").appending(index: index)
                 if let url = clip.contentURL ?? clip.contentID {
                     findings += checkURL(
                         url, field: clip.contentURL != nil ? "contentUrl" : "contentId",
@@ -328,8 +329,9 @@ public struct CastValidator: Sendable {
                             .error, "media.break-clip-unknown",
                             "break refers to clip \"\(clipID)\", which breakClips does not define",
                             fix: "add a breakClips entry with that id, or remove it from breakClipIds",
-                            path: path.appending("breaks").appending(index: index).appending("breakClipIds").appending(
-                                index: clipIndex)))
+                            path: path().appending("breaks").appending(index: index).appending("breakClipIds")
+                                .appending(
+                                    index: clipIndex)))
                 }
                 if let position = item.position, position < 0, position != -1 {
                     findings.append(
@@ -337,7 +339,7 @@ public struct CastValidator: Sendable {
                             .error, "media.break-position",
                             "break position \(format(position)) is negative; only -1 (post-roll) is allowed",
                             fix: "use seconds from the start, or -1 for a post-roll",
-                            path: path.appending("breaks").appending(index: index).appending("position")))
+                            path: path().appending("breaks").appending(index: index).appending("position")))
                 }
             }
         }
@@ -345,7 +347,7 @@ public struct CastValidator: Sendable {
     }
 
     /// Validates metadata against its declared type.
-    public func validate(_ metadata: MediaMetadata, at path: JSONPath) -> [Diagnostic] {
+    public func validate(_ metadata: MediaMetadata, at path: @autoclosure () -> JSONPath) -> [Diagnostic] {
         var findings: [Diagnostic] = []
         if let allowed = MediaMetadata.fieldMask(for: metadata.metadataType) {
             metadata.forEachSetField { number in
@@ -355,7 +357,8 @@ public struct CastValidator: Sendable {
                     Diagnostic(
                         .warning, "metadata.field-not-for-type",
                         "\(field) is not a field of \(metadata.metadataType.name) metadata; receivers do not show it",
-                        fix: suggestionForMetadataField(field, type: metadata.metadataType), path: path.appending(field)
+                        fix: suggestionForMetadataField(field, type: metadata.metadataType),
+                        path: path().appending(field)
                     ))
             }
         } else {
@@ -364,10 +367,10 @@ public struct CastValidator: Sendable {
                     .warning, "metadata.type-unknown",
                     "metadataType \(metadata.metadataType.rawValue) is not one of 0–5; receivers treat it as GENERIC",
                     fix: "use 0 GENERIC, 1 MOVIE, 2 TV_SHOW, 3 MUSIC_TRACK, 4 PHOTO or 5 AUDIOBOOK_CHAPTER",
-                    path: path.appending("metadataType")))
+                    path: path().appending("metadataType")))
         }
         for (index, image) in (metadata.images ?? []).enumerated() {
-            func imagePath() -> JSONPath { path.appending("images").appending(index: index) }
+            func imagePath() -> JSONPath { path().appending("images").appending(index: index) }
             if !image.url.isEmpty {
                 findings += checkURL(image.url, field: "url", at: imagePath().appending("url"), isImage: true)
             }
@@ -388,14 +391,14 @@ public struct CastValidator: Sendable {
                 Diagnostic(
                     .error, "metadata.latitude-range", "latitude \(format(latitude)) is outside -90…90",
                     fix: "use decimal degrees",
-                    path: path.appending("latitude")))
+                    path: path().appending("latitude")))
         }
         if let longitude = metadata.longitude, !(-180...180).contains(longitude) {
             findings.append(
                 Diagnostic(
                     .error, "metadata.longitude-range", "longitude \(format(longitude)) is outside -180…180",
                     fix: "use decimal degrees",
-                    path: path.appending("longitude")))
+                    path: path().appending("longitude")))
         }
         func checkDate(_ field: String, _ value: String?) {
             if let value, !isISO8601Date(value) {
@@ -403,7 +406,7 @@ public struct CastValidator: Sendable {
                     Diagnostic(
                         .warning, "metadata.date-format",
                         "\(field) \"\(value)\" is not an ISO 8601 date; senders show it verbatim or not at all",
-                        fix: "write YYYY-MM-DD (or YYYY-MM-DDThh:mm:ssZ)", path: path.appending(field)))
+                        fix: "write YYYY-MM-DD (or YYYY-MM-DDThh:mm:ssZ)", path: path().appending(field)))
             }
         }
         checkDate("releaseDate", metadata.releaseDate)
@@ -413,13 +416,13 @@ public struct CastValidator: Sendable {
     }
 
     /// Validates a track list: ids, kinds, URLs, languages.
-    public func validate(tracks: [MediaTrack], at path: JSONPath) -> [Diagnostic] {
+    public func validate(tracks: [MediaTrack], at path: @autoclosure () -> JSONPath) -> [Diagnostic] {
         var findings: [Diagnostic] = []
         // The first track with each id; a short list (nearly every item) is searched instead.
         var seen: [Int: Int] = [:]
         let searchesList = tracks.count <= 16
         for (index, track) in tracks.enumerated() {
-            func trackPath() -> JSONPath { path.appending(index: index) }
+            func trackPath() -> JSONPath { path().appending(index: index) }
             if track.trackID == MediaTrack.missingTrackID {
                 findings.append(
                     Diagnostic(

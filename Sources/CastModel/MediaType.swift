@@ -169,9 +169,11 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
     /// The common `type/subtype` with nothing around it and no parameters, read from its
     /// bytes; nil for anything else, which the general reading handles (the result is the same).
     private static func parseBare(_ text: String) -> MediaType? {
-        var text = text
-        return text.withUTF8 { bytes -> MediaType? in
+        // Read in place: the string is not copied to reach its bytes. A string without
+        // contiguous bytes is left to the general reading (the result is the same).
+        let parsed = text.utf8.withContiguousStorageIfAvailable { bytes -> MediaType? in
             var slash: Int?
+            var hasCapitals = false
             for (index, byte) in bytes.enumerated() {
                 if byte == UInt8(ascii: "/") {
                     guard slash == nil else { return nil }
@@ -179,15 +181,17 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
                 } else if !isTokenByte(byte) {
                     return nil
                 }
+                hasCapitals = hasCapitals || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
             }
             guard let slash, slash > 0, slash < bytes.count - 1 else { return nil }
             // Token bytes are ASCII: lower-cased as they are copied (no `lowercased()` pass),
-            // the essence being the whole text.
+            // the essence being the whole text, which is shared as it is when already small.
             return MediaType(
                 type: asciiLowercased(UnsafeBufferPointer(rebasing: bytes[..<slash])),
                 subtype: asciiLowercased(UnsafeBufferPointer(rebasing: bytes[(slash + 1)...])),
-                essence: asciiLowercased(bytes))
+                essence: hasCapitals ? asciiLowercased(bytes) : text)
         }
+        return parsed ?? nil
     }
 
     /// The ASCII text of `bytes` with its capital letters made small.

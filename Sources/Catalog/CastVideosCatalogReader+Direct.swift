@@ -77,14 +77,14 @@ struct PlainVideo {
     struct Source {
         var type: String?
         var mime: String?
-        var url: String?
+        var url: ReferenceBytes?
     }
 
     struct Track {
         var id: Int?
         var type: String?
         var subtype: String?
-        var contentID: String?
+        var contentID: ReferenceBytes?
         var name: String?
         var language: String?
     }
@@ -94,9 +94,11 @@ struct PlainVideo {
     var studio: String?
     /// The number's literal, converted by ``JSONNumber/doubleValue(ofLiteral:)``.
     var duration: String?
-    var smallImage: String?
-    var poster: String?
-    var thumb: String?
+    /// References are their bytes in the video's text, joined to their base without a string
+    /// of their own (see CatalogReference).
+    var smallImage: ReferenceBytes?
+    var poster: ReferenceBytes?
+    var thumb: ReferenceBytes?
     var sources: [Source]?
     var tracks: [Track]?
 }
@@ -169,15 +171,15 @@ struct PlainJSONLexer {
                 video.duration = value
             case .smallImage:
                 bit = 1 << 4
-                guard let value = lexer.string() else { return false }
+                guard let value = lexer.reference() else { return false }
                 video.smallImage = value
             case .poster:
                 bit = 1 << 5
-                guard let value = lexer.string() else { return false }
+                guard let value = lexer.reference() else { return false }
                 video.poster = value
             case .thumb:
                 bit = 1 << 6
-                guard let value = lexer.string() else { return false }
+                guard let value = lexer.reference() else { return false }
                 video.thumb = value
             case .sources:
                 bit = 1 << 7
@@ -230,7 +232,7 @@ struct PlainJSONLexer {
                 source.mime = value
             case .url:
                 bit = 1 << 2
-                guard let value = lexer.string() else { return false }
+                guard let value = lexer.reference() else { return false }
                 source.url = value
             default:
                 return false
@@ -271,7 +273,7 @@ struct PlainJSONLexer {
                 track.subtype = value
             case .contentID:
                 bit = 1 << 3
-                guard let value = lexer.string() else { return false }
+                guard let value = lexer.reference() else { return false }
                 track.contentID = value
             case .name:
                 bit = 1 << 4
@@ -344,6 +346,12 @@ struct PlainJSONLexer {
     private mutating func string() -> String? {
         skipWhitespace()
         return rawString().map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// A string value without escapes, as the bytes of a reference.
+    private mutating func reference() -> ReferenceBytes? {
+        skipWhitespace()
+        return rawString().map(ReferenceBytes.init(bytes:))
     }
 
     /// The bytes between the quotes of a string without escapes (the first pass checked that

@@ -226,13 +226,16 @@ public struct CastVideosCatalogReader: Sendable {
         item.captions = captions
         item.metadataType = .movie
         item.streamType = .buffered
-        if let description { item.customData = ["description": .string(description)] }
+        // A dictionary literal, not a JSONValue one (which gathers its pairs into an array first).
+        if let description { item.customData = .object(["description": .string(description)]) }
         item.path = path
         return item
     }
 
     /// A video's images from its image members, in the order `readVideo` has always listed them.
-    func images(small: String?, poster: String?, thumb: String?, base: URLResolver.Base?) -> [CastImage] {
+    func images<Reference: CatalogReference>(
+        small: Reference?, poster: Reference?, thumb: Reference?, base: URLResolver.Base?
+    ) -> [CastImage] {
         var images: [CastImage] = []
         if small != nil || poster != nil || thumb != nil { images.reserveCapacity(2) }
         if let small, let url = resolver.resolve(small, base: base) {
@@ -269,9 +272,9 @@ public struct CastVideosCatalogReader: Sendable {
 
     /// A source from its members as read (shared by both ways of reading a video). Its path is
     /// made only for a finding.
-    func source(
-        type: String?, mime: String?, reference: String?, at path: @autoclosure () -> JSONPath, bases: CategoryBases,
-        diagnostics: inout [Diagnostic]
+    func source<Reference: CatalogReference>(
+        type: String?, mime: String?, reference: Reference?, at path: @autoclosure () -> JSONPath,
+        bases: CategoryBases, diagnostics: inout [Diagnostic]
     ) -> MediaSource? {
         var mime = mime
         guard let reference else {
@@ -281,7 +284,8 @@ public struct CastVideosCatalogReader: Sendable {
                 ))
             return nil
         }
-        let kind = type.map(MediaSource.Kind.init(rawValue:)) ?? MediaSource.Kind.guess(fromURL: reference)
+        let kind =
+            type.map(MediaSource.Kind.init(rawValue:)) ?? MediaSource.Kind.guess(fromURL: reference.referenceText)
         if let declared = mime, Self.mayBeTypo(declared), let corrected = Self.mimeTypos[declared.lowercased()] {
             diagnostics.append(
                 Diagnostic(
@@ -291,11 +295,13 @@ public struct CastVideosCatalogReader: Sendable {
             mime = corrected
         }
         let base = bases[kind.rawValue]
-        if base == nil, URLSyntax.scheme(of: reference) == nil, [MediaSource.Kind.hls, .dash, .mp4].contains(kind) {
+        if base == nil, URLSyntax.scheme(of: reference.referenceText) == nil,
+            [MediaSource.Kind.hls, .dash, .mp4].contains(kind)
+        {
             diagnostics.append(
                 Diagnostic(
                     .note, "catalog.base-missing",
-                    "the category has no \"\(kind.rawValue)\" base URL; \"\(reference)\" is resolved against the catalog's own location",
+                    "the category has no \"\(kind.rawValue)\" base URL; \"\(reference.referenceText)\" is resolved against the catalog's own location",
                     fix: "add \"\(kind.rawValue)\": \"https://…/\" to the category", path: path().appending("url")))
         }
         guard let url = resolver.resolve(reference, base: base) else { return nil }
@@ -336,8 +342,8 @@ public struct CastVideosCatalogReader: Sendable {
 
     /// A caption track from its members as read (shared by both ways of reading a video). Its
     /// path is made only for a finding.
-    func track(
-        id: Int?, type: String?, subtype: String?, reference: String?, name: String?, language: String?,
+    func track<Reference: CatalogReference>(
+        id: Int?, type: String?, subtype: String?, reference: Reference?, name: String?, language: String?,
         at path: @autoclosure () -> JSONPath, base: URLResolver.Base?, diagnostics: inout [Diagnostic]
     ) -> CaptionTrack? {
         let type = type?.lowercased()

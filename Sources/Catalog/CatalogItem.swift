@@ -196,7 +196,14 @@ public struct MediaSource: Sendable, Hashable {
     /// The kind of source, which decides preference.
     public struct Kind: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue.lowercased() }
+        public init(rawValue: String) {
+            // Catalogs write "hls", "dash", "mp4": kept as they are, not lower-cased again.
+            self.rawValue = Self.isLowercaseKind(rawValue) ? rawValue : rawValue.lowercased()
+        }
+
+        private static func isLowercaseKind(_ text: String) -> Bool {
+            text == "hls" || text == "dash" || text == "mp4"
+        }
         public static let hls = Kind(rawValue: "hls")
         public static let dash = Kind(rawValue: "dash")
         public static let mp4 = Kind(rawValue: "mp4")

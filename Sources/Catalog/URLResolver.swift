@@ -35,11 +35,9 @@ public struct URLResolver: Sendable {
     }
 
     /// ``resolve(_:base:)-(_,String?)`` against a base judged beforehand: the same URL.
-    func resolve(_ reference: String, base: Base?) -> String? {
-        if let base, base.isPlainDirectory, Self.isPlainRelativePath(reference) {
-            return Self.joined(base.text, reference)
-        }
-        return resolve(reference, base: base?.text)
+    func resolve(_ reference: some CatalogReference, base: Base?) -> String? {
+        if let base, base.isPlainDirectory, let joined = reference.joinedPlainly(to: base) { return joined }
+        return resolve(reference.referenceText, base: base?.text)
     }
 
     /// Resolves `reference` against `base` (itself resolved against the document), or
@@ -82,6 +80,10 @@ public struct URLResolver: Sendable {
 
     /// A reference made only of unreserved path characters, with no dot segments, query or
     /// fragment: resolving it against a directory is appending it.
+    static func isPlainRelativePath(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        isPlainRelativePath(bytes: bytes)
+    }
+
     static func isPlainRelativePath(_ text: String) -> Bool {
         if let plain = text.utf8.withContiguousStorageIfAvailable(isPlainRelativePath(bytes:)) { return plain }
         return isPlainRelativePath(bytes: text.utf8)
@@ -113,17 +115,24 @@ public struct URLResolver: Sendable {
     /// `base` then `reference`, copied once into a string of their joint length (`+` grows
     /// the first string's storage and copies it again).
     static func joined(_ base: String, _ reference: String) -> String {
-        var base = base
+        if let joined = reference.utf8.withContiguousStorageIfAvailable({ joined(base, $0) }) { return joined }
         var reference = reference
-        return base.withUTF8 { head in
-            reference.withUTF8 { tail in
-                String(unsafeUninitializedCapacity: head.count + tail.count) { copy in
-                    _ = copy.initialize(fromContentsOf: head)
-                    _ = UnsafeMutableBufferPointer(rebasing: copy[head.count...]).initialize(fromContentsOf: tail)
-                    return head.count + tail.count
-                }
+        return reference.withUTF8 { joined(base, $0) }
+    }
+
+    /// `base` then the UTF-8 `reference` bytes (a reference read straight from a catalog's text).
+    static func joined(_ base: String, _ reference: UnsafeBufferPointer<UInt8>) -> String {
+        // Both read in place: copying a string to reach its bytes retained it.
+        func join(_ head: UnsafeBufferPointer<UInt8>) -> String {
+            String(unsafeUninitializedCapacity: head.count + reference.count) { copy in
+                _ = copy.initialize(fromContentsOf: head)
+                _ = UnsafeMutableBufferPointer(rebasing: copy[head.count...]).initialize(fromContentsOf: reference)
+                return head.count + reference.count
             }
         }
+        if let joined = base.utf8.withContiguousStorageIfAvailable(join) { return joined }
+        var base = base
+        return base.withUTF8(join)
     }
 
     /// An http(s) base ending in "/" with no query or fragment.
@@ -220,5 +229,37 @@ public struct URLResolver: Sendable {
                 withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? String($0)
         }.joined(separator: "/")
         return (baseURL.hasSuffix("/") ? baseURL : baseURL + "/") + encoded
+    }
+}
+
+/// A URL reference as a catalog gives it: a string of the parsed tree, or the bytes of a video
+/// read straight from its text, for which no string is made when the reference is only joined
+/// to its category's base (nearly always).
+protocol CatalogReference {
+    /// The reference as text: for messages and the general resolution.
+    var referenceText: String { get }
+
+    /// `base` followed by the reference when that is the whole resolution (a plain relative
+    /// path under a plain directory base), nil otherwise.
+    func joinedPlainly(to base: URLResolver.Base) -> String?
+}
+
+extension String: CatalogReference {
+    var referenceText: String { self }
+
+    func joinedPlainly(to base: URLResolver.Base) -> String? {
+        URLResolver.isPlainRelativePath(self) ? URLResolver.joined(base.text, self) : nil
+    }
+}
+
+/// The bytes of a reference inside a video's text (between its quotes, without escapes),
+/// valid while that text is.
+struct ReferenceBytes: CatalogReference {
+    let bytes: UnsafeBufferPointer<UInt8>
+
+    var referenceText: String { String(decoding: bytes, as: UTF8.self) }
+
+    func joinedPlainly(to base: URLResolver.Base) -> String? {
+        URLResolver.isPlainRelativePath(bytes) ? URLResolver.joined(base.text, bytes) : nil
     }
 }

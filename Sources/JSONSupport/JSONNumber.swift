@@ -34,7 +34,30 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 
     /// ``doubleValue`` of a valid JSON number literal, for readers that hold the literal
     /// without making a number (the catalog's direct video reader): one conversion for both.
-    public static func doubleValue(ofLiteral literal: String) -> Double { Double(literal) ?? .nan }
+    public static func doubleValue(ofLiteral literal: String) -> Double {
+        if let whole = smallIntegerValue(ofLiteral: literal) { return whole }
+        return Double(literal) ?? .nan
+    }
+
+    /// The value of a plain integer literal of at most 15 digits (an optional `-`, then
+    /// digits), read here: it is exact as a `Double`, and a catalog's durations are such
+    /// literals, where `Double(_:)` takes the general parse. Nil for any other literal.
+    private static func smallIntegerValue(ofLiteral literal: String) -> Double? {
+        var value = 0
+        var digits = 0
+        var negative = false
+        for byte in literal.utf8 {
+            if byte == UInt8(ascii: "-"), digits == 0, !negative {
+                negative = true
+                continue
+            }
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 15 else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            digits += 1
+        }
+        guard digits > 0 else { return nil }
+        return negative ? -Double(value) : Double(value)
+    }
 
     /// The value as an `Int` when it is integral and fits; `3.0` gives 3, `3.5` gives nil.
     public var intValue: Int? {
