@@ -224,11 +224,11 @@ struct PlainJSONLexer {
             switch key {
             case .type:
                 bit = 1 << 0
-                guard let value = lexer.string() else { return false }
+                guard let value = lexer.string(commonly: PlainJSONLexer.sourceTypes) else { return false }
                 source.type = value
             case .mime:
                 bit = 1 << 1
-                guard let value = lexer.string() else { return false }
+                guard let value = lexer.string(commonly: PlainJSONLexer.sourceMIMETypes) else { return false }
                 source.mime = value
             case .url:
                 bit = 1 << 2
@@ -265,11 +265,11 @@ struct PlainJSONLexer {
                 }
             case .type:
                 bit = 1 << 1
-                guard let value = lexer.string() else { return false }
+                guard let value = lexer.string(commonly: PlainJSONLexer.trackTypes) else { return false }
                 track.type = value
             case .subtype:
                 bit = 1 << 2
-                guard let value = lexer.string() else { return false }
+                guard let value = lexer.string(commonly: PlainJSONLexer.trackSubtypes) else { return false }
                 track.subtype = value
             case .contentID:
                 bit = 1 << 3
@@ -347,6 +347,30 @@ struct PlainJSONLexer {
         skipWhitespace()
         return rawString().map { String(decoding: $0, as: UTF8.self) }
     }
+
+    /// ``string()`` for a member whose values are nearly always one of `common`: a value equal
+    /// to one of them is that string literal, shared (no string made, checked and, past 15
+    /// bytes, allocated for each of thousands of sources).
+    private mutating func string(commonly common: [String]) -> String? {
+        skipWhitespace()
+        guard let bytes = rawString() else { return nil }
+        for literal in common where literal.utf8.count == bytes.count {
+            let same = literal.utf8.withContiguousStorageIfAvailable {
+                memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+            }
+            if same == true { return literal }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The values the sample catalogs and their copies give a source's `type` and `mime`, and a
+    /// track's `type` and `subtype`.
+    static let sourceTypes: [String] = ["hls", "dash", "mp4"]
+    static let sourceMIMETypes: [String] = [
+        "application/x-mpegurl", "application/dash+xml", "video/mp4", "application/vnd.apple.mpegurl",
+    ]
+    static let trackTypes: [String] = ["text"]
+    static let trackSubtypes: [String] = ["captions", "subtitles"]
 
     /// A string value without escapes, as the bytes of a reference.
     private mutating func reference() -> ReferenceBytes? {
