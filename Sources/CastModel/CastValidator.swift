@@ -1163,11 +1163,9 @@ enum URLCheck: Equatable {
 
     static func check(_ text: String) -> URLCheck {
         if text.isEmpty { return .empty }
-        // One indexed pass over the bytes (a native string's are contiguous, so `withUTF8`
-        // copies nothing): this runs for every URL of every item, and stepping the generic
-        // UTF-8 view cost thousands of instructions per URL.
-        var bytes = text
-        return bytes.withUTF8 { check(text, bytes: $0) }
+        // One indexed pass over the bytes, read in place: this runs for every URL of every
+        // item, and stepping the generic UTF-8 view cost thousands of instructions per URL.
+        return text.withUTF8Bytes { check(text, bytes: $0) }
     }
 
     /// ``check(_:)`` on the UTF-8 bytes of `text`.

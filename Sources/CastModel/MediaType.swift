@@ -1,3 +1,5 @@
+import JSONSupport
+
 /// A parsed MIME type such as `video/mp4; codecs="avc1.640028, mp4a.40.2"`.
 ///
 /// The receiver chooses its player from `contentType`, so CastPrep checks its syntax and
@@ -169,9 +171,8 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
     /// The common `type/subtype` with nothing around it and no parameters, read from its
     /// bytes; nil for anything else, which the general reading handles (the result is the same).
     private static func parseBare(_ text: String) -> MediaType? {
-        // Read in place: the string is not copied to reach its bytes. A string without
-        // contiguous bytes is left to the general reading (the result is the same).
-        let parsed = text.utf8.withContiguousStorageIfAvailable { bytes -> MediaType? in
+        // Read in place: the string is not copied to reach its bytes.
+        text.withUTF8Bytes { bytes -> MediaType? in
             var slash: Int?
             var hasCapitals = false
             for (index, byte) in bytes.enumerated() {
@@ -191,7 +192,6 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
                 subtype: asciiLowercased(UnsafeBufferPointer(rebasing: bytes[(slash + 1)...])),
                 essence: hasCapitals ? asciiLowercased(bytes) : text)
         }
-        return parsed ?? nil
     }
 
     /// The ASCII text of `bytes` with its capital letters made small.

@@ -9,8 +9,7 @@ public enum URLSyntax {
     /// a letter, then letters, digits, `+`, `-` or `.`, then `:`. One-letter schemes are taken
     /// to be Windows drive letters (`c:`), not schemes.
     public static func scheme(of text: String) -> String? {
-        var text = text
-        return text.withUTF8 { bytes in
+        text.withUTF8Bytes { bytes in
             schemeLength(ofBytes: bytes).map {
                 String(decoding: UnsafeBufferPointer(rebasing: bytes[..<$0]), as: UTF8.self).lowercased()
             }
@@ -20,8 +19,7 @@ public enum URLSyntax {
     /// Whether `text` starts with a scheme (``scheme(of:)`` is not nil), without building it:
     /// catalog readers ask this of every reference.
     public static func hasScheme(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { schemeLength(ofBytes: $0) != nil }
+        text.withUTF8Bytes { schemeLength(ofBytes: $0) != nil }
     }
 
     /// The length in bytes of the scheme `bytes` start with, the bytes before the first `:`,

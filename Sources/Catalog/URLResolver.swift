@@ -115,24 +115,18 @@ public struct URLResolver: Sendable {
     /// `base` then `reference`, copied once into a string of their joint length (`+` grows
     /// the first string's storage and copies it again).
     static func joined(_ base: String, _ reference: String) -> String {
-        if let joined = reference.utf8.withContiguousStorageIfAvailable({ joined(base, $0) }) { return joined }
-        var reference = reference
-        return reference.withUTF8 { joined(base, $0) }
+        reference.withUTF8Bytes { joined(base, $0) }
     }
 
     /// `base` then the UTF-8 `reference` bytes (a reference read straight from a catalog's text).
     static func joined(_ base: String, _ reference: UnsafeBufferPointer<UInt8>) -> String {
-        // Both read in place: copying a string to reach its bytes retained it.
-        func join(_ head: UnsafeBufferPointer<UInt8>) -> String {
+        base.withUTF8Bytes { head in
             String(unsafeUninitializedCapacity: head.count + reference.count) { copy in
                 _ = copy.initialize(fromContentsOf: head)
                 _ = UnsafeMutableBufferPointer(rebasing: copy[head.count...]).initialize(fromContentsOf: reference)
                 return head.count + reference.count
             }
         }
-        if let joined = base.utf8.withContiguousStorageIfAvailable(join) { return joined }
-        var base = base
-        return base.withUTF8(join)
     }
 
     /// An http(s) base ending in "/" with no query or fragment.

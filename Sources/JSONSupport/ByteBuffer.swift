@@ -61,12 +61,7 @@ public struct ByteBuffer: ~Copyable {
     /// Appends the UTF-8 bytes of `text`.
     @inlinable
     public mutating func append(contentsOf text: String) {
-        // Borrowed in place when it can be (see JSONWriter.writeString).
-        let appended: Void? = text.utf8.withContiguousStorageIfAvailable { append($0) }
-        if appended == nil {
-            var text = text
-            text.withUTF8 { append($0) }
-        }
+        text.withUTF8Bytes { append($0) }
     }
 
     /// Appends `separator`, then `"name":`: the start of an object member, with one check for
@@ -129,5 +124,18 @@ extension Array where Element == UInt8 {
     /// Appends the bytes `buffer` holds.
     public mutating func append(contentsOf buffer: borrowing ByteBuffer) {
         buffer.withBytes { append(contentsOf: $0) }
+    }
+}
+
+extension String {
+    /// Calls `body` with the string's UTF-8 bytes, read in place. `withUTF8` is mutating, so
+    /// calling it on a borrowed string copies the string first, which retains and releases its
+    /// storage: a cost paid for every string the writers and URL checks read. A string without
+    /// contiguous bytes (never a native one) is copied, as `withUTF8` would.
+    @inlinable
+    public func withUTF8Bytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        if let result = try utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = self
+        return try copy.withUTF8(body)
     }
 }

@@ -231,13 +231,7 @@ public struct JSONWriter: Sendable {
     /// Appends `string` as a quoted, escaped JSON string.
     public static func writeString(_ string: String, into output: inout ByteBuffer) {
         output.append(UInt8(ascii: "\""))
-        // Borrowed in place: `withUTF8` is mutating, and the copy made to call it retained and
-        // released the string's storage for every string written.
-        let written: Void? = string.utf8.withContiguousStorageIfAvailable { writeEscaped($0, into: &output) }
-        if written == nil {
-            var text = string
-            text.withUTF8 { writeEscaped($0, into: &output) }
-        }
+        string.withUTF8Bytes { writeEscaped($0, into: &output) }
         output.append(UInt8(ascii: "\""))
     }
 
