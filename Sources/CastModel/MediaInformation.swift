@@ -112,11 +112,9 @@ public struct MediaInformation: CastJSONConvertible {
         self.tracks = tracks
         self.customData = customData
         self.extraMembers = extraMembers
+        // Tested first: every LOAD makes media, and nearly none has these.
         if contentURL != nil || textTrackStyle != nil {
-            var details = Details()
-            details.contentURL = contentURL
-            details.textTrackStyle = textTrackStyle
-            self.details = OutOfLineFields(details)
+            details = .holding(Details(contentURL: contentURL, textTrackStyle: textTrackStyle))
         }
     }
 

@@ -18,9 +18,15 @@ package final class OutOfLineFields<Fields: OutOfLineFieldSet>: Hashable, @unche
     // Unchecked: `fields` is changed only by `set(_:to:in:)`, and only when this box is
     // uniquely referenced, so no other value, and no other thread, can see the change.
     // Sharing it between threads is as safe as sharing the struct it stands for.
-    package var fields: Fields
+    package private(set) var fields: Fields
 
-    package init(_ fields: Fields) { self.fields = fields }
+    private init(_ fields: Fields) { self.fields = fields }
+
+    /// A box holding `fields`; nil when every field is nil, so that equal models stay equal
+    /// (and hash alike) whatever was set and cleared on the way.
+    package static func holding(_ fields: Fields) -> OutOfLineFields? {
+        fields == Fields() ? nil : OutOfLineFields(fields)
+    }
 
     package static func == (left: OutOfLineFields, right: OutOfLineFields) -> Bool {
         left === right || left.fields == right.fields
@@ -28,28 +34,25 @@ package final class OutOfLineFields<Fields: OutOfLineFieldSet>: Hashable, @unche
 
     package func hash(into hasher: inout Hasher) { fields.hash(into: &hasher) }
 
-    /// Sets one field: the box is made on the first value, copied before a change when it is
-    /// shared, and dropped when its last field is cleared, so that equal models stay equal
-    /// (and hash alike) whatever was set and cleared on the way.
+    /// Sets one field: in place when the box is not shared, in a copy when it is; the box is
+    /// made on the first value and dropped when its last field is cleared (see ``holding(_:)``).
     package static func set<Value>(
         _ field: WritableKeyPath<Fields, Value?>, to value: Value?, in box: inout OutOfLineFields?
     ) {
-        guard let current = box else {
-            guard value != nil else { return }
-            var fields = Fields()
-            fields[keyPath: field] = value
-            box = OutOfLineFields(fields)
+        guard value != nil else {
+            // Clearing: nothing to do unless the field is set (decoders clear every absent one).
+            guard let current = box, current.fields[keyPath: field] != nil else { return }
+            var fields = current.fields
+            fields[keyPath: field] = nil
+            box = holding(fields)
             return
         }
-        var fields = current.fields
-        fields[keyPath: field] = value
-        if fields == Fields() {
-            box = nil
-        } else if isKnownUniquelyReferenced(&box!) {
-            current.fields = fields
-        } else {
-            box = OutOfLineFields(fields)
+        if box == nil {
+            box = OutOfLineFields(Fields())
+        } else if !isKnownUniquelyReferenced(&box!) {
+            box = OutOfLineFields(box!.fields)
         }
+        box!.fields[keyPath: field] = value
     }
 }
 

@@ -122,8 +122,9 @@ public struct LoadRequest: CastRequest {
         self.activeTrackIDs = activeTrackIDs
         self.customData = customData
         self.extraMembers = extraMembers
+        // Tested first: every LOAD is made here, and nearly none has these.
         if playbackRate != nil || credentials != nil || credentialsType != nil || queueData != nil {
-            details = OutOfLineFields(
+            details = .holding(
                 Details(
                     playbackRate: playbackRate, credentials: credentials, credentialsType: credentialsType,
                     queueData: queueData))

@@ -355,10 +355,9 @@ struct PlainJSONLexer {
         skipWhitespace()
         guard let bytes = rawString() else { return nil }
         for literal in common where literal.utf8.count == bytes.count {
-            let same = literal.utf8.withContiguousStorageIfAvailable {
-                memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+            if literal.withUTF8Bytes({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) {
+                return literal
             }
-            if same == true { return literal }
         }
         return String(decoding: bytes, as: UTF8.self)
     }

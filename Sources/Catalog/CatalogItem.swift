@@ -197,12 +197,12 @@ public struct MediaSource: Sendable, Hashable {
     public struct Kind: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         public let rawValue: String
         public init(rawValue: String) {
-            // Catalogs write "hls", "dash", "mp4": kept as they are, not lower-cased again.
-            self.rawValue = Self.isLowercaseKind(rawValue) ? rawValue : rawValue.lowercased()
-        }
-
-        private static func isLowercaseKind(_ text: String) -> Bool {
-            text == "hls" || text == "dash" || text == "mp4"
+            // Catalogs write "hls", "dash", "mp4": text with no capital (nor any byte beyond
+            // ASCII) is kept as it is, not lower-cased into a new string for every source.
+            let isLowercaseASCII = rawValue.withUTF8Bytes { bytes in
+                !bytes.contains { $0 >= UInt8(ascii: "A") && ($0 <= UInt8(ascii: "Z") || $0 >= 0x80) }
+            }
+            self.rawValue = isLowercaseASCII ? rawValue : rawValue.lowercased()
         }
         public static let hls = Kind(rawValue: "hls")
         public static let dash = Kind(rawValue: "dash")

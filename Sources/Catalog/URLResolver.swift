@@ -132,8 +132,7 @@ public struct URLResolver: Sendable {
     /// An http(s) base ending in "/" with no query or fragment.
     static func isPlainDirectoryBase(_ text: String) -> Bool {
         // On ASCII text, characters are bytes: checked in one pass without Character logic.
-        var text = text
-        let ascii = text.withUTF8 { bytes -> Bool? in
+        let ascii = text.withUTF8Bytes { bytes -> Bool? in
             // A byte that is not ASCII leaves the text to the general check below.
             guard let hasStops = asciiStops(in: bytes) else { return nil }
             guard bytes.last == UInt8(ascii: "/"), startsWithHTTPScheme(bytes) else { return false }

@@ -295,10 +295,8 @@ public struct JSONWriter: Sendable {
 
     /// Whether `left` sorts before `right` by their UTF-8 bytes (the order keys are written in).
     static func precedes(_ left: String, _ right: String) -> Bool {
-        var left = left
-        var right = right
-        return left.withUTF8 { a in
-            right.withUTF8 { b in
+        left.withUTF8Bytes { a in
+            right.withUTF8Bytes { b in
                 let shorter = min(a.count, b.count)
                 var index = 0
                 while index < shorter {

@@ -71,4 +71,20 @@ struct OutOfLineFieldsTests {
         #expect(load.credentialsType == .cloud)
         #expect(load.queueData == nil)
     }
+
+    @Test("metadata with many out-of-line fields decodes and writes back as it was given")
+    func manyFieldsRoundTrip() throws {
+        let text =
+            #"{"albumArtist":"A","albumName":"B","artist":"C","composer":"D","discNumber":2,"metadataType":3,"releaseDate":"2020-01-02","songName":"E","title":"T","trackNumber":7}"#
+        let (metadata, json, _) = try decode(MediaMetadata.self, text)
+        #expect(metadata.jsonValue == json)
+        var cleared = metadata
+        for field in [\MediaMetadata.albumArtist, \.albumName, \.artist, \.composer, \.releaseDate, \.songName] {
+            cleared[keyPath: field] = nil
+        }
+        cleared.discNumber = nil
+        cleared.trackNumber = nil
+        #expect(cleared == MediaMetadata(metadataType: .musicTrack, title: "T"))
+        #expect(metadata.artist == "C", "the original keeps its fields")
+    }
 }

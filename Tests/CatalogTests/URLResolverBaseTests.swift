@@ -72,3 +72,15 @@ struct URLResolverBaseTests {
         #expect(category == ["images": "https://img.example.com/", "hls": "https://cdn.example.com/hls/"])
     }
 }
+
+/// A source's kind is its type lower-cased; text already lower-case ASCII is kept as it is.
+@Suite("A source kind from its type")
+struct SourceKindTests {
+    @Test(
+        "is the type in lower case",
+        arguments: [("hls", "hls"), ("HLS", "hls"), ("Dash", "dash"), ("mp4", "mp4"), ("webm", "webm"), ("ÉTÉ", "été")])
+    func lowerCased(type: String, kind: String) {
+        #expect(MediaSource.Kind(rawValue: type).rawValue == kind)
+        #expect(MediaSource.Kind(rawValue: type) == MediaSource.Kind(rawValue: kind))
+    }
+}
