@@ -70,42 +70,27 @@
 typedef struct castprep_curl_api {
     /// Whether loading worked, and if not why (see castprep_library.h).
     castprep_library_status status;
-#define CASTPREP_CURL_FIELD(result, name, parameters, arguments) __typeof__(name) *name;
-#define CASTPREP_CURL_VOID_FIELD(name, parameters, arguments) __typeof__(name) *name;
-#define CASTPREP_CURL_VARIADIC_FIELD(name) __typeof__(name) *name;
-    CASTPREP_CURL_FUNCTIONS(CASTPREP_CURL_FIELD)
-    CASTPREP_CURL_VOID(CASTPREP_CURL_VOID_FIELD)
-    CASTPREP_CURL_VARIADIC(CASTPREP_CURL_VARIADIC_FIELD)
-#undef CASTPREP_CURL_FIELD
-#undef CASTPREP_CURL_VOID_FIELD
-#undef CASTPREP_CURL_VARIADIC_FIELD
+    CASTPREP_CURL_FUNCTIONS(CASTPREP_LIBRARY_FIELD)
+    CASTPREP_CURL_VOID(CASTPREP_LIBRARY_VOID_FIELD)
+    CASTPREP_CURL_VARIADIC(CASTPREP_LIBRARY_VARIADIC_FIELD)
 } castprep_curl_api;
 
 /// Opens the library and resolves every function of the table (see castprep_library.h).
 static inline void castprep_curl_resolve(castprep_curl_api *api) {
-    void *handle = castprep_library_open(&api->status, "libcurl (" CASTPREP_CURL_SONAME ")", CASTPREP_CURL_SONAME);
+    const char *library = CASTPREP_CURL_SONAME;
+    void *handle = castprep_library_open(&api->status, "libcurl (" CASTPREP_CURL_SONAME ")", library);
     if (handle == NULL) return;
-#define CASTPREP_CURL_RESOLVE_FUNCTIONS(result, name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_CURL_SONAME, name)
-    CASTPREP_CURL_FUNCTIONS(CASTPREP_CURL_RESOLVE_FUNCTIONS)
-#undef CASTPREP_CURL_RESOLVE_FUNCTIONS
-#define CASTPREP_CURL_RESOLVE_VOID(name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_CURL_SONAME, name)
-    CASTPREP_CURL_VOID(CASTPREP_CURL_RESOLVE_VOID)
-#undef CASTPREP_CURL_RESOLVE_VOID
-#define CASTPREP_CURL_RESOLVE_VARIADIC(name) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_CURL_SONAME, name)
-    CASTPREP_CURL_VARIADIC(CASTPREP_CURL_RESOLVE_VARIADIC)
-#undef CASTPREP_CURL_RESOLVE_VARIADIC
+    CASTPREP_CURL_FUNCTIONS(CASTPREP_LIBRARY_RESOLVE_FUNCTION)
+    CASTPREP_CURL_VOID(CASTPREP_LIBRARY_RESOLVE_VOID)
+    CASTPREP_CURL_VARIADIC(CASTPREP_LIBRARY_RESOLVE_VARIADIC)
 }
 
 CASTPREP_LIBRARY_ACCESSORS(curl, castprep_curl_api, castprep_curl_resolve, "install it: apt-get install " CASTPREP_CURL_PACKAGE)
 
-#define CASTPREP_CURL_WRAPPER(result, name, parameters, arguments)                                                 \
-    static inline result castprep_##name parameters { return (castprep_curl_checked()->name) arguments; }
-#define CASTPREP_CURL_VOID_WRAPPER(name, parameters, arguments)                                                    \
-    static inline void castprep_##name parameters { (castprep_curl_checked()->name) arguments; }
-CASTPREP_CURL_FUNCTIONS(CASTPREP_CURL_WRAPPER)
-CASTPREP_CURL_VOID(CASTPREP_CURL_VOID_WRAPPER)
-#undef CASTPREP_CURL_WRAPPER
-#undef CASTPREP_CURL_VOID_WRAPPER
+#define CASTPREP_LIBRARY_CHECKED castprep_curl_checked
+CASTPREP_CURL_FUNCTIONS(CASTPREP_LIBRARY_WRAPPER)
+CASTPREP_CURL_VOID(CASTPREP_LIBRARY_VOID_WRAPPER)
+#undef CASTPREP_LIBRARY_CHECKED
 
 // curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic, which Swift cannot
 // call, so each argument type CastPrep passes gets a typed wrapper.

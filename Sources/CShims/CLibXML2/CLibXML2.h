@@ -67,42 +67,31 @@
 typedef struct castprep_libxml2_api {
     /// Whether loading worked, and if not why (see castprep_library.h).
     castprep_library_status status;
-#define CASTPREP_LIBXML2_FIELD(result, name, parameters, arguments) __typeof__(name) *name;
-#define CASTPREP_LIBXML2_VOID_FIELD(name, parameters, arguments) __typeof__(name) *name;
-    CASTPREP_LIBXML2_FUNCTIONS(CASTPREP_LIBXML2_FIELD)
-    CASTPREP_LIBXML2_VOID(CASTPREP_LIBXML2_VOID_FIELD)
-#undef CASTPREP_LIBXML2_FIELD
-#undef CASTPREP_LIBXML2_VOID_FIELD
+    CASTPREP_LIBXML2_FUNCTIONS(CASTPREP_LIBRARY_FIELD)
+    CASTPREP_LIBXML2_VOID(CASTPREP_LIBRARY_VOID_FIELD)
     /// The value of libxml2's `xmlFree` variable (a function pointer the library sets).
     xmlFreeFunc free;
 } castprep_libxml2_api;
 
 /// Opens the library and resolves every function of the table (see castprep_library.h).
 static inline void castprep_libxml2_resolve(castprep_libxml2_api *api) {
-    void *handle = castprep_library_open(&api->status, "libxml2 (" CASTPREP_LIBXML2_SONAME ")", CASTPREP_LIBXML2_SONAME);
+    const char *library = CASTPREP_LIBXML2_SONAME;
+    void *handle = castprep_library_open(&api->status, "libxml2 (" CASTPREP_LIBXML2_SONAME ")", library);
     if (handle == NULL) return;
-#define CASTPREP_LIBXML2_RESOLVE_FUNCTIONS(result, name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_LIBXML2_SONAME, name)
-    CASTPREP_LIBXML2_FUNCTIONS(CASTPREP_LIBXML2_RESOLVE_FUNCTIONS)
-#undef CASTPREP_LIBXML2_RESOLVE_FUNCTIONS
-#define CASTPREP_LIBXML2_RESOLVE_VOID(name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_LIBXML2_SONAME, name)
-    CASTPREP_LIBXML2_VOID(CASTPREP_LIBXML2_RESOLVE_VOID)
-#undef CASTPREP_LIBXML2_RESOLVE_VOID
+    CASTPREP_LIBXML2_FUNCTIONS(CASTPREP_LIBRARY_RESOLVE_FUNCTION)
+    CASTPREP_LIBXML2_VOID(CASTPREP_LIBRARY_RESOLVE_VOID)
     // xmlFree is a variable holding the deallocator, not a function.
-    xmlFreeFunc *deallocator = (xmlFreeFunc *)castprep_library_symbol(&api->status, handle, CASTPREP_LIBXML2_SONAME, "xmlFree");
+    xmlFreeFunc *deallocator = (xmlFreeFunc *)castprep_library_symbol(&api->status, handle, library, "xmlFree");
     if (deallocator == NULL) return;
     api->free = *deallocator;
 }
 
 CASTPREP_LIBRARY_ACCESSORS(libxml2, castprep_libxml2_api, castprep_libxml2_resolve, "install it: apt-get install " CASTPREP_LIBXML2_PACKAGE)
 
-#define CASTPREP_LIBXML2_WRAPPER(result, name, parameters, arguments)                                              \
-    static inline result castprep_##name parameters { return (castprep_libxml2_checked()->name) arguments; }
-#define CASTPREP_LIBXML2_VOID_WRAPPER(name, parameters, arguments)                                                 \
-    static inline void castprep_##name parameters { (castprep_libxml2_checked()->name) arguments; }
-CASTPREP_LIBXML2_FUNCTIONS(CASTPREP_LIBXML2_WRAPPER)
-CASTPREP_LIBXML2_VOID(CASTPREP_LIBXML2_VOID_WRAPPER)
-#undef CASTPREP_LIBXML2_WRAPPER
-#undef CASTPREP_LIBXML2_VOID_WRAPPER
+#define CASTPREP_LIBRARY_CHECKED castprep_libxml2_checked
+CASTPREP_LIBXML2_FUNCTIONS(CASTPREP_LIBRARY_WRAPPER)
+CASTPREP_LIBXML2_VOID(CASTPREP_LIBRARY_VOID_WRAPPER)
+#undef CASTPREP_LIBRARY_CHECKED
 
 /// LIBXML_DOTTED_VERSION is a string macro; expose it as a function for version checks.
 static inline const char *castprep_libxml_dotted_version(void) { return LIBXML_DOTTED_VERSION; }

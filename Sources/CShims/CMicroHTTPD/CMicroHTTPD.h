@@ -76,42 +76,27 @@
 typedef struct castprep_microhttpd_api {
     /// Whether loading worked, and if not why (see castprep_library.h).
     castprep_library_status status;
-#define CASTPREP_MICROHTTPD_FIELD(result, name, parameters, arguments) __typeof__(name) *name;
-#define CASTPREP_MICROHTTPD_VOID_FIELD(name, parameters, arguments) __typeof__(name) *name;
-#define CASTPREP_MICROHTTPD_VARIADIC_FIELD(name) __typeof__(name) *name;
-    CASTPREP_MICROHTTPD_FUNCTIONS(CASTPREP_MICROHTTPD_FIELD)
-    CASTPREP_MICROHTTPD_VOID(CASTPREP_MICROHTTPD_VOID_FIELD)
-    CASTPREP_MICROHTTPD_VARIADIC(CASTPREP_MICROHTTPD_VARIADIC_FIELD)
-#undef CASTPREP_MICROHTTPD_FIELD
-#undef CASTPREP_MICROHTTPD_VOID_FIELD
-#undef CASTPREP_MICROHTTPD_VARIADIC_FIELD
+    CASTPREP_MICROHTTPD_FUNCTIONS(CASTPREP_LIBRARY_FIELD)
+    CASTPREP_MICROHTTPD_VOID(CASTPREP_LIBRARY_VOID_FIELD)
+    CASTPREP_MICROHTTPD_VARIADIC(CASTPREP_LIBRARY_VARIADIC_FIELD)
 } castprep_microhttpd_api;
 
 /// Opens the library and resolves every function of the table (see castprep_library.h).
 static inline void castprep_microhttpd_resolve(castprep_microhttpd_api *api) {
-    void *handle = castprep_library_open(&api->status, "libmicrohttpd (" CASTPREP_MICROHTTPD_SONAME ")", CASTPREP_MICROHTTPD_SONAME);
+    const char *library = CASTPREP_MICROHTTPD_SONAME;
+    void *handle = castprep_library_open(&api->status, "libmicrohttpd (" CASTPREP_MICROHTTPD_SONAME ")", library);
     if (handle == NULL) return;
-#define CASTPREP_MICROHTTPD_RESOLVE_FUNCTIONS(result, name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_MICROHTTPD_SONAME, name)
-    CASTPREP_MICROHTTPD_FUNCTIONS(CASTPREP_MICROHTTPD_RESOLVE_FUNCTIONS)
-#undef CASTPREP_MICROHTTPD_RESOLVE_FUNCTIONS
-#define CASTPREP_MICROHTTPD_RESOLVE_VOID(name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_MICROHTTPD_SONAME, name)
-    CASTPREP_MICROHTTPD_VOID(CASTPREP_MICROHTTPD_RESOLVE_VOID)
-#undef CASTPREP_MICROHTTPD_RESOLVE_VOID
-#define CASTPREP_MICROHTTPD_RESOLVE_VARIADIC(name) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_MICROHTTPD_SONAME, name)
-    CASTPREP_MICROHTTPD_VARIADIC(CASTPREP_MICROHTTPD_RESOLVE_VARIADIC)
-#undef CASTPREP_MICROHTTPD_RESOLVE_VARIADIC
+    CASTPREP_MICROHTTPD_FUNCTIONS(CASTPREP_LIBRARY_RESOLVE_FUNCTION)
+    CASTPREP_MICROHTTPD_VOID(CASTPREP_LIBRARY_RESOLVE_VOID)
+    CASTPREP_MICROHTTPD_VARIADIC(CASTPREP_LIBRARY_RESOLVE_VARIADIC)
 }
 
 CASTPREP_LIBRARY_ACCESSORS(microhttpd, castprep_microhttpd_api, castprep_microhttpd_resolve, "install it: apt-get install " CASTPREP_MICROHTTPD_PACKAGE)
 
-#define CASTPREP_MICROHTTPD_WRAPPER(result, name, parameters, arguments)                                           \
-    static inline result castprep_##name parameters { return (castprep_microhttpd_checked()->name) arguments; }
-#define CASTPREP_MICROHTTPD_VOID_WRAPPER(name, parameters, arguments)                                              \
-    static inline void castprep_##name parameters { (castprep_microhttpd_checked()->name) arguments; }
-CASTPREP_MICROHTTPD_FUNCTIONS(CASTPREP_MICROHTTPD_WRAPPER)
-CASTPREP_MICROHTTPD_VOID(CASTPREP_MICROHTTPD_VOID_WRAPPER)
-#undef CASTPREP_MICROHTTPD_WRAPPER
-#undef CASTPREP_MICROHTTPD_VOID_WRAPPER
+#define CASTPREP_LIBRARY_CHECKED castprep_microhttpd_checked
+CASTPREP_MICROHTTPD_FUNCTIONS(CASTPREP_LIBRARY_WRAPPER)
+CASTPREP_MICROHTTPD_VOID(CASTPREP_LIBRARY_VOID_WRAPPER)
+#undef CASTPREP_LIBRARY_CHECKED
 
 // MHD_start_daemon, MHD_get_connection_info, MHD_get_daemon_info and MHD_set_connection_option are variadic, which Swift
 // cannot call, so the option lists CastPrep uses are passed through fixed-argument wrappers.

@@ -115,28 +115,24 @@
 typedef struct castprep_openssl_api {
     /// Whether loading worked, and if not why (see castprep_library.h).
     castprep_library_status status;
-#define CASTPREP_OPENSSL_FIELD(result, name, parameters, arguments) __typeof__(name) *name;
-    CASTPREP_OPENSSL_FUNCTIONS(CASTPREP_OPENSSL_FIELD)
-#undef CASTPREP_OPENSSL_FIELD
+    CASTPREP_OPENSSL_FUNCTIONS(CASTPREP_LIBRARY_FIELD)
     __typeof__(EVP_PKEY_Q_keygen) *EVP_PKEY_Q_keygen;
 } castprep_openssl_api;
 
 /// Opens the library and resolves every function of the table (see castprep_library.h).
 static inline void castprep_openssl_resolve(castprep_openssl_api *api) {
-    void *handle = castprep_library_open(&api->status, "OpenSSL (" CASTPREP_OPENSSL_SONAME ")", CASTPREP_OPENSSL_SONAME);
+    const char *library = CASTPREP_OPENSSL_SONAME;
+    void *handle = castprep_library_open(&api->status, "OpenSSL (" CASTPREP_OPENSSL_SONAME ")", library);
     if (handle == NULL) return;
-#define CASTPREP_OPENSSL_RESOLVE_FUNCTIONS(result, name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_OPENSSL_SONAME, name)
-    CASTPREP_OPENSSL_FUNCTIONS(CASTPREP_OPENSSL_RESOLVE_FUNCTIONS)
-#undef CASTPREP_OPENSSL_RESOLVE_FUNCTIONS
-    CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_OPENSSL_SONAME, EVP_PKEY_Q_keygen)
+    CASTPREP_OPENSSL_FUNCTIONS(CASTPREP_LIBRARY_RESOLVE_FUNCTION)
+    CASTPREP_LIBRARY_RESOLVE_VARIADIC(EVP_PKEY_Q_keygen)
 }
 
 CASTPREP_LIBRARY_ACCESSORS(openssl, castprep_openssl_api, castprep_openssl_resolve, "install it: apt-get install " CASTPREP_OPENSSL_PACKAGE)
 
-#define CASTPREP_OPENSSL_WRAPPER(result, name, parameters, arguments)                                              \
-    static inline result castprep_##name parameters { return (castprep_openssl_checked()->name) arguments; }
-CASTPREP_OPENSSL_FUNCTIONS(CASTPREP_OPENSSL_WRAPPER)
-#undef CASTPREP_OPENSSL_WRAPPER
+#define CASTPREP_LIBRARY_CHECKED castprep_openssl_checked
+CASTPREP_OPENSSL_FUNCTIONS(CASTPREP_LIBRARY_WRAPPER)
+#undef CASTPREP_LIBRARY_CHECKED
 
 // The macros below expand to SSL_ctrl, SSL_CTX_ctrl, BIO_ctrl and EVP_PKEY_Q_keygen; while
 // they are defined, those names call through the table.

@@ -74,35 +74,24 @@
 typedef struct castprep_plist_api {
     /// Whether loading worked, and if not why (see castprep_library.h).
     castprep_library_status status;
-#define CASTPREP_PLIST_FIELD(result, name, parameters, arguments) __typeof__(name) *name;
-#define CASTPREP_PLIST_VOID_FIELD(name, parameters, arguments) __typeof__(name) *name;
-    CASTPREP_PLIST_FUNCTIONS(CASTPREP_PLIST_FIELD)
-    CASTPREP_PLIST_VOID(CASTPREP_PLIST_VOID_FIELD)
-#undef CASTPREP_PLIST_FIELD
-#undef CASTPREP_PLIST_VOID_FIELD
+    CASTPREP_PLIST_FUNCTIONS(CASTPREP_LIBRARY_FIELD)
+    CASTPREP_PLIST_VOID(CASTPREP_LIBRARY_VOID_FIELD)
 } castprep_plist_api;
 
 /// Opens the library and resolves every function of the table (see castprep_library.h).
 static inline void castprep_plist_resolve(castprep_plist_api *api) {
-    void *handle = castprep_library_open(&api->status, "libplist (" CASTPREP_PLIST_SONAME ")", CASTPREP_PLIST_SONAME);
+    const char *library = CASTPREP_PLIST_SONAME;
+    void *handle = castprep_library_open(&api->status, "libplist (" CASTPREP_PLIST_SONAME ")", library);
     if (handle == NULL) return;
-#define CASTPREP_PLIST_RESOLVE_FUNCTIONS(result, name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_PLIST_SONAME, name)
-    CASTPREP_PLIST_FUNCTIONS(CASTPREP_PLIST_RESOLVE_FUNCTIONS)
-#undef CASTPREP_PLIST_RESOLVE_FUNCTIONS
-#define CASTPREP_PLIST_RESOLVE_VOID(name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_PLIST_SONAME, name)
-    CASTPREP_PLIST_VOID(CASTPREP_PLIST_RESOLVE_VOID)
-#undef CASTPREP_PLIST_RESOLVE_VOID
+    CASTPREP_PLIST_FUNCTIONS(CASTPREP_LIBRARY_RESOLVE_FUNCTION)
+    CASTPREP_PLIST_VOID(CASTPREP_LIBRARY_RESOLVE_VOID)
 }
 
 CASTPREP_LIBRARY_ACCESSORS(plist, castprep_plist_api, castprep_plist_resolve, "install it: apt-get install " CASTPREP_PLIST_PACKAGE)
 
-#define CASTPREP_PLIST_WRAPPER(result, name, parameters, arguments)                                        \
-    static inline result castprep_##name parameters { return (castprep_plist_checked()->name) arguments; }
-#define CASTPREP_PLIST_VOID_WRAPPER(name, parameters, arguments)                                           \
-    static inline void castprep_##name parameters { (castprep_plist_checked()->name) arguments; }
-CASTPREP_PLIST_FUNCTIONS(CASTPREP_PLIST_WRAPPER)
-CASTPREP_PLIST_VOID(CASTPREP_PLIST_VOID_WRAPPER)
-#undef CASTPREP_PLIST_WRAPPER
-#undef CASTPREP_PLIST_VOID_WRAPPER
+#define CASTPREP_LIBRARY_CHECKED castprep_plist_checked
+CASTPREP_PLIST_FUNCTIONS(CASTPREP_LIBRARY_WRAPPER)
+CASTPREP_PLIST_VOID(CASTPREP_LIBRARY_VOID_WRAPPER)
+#undef CASTPREP_LIBRARY_CHECKED
 
 #endif

@@ -64,26 +64,22 @@
 typedef struct castprep_sdbus_api {
     /// Whether loading worked, and if not why (see castprep_library.h).
     castprep_library_status status;
-#define CASTPREP_SDBUS_FIELD(result, name, parameters, arguments) __typeof__(name) *name;
-    CASTPREP_SDBUS_FUNCTIONS(CASTPREP_SDBUS_FIELD)
-#undef CASTPREP_SDBUS_FIELD
+    CASTPREP_SDBUS_FUNCTIONS(CASTPREP_LIBRARY_FIELD)
 } castprep_sdbus_api;
 
 /// Opens the library and resolves every function of the table (see castprep_library.h).
 static inline void castprep_sdbus_resolve(castprep_sdbus_api *api) {
-    void *handle = castprep_library_open(&api->status, "libsystemd (" CASTPREP_SDBUS_SONAME ")", CASTPREP_SDBUS_SONAME);
+    const char *library = CASTPREP_SDBUS_SONAME;
+    void *handle = castprep_library_open(&api->status, "libsystemd (" CASTPREP_SDBUS_SONAME ")", library);
     if (handle == NULL) return;
-#define CASTPREP_SDBUS_RESOLVE_FUNCTIONS(result, name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_SDBUS_SONAME, name)
-    CASTPREP_SDBUS_FUNCTIONS(CASTPREP_SDBUS_RESOLVE_FUNCTIONS)
-#undef CASTPREP_SDBUS_RESOLVE_FUNCTIONS
+    CASTPREP_SDBUS_FUNCTIONS(CASTPREP_LIBRARY_RESOLVE_FUNCTION)
 }
 
 CASTPREP_LIBRARY_ACCESSORS(sdbus, castprep_sdbus_api, castprep_sdbus_resolve, "install it: apt-get install " CASTPREP_SDBUS_PACKAGE)
 
-#define CASTPREP_SDBUS_WRAPPER(result, name, parameters, arguments)                                                  \
-    static inline result castprep_##name parameters { return (castprep_sdbus_checked()->name) arguments; }
-CASTPREP_SDBUS_FUNCTIONS(CASTPREP_SDBUS_WRAPPER)
-#undef CASTPREP_SDBUS_WRAPPER
+#define CASTPREP_LIBRARY_CHECKED castprep_sdbus_checked
+CASTPREP_SDBUS_FUNCTIONS(CASTPREP_LIBRARY_WRAPPER)
+#undef CASTPREP_LIBRARY_CHECKED
 
 /// Milliseconds until the bus wants sd_bus_process called again without I/O (sd_bus_get_timeout
 /// gives an absolute CLOCK_MONOTONIC time in µs); -1 for no deadline, 0 when it has passed.

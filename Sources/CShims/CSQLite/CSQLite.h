@@ -71,26 +71,22 @@
 typedef struct castprep_sqlite_api {
     /// Whether loading worked, and if not why (see castprep_library.h).
     castprep_library_status status;
-#define CASTPREP_SQLITE_FIELD(result, name, parameters, arguments) __typeof__(name) *name;
-    CASTPREP_SQLITE_FUNCTIONS(CASTPREP_SQLITE_FIELD)
-#undef CASTPREP_SQLITE_FIELD
+    CASTPREP_SQLITE_FUNCTIONS(CASTPREP_LIBRARY_FIELD)
 } castprep_sqlite_api;
 
 /// Opens the library and resolves every function of the table (see castprep_library.h).
 static inline void castprep_sqlite_resolve(castprep_sqlite_api *api) {
-    void *handle = castprep_library_open(&api->status, "SQLite (" CASTPREP_SQLITE_SONAME ")", CASTPREP_SQLITE_SONAME);
+    const char *library = CASTPREP_SQLITE_SONAME;
+    void *handle = castprep_library_open(&api->status, "SQLite (" CASTPREP_SQLITE_SONAME ")", library);
     if (handle == NULL) return;
-#define CASTPREP_SQLITE_RESOLVE_FUNCTIONS(result, name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, CASTPREP_SQLITE_SONAME, name)
-    CASTPREP_SQLITE_FUNCTIONS(CASTPREP_SQLITE_RESOLVE_FUNCTIONS)
-#undef CASTPREP_SQLITE_RESOLVE_FUNCTIONS
+    CASTPREP_SQLITE_FUNCTIONS(CASTPREP_LIBRARY_RESOLVE_FUNCTION)
 }
 
 CASTPREP_LIBRARY_ACCESSORS(sqlite, castprep_sqlite_api, castprep_sqlite_resolve, "install it: apt-get install " CASTPREP_SQLITE_PACKAGE)
 
-#define CASTPREP_SQLITE_WRAPPER(result, name, parameters, arguments)                                                \
-    static inline result castprep_##name parameters { return (castprep_sqlite_checked()->name) arguments; }
-CASTPREP_SQLITE_FUNCTIONS(CASTPREP_SQLITE_WRAPPER)
-#undef CASTPREP_SQLITE_WRAPPER
+#define CASTPREP_LIBRARY_CHECKED castprep_sqlite_checked
+CASTPREP_SQLITE_FUNCTIONS(CASTPREP_LIBRARY_WRAPPER)
+#undef CASTPREP_LIBRARY_CHECKED
 
 static inline sqlite3_destructor_type castprep_SQLITE_TRANSIENT(void) { return SQLITE_TRANSIENT; }
 

@@ -85,4 +85,31 @@ static inline void *castprep_library_symbol(castprep_library_status *status, voi
         return api;                                                                                              \
     }
 
+
+// The entries of a shim's X-macro tables, passed as their X, for the three shapes a table can
+// have: FUNCTIONS entries (result, name, parameters, arguments), VOID entries (name,
+// parameters, arguments) and VARIADIC entries (name; variadic functions get typed wrappers
+// written by hand). A shim's table type lists its fields with the *_FIELD entries:
+//
+//     typedef struct castprep_curl_api {
+//         castprep_library_status status;
+//         CASTPREP_CURL_FUNCTIONS(CASTPREP_LIBRARY_FIELD)
+//     } castprep_curl_api;
+//
+// its resolve function, which has `api`, `handle` and `library` (the file name, for messages)
+// in scope, resolves them with the RESOLVE_* entries; and its wrappers (castprep_<name>()) come
+// from the *_WRAPPER entries, with CASTPREP_LIBRARY_CHECKED defined around them as the name of
+// the shim's castprep_<prefix>_checked.
+#define CASTPREP_LIBRARY_FIELD(result, name, parameters, arguments) __typeof__(name) *name;
+#define CASTPREP_LIBRARY_VOID_FIELD(name, parameters, arguments) __typeof__(name) *name;
+#define CASTPREP_LIBRARY_VARIADIC_FIELD(name) __typeof__(name) *name;
+#define CASTPREP_LIBRARY_RESOLVE_FUNCTION(result, name, parameters, arguments)                                     \
+    CASTPREP_LIBRARY_RESOLVE(api, handle, library, name)
+#define CASTPREP_LIBRARY_RESOLVE_VOID(name, parameters, arguments) CASTPREP_LIBRARY_RESOLVE(api, handle, library, name)
+#define CASTPREP_LIBRARY_RESOLVE_VARIADIC(name) CASTPREP_LIBRARY_RESOLVE(api, handle, library, name)
+#define CASTPREP_LIBRARY_WRAPPER(result, name, parameters, arguments)                                              \
+    static inline result castprep_##name parameters { return (CASTPREP_LIBRARY_CHECKED()->name) arguments; }
+#define CASTPREP_LIBRARY_VOID_WRAPPER(name, parameters, arguments)                                                 \
+    static inline void castprep_##name parameters { (CASTPREP_LIBRARY_CHECKED()->name) arguments; }
+
 #endif
