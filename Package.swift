@@ -80,7 +80,7 @@ let package = Package(
         .target(name: "SystemIO", dependencies: ["CodedErrors"]),
         // SHA-256 through OpenSSL, once for every module: certificate fingerprints, catalog digests.
         .target(name: "Hashing", dependencies: ["COpenSSL"]),
-        .target(name: "JSONSupport", dependencies: ["CodedErrors"]),
+        .target(name: "JSONSupport", dependencies: ["CodedErrors", "SystemIO"]),
         .target(name: "Spelling"),
         // One logger for every module: per-component filters, one line format, a handler hook.
         .target(name: "Logging", dependencies: ["SystemIO", "Spelling"]),

@@ -165,7 +165,8 @@ enum LoadCommand {
                 let chunk = 512
                 let flushSize = 1 << 20
                 var total = LoadBatch()
-                total.output.reserveCapacity(flushSize + (chunk << 11))
+                var output: [UInt8] = []
+                output.reserveCapacity(flushSize + (chunk << 11))
                 LoadBatch.forEachInParallel(items, workers: workers, chunk: chunk) { slice in
                     LoadBatch.make(
                         slice, builder: builder, validator: validator, blockedPaths: blockedPaths, writer: streamed,
@@ -174,14 +175,13 @@ enum LoadCommand {
                     total.diagnostics += part.diagnostics
                     total.kept += part.kept
                     total.printed += part.printed
-                    total.output += part.output
-                    if total.output.count >= flushSize {
-                        io.write(utf8: total.output)
-                        total.output.removeAll(keepingCapacity: true)
+                    part.output.withBytes { output += $0 }
+                    if output.count >= flushSize {
+                        io.write(utf8: output)
+                        output.removeAll(keepingCapacity: true)
                     }
                 }
-                if !total.output.isEmpty { io.write(utf8: total.output) }
-                total.output = []
+                if !output.isEmpty { io.write(utf8: output) }
                 return total
             }
             diagnostics += pass.diagnostics
@@ -266,10 +266,10 @@ extension LoadCommand {
                         printed += part.printed
                         // A full part is written as it is, not copied into the buffer first.
                         if output.isEmpty, part.output.count >= flushSize >> 3 {
-                            io.write(utf8: part.output)
+                            part.output.withBytes { io.write(utf8: $0) }
                             continue
                         }
-                        output += part.output
+                        part.output.withBytes { output += $0 }
                         if output.count >= flushSize {
                             io.write(utf8: output)
                             output.removeAll(keepingCapacity: true)
@@ -297,7 +297,7 @@ extension LoadCommand {
 /// The LOADs of a run of catalog items: their printed text, the findings, and the requests
 /// kept as values when they are not printed as they go (`--json`).
 struct LoadBatch: Sendable {
-    var output: [UInt8] = []
+    var output = WrittenBytes()
     var diagnostics: [Diagnostic] = []
     var kept: [JSONValue] = []
     var printed = 0
@@ -310,7 +310,7 @@ struct LoadBatch: Sendable {
         writer: JSONWriter?, force: Bool
     ) -> LoadBatch {
         var batch = LoadBatch()
-        // The lane's text is written into one buffer (see ByteBuffer) and copied out once.
+        // The lane's text is written into one buffer (see ByteBuffer) and handed on as it is.
         var output = ByteBuffer(minimumCapacity: writer == nil ? 16 : items.count * 1024)
         // The compact text is written straight from the request (no `jsonValue` tree): it is
         // the measured frame, the `--ndjson` line, and the source of the indented form.
@@ -349,7 +349,7 @@ struct LoadBatch: Sendable {
             if writer.indentWidth != nil { compact.withBytes { writer.write(compactText: $0, into: &output) } }
             output.append(0x0A)
         }
-        batch.output = output.makeArray()
+        batch.output = output.finish()
         return batch
     }
 }

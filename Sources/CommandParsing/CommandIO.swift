@@ -86,6 +86,11 @@ public final class CommandIO: Sendable {
     /// Writes UTF-8 text to standard output exactly as given, without making a `String` of it
     /// first (a command's bulk output: a megabyte at a time).
     public func write(utf8 bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { emit(.bytes($0), to: .standardOutput) }
+    }
+
+    /// Writes UTF-8 text to standard output from memory the caller owns, before returning.
+    public func write(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         emit(.bytes(bytes), to: .standardOutput)
     }
 
@@ -146,7 +151,8 @@ public final class CommandIO: Sendable {
     /// to a file descriptor.
     private enum Payload {
         case text(String)
-        case bytes([UInt8])
+        /// Read before `emit` returns.
+        case bytes(UnsafeBufferPointer<UInt8>)
     }
 
     /// Sends text to its destination while holding the lock.
@@ -169,7 +175,7 @@ public final class CommandIO: Sendable {
                 let target: StandardStream = stream == .standardOutput ? .output : .error
                 switch payload {
                 case .text(let text): target.writeAll(text)
-                case .bytes(let bytes): bytes.withUnsafeBytes { target.writeAll($0) }
+                case .bytes(let bytes): target.writeAll(UnsafeRawBufferPointer(bytes))
                 }
             }
         }

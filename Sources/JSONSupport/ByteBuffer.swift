@@ -1,10 +1,12 @@
+import SystemIO
+
 /// A growable run of bytes that text writers append to at the cost of a store.
 ///
 /// An `[UInt8]` checks that its storage is unique on every append, and its
 /// `append(contentsOf:)` goes through the generic sequence path: about a hundred instructions
 /// to add `"title":` to a LOAD. A 10,000-item `castprep load` appends half a million such
-/// pieces, so its writers (``JSONWriter`` and the Cast wire writers) write here, and the text
-/// is copied into an array once, when it is handed on.
+/// pieces, so its writers (``JSONWriter`` and the Cast wire writers) write here. The text is
+/// handed on without a copy through ``finish()``, or copied into an array by ``makeArray()``.
 ///
 /// The buffer owns its memory and cannot be copied (it is `~Copyable`), so no append has to
 /// ask whether the storage is shared; it is freed when the buffer goes away.
@@ -22,11 +24,10 @@ public struct ByteBuffer: ~Copyable {
 
     /// An empty buffer with room for `minimumCapacity` bytes before it grows.
     public init(minimumCapacity: Int = 256) {
-        capacity = max(16, minimumCapacity)
-        base = .allocate(capacity: capacity)
+        (base, capacity) = RecycledMemory.take(minimumCapacity: max(16, minimumCapacity))
     }
 
-    deinit { base.deallocate() }
+    deinit { RecycledMemory.give(base, capacity: capacity) }
 
     /// The number of bytes written.
     public var count: Int { written }
@@ -108,15 +109,24 @@ public struct ByteBuffer: ~Copyable {
         withBytes { Array($0) }
     }
 
+    /// The bytes written, handed over with the buffer's memory: no copy. A lane of `load`
+    /// writes about 400 KB; copying it into an array touched as many fresh pages again, and
+    /// each first touch is a page fault (several microseconds in a virtual machine).
+    public consuming func finish() -> WrittenBytes {
+        let bytes = WrittenBytes(owning: base, capacity: capacity, count: written)
+        discard self
+        return bytes
+    }
+
     /// Makes room for at least `needed` bytes, doubling so that appends stay amortized O(1).
     @usableFromInline
     mutating func grow(toHold needed: Int) {
         let newCapacity = Swift.max(needed, capacity &* 2)
-        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        grown.update(from: base, count: written)
-        base.deallocate()
-        base = grown
-        capacity = newCapacity
+        let grown = RecycledMemory.take(minimumCapacity: newCapacity)
+        grown.base.update(from: base, count: written)
+        RecycledMemory.give(base, capacity: capacity)
+        base = grown.base
+        capacity = grown.capacity
     }
 }
 
@@ -124,5 +134,39 @@ extension Array where Element == UInt8 {
     /// Appends the bytes `buffer` holds.
     public mutating func append(contentsOf buffer: borrowing ByteBuffer) {
         buffer.withBytes { append(contentsOf: $0) }
+    }
+}
+
+/// Bytes a ``ByteBuffer`` wrote, handed on to another thread (a lane's requests to the one
+/// that prints them) without a copy. Immutable, so it can be shared; the memory is freed with
+/// the last reference.
+public final class WrittenBytes: @unchecked Sendable {
+    // Written before init and only read after: safe to share (hence @unchecked).
+    private let base: UnsafeMutablePointer<UInt8>?
+    private let capacity: Int
+    /// The number of bytes.
+    public let count: Int
+
+    fileprivate init(owning base: UnsafeMutablePointer<UInt8>?, capacity: Int, count: Int) {
+        self.base = base
+        self.capacity = capacity
+        self.count = count
+    }
+
+    /// No bytes.
+    public convenience init() { self.init(owning: nil, capacity: 0, count: 0) }
+
+    deinit {
+        if let base { RecycledMemory.give(base, capacity: capacity) }
+    }
+
+    /// Whether there are no bytes.
+    public var isEmpty: Bool { count == 0 }
+
+    /// Calls `body` with the bytes.
+    public func withBytes<Result, Failure: Error>(
+        _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try body(UnsafeBufferPointer(start: base, count: count))
     }
 }

@@ -76,6 +76,17 @@ struct CommandIOTests {
         #expect(!io.stderrIsTerminal)
     }
 
+    @Test("bulk UTF-8 output, from an array or from memory the caller owns, arrives as written")
+    func bulkBytes() {
+        let io = CommandIO.capturing()
+        io.write(utf8: Array("{\"a\":1}\n".utf8))
+        let text = Array("{\"title\":\"Été\"}\n".utf8)
+        text.withUnsafeBufferPointer { io.write(utf8: $0) }
+        io.write(utf8: [UInt8]())
+        #expect(io.capturedOutput == "{\"a\":1}\n{\"title\":\"Été\"}\n")
+        #expect(io.capturedError.isEmpty)
+    }
+
     @Test("concurrent writes never interleave within a line")
     func concurrentWrites() async {
         let io = CommandIO.capturing()
