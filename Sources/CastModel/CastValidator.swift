@@ -680,7 +680,7 @@ public struct CastValidator: Sendable {
         }
         if let type = track.trackContentType, !type.isEmpty {
             if case .success(let parsed) = MediaType.parse(type) {
-                if !CastMediaTypes.textTracks.contains(parsed.essence) {
+                if !CastMediaTypes.isTextTrackType(parsed.essence) {
                     let fix =
                         CastMediaTypes.unsupported[parsed.essence]
                         ?? "convert the track to WebVTT (castprep captions convert) and use text/vtt"
@@ -742,7 +742,7 @@ public struct CastValidator: Sendable {
 
     /// Caption file extensions Cast does not render, which `castprep captions convert` turns
     /// into WebVTT.
-    static let captionFormatsToConvert: Set<String> = ["srt", "ass", "ssa", "sub", "scc", "smi", "sbv"]
+    static let captionFormatsToConvert = ShortKeyTable(keys: ["srt", "ass", "ssa", "sub", "scc", "smi", "sbv"])
 
     func checkLanguage(_ tag: String, at path: @autoclosure () -> JSONPath, required: Bool) -> [Diagnostic] {
         switch LanguageTag.check(tag) {

@@ -342,20 +342,22 @@ public enum CastMediaTypes {
     /// Classifies a content type essence such as `video/mp4`.
     public static func family(of essence: String) -> Family { families[essence] ?? .unknown }
 
-    /// Every known essence and its family: one lookup (one hash of the essence) where asking
-    /// each list in turn hashed it up to seven times. An essence in two lists gets the first
-    /// list's family, in the order below.
-    private static let families: [String: Family] = {
+    /// Whether `essence` is one of ``textTracks`` (asked of every text track of every LOAD).
+    public static func isTextTrackType(_ essence: String) -> Bool { textTrackTypes.contains(essence) }
+
+    /// Every known essence and its family: one lookup where asking each list in turn hashed
+    /// the essence up to seven times. An essence in two lists gets the first list's family,
+    /// in the order below.
+    private static let families: ShortKeyTable<Family> = {
         let lists: [(Family, [String])] = [
-            (.hls, Array(hls)), (.dash, Array(dash)), (.smooth, Array(smooth)), (.progressive, Array(progressive)),
-            (.image, Array(images)), (.text, Array(textTracks)), (.unsupported, Array(unsupported.keys)),
+            (.hls, hls.sorted()), (.dash, dash.sorted()), (.smooth, smooth.sorted()),
+            (.progressive, progressive.sorted()), (.image, images.sorted()), (.text, textTracks.sorted()),
+            (.unsupported, unsupported.keys.sorted()),
         ]
-        var table: [String: Family] = [:]
-        for (family, essences) in lists {
-            for essence in essences where table[essence] == nil { table[essence] = family }
-        }
-        return table
+        return ShortKeyTable(lists.lazy.flatMap { family, essences in essences.lazy.map { ($0, family) } })
     }()
+
+    private static let textTrackTypes = ShortKeyTable(keys: textTracks)
 }
 
 extension StringProtocol {

@@ -110,32 +110,18 @@ enum PlainKey {
     case type, mime, url
     case id, subtype, contentID, name, language
 
-    private static let names: [(name: StaticString, key: PlainKey)] = [
+    private static let names = ShortKeyTable<PlainKey>([
         ("title", .title), ("subtitle", .subtitle), ("studio", .studio), ("duration", .duration),
         ("image-480x270", .smallImage), ("image-780x1200", .poster), ("thumb", .thumb), ("sources", .sources),
         ("tracks", .tracks), ("type", .type), ("mime", .mime), ("url", .url), ("id", .id), ("subtype", .subtype),
         ("contentId", .contentID), ("name", .name), ("language", .language),
-    ]
+    ])
 
-    /// The name whose UTF-8 bytes are `bytes`; nil for any other. Only the names of the same
-    /// length and first byte are compared (at most two share both).
+    /// The name whose UTF-8 bytes are `bytes`; nil for any other.
     init?(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let first = bytes.first, bytes.count < Self.byLengthAndFirst.count else { return nil }
-        for entry in Self.byLengthAndFirst[bytes.count] where entry.name.utf8Start[0] == first {
-            if memcmp(entry.name.utf8Start, bytes.baseAddress!, bytes.count) == 0 {
-                self = entry.key
-                return
-            }
-        }
-        return nil
+        guard let key = Self.names.value(forKeyBytes: bytes) else { return nil }
+        self = key
     }
-
-    /// ``names`` by the length of the name.
-    private static let byLengthAndFirst: [[(name: StaticString, key: PlainKey)]] = {
-        var table = Array(repeating: [(name: StaticString, key: PlainKey)](), count: 16)
-        for entry in names { table[entry.name.utf8CodeUnitCount].append(entry) }
-        return table
-    }()
 }
 
 /// Steps through JSON text that is known to be valid, reading only the plain shape of a
