@@ -86,7 +86,7 @@ public struct CastInputs: Sendable {
             let index = items.count
             let url = URL(fileURLWithPath: path).absoluteString
             var item = CatalogItem(
-                id: "item-\(index + 1)", index: index,
+                id: CatalogItem.positionalID(index: index), index: index,
                 title: URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent,
                 sources: [MediaSource(kind: .guess(fromURL: url), url: url)])
             item.metadataType = .generic
@@ -98,7 +98,7 @@ public struct CastInputs: Sendable {
             if argument.hasPrefix("http://") || argument.hasPrefix("https://") {
                 let index = items.count
                 var item = CatalogItem(
-                    id: "item-\(index + 1)", index: index,
+                    id: CatalogItem.positionalID(index: index), index: index,
                     title: URL(string: argument)?.deletingPathExtension().lastPathComponent,
                     sources: [MediaSource(kind: .guess(fromURL: argument), url: argument)])
                 item.metadataType = .generic

@@ -205,7 +205,8 @@ public struct CastPlanner: Sendable {
             if var media = queueItem.media {
                 if let style = options.textTrackStyle { media.textTrackStyle = style }
                 queueItem.media = media
-                let catalogItem = CatalogItem(id: "item-\(position + 1)", index: position, title: title, sources: [])
+                let catalogItem = CatalogItem(
+                    id: CatalogItem.positionalID(index: position), index: position, title: title, sources: [])
                 queueItem.activeTrackIDs = chooseTracks(
                     for: catalogItem, media: media, default: queueItem.activeTrackIDs, findings: &findings)
                 findings += validator.validate(media, at: JSONPath.root.appending("media")).map { finding in
@@ -225,7 +226,8 @@ public struct CastPlanner: Sendable {
             }
             planned.append(
                 PlannedItem(
-                    position: position, id: "item-\(position + 1)", title: title, queueItem: queueItem,
+                    position: position, id: CatalogItem.positionalID(index: position), title: title,
+                    queueItem: queueItem,
                     isBlocked: findings.containsErrors))
         }
         return CastPlan(

@@ -217,7 +217,7 @@ public struct CastVideosCatalogReader: Sendable {
                     .warning, "catalog.title-missing", "video #\(index) has no title; the TV and senders show none",
                     fix: "add \"title\"", path: path))
         }
-        var item = CatalogItem(id: "item-\(index + 1)", index: index, title: title, sources: sources)
+        var item = CatalogItem(id: CatalogItem.positionalID(index: index), index: index, title: title, sources: sources)
         item.subtitle = studio
         item.studio = studio
         item.description = description
@@ -403,7 +403,7 @@ public struct CastVideosCatalogReader: Sendable {
                 continue
             }
             var item = CatalogItem(
-                id: "item-\(items.count + 1)", index: items.count, title: title,
+                id: CatalogItem.positionalID(index: items.count), index: items.count, title: title,
                 sources: [MediaSource(kind: .guess(fromURL: url), url: url, declaredContentType: contentType)])
             item.subtitle = subtitle
             item.duration = duration

@@ -92,6 +92,11 @@ public struct CatalogItem: Sendable, Hashable {
         var preflight: PreflightMark?
     }
 
+    /// The id of the item at position `index` (from 0) of a catalog that gives none:
+    /// `item-1`, `item-2`… Joined rather than interpolated: every item of a large catalog
+    /// gets one, and the joined string (up to 15 bytes) needs no buffer of its own.
+    public static func positionalID(index: Int) -> String { "item-" + String(index + 1) }
+
     /// Creates an item with the given sources; set other fields as properties.
     public init(id: String, index: Int, title: String? = nil, sources: [MediaSource]) {
         self.id = id

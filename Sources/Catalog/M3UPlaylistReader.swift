@@ -112,7 +112,7 @@ public struct M3UPlaylistReader: Sendable {
                 pending?.title.flatMap { $0.isEmpty ? nil : $0 }
                 ?? URL(string: url)?.deletingPathExtension().lastPathComponent.removingPercentEncoding
             var item = CatalogItem(
-                id: "item-\(items.count + 1)", index: items.count, title: title,
+                id: CatalogItem.positionalID(index: items.count), index: items.count, title: title,
                 sources: [MediaSource(kind: .guess(fromURL: url), url: url)])
             if let duration = CatalogItem.checkedDuration(
                 pending?.duration, diagnostics: &diagnostics,

@@ -239,7 +239,8 @@ public struct NativeCatalogReader: Sendable {
         if let contentType, !sources.isEmpty, sources[0].declaredContentType == nil {
             sources[0].declaredContentType = contentType
         }
-        var item = CatalogItem(id: id ?? "item-\(index + 1)", index: index, title: title, sources: sources)
+        var item = CatalogItem(
+            id: id ?? CatalogItem.positionalID(index: index), index: index, title: title, sources: sources)
         item.subtitle = reader.string("subtitle")
         item.description = reader.string("description")
         item.studio = reader.string("studio")

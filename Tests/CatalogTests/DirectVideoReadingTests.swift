@@ -101,4 +101,13 @@ struct DirectVideoReadingTests {
         }
         #expect(findings.isEmpty)
     }
+
+    @Test(
+        "an item without an id of its own is named by its position, from 1",
+        arguments: [
+            (0, "item-1"), (8, "item-9"), (9, "item-10"), (9_999, "item-10000"), (123_456_788, "item-123456789"),
+        ])
+    func positionalID(index: Int, expected: String) {
+        #expect(CatalogItem.positionalID(index: index) == expected)
+    }
 }
