@@ -921,8 +921,9 @@ public struct CastValidator: Sendable {
         }
         // Only where case does not matter: codec strings (avc1.6E000C) are written as their
         // specifications write them, and lower-casing them would be no fix.
-        if Self.hasUpperCaseOutsideValues(contentType), family != .unknown, family != .unsupported,
-            parsed.description != contentType
+        // Cheapest first: a bare type that is its own essence has nothing to lower-case.
+        if !(parsed.parameters.isEmpty && parsed.essence == contentType), Self.hasUpperCaseOutsideValues(contentType),
+            family != .unknown, family != .unsupported, parsed.description != contentType
         {
             findings.append(
                 Diagnostic(

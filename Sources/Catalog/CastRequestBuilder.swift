@@ -123,16 +123,15 @@ public struct CastRequestBuilder: Sendable {
     func tracks(for item: CatalogItem) -> [MediaTrack]? {
         // Text tracks: keep the catalog's ids when they are usable, else number from 1.
         guard !item.captions.isEmpty else { return nil }
-        // A few ids per item: a list, not a hashed set.
-        var used: [Int] = []
         var built: [MediaTrack] = []
         built.reserveCapacity(item.captions.count)
         for caption in item.captions {
+            // A few tracks per item: the ids used so far are read off the tracks built, not
+            // kept in a list of their own (one allocation per item less).
             var id = caption.id ?? 0
-            if id <= 0 || used.contains(id) {
-                id = (used.max() ?? 0) + 1
+            if id <= 0 || built.contains(where: { $0.trackID == id }) {
+                id = (built.lazy.map(\.trackID).max() ?? 0) + 1
             }
-            used.append(id)
             let url = rebase(caption.url)
             let contentType =
                 caption.castContentType ?? caption.format.flatMap { CastMediaTypes.contentType(forExtension: $0) }

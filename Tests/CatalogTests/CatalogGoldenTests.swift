@@ -156,3 +156,22 @@ struct CastVideosSemanticsTests {
                 == "file:///elsewhere/a.mp4")
     }
 }
+
+@Suite("Track ids of a LOAD")
+struct TrackIDTests {
+    @Test(
+        "a caption keeps its id when it is positive and not taken; otherwise it gets one more than the largest so far",
+        arguments: [
+            ([1, 2], [1, 2]), ([1, 1, nil, 0, 5, 2], [1, 2, 3, 4, 5, 6]), ([3, 1, 3], [3, 1, 4]),
+            ([nil, nil], [1, 2]), ([-4, 7, 7], [1, 7, 8]),
+        ] as [([Int?], [Int])])
+    func trackIDs(given: [Int?], expected: [Int]) {
+        var item = CatalogItem(
+            id: "a", index: 0, sources: [MediaSource(kind: .mp4, url: "https://media.example.com/a.mp4")])
+        item.captions = given.enumerated().map { index, id in
+            CaptionTrack(id: id, url: "https://media.example.com/a-\(index).vtt", language: "en")
+        }
+        let (load, _) = CastRequestBuilder().loadRequest(for: item)
+        #expect(load.media?.tracks?.map(\.trackID) == expected)
+    }
+}
