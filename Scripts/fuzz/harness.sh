@@ -15,7 +15,10 @@ FEATURES=(-enable-upcoming-feature ExistentialAny -enable-upcoming-feature Membe
           -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature NonisolatedNonsendingByDefault)
 # libxml2's header folder, as Package.swift puts it on every target's include path (CLibXML2.h
 # loads the library at run time, so it has no pkg-config name).
-COMMON=(-swift-version 6 -O -g -sanitize=fuzzer,address -parse-as-library "${FEATURES[@]}" -Xcc -I/usr/include/libxml2)
+# One package name for every module, as SwiftPM gives them, so that `package` declarations
+# (CastModel's OutOfLineFields, used by Catalog) are visible across them.
+COMMON=(-swift-version 6 -O -g -sanitize=fuzzer,address -parse-as-library "${FEATURES[@]}" -package-name castprep
+        -Xcc -I/usr/include/libxml2)
 
 # Prints "swift NAME PATH" and "system NAME PATH PKGCONFIG" lines for the modules named and their
 # dependencies, dependencies first.
