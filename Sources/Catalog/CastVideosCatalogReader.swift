@@ -420,12 +420,9 @@ public struct CastVideosCatalogReader: Sendable {
     /// length none of them has (lowercasing ASCII keeps the length), so the common types are
     /// neither lowercased nor hashed.
     static func mayBeTypo(_ mime: String) -> Bool {
-        let utf8 = mime.utf8
-        // Over the contiguous bytes of a native string, not the generic view's iterator.
-        let isASCII =
-            utf8.withContiguousStorageIfAvailable { $0.allSatisfy { $0 < 0x80 } } ?? utf8.allSatisfy { $0 < 0x80 }
-        guard isASCII else { return true }
-        return mimeTypoLengths.contains(utf8.count)
+        // Read in place (a small string's bytes have no storage to borrow from the UTF-8 view,
+        // which then stepped through them one by one): the length first, then whether ASCII.
+        mime.withUTF8Bytes { bytes in mimeTypoLengths.contains(bytes.count) || bytes.contains { $0 >= 0x80 } }
     }
 
     /// The lengths of ``mimeTypos``' keys.
