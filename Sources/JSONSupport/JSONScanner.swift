@@ -230,10 +230,18 @@ extension Cursor {
         }
     }
 
+    /// Steps over one value with every check ``parseValue(depth:)`` makes: in one flat pass
+    /// when the value is well formed (``skipWellFormedValue(depth:)``), else through the
+    /// checking steps below, which word the error.
+    mutating func skipValue(depth: Int) throws(JSONSyntaxError) {
+        if skipWellFormedValue(depth: depth) { return }
+        try skipValueChecking(depth: depth)
+    }
+
     /// Steps over one value with every check ``parseValue(depth:)`` makes. Containers and
     /// plain ASCII strings are scanned here; numbers, literals, strings with escapes or
     /// non-ASCII bytes and every error go through the parser itself, so errors are its own.
-    mutating func skipValue(depth: Int) throws(JSONSyntaxError) {
+    mutating func skipValueChecking(depth: Int) throws(JSONSyntaxError) {
         skipWhitespace()
         guard index < bytes.count else {
             _ = try parseValue(depth: depth)
@@ -253,7 +261,7 @@ extension Cursor {
                 skipWhitespace()
                 let keyOffset = index
                 try skipMemberName(open: open)
-                try skipValue(depth: depth + 1)
+                try skipValueChecking(depth: depth + 1)
                 if try afterMember(keyAt: keyOffset, open: open) { return }
             }
         case UInt8(ascii: "["):
@@ -266,12 +274,144 @@ extension Cursor {
                 return
             }
             while true {
-                try skipValue(depth: depth + 1)
+                try skipValueChecking(depth: depth + 1)
                 if try afterElement(open: open) { return }
             }
         case UInt8(ascii: "\""): try skipCheckedString()
         default: _ = try parseValue(depth: depth)
         }
+    }
+
+    /// ``skipValue(depth:)`` for a value the checks would accept, in one loop over its bytes
+    /// with the open containers kept as bits (the first pass of a streamed catalog steps over
+    /// every video this way: the checking steps cost a call and an error path per member).
+    /// Returns false, with the offset where it was, at anything it does not accept for sure —
+    /// a syntax error, a limit reached, nesting past 64 levels, a number or literal not
+    /// followed by a delimiter — and the checking steps then read the value from its start
+    /// and word the error. It accepts only what those steps accept; strings go through
+    /// ``skipCheckedString()`` as there. Not used while offsets are being collected.
+    mutating func skipWellFormedValue(depth: Int) -> Bool {
+        guard wantedPaths.isEmpty else { return false }
+        let start = index
+        let end = bytes.count
+        // Container levels this value may open: the depth limit, and 64 bits of `objects`.
+        let deepest = min(64, limits.maxDepth - depth)
+        // One bit per open container, the innermost lowest: 1 for an object, 0 for an array.
+        var objects: UInt64 = 0
+        var level = 0
+        var at = index
+        func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+        func isDelimiter(_ byte: UInt8) -> Bool {
+            isWhitespace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}")
+        }
+        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        func skipSpace() { while at < end, isWhitespace(bytes[at]) { at += 1 } }
+        /// A string at `at` (its opening quote), checked as the checking steps check it.
+        func skipString() -> Bool {
+            index = at
+            do throws(JSONSyntaxError) { try skipCheckedString() } catch { return false }
+            at = index
+            return true
+        }
+        /// A member name and its colon, at `at` (after any whitespace).
+        func skipMemberName() -> Bool {
+            skipSpace()
+            guard at < end, bytes[at] == UInt8(ascii: "\""), skipString() else { return false }
+            skipSpace()
+            guard at < end, bytes[at] == UInt8(ascii: ":") else { return false }
+            at += 1
+            return true
+        }
+        /// The literal `word` at `at`, followed by a delimiter or the end.
+        func skipWord(_ word: StaticString) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard at + count <= end else { return false }
+            for offset in 0..<count where bytes[at + offset] != word.utf8Start[offset] { return false }
+            at += count
+            return at == end || isDelimiter(bytes[at])
+        }
+        /// A number at `at` as JSON writes them (``parseNumber()``'s rules and length bound),
+        /// followed by a delimiter or the end.
+        func skipNumber() -> Bool {
+            let first = at
+            if bytes[at] == UInt8(ascii: "-") { at += 1 }
+            guard at < end, isDigit(bytes[at]) else { return false }
+            if bytes[at] == UInt8(ascii: "0") {
+                at += 1
+            } else {
+                while at < end, isDigit(bytes[at]) { at += 1 }
+            }
+            if at < end, bytes[at] == UInt8(ascii: ".") {
+                at += 1
+                guard at < end, isDigit(bytes[at]) else { return false }
+                while at < end, isDigit(bytes[at]) { at += 1 }
+            }
+            if at < end, bytes[at] | 0x20 == UInt8(ascii: "e") {
+                at += 1
+                if at < end, bytes[at] == UInt8(ascii: "+") || bytes[at] == UInt8(ascii: "-") { at += 1 }
+                guard at < end, isDigit(bytes[at]) else { return false }
+                while at < end, isDigit(bytes[at]) { at += 1 }
+            }
+            return at - first <= 400 && (at == end || isDelimiter(bytes[at]))
+        }
+        var accepted = false
+        scanning: while true {
+            // A value.
+            skipSpace()
+            guard at < end else { break scanning }
+            let byte = bytes[at]
+            if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+                guard level < deepest else { break scanning }
+                let isObject = byte == UInt8(ascii: "{")
+                objects = objects << 1 | (isObject ? 1 : 0)
+                level += 1
+                at += 1
+                skipSpace()
+                guard at < end else { break scanning }
+                if bytes[at] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    // Empty: closed at once, then what follows a value.
+                    at += 1
+                    objects >>= 1
+                    level -= 1
+                } else {
+                    if isObject, !skipMemberName() { break scanning }
+                    continue scanning
+                }
+            } else if byte == UInt8(ascii: "\"") {
+                guard skipString() else { break scanning }
+            } else if byte == UInt8(ascii: "t") {
+                guard skipWord("true") else { break scanning }
+            } else if byte == UInt8(ascii: "f") {
+                guard skipWord("false") else { break scanning }
+            } else if byte == UInt8(ascii: "n") {
+                guard skipWord("null") else { break scanning }
+            } else if byte == UInt8(ascii: "-") || isDigit(byte) {
+                guard skipNumber() else { break scanning }
+            } else {
+                break scanning
+            }
+            // After a value: the end of the whole value, a comma, or the close of containers.
+            while true {
+                if level == 0 {
+                    accepted = true
+                    break scanning
+                }
+                skipSpace()
+                guard at < end else { break scanning }
+                let isObject = objects & 1 == 1
+                if bytes[at] == UInt8(ascii: ",") {
+                    at += 1
+                    if isObject, !skipMemberName() { break scanning }
+                    continue scanning
+                }
+                guard bytes[at] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { break scanning }
+                at += 1
+                objects >>= 1
+                level -= 1
+            }
+        }
+        index = accepted ? at : start
+        return accepted
     }
 
     /// ``JSONScanner/skipCheckedValue()``: strings and brackets followed, nothing checked.

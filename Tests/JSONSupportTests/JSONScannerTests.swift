@@ -30,6 +30,14 @@ struct JSONScannerTests {
             "{\"a\": \"\u{1}\"}", #"{"a": "open"#, "[", "{", #"{"a""#, #"{"a":"#, "", "   ", "{} {}", "[}",
             #"{1: 2}"#, "{\"a\": 1,\n  \"b\": 2 x}",  // names b, not the blanks before it
             String(repeating: "[", count: 300) + String(repeating: "]", count: 300),
+            // The flat pass for well-formed values, and where it hands over to the checking steps.
+            String(repeating: "[", count: 64) + String(repeating: "]", count: 64),
+            String(repeating: "[{\"a\":", count: 40) + "1" + String(repeating: "}]", count: 40),
+            "[[],{},[{}],{\"a\":[]},\t\r\n{ \"b\" : [ 1 , 2 ] }]", "[1x]", "[truex]", "[nul]", "[falsey, 1]",
+            "[-0.5e+10, 0, -1, 1.5E3, 2e-2]", "[1e400]", "[-01]", "[.5]", "[+1]", "[1.5.2]", "12x", " 12 ",
+            "[" + String(repeating: "9", count: 401) + "]", "[" + String(repeating: "9", count: 400) + "]",
+            #"{"title": "Été", "b": "x\ny", "c": "\u00e9"}"#, #"{"a": "ok", "b": "\x"}"#, "[\"a\",]", "{\"a\":1,}",
+            "{\"a\" \"b\"}", "{\"a\":}", "[1,,2]", "[\"tab\there\"]",
         ])
     func sameAsParser(text: String) {
         let scanned = Self.scanned(text)
