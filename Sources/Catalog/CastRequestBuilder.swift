@@ -82,12 +82,7 @@ public struct CastRequestBuilder: Sendable {
             metadata: metadata(for: item, diagnostics: &diagnostics), tracks: tracks(for: item),
             textTrackStyle: item.textTrackStyle, customData: item.customData)
         if !item.mediaOverrides.isEmpty {
-            var json = media.jsonValue.objectValue ?? [:]
-            json.merge(item.mediaOverrides) { _, override in override }
-            media =
-                MediaInformation.decode(
-                    from: .object(json), at: (item.path ?? .root).appending("media"), diagnostics: &diagnostics)
-                ?? media
+            media = Self.overriding(media, with: item.mediaOverrides, at: "media", of: item, diagnostics: &diagnostics)
         }
         return (consume media, diagnostics)
     }
@@ -109,14 +104,23 @@ public struct CastRequestBuilder: Sendable {
                 }
         }
         if !item.metadataOverrides.isEmpty {
-            var json = metadata.jsonValue.objectValue ?? [:]
-            json.merge(item.metadataOverrides) { _, override in override }
-            metadata =
-                MediaMetadata.decode(
-                    from: .object(json), at: (item.path ?? .root).appending("metadata"), diagnostics: &diagnostics)
-                ?? metadata
+            metadata = Self.overriding(
+                metadata, with: item.metadataOverrides, at: "metadata", of: item, diagnostics: &diagnostics)
         }
         return metadata
+    }
+
+    /// `value` with the catalog's `overrides` of its members: its wire form with them merged
+    /// in, read back (the findings of reading it located at `member` of `item`); `value` as it
+    /// was when that is not an object.
+    private static func overriding<Value: CastJSONConvertible>(
+        _ value: Value, with overrides: [String: JSONValue], at member: String, of item: CatalogItem,
+        diagnostics: inout [Diagnostic]
+    ) -> Value {
+        var json = value.jsonValue.objectValue ?? [:]
+        json.merge(overrides) { _, override in override }
+        return Value.decode(from: .object(json), at: (item.path ?? .root).appending(member), diagnostics: &diagnostics)
+            ?? value
     }
 
     /// The text tracks of `item`'s media, nil when it has no captions.

@@ -18,12 +18,12 @@ public enum JSONBytes {
     /// tab, LF, CR); `bytes.count` when there is none.
     public static func whitespaceEnd(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var index = start
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x0A, 0x0D, 0x09: index += 1
-            default: return index
-            }
-        }
+        while index < bytes.count, isWhitespace(bytes[index]) { index += 1 }
         return index
+    }
+
+    /// Whether `byte` is JSON whitespace: space, tab, LF or CR.
+    public static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 }

@@ -239,6 +239,15 @@ struct Cursor {
 
     mutating func parseNumber() throws(JSONSyntaxError) -> JSONNumber {
         let start = index
+        try skipNumber()
+        let literal = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        return JSONNumber(validatedLiteral: literal)
+    }
+
+    /// Steps over the number here with every check of JSON's grammar and the length bound,
+    /// without making its literal (the scanner's steps only need to know it is one).
+    mutating func skipNumber() throws(JSONSyntaxError) {
+        let start = index
         func digit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
         let fix = "JSON numbers look like 12, -1, 0.5 or 1e3: no leading zeros, '+', hex, NaN or Infinity"
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
@@ -274,8 +283,6 @@ struct Cursor {
         if index - start > 400 {
             throw error(.invalidNumber, at: start, "a number literal of \(index - start) digits is too long", fix: fix)
         }
-        let literal = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        return JSONNumber(validatedLiteral: literal)
     }
 
     mutating func parseString() throws(JSONSyntaxError) -> String {

@@ -288,8 +288,8 @@ extension Cursor {
     /// Returns false, with the offset where it was, at anything it does not accept for sure —
     /// a syntax error, a limit reached, nesting past 64 levels, a number or literal not
     /// followed by a delimiter — and the checking steps then read the value from its start
-    /// and word the error. It accepts only what those steps accept; strings go through
-    /// ``skipCheckedString()`` as there. Not used while offsets are being collected.
+    /// and word the error. It accepts only what those steps accept: strings, literals and
+    /// numbers go through the same steps as there. Not used while offsets are being collected.
     mutating func skipWellFormedValue(depth: Int) -> Bool {
         guard wantedPaths.isEmpty else { return false }
         let start = index
@@ -300,12 +300,11 @@ extension Cursor {
         var objects: UInt64 = 0
         var level = 0
         var at = index
-        func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
         func isDelimiter(_ byte: UInt8) -> Bool {
-            isWhitespace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}")
+            JSONBytes.isWhitespace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]")
+                || byte == UInt8(ascii: "}")
         }
-        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-        func skipSpace() { while at < end, isWhitespace(bytes[at]) { at += 1 } }
+        func skipSpace() { while at < end, JSONBytes.isWhitespace(bytes[at]) { at += 1 } }
         /// A string at `at` (its opening quote), checked as the checking steps check it.
         func skipString() -> Bool {
             index = at
@@ -322,37 +321,22 @@ extension Cursor {
             at += 1
             return true
         }
-        /// The literal `word` at `at`, followed by a delimiter or the end.
-        func skipWord(_ word: StaticString) -> Bool {
-            let count = word.utf8CodeUnitCount
-            guard at + count <= end else { return false }
-            for offset in 0..<count where bytes[at + offset] != word.utf8Start[offset] { return false }
-            at += count
+        /// The literal `word` at `at`, checked by the checking path's own step, followed by a
+        /// delimiter or the end (where the checking path would look further, this hands over).
+        // Out of line: a value has few of these, and inlined they slowed the loop around them.
+        @inline(never) func stepOverWord(_ word: StaticString) -> Bool {
+            index = at
+            do throws(JSONSyntaxError) { try expectWord(word) } catch { return false }
+            at = index
             return at == end || isDelimiter(bytes[at])
         }
-        /// A number at `at` as JSON writes them (``parseNumber()``'s rules and length bound),
-        /// followed by a delimiter or the end.
-        func skipNumber() -> Bool {
-            let first = at
-            if bytes[at] == UInt8(ascii: "-") { at += 1 }
-            guard at < end, isDigit(bytes[at]) else { return false }
-            if bytes[at] == UInt8(ascii: "0") {
-                at += 1
-            } else {
-                while at < end, isDigit(bytes[at]) { at += 1 }
-            }
-            if at < end, bytes[at] == UInt8(ascii: ".") {
-                at += 1
-                guard at < end, isDigit(bytes[at]) else { return false }
-                while at < end, isDigit(bytes[at]) { at += 1 }
-            }
-            if at < end, bytes[at] | 0x20 == UInt8(ascii: "e") {
-                at += 1
-                if at < end, bytes[at] == UInt8(ascii: "+") || bytes[at] == UInt8(ascii: "-") { at += 1 }
-                guard at < end, isDigit(bytes[at]) else { return false }
-                while at < end, isDigit(bytes[at]) { at += 1 }
-            }
-            return at - first <= 400 && (at == end || isDelimiter(bytes[at]))
+        /// A number at `at`, checked by the checking path's own step (JSON's grammar and the
+        /// length bound), followed by a delimiter or the end.
+        @inline(never) func stepOverNumber() -> Bool {
+            index = at
+            do throws(JSONSyntaxError) { try skipNumber() } catch { return false }
+            at = index
+            return at == end || isDelimiter(bytes[at])
         }
         var accepted = false
         scanning: while true {
@@ -380,13 +364,13 @@ extension Cursor {
             } else if byte == UInt8(ascii: "\"") {
                 guard skipString() else { break scanning }
             } else if byte == UInt8(ascii: "t") {
-                guard skipWord("true") else { break scanning }
+                guard stepOverWord("true") else { break scanning }
             } else if byte == UInt8(ascii: "f") {
-                guard skipWord("false") else { break scanning }
+                guard stepOverWord("false") else { break scanning }
             } else if byte == UInt8(ascii: "n") {
-                guard skipWord("null") else { break scanning }
-            } else if byte == UInt8(ascii: "-") || isDigit(byte) {
-                guard skipNumber() else { break scanning }
+                guard stepOverWord("null") else { break scanning }
+            } else if byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) {
+                guard stepOverNumber() else { break scanning }
             } else {
                 break scanning
             }

@@ -46,7 +46,6 @@ public enum RecycledMemory {
             return (.allocate(capacity: minimumCapacity), minimumCapacity)
         }
         let block = idle.withLock { $0.popLast() } ?? newBlock()
-        guard let block else { return (.allocate(capacity: minimumCapacity), minimumCapacity) }
         return (block.address.assumingMemoryBound(to: UInt8.self), blockSize)
     }
 
@@ -65,13 +64,20 @@ public enum RecycledMemory {
         if !kept { _ = munmap(block.address, blockSize) }
     }
 
-    /// A new region cut into blocks: one returned, the others kept. Nil when the system has
-    /// no memory to map.
-    private static func newBlock() -> Block? {
+    /// A new region cut into blocks: one returned, the others kept. Where no region can be
+    /// mapped, one block on its own: every block must be one `give` can unmap (an allocator's
+    /// block of the same capacity would be taken for one), and where not even that can be
+    /// mapped the process is out of memory, as `allocate` would find too.
+    private static func newBlock() -> Block {
         // Twice the region, so that an aligned region lies inside; the rest is unmapped.
         guard let mapping = mmap(nil, 2 * regionSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
             mapping != MAP_FAILED
-        else { return nil }
+        else {
+            guard let single = mmap(nil, blockSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+                single != MAP_FAILED
+            else { fatalError("out of memory: no \(blockSize) bytes to map for a write buffer") }
+            return Block(address: single)
+        }
         let start = Int(bitPattern: mapping)
         let aligned = (start + regionSize - 1) / regionSize * regionSize
         if aligned > start { _ = munmap(mapping, aligned - start) }
@@ -79,7 +85,7 @@ public enum RecycledMemory {
         if start + 2 * regionSize > end {
             _ = munmap(UnsafeMutableRawPointer(bitPattern: end), start + 2 * regionSize - end)
         }
-        guard let region = UnsafeMutableRawPointer(bitPattern: aligned) else { return nil }
+        let region = UnsafeMutableRawPointer(bitPattern: aligned).unsafelyUnwrapped
         // Where huge pages are off this fails, and the region is 4 KiB pages as before.
         _ = madvise(region, regionSize, MADV_HUGEPAGE)
         let blocks = (0..<(regionSize / blockSize)).map { Block(address: region + $0 * blockSize) }
@@ -90,6 +96,6 @@ public enum RecycledMemory {
             return spare.dropFirst(room)
         }
         for block in unkept { _ = munmap(block.address, blockSize) }
-        return blocks.first
+        return blocks[0]
     }
 }
