@@ -246,8 +246,10 @@ public struct CastValidator: Sendable {
         // Stream type and duration.
         findings += checkStreamType(media, at: path())
         // Metadata.
-        if let metadata = media.metadata {
-            findings += validate(metadata, at: path().appending("metadata"))
+        // Read in place (`!` on the stored value), not bound: `if let` copied the metadata
+        // whole, with every field, and destroyed the copy.
+        if case .some = media.metadata {
+            findings += validate(media.metadata!, at: path().appending("metadata"))
         }
         // Tracks.
         if let tracks = media.tracks {
@@ -350,14 +352,16 @@ public struct CastValidator: Sendable {
     public func validate(_ metadata: MediaMetadata, at path: @autoclosure () -> JSONPath) -> [Diagnostic] {
         var findings: [Diagnostic] = []
         if let allowed = MediaMetadata.fieldMask(for: metadata.metadataType) {
+            // The closure reads the type, not the metadata: capturing the metadata copied it.
+            let type = metadata.metadataType
             metadata.forEachSetField { number in
                 guard allowed & 1 << UInt64(number) == 0 else { return }
                 let field = MediaMetadata.modelledFieldNames[number]
                 findings.append(
                     Diagnostic(
                         .warning, "metadata.field-not-for-type",
-                        "\(field) is not a field of \(metadata.metadataType.name) metadata; receivers do not show it",
-                        fix: suggestionForMetadataField(field, type: metadata.metadataType),
+                        "\(field) is not a field of \(type.name) metadata; receivers do not show it",
+                        fix: suggestionForMetadataField(field, type: type),
                         path: path().appending(field)
                     ))
             }
@@ -421,8 +425,9 @@ public struct CastValidator: Sendable {
         // The first track with each id; a short list (nearly every item) is searched instead.
         var seen: [Int: Int] = [:]
         let searchesList = tracks.count <= 16
-        for (index, track) in tracks.enumerated() {
+        for index in tracks.indices {
             func trackPath() -> JSONPath { path().appending(index: index) }
+            let track = tracks[index]
             if track.trackID == MediaTrack.missingTrackID {
                 findings.append(
                     Diagnostic(

@@ -150,9 +150,11 @@ extension LoadRequest {
         w.write("currentTime", currentTime, into: &output)
         w.write("customData", customData, into: &output)
         w.write("loadOptions", loadOptions, into: &output)
-        if let media {
+        // Written in place (`!` on the stored value), not bound: `if let` copied the media
+        // whole, with its metadata and tracks, and destroyed the copy.
+        if case .some = media {
             w.key("media", into: &output)
-            media.writeCompactJSON(into: &output)
+            media!.writeCompactJSON(into: &output)
         }
         w.write("playbackRate", playbackRate, into: &output)
         w.write("queueData", queueData, into: &output)
@@ -183,9 +185,9 @@ extension MediaInformation {
         w.write("hlsSegmentFormat", hlsSegmentFormat, into: &output)
         w.write("hlsVideoSegmentFormat", hlsVideoSegmentFormat, into: &output)
         w.write("mediaCategory", mediaCategory, into: &output)
-        if let metadata {
+        if case .some = metadata {
             w.key("metadata", into: &output)
-            metadata.writeCompactJSON(into: &output)
+            metadata!.writeCompactJSON(into: &output)
         }
         w.write("startAbsoluteTime", startAbsoluteTime, into: &output)
         w.write("streamType", streamType, into: &output)

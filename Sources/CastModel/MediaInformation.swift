@@ -97,27 +97,6 @@ public struct MediaInformation: CastJSONConvertible {
         var startAbsoluteTime: Double?
     }
 
-    /// Creates media information.
-    public init(
-        contentID: String? = nil, contentURL: String? = nil, contentType: String? = nil,
-        streamType: StreamType? = .buffered, duration: Double? = nil, metadata: MediaMetadata? = nil,
-        tracks: [MediaTrack]? = nil, textTrackStyle: TextTrackStyle? = nil, customData: JSONValue? = nil,
-        extraMembers: [String: JSONValue] = [:]
-    ) {
-        self.contentID = contentID
-        self.contentType = contentType
-        self.streamType = streamType
-        self.duration = duration
-        self.metadata = metadata
-        self.tracks = tracks
-        self.customData = customData
-        self.extraMembers = extraMembers
-        // Tested first: every LOAD makes media, and nearly none has these.
-        if contentURL != nil || textTrackStyle != nil {
-            details = .holding(Details(contentURL: contentURL, textTrackStyle: textTrackStyle))
-        }
-    }
-
     /// The URL the receiver will fetch: `contentUrl` when present, else `contentId`.
     public var playbackURL: String? { contentURL ?? contentID }
 
@@ -161,5 +140,25 @@ public struct MediaInformation: CastJSONConvertible {
         w.set("mediaCategory", mediaCategory)
         w.set("startAbsoluteTime", startAbsoluteTime)
         return w.json
+    }
+}
+
+// In an extension, handing every field to the memberwise initializer: an initializer in the
+// struct's body that set the fields one by one was compiled into a copy of the whole value
+// and a destroy of the original (Swift 6.3), paid for every LOAD built.
+extension MediaInformation {
+    /// Creates media information.
+    public init(
+        contentID: String? = nil, contentURL: String? = nil, contentType: String? = nil,
+        streamType: StreamType? = .buffered, duration: Double? = nil, metadata: MediaMetadata? = nil,
+        tracks: [MediaTrack]? = nil, textTrackStyle: TextTrackStyle? = nil, customData: JSONValue? = nil,
+        extraMembers: [String: JSONValue] = [:]
+    ) {
+        self.init(
+            contentID: contentID, streamType: streamType, contentType: contentType, duration: duration,
+            metadata: metadata, tracks: tracks, customData: customData, extraMembers: extraMembers,
+            // Tested first: every LOAD makes media, and nearly none has these.
+            details: contentURL != nil || textTrackStyle != nil
+                ? .holding(Details(contentURL: contentURL, textTrackStyle: textTrackStyle)) : nil)
     }
 }

@@ -197,19 +197,6 @@ public struct MediaMetadata: CastJSONConvertible {
         var contentRating: String?
     }
 
-    /// Creates metadata of a type; set the other fields as properties.
-    public init(
-        metadataType: MetadataType = .generic, title: String? = nil, subtitle: String? = nil,
-        images: [CastImage]? = nil,
-        extraMembers: [String: JSONValue] = [:]
-    ) {
-        self.metadataType = metadataType
-        self.title = title
-        self.subtitle = subtitle
-        self.images = images
-        self.extraMembers = extraMembers
-    }
-
     /// The wire names of the fields each documented type uses (deprecated ones included).
     public static func fieldNames(for type: MetadataType) -> Set<String>? {
         // Built once: the validator asks for every item's metadata.
@@ -414,5 +401,21 @@ public struct MediaMetadata: CastJSONConvertible {
         w.set("chapterTitle", chapterTitle)
         w.set("contentRating", contentRating)
         return w.json
+    }
+}
+
+// In an extension, handing every field to the memberwise initializer: an initializer in the
+// struct's body that set the fields one by one was compiled into a copy of the whole value
+// and a destroy of the original (Swift 6.3), paid for every LOAD built.
+extension MediaMetadata {
+    /// Creates metadata of a type; set the other fields as properties.
+    public init(
+        metadataType: MetadataType = .generic, title: String? = nil, subtitle: String? = nil,
+        images: [CastImage]? = nil,
+        extraMembers: [String: JSONValue] = [:]
+    ) {
+        self.init(
+            metadataType: metadataType, title: title, subtitle: subtitle, images: images, studio: nil,
+            extraMembers: extraMembers, details: nil)
     }
 }

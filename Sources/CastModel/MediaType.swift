@@ -173,26 +173,41 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
     private static func parseBare(_ text: String) -> MediaType? {
         // Read in place: the string is not copied to reach its bytes.
         text.withUTF8Bytes { bytes -> MediaType? in
-            var slash: Int?
-            var hasCapitals = false
-            for (index, byte) in bytes.enumerated() {
-                if byte == UInt8(ascii: "/") {
-                    guard slash == nil else { return nil }
-                    slash = index
-                } else if !isTokenByte(byte) {
-                    return nil
-                }
-                hasCapitals = hasCapitals || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-            }
-            guard let slash, slash > 0, slash < bytes.count - 1 else { return nil }
-            // Token bytes are ASCII: lower-cased as they are copied (no `lowercased()` pass),
-            // the essence being the whole text, which is shared as it is when already small.
-            return MediaType(
-                type: asciiLowercased(UnsafeBufferPointer(rebasing: bytes[..<slash])),
-                subtype: asciiLowercased(UnsafeBufferPointer(rebasing: bytes[(slash + 1)...])),
-                essence: hasCapitals ? asciiLowercased(bytes) : text)
+            // The types Cast knows, written as they are listed, are nearly every content type
+            // of a catalog: looked up already parsed (their strings shared, not made again).
+            if let known = knownBareTypes.value(forKeyBytes: bytes) { return known }
+            return readBare(bytes, of: text)
         }
     }
+
+    /// ``parseBare(_:)`` on the UTF-8 bytes of `text`, without the lookup.
+    private static func readBare(_ bytes: UnsafeBufferPointer<UInt8>, of text: String) -> MediaType? {
+        var slash: Int?
+        var hasCapitals = false
+        for (index, byte) in bytes.enumerated() {
+            if byte == UInt8(ascii: "/") {
+                guard slash == nil else { return nil }
+                slash = index
+            } else if !isTokenByte(byte) {
+                return nil
+            }
+            hasCapitals = hasCapitals || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+        }
+        guard let slash, slash > 0, slash < bytes.count - 1 else { return nil }
+        // Token bytes are ASCII: lower-cased as they are copied (no `lowercased()` pass),
+        // the essence being the whole text, which is shared as it is when already small.
+        return MediaType(
+            type: asciiLowercased(UnsafeBufferPointer(rebasing: bytes[..<slash])),
+            subtype: asciiLowercased(UnsafeBufferPointer(rebasing: bytes[(slash + 1)...])),
+            essence: hasCapitals ? asciiLowercased(bytes) : text)
+    }
+
+    /// Every essence ``CastMediaTypes`` lists, parsed once by the reading above (so a type
+    /// looked up here is exactly the one it would have parsed).
+    private static let knownBareTypes = ShortKeyTable(
+        CastMediaTypes.knownEssences.compactMap { essence in
+            essence.withUTF8Bytes { readBare($0, of: essence) }.map { (essence, $0) }
+        })
 
     /// The ASCII text of `bytes` with its capital letters made small.
     private static func asciiLowercased(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
@@ -300,39 +315,37 @@ public enum CastMediaTypes {
     /// Every type a LOAD's `contentType` may sensibly carry.
     public static var playable: Set<String> { hls.union(dash).union(smooth).union(progressive).union(images) }
 
-    /// The content type a URL's file extension implies, if any.
+    /// The content type a URL's file extension implies, if any (the extension in any case).
     public static func contentType(forExtension pathExtension: String) -> String? {
-        switch pathExtension.lowercased() {
-        case "m3u8", "m3u": "application/x-mpegurl"
-        case "mpd": "application/dash+xml"
-        case "ism", "isml": "application/vnd.ms-sstr+xml"
-        case "mp4", "m4v": "video/mp4"
-        case "m4a": "audio/mp4"
-        case "webm": "video/webm"
-        case "ts", "m2ts": "video/mp2t"
-        case "mp3": "audio/mpeg"
-        case "ogg", "oga": "audio/ogg"
-        case "ogv": "video/ogg"
-        case "opus": "audio/ogg"
-        case "wav": "audio/wav"
-        case "flac": "audio/flac"
-        case "aac": "audio/aac"
-        case "jpg", "jpeg": "image/jpeg"
-        case "png": "image/png"
-        case "gif": "image/gif"
-        case "webp": "image/webp"
-        case "bmp": "image/bmp"
-        case "mkv": "video/x-matroska"
-        case "mov": "video/quicktime"
-        case "avi": "video/x-msvideo"
-        case "flv": "video/x-flv"
-        case "wmv": "video/x-ms-wmv"
-        case "vtt": "text/vtt"
-        case "ttml", "dfxp", "xml": "application/ttml+xml"
-        case "srt": "application/x-subrip"
-        default: nil
+        // Asked of every URL of a catalog: an ASCII extension is folded to lower case on the
+        // stack and looked up by its bytes; only other text is lower-cased as a string (its
+        // lower case can still be ASCII: the Kelvin sign's is "k").
+        let folded = pathExtension.withUTF8Bytes { bytes -> String?? in
+            guard bytes.count <= 8, bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 8) { lower in
+                for (index, byte) in bytes.enumerated() {
+                    lower[index] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                }
+                return .some(extensionTypes.value(forKeyBytes: UnsafeBufferPointer(rebasing: lower[..<bytes.count])))
+            }
         }
+        if let folded { return folded }
+        return extensionTypes[pathExtension.lowercased()]
     }
+
+    /// File extensions (lower case) and the content types they imply.
+    private static let extensionTypes = ShortKeyTable<String>([
+        ("m3u8", "application/x-mpegurl"), ("m3u", "application/x-mpegurl"), ("mpd", "application/dash+xml"),
+        ("ism", "application/vnd.ms-sstr+xml"), ("isml", "application/vnd.ms-sstr+xml"), ("mp4", "video/mp4"),
+        ("m4v", "video/mp4"), ("m4a", "audio/mp4"), ("webm", "video/webm"), ("ts", "video/mp2t"),
+        ("m2ts", "video/mp2t"), ("mp3", "audio/mpeg"), ("ogg", "audio/ogg"), ("oga", "audio/ogg"),
+        ("ogv", "video/ogg"), ("opus", "audio/ogg"), ("wav", "audio/wav"), ("flac", "audio/flac"),
+        ("aac", "audio/aac"), ("jpg", "image/jpeg"), ("jpeg", "image/jpeg"), ("png", "image/png"),
+        ("gif", "image/gif"), ("webp", "image/webp"), ("bmp", "image/bmp"), ("mkv", "video/x-matroska"),
+        ("mov", "video/quicktime"), ("avi", "video/x-msvideo"), ("flv", "video/x-flv"), ("wmv", "video/x-ms-wmv"),
+        ("vtt", "text/vtt"), ("ttml", "application/ttml+xml"), ("dfxp", "application/ttml+xml"),
+        ("xml", "application/ttml+xml"), ("srt", "application/x-subrip"),
+    ])
 
     /// The streaming family of a content type's essence.
     public enum Family: String, Sendable, Hashable {
@@ -344,6 +357,12 @@ public enum CastMediaTypes {
 
     /// Whether `essence` is one of ``textTracks`` (asked of every text track of every LOAD).
     public static func isTextTrackType(_ essence: String) -> Bool { textTrackTypes.contains(essence) }
+
+    /// Every essence the lists above name, in UTF-8 order.
+    static var knownEssences: [String] {
+        hls.union(dash).union(smooth).union(progressive).union(images).union(textTracks).union(unsupported.keys)
+            .sorted()
+    }
 
     /// Every known essence and its family: one lookup where asking each list in turn hashed
     /// the essence up to seven times. An essence in two lists gets the first list's family,

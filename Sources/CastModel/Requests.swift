@@ -108,29 +108,6 @@ public struct LoadRequest: CastRequest {
         var loadOptions: JSONValue?
     }
 
-    /// Creates a LOAD.
-    public init(
-        requestID: Int? = nil, media: MediaInformation? = nil, autoplay: Bool? = true, currentTime: Double? = nil,
-        activeTrackIDs: [Int]? = nil, playbackRate: Double? = nil, credentials: String? = nil,
-        credentialsType: CredentialsType? = nil, queueData: QueueData? = nil, customData: JSONValue? = nil,
-        extraMembers: [String: JSONValue] = [:]
-    ) {
-        self.requestID = requestID
-        self.media = media
-        self.autoplay = autoplay
-        self.currentTime = currentTime
-        self.activeTrackIDs = activeTrackIDs
-        self.customData = customData
-        self.extraMembers = extraMembers
-        // Tested first: every LOAD is made here, and nearly none has these.
-        if playbackRate != nil || credentials != nil || credentialsType != nil || queueData != nil {
-            details = .holding(
-                Details(
-                    playbackRate: playbackRate, credentials: credentials, credentialsType: credentialsType,
-                    queueData: queueData))
-        }
-    }
-
     public static func decode(from json: JSONValue, at path: JSONPath, diagnostics: inout [Diagnostic]) -> Self? {
         guard var r = JSONObjectReader(json, at: path, typeName: wireTypeName, diagnostics: &diagnostics) else {
             return nil
@@ -164,6 +141,30 @@ public struct LoadRequest: CastRequest {
         w.set("loadOptions", loadOptions)
         w.set("customData", customData)
         return w.json
+    }
+}
+
+// In an extension, handing every field to the memberwise initializer: an initializer in the
+// struct's body that set the fields one by one was compiled into a copy of the whole value
+// and a destroy of the original (Swift 6.3), paid for every LOAD built.
+extension LoadRequest {
+    /// Creates a LOAD.
+    public init(
+        requestID: Int? = nil, media: MediaInformation? = nil, autoplay: Bool? = true, currentTime: Double? = nil,
+        activeTrackIDs: [Int]? = nil, playbackRate: Double? = nil, credentials: String? = nil,
+        credentialsType: CredentialsType? = nil, queueData: QueueData? = nil, customData: JSONValue? = nil,
+        extraMembers: [String: JSONValue] = [:]
+    ) {
+        self.init(
+            requestID: requestID, media: media, autoplay: autoplay, currentTime: currentTime,
+            activeTrackIDs: activeTrackIDs, customData: customData, extraMembers: extraMembers,
+            // Tested first: every LOAD is made here, and nearly none has these.
+            details: playbackRate != nil || credentials != nil || credentialsType != nil || queueData != nil
+                ? .holding(
+                    Details(
+                        playbackRate: playbackRate, credentials: credentials, credentialsType: credentialsType,
+                        queueData: queueData))
+                : nil)
     }
 }
 

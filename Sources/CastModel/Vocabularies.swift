@@ -1,3 +1,5 @@
+import JSONSupport
+
 /// An open Cast wire vocabulary: a string enum whose unknown values still decode.
 ///
 /// Receivers gain new values over time (a new `streamType`, a new `hdrType`), so CastPrep
@@ -62,6 +64,17 @@ public struct TextTrackType: CastVocabulary {
     public static let chapters: Self = "CHAPTERS"
     public static let metadata: Self = "METADATA"
     public static let knownValues: [Self] = [.subtitles, .captions, .descriptions, .chapters, .metadata]
+
+    /// The type a catalog names in any case (`captions`, `Subtitles`): its upper-case form.
+    public init(anyCase name: String) {
+        // Catalogs name the known types in lower case (CastVideos) or upper case: those are
+        // looked up, not upper-cased into a new string, for every track of a catalog.
+        self = Self.knownSpellings[name] ?? TextTrackType(rawValue: name.uppercased())
+    }
+
+    /// The known types, keyed by their lower- and upper-case names.
+    private static let knownSpellings = ShortKeyTable(
+        knownValues.flatMap { [($0.rawValue.lowercased(), $0), ($0.rawValue, $0)] })
 }
 
 /// `TextTrackStyle.edgeType`.

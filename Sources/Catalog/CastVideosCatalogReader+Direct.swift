@@ -14,23 +14,16 @@ import JSONSupport
 /// type, an escape, a source given as a plain URL, a track id that is not an integer — makes
 /// this give up, and the video goes the general way, which words every finding.
 extension CastVideosCatalogReader {
-    /// What reading a video directly gave.
-    enum DirectRead {
-        /// The video was read: its item (nil when it has none) and the findings are final.
-        case read(CatalogItem?)
-        /// The video is not of the plain shape: read it through its tree.
-        case unsupported
-    }
-
-    /// Reads the video whose text is `text` (one JSON value, already checked), appending the
-    /// findings about its values to `diagnostics`; `.unsupported` (with nothing appended) when
-    /// the video needs the general reader.
+    /// Reads the video whose text is `text` (one JSON value, already checked), appending its
+    /// item (when it has one) to `items` and the findings about its values to `diagnostics`;
+    /// false, with nothing appended, when the video needs the general reader. The item is
+    /// appended, not returned: handed back through an optional it was copied and destroyed.
     func readVideo(
         text: UnsafeBufferPointer<UInt8>, at path: JSONPath, bases: CategoryBases, index: Int,
-        diagnostics: inout [Diagnostic]
-    ) -> DirectRead {
+        diagnostics: inout [Diagnostic], into items: inout [CatalogItem]
+    ) -> Bool {
         var lexer = PlainJSONLexer(bytes: text)
-        guard let video = lexer.video() else { return .unsupported }
+        guard let video = lexer.video() else { return false }
         var local: [Diagnostic] = []
         var sources: [MediaSource] = []
         if let entries = video.sources {
@@ -64,11 +57,14 @@ extension CastVideosCatalogReader {
             }
         }
         diagnostics += local
-        return .read(
-            item(
-                title: video.title, sources: sources, description: video.subtitle, studio: video.studio,
-                duration: duration, images: images, captions: captions, at: path, index: index,
-                diagnostics: &diagnostics))
+        if let item = item(
+            title: video.title, sources: sources, description: video.subtitle, studio: video.studio,
+            duration: duration, images: images, captions: captions, at: path, index: index,
+            diagnostics: &diagnostics)
+        {
+            items.append(item)
+        }
+        return true
     }
 }
 

@@ -217,19 +217,12 @@ public struct CastVideosCatalogReader: Sendable {
                     .warning, "catalog.title-missing", "video #\(index) has no title; the TV and senders show none",
                     fix: "add \"title\"", path: path))
         }
-        var item = CatalogItem(id: CatalogItem.positionalID(index: index), index: index, title: title, sources: sources)
-        item.subtitle = studio
-        item.studio = studio
-        item.description = description
-        item.duration = duration
-        item.images = images
-        item.captions = captions
-        item.metadataType = .movie
-        item.streamType = .buffered
         // A dictionary literal, not a JSONValue one (which gathers its pairs into an array first).
-        if let description { item.customData = .object(["description": .string(description)]) }
-        item.path = path
-        return item
+        return CatalogItem(
+            id: CatalogItem.positionalID(index: index), index: index, title: title, subtitle: studio,
+            description: description, studio: studio, sources: sources, streamType: .buffered, duration: duration,
+            metadataType: .movie, images: images, captions: captions,
+            customData: description.map { .object(["description": .string($0)]) }, path: path)
     }
 
     /// A video's images from its image members, in the order `readVideo` has always listed them.
@@ -365,7 +358,7 @@ public struct CastVideosCatalogReader: Sendable {
         }
         return CaptionTrack(
             id: id, url: url, language: language, name: name,
-            kind: subtype.map { TextTrackType(rawValue: $0.uppercased()) } ?? .subtitles)
+            kind: subtype.map(TextTrackType.init(anyCase:)) ?? .subtitles)
     }
 
     /// Read the CastVideos-chrome `media.js` list: `{"media": [{contentUrl, contentType, …}]}`.

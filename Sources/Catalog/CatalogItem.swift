@@ -96,16 +96,30 @@ public struct CatalogItem: Sendable, Hashable {
     /// `item-1`, `item-2`… Joined rather than interpolated: every item of a large catalog
     /// gets one, and the joined string (up to 15 bytes) needs no buffer of its own.
     public static func positionalID(index: Int) -> String { "item-" + String(index + 1) }
+}
 
+// The initializers are in an extension and hand every field to the memberwise initializer:
+// one in the struct's body that set the fields one by one was compiled into a copy of the
+// whole item and a destroy of the original (Swift 6.3; each item a reader makes paid it).
+extension CatalogItem {
     /// Creates an item with the given sources; set other fields as properties.
     public init(id: String, index: Int, title: String? = nil, sources: [MediaSource]) {
-        self.id = id
-        self.index = index
-        self.title = title
-        self.sources = sources
-        self.metadataType = .movie
-        self.images = []
-        self.captions = []
+        self.init(
+            id: id, index: index, title: title, sources: sources, metadataType: .movie, images: [], captions: [],
+            details: nil)
+    }
+
+    /// Creates an item from every field a plain catalog entry gives, in one step (not made
+    /// and then set field by field).
+    init(
+        id: String, index: Int, title: String?, subtitle: String?, description: String?, studio: String?,
+        sources: [MediaSource], streamType: StreamType?, duration: Double?, metadataType: MetadataType,
+        images: [CastImage], captions: [CaptionTrack], customData: JSONValue?, path: JSONPath?
+    ) {
+        self.init(
+            id: id, index: index, title: title, subtitle: subtitle, description: description, studio: studio,
+            sources: sources, streamType: streamType, duration: duration, metadataType: metadataType, images: images,
+            captions: captions, customData: customData, location: nil, path: path, details: nil)
     }
 }
 

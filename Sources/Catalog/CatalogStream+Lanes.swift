@@ -26,12 +26,9 @@ extension CatalogStreamReader {
                 items.reserveCapacity(positions.count)
                 var findings: [Diagnostic] = []
                 for position in positions {
-                    if let item = readVideo(
+                    readVideo(
                         at: position, of: ranges, index: firstIndex + items.count, scanner: &scanner,
-                        buffer: buffer, diagnostics: &findings)
-                    {
-                        items.append(item)
-                    }
+                        buffer: buffer, diagnostics: &findings, into: &items)
                 }
                 return (items, findings)
             }
@@ -47,18 +44,19 @@ extension CatalogStreamReader {
             return Lane(items: [], findings: findings, parts: [part], itemCount: items.count)
         }
 
-        /// Reads the video at `position` as item `index`: its plain shape straight from the
-        /// text, anything else through its tree (dropped once its item is built).
+        /// Reads the video at `position` as item `index`, appending its item (when it has
+        /// one) to `items`: its plain shape straight from the text, anything else through its
+        /// tree (dropped once its item is built).
         private func readVideo(
             at position: Int, of ranges: [Range<Int>], index: Int, scanner: inout JSONScanner,
-            buffer: UnsafeBufferPointer<UInt8>, diagnostics: inout [Diagnostic]
-        ) -> CatalogItem? {
+            buffer: UnsafeBufferPointer<UInt8>, diagnostics: inout [Diagnostic], into items: inout [CatalogItem]
+        ) {
             let videoPath = path.appending(index: position)
-            if case .read(let item) = reader.readVideo(
+            if reader.readVideo(
                 text: UnsafeBufferPointer(rebasing: buffer[ranges[position]]), at: videoPath, bases: bases,
-                index: index, diagnostics: &diagnostics)
+                index: index, diagnostics: &diagnostics, into: &items)
             {
-                return item
+                return
             }
             scanner.move(to: ranges[position].lowerBound, depth: 4)
             // The first pass checked this text: parsing it cannot fail.
@@ -69,8 +67,11 @@ extension CatalogStreamReader {
                     "member \"\($0.path.components.last.map(CatalogReader.name) ?? "")\" appears twice; the last value is used",
                     fix: "remove one of them", path: $0.path)
             }
-            return reader.readVideo(
+            if let item = reader.readVideo(
                 document?.value ?? .null, at: videoPath, bases: bases, index: index, diagnostics: &diagnostics)
+            {
+                items.append(item)
+            }
         }
     }
 }

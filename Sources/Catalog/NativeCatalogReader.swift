@@ -352,7 +352,7 @@ public struct NativeCatalogReader: Sendable {
         let reference = reader.string("src") ?? reader.string("url")
         let language = reader.string("language")
         let name = reader.string("name")
-        let kind = reader.string("kind").map { TextTrackType(rawValue: $0.uppercased()) }
+        let kind = reader.string("kind").map(TextTrackType.init(anyCase:))
         let format = reader.string("format")
         let isDefault = reader.bool("default") ?? false
         let id = reader.int("id")

@@ -142,12 +142,32 @@ struct MediaTypeTests {
         }
     }
 
+    @Test("a known type is looked up already parsed, and is what the general reading parses")
+    func knownTypesLookedUp() throws {
+        let known = CastMediaTypes.hls.union(CastMediaTypes.dash).union(CastMediaTypes.smooth)
+            .union(CastMediaTypes.progressive).union(CastMediaTypes.images).union(CastMediaTypes.textTracks)
+            .union(CastMediaTypes.unsupported.keys)
+        for essence in known {
+            let looked = try MediaType.parse(essence).get()
+            // Spaces around it keep it from the lookup and the bare reading: the general one.
+            let general = try MediaType.parse(" \(essence) ").get()
+            #expect(looked == general, "\(essence)")
+            #expect(looked.type == general.type && looked.subtype == general.subtype, "\(essence)")
+            #expect(looked.essence == essence && looked.parameters.isEmpty, "\(essence)")
+        }
+        // Another case of a known type is not a known key: read, and lower-cased, as before.
+        #expect(try MediaType.parse("Video/MP4").get().essence == "video/mp4")
+    }
+
     @Test(
-        "content types implied by file extensions",
+        "content types implied by file extensions, in any case",
         arguments: [
             ("m3u8", "application/x-mpegurl"), ("MPD", "application/dash+xml"), ("mp4", "video/mp4"),
-            ("m4a", "audio/mp4"),
+            ("m4a", "audio/mp4"), ("M3U8", "application/x-mpegurl"), ("Vtt", "text/vtt"),
+            ("isml", "application/vnd.ms-sstr+xml"),
             ("mkv", "video/x-matroska"), ("vtt", "text/vtt"), ("srt", "application/x-subrip"), ("webp", "image/webp"),
+            // The Kelvin sign lower-cases to an ASCII k: as `lowercased()` reads it.
+            ("m\u{212A}v", "video/x-matroska"),
         ])
     func extensions(ext: String, type: String) {
         #expect(CastMediaTypes.contentType(forExtension: ext) == type)
@@ -157,6 +177,8 @@ struct MediaTypeTests {
     func unknownExtension() {
         #expect(CastMediaTypes.contentType(forExtension: "exe") == nil)
         #expect(CastMediaTypes.contentType(forExtension: "") == nil)
+        #expect(CastMediaTypes.contentType(forExtension: "m3u8extended") == nil)
+        #expect(CastMediaTypes.contentType(forExtension: "mp4\u{0}") == nil)
     }
 }
 
