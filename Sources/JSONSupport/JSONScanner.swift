@@ -304,7 +304,7 @@ extension Cursor {
             JSONBytes.isWhitespace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]")
                 || byte == UInt8(ascii: "}")
         }
-        func skipSpace() { while at < end, JSONBytes.isWhitespace(bytes[at]) { at += 1 } }
+        func skipSpace() { at = JSONBytes.whitespaceEnd(in: bytes, from: at) }
         /// A string at `at` (its opening quote), checked as the checking steps check it.
         func skipString() -> Bool {
             index = at

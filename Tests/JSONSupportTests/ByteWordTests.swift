@@ -35,4 +35,23 @@ struct ByteWordTests {
             }
         }
     }
+
+    @Test("whitespaceEnd finds where every generated run of JSON whitespace ends, as a byte loop does")
+    func whitespaceRuns() {
+        var random = SeededGenerator(seed: 9)
+        // Runs of spaces longer and shorter than a word, line ends, tabs, and what stops them.
+        let pieces: [[UInt8]] = [
+            [0x20], [0x0A], [0x0D, 0x0A], [0x09], Array(repeating: 0x20, count: 7), Array(repeating: 0x20, count: 8),
+            Array(repeating: 0x20, count: 13), [0x22], [0x7B], [0x00], [0xA0], [0x0B], [0x0C],
+        ]
+        for _ in 0..<50_000 {
+            var text: [UInt8] = []
+            for _ in 0..<Int(random.next() % 8) { text += pieces[Int(random.next() % UInt64(pieces.count))] }
+            let start = text.isEmpty ? 0 : Int(random.next() % UInt64(text.count + 1))
+            var expected = start
+            while expected < text.count, [0x20, 0x0A, 0x0D, 0x09].contains(text[expected]) { expected += 1 }
+            let found = text.withUnsafeBufferPointer { JSONBytes.whitespaceEnd(in: $0, from: start) }
+            #expect(found == expected, "\(text) from \(start)")
+        }
+    }
 }
