@@ -129,22 +129,26 @@ public struct CastRequestBuilder: Sendable {
         guard !item.captions.isEmpty else { return nil }
         var built: [MediaTrack] = []
         built.reserveCapacity(item.captions.count)
-        for caption in item.captions {
+        let captions = item.captions
+        // By index, each field read where it lies (iterating copied every caption out).
+        for index in captions.indices {
             // A few tracks per item: the ids used so far are read off the tracks built, not
             // kept in a list of their own (one allocation per item less).
-            var id = caption.id ?? 0
+            var id = captions[index].id ?? 0
             if id <= 0 || built.contains(where: { $0.trackID == id }) {
                 id = (built.lazy.map(\.trackID).max() ?? 0) + 1
             }
-            let url = rebase(caption.url)
+            let url = rebase(captions[index].url)
             let contentType =
-                caption.castContentType ?? caption.format.flatMap { CastMediaTypes.contentType(forExtension: $0) }
+                captions[index].castContentType
+                ?? captions[index].format.flatMap { CastMediaTypes.contentType(forExtension: $0) }
+            let language = captions[index].language
             built.append(
                 MediaTrack(
                     trackID: id, type: .text, trackContentID: url, trackContentType: contentType,
-                    subtype: caption.kind,
-                    name: caption.name ?? caption.language.map(LanguageNames.englishName(for:)),
-                    language: caption.language))
+                    subtype: captions[index].kind,
+                    name: captions[index].name ?? language.map(LanguageNames.englishName(for:)),
+                    language: language))
         }
         return built
     }

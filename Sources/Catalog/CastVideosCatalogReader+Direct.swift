@@ -28,9 +28,10 @@ extension CastVideosCatalogReader {
         var sources: [MediaSource] = []
         if let entries = video.sources {
             sources.reserveCapacity(entries.count)
-            for (sourceIndex, entry) in entries.enumerated() {
+            for sourceIndex in entries.indices {
                 if let source = source(
-                    type: entry.type, mime: entry.mime, reference: entry.url,
+                    type: entries[sourceIndex].type, mime: entries[sourceIndex].mime,
+                    reference: entries[sourceIndex].url,
                     at: path.appending("sources").appending(index: sourceIndex), bases: bases,
                     diagnostics: &local)
                 {
@@ -45,10 +46,12 @@ extension CastVideosCatalogReader {
         var captions: [CaptionTrack] = []
         if let entries = video.tracks {
             captions.reserveCapacity(entries.count)
-            for (trackIndex, entry) in entries.enumerated() {
+            // By index, each field read where it lies (iterating copied every entry out).
+            for trackIndex in entries.indices {
                 if let track = track(
-                    id: entry.id, type: entry.type, subtype: entry.subtype, reference: entry.contentID,
-                    name: entry.name, language: entry.language,
+                    id: entries[trackIndex].id, type: entries[trackIndex].type, subtype: entries[trackIndex].subtype,
+                    reference: entries[trackIndex].contentID, name: entries[trackIndex].name,
+                    language: entries[trackIndex].language,
                     at: path.appending("tracks").appending(index: trackIndex), base: bases["tracks"],
                     diagnostics: &local)
                 {
@@ -132,7 +135,9 @@ struct PlainJSONLexer {
     mutating func video() -> PlainVideo? {
         var video = PlainVideo()
         var seen: UInt16 = 0
-        let complete = object { key, lexer in
+        // The video is handed to each member's step, not captured by it: a captured video was
+        // copied out once read, and the copy destroyed with the original.
+        let complete = object(filling: &video) { key, lexer, video in
             let bit: UInt16
             switch key {
             case .title:
@@ -201,7 +206,7 @@ struct PlainJSONLexer {
     private mutating func source() -> PlainVideo.Source? {
         var source = PlainVideo.Source()
         var seen: UInt8 = 0
-        let complete = object { key, lexer in
+        let complete = object(filling: &source) { key, lexer, source in
             let bit: UInt8
             switch key {
             case .type:
@@ -229,7 +234,7 @@ struct PlainJSONLexer {
     private mutating func track() -> PlainVideo.Track? {
         var track = PlainVideo.Track()
         var seen: UInt8 = 0
-        let complete = object { key, lexer in
+        let complete = object(filling: &track) { key, lexer, track in
             let bit: UInt8
             switch key {
             case .id:
@@ -275,9 +280,11 @@ struct PlainJSONLexer {
         return complete ? track : nil
     }
 
-    /// Reads an object, calling `member` with each key (positioned before its value); false
-    /// when the text is not an object or `member` gives up.
-    private mutating func object(_ member: (PlainKey, inout PlainJSONLexer) -> Bool) -> Bool {
+    /// Reads an object into `value`, calling `member` with each key (positioned before its
+    /// value); false when the text is not an object or `member` gives up.
+    private mutating func object<Value>(
+        filling value: inout Value, _ member: (PlainKey, inout PlainJSONLexer, inout Value) -> Bool
+    ) -> Bool {
         skipWhitespace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return false }
         index += 1
@@ -292,7 +299,7 @@ struct PlainJSONLexer {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
             index += 1
-            guard let known = PlainKey(key), member(known, &self) else { return false }
+            guard let known = PlainKey(key), member(known, &self, &value) else { return false }
             skipWhitespace()
             guard index < bytes.count else { return false }
             let separator = bytes[index]
