@@ -90,19 +90,40 @@ public struct URLResolver: Sendable {
     }
 
     private static func isPlainRelativePath(bytes: some Sequence<UInt8>) -> Bool {
-        let slash: UInt8 = 0x2F
-        let dot: UInt8 = 0x2E
-        var previous = slash
-        for byte in bytes {
-            if byte == dot || byte == slash {
+        // One table load per byte (the class of every byte value) instead of a chain of range
+        // tests: this runs over every reference of a catalog.
+        pathByteClasses.withUnsafeBufferPointer { classes in
+            // The class of the byte before: a separator at the start, as after a "/".
+            var previous = PathByteClass.separator
+            for byte in bytes {
+                let current = classes[Int(byte)]
+                switch current {
+                case .unreserved: break
                 // Empty, "." and ".." segments need real resolution.
-                if previous == slash || previous == dot { return false }
-            } else if !isUnreservedPathByte(byte) {
-                return false
+                case .separator, .dot: if previous != .unreserved { return false }
+                case .other: return false
+                }
+                previous = current
             }
-            previous = byte
+            return previous != .separator
         }
-        return previous != slash
+    }
+
+    /// What a byte is to ``isPlainRelativePath(bytes:)``.
+    private enum PathByteClass: UInt8 {
+        /// ``isUnreservedPathByte(_:)``.
+        case unreserved
+        /// "/".
+        case separator
+        /// ".".
+        case dot
+        /// Anything else: the reference needs real resolution.
+        case other
+    }
+
+    /// The class of each byte value.
+    private static let pathByteClasses: [PathByteClass] = (0...255).map { (byte: UInt8) in
+        byte == 0x2F ? .separator : byte == 0x2E ? .dot : isUnreservedPathByte(byte) ? .unreserved : .other
     }
 
     /// Letters, digits, "-", "_" and "~": bytes that never need encoding or resolution.

@@ -83,4 +83,39 @@ struct SourceKindTests {
         #expect(MediaSource.Kind(rawValue: type).rawValue == kind)
         #expect(MediaSource.Kind(rawValue: type) == MediaSource.Kind(rawValue: kind))
     }
+
+    /// The plain-reference rule, written the slow way: letters, digits, "-", "_", "~", and "."
+    /// and "/" only right after one of those; not ending in "/".
+    static func isPlainReference(_ text: String) -> Bool {
+        let unreserved = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_~".utf8)
+        var previous: UInt8 = 0x2F
+        for byte in text.utf8 {
+            if byte == 0x2E || byte == 0x2F {
+                guard unreserved.contains(previous) else { return false }
+            } else if !unreserved.contains(byte) {
+                return false
+            }
+            previous = byte
+        }
+        return previous != 0x2F
+    }
+
+    @Test("generated references are judged plain by the byte table as by the slow rule")
+    func plainReferences() {
+        var random = SeededGenerator(seed: 21)
+        let pieces = [
+            "a", "Z", "0", "9", "-", "_", "~", "/", ".", "..", "//", "%", "?", " ", "é", ":", "\u{0}", "\u{7F}",
+        ]
+        for _ in 0..<20_000 {
+            var text = ""
+            for _ in 0..<Int(random.next() % 24) {
+                let plainOnly = random.next() % 6 != 0
+                text += plainOnly ? pieces[Int(random.next() % 9)] : pieces[Int(random.next() % UInt64(pieces.count))]
+            }
+            #expect(URLResolver.isPlainRelativePath(text) == Self.isPlainReference(text), "\(text.debugDescription)")
+            let bytes = Array(text.utf8)
+            #expect(
+                bytes.withUnsafeBufferPointer { URLResolver.isPlainRelativePath($0) } == Self.isPlainReference(text))
+        }
+    }
 }
