@@ -684,7 +684,7 @@ public struct CastValidator: Sendable {
                     fix: "set trackContentId to the WebVTT file's URL", path: path()))
         }
         if let type = track.trackContentType, !type.isEmpty {
-            if case .success(let parsed) = MediaType.parse(type) {
+            if let parsed = MediaType.parsedIfValid(type) {
                 if !CastMediaTypes.isTextTrackType(parsed.essence) {
                     let fix =
                         CastMediaTypes.unsupported[parsed.essence]
@@ -891,11 +891,10 @@ public struct CastValidator: Sendable {
                     path: path())
             ]
         }
-        let parsed: MediaType
-        switch MediaType.parse(contentType) {
-        case .success(let value):
-            parsed = value
-        case .failure(let error):
+        // The type itself (see MediaType.parsedIfValid); only a malformed one is parsed again,
+        // for the reason.
+        guard let parsed = MediaType.parsedIfValid(contentType) else {
+            guard case .failure(let error) = MediaType.parse(contentType) else { return [] }
             return [
                 Diagnostic(
                     .error, error.code, "contentType \"\(contentType)\" is not a valid MIME type", fix: error.fix,

@@ -168,6 +168,15 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
         self.essence = essence
     }
 
+    /// What ``parse(_:)`` gives when it succeeds, nil when it fails. For callers that need the
+    /// type and only rarely the reason (the validator, for every item): a `Result` of a type
+    /// was destroyed through the runtime's generic value witnesses on every call.
+    static func parsedIfValid(_ text: String) -> MediaType? {
+        if let bare = parseBare(text) { return bare }
+        guard case .success(let parsed) = parse(text) else { return nil }
+        return parsed
+    }
+
     /// The common `type/subtype` with nothing around it and no parameters, read from its
     /// bytes; nil for anything else, which the general reading handles (the result is the same).
     private static func parseBare(_ text: String) -> MediaType? {

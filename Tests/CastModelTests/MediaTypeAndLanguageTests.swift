@@ -142,6 +142,24 @@ struct MediaTypeTests {
         }
     }
 
+    @Test(
+        "parsedIfValid gives what parse gives when it succeeds, nil when it fails",
+        arguments: [
+            "video/mp4", "Video/MP4", " video/mp4 ", "application/x-mpegURL",
+            "video/mp4; codecs=\"avc1.640028, mp4a.40.2\"",
+            "text/vtt", "text/vtt;", "", "   ", "video", "video/", "/mp4", "video/mp4; codecs=avc1,mp4a", "video mp4",
+            "video/mp4; =x", "video/mp4; a=\"b", "vidéo/mp4", "application/ttml+xml",
+        ])
+    func parsedIfValid(text: String) {
+        switch MediaType.parse(text) {
+        case .success(let parsed):
+            #expect(MediaType.parsedIfValid(text) == parsed)
+            #expect(MediaType.parsedIfValid(text)?.description == parsed.description)
+        case .failure:
+            #expect(MediaType.parsedIfValid(text) == nil)
+        }
+    }
+
     @Test("a known type is looked up already parsed, and is what the general reading parses")
     func knownTypesLookedUp() throws {
         let known = CastMediaTypes.hls.union(CastMediaTypes.dash).union(CastMediaTypes.smooth)
