@@ -425,9 +425,8 @@ public struct CastValidator: Sendable {
         // The first track with each id; a short list (nearly every item) is searched instead.
         var seen: [Int: Int] = [:]
         let searchesList = tracks.count <= 16
-        for index in tracks.indices {
+        for (index, track) in tracks.enumerated() {
             func trackPath() -> JSONPath { path().appending(index: index) }
-            let track = tracks[index]
             if track.trackID == MediaTrack.missingTrackID {
                 findings.append(
                     Diagnostic(

@@ -326,20 +326,10 @@ public enum CastMediaTypes {
 
     /// The content type a URL's file extension implies, if any (the extension in any case).
     public static func contentType(forExtension pathExtension: String) -> String? {
-        // Asked of every URL of a catalog: an ASCII extension is folded to lower case on the
-        // stack and looked up by its bytes; only other text is lower-cased as a string (its
-        // lower case can still be ASCII: the Kelvin sign's is "k").
-        let folded = pathExtension.withUTF8Bytes { bytes -> String?? in
-            guard bytes.count <= 8, bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 8) { lower in
-                for (index, byte) in bytes.enumerated() {
-                    lower[index] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-                }
-                return .some(extensionTypes.value(forKeyBytes: UnsafeBufferPointer(rebasing: lower[..<bytes.count])))
-            }
-        }
-        if let folded { return folded }
-        return extensionTypes[pathExtension.lowercased()]
+        // Asked of every URL of a catalog, nearly always with an extension already in lower
+        // case (URLSyntax.pathExtension gives it so): looked up as it is first, lower-cased
+        // only when that misses.
+        extensionTypes[pathExtension] ?? extensionTypes[pathExtension.lowercased()]
     }
 
     /// File extensions (lower case) and the content types they imply.

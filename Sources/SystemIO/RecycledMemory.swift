@@ -12,9 +12,9 @@ import Synchronization
 /// backed by one huge page where the system allows it (one fault for four blocks), and a
 /// block given back is kept, up to ``keptBlocks``, for the next writer to take.
 ///
-/// Smaller and larger requests go to the allocator as usual, so a block's capacity tells
-/// where it came from: exactly ``blockSize`` is a block of this pool, anything else the
-/// allocator's.
+/// Smaller and larger requests go to the allocator as usual (and so does a request no mapping
+/// can serve, with one byte more than a block), so a block's capacity tells where it came
+/// from: exactly ``blockSize`` is a block of this pool, anything else the allocator's.
 ///
 /// ```swift
 /// let (base, capacity) = RecycledMemory.take(minimumCapacity: 300_000)  // capacity 524,288
@@ -45,7 +45,12 @@ public enum RecycledMemory {
         guard minimumCapacity >= smallest, minimumCapacity <= blockSize else {
             return (.allocate(capacity: minimumCapacity), minimumCapacity)
         }
-        let block = idle.withLock { $0.popLast() } ?? newBlock()
+        guard let block = idle.withLock({ $0.popLast() }) ?? newBlock() else {
+            // Nothing could be mapped: the allocator's memory, one byte longer than a block, so
+            // that `give` (which knows a pool block by its capacity) hands it back to the
+            // allocator.
+            return (.allocate(capacity: blockSize + 1), blockSize + 1)
+        }
         return (block.address.assumingMemoryBound(to: UInt8.self), blockSize)
     }
 
@@ -65,17 +70,16 @@ public enum RecycledMemory {
     }
 
     /// A new region cut into blocks: one returned, the others kept. Where no region can be
-    /// mapped, one block on its own: every block must be one `give` can unmap (an allocator's
-    /// block of the same capacity would be taken for one), and where not even that can be
-    /// mapped the process is out of memory, as `allocate` would find too.
-    private static func newBlock() -> Block {
+    /// mapped, one block on its own; nil where not even that can be (`take` then uses the
+    /// allocator).
+    private static func newBlock() -> Block? {
         // Twice the region, so that an aligned region lies inside; the rest is unmapped.
         guard let mapping = mmap(nil, 2 * regionSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
             mapping != MAP_FAILED
         else {
             guard let single = mmap(nil, blockSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
                 single != MAP_FAILED
-            else { fatalError("out of memory: no \(blockSize) bytes to map for a write buffer") }
+            else { return nil }
             return Block(address: single)
         }
         let start = Int(bitPattern: mapping)
