@@ -119,7 +119,11 @@ final class LanesAhead<Part: Sendable>: Sendable {
         self.limit = limit
         stored = (0..<limit).map { _ in DispatchSemaphore(value: 0) }
         do {
-            let started = try IOThread.start(named: "catalog-ahead") { [self] in run() }
+            let started = try IOThread.start(named: "catalog-ahead") { [self] in
+                // It makes the first lanes' items.
+                AllocatorTuning.reserveThreadHeap()
+                run()
+            }
             thread.withLock { $0 = started }
         } catch {
             // No thread to spare: nothing is read ahead.

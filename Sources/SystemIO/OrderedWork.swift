@@ -45,6 +45,8 @@ public enum OrderedWork {
         }
         for _ in 0..<width {
             let loop: @Sendable () -> Void = {
+                // Workers allocate most of what a run makes.
+                AllocatorTuning.reserveThreadHeap()
                 while let index = shared.claim() { shared.store(work(index), at: index) }
             }
             do {

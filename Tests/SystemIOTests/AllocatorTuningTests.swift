@@ -1,3 +1,6 @@
+import Foundation
+import Glibc
+import Synchronization
 import SystemIO
 import Testing
 
@@ -11,5 +14,48 @@ struct AllocatorTuningTests {
             let block = [UInt8](repeating: 7, count: size)
             #expect(block.count == size && block[size - 1] == 7)
         }
+    }
+}
+
+@Suite("AllocatorTuning.reserveThreadHeap")
+struct ReserveThreadHeapTests {
+    @Test("a thread's heap is grown once by what was asked: the writable mapping its blocks come from spans it")
+    func heapGrownAtOnce() throws {
+        let asked = 1 << 20
+        let outcome = Mutex<(reserved: Int, mappingSize: Int?)>((0, nil))
+        let thread = try IOThread.start(named: "heap-reserve") {
+            let reserved = AllocatorTuning.reserveThreadHeap(bytes: asked)
+            // A small block from the thread's own heap, after the reserve.
+            let block = malloc(64)
+            let size = block.flatMap { writableMappingSize(containing: UInt(bitPattern: $0)) }
+            free(block)
+            outcome.withLock { $0 = (reserved, size) }
+        }
+        thread.join()
+        let (reserved, mappingSize) = outcome.withLock { $0 }
+        #expect(reserved >= asked)
+        // glibc starts a thread's heap at 132 KiB and grows it page by page; after the reserve
+        // its writable part is at least what was asked.
+        #expect((mappingSize ?? 0) >= asked)
+    }
+
+    @Test("nothing asked, nothing taken")
+    func nothingAsked() {
+        #expect(AllocatorTuning.reserveThreadHeap(bytes: 0) == 0)
+    }
+
+    /// The size of the readable and writable mapping of /proc/self/maps holding `address`.
+    private func writableMappingSize(containing address: UInt) -> Int? {
+        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return nil }
+        for line in maps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 2, fields[1].hasPrefix("rw") else { continue }
+            let bounds = fields[0].split(separator: "-")
+            guard bounds.count == 2, let start = UInt(bounds[0], radix: 16), let end = UInt(bounds[1], radix: 16),
+                (start..<end).contains(address)
+            else { continue }
+            return Int(end - start)
+        }
+        return nil
     }
 }
