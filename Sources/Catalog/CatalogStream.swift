@@ -525,11 +525,19 @@ public struct CatalogStreamReader: Sendable {
 
     /// How a category's videos are cut: batches of the options' batch size (what `body` gets
     /// at a time), each in lanes of about ``laneSize`` (what one thread reads at a time).
+    ///
+    /// The last batch, when it is short, is cut into lanes of equal length (its 1,808 videos in
+    /// four lanes of 452, not three of 512 and one of 272): the two cores then end their last
+    /// lanes together, where one of them had waited a quarter of a lane for the other. Only
+    /// for a last batch that starts at or after lane ``lanesAhead``: lanes before it may be
+    /// read ahead before the number of videos is known, so their cut cannot depend on it.
     struct LanePlan {
         let videoCount: Int
         let batchSize: Int
         let lanesPerBatch: Int
         let laneLength: Int
+        /// The length of the lanes of the last batch (``laneLength`` unless it is cut evenly).
+        let lastBatchLaneLength: Int
 
         init(videoCount: Int, batchSize: Int) {
             self.videoCount = videoCount
@@ -537,20 +545,29 @@ public struct CatalogStreamReader: Sendable {
             self.batchSize = min(max(1, batchSize), 1 << 40)
             lanesPerBatch = (self.batchSize + CatalogStreamReader.laneSize - 1) / CatalogStreamReader.laneSize
             laneLength = (self.batchSize + lanesPerBatch - 1) / lanesPerBatch
+            let fullBatches = videoCount / self.batchSize
+            let rest = videoCount - fullBatches * self.batchSize
+            if rest > 0, fullBatches >= (CatalogStreamReader.lanesAhead + lanesPerBatch - 1) / lanesPerBatch {
+                let lanes = (rest + laneLength - 1) / laneLength
+                lastBatchLaneLength = (rest + lanes - 1) / lanes
+            } else {
+                lastBatchLaneLength = laneLength
+            }
         }
 
         var laneCount: Int {
             let fullBatches = videoCount / batchSize
             let rest = videoCount - fullBatches * batchSize
-            return fullBatches * lanesPerBatch + (rest + laneLength - 1) / laneLength
+            return fullBatches * lanesPerBatch + (rest + lastBatchLaneLength - 1) / lastBatchLaneLength
         }
 
         /// The positions of the videos of lane `lane` in the category's list; empty for a lane
         /// past the last video.
         func videos(ofLane lane: Int) -> Range<Int> {
             let batchStart = lane / lanesPerBatch * batchSize
-            let start = batchStart + lane % lanesPerBatch * laneLength
-            let end = min(videoCount, batchStart + batchSize, start + laneLength)
+            let length = batchStart + batchSize > videoCount ? lastBatchLaneLength : laneLength
+            let start = batchStart + lane % lanesPerBatch * length
+            let end = min(videoCount, batchStart + batchSize, start + length)
             return min(start, end)..<end
         }
 

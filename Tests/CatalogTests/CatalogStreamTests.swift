@@ -149,7 +149,9 @@ struct CatalogStreamTests {
 
     @Test(
         "lanes tile each batch evenly, and a lane past the last video is empty",
-        arguments: [(4096, 10_000), (1001, 2500), (300, 7), (7, 20), (513, 513)])
+        arguments: [
+            (4096, 10_000), (1001, 2500), (300, 7), (7, 20), (513, 513), (4096, 9000), (1024, 4500), (1024, 17_000),
+        ])
     func lanePlan(batchSize: Int, videos: Int) {
         let plan = CatalogStreamReader.LanePlan(videoCount: videos, batchSize: batchSize)
         var next = 0
@@ -162,6 +164,39 @@ struct CatalogStreamTests {
         }
         #expect(next == videos)
         for lane in plan.laneCount..<(plan.laneCount + 40) { #expect(plan.videos(ofLane: lane).isEmpty) }
+    }
+
+    @Test(
+        "a short last batch past the lanes read ahead is cut in lanes of one length; 10,000 videos end in four of 452",
+        arguments: [(4096, 10_000), (4096, 9000), (4096, 8193), (1024, 17_000), (512, 8800), (300, 9999)])
+    func lastBatchCutEvenly(batchSize: Int, videos: Int) {
+        let plan = CatalogStreamReader.LanePlan(videoCount: videos, batchSize: batchSize)
+        let lastBatchStart = videos / batchSize * batchSize
+        let lastLanes = (0..<plan.laneCount).map(plan.videos(ofLane:)).filter { $0.lowerBound >= lastBatchStart }
+        let lengths = lastLanes.map(\.count)
+        #expect(!lengths.isEmpty)
+        // Lengths are the rest divided up, rounded up: they differ by less than the lane count.
+        #expect(lengths.max()! - lengths.min()! < lengths.count)
+        #expect(lengths.reduce(0, +) == videos - lastBatchStart)
+        if batchSize == 4096, videos == 10_000 { #expect(lengths == [452, 452, 452, 452]) }
+    }
+
+    /// The thread reading ahead plans its lanes before the first pass has counted the videos
+    /// (as if they never ended), and reads a lane once the pass has told all of its videos:
+    /// whatever the count turns out to be, that lane must be the one the final plan makes.
+    @Test("a lane read ahead, once its videos are all known, is cut the same whatever the final count")
+    func lanesReadAheadKeepTheirCut() {
+        for batchSize in [4096, 1024, 512, 300, 7] {
+            let unknown = CatalogStreamReader.LanePlan(videoCount: Int.max, batchSize: batchSize)
+            for videos in stride(from: 1, through: 3 * 8192, by: 97) {
+                let known = CatalogStreamReader.LanePlan(videoCount: videos, batchSize: batchSize)
+                for lane in 0..<CatalogStreamReader.lanesAhead {
+                    let planned = unknown.videos(ofLane: lane)
+                    guard videos >= planned.upperBound else { break }
+                    #expect(known.videos(ofLane: lane) == planned, "batch \(batchSize), \(videos) videos, lane \(lane)")
+                }
+            }
+        }
     }
 
     /// A short category can end before the thread reading ahead looks at its second lane (on a
