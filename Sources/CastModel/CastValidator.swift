@@ -38,10 +38,12 @@ public struct CastValidator: Sendable {
     /// caller has already written and measured: `payloadSize` bytes. Saves writing it twice.
     public func validate(_ load: LoadRequest, at path: JSONPath = .root, payloadSize: Int) -> [Diagnostic] {
         var findings: [Diagnostic] = []
-        if let media = load.media {
-            findings += validate(media, at: path.appending("media"))
+        // Read in place (`!` on the stored value), not bound: `if let` copied the media whole,
+        // and destroyed the copy through the runtime's generic witnesses for optionals.
+        if case .some = load.media {
+            findings += validate(load.media!, at: path.appending("media"))
             findings += checkActiveTracks(
-                load.activeTrackIDs, tracks: media.tracks, at: path.appending("activeTrackIds"))
+                load.activeTrackIDs, tracks: load.media!.tracks, at: path.appending("activeTrackIds"))
         } else if load.queueData?.items?.isEmpty ?? true {
             findings.append(
                 Diagnostic(
@@ -74,8 +76,8 @@ public struct CastValidator: Sendable {
                     "credentialsType is set but credentials is not",
                     fix: "set credentials, or remove credentialsType", path: path.appending("credentialsType")))
         }
-        if let queue = load.queueData {
-            findings += validate(queue, at: path.appending("queueData"))
+        if case .some = load.queueData {
+            findings += validate(load.queueData!, at: path.appending("queueData"))
         }
         findings += checkFrameSize(
             payloadSize: payloadSize, namespace: LoadRequest.namespace, messageType: "LOAD", at: path)

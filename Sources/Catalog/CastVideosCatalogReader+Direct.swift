@@ -22,16 +22,32 @@ extension CastVideosCatalogReader {
         text: UnsafeBufferPointer<UInt8>, at path: JSONPath, bases: CategoryBases, index: Int,
         diagnostics: inout [Diagnostic], into items: inout [CatalogItem]
     ) -> Bool {
+        var scratch = PlainVideo()
+        return readVideo(
+            text: text, at: path, bases: bases, index: index, diagnostics: &diagnostics, into: &items,
+            scratch: &scratch)
+    }
+
+    /// ``readVideo(text:at:bases:index:diagnostics:into:)`` reading the video's members into
+    /// `scratch`, which the caller keeps from one video to the next: its source and track
+    /// lists are emptied and filled again, not made and freed for every video, and no video
+    /// is destroyed at the end (an optional one handed back went through the runtime's generic
+    /// witnesses, about a thousand instructions a video).
+    func readVideo(
+        text: UnsafeBufferPointer<UInt8>, at path: JSONPath, bases: CategoryBases, index: Int,
+        diagnostics: inout [Diagnostic], into items: inout [CatalogItem], scratch video: inout PlainVideo
+    ) -> Bool {
         var lexer = PlainJSONLexer(bytes: text)
-        guard let video = lexer.video() else { return false }
+        video.clear()
+        guard lexer.read(into: &video) else { return false }
         var local: [Diagnostic] = []
         var sources: [MediaSource] = []
-        if let entries = video.sources {
-            sources.reserveCapacity(entries.count)
-            for sourceIndex in entries.indices {
+        if !video.sources.isEmpty {
+            sources.reserveCapacity(video.sources.count)
+            for sourceIndex in video.sources.indices {
                 if let source = source(
-                    type: entries[sourceIndex].type, mime: entries[sourceIndex].mime,
-                    reference: entries[sourceIndex].url,
+                    type: video.sources[sourceIndex].type, mime: video.sources[sourceIndex].mime,
+                    reference: video.sources[sourceIndex].url,
                     at: path.appending("sources").appending(index: sourceIndex), bases: bases,
                     diagnostics: &local)
                 {
@@ -44,14 +60,14 @@ extension CastVideosCatalogReader {
         let images = self.images(
             small: video.smallImage, poster: video.poster, thumb: video.thumb, base: bases["images"])
         var captions: [CaptionTrack] = []
-        if let entries = video.tracks {
-            captions.reserveCapacity(entries.count)
+        if !video.tracks.isEmpty {
+            captions.reserveCapacity(video.tracks.count)
             // By index, each field read where it lies (iterating copied every entry out).
-            for trackIndex in entries.indices {
+            for trackIndex in video.tracks.indices {
                 if let track = track(
-                    id: entries[trackIndex].id, type: entries[trackIndex].type, subtype: entries[trackIndex].subtype,
-                    reference: entries[trackIndex].contentID, name: entries[trackIndex].name,
-                    language: entries[trackIndex].language,
+                    id: video.tracks[trackIndex].id, type: video.tracks[trackIndex].type,
+                    subtype: video.tracks[trackIndex].subtype, reference: video.tracks[trackIndex].contentID,
+                    name: video.tracks[trackIndex].name, language: video.tracks[trackIndex].language,
                     at: path.appending("tracks").appending(index: trackIndex), base: bases["tracks"],
                     diagnostics: &local)
                 {
@@ -98,8 +114,22 @@ struct PlainVideo {
     var smallImage: ReferenceBytes?
     var poster: ReferenceBytes?
     var thumb: ReferenceBytes?
-    var sources: [Source]?
-    var tracks: [Track]?
+    /// Empty when the video has none (an empty list and a missing one read alike).
+    var sources: [Source] = []
+    var tracks: [Track] = []
+
+    /// Empties the video for the next one, keeping the room its lists have.
+    mutating func clear() {
+        title = nil
+        subtitle = nil
+        studio = nil
+        duration = nil
+        smallImage = nil
+        poster = nil
+        thumb = nil
+        sources.removeAll(keepingCapacity: true)
+        tracks.removeAll(keepingCapacity: true)
+    }
 }
 
 /// The member names of a plain video, its sources and its tracks, matched on their bytes
@@ -131,9 +161,9 @@ struct PlainJSONLexer {
 
     init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-    /// The video object, or nil when it is not of the plain shape.
-    mutating func video() -> PlainVideo? {
-        var video = PlainVideo()
+    /// Reads the video object into `video` (an empty one); false when it is not of the plain
+    /// shape, `video` then holding what was read before the lexer gave up.
+    mutating func read(into video: inout PlainVideo) -> Bool {
         var seen: UInt16 = 0
         // The video is handed to each member's step, not captured by it: a captured video was
         // copied out once read, and the copy destroyed with the original.
@@ -170,27 +200,22 @@ struct PlainJSONLexer {
                 video.thumb = value
             case .sources:
                 bit = 1 << 7
-                var sources: [PlainVideo.Source] = []
-                // A video lists a few sources: room for them at once, not grown one by one.
-                sources.reserveCapacity(4)
+                // Appended to the video's list, which kept its room from the last video (a
+                // second `sources` member gives up below, whatever it appended).
                 let read = lexer.array { lexer in
                     guard let source = lexer.source() else { return false }
-                    sources.append(source)
+                    video.sources.append(source)
                     return true
                 }
                 guard read else { return false }
-                video.sources = sources
             case .tracks:
                 bit = 1 << 8
-                var tracks: [PlainVideo.Track] = []
-                tracks.reserveCapacity(2)
                 let read = lexer.array { lexer in
                     guard let track = lexer.track() else { return false }
-                    tracks.append(track)
+                    video.tracks.append(track)
                     return true
                 }
                 guard read else { return false }
-                video.tracks = tracks
             default:
                 return false
             }
@@ -198,9 +223,9 @@ struct PlainJSONLexer {
             seen |= bit
             return true
         }
-        guard complete else { return nil }
+        guard complete else { return false }
         skipWhitespace()
-        return index == bytes.count ? video : nil
+        return index == bytes.count
     }
 
     private mutating func source() -> PlainVideo.Source? {

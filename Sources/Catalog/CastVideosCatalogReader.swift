@@ -339,8 +339,8 @@ public struct CastVideosCatalogReader: Sendable {
         id: Int?, type: String?, subtype: String?, reference: Reference?, name: String?, language: String?,
         at path: @autoclosure () -> JSONPath, base: URLResolver.Base?, diagnostics: inout [Diagnostic]
     ) -> CaptionTrack? {
-        let type = type?.lowercased()
-        if let type, type != "text" {
+        // Lower-cased only when it is not already "text" (as nearly every track's type is).
+        if let type, type != "text", case let type = type.lowercased(), type != "text" {
             diagnostics.append(
                 Diagnostic(
                     .note, "catalog.track-not-text",

@@ -298,7 +298,13 @@ public struct CaptionTrack: Sendable, Hashable {
 
     /// The MIME type the receiver needs for this format, or nil when Cast cannot render it.
     public var castContentType: String? {
-        switch format?.lowercased() {
+        guard let format else { return nil }
+        // As written first (formats are nearly always lower case), then lower-cased.
+        return Self.castContentType(ofFormat: format) ?? Self.castContentType(ofFormat: format.lowercased())
+    }
+
+    private static func castContentType(ofFormat format: String) -> String? {
+        switch format {
         case "vtt", "webvtt": "text/vtt"
         case "ttml", "dfxp", "xml", "ttml+xml": "application/ttml+xml"
         default: nil

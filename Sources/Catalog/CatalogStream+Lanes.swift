@@ -25,10 +25,12 @@ extension CatalogStreamReader {
                 var items: [CatalogItem] = []
                 items.reserveCapacity(positions.count)
                 var findings: [Diagnostic] = []
+                // One video's members at a time, their lists' room kept from video to video.
+                var scratch = PlainVideo()
                 for position in positions {
                     readVideo(
                         at: position, of: ranges, index: firstIndex + items.count, scanner: &scanner,
-                        buffer: buffer, diagnostics: &findings, into: &items)
+                        buffer: buffer, diagnostics: &findings, into: &items, scratch: &scratch)
                 }
                 return (items, findings)
             }
@@ -49,12 +51,13 @@ extension CatalogStreamReader {
         /// tree (dropped once its item is built).
         private func readVideo(
             at position: Int, of ranges: [Range<Int>], index: Int, scanner: inout JSONScanner,
-            buffer: UnsafeBufferPointer<UInt8>, diagnostics: inout [Diagnostic], into items: inout [CatalogItem]
+            buffer: UnsafeBufferPointer<UInt8>, diagnostics: inout [Diagnostic], into items: inout [CatalogItem],
+            scratch: inout PlainVideo
         ) {
             let videoPath = path.appending(index: position)
             if reader.readVideo(
                 text: UnsafeBufferPointer(rebasing: buffer[ranges[position]]), at: videoPath, bases: bases,
-                index: index, diagnostics: &diagnostics, into: &items)
+                index: index, diagnostics: &diagnostics, into: &items, scratch: &scratch)
             {
                 return
             }

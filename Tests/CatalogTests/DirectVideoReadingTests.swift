@@ -106,6 +106,30 @@ struct DirectVideoReadingTests {
         #expect(findings.isEmpty)
     }
 
+    /// A lane reads its videos one after another into one scratch video: what a video read
+    /// before it (a plain one, or one given up half way) must leave nothing behind.
+    @Test("videos read one after another into one scratch give what each gives read alone")
+    func scratchKeptAcrossVideos() throws {
+        let reader = CastVideosCatalogReader(resolver: URLResolver(catalogPath: "/catalogs/f.json"))
+        // Every plain and every other video, each after each kind of video before it.
+        let texts = Self.plain + Self.unsupported + Self.plain.reversed() + Self.unsupported.reversed()
+        var scratch = PlainVideo()
+        for (index, text) in texts.enumerated() {
+            let alone = Self.direct(text, reader: reader, index: index)
+            var items: [CatalogItem] = []
+            var findings: [Diagnostic] = []
+            let bytes = Array(text.utf8)
+            let read = bytes.withUnsafeBufferPointer {
+                reader.readVideo(
+                    text: $0, at: JSONPath.root.appending("videos").appending(index: index), bases: Self.bases,
+                    index: index, diagnostics: &findings, into: &items, scratch: &scratch)
+            }
+            #expect(read == alone.read, "video \(index): \(text)")
+            #expect(items == alone.items, "video \(index): \(text)")
+            #expect(findings == alone.findings, "video \(index): \(text)")
+        }
+    }
+
     @Test(
         "an item without an id of its own is named by its position, from 1",
         arguments: [
