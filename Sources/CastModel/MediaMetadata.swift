@@ -410,12 +410,12 @@ public struct MediaMetadata: CastJSONConvertible {
 extension MediaMetadata {
     /// Creates metadata of a type; set the other fields as properties.
     public init(
-        metadataType: MetadataType = .generic, title: String? = nil, subtitle: String? = nil,
+        metadataType: MetadataType = .generic, title: String? = nil, subtitle: String? = nil, studio: String? = nil,
         images: [CastImage]? = nil,
         extraMembers: [String: JSONValue] = [:]
     ) {
         self.init(
-            metadataType: metadataType, title: title, subtitle: subtitle, images: images, studio: nil,
+            metadataType: metadataType, title: title, subtitle: subtitle, images: images, studio: studio,
             extraMembers: extraMembers, details: nil)
     }
 }

@@ -80,34 +80,36 @@ public struct CastRequestBuilder: Sendable {
         var media = MediaInformation(
             contentID: contentID, contentType: contentType, streamType: streamType, duration: duration,
             metadata: metadata(for: item, diagnostics: &diagnostics), tracks: tracks(for: item),
-            textTrackStyle: item.textTrackStyle, customData: item.customData)
-        if !item.mediaOverrides.isEmpty {
+            textTrackStyle: item.hasOutOfLineFields ? item.textTrackStyle : nil, customData: item.customData)
+        if item.hasOutOfLineFields, !item.mediaOverrides.isEmpty {
             media = Self.overriding(media, with: item.mediaOverrides, at: "media", of: item, diagnostics: &diagnostics)
         }
         return (consume media, diagnostics)
     }
 
     /// The metadata of `item`'s media. Made by itself and handed to the media as a result: a
-    /// local passed on was copied whole, with every one of its fields, and then destroyed.
+    /// local passed on was copied whole, with every one of its fields, and then destroyed. Made
+    /// in one step and returned as made (a local set field by field, then returned, was copied
+    /// into the result and destroyed too).
     func metadata(for item: CatalogItem, diagnostics: inout [Diagnostic]) -> MediaMetadata {
-        var metadata = MediaMetadata(metadataType: item.metadataType, title: item.title, subtitle: item.subtitle)
-        if item.metadataType == .movie { metadata.studio = item.studio }
-        if !item.images.isEmpty {
-            // Shared, not copied, unless there is a server to rebase local files onto.
-            metadata.images =
-                options.baseURL == nil || options.fileRoot == nil
-                ? item.images
-                : item.images.map { image in
-                    var image = image
-                    image.url = rebase(image.url)
-                    return image
-                }
+        let metadata = MediaMetadata(
+            metadataType: item.metadataType, title: item.title, subtitle: item.subtitle,
+            studio: item.metadataType == .movie ? item.studio : nil, images: images(for: item))
+        guard item.hasOutOfLineFields, !item.metadataOverrides.isEmpty else { return metadata }
+        return Self.overriding(
+            metadata, with: item.metadataOverrides, at: "metadata", of: item, diagnostics: &diagnostics)
+    }
+
+    /// The images of `item`'s metadata: nil when it has none; its own list, shared, unless
+    /// there is a server to rebase local files onto.
+    private func images(for item: CatalogItem) -> [CastImage]? {
+        guard !item.images.isEmpty else { return nil }
+        guard options.baseURL != nil, options.fileRoot != nil else { return item.images }
+        return item.images.map { image in
+            var image = image
+            image.url = rebase(image.url)
+            return image
         }
-        if !item.metadataOverrides.isEmpty {
-            metadata = Self.overriding(
-                metadata, with: item.metadataOverrides, at: "metadata", of: item, diagnostics: &diagnostics)
-        }
-        return metadata
     }
 
     /// `value` with the catalog's `overrides` of its members: its wire form with them merged
