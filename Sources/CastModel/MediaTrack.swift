@@ -27,24 +27,8 @@ public struct MediaTrack: CastJSONConvertible {
     public var customData: JSONValue?
     /// Members CastPrep does not model, kept for round-tripping.
     public var extraMembers: [String: JSONValue]
-
-    /// Creates a track.
-    @inlinable public init(
-        trackID: Int, type: TrackType, trackContentID: String? = nil, trackContentType: String? = nil,
-        subtype: TextTrackType? = nil, name: String? = nil, language: String? = nil, roles: [String]? = nil,
-        customData: JSONValue? = nil, extraMembers: [String: JSONValue] = [:]
-    ) {
-        self.trackID = trackID
-        self.type = type
-        self.trackContentID = trackContentID
-        self.trackContentType = trackContentType
-        self.subtype = subtype
-        self.name = name
-        self.language = language
-        self.roles = roles
-        self.customData = customData
-        self.extraMembers = extraMembers
-    }
+    /// Gives the memberwise initializer a signature of its own (see ``MemberwiseMark``).
+    var mark: MemberwiseMark
 
     /// Marker for a track whose `trackId` was missing or invalid on the wire; the validator
     /// reports it and CastPrep never emits it.
@@ -75,6 +59,21 @@ public struct MediaTrack: CastJSONConvertible {
         w.set("roles", roles)
         w.set("customData", customData)
         return w.json
+    }
+}
+
+// In an extension, handing every field to the memberwise initializer (see MemberwiseMark).
+extension MediaTrack {
+    /// Creates a track.
+    public init(
+        trackID: Int, type: TrackType, trackContentID: String? = nil, trackContentType: String? = nil,
+        subtype: TextTrackType? = nil, name: String? = nil, language: String? = nil, roles: [String]? = nil,
+        customData: JSONValue? = nil, extraMembers: [String: JSONValue] = [:]
+    ) {
+        self.init(
+            trackID: trackID, type: type, trackContentID: trackContentID, trackContentType: trackContentType,
+            subtype: subtype, name: name, language: language, roles: roles, customData: customData,
+            extraMembers: extraMembers, mark: MemberwiseMark())
     }
 }
 
@@ -157,4 +156,18 @@ public struct TextTrackStyle: CastJSONConvertible {
         w.set("customData", customData)
         return w.json
     }
+}
+
+/// A stored property of no size that gives a model's memberwise initializer a label its
+/// public initializer lacks, so that the public one can be declared beside it (in an
+/// extension) and hand it every field.
+///
+/// Swift 6.3 compiles an initializer that sets a struct's fields one by one into a copy of the
+/// whole value and a destroy of the original, at every call (a builder appending a track paid
+/// both); the memberwise initializer builds the value in place. A model whose public
+/// initializer takes exactly its stored properties could not use it (the two would be the
+/// same declaration); this field tells them apart. Every mark is equal to every other, and
+/// hashes to nothing, so equality and hashing of the model are unchanged.
+package struct MemberwiseMark: Hashable, Sendable {
+    package init() {}
 }

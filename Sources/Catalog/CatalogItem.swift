@@ -285,20 +285,8 @@ public struct CaptionTrack: Sendable, Hashable {
     public var format: String?
     /// Whether the track should be active at load.
     public var isDefault: Bool
-
-    /// Creates a caption track.
-    public init(
-        id: Int? = nil, url: String, language: String? = nil, name: String? = nil, kind: TextTrackType = .subtitles,
-        format: String? = nil, isDefault: Bool = false
-    ) {
-        self.id = id
-        self.url = url
-        self.language = language
-        self.name = name
-        self.kind = kind
-        self.format = format ?? URLSyntax.pathExtension(of: url)
-        self.isDefault = isDefault
-    }
+    /// Gives the memberwise initializer a signature of its own (see `MemberwiseMark`).
+    var mark: MemberwiseMark
 
     /// The MIME type the receiver needs for this format, or nil when Cast cannot render it.
     public var castContentType: String? {
@@ -313,5 +301,20 @@ public struct CaptionTrack: Sendable, Hashable {
         case "ttml", "dfxp", "xml", "ttml+xml": "application/ttml+xml"
         default: nil
         }
+    }
+}
+
+// In an extension, handing every field to the memberwise initializer: one in the struct's body
+// that set them one by one was compiled into a copy of the whole track and a destroy of the
+// original (see MemberwiseMark), for every caption of every item read.
+extension CaptionTrack {
+    /// Creates a caption track; its format, when not given, is its URL's extension.
+    public init(
+        id: Int? = nil, url: String, language: String? = nil, name: String? = nil, kind: TextTrackType = .subtitles,
+        format: String? = nil, isDefault: Bool = false
+    ) {
+        self.init(
+            id: id, url: url, language: language, name: name, kind: kind,
+            format: format ?? URLSyntax.pathExtension(of: url), isDefault: isDefault, mark: MemberwiseMark())
     }
 }
