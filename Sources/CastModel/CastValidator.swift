@@ -711,8 +711,10 @@ public struct CastValidator: Sendable {
                     fix: "set \"trackContentType\": \"text/vtt\"", path: path()))
         }
         let typeFlagged = findings.contains { $0.code == "track.content-type-unsupported" }
-        if !typeFlagged, let url = track.trackContentID, let ext = URLSyntax.pathExtension(of: url),
-            Self.captionFormatsToConvert.contains(ext)
+        // Looked up from the URL's bytes; the extension's text is made only for the finding.
+        if !typeFlagged, let url = track.trackContentID,
+            URLSyntax.value(forPathExtensionOf: url, in: Self.captionFormatsToConvert) == true,
+            let ext = URLSyntax.pathExtension(of: url)
         {
             findings.append(
                 Diagnostic(
@@ -936,10 +938,9 @@ public struct CastValidator: Sendable {
                     "contentType \"\(contentType)\" has upper-case letters in its type or parameter names; they are case-insensitive but lower case is safest",
                     fix: "write \"\(parsed.description)\"", path: path()))
         }
-        // Does the URL's extension agree?
-        if let url, let ext = URLSyntax.pathExtension(of: url),
-            let implied = CastMediaTypes.contentType(forExtension: ext)
-        {
+        // Does the URL's extension agree? (Looked up from the URL's bytes; the extension's
+        // text is made only for a finding.)
+        if let url, let implied = URLSyntax.value(forPathExtensionOf: url, in: CastMediaTypes.extensionTypes) {
             let impliedFamily = CastMediaTypes.family(of: implied)
             let adaptive = { (family: CastMediaTypes.Family) in family == .hls || family == .dash || family == .smooth }
             if impliedFamily != family, adaptive(impliedFamily) || adaptive(family),
@@ -948,13 +949,13 @@ public struct CastValidator: Sendable {
                 findings.append(
                     Diagnostic(
                         .error, "media.content-type-mismatch",
-                        "the URL ends in .\(ext) (\(impliedFamily.rawValue.uppercased())) but contentType says \(essence); the receiver would start the wrong player",
+                        "the URL ends in .\(URLSyntax.pathExtension(of: url) ?? "") (\(impliedFamily.rawValue.uppercased())) but contentType says \(essence); the receiver would start the wrong player",
                         fix: "set \"contentType\": \"\(implied)\"", path: path()))
             } else if impliedFamily == .unsupported, family != .unsupported {
                 findings.append(
                     Diagnostic(
                         .error, "media.container-unsupported",
-                        "the URL ends in .\(ext), a container Cast devices do not play, whatever contentType says",
+                        "the URL ends in .\(URLSyntax.pathExtension(of: url) ?? ""), a container Cast devices do not play, whatever contentType says",
                         fix: CastMediaTypes.unsupported[implied], path: path()))
             }
         }

@@ -333,7 +333,7 @@ public enum CastMediaTypes {
     }
 
     /// File extensions (lower case) and the content types they imply.
-    private static let extensionTypes = ShortKeyTable<String>([
+    static let extensionTypes = ShortKeyTable<String>([
         ("m3u8", "application/x-mpegurl"), ("m3u", "application/x-mpegurl"), ("mpd", "application/dash+xml"),
         ("ism", "application/vnd.ms-sstr+xml"), ("isml", "application/vnd.ms-sstr+xml"), ("mp4", "video/mp4"),
         ("m4v", "video/mp4"), ("m4a", "audio/mp4"), ("webm", "video/webm"), ("ts", "video/mp2t"),

@@ -57,6 +57,13 @@ public enum URLSyntax {
 
     /// ``pathExtension(of:)`` on the UTF-8 bytes of the text.
     private static func pathExtension(ofBytes bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let range = pathExtensionRange(inBytes: bytes) else { return nil }
+        return lowerCased(UnsafeBufferPointer(rebasing: bytes[range]))
+    }
+
+    /// Where the extension of the last path segment lies in `bytes` (as written), ignoring
+    /// query and fragment; nil when there is none.
+    private static func pathExtensionRange(inBytes bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         // The path ends at the first "?" or "#", found eight bytes at a time.
         let end = ByteWord.firstMatch(
             in: bytes, from: 0, word: { ByteWord.equal($0, to: 0x3F) | ByteWord.equal($0, to: 0x23) },
@@ -69,11 +76,28 @@ public enum URLSyntax {
         }
         // A name that starts with its only dot (".profile") has no extension; neither does "a.".
         guard dot > start, dot + 1 < end else { return nil }
-        let ext = UnsafeBufferPointer(rebasing: bytes[(dot + 1)..<end])
+        return (dot + 1)..<end
+    }
+
+    /// The text of extension bytes, lower-cased as ``pathExtension(of:)`` gives it.
+    private static func lowerCased(_ ext: UnsafeBufferPointer<UInt8>) -> String {
         guard ext.allSatisfy({ $0 < 0x80 }) else { return String(decoding: ext, as: UTF8.self).lowercased() }
         return String(unsafeUninitializedCapacity: ext.count) { buffer in
             for (index, byte) in ext.enumerated() { buffer[index] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
             return ext.count
+        }
+    }
+
+    /// What `table` gives for ``pathExtension(of:)`` of `text`, without making the extension's
+    /// string: looked up from its bytes as written (nearly always lower case already), and
+    /// lower-cased only when that misses. The validator asks this of every URL of every item.
+    static func value<Value>(forPathExtensionOf text: String, in table: ShortKeyTable<Value>) -> Value? {
+        text.withUTF8Bytes { bytes -> Value? in
+            guard let range = pathExtensionRange(inBytes: bytes) else { return nil }
+            let ext = UnsafeBufferPointer(rebasing: bytes[range])
+            if let value = table.value(forKeyBytes: ext) { return value }
+            guard ext.contains(where: { ($0 >= 0x41 && $0 <= 0x5A) || $0 >= 0x80 }) else { return nil }
+            return table[lowerCased(ext)]
         }
     }
 

@@ -1,3 +1,4 @@
+import JSONSupport
 import Testing
 
 @testable import CastModel
@@ -276,5 +277,22 @@ struct URLSyntaxTests {
         ] as [(String, String?)])
     func pathExtension(text: String, expected: String?) {
         #expect(URLSyntax.pathExtension(of: text) == expected)
+    }
+
+    @Test(
+        "a table looked up from the extension's bytes gives what it gives the extension's lower-cased text",
+        arguments: [
+            "https://h/a/Movie.MP4?x=1", "https://h/a/b.m3u8#t=1", "notes", "https://h/a.b/c", "https://h/.hidden",
+            "https://h/a.", "file:///v/Été.MKV", "https://h/x.ÉTÉ", "https://h/a.tar.gz?v=2.1", "",
+            "https://h/a/b?x=c.mp4", "https://h/v.Mpd", "https://h/t/en.SRT", "https://h/t/en.srt#x", "a.vtt",
+            "https://h/a/b.webm", "https://h/ü.mp4", "https://h/a.M3u8?token=a.b",
+        ])
+    func extensionLookedUpFromBytes(text: String) {
+        let expectedType = URLSyntax.pathExtension(of: text).flatMap { CastMediaTypes.contentType(forExtension: $0) }
+        #expect(URLSyntax.value(forPathExtensionOf: text, in: CastMediaTypes.extensionTypes) == expectedType)
+        let table = CastValidator.captionFormatsToConvert
+        #expect(
+            URLSyntax.value(forPathExtensionOf: text, in: table)
+                == URLSyntax.pathExtension(of: text).flatMap { table[$0] })
     }
 }
