@@ -249,7 +249,7 @@ extension LoadCommand {
                 output.reserveCapacity(flushSize + (1 << 20))
                 // Findings go to a spool batch by batch, in display order, so that a catalog
                 // whose every item fails does not hold them all (see FindingSpool).
-                var findings = FindingSpool(environment: ProcessInfo.processInfo.environment)
+                var findings = FindingSpool(environment: io.environment)
                 var printed = 0
                 // Each lane of a batch is read, built, written and validated by one thread; the
                 // parts come back in catalog order.

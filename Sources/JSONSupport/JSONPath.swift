@@ -28,11 +28,11 @@ public struct JSONPath: Sendable, Hashable, Comparable, CustomStringConvertible,
         appending(component: .index(index))
     }
 
-    /// One allocation per step (validators append a step per field they visit).
+    /// One allocation per step (validators append a step per field they visit): appending
+    /// to the shared steps copies them into new storage once, with the runtime's specialized
+    /// copy (cheaper than appending them one by one to an empty list of the right size).
     private func appending(component: Component) -> JSONPath {
-        var steps: [Component] = []
-        steps.reserveCapacity(components.count + 1)
-        steps.append(contentsOf: components)
+        var steps = components
         steps.append(component)
         return JSONPath(components: steps)
     }
