@@ -941,6 +941,7 @@ public struct CastValidator: Sendable {
         // Does the URL's extension agree? (Looked up from the URL's bytes; the extension's
         // text is made only for a finding.)
         if let url, let implied = URLSyntax.value(forPathExtensionOf: url, in: CastMediaTypes.extensionTypes) {
+            func ext() -> String { URLSyntax.pathExtension(of: url) ?? "" }
             let impliedFamily = CastMediaTypes.family(of: implied)
             let adaptive = { (family: CastMediaTypes.Family) in family == .hls || family == .dash || family == .smooth }
             if impliedFamily != family, adaptive(impliedFamily) || adaptive(family),
@@ -949,13 +950,13 @@ public struct CastValidator: Sendable {
                 findings.append(
                     Diagnostic(
                         .error, "media.content-type-mismatch",
-                        "the URL ends in .\(URLSyntax.pathExtension(of: url) ?? "") (\(impliedFamily.rawValue.uppercased())) but contentType says \(essence); the receiver would start the wrong player",
+                        "the URL ends in .\(ext()) (\(impliedFamily.rawValue.uppercased())) but contentType says \(essence); the receiver would start the wrong player",
                         fix: "set \"contentType\": \"\(implied)\"", path: path()))
             } else if impliedFamily == .unsupported, family != .unsupported {
                 findings.append(
                     Diagnostic(
                         .error, "media.container-unsupported",
-                        "the URL ends in .\(URLSyntax.pathExtension(of: url) ?? ""), a container Cast devices do not play, whatever contentType says",
+                        "the URL ends in .\(ext()), a container Cast devices do not play, whatever contentType says",
                         fix: CastMediaTypes.unsupported[implied], path: path()))
             }
         }

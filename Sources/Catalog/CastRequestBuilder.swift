@@ -80,8 +80,8 @@ public struct CastRequestBuilder: Sendable {
         var media = MediaInformation(
             contentID: contentID, contentType: contentType, streamType: streamType, duration: duration,
             metadata: metadata(for: item, diagnostics: &diagnostics), tracks: tracks(for: item),
-            textTrackStyle: item.hasOutOfLineFields ? item.textTrackStyle : nil, customData: item.customData)
-        if item.hasOutOfLineFields, !item.mediaOverrides.isEmpty {
+            textTrackStyle: item.textTrackStyle, customData: item.customData)
+        if !item.mediaOverrides.isEmpty {
             media = Self.overriding(media, with: item.mediaOverrides, at: "media", of: item, diagnostics: &diagnostics)
         }
         return (consume media, diagnostics)
@@ -95,7 +95,7 @@ public struct CastRequestBuilder: Sendable {
         let metadata = MediaMetadata(
             metadataType: item.metadataType, title: item.title, subtitle: item.subtitle,
             studio: item.metadataType == .movie ? item.studio : nil, images: images(for: item))
-        guard item.hasOutOfLineFields, !item.metadataOverrides.isEmpty else { return metadata }
+        guard !item.metadataOverrides.isEmpty else { return metadata }
         return Self.overriding(
             metadata, with: item.metadataOverrides, at: "metadata", of: item, diagnostics: &diagnostics)
     }

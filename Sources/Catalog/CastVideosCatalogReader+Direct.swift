@@ -18,21 +18,11 @@ extension CastVideosCatalogReader {
     /// item (when it has one) to `items` and the findings about its values to `diagnostics`;
     /// false, with nothing appended, when the video needs the general reader. The item is
     /// appended, not returned: handed back through an optional it was copied and destroyed.
-    func readVideo(
-        text: UnsafeBufferPointer<UInt8>, at path: JSONPath, bases: CategoryBases, index: Int,
-        diagnostics: inout [Diagnostic], into items: inout [CatalogItem]
-    ) -> Bool {
-        var scratch = PlainVideo()
-        return readVideo(
-            text: text, at: path, bases: bases, index: index, diagnostics: &diagnostics, into: &items,
-            scratch: &scratch)
-    }
-
-    /// ``readVideo(text:at:bases:index:diagnostics:into:)`` reading the video's members into
-    /// `scratch`, which the caller keeps from one video to the next: its source and track
-    /// lists are emptied and filled again, not made and freed for every video, and no video
-    /// is destroyed at the end (an optional one handed back went through the runtime's generic
-    /// witnesses, about a thousand instructions a video).
+    ///
+    /// The video's members are read into `scratch`, which the caller keeps from one video to
+    /// the next: its source and track lists are emptied and filled again, not made and freed
+    /// for every video, and no video is destroyed at the end (an optional one handed back went
+    /// through the runtime's generic witnesses, about a thousand instructions a video).
     func readVideo(
         text: UnsafeBufferPointer<UInt8>, at path: JSONPath, bases: CategoryBases, index: Int,
         diagnostics: inout [Diagnostic], into items: inout [CatalogItem], scratch video: inout PlainVideo

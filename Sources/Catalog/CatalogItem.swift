@@ -34,10 +34,6 @@ public struct CatalogItem: Sendable, Hashable {
     /// the builder, and these fields made every copy long (see OutOfLineFields).
     private var details: OutOfLineFields<Details>?
 
-    /// Whether any out-of-line field is set. Nearly every item has none: asked first, it
-    /// spares reading each of them through the box (the builder asks for four per item).
-    var hasOutOfLineFields: Bool { details != nil }
-
     /// Raw `MediaMetadata` members to apply on top (native catalogs).
     public var metadataOverrides: [String: JSONValue] {
         get { details?.fields.metadataOverrides ?? [:] }

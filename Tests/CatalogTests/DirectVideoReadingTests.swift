@@ -73,10 +73,11 @@ struct DirectVideoReadingTests {
         var diagnostics: [Diagnostic] = []
         var items: [CatalogItem] = []
         let bytes = Array(text.utf8)
+        var scratch = PlainVideo()
         let read = bytes.withUnsafeBufferPointer {
             reader.readVideo(
                 text: $0, at: JSONPath.root.appending("videos").appending(index: index), bases: bases, index: index,
-                diagnostics: &diagnostics, into: &items)
+                diagnostics: &diagnostics, into: &items, scratch: &scratch)
         }
         return (read, items, diagnostics)
     }
